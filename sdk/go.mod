@@ -1,0 +1,3 @@
+module github.com/pactboard/pact/sdk
+
+go 1.26
