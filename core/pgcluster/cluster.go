@@ -173,4 +173,6 @@ func (c *Cluster) CreateDatabase(ctx context.Context, name, template string) err
 }
 
 // String names the cluster for logs.
-func (c *Cluster) String() string { return c.Dir + " (socket " + c.SocketDir + ":" + strconv.Itoa(c.Port) + ")" }
+func (c *Cluster) String() string {
+	return c.Dir + " (socket " + c.SocketDir + ":" + strconv.Itoa(c.Port) + ")"
+}

@@ -1,0 +1,55 @@
+package redact_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pactboard/pact/core/redact"
+)
+
+// Fake secrets are assembled at run time so no scanner mistakes them for real ones.
+func fake(prefix string, n int) string { return prefix + strings.Repeat("A1b2", n/4+1)[:n] }
+
+func TestTextRedactsEachKnownSecret(t *testing.T) {
+	cases := map[string]string{
+		"pem":       "-----BEGIN RSA PRIVATE KEY-----\nMIIE\nabc\n-----END RSA PRIVATE KEY-----",
+		"anthropic": fake("sk-ant-", 24),
+		"openai":    fake("sk-proj-", 24),
+		"github":    fake("ghp_", 30),
+		"githubpat": fake("github_pat_", 30),
+		"aws":       "AKIA" + strings.Repeat("Z", 16),
+		"slack":     fake("xoxb-", 20),
+		"pact":      fake("pact_", 43),
+		"jwt":       fake("eyJ", 12) + "." + fake("", 12) + "." + fake("", 12),
+	}
+	for name, secret := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := redact.Text("before " + secret + " after")
+			require.Equal(t, "before "+redact.Mark+" after", got)
+		})
+	}
+}
+
+func TestTextKeepsContextAroundSecrets(t *testing.T) {
+	require.Equal(t, "Authorization: Bearer "+redact.Mark, redact.Text("Authorization: Bearer "+fake("", 32)))
+	require.Equal(t, "postgres://app:"+redact.Mark+"@db/x", redact.Text("postgres://app:hunter2@db/x"))
+	require.Equal(t, "password = "+redact.Mark+", next", redact.Text("password = hunter2, next"))
+	require.Equal(t, `api_key: `+redact.Mark, redact.Text(`api_key: "abc def"`))
+	require.Equal(t, "nothing secret here", redact.Text("nothing secret here"))
+}
+
+func TestValueRedactsSecretKeysAndNestedStrings(t *testing.T) {
+	in := map[string]any{
+		"password": "x", "Token": 42, "note": "token=abc", "empty": nil,
+		"list": []any{"ok", fake("ghp_", 30)}, "private_key": nil,
+	}
+	got := redact.Value(in).(map[string]any)
+	require.Equal(t, redact.Mark, got["password"])
+	require.Equal(t, redact.Mark, got["Token"])
+	require.Equal(t, "token="+redact.Mark, got["note"])
+	require.Nil(t, got["private_key"], "a null secret stays null")
+	require.Equal(t, []any{"ok", redact.Mark}, got["list"])
+	require.Equal(t, "x", in["password"], "the input is not modified")
+}
