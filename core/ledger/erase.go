@@ -1,0 +1,32 @@
+package ledger
+
+import (
+	"context"
+
+	"github.com/uptrace/bun"
+)
+
+// ErasePayload erases the payload of entry id (PDPA): its content becomes
+// NULL while the entry and its payload_hash stay, so the chain still
+// verifies. It reports whether anything was erased (false when the entry does
+// not exist or was erased before). Callers check the entry's organization
+// first (EntryOrg).
+func (l *Log) ErasePayload(ctx context.Context, tx bun.IDB, id int64) (bool, error) {
+	res, err := tx.NewRaw(`UPDATE payloads SET content = NULL, erased_at = now()
+		WHERE id = (SELECT payload_ref FROM entries WHERE id = ?) AND erased_at IS NULL`, id).Exec(ctx)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
+}
+
+// EntryOrg returns the organization of entry id, or "" when there is none.
+func (l *Log) EntryOrg(ctx context.Context, tx bun.IDB, id int64) (string, error) {
+	var org []string
+	err := tx.NewRaw(`SELECT org_id FROM entries WHERE id = ?`, id).Scan(ctx, &org)
+	if err != nil || len(org) == 0 {
+		return "", err
+	}
+	return org[0], nil
+}

@@ -1,0 +1,282 @@
+package ledger_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun"
+
+	"github.com/pactboard/pact/core/db"
+	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/core/pgtest"
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// seed makes an organization "acme" with a person, a project and an agent,
+// and a project "web" in the default organization.
+func seed(t *testing.T, d *db.DB) {
+	t.Helper()
+	_, err := d.ExecContext(context.Background(), `
+		INSERT INTO orgs (id, name, system_chain) VALUES ('acme', 'Acme', '_system:acme');
+		INSERT INTO humans (id, org_id, name, role) VALUES ('ana', 'default', 'Ana', 'owner'), ('bo', 'acme', 'Bo', 'owner');
+		INSERT INTO projects (id, org_id, name, created_by) VALUES ('web', 'default', 'Web', 'ana'), ('rocket', 'acme', 'Rocket', 'bo');
+		INSERT INTO agents (id, org_id, owner, client) VALUES ('code-web', 'default', 'ana', 'code'), ('code-rocket', 'acme', 'bo', 'code');`)
+	require.NoError(t, err)
+}
+
+func appendOne(t *testing.T, d *db.DB, l *ledger.Log, e ledger.Entry) *ledger.Appended {
+	t.Helper()
+	var out *ledger.Appended
+	require.NoError(t, d.InTx(context.Background(), func(ctx context.Context, tx bun.Tx) error {
+		var err error
+		out, err = l.Append(ctx, tx, e)
+		return err
+	}))
+	return out
+}
+
+func TestChainsArePerProjectAndPerOrganization(t *testing.T) {
+	d := pgtest.New(t)
+	seed(t, d)
+	l := ledger.New(nil)
+	a := appendOne(t, d, l, ledger.Entry{ProjectID: "web", Actor: "human:ana", Action: "x"})
+	b := appendOne(t, d, l, ledger.Entry{AgentID: "code-rocket", Actor: "agent:code-rocket", Action: "y"})
+	c := appendOne(t, d, l, ledger.Entry{OrgID: "acme", Actor: "system", Action: "z"})
+	e := appendOne(t, d, l, ledger.Entry{Actor: "system", Action: "z"})
+	require.Equal(t, []string{"web", "default"}, []string{a.ChainKey, a.OrgID})
+	require.Equal(t, []string{"_system:acme", "acme"}, []string{b.ChainKey, b.OrgID}, "no project: the agent's organization's chain")
+	require.Equal(t, "_system:acme", c.ChainKey)
+	require.Equal(t, []string{"_system", "default"}, []string{e.ChainKey, e.OrgID})
+
+	vs, err := l.VerifyOrg(context.Background(), d, "acme", nil)
+	require.NoError(t, err)
+	require.Equal(t, []ledger.Verdict{{ChainKey: "_system:acme", OK: true, Checked: 2}}, vs)
+}
+
+func TestDatabaseRefusesEditsToTheLog(t *testing.T) {
+	ctx := context.Background()
+	d := pgtest.New(t)
+	seed(t, d)
+	appendOne(t, d, ledger.New(nil), ledger.Entry{ProjectID: "web", Actor: "human:ana", Action: "x", Payload: map[string]any{"a": 1}})
+	for _, stmt := range []string{
+		`UPDATE entries SET action = 'forged'`,
+		`DELETE FROM entries`,
+		`TRUNCATE entries CASCADE`,
+		`DELETE FROM payloads`,
+		`UPDATE payloads SET content = '{"a": 2}'`,
+	} {
+		_, err := d.ExecContext(ctx, stmt)
+		require.Error(t, err, stmt)
+		require.Equal(t, db.RestrictViolation, db.PgCode(err), stmt)
+	}
+}
+
+func TestVerifyFindsTheFirstBrokenEntry(t *testing.T) {
+	ctx := context.Background()
+	cases := []struct {
+		name, tamper, reason string
+		brokenAt             bool
+	}{
+		{"contents", `UPDATE entries SET action = 'forged' WHERE id = %[2]d`, "entry contents do not match its hash", true},
+		{"payload", `UPDATE payloads SET content = '{"n": 999}' WHERE id = (SELECT payload_ref FROM entries WHERE id = %[2]d)`, "payload does not match payload_hash", true},
+		{"link", `UPDATE entries SET prev_hash = '%[1]s' WHERE id = %[2]d`, "prev_hash does not match the previous entry", true},
+		{"missing tail", `DELETE FROM entries WHERE id = (SELECT max(id) FROM entries) -- %[1]s %[2]d`, "chain head does not match the last entry (entries missing?)", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := pgtest.New(t)
+			seed(t, d)
+			l := ledger.New(nil)
+			var ids []int64
+			for i := range 5 {
+				ids = append(ids, appendOne(t, d, l, ledger.Entry{ProjectID: "web", Actor: "human:ana", Action: "x", Payload: map[string]any{"n": i}}).ID)
+			}
+			v, err := l.VerifyChain(ctx, d, "web", nil)
+			require.NoError(t, err)
+			require.True(t, v.OK)
+			_, err = d.ExecContext(ctx, `ALTER TABLE entries DISABLE TRIGGER USER; ALTER TABLE payloads DISABLE TRIGGER USER`)
+			require.NoError(t, err)
+			_, err = d.ExecContext(ctx, fmt.Sprintf(tc.tamper, strings.Repeat("f", 64), ids[2]))
+			require.NoError(t, err)
+			v, err = l.VerifyChain(ctx, d, "web", nil)
+			require.NoError(t, err)
+			require.False(t, v.OK)
+			require.Equal(t, tc.reason, v.Reason)
+			if tc.brokenAt {
+				require.NotNil(t, v.BrokenAt)
+				require.Equal(t, ids[2], *v.BrokenAt)
+			} else {
+				require.Nil(t, v.BrokenAt)
+			}
+		})
+	}
+}
+
+func TestErasedPayloadStillVerifies(t *testing.T) {
+	ctx := context.Background()
+	d := pgtest.New(t)
+	seed(t, d)
+	l := ledger.New(nil)
+	a := appendOne(t, d, l, ledger.Entry{ProjectID: "web", Actor: "human:ana", Action: "note", Payload: map[string]any{"body": "personal data"}})
+	appendOne(t, d, l, ledger.Entry{ProjectID: "web", Actor: "human:ana", Action: "x"})
+	var erased bool
+	require.NoError(t, d.InTx(ctx, func(ctx context.Context, tx bun.Tx) (err error) { erased, err = l.ErasePayload(ctx, tx, a.ID); return }))
+	require.True(t, erased)
+	require.NoError(t, d.InTx(ctx, func(ctx context.Context, tx bun.Tx) (err error) { erased, err = l.ErasePayload(ctx, tx, a.ID); return }))
+	require.False(t, erased, "a second erase changes nothing")
+	var content *string
+	require.NoError(t, d.NewRaw(`SELECT p.content::text FROM payloads p JOIN entries e ON e.payload_ref = p.id WHERE e.id = ?`, a.ID).Scan(ctx, &content))
+	require.Nil(t, content)
+	v, err := l.VerifyChain(ctx, d, "web", nil)
+	require.NoError(t, err)
+	require.True(t, v.OK, v.Reason)
+	require.EqualValues(t, 2, v.Checked)
+}
+
+func TestPayloadsAreRedactedBeforeHashing(t *testing.T) {
+	ctx := context.Background()
+	d := pgtest.New(t)
+	seed(t, d)
+	l := ledger.New(nil)
+	a := appendOne(t, d, l, ledger.Entry{ProjectID: "web", Actor: "human:ana", Action: "x",
+		Payload: map[string]any{"password": "hunter2", "text": "login with password=hunter2 now", "nul": "a\x00b"}})
+	var content string
+	require.NoError(t, d.NewRaw(`SELECT p.content::text FROM payloads p JOIN entries e ON e.payload_ref = p.id WHERE e.id = ?`, a.ID).Scan(ctx, &content))
+	require.NotContains(t, content, "hunter2")
+	require.Contains(t, content, `"password": "[REDACTED]"`)
+	v, err := l.VerifyChain(ctx, d, "web", nil)
+	require.NoError(t, err)
+	require.True(t, v.OK, v.Reason)
+}
+
+func TestConcurrentAppendsNeverForkAChain(t *testing.T) {
+	ctx := context.Background()
+	d := pgtest.New(t)
+	seed(t, d)
+	l := ledger.New(nil)
+	const writers, each = 8, 15
+	var wg sync.WaitGroup
+	errc := make(chan error, writers)
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				err := d.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+					_, err := l.Append(ctx, tx, ledger.Entry{ProjectID: "web", Actor: "human:ana", Action: "x", Payload: map[string]any{"w": w, "i": i}})
+					return err
+				})
+				if err != nil {
+					errc <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errc)
+	for err := range errc {
+		require.NoError(t, err)
+	}
+	v, err := l.VerifyChain(ctx, d, "web", nil)
+	require.NoError(t, err)
+	require.True(t, v.OK, v.Reason)
+	require.EqualValues(t, writers*each, v.Checked)
+}
+
+func TestVerifyReadsLongChainsPageByPage(t *testing.T) {
+	ctx := context.Background()
+	d := pgtest.New(t)
+	seed(t, d)
+	l := ledger.New(nil)
+	const n = 2345
+	require.NoError(t, d.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		for i := range n {
+			if _, err := l.Append(ctx, tx, ledger.Entry{ProjectID: "web", Actor: "system", Action: "x", Payload: i}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	var calls, seen int
+	v, err := l.VerifyChain(ctx, d, "web", func(k int) { calls++; seen += k })
+	require.NoError(t, err)
+	require.True(t, v.OK)
+	require.EqualValues(t, n, v.Checked)
+	require.Equal(t, n, seen)
+	require.Equal(t, 3, calls, "one progress call per page of 1000")
+}
+
+func TestRecordCommitsTheChangeWithItsEntry(t *testing.T) {
+	ctx := context.Background()
+	d := pgtest.New(t)
+	seed(t, d)
+	l := ledger.New(nil)
+	err := l.Record(ctx, d, ledger.Entry{Actor: "human:ana", Action: "admin.project.flags"}, func(ctx context.Context, tx bun.Tx, e *ledger.Entry) error {
+		e.ProjectID = "web"
+		_, err := tx.ExecContext(ctx, `UPDATE projects SET frozen = true WHERE id = 'web'`)
+		return err
+	})
+	require.NoError(t, err)
+	var outcome string
+	require.NoError(t, d.NewRaw(`SELECT outcome FROM entries WHERE chain_key = 'web'`).Scan(ctx, &outcome))
+	require.Equal(t, "ok", outcome)
+}
+
+func TestRecordLogsARefusalAndChangesNothingElse(t *testing.T) {
+	ctx := context.Background()
+	d := pgtest.New(t)
+	seed(t, d)
+	l := ledger.New(nil)
+	// Bo (acme) names the default organization's project: the refusal is
+	// logged in acme's chain only, and the write inside fn is rolled back.
+	err := l.Record(ctx, d, ledger.Entry{OrgID: "acme", ProjectID: "web", Actor: "human:bo", Action: "admin.project.flags"},
+		func(ctx context.Context, tx bun.Tx, e *ledger.Entry) error {
+			if _, err := tx.ExecContext(ctx, `UPDATE projects SET frozen = true WHERE id = 'rocket'`); err != nil {
+				return err
+			}
+			return errs.E(errs.NotFound, "project web does not exist")
+		})
+	require.Equal(t, errs.NotFound, errs.CodeOf(err))
+	var frozen bool
+	require.NoError(t, d.NewRaw(`SELECT frozen FROM projects WHERE id = 'rocket'`).Scan(ctx, &frozen))
+	require.False(t, frozen, "a refused operation changes nothing")
+	var rows []struct {
+		ChainKey  string  `bun:"chain_key"`
+		ProjectID *string `bun:"project_id"`
+		Outcome   string  `bun:"outcome"`
+	}
+	require.NoError(t, d.NewRaw(`SELECT chain_key, project_id, outcome FROM entries`).Scan(ctx, &rows))
+	require.Len(t, rows, 1)
+	require.Equal(t, "_system:acme", rows[0].ChainKey)
+	require.Nil(t, rows[0].ProjectID)
+	require.Equal(t, "not_found", rows[0].Outcome)
+
+	// An internal error is not a refusal: nothing is logged.
+	err = l.Record(ctx, d, ledger.Entry{OrgID: "acme", Actor: "human:bo", Action: "x"},
+		func(ctx context.Context, tx bun.Tx, e *ledger.Entry) error { return fmt.Errorf("disk on fire") })
+	require.Error(t, err)
+	var n int
+	require.NoError(t, d.NewRaw(`SELECT count(*) FROM entries`).Scan(ctx, &n))
+	require.Equal(t, 1, n)
+}
+
+func TestHashIsPinned(t *testing.T) {
+	d := pgtest.New(t)
+	seed(t, d)
+	at := time.Date(2026, 11, 29, 12, 0, 0, 123000, time.UTC)
+	l := ledger.New(&ledger.Options{Now: func() time.Time { return at }})
+	a := appendOne(t, d, l, ledger.Entry{ProjectID: "web", AgentID: "code-web", Actor: "agent:code-web", Action: "pact_post",
+		Payload: map[string]any{"title": "Fix the login page", "cost": 1.5}})
+	// Computed outside this code base, with Python's hashlib and json.dumps
+	// (sort_keys, compact separators, ensure_ascii=False) over the fields that
+	// docs/canonical-json.md lists: the Go hash must equal it byte for byte.
+	require.Equal(t, "e8b4b0887471848761631c83689b6244b8e71ba76c2defaeb2792a6e7fa749c6", a.Hash)
+}
