@@ -1,0 +1,384 @@
+package identity_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pactboard/pact/core/db"
+	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/core/mandate"
+	"github.com/pactboard/pact/core/pgtest"
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+type fixture struct {
+	d   *db.DB
+	svc *identity.Service
+	log *ledger.Log
+	now time.Time
+}
+
+func setup(t *testing.T) *fixture {
+	t.Helper()
+	f := &fixture{d: pgtest.New(t), log: ledger.New(nil), now: time.Now()}
+	keys, err := mandate.ParseKeyring("", strings.Repeat("s", 32))
+	require.NoError(t, err)
+	f.svc = identity.NewService(f.d, f.log, mandate.NewService(keys, nil), &identity.Options{Now: func() time.Time { return f.now }})
+	return f
+}
+
+// withPeople bootstraps ana (owner, default org) and adds val (approver)
+// and vic (viewer), plus an organization acme with its owner bo.
+func withPeople(t *testing.T) *fixture {
+	f := setup(t)
+	ctx := context.Background()
+	_, err := f.svc.AddHuman(ctx, "", identity.HumanInput{ID: "ana", Name: "Ana", Role: identity.Owner, Email: "Ana@Example.com"})
+	require.NoError(t, err)
+	_, err = f.svc.AddHuman(ctx, "ana", identity.HumanInput{ID: "val", Name: "Val", Role: identity.Approver})
+	require.NoError(t, err)
+	_, err = f.svc.AddHuman(ctx, "ana", identity.HumanInput{ID: "vic", Name: "Vic", Role: identity.Viewer})
+	require.NoError(t, err)
+	_, err = f.d.ExecContext(ctx, `INSERT INTO orgs (id, name, system_chain) VALUES ('acme', 'Acme', '_system:acme');
+		INSERT INTO humans (id, org_id, name, role) VALUES ('bo', 'acme', 'Bo', 'owner');
+		INSERT INTO projects (id, org_id, name, created_by) VALUES ('rocket', 'acme', 'Rocket', 'bo');`)
+	require.NoError(t, err)
+	_, err = f.svc.AddProject(ctx, "ana", "web", "Web", false)
+	require.NoError(t, err)
+	_, err = f.svc.AddProject(ctx, "ana", "prod", "Production site", true)
+	require.NoError(t, err)
+	return f
+}
+
+func (f *fixture) count(t *testing.T, q string, args ...any) int {
+	t.Helper()
+	var n int
+	require.NoError(t, f.d.NewRaw(q, args...).Scan(context.Background(), &n))
+	return n
+}
+
+func TestBootstrapMakesTheFirstOwnerOnce(t *testing.T) {
+	ctx := context.Background()
+	f := setup(t)
+	_, err := f.svc.AddHuman(ctx, "", identity.HumanInput{ID: "ana", Name: "Ana", Role: identity.Viewer})
+	require.Equal(t, errs.InvalidRequest, errs.CodeOf(err), "the first person must be an owner")
+	p, err := f.svc.AddHuman(ctx, "", identity.HumanInput{ID: "ana", Name: "Ana", Role: identity.Owner})
+	require.NoError(t, err)
+	require.Equal(t, "default", p.OrgID)
+	_, err = f.svc.AddHuman(ctx, "", identity.HumanInput{ID: "eve", Name: "Eve", Role: identity.Owner})
+	require.Equal(t, errs.Forbidden, errs.CodeOf(err), "once anyone exists, --by is required")
+	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM humans`))
+	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM entries WHERE action = 'admin.human.add' AND outcome = 'ok'`))
+	require.Equal(t, 2, f.count(t, `SELECT count(*) FROM entries WHERE action = 'admin.human.add' AND outcome <> 'ok'`))
+}
+
+func TestPeopleRulesAndRefusals(t *testing.T) {
+	ctx := context.Background()
+	f := withPeople(t)
+	cases := []struct {
+		name string
+		by   string
+		in   identity.HumanInput
+		want errs.Code
+	}{
+		{"viewer cannot add", "vic", identity.HumanInput{ID: "x", Name: "X", Role: identity.Viewer}, errs.Forbidden},
+		{"approver cannot add", "val", identity.HumanInput{ID: "x", Name: "X", Role: identity.Viewer}, errs.Forbidden},
+		{"unknown actor", "nobody", identity.HumanInput{ID: "x", Name: "X", Role: identity.Viewer}, errs.Forbidden},
+		{"missing --by", "", identity.HumanInput{ID: "x", Name: "X", Role: identity.Viewer}, errs.Forbidden},
+		{"bad id", "ana", identity.HumanInput{ID: "Not OK", Name: "X", Role: identity.Viewer}, errs.InvalidRequest},
+		{"blank name", "ana", identity.HumanInput{ID: "x", Name: "  ", Role: identity.Viewer}, errs.InvalidRequest},
+		{"bad role", "ana", identity.HumanInput{ID: "x", Name: "X", Role: "admin"}, errs.InvalidRequest},
+		{"id taken", "ana", identity.HumanInput{ID: "val", Name: "X", Role: identity.Viewer}, errs.IDTaken},
+		{"id taken in another org", "ana", identity.HumanInput{ID: "bo", Name: "X", Role: identity.Viewer}, errs.IDTaken},
+		{"email taken case-insensitively", "ana", identity.HumanInput{ID: "x", Name: "X", Role: identity.Viewer, Email: "ana@EXAMPLE.com"}, errs.IDTaken},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			before := f.count(t, `SELECT count(*) FROM humans`)
+			_, err := f.svc.AddHuman(ctx, tc.by, tc.in)
+			require.Equal(t, tc.want, errs.CodeOf(err), "%v", err)
+			require.Equal(t, before, f.count(t, `SELECT count(*) FROM humans`), "a refusal adds no one")
+		})
+	}
+	_, err := f.d.ExecContext(ctx, `DELETE FROM humans WHERE id = 'vic'`)
+	require.Equal(t, db.RestrictViolation, db.PgCode(err), "people are never deleted")
+}
+
+func TestAnotherOrganizationsIDsAnswerLikeMissingOnes(t *testing.T) {
+	ctx := context.Background()
+	f := withPeople(t)
+	_, errOther := f.svc.SetProjectFlags(ctx, "ana", "rocket", identity.ProjectFlags{Frozen: ptr(true)})
+	_, errMissing := f.svc.SetProjectFlags(ctx, "ana", "nowhere", identity.ProjectFlags{Frozen: ptr(true)})
+	require.Equal(t, errs.NotFound, errs.CodeOf(errOther))
+	require.Equal(t, strings.ReplaceAll(errOther.Error(), "rocket", "X"), strings.ReplaceAll(errMissing.Error(), "nowhere", "X"))
+	var frozen bool
+	require.NoError(t, f.d.NewRaw(`SELECT frozen FROM projects WHERE id = 'rocket'`).Scan(ctx, &frozen))
+	require.False(t, frozen)
+	// The refusal is logged in ana's organization, not in acme's chain.
+	require.Equal(t, 0, f.count(t, `SELECT count(*) FROM entries WHERE org_id = 'acme'`))
+}
+
+func TestRegisterAgentHandsBackATokenOnceAndStoresOnlyItsHash(t *testing.T) {
+	ctx := context.Background()
+	f := withPeople(t)
+	r, err := f.svc.RegisterAgent(ctx, "val", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"},
+		Limits: map[string]float64{"runs": 5}})
+	require.NoError(t, err)
+	require.Regexp(t, `^pact_[A-Za-z0-9_-]{43}$`, r.Token)
+	require.Equal(t, "/mcp/a/code-web", r.ConnectorPath)
+
+	a, err := f.svc.GetAgent(ctx, f.d, "code-web", "default")
+	require.NoError(t, err)
+	require.Equal(t, []string{"web"}, a.Projects)
+	require.Equal(t, r.RootMandateID, *a.RootMandateID)
+	require.Equal(t, "val", a.Owner)
+
+	ok, err := f.svc.AuthenticateAgent(ctx, f.d, "code-web", r.Token)
+	require.NoError(t, err)
+	require.True(t, ok)
+
+	// Population: every text-like column of every table in the catalog.
+	var cols []struct {
+		Table  string `bun:"table_name"`
+		Column string `bun:"column_name"`
+	}
+	require.NoError(t, f.d.NewRaw(`SELECT table_name, column_name FROM information_schema.columns
+		WHERE table_schema = 'public' AND data_type IN ('text', 'jsonb', 'character varying', 'ARRAY', 'bytea')`).Scan(ctx, &cols))
+	require.NotEmpty(t, cols)
+	secret := strings.TrimPrefix(r.Token, "pact_")
+	for _, c := range cols {
+		n := f.count(t, `SELECT count(*) FROM `+c.Table+` WHERE `+c.Column+`::text LIKE ?`, "%"+secret+"%")
+		require.Zero(t, n, "the token appears in %s.%s", c.Table, c.Column)
+	}
+	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM agent_tokens WHERE token_hash = ?`, identity.HashToken(r.Token)))
+}
+
+func TestRegisterAgentRefusalsWriteOnlyTheirAuditEntry(t *testing.T) {
+	ctx := context.Background()
+	f := withPeople(t)
+	cases := []struct {
+		name string
+		by   string
+		in   identity.AgentInput
+		want errs.Code
+	}{
+		{"viewer", "vic", identity.AgentInput{ID: "a1", Client: "code", Projects: []string{"web"}}, errs.Forbidden},
+		{"no project", "val", identity.AgentInput{ID: "a1", Client: "code"}, errs.ProjectRequired},
+		{"bad id", "val", identity.AgentInput{ID: "A_1", Client: "code", Projects: []string{"web"}}, errs.InvalidRequest},
+		{"bad client", "val", identity.AgentInput{ID: "a1", Client: "robot", Projects: []string{"web"}}, errs.InvalidRequest},
+		{"code in two projects", "val", identity.AgentInput{ID: "a1", Client: "code", Projects: []string{"web", "prod"}}, errs.InvalidRequest},
+		{"other org's project", "val", identity.AgentInput{ID: "a1", Client: "chat", Projects: []string{"rocket"}}, errs.NotFound},
+		{"runner on production", "val", identity.AgentInput{ID: "a1", Client: "runner", Projects: []string{"prod"}}, errs.ProjectMismatch},
+		{"scope outside projects", "val", identity.AgentInput{ID: "a1", Client: "code", Projects: []string{"web"}, Scope: []string{"task.work@project:prod"}}, errs.ProjectMismatch},
+		{"malformed scope", "val", identity.AgentInput{ID: "a1", Client: "code", Projects: []string{"web"}, Scope: []string{"task work"}}, errs.InvalidRequest},
+		{"negative limit", "val", identity.AgentInput{ID: "a1", Client: "code", Projects: []string{"web"}, Limits: map[string]float64{"runs": -1}}, errs.InvalidRequest},
+		{"too many delegations", "val", identity.AgentInput{ID: "a1", Client: "code", Projects: []string{"web"}, Delegations: ptr(6)}, errs.InvalidRequest},
+		{"term too long", "val", identity.AgentInput{ID: "a1", Client: "code", Projects: []string{"web"}, MandateDays: 400}, errs.InvalidRequest},
+		{"unknown owner", "val", identity.AgentInput{ID: "a1", Client: "code", Projects: []string{"web"}, Owner: "bo"}, errs.NotFound},
+		{"id taken", "val", identity.AgentInput{ID: "web", Client: "code", Projects: []string{"web"}}, errs.IDTaken},
+	}
+	// "web" is a project id, not an agent's: register one agent so id_taken has something to hit.
+	_, err := f.svc.RegisterAgent(ctx, "val", identity.AgentInput{ID: "web", Client: "chat", Projects: []string{"web"}})
+	require.NoError(t, err)
+	tables := []string{"agents", "agent_projects", "agent_tokens", "mandates", "limit_usage", "payloads"}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			before := map[string]int{}
+			for _, tb := range tables {
+				before[tb] = f.count(t, `SELECT count(*) FROM `+tb)
+			}
+			entries := f.count(t, `SELECT count(*) FROM entries`)
+			_, err := f.svc.RegisterAgent(ctx, tc.by, tc.in)
+			require.Equal(t, tc.want, errs.CodeOf(err), "%v", err)
+			e, ok := errs.As(err)
+			require.True(t, ok)
+			require.NotEmpty(t, e.Message)
+			for _, tb := range tables {
+				if tb == "payloads" {
+					continue
+				}
+				require.Equal(t, before[tb], f.count(t, `SELECT count(*) FROM `+tb), "%s changed", tb)
+			}
+			require.Equal(t, entries+1, f.count(t, `SELECT count(*) FROM entries`))
+			require.Equal(t, 1, f.count(t, `SELECT count(*) FROM entries WHERE id = (SELECT max(id) FROM entries) AND outcome = ?`, string(tc.want)))
+		})
+	}
+}
+
+func TestDatabaseRefusesCrossOrganizationLinks(t *testing.T) {
+	ctx := context.Background()
+	f := withPeople(t)
+	_, err := f.svc.RegisterAgent(ctx, "val", identity.AgentInput{ID: "chat-web", Client: "chat", Projects: []string{"web"}})
+	require.NoError(t, err)
+	_, err = f.d.ExecContext(ctx, `INSERT INTO agent_projects (agent_id, project_id, org_id) VALUES ('chat-web', 'rocket', 'default')`)
+	require.Equal(t, db.ForeignKeyViolation, db.PgCode(err))
+	_, err = f.d.ExecContext(ctx, `INSERT INTO agent_projects (agent_id, project_id, org_id) VALUES ('chat-web', 'rocket', 'acme')`)
+	require.Equal(t, db.ForeignKeyViolation, db.PgCode(err))
+	_, err = f.d.ExecContext(ctx, `INSERT INTO agents (id, org_id, owner, client) VALUES ('x', 'acme', 'ana', 'code')`)
+	require.Equal(t, db.ForeignKeyViolation, db.PgCode(err), "an agent's owner belongs to its organization")
+}
+
+func TestPreferences(t *testing.T) {
+	ctx := context.Background()
+	f := withPeople(t)
+	_, err := f.svc.RegisterAgent(ctx, "val", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
+	require.NoError(t, err)
+	got, err := f.svc.SetPreferences(ctx, "val", "code-web", []byte(`{"language": "en", "style": {"short": true}}`))
+	require.NoError(t, err)
+	require.JSONEq(t, `{"language":"en","style":{"short":true}}`, string(got))
+	for name, raw := range map[string]string{
+		"array":     `[1]`,
+		"string":    `"x"`,
+		"malformed": `{"a":`,
+		"oversize":  `{"a":"` + strings.Repeat("x", identity.MaxPreferences) + `"}`,
+	} {
+		_, err := f.svc.SetPreferences(ctx, "val", "code-web", []byte(raw))
+		require.Equal(t, errs.InvalidRequest, errs.CodeOf(err), name)
+	}
+	a, err := f.svc.GetAgent(ctx, f.d, "code-web", "")
+	require.NoError(t, err)
+	require.JSONEq(t, `{"language":"en","style":{"short":true}}`, string(a.Preferences), "refusals leave preferences as they were")
+	_, err = f.svc.SetPreferences(ctx, "bo", "code-web", []byte(`{}`))
+	require.Equal(t, errs.NotFound, errs.CodeOf(err))
+}
+
+func TestTokensExpireAndRevoke(t *testing.T) {
+	ctx := context.Background()
+	f := withPeople(t)
+	r, err := f.svc.RegisterAgent(ctx, "val", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}, TokenDays: 1})
+	require.NoError(t, err)
+	_, err = f.svc.RegisterAgent(ctx, "val", identity.AgentInput{ID: "chat-web", Client: "chat", Projects: []string{"web"}})
+	require.NoError(t, err)
+	auth := func(agent, token string) bool {
+		ok, err := f.svc.AuthenticateAgent(ctx, f.d, agent, token)
+		require.NoError(t, err)
+		return ok
+	}
+	require.True(t, auth("code-web", r.Token))
+	require.False(t, auth("chat-web", r.Token), "a token works only for its own agent")
+	require.False(t, auth("code-web", "pact_"+strings.Repeat("A", 43)))
+	f.now = f.now.Add(25 * time.Hour)
+	require.False(t, auth("code-web", r.Token), "expired")
+	f.now = f.now.Add(-25 * time.Hour)
+	second, err := f.svc.IssueToken(ctx, "val", "code-web", 0)
+	require.NoError(t, err)
+	require.True(t, auth("code-web", second.Token))
+	n, err := f.svc.RevokeTokens(ctx, "val", "code-web")
+	require.NoError(t, err)
+	require.EqualValues(t, 2, n)
+	require.False(t, auth("code-web", r.Token))
+	require.False(t, auth("code-web", second.Token))
+}
+
+func TestAgentStatusBanNeedsAnOwner(t *testing.T) {
+	ctx := context.Background()
+	f := withPeople(t)
+	_, err := f.svc.RegisterAgent(ctx, "val", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
+	require.NoError(t, err)
+	a, err := f.svc.SetAgentStatus(ctx, "val", "code-web", "paused")
+	require.NoError(t, err)
+	require.Equal(t, "paused", a.Status)
+	_, err = f.svc.SetAgentStatus(ctx, "val", "code-web", "banned")
+	require.Equal(t, errs.Forbidden, errs.CodeOf(err))
+	_, err = f.svc.SetAgentStatus(ctx, "ana", "code-web", "gone")
+	require.Equal(t, errs.InvalidRequest, errs.CodeOf(err))
+	a, err = f.svc.SetAgentStatus(ctx, "ana", "code-web", "banned")
+	require.NoError(t, err)
+	require.Equal(t, "banned", a.Status)
+}
+
+func TestKillSwitches(t *testing.T) {
+	ctx := context.Background()
+	f := withPeople(t)
+	halted := func(org string) bool {
+		h, err := f.svc.Halted(ctx, f.d, org)
+		require.NoError(t, err)
+		return h
+	}
+	require.False(t, halted("default"))
+	require.NoError(t, f.svc.SetOrgHalted(ctx, "ana", true))
+	require.True(t, halted("default"))
+	require.False(t, halted("acme"), "one organization halting never stops another")
+	require.Equal(t, errs.Forbidden, errs.CodeOf(f.svc.SetOrgHalted(ctx, "val", false)))
+	require.NoError(t, f.svc.SetOrgHalted(ctx, "ana", false))
+
+	require.NoError(t, f.svc.SetOrgHaltedByOperator(ctx, "acme", true))
+	require.True(t, halted("acme"))
+	require.Equal(t, errs.NotFound, errs.CodeOf(f.svc.SetOrgHaltedByOperator(ctx, "nope", true)))
+	require.NoError(t, f.svc.SetOrgHaltedByOperator(ctx, "acme", false))
+
+	require.NoError(t, f.svc.SetPlatformHalted(ctx, true))
+	require.True(t, halted("default"))
+	require.True(t, halted("acme"))
+	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM entries WHERE org_id = 'acme' AND action = 'platform.halt'`))
+	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM entries WHERE org_id = 'default' AND action = 'platform.halt'`))
+	require.NoError(t, f.svc.SetPlatformHalted(ctx, false))
+	require.False(t, halted("acme"))
+
+	orgs, err := f.svc.ListOrgs(ctx)
+	require.NoError(t, err)
+	require.Len(t, orgs, 2)
+	require.Equal(t, "acme", orgs[0].ID)
+	require.Equal(t, 1, orgs[0].People)
+	require.Equal(t, 3, orgs[1].People)
+	require.Equal(t, 2, orgs[1].Projects)
+
+	require.NoError(t, f.svc.RenameOrg(ctx, "acme", "Acme Rockets"))
+	require.Equal(t, errs.InvalidRequest, errs.CodeOf(f.svc.RenameOrg(ctx, "acme", "")))
+
+	v, err := f.log.VerifyAll(ctx, f.d, nil)
+	require.NoError(t, err)
+	for org, verdicts := range v {
+		for _, vd := range verdicts {
+			require.True(t, vd.OK, "%s %s: %s", org, vd.ChainKey, vd.Reason)
+		}
+	}
+}
+
+func TestPeopleIssueAndRevokeMandates(t *testing.T) {
+	ctx := context.Background()
+	f := withPeople(t)
+	_, err := f.svc.RegisterAgent(ctx, "val", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
+	require.NoError(t, err)
+	m, err := f.svc.IssueMandate(ctx, "val", identity.MandateInput{Holder: "code-web", Scope: []string{"task.read@project:web"}})
+	require.NoError(t, err)
+	_, err = f.svc.IssueMandate(ctx, "val", identity.MandateInput{Holder: "code-web", Scope: []string{"task.read@project:prod"}})
+	require.Equal(t, errs.ProjectMismatch, errs.CodeOf(err))
+	_, err = f.svc.IssueMandate(ctx, "bo", identity.MandateInput{Holder: "code-web", Scope: []string{"task.read@project:web"}})
+	require.Equal(t, errs.NotFound, errs.CodeOf(err))
+	_, err = f.svc.RevokeMandate(ctx, "bo", m.ID.String())
+	require.Equal(t, errs.NotFound, errs.CodeOf(err), "another organization's mandate answers like a missing one")
+	_, err = f.svc.RevokeMandate(ctx, "val", "not-a-uuid")
+	require.Equal(t, errs.NotFound, errs.CodeOf(err))
+	r, err := f.svc.RevokeMandate(ctx, "val", m.ID.String())
+	require.NoError(t, err)
+	require.Equal(t, 0, r.DescendantMandates)
+	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM mandates WHERE id = ? AND revoked_at IS NOT NULL`, m.ID))
+}
+
+func TestErasePayloadStaysInTheOrganization(t *testing.T) {
+	ctx := context.Background()
+	f := withPeople(t)
+	var id int64
+	require.NoError(t, f.d.NewRaw(`SELECT max(id) FROM entries WHERE org_id = 'default'`).Scan(ctx, &id))
+	_, err := f.svc.ErasePayload(ctx, "bo", id)
+	require.Equal(t, errs.NotFound, errs.CodeOf(err))
+	_, err = f.svc.ErasePayload(ctx, "val", id)
+	require.Equal(t, errs.Forbidden, errs.CodeOf(err))
+	erased, err := f.svc.ErasePayload(ctx, "ana", id)
+	require.NoError(t, err)
+	require.True(t, erased)
+	vs, err := f.log.VerifyOrg(ctx, f.d, "default", nil)
+	require.NoError(t, err)
+	for _, v := range vs {
+		require.True(t, v.OK, v.Reason)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

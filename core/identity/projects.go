@@ -1,0 +1,97 @@
+package identity
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+// Project is a body of work agents are registered for.
+type Project struct {
+	ID         string    `bun:"id" json:"id"`
+	OrgID      string    `bun:"org_id" json:"org_id"`
+	Name       string    `bun:"name" json:"name"`
+	Production bool      `bun:"production" json:"production"`
+	Frozen     bool      `bun:"frozen" json:"frozen"`
+	CreatedBy  string    `bun:"created_by" json:"created_by"`
+	CreatedAt  time.Time `bun:"created_at" json:"created_at"`
+}
+
+const projectCols = `id, org_id, name, production, frozen, created_by, created_at`
+
+// AddProject adds a project to the acting owner's organization. Refusals:
+// forbidden, invalid_request (id or name malformed), id_taken.
+func (s *Service) AddProject(ctx context.Context, by, id, name string, production bool) (*Project, error) {
+	name = strings.TrimSpace(name)
+	var out *Project
+	payload := map[string]any{"id": id, "name": name, "production": production}
+	err := s.act(ctx, by, Owner, "admin.project.add", payload, func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error {
+		if !slugID.MatchString(id) {
+			return errs.E(errs.InvalidRequest, "project id %q must be 1-63 characters of a-z, 0-9 and '-', starting with a letter or digit", id)
+		}
+		if name == "" || len([]rune(name)) > 200 {
+			return errs.E(errs.InvalidRequest, "a project needs a name of 1-200 characters")
+		}
+		if err := idFree(ctx, tx, "projects", id, "project"); err != nil {
+			return err
+		}
+		var pr Project
+		err := tx.NewRaw(`INSERT INTO projects (id, org_id, name, production, created_by) VALUES (?, ?, ?, ?, ?) RETURNING `+projectCols,
+			id, p.OrgID, name, production, p.ID).Scan(ctx, &pr)
+		if err != nil {
+			return translate(err, "project "+id)
+		}
+		e.ProjectID = id
+		out = &pr
+		return nil
+	})
+	return out, err
+}
+
+// ProjectFlags are the flags SetProjectFlags changes; nil leaves one as it is.
+type ProjectFlags struct {
+	Production *bool `json:"production,omitempty"`
+	Frozen     *bool `json:"frozen,omitempty"`
+}
+
+// SetProjectFlags marks a project production or frozen (owners only).
+// Refusals: forbidden, not_found, invalid_request (no flag given).
+func (s *Service) SetProjectFlags(ctx context.Context, by, id string, f ProjectFlags) (*Project, error) {
+	var out *Project
+	err := s.act(ctx, by, Owner, "admin.project.flags", map[string]any{"project_id": id, "flags": f},
+		func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error {
+			if f.Production == nil && f.Frozen == nil {
+				return errs.E(errs.InvalidRequest, "name a flag to change: --production true|false or --frozen true|false")
+			}
+			pr, err := projectInOrg(ctx, tx, id, p.OrgID)
+			if err != nil {
+				return err
+			}
+			e.ProjectID = id
+			var upd Project
+			err = tx.NewRaw(`UPDATE projects SET production = coalesce(?, production), frozen = coalesce(?, frozen)
+				WHERE id = ? RETURNING `+projectCols, f.Production, f.Frozen, pr.ID).Scan(ctx, &upd)
+			out = &upd
+			return err
+		})
+	return out, err
+}
+
+// projectInOrg returns project id when it belongs to org; otherwise
+// not_found, with the same words whether it is missing or another
+// organization's.
+func projectInOrg(ctx context.Context, tx bun.IDB, id, org string) (*Project, error) {
+	var ps []Project
+	if err := tx.NewRaw(`SELECT `+projectCols+` FROM projects WHERE id = ? AND org_id = ?`, id, org).Scan(ctx, &ps); err != nil {
+		return nil, err
+	}
+	if len(ps) == 0 {
+		return nil, errs.E(errs.NotFound, "project %s does not exist", id)
+	}
+	return &ps[0], nil
+}

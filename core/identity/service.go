@@ -1,0 +1,111 @@
+package identity
+
+import (
+	"context"
+	"crypto/rand"
+	"io"
+	"regexp"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/pactboard/pact/core/db"
+	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/core/mandate"
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+// Id rules (behavior.md §2.4). The database checks them too.
+var (
+	slugID   = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
+	humanID  = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
+	orgIDRe  = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{1,40}$`)
+	emailRe  = regexp.MustCompile(`^[^@\s]+@[^@\s]+$`)
+	maxDays  = 365.0
+	dayLen   = 24 * time.Hour
+	defaultD = 30.0
+)
+
+// Options configure a Service.
+type Options struct {
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Rand is the source of token bytes; nil means crypto/rand.
+	Rand io.Reader
+}
+
+// Service performs identity operations against the database and records
+// each one in the log.
+type Service struct {
+	db       *db.DB
+	log      *ledger.Log
+	mandates *mandate.Service
+	now      func() time.Time
+	rand     io.Reader
+}
+
+// NewService returns a Service.
+func NewService(d *db.DB, log *ledger.Log, mandates *mandate.Service, opts *Options) *Service {
+	s := &Service{db: d, log: log, mandates: mandates, now: time.Now, rand: rand.Reader}
+	if opts != nil && opts.Now != nil {
+		s.now = opts.Now
+	}
+	if opts != nil && opts.Rand != nil {
+		s.rand = opts.Rand
+	}
+	return s
+}
+
+// act runs fn as person `by`, who must hold at least role min, and records
+// it as action. fn fills in the entry's details; the person's organization
+// anchors it.
+func (s *Service) act(ctx context.Context, by string, min Role, action string, payload any,
+	fn func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error) error {
+	if by == "" {
+		return errs.E(errs.Forbidden, "name the person acting (--by <human-id>)")
+	}
+	e := ledger.Entry{Actor: "human:" + by, Action: action, Payload: payload}
+	return s.log.Record(ctx, s.db, e, func(ctx context.Context, tx bun.Tx, e *ledger.Entry) error {
+		p, err := requirePerson(ctx, tx, by, min)
+		if p != nil {
+			e.OrgID = p.OrgID
+		}
+		if err != nil {
+			return err
+		}
+		return fn(ctx, tx, p, e)
+	})
+}
+
+// operator runs fn as the platform's operator (whoever runs pact-admin
+// against the database) and records it with actor "system" in org's log.
+func (s *Service) operator(ctx context.Context, org, action string, payload any,
+	fn func(ctx context.Context, tx bun.Tx, e *ledger.Entry) error) error {
+	e := ledger.Entry{Actor: "system", Action: action, Payload: payload, OrgID: org}
+	return s.log.Record(ctx, s.db, e, fn)
+}
+
+// days validates a term in days and returns the instant it ends.
+func (s *Service) days(what string, d float64) (time.Time, error) {
+	if d == 0 {
+		d = defaultD
+	}
+	if !(d > 0 && d <= maxDays) {
+		return time.Time{}, errs.E(errs.InvalidRequest, "%s must be more than 0 and at most %g days, not %g", what, maxDays, d)
+	}
+	return s.now().Add(time.Duration(d * float64(dayLen))).UTC().Truncate(time.Microsecond), nil
+}
+
+// translate turns the database's refusals into the board's codes, for the
+// rare race a pre-check could not see.
+func translate(err error, what string) error {
+	switch db.PgCode(err) {
+	case db.UniqueViolation:
+		return errs.E(errs.IDTaken, "%s is already taken", what)
+	case db.ForeignKeyViolation:
+		return errs.E(errs.InvalidRequest, "%s names something in another organization or something missing", what)
+	case db.CheckViolation:
+		return errs.E(errs.InvalidRequest, "%s is out of range", what)
+	}
+	return err
+}

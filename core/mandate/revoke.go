@@ -1,0 +1,78 @@
+package mandate
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+// RevokeEvent says what a revocation reached.
+type RevokeEvent struct {
+	// Revoked is the mandate a person or agent revoked.
+	Revoked uuid.UUID
+	// Subtree is Revoked itself and every mandate delegated under it, revoked
+	// or not, nearest first. Only Revoked is marked; the others die because
+	// every chain through them now has a revoked link.
+	Subtree []uuid.UUID
+}
+
+// RevokeHook reacts to a revocation inside the revoking transaction, for
+// instance by cancelling the open tasks that hang on the subtree or by
+// publishing the outside credential ids minted for it. An error aborts the
+// revocation: the caller's transaction rolls back.
+type RevokeHook func(ctx context.Context, tx bun.IDB, ev RevokeEvent) error
+
+// OnRevoke adds h to the hooks [Service.RevokeSubtree] runs, after the ones
+// already added. Call it at start-up only, before the service serves: it is
+// not safe to call concurrently with anything else.
+func (s *Service) OnRevoke(h RevokeHook) { s.hooks = append(s.hooks, h) }
+
+// RevokeSubtree revokes the mandate id (if it is not revoked already: a
+// revocation is never undone or moved), finds its subtree with one recursive
+// query, and runs the revoke hooks in registration order within tx. It
+// returns NotFound "mandate X does not exist" for an unknown id, and a hook's
+// error as is (refusals) or as Internal. It checks no authority: callers
+// decide who may revoke what.
+func (s *Service) RevokeSubtree(ctx context.Context, tx bun.IDB, id uuid.UUID) (*RevokeEvent, error) {
+	sub, err := subtree(ctx, tx, id)
+	if err != nil {
+		return nil, err
+	}
+	ev := &RevokeEvent{Revoked: id, Subtree: sub}
+	if len(sub) == 0 {
+		return nil, errs.E(errs.NotFound, "mandate %s does not exist", id)
+	}
+	if _, err := tx.ExecContext(ctx, revokeSQL, micro(s.now()), id.String()); err != nil {
+		return nil, errs.Wrap(err, "revoke mandate")
+	}
+	for _, h := range s.hooks {
+		if err := h(ctx, tx, *ev); err != nil {
+			return nil, errs.Wrap(err, "revoke hook")
+		}
+	}
+	return ev, nil
+}
+
+// subtree returns id and every mandate delegated under it, nearest first.
+func subtree(ctx context.Context, tx bun.IDB, id uuid.UUID) ([]uuid.UUID, error) {
+	rows, err := tx.QueryContext(ctx, subtreeSQL, id.String(), MaxDepth)
+	if err != nil {
+		return nil, errs.Wrap(err, "find mandate subtree")
+	}
+	defer rows.Close()
+	var out []uuid.UUID
+	for rows.Next() {
+		var m uuid.UUID
+		if err := rows.Scan(&m); err != nil {
+			return nil, errs.Wrap(err, "read mandate subtree")
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, errs.Wrap(err, "read mandate subtree")
+	}
+	return out, nil
+}

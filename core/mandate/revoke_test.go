@@ -1,0 +1,121 @@
+package mandate_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun"
+
+	"github.com/pactboard/pact/core/mandate"
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+func (w *world) revoke(id uuid.UUID) (*mandate.RevokeEvent, error) {
+	var ev *mandate.RevokeEvent
+	err := w.tx(func(tx bun.IDB) (err error) {
+		ev, err = w.svc.RevokeSubtree(w.ctx, tx, id)
+		return err
+	})
+	return ev, err
+}
+
+func TestRevokeSubtreeKillsEverythingBelow(t *testing.T) {
+	w := newWorld(t)
+	links := w.line(nil, "a2", "a3", "a4")
+	root, middle := links[0], links[1]
+	sibling := w.child(root, "a5", web, nil)
+	branch := w.child(middle, "a6", web, nil)
+
+	ev, err := w.revoke(middle.ID)
+	require.NoError(t, err)
+	require.Equal(t, middle.ID, ev.Revoked)
+	require.Equal(t, middle.ID, ev.Subtree[0], "itself first")
+	require.ElementsMatch(t, []uuid.UUID{middle.ID, links[2].ID, branch.ID, links[3].ID}, ev.Subtree)
+	require.Equal(t, links[3].ID, ev.Subtree[3], "nearest first")
+
+	for _, m := range []*mandate.Mandate{middle, links[2], links[3], branch} {
+		_, err := w.verify(m.ID.String(), m.Holder)
+		requireRefusal(t, err, errs.MandateRevoked, middle.ID.String())
+	}
+	w.chain(root)
+	w.chain(sibling)
+
+	// Only the revoked mandate is marked, at the service's clock.
+	var marked int
+	require.NoError(t, w.d.QueryRowContext(w.ctx, "SELECT count(*) FROM mandates WHERE revoked_at IS NOT NULL").Scan(&marked))
+	require.Equal(t, 1, marked)
+	got, err := w.svc.Get(w.ctx, w.d, middle.ID.String())
+	require.NoError(t, err)
+	require.Equal(t, t0, *got.RevokedAt)
+
+	// Revoking again keeps the first time and reports the same subtree.
+	w.now = t0.Add(time.Hour)
+	again, err := w.revoke(middle.ID)
+	require.NoError(t, err)
+	require.Equal(t, ev, again)
+	got, err = w.svc.Get(w.ctx, w.d, middle.ID.String())
+	require.NoError(t, err)
+	require.Equal(t, t0, *got.RevokedAt)
+}
+
+func TestRevokeSubtreeOfAnUnknownMandate(t *testing.T) {
+	w := newWorld(t)
+	id := uuid.New()
+	_, err := w.revoke(id)
+	e := requireRefusal(t, err, errs.NotFound, "")
+	require.Equal(t, "mandate "+id.String()+" does not exist", e.Message)
+}
+
+func TestRevokeHooksRunInOrderInsideTheTransaction(t *testing.T) {
+	w := newWorld(t)
+	links := w.line(nil, "a2")
+	var calls []string
+	w.svc.OnRevoke(func(ctx context.Context, tx bun.IDB, ev mandate.RevokeEvent) error {
+		// The hook sees the revocation its own transaction made.
+		var revoked bool
+		if err := tx.QueryRowContext(ctx, "SELECT revoked_at IS NOT NULL FROM mandates WHERE id = ?", ev.Revoked.String()).Scan(&revoked); err != nil {
+			return err
+		}
+		require.True(t, revoked)
+		require.Equal(t, []uuid.UUID{links[0].ID, links[1].ID}, ev.Subtree)
+		calls = append(calls, "first")
+		return nil
+	})
+	w.svc.OnRevoke(func(context.Context, bun.IDB, mandate.RevokeEvent) error {
+		calls = append(calls, "second")
+		return nil
+	})
+	_, err := w.revoke(links[0].ID)
+	require.NoError(t, err)
+	require.Equal(t, []string{"first", "second"}, calls)
+}
+
+func TestARevokeHookErrorRollsEverythingBack(t *testing.T) {
+	w := newWorld(t)
+	links := w.line(nil, "a2")
+	w.svc.OnRevoke(func(ctx context.Context, tx bun.IDB, ev mandate.RevokeEvent) error {
+		_, err := tx.ExecContext(ctx, "INSERT INTO limit_usage (mandate_id, limit_key) VALUES (?, 'hook')", ev.Revoked.String())
+		return err
+	})
+	w.svc.OnRevoke(func(context.Context, bun.IDB, mandate.RevokeEvent) error {
+		return errors.New("the task store is down")
+	})
+	_, err := w.revoke(links[0].ID)
+	require.Equal(t, errs.Internal, errs.CodeOf(err))
+	w.chain(links[1])
+	require.Empty(t, w.usage(), "the first hook's write is rolled back with the revocation")
+
+	// A refusal from a hook comes back as it is.
+	w2 := newWorld(t)
+	root := w2.root("a1", web, nil, 1)
+	w2.svc.OnRevoke(func(context.Context, bun.IDB, mandate.RevokeEvent) error {
+		return errs.E(errs.Forbidden, "not now")
+	})
+	_, err = w2.revoke(root.ID)
+	requireRefusal(t, err, errs.Forbidden, "")
+	w2.chain(root)
+}

@@ -1,0 +1,160 @@
+package mandate
+
+import (
+	"context"
+
+	"github.com/uptrace/bun"
+
+	"github.com/pactboard/pact/core/canon"
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+// Verify walks the chain from leafID up to its root and checks every link for
+// a call by holder, on every call: it is never cached, because a link can be
+// revoked, expire or lose its signing key between two calls. It issues one
+// query whatever the depth.
+//
+// Refusals come in this order, each naming the link at fault (mandate_id):
+//  1. ChainBroken when leafID is not a UUID or no such mandate exists
+//     ("mandate X does not exist"), the chain is deeper than MaxDepth or has
+//     no root, the root was not issued by a registered person, the people and
+//     agents in it belong to more than one organization ("chain of X crosses
+//     organizations"), or a link's signature does not match its contents or
+//     the link widens its parent (scope, limits, delegations, expiry, depth,
+//     issuer);
+//  2. MandateRevoked for the first revoked link from the root: revoking a
+//     link kills everything below it without marking it;
+//  3. MandateExpired for the first link whose expiry has passed;
+//  4. ChainBroken when the leaf is held by someone other than holder.
+func (s *Service) Verify(ctx context.Context, tx bun.IDB, leafID, holder string) (Chain, error) {
+	id, ok := parseID(leafID)
+	if !ok {
+		return nil, errs.Mandate(errs.ChainBroken, leafID, "mandate %s does not exist", leafID)
+	}
+	chain, orgs, issuerIsHuman, err := loadChain(ctx, tx, id.String())
+	if err != nil {
+		return nil, err
+	}
+	if len(chain) == 0 {
+		return nil, errs.Mandate(errs.ChainBroken, leafID, "mandate %s does not exist", leafID)
+	}
+	root := chain[0]
+	rid := root.ID.String()
+	if len(chain) > MaxDepth+1 || root.ParentID != nil {
+		return nil, errs.Mandate(errs.ChainBroken, rid, "chain of %s is deeper than %d links or has no root", leafID, MaxDepth)
+	}
+	if !issuerIsHuman {
+		return nil, errs.Mandate(errs.ChainBroken, rid, "root mandate %s was not issued by a registered human", rid)
+	}
+	// Authority never crosses organizations: the person at the root and every
+	// holder below share one.
+	if len(orgs) != 1 {
+		return nil, errs.Mandate(errs.ChainBroken, rid, "chain of %s crosses organizations", leafID)
+	}
+	if err := s.checkLinks(chain); err != nil {
+		return nil, err
+	}
+	for _, m := range chain {
+		if m.RevokedAt != nil {
+			return nil, errs.Mandate(errs.MandateRevoked, m.ID.String(), "mandate %s in the chain was revoked", m.ID)
+		}
+	}
+	// Step 8 of the original check (an imported link must still answer to a
+	// live trusted root) comes with the trusted_roots table in a later issue.
+	now := s.now()
+	for _, m := range chain {
+		if !m.ExpiresAt.After(now) {
+			return nil, errs.Mandate(errs.MandateExpired, m.ID.String(), "mandate %s in the chain expired at %s", m.ID, canon.ISO(m.ExpiresAt))
+		}
+	}
+	if leaf := chain.Leaf(); leaf.Holder != holder {
+		return nil, errs.Mandate(errs.ChainBroken, leaf.ID.String(), "mandate %s is held by %s, not by the caller %s", leaf.ID, leaf.Holder, holder)
+	}
+	return chain, nil
+}
+
+// loadChain runs chainSQL: the links root first, the set of organizations of
+// the root's issuer and of every holder, and whether the root's issuer is a
+// registered person.
+func loadChain(ctx context.Context, tx bun.IDB, leafID string) (Chain, map[string]bool, bool, error) {
+	rows, err := tx.QueryContext(ctx, chainSQL, leafID, MaxDepth)
+	if err != nil {
+		return nil, nil, false, errs.Wrap(err, "load mandate chain")
+	}
+	defer rows.Close()
+	var (
+		chain         Chain
+		orgs          = map[string]bool{}
+		issuerIsHuman bool
+	)
+	for rows.Next() {
+		var human bool
+		var issuerOrg, holderOrg string
+		m, err := scanMandate(rows, &human, &issuerOrg, &holderOrg)
+		if err != nil {
+			return nil, nil, false, errs.Wrap(err, "read mandate chain")
+		}
+		if len(chain) == 0 { // the root comes first
+			issuerIsHuman = human
+			orgs[issuerOrg] = true
+		}
+		orgs[holderOrg] = true
+		chain = append(chain, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, false, errs.Wrap(err, "read mandate chain")
+	}
+	return chain, orgs, issuerIsHuman, nil
+}
+
+// checkLinks checks each link's signature and that each child only narrows
+// its parent. It returns ChainBroken naming the first bad link.
+func (s *Service) checkLinks(chain Chain) error {
+	for i, m := range chain {
+		mid := m.ID.String()
+		payload, err := m.Payload()
+		if err != nil || !s.keys.VerifySignature(payload, m.Signature) {
+			return errs.Mandate(errs.ChainBroken, mid, "signature of mandate %s does not match its contents", mid)
+		}
+		if i == 0 {
+			if m.Depth != 0 {
+				return errs.Mandate(errs.ChainBroken, mid, "root mandate %s has depth %d", mid, m.Depth)
+			}
+			continue
+		}
+		if problem := narrows(m, chain[i-1]); problem != "" {
+			return errs.Mandate(errs.ChainBroken, mid, "mandate %s %s", mid, problem)
+		}
+	}
+	return nil
+}
+
+// narrows returns what is wrong with child as a child of p, or "".
+func narrows(child, p *Mandate) string {
+	switch {
+	case child.ParentID == nil || *child.ParentID != p.ID:
+		return "is not linked to its parent"
+	case child.IssuerKind != IssuerAgent || child.Issuer != p.Holder:
+		return "was issued by " + child.Issuer + ", not by the parent's holder " + p.Holder
+	case child.Depth != p.Depth+1:
+		return "has the wrong depth"
+	case len(Uncovered(child.Scope, p.Scope)) > 0:
+		return "has a wider scope than its parent"
+	case higherLimit(child.Limits, p.Limits):
+		return "has a higher limit than its parent"
+	case child.DelegationsLeft >= p.DelegationsLeft:
+		return "does not have fewer delegations than its parent"
+	case child.ExpiresAt.After(p.ExpiresAt):
+		return "expires after its parent"
+	}
+	return ""
+}
+
+func higherLimit(child, parent map[string]float64) bool {
+	for k, v := range child {
+		if ceiling, ok := parent[k]; ok && v > ceiling {
+			return true
+		}
+	}
+	return false
+}
