@@ -112,4 +112,3 @@ func (s *Service) AuthenticateAgent(ctx context.Context, tx bun.IDB, agent, toke
 	}
 	return len(owners) == 1 && subtle.ConstantTimeCompare([]byte(owners[0]), []byte(agent)) == 1, nil
 }
-
