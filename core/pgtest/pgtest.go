@@ -69,10 +69,22 @@ func start() {
 	}
 }
 
+// NewEmptyDSN creates a fresh database with no migrations applied, dropped
+// when t ends, for tests of the migrator itself.
+func NewEmptyDSN(t testing.TB) string {
+	t.Helper()
+	return newDSN(t, "")
+}
+
 // NewDSN creates a fresh, migrated database for t, dropped when t ends, and
 // returns its connection string. Without PostgreSQL binaries the test fails:
 // a suite that cannot reach a database must not pass.
 func NewDSN(t testing.TB) string {
+	t.Helper()
+	return newDSN(t, template)
+}
+
+func newDSN(t testing.TB, from string) string {
 	t.Helper()
 	server.once.Do(start)
 	if server.err != nil {
@@ -80,7 +92,7 @@ func NewDSN(t testing.TB) string {
 	}
 	ctx := context.Background()
 	name := fmt.Sprintf("t_%d_%d", os.Getpid(), server.next.Add(1))
-	if err := server.cluster.CreateDatabase(ctx, name, template); err != nil {
+	if err := server.cluster.CreateDatabase(ctx, name, from); err != nil {
 		t.Fatalf("create test database: %v", err)
 	}
 	t.Cleanup(func() {
