@@ -1,0 +1,149 @@
+// Package docs holds the project's documentation; its tests keep the
+// documents honest against the code.
+package docs
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+// contract is one entry of the invariant ledger.
+type contract struct {
+	ID, Title, Status string
+	Evidence          []evidence
+}
+
+type evidence struct {
+	Path  string
+	Funcs []string
+}
+
+var (
+	headingRe  = regexp.MustCompile(`^## ([A-Z]+-[0-9]{3}) — (.+)$`)
+	statusRe   = regexp.MustCompile(`^Status: (Current|Proposed)$`)
+	evidenceRe = regexp.MustCompile(`^Evidence: (.+)$`)
+	funcRe     = regexp.MustCompile(`^(Test|Benchmark|Fuzz)[A-Za-z0-9_]*$`)
+)
+
+// parseLedger reads the contracts of an invariant ledger. Evidence lines
+// read "Evidence: path/to/file_test.go TestA TestB; other_test.go TestC".
+func parseLedger(text string) ([]contract, error) {
+	var out []contract
+	for n, line := range strings.Split(text, "\n") {
+		if m := headingRe.FindStringSubmatch(line); m != nil {
+			out = append(out, contract{ID: m[1], Title: m[2]})
+			continue
+		}
+		if len(out) == 0 {
+			continue
+		}
+		c := &out[len(out)-1]
+		if m := statusRe.FindStringSubmatch(line); m != nil {
+			c.Status = m[1]
+		}
+		if m := evidenceRe.FindStringSubmatch(line); m != nil {
+			for _, item := range strings.Split(m[1], ";") {
+				fields := strings.Fields(item)
+				if len(fields) < 2 {
+					return nil, fmt.Errorf("line %d: evidence %q needs a file and at least one test function", n+1, item)
+				}
+				c.Evidence = append(c.Evidence, evidence{Path: fields[0], Funcs: fields[1:]})
+			}
+		}
+	}
+	return out, nil
+}
+
+// checkLedger returns every problem with the contracts: duplicate ids, a
+// missing status, Current contracts without evidence, and evidence that
+// names a file or a test function that does not exist.
+func checkLedger(contracts []contract, root string) []string {
+	var problems []string
+	seen := map[string]bool{}
+	for _, c := range contracts {
+		if seen[c.ID] {
+			problems = append(problems, c.ID+": duplicate id")
+		}
+		seen[c.ID] = true
+		if c.Status == "" {
+			problems = append(problems, c.ID+": no Status: Current|Proposed line")
+		}
+		if c.Status == "Current" && len(c.Evidence) == 0 {
+			problems = append(problems, c.ID+": a Current contract needs evidence")
+		}
+		for _, e := range c.Evidence {
+			src, err := os.ReadFile(filepath.Join(root, e.Path))
+			if err != nil {
+				problems = append(problems, fmt.Sprintf("%s: evidence file %s: %v", c.ID, e.Path, err))
+				continue
+			}
+			for _, f := range e.Funcs {
+				if !funcRe.MatchString(f) {
+					problems = append(problems, fmt.Sprintf("%s: %s is not a test, benchmark or fuzz function name", c.ID, f))
+					continue
+				}
+				if !regexp.MustCompile(`(?m)^func ` + regexp.QuoteMeta(f) + `\(`).Match(src) {
+					problems = append(problems, fmt.Sprintf("%s: %s has no func %s", c.ID, e.Path, f))
+				}
+			}
+		}
+	}
+	return problems
+}
+
+func TestInvariantLedgerEvidenceExists(t *testing.T) {
+	raw, err := os.ReadFile("invariants.md")
+	require.NoError(t, err)
+	contracts, err := parseLedger(string(raw))
+	require.NoError(t, err)
+	require.NotEmpty(t, contracts)
+	require.Empty(t, checkLedger(contracts, ".."))
+}
+
+func TestLedgerCheckerCatchesBadEntries(t *testing.T) {
+	bad := `## LOG-001 — one
+Status: Current
+Evidence: docs/docs_test.go TestInvariantLedgerEvidenceExists
+
+## LOG-001 — the same id again
+Status: Current
+Evidence: docs/nope_test.go TestX
+
+## LOG-002 — a test that does not exist
+Status: Current
+Evidence: docs/docs_test.go TestNobodyWroteThis
+
+## LOG-003 — no evidence
+Status: Current
+
+## LOG-004 — no status
+Evidence: docs/docs_test.go TestInvariantLedgerEvidenceExists
+`
+	contracts, err := parseLedger(bad)
+	require.NoError(t, err)
+	problems := checkLedger(contracts, "..")
+	require.Len(t, problems, 5, "%q", problems)
+	joined := strings.Join(problems, "\n")
+	for _, want := range []string{"LOG-001: duplicate id", "nope_test.go", "TestNobodyWroteThis", "LOG-003: a Current contract needs evidence", "LOG-004: no Status"} {
+		require.Contains(t, joined, want)
+	}
+	_, err = parseLedger("## LOG-009 — x\nStatus: Current\nEvidence: docs/docs_test.go\n")
+	require.Error(t, err, "a file without a test function is not evidence")
+}
+
+// Every code in the vocabulary is documented in errors.md.
+func TestEveryErrorCodeIsDocumented(t *testing.T) {
+	raw, err := os.ReadFile("errors.md")
+	require.NoError(t, err)
+	for _, c := range errs.All() {
+		require.Contains(t, string(raw), "| `"+string(c)+"` |", "docs/errors.md does not document %s", c)
+	}
+}
