@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/pactboard/pact/core/boot"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -145,5 +146,16 @@ func TestEveryErrorCodeIsDocumented(t *testing.T) {
 	require.NoError(t, err)
 	for _, c := range errs.All() {
 		require.Contains(t, string(raw), "| `"+string(c)+"` |", "docs/errors.md does not document %s", c)
+	}
+}
+
+// Every variable the board reads is documented in the README's table.
+func TestEveryVariableIsInTheReadme(t *testing.T) {
+	raw, err := os.ReadFile("../README.md")
+	require.NoError(t, err)
+	vars := boot.Vars()
+	require.NotEmpty(t, vars)
+	for _, v := range vars {
+		require.Contains(t, string(raw), "`"+v.Name+"`", "README.md does not document %s", v.Name)
 	}
 }

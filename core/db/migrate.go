@@ -75,3 +75,28 @@ func (d *DB) MigrateFS(ctx context.Context, files fs.FS) ([]string, error) {
 	}
 	return ran, nil
 }
+
+// Pending returns the embedded migrations not yet recorded as applied, by
+// name without ".sql". A database never migrated has them all pending.
+func (d *DB) Pending(ctx context.Context) ([]string, error) {
+	names, err := fs.Glob(migrations.Files, "*.sql")
+	if err != nil {
+		return nil, err
+	}
+	var have []string
+	err = d.NewRaw(`SELECT name FROM schema_migrations`).Scan(ctx, &have)
+	if err != nil && PgCode(err) != "42P01" { // undefined_table: never migrated
+		return nil, err
+	}
+	applied := map[string]bool{}
+	for _, n := range have {
+		applied[n] = true
+	}
+	var pending []string
+	for _, n := range names {
+		if !applied[n] {
+			pending = append(pending, strings.TrimSuffix(n, ".sql"))
+		}
+	}
+	return pending, nil
+}

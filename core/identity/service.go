@@ -19,7 +19,6 @@ import (
 var (
 	slugID   = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
 	humanID  = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
-	orgIDRe  = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{1,40}$`)
 	emailRe  = regexp.MustCompile(`^[^@\s]+@[^@\s]+$`)
 	maxDays  = 365.0
 	dayLen   = 24 * time.Hour

@@ -26,26 +26,27 @@ const (
 // Mandate is one signed link. Everything but RevokedAt, Signature and
 // CreatedAt is covered by the signature (see [Mandate.Payload]).
 type Mandate struct {
-	ID              uuid.UUID
-	ParentID        *uuid.UUID // nil for a root
-	IssuerKind      string     // "human" for a root, "agent" below it
-	Issuer          string     // human id for a root, else the parent's holder
-	Holder          string     // agent id
-	Scope           []string   // order matters: it is signed as stored
-	Limits          map[string]float64
-	DelegationsLeft int
-	Depth           int
-	ExpiresAt       time.Time // UTC, whole microseconds
-	RevokedAt       *time.Time
-	Signature       string
+	ID              uuid.UUID          `json:"id"`
+	ParentID        *uuid.UUID         `json:"parent_id"`   // nil for a root
+	IssuerKind      string             `json:"issuer_kind"` // "human" for a root, "agent" below it
+	Issuer          string             `json:"issuer"`      // human id for a root, else the parent's holder
+	Holder          string             `json:"holder"`      // agent id
+	Scope           []string           `json:"scope"`       // order matters: it is signed as stored
+	Limits          map[string]float64 `json:"limits"`
+	DelegationsLeft int                `json:"delegations_left"`
+	Depth           int                `json:"depth"`
+	ExpiresAt       time.Time          `json:"expires_at"` // UTC, whole microseconds
+	RevokedAt       *time.Time         `json:"revoked_at"`
+	Signature       string             `json:"signature"`
 	// Format says where the link came from: "pact" for one the board issued,
 	// else the credential format it was imported from ("tenuo", "biscuit").
-	Format string
+	Format string `json:"format"`
 	// ExternalID and IssuerPrincipal are set for imported links:
 	// IssuerPrincipal is the base64url outside key (a trusted root) that
 	// issued the credential.
-	ExternalID, IssuerPrincipal *string
-	CreatedAt                   time.Time
+	ExternalID      *string   `json:"external_id"`
+	IssuerPrincipal *string   `json:"issuer_principal"`
+	CreatedAt       time.Time `json:"created_at"`
 }
 
 // Payload returns the canonical JSON the signature covers: id, parent_id

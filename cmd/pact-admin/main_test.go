@@ -1,0 +1,169 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pactboard/pact/core/pgtest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// cli runs pact-admin in-process against one test database and remembers
+// which commands ran.
+type cli struct {
+	t   *testing.T
+	env map[string]string
+	ran map[string]bool
+}
+
+func newCLI(t *testing.T) *cli {
+	return &cli{t: t, ran: map[string]bool{}, env: map[string]string{
+		"DATABASE_URL":     pgtest.NewDSN(t),
+		"PACT_SIGNING_KEY": strings.Repeat("k", 40),
+	}}
+}
+
+func (c *cli) run(args ...string) (code int, stdout, stderr string) {
+	c.t.Helper()
+	var out, errOut bytes.Buffer
+	code = run(context.Background(), args, func(k string) string { return c.env[k] }, &out, &errOut)
+	if len(args) > 0 {
+		c.ran[args[0]] = true
+	}
+	return code, out.String(), errOut.String()
+}
+
+// ok runs a command that must succeed and decodes its JSON output.
+func (c *cli) ok(args ...string) map[string]any {
+	c.t.Helper()
+	code, out, errOut := c.run(args...)
+	require.Equal(c.t, 0, code, "pact-admin %s: %s", strings.Join(args, " "), errOut)
+	var v any
+	require.NoError(c.t, json.Unmarshal([]byte(out), &v), out)
+	if m, isMap := v.(map[string]any); isMap {
+		return m
+	}
+	return map[string]any{"value": v}
+}
+
+// refused runs a command that must be refused with code.
+func (c *cli) refused(code string, args ...string) string {
+	c.t.Helper()
+	exit, out, errOut := c.run(args...)
+	require.Equal(c.t, 1, exit, "pact-admin %s should fail; printed %s", strings.Join(args, " "), out)
+	var body struct{ Error, Message string }
+	require.NoError(c.t, json.Unmarshal([]byte(errOut), &body), errOut)
+	require.Equal(c.t, code, body.Error, "pact-admin %s: %s", strings.Join(args, " "), body.Message)
+	require.NotEmpty(c.t, body.Message)
+	return body.Message
+}
+
+func TestEveryCommandWorksEndToEnd(t *testing.T) {
+	c := newCLI(t)
+	require.Equal(t, map[string]any{"applied": []any{}}, c.ok("migrate"))
+	require.Contains(t, c.ok("key-new")["entry"], "=")
+
+	c.ok("human-add", "ana", "Ana Owner", "owner", "--email", "ana@example.com")
+	c.ok("human-add", "val", "Val", "approver", "--by", "ana")
+	c.ok("project-add", "web", "Web site", "--by", "ana")
+	require.Equal(t, true, c.ok("project-set", "web", "--by", "ana", "--frozen", "true")["frozen"])
+	c.ok("project-set", "web", "--by", "ana", "--frozen=false")
+
+	reg := c.ok("agent-register", "code-web", "--by", "val", "--client", "code", "--projects", "web",
+		"--limits", `{"runs": 50, "turns": 2000}`, "--delegations", "1", "--days", "7")
+	require.Regexp(t, `^pact_`, reg["token"])
+	require.Equal(t, "/mcp/a/code-web", reg["connector_path"])
+
+	require.Equal(t, "paused", c.ok("agent-status", "code-web", "paused", "--by", "val")["status"])
+	c.ok("agent-status", "code-web", "active", "--by", "val")
+	require.Equal(t, map[string]any{"language": "en"}, c.ok("agent-prefs", "code-web", `{"language":"en"}`, "--by", "val")["preferences"])
+	require.Regexp(t, `^pact_`, c.ok("token-issue", "code-web", "--by", "val", "--days", "1")["token"])
+	require.EqualValues(t, 2, c.ok("token-revoke", "code-web", "--by", "val")["revoked"])
+
+	m := c.ok("mandate-issue", "code-web", "--by", "val", "--scope", "task.read@project:web,task.work@project:web", "--limits", `{"runs": 3}`)
+	id, _ := m["id"].(string)
+	require.NotEmpty(t, id, "%v", m)
+	require.Equal(t, "val", m["issuer"])
+	require.EqualValues(t, 0, c.ok("mandate-revoke", id, "--by", "val")["descendant_mandates"])
+
+	c.ok("halt", "--by", "ana")
+	c.ok("unhalt", "--by", "ana")
+
+	orgs := c.ok("org-list")["value"].([]any)
+	require.Len(t, orgs, 1)
+	c.ok("org-rename", "default", "Ana's company")
+	c.ok("org-halt", "default")
+	c.ok("org-unhalt", "default")
+	c.ok("platform-halt")
+	c.ok("platform-unhalt")
+
+	c.ok("payload-erase", "1", "--by", "ana")
+	verdicts := c.ok("log-verify")
+	require.Contains(t, verdicts, "default")
+	c.ok("log-verify", "--org", "default")
+
+	var names []string
+	for n := range commands() {
+		if !c.ran[n] {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	require.Empty(t, names, "every command in the table is exercised here")
+}
+
+func TestBadInputGetsItsCodeAndChangesNothing(t *testing.T) {
+	c := newCLI(t)
+	c.ok("human-add", "ana", "Ana", "owner")
+	c.ok("project-add", "web", "Web", "--by", "ana")
+	cases := []struct {
+		code string
+		args []string
+	}{
+		{"forbidden", []string{"project-add", "api", "API"}}, // missing --by
+		{"forbidden", []string{"human-add", "bo", "Bo", "viewer"}},
+		{"forbidden", []string{"project-add", "api", "API", "--by", "nobody"}},
+		{"invalid_request", []string{"project-add", "Bad_ID", "API", "--by", "ana"}},
+		{"invalid_request", []string{"agent-register", "a1", "--by", "ana", "--client", "code", "--projects", "web", "--scope", "task work"}},
+		{"invalid_request", []string{"agent-register", "a1", "--by", "ana", "--client", "code", "--projects", "web", "--limits", `{"runs": -1}`}},
+		{"invalid_request", []string{"agent-register", "a1", "--by", "ana", "--client", "code", "--projects", "web", "--limits", `{"runs": NaN}`}},
+		{"invalid_request", []string{"agent-register", "a1", "--by", "ana", "--client", "code", "--projects", "web", "--limits", `{"runs": "abc"}`}},
+		{"invalid_request", []string{"agent-register", "a1", "--by", "ana", "--client", "code", "--projects", "web", "--limits", `[1]`}},
+		{"invalid_request", []string{"agent-register", "a1", "--by", "ana", "--client", "code", "--projects", "web", "--delegations", "x"}},
+		{"project_required", []string{"agent-register", "a1", "--by", "ana", "--client", "code"}},
+		{"not_found", []string{"agent-prefs", "ghost", `{}`, "--by", "ana"}},
+		{"invalid_request", []string{"agent-prefs", "ghost", `{"a":"` + strings.Repeat("x", 4001) + `"}`, "--by", "ana"}},
+		{"invalid_request", []string{"human-add", "bo", "Bo"}},
+		{"invalid_request", []string{"no-such-command"}},
+		{"invalid_request", []string{"payload-erase", "first", "--by", "ana"}},
+		{"not_found", []string{"mandate-revoke", "not-a-uuid", "--by", "ana"}},
+		{"not_found", []string{"log-verify", "--org", "nowhere"}},
+		{"not_found", []string{"org-halt", "nowhere"}},
+	}
+	before := c.ok("org-list")["value"]
+	for _, tc := range cases {
+		c.refused(tc.code, tc.args...)
+	}
+	require.Equal(t, before, c.ok("org-list")["value"], "refusals changed no organization")
+	c.ok("log-verify")
+}
+
+func TestHelp(t *testing.T) {
+	c := newCLI(t)
+	code, out, _ := c.run("--help")
+	require.Zero(t, code)
+	for name, cmd := range commands() {
+		require.Contains(t, out, name)
+		code, sub, _ := c.run(name, "--help")
+		require.Zero(t, code, name)
+		require.Contains(t, sub, "Usage: pact-admin "+name)
+		require.Contains(t, sub, cmd.summary)
+	}
+}

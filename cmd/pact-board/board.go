@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/pactboard/pact/core/boot"
+	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/core/mandate"
+)
+
+// shutdownGrace is how long in-flight requests get after SIGTERM.
+const shutdownGrace = 20 * time.Second
+
+// Main is one run of the board: the wiring of main, kept apart so an
+// end-to-end test can start the real board in-process.
+type Main struct {
+	Config *boot.Config
+	Logger hclog.Logger
+	// Demo asks for the demo owner, project and agent on first start.
+	Demo bool
+	// Out is where --demo prints how to connect the agent; nil discards.
+	Out io.Writer
+
+	ready chan struct{}
+	addr  net.Addr
+
+	mu      sync.Mutex
+	release func() error
+	closed  bool
+}
+
+// NewMain prepares a board run with cfg; a nil logger discards logs.
+func NewMain(cfg *boot.Config, logger hclog.Logger) *Main {
+	if logger == nil {
+		logger = hclog.NewNullLogger()
+	}
+	return &Main{Config: cfg, Logger: logger, Out: io.Discard, ready: make(chan struct{})}
+}
+
+// Ready is closed once the board listens; Addr is valid from then on.
+func (m *Main) Ready() <-chan struct{} { return m.ready }
+
+// Addr is the address the board listens on (useful with PORT=0).
+func (m *Main) Addr() net.Addr { return m.addr }
+
+// Run starts the board and serves until ctx ends, then shuts down: the
+// server gets shutdownGrace to finish in-flight requests, then the workers
+// stop. Call Close afterwards, whatever Run returned.
+func (m *Main) Run(ctx context.Context) error {
+	signingKey, err := boot.SigningKey(m.Config)
+	if err != nil {
+		return err
+	}
+	keys, err := mandate.ParseKeyring(m.Config.BoardKeys, signingKey)
+	if err != nil {
+		return err
+	}
+	d, release, err := boot.OpenDatabase(ctx, m.Config, m.Logger)
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	m.release = release
+	m.mu.Unlock()
+
+	log := ledger.New(nil)
+	mandates := mandate.NewService(keys, nil)
+	ident := identity.NewService(d, log, mandates, nil)
+	k := kernel.New(kernel.Deps{DB: d, Log: log, Mandates: mandates, Identity: ident, Logger: m.Logger, Config: m.Config})
+	if err := k.Register(wellKnown{keys: keys}); err != nil {
+		return err
+	}
+	if m.Demo {
+		if err := firstRun(ctx, d, ident, m.Config.PublicURL, m.Out); err != nil {
+			return err
+		}
+	}
+
+	ln, err := net.Listen("tcp", m.Config.Addr())
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", m.Config.Addr(), err)
+	}
+	m.addr = ln.Addr()
+	close(m.ready)
+	m.Logger.Info("listening", "addr", ln.Addr().String(), "public_url", m.Config.PublicURL,
+		"role", m.Config.Role, "admin_api", m.Config.AdminAPI)
+	return m.serve(ctx, ln, k)
+}
+
+func (m *Main) serve(ctx context.Context, ln net.Listener, k *kernel.Kernel) error {
+	srv := &http.Server{
+		Handler:           k.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		WriteTimeout:      0, // MCP calls (pact_wait) last up to 50 s
+		ErrorLog:          m.Logger.Named("http").StandardLogger(&hclog.StandardLoggerOptions{InferLevels: true}),
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+
+	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopWork()
+	worked := make(chan error, 1)
+	go func() { worked <- k.Run(workCtx) }()
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+		m.Logger.Info("shutting down", "grace", shutdownGrace)
+	case serveErr = <-served:
+		serveErr = fmt.Errorf("serve: %w", serveErr)
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		m.Logger.Warn("requests still running at the deadline; closing them", "error", err)
+		_ = srv.Close()
+	}
+	stopWork()
+	werr := <-worked
+	m.Logger.Info("stopped")
+	return errors.Join(serveErr, werr)
+}
+
+// Close closes the database and leaves the embedded cluster, stopping
+// PostgreSQL when this was its last user. It is safe to call more than once.
+func (m *Main) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed || m.release == nil {
+		m.closed = true
+		return nil
+	}
+	m.closed = true
+	return m.release()
+}

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pactboard/pact/core/boot"
+	"github.com/pactboard/pact/core/pgtest"
+)
+
+func TestMain(m *testing.M) {
+	installAdminErrors()
+	pgtest.Main(m)
+}
+
+const testSigningKey = "test-signing-key-0123456789abcdefghijkl"
+
+// syncBuffer is a log sink the server's goroutines may share.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// startBoard runs the real board in-process on a free port, against a fresh
+// test database. stop cancels its context (what SIGTERM does) and returns
+// Run's error.
+func startBoard(t *testing.T, extra map[string]string) (base string, logs *syncBuffer, stop func() error) {
+	t.Helper()
+	vars := map[string]string{
+		"DATABASE_URL":     pgtest.NewDSN(t),
+		"PACT_SIGNING_KEY": testSigningKey,
+		"PORT":             "0",
+		"PACT_LOG_LEVEL":   "debug",
+	}
+	for k, v := range extra {
+		vars[k] = v
+	}
+	cfg, err := boot.Load(func(k string) string { return vars[k] })
+	require.NoError(t, err)
+	logs = &syncBuffer{}
+	m := NewMain(cfg, hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Debug}))
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	select {
+	case <-m.Ready():
+	case err := <-done:
+		cancel()
+		t.Fatalf("board did not start: %v\n%s", err, logs)
+	case <-time.After(30 * time.Second):
+		cancel()
+		t.Fatalf("board did not start within 30s\n%s", logs)
+	}
+	var once sync.Once
+	var runErr error
+	stop = func() error {
+		once.Do(func() {
+			cancel()
+			select {
+			case runErr = <-done:
+			case <-time.After(30 * time.Second):
+				t.Fatalf("board did not stop within 30s\n%s", logs)
+			}
+			runErr = errors.Join(runErr, m.Close())
+		})
+		return runErr
+	}
+	t.Cleanup(func() { _ = stop() })
+	return "http://" + m.Addr().String(), logs, stop
+}
+
+func get(t *testing.T, url string) (*http.Response, map[string]any) {
+	t.Helper()
+	resp, err := http.Get(url)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	var body map[string]any
+	require.NoError(t, json.Unmarshal(raw, &body), "body %q", raw)
+	return resp, body
+}
+
+func TestBoardEndToEnd(t *testing.T) {
+	base, logs, stop := startBoard(t, nil)
+
+	resp, body := get(t, base+"/healthz")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Equal(t, map[string]any{"ok": true}, body)
+
+	resp, body = get(t, base+"/readyz")
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%v", body)
+	require.Equal(t, map[string]any{"ok": true}, body)
+
+	resp, body = get(t, base+"/.well-known/pact-keys.json")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Equal(t, "*", resp.Header.Get("Access-Control-Allow-Origin"))
+	keys, ok := body["keys"].([]any)
+	require.True(t, ok, "%v", body)
+	require.NotEmpty(t, keys)
+	for _, k := range keys {
+		jwk := k.(map[string]any)
+		require.Equal(t, "OKP", jwk["kty"])
+		require.Equal(t, "Ed25519", jwk["crv"])
+		require.NotEmpty(t, jwk["kid"])
+		require.NotEmpty(t, jwk["x"])
+		require.NotContains(t, jwk, "d", "a JWK must never carry the private part")
+	}
+
+	resp, body = get(t, base+"/mcp")
+	require.Equal(t, http.StatusNotFound, resp.StatusCode)
+	require.Equal(t, map[string]any{"error": "not_found", "message": "not found"}, body)
+
+	resp, body = get(t, base+"/admin/api/no/such/thing")
+	require.Equal(t, http.StatusNotFound, resp.StatusCode)
+	require.Equal(t, map[string]any{"error": "not_found", "message": "no such admin route"}, body)
+
+	resp, body = get(t, base+"/admin/api/openapi.json")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Equal(t, "3.1.0", body["openapi"])
+
+	require.NoError(t, stop(), "a SIGTERM-style shutdown returns cleanly")
+	require.Contains(t, logs.String(), "shutting down")
+	require.Contains(t, logs.String(), "stopped")
+	require.NotContains(t, logs.String(), testSigningKey, "the signing key is never logged")
+
+	_, err := http.Get(base + "/healthz")
+	require.Error(t, err, "the port is closed after shutdown")
+}
+
+func TestBoardKeysFromPactBoardKeys(t *testing.T) {
+	base, _, _ := startBoard(t, map[string]string{
+		"PACT_SIGNING_KEY": "",
+		"PACT_BOARD_KEYS":  "new=" + strings.Repeat("A", 43) + ",old=" + strings.Repeat("B", 43),
+	})
+	_, body := get(t, base+"/.well-known/pact-keys.json")
+	keys := body["keys"].([]any)
+	require.Len(t, keys, 2)
+	require.Equal(t, "new", keys[0].(map[string]any)["kid"], "the signing key comes first")
+}
+
+func TestBoardAdminService(t *testing.T) {
+	base, _, _ := startBoard(t, map[string]string{"PACT_ROLE": "admin"})
+	resp, body := get(t, base+"/.well-known/pact-keys.json")
+	require.Equal(t, http.StatusNotFound, resp.StatusCode)
+	require.Equal(t, "this service serves /admin/api only", body["message"])
+	resp, _ = get(t, base+"/healthz")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+}
+
+func TestBoardPortInUse(t *testing.T) {
+	base, _, _ := startBoard(t, nil)
+	port := base[strings.LastIndex(base, ":")+1:]
+	var stderr bytes.Buffer
+	code := run(context.Background(), nil, func(k string) string {
+		return map[string]string{
+			"DATABASE_URL": pgtest.NewDSN(t), "PACT_SIGNING_KEY": testSigningKey,
+			"PORT": port, "PACT_LOG_LEVEL": "off",
+		}[k]
+	}, io.Discard, &stderr)
+	require.Equal(t, 1, code)
+	require.Equal(t, 1, strings.Count(stderr.String(), "\n"), stderr.String())
+	require.Contains(t, stderr.String(), "pact-board: listen on 127.0.0.1:"+port)
+}

@@ -1,0 +1,136 @@
+// Package boot is what pact-board and pact-admin share at start-up: the
+// configuration read from the environment, the database (an external one or
+// the embedded default cluster, migrated) and the signing key.
+//
+// Nothing here keeps state between calls: each binary calls Load once, passes
+// the *Config down, and owns what OpenDatabase returns.
+package boot
+
+import (
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+// Role is which service a pact-board process is.
+type Role string
+
+const (
+	// RoleBoard serves everything: MCP, hooks, well-known documents and,
+	// unless PACT_ADMIN_API is off, the Admin API.
+	RoleBoard Role = "board"
+	// RoleAdmin serves only /healthz, /readyz and /admin/api/*, so the kill
+	// switch keeps working when the MCP side is down.
+	RoleAdmin Role = "admin"
+)
+
+// Config is the process configuration, read once from the environment by
+// [Load]. Its fields are never written after Load returns.
+type Config struct {
+	// DatabaseURL is an external PostgreSQL; "" means the embedded default
+	// cluster under DataDir/pg.
+	DatabaseURL string
+	// DataDir holds the embedded cluster and the generated signing key.
+	DataDir string
+
+	// SigningKey is PACT_SIGNING_KEY as given; use [SigningKey] to get the
+	// key the board runs with.
+	SigningKey string
+	// BoardKeys is PACT_BOARD_KEYS: "kid=<seed>" entries, newest first.
+	BoardKeys string
+
+	Host string
+	// Port is the TCP port; 0 asks the kernel for a free one.
+	Port int
+	Role Role
+
+	// PublicURL is how agents reach the board, without a trailing slash.
+	PublicURL string
+	// BoardURL is the board URL used in connector URLs and setup commands.
+	BoardURL   string
+	AuthIssuer string
+
+	AdminAPI        bool
+	AdminRequireMFA bool
+	AdminAudience   string
+	AdminUIURL      string
+
+	SlackWebhookURL string
+
+	// ExportFormat is "", "tenuo" or "biscuit".
+	ExportFormat string
+	// ExportTTL caps the lifetime of exported leaf credentials (at least 60 s).
+	ExportTTL time.Duration
+
+	// StaleAfter is the claim lease.
+	StaleAfter time.Duration
+	// ExpiryWarn is how long before expiry people are warned.
+	ExpiryWarn time.Duration
+
+	SignupEnabled    bool
+	SignupMaxPerHour int
+
+	// LogFormat is "text" or "json"; LogLevel an hclog level name.
+	LogFormat string
+	LogLevel  string
+}
+
+// Addr is HOST:PORT, ready for net.Listen.
+func (c *Config) Addr() string {
+	return joinHostPort(c.Host, c.Port)
+}
+
+// Embedded reports whether the board runs on the embedded default cluster.
+func (c *Config) Embedded() bool { return c.DatabaseURL == "" }
+
+// Load reads the configuration through getenv (os.Getenv in the binaries, a
+// map in tests). Every variable it reads is listed by [Vars], which is what
+// --help prints. An unset or empty variable takes its default.
+//
+// Bad values return one InvalidRequest error that names each offending
+// variable and what it expects.
+func Load(getenv func(string) string) (*Config, error) {
+	c := &Config{}
+	var problems []string
+	for _, v := range vars() {
+		raw := strings.TrimSpace(getenv(v.Name))
+		if raw == "" {
+			raw = v.def
+		}
+		if err := v.set(c, raw); err != nil {
+			problems = append(problems, v.Name+": "+err.Error())
+		}
+	}
+	if len(problems) > 0 {
+		return nil, errs.E(errs.InvalidRequest, "bad configuration: %s", strings.Join(problems, "; "))
+	}
+	c.derive()
+	return c, nil
+}
+
+// derive fills the defaults that depend on other variables.
+func (c *Config) derive() {
+	if c.Port < 0 { // PORT unset: the admin service has its own default
+		c.Port = 8787
+		if c.Role == RoleAdmin {
+			c.Port = 8788
+		}
+	}
+	if c.AdminAudience == "" {
+		c.AdminAudience = c.PublicURL + "/admin"
+	}
+	if c.BoardURL == "" {
+		if base, ok := strings.CutSuffix(c.AdminAudience, "/admin"); ok && base != "" {
+			c.BoardURL = base
+		} else {
+			c.BoardURL = c.PublicURL
+		}
+	}
+	if c.DataDir != "" && !filepath.IsAbs(c.DataDir) {
+		if abs, err := filepath.Abs(c.DataDir); err == nil {
+			c.DataDir = abs
+		}
+	}
+}

@@ -1,0 +1,118 @@
+package boot_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pactboard/pact/core/boot"
+	"github.com/pactboard/pact/core/pgcluster"
+	"github.com/pactboard/pact/core/pgtest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// syncBuffer is a log sink the server's goroutines may share.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func testLogger(out *syncBuffer) hclog.Logger {
+	return hclog.New(&hclog.LoggerOptions{Output: out, Level: hclog.Debug})
+}
+
+func TestOpenDatabaseExternal(t *testing.T) {
+	ctx := context.Background()
+	var logs syncBuffer
+	cfg := config(t, map[string]string{"DATABASE_URL": pgtest.NewDSN(t)})
+	d, release, err := boot.OpenDatabase(ctx, cfg, testLogger(&logs))
+	require.NoError(t, err)
+	require.NoError(t, d.PingContext(ctx))
+	require.Contains(t, logs.String(), "schema is up to date", "the test database is migrated already")
+	require.NoError(t, release())
+}
+
+func TestOpenDatabaseBadURL(t *testing.T) {
+	cfg := config(t, map[string]string{"DATABASE_URL": "postgres://nobody@127.0.0.1:1/none?connect_timeout=2"})
+	_, _, err := boot.OpenDatabase(context.Background(), cfg, hclog.NewNullLogger())
+	require.ErrorContains(t, err, "connect to PostgreSQL")
+}
+
+// The embedded default: the first start initialises and migrates a cluster,
+// the next one finds the data again, and release stops the server.
+func TestOpenDatabaseEmbedded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a PostgreSQL cluster")
+	}
+	ctx := context.Background()
+	// Not t.TempDir: as root the server runs as postgres, which must be able
+	// to enter every parent directory.
+	dir, err := os.MkdirTemp("", "pact-boot-")
+	require.NoError(t, err)
+	require.NoError(t, os.Chmod(dir, 0o755))
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	cfg := config(t, map[string]string{"PACT_DATA_DIR": dir})
+
+	var logs syncBuffer
+	d, release, err := boot.OpenDatabase(ctx, cfg, testLogger(&logs))
+	require.NoError(t, err)
+	require.Contains(t, logs.String(), "embedded PostgreSQL")
+	require.Contains(t, logs.String(), filepath.Join(dir, "pg"))
+	require.Contains(t, logs.String(), "applied migrations")
+	_, err = d.ExecContext(ctx, "INSERT INTO orgs (id, name, system_chain) VALUES ('kept', 'Kept', '_system:kept')")
+	require.NoError(t, err)
+	require.NoError(t, release())
+
+	c, err := pgcluster.New(filepath.Join(dir, "pg"))
+	require.NoError(t, err)
+	require.False(t, c.Running(ctx), "the last user stops the server")
+
+	logs = syncBuffer{}
+	d, release, err = boot.OpenDatabase(ctx, cfg, testLogger(&logs))
+	require.NoError(t, err)
+	defer func() { require.NoError(t, release()) }()
+	require.NotContains(t, logs.String(), "applied migrations")
+	var n int
+	require.NoError(t, d.QueryRowContext(ctx, "SELECT count(*) FROM orgs WHERE id = 'kept'").Scan(&n))
+	require.Equal(t, 1, n, "data survives a restart")
+}
+
+func TestOpenDatabaseWithoutBinaries(t *testing.T) {
+	t.Setenv("PG_BIN", t.TempDir())
+	cfg := config(t, map[string]string{"PACT_DATA_DIR": t.TempDir()})
+	_, _, err := boot.OpenDatabase(context.Background(), cfg, hclog.NewNullLogger())
+	require.ErrorIs(t, err, pgcluster.ErrNoBinaries)
+	require.Contains(t, err.Error(), "apt-get install postgresql")
+	require.False(t, strings.Contains(err.Error(), "\n"), "one line")
+}
+
+func TestConnectDoesNotMigrate(t *testing.T) {
+	ctx := context.Background()
+	var logs syncBuffer
+	cfg := config(t, map[string]string{"DATABASE_URL": pgtest.NewDSN(t)})
+	d, release, err := boot.Connect(ctx, cfg, testLogger(&logs))
+	require.NoError(t, err)
+	require.NoError(t, d.PingContext(ctx))
+	require.NotContains(t, logs.String(), "schema is up to date")
+	require.NoError(t, release())
+}

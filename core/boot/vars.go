@@ -1,0 +1,225 @@
+package boot
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// VarDoc documents one environment variable: --help prints these, and the
+// README's table is written from the same list.
+type VarDoc struct {
+	Name string
+	// Default is what an unset variable means, in words when it is derived.
+	Default string
+	Doc     string
+}
+
+// variable is a VarDoc plus how Load reads it. def is the raw value an unset
+// variable takes; set parses raw (never empty unless def is) into c.
+type variable struct {
+	VarDoc
+	def string
+	set func(c *Config, raw string) error
+}
+
+// Vars lists every environment variable the board reads, in the order --help
+// shows them.
+func Vars() []VarDoc {
+	all := vars()
+	out := make([]VarDoc, len(all))
+	for i, v := range all {
+		out[i] = v.VarDoc
+	}
+	return out
+}
+
+// WriteVars prints the variables as an aligned table, for --help.
+func WriteVars(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "  VARIABLE\tDEFAULT\tMEANING")
+	for _, v := range Vars() {
+		def := v.Default
+		if def == "" {
+			def = "-"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", v.Name, def, v.Doc)
+	}
+	return tw.Flush()
+}
+
+func doc(name, def, text string) VarDoc { return VarDoc{Name: name, Default: def, Doc: text} }
+
+// vars is the table Load runs. Order matters only for documentation.
+func vars() []variable {
+	return []variable{
+		{doc("DATABASE_URL", "embedded", "PostgreSQL connection string; unset runs an embedded cluster under PACT_DATA_DIR/pg"),
+			"", func(c *Config, s string) error { c.DatabaseURL = s; return nil }},
+		{doc("PACT_DATA_DIR", ".pact", "directory for the embedded cluster and the generated signing key"),
+			".pact", func(c *Config, s string) error { c.DataDir = s; return nil }},
+		{doc("PG_BIN", "searched", "directory holding initdb, pg_ctl and postgres (else PATH, else /usr/lib/postgresql/*/bin)"),
+			"", func(*Config, string) error { return nil }}, // read by core/pgcluster
+		{doc("PACT_SIGNING_KEY", "generated", "at least 32 random characters; required with DATABASE_URL unless PACT_BOARD_KEYS is set; "+
+			"verifies legacy HMAC mandates and seeds the Ed25519 key; embedded default: PACT_DATA_DIR/signing.key"),
+			"", func(c *Config, s string) error { c.SigningKey = s; return nil }},
+		{doc("PACT_BOARD_KEYS", "", "kid=<base64url 32-byte seed>,… newest first; the first signs, all verify"),
+			"", func(c *Config, s string) error { c.BoardKeys = s; return nil }},
+		{doc("HOST", "127.0.0.1", "address to listen on"),
+			"127.0.0.1", func(c *Config, s string) error { c.Host = s; return nil }},
+		{doc("PORT", "8787", "TCP port (8788 when PACT_ROLE=admin; 0 picks a free port)"),
+			"", setPort},
+		{doc("PACT_ROLE", "board", "board, or admin to serve only /healthz, /readyz and /admin/api/*"),
+			"board", setRole},
+		{doc("PACT_PUBLIC_URL", "http://127.0.0.1:8787", "URL agents use to reach the board (trailing / stripped)"),
+			"http://127.0.0.1:8787", func(c *Config, s string) (err error) { c.PublicURL, err = httpURL(s); return }},
+		{doc("PACT_BOARD_URL", "derived", "board URL in connector URLs and setup commands; else PACT_ADMIN_AUDIENCE minus /admin, else PACT_PUBLIC_URL"),
+			"", func(c *Config, s string) (err error) { c.BoardURL, err = optionalURL(s); return }},
+		{doc("PACT_AUTH_ISSUER", "", "OAuth issuer for people and agents; unset accepts agent tokens only"),
+			"", func(c *Config, s string) (err error) { c.AuthIssuer, err = optionalURL(s); return }},
+		{doc("PACT_ADMIN_API", "on", "on/off: off makes this process answer 404 on /admin/api/*"),
+			"on", func(c *Config, s string) (err error) { c.AdminAPI, err = parseSwitch(s); return }},
+		{doc("PACT_ADMIN_REQUIRE_MFA", "on", "on/off: require the admin token's amr to contain mfa"),
+			"on", func(c *Config, s string) (err error) { c.AdminRequireMFA, err = parseSwitch(s); return }},
+		{doc("PACT_ADMIN_AUDIENCE", "<PACT_PUBLIC_URL>/admin", "audience of admin tokens"),
+			"", func(c *Config, s string) error { c.AdminAudience = strings.TrimRight(s, "/"); return nil }},
+		{doc("PACT_ADMIN_UI_URL", "", "Admin UI base URL for task links in notifications (<base>/tasks/<id>)"),
+			"", func(c *Config, s string) (err error) { c.AdminUIURL, err = optionalURL(s); return }},
+		{doc("PACT_SLACK_WEBHOOK_URL", "", "Slack webhook for the default organization until it sets its own"),
+			"", func(c *Config, s string) (err error) { c.SlackWebhookURL, err = optionalURL(s); return }},
+		{doc("PACT_EXPORT_FORMAT", "", "tenuo or biscuit: export a credential on every claim; unset exports none"),
+			"", setExportFormat},
+		{doc("PACT_EXPORT_TTL_HOURS", "24", "lifetime cap of exported leaf credentials, in hours (at least 60 s)"),
+			"24", setExportTTL},
+		{doc("PACT_STALE_MINUTES", "30", "claim lease: a claim with no heartbeat for this long is stale"),
+			"30", func(c *Config, s string) (err error) { c.StaleAfter, err = positive(s, time.Minute); return }},
+		{doc("PACT_EXPIRY_WARN_HOURS", "48", "warn this long before a mandate or token expires"),
+			"48", func(c *Config, s string) (err error) { c.ExpiryWarn, err = positive(s, time.Hour); return }},
+		{doc("PACT_SIGNUP_ENABLED", "off", "on/off: open self-service sign-up"),
+			"off", func(c *Config, s string) (err error) { c.SignupEnabled, err = parseSwitch(s); return }},
+		{doc("PACT_SIGNUP_MAX_PER_HOUR", "30", "sign-up circuit breaker (not a number: 30; below 0: 0)"),
+			"30", setSignupMax},
+		{doc("PACT_LOG_FORMAT", "text", "text or json"),
+			"text", setLogFormat},
+		{doc("PACT_LOG_LEVEL", "info", "trace, debug, info, warn, error or off"),
+			"info", setLogLevel},
+	}
+}
+
+func setPort(c *Config, s string) error {
+	if s == "" {
+		c.Port = -1 // derive picks the role's default
+		return nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("%q is not a port number; expected an integer from 0 to 65535", s)
+	}
+	c.Port = n
+	return nil
+}
+
+func setRole(c *Config, s string) error {
+	switch Role(strings.ToLower(s)) {
+	case RoleBoard:
+		c.Role = RoleBoard
+	case RoleAdmin:
+		c.Role = RoleAdmin
+	default:
+		return fmt.Errorf("%q is not a role; expected board or admin", s)
+	}
+	return nil
+}
+
+func setExportFormat(c *Config, s string) error {
+	switch f := strings.ToLower(s); f {
+	case "", "tenuo", "biscuit":
+		c.ExportFormat = f
+		return nil
+	}
+	return fmt.Errorf("%q is not an export format; expected tenuo, biscuit or unset", s)
+}
+
+func setExportTTL(c *Config, s string) error {
+	h, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(h) || math.IsInf(h, 0) || h <= 0 || h > 24*366 {
+		return fmt.Errorf("%q is not a duration; expected a positive number of hours", s)
+	}
+	c.ExportTTL = max(time.Duration(h*float64(time.Hour)), time.Minute)
+	return nil
+}
+
+// setSignupMax follows the original: a circuit breaker must never keep the
+// board from starting, so a non-number means the default and a negative 0.
+func setSignupMax(c *Config, s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		n = 30
+	}
+	c.SignupMaxPerHour = max(n, 0)
+	return nil
+}
+
+func setLogFormat(c *Config, s string) error {
+	switch f := strings.ToLower(s); f {
+	case "text", "json":
+		c.LogFormat = f
+		return nil
+	}
+	return fmt.Errorf("%q is not a log format; expected text or json", s)
+}
+
+func setLogLevel(c *Config, s string) error {
+	switch l := strings.ToLower(s); l {
+	case "trace", "debug", "info", "warn", "error", "off":
+		c.LogLevel = l
+		return nil
+	}
+	return fmt.Errorf("%q is not a log level; expected trace, debug, info, warn, error or off", s)
+}
+
+func positive(s string, unit time.Duration) (time.Duration, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n <= 0 || n > math.MaxInt32 {
+		return 0, fmt.Errorf("%q is not a positive whole number", s)
+	}
+	return time.Duration(n) * unit, nil
+}
+
+// parseSwitch reads on/off in the spellings the original accepts.
+func parseSwitch(s string) (bool, error) {
+	switch strings.ToLower(s) {
+	case "1", "true", "yes", "on":
+		return true, nil
+	case "0", "false", "no", "off":
+		return false, nil
+	}
+	return false, fmt.Errorf("%q is not a switch; expected on or off (also 1/0, true/false, yes/no)", s)
+}
+
+// httpURL checks s is an absolute http(s) URL and strips trailing slashes.
+func httpURL(s string) (string, error) {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		// The value is not echoed: a webhook URL is a secret.
+		return "", errors.New("expected an absolute http:// or https:// URL")
+	}
+	return strings.TrimRight(s, "/"), nil
+}
+
+func optionalURL(s string) (string, error) {
+	if s == "" {
+		return "", nil
+	}
+	return httpURL(s)
+}
+
+func joinHostPort(host string, port int) string {
+	return net.JoinHostPort(host, strconv.Itoa(port))
+}

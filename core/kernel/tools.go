@@ -1,0 +1,179 @@
+package kernel
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/uptrace/bun"
+
+	"github.com/pactboard/pact/core/db"
+	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+// Tool is an MCP tool a module registers. Its body runs inside the
+// tool-call pipeline (Tools.Call), never on its own, so no tool can skip the
+// gate, the log entry or the refusal rule.
+type Tool struct {
+	// Name is what agents call, e.g. pact_post.
+	Name string
+	// Title and Description are shown to agents; the description says what
+	// the tool does and when to use it.
+	Title, Description string
+	// Input is the JSON schema of the arguments; every property has a
+	// description an agent can act on.
+	Input *jsonschema.Schema
+	// Run is the tool body. It runs in the call's transaction and fills in
+	// the call's entry (project, task, mandate chain) as it learns them.
+	Run func(ctx context.Context, c *Call) (any, error)
+}
+
+// Call is one tool call in the pipeline.
+type Call struct {
+	// AgentID is the caller, taken from the URL and its credential, never
+	// from the arguments.
+	AgentID string
+	// OrgID is the caller's organization.
+	OrgID string
+	// Args are the call's arguments, as sent.
+	Args json.RawMessage
+	// Tx is the call's transaction: the body's writes and the entry commit
+	// together.
+	Tx bun.Tx
+	// Entry is what the log will record. Its payload defaults to Args.
+	Entry *ledger.Entry
+}
+
+// Tools is the registry of MCP tools and the one path every call takes.
+type Tools struct {
+	db  *db.DB
+	log *ledger.Log
+
+	mu    sync.Mutex
+	tools map[string]*Tool
+	order []string
+}
+
+var toolName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+
+// NewTools returns an empty registry over d and log.
+func NewTools(d *db.DB, log *ledger.Log) *Tools {
+	return &Tools{db: d, log: log, tools: map[string]*Tool{}}
+}
+
+// Add registers t. It refuses a malformed or duplicate name, a tool without
+// a description, an input schema or a body.
+func (r *Tools) Add(t Tool) error {
+	switch {
+	case !toolName.MatchString(t.Name):
+		return fmt.Errorf("tool name %q must match %s", t.Name, toolName)
+	case t.Description == "" || t.Title == "":
+		return fmt.Errorf("tool %s needs a title and a description", t.Name)
+	case t.Input == nil:
+		return fmt.Errorf("tool %s needs an input schema", t.Name)
+	case t.Run == nil:
+		return fmt.Errorf("tool %s has no body", t.Name)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, dup := r.tools[t.Name]; dup {
+		return fmt.Errorf("tool %s is registered twice", t.Name)
+	}
+	r.tools[t.Name] = &t
+	r.order = append(r.order, t.Name)
+	return nil
+}
+
+// List returns the registered tools in registration order: the population
+// tool-wide tests iterate over.
+func (r *Tools) List() []*Tool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]*Tool, 0, len(r.order))
+	for _, n := range r.order {
+		out = append(out, r.tools[n])
+	}
+	return out
+}
+
+// Names returns the registered tool names, sorted.
+func (r *Tools) Names() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Sorted(slices.Values(r.order))
+}
+
+// Call runs tool name for agent with args through the pipeline:
+//
+//  1. gate, in the call's transaction: agent_unknown when the agent does
+//     not exist; system_halted when the platform's or its organization's
+//     kill switch is on; agent_paused when it is paused, banned or replaced;
+//  2. last_seen is stamped;
+//  3. the tool body runs;
+//  4. on success the entry (actor agent:<id>, action = the tool's name,
+//     outcome ok) is appended in the same transaction, which then commits;
+//  5. on a refusal everything rolls back and the entry is appended with the
+//     refusal's code in a transaction of its own (ledger.Record).
+//
+// Errors other than refusals are returned unlogged; callers translate them.
+func (r *Tools) Call(ctx context.Context, agent, name string, args json.RawMessage) (any, error) {
+	r.mu.Lock()
+	t, ok := r.tools[name]
+	r.mu.Unlock()
+	if !ok {
+		return nil, errs.E(errs.InvalidRequest, "there is no tool %s", name)
+	}
+	if len(args) == 0 {
+		args = json.RawMessage(`{}`)
+	}
+	var result any
+	e := ledger.Entry{Actor: "agent:" + agent, AgentID: agent, Action: name, Payload: args}
+	err := r.log.Record(ctx, r.db, e, func(ctx context.Context, tx bun.Tx, e *ledger.Entry) error {
+		org, err := gate(ctx, tx, agent)
+		if org != "" {
+			e.OrgID = org
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE agents SET last_seen = now() WHERE id = ?`, agent); err != nil {
+			return err
+		}
+		result, err = t.Run(ctx, &Call{AgentID: agent, OrgID: org, Args: args, Tx: tx, Entry: e})
+		return err
+	})
+	return result, err
+}
+
+// gate refuses a call the agent may not make at all, in one query.
+func gate(ctx context.Context, tx bun.IDB, agent string) (org string, err error) {
+	var rows []struct {
+		OrgID      string  `bun:"org_id"`
+		Status     string  `bun:"status"`
+		ReplacedBy *string `bun:"replaced_by"`
+		Halted     bool    `bun:"halted"`
+	}
+	err = tx.NewRaw(`SELECT a.org_id, a.status, a.replaced_by, (s.halted OR o.halted) AS halted
+		FROM agents a JOIN orgs o ON o.id = a.org_id CROSS JOIN system_state s WHERE a.id = ?`, agent).Scan(ctx, &rows)
+	if err != nil {
+		return "", err
+	}
+	if len(rows) == 0 {
+		return "", errs.E(errs.AgentUnknown, "agent %s is not registered on this board", agent)
+	}
+	a := rows[0]
+	switch {
+	case a.Halted:
+		return a.OrgID, errs.E(errs.SystemHalted, "the kill switch is on; the board takes no calls until a person turns it off")
+	case a.Status != "active" && a.ReplacedBy != nil:
+		return a.OrgID, errs.E(errs.AgentPaused, "agent %s was replaced by %s: connect to /mcp/a/%s and use that agent from now on", agent, *a.ReplacedBy, *a.ReplacedBy)
+	case a.Status != "active":
+		return a.OrgID, errs.E(errs.AgentPaused, "agent %s is %s", agent, a.Status)
+	}
+	return a.OrgID, nil
+}

@@ -1,0 +1,154 @@
+package kernel_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pactboard/pact/core/db"
+	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/core/pgtest"
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+// freezeTool freezes project "web", then refuses when asked to: the freeze
+// shows whether the body's writes survived.
+func freezeTool() kernel.Tool {
+	return kernel.Tool{
+		Name: "demo_freeze", Title: "Freeze", Description: "Freezes project web; refuses when refuse is true.",
+		Input: &jsonschema.Schema{Type: "object"},
+		Run: func(ctx context.Context, c *kernel.Call) (any, error) {
+			if _, err := c.Tx.ExecContext(ctx, `UPDATE projects SET frozen = true WHERE id = 'web'`); err != nil {
+				return nil, err
+			}
+			c.Entry.ProjectID = "web"
+			var in struct{ Refuse, Crash bool }
+			_ = json.Unmarshal(c.Args, &in)
+			if in.Refuse {
+				return nil, errs.E(errs.ScopeExceeded, "not allowed")
+			}
+			if in.Crash {
+				return nil, errors.New("boom")
+			}
+			return map[string]string{"agent": c.AgentID, "org": c.OrgID}, nil
+		},
+	}
+}
+
+func toolFixture(t *testing.T) (*db.DB, *kernel.Tools) {
+	d := pgtest.New(t)
+	_, err := d.ExecContext(context.Background(), `
+		INSERT INTO humans (id, org_id, name, role) VALUES ('ana', 'default', 'Ana', 'owner');
+		INSERT INTO projects (id, org_id, name, created_by) VALUES ('web', 'default', 'Web', 'ana');
+		INSERT INTO agents (id, org_id, owner, client) VALUES ('code-web', 'default', 'ana', 'code'), ('code-new', 'default', 'ana', 'code');`)
+	require.NoError(t, err)
+	r := kernel.NewTools(d, ledger.New(nil))
+	require.NoError(t, r.Add(freezeTool()))
+	return d, r
+}
+
+type state struct {
+	Frozen   bool    `bun:"frozen"`
+	LastSeen *string `bun:"last_seen"`
+	Entries  int     `bun:"entries"`
+	Outcome  *string `bun:"outcome"`
+	Agent    *string `bun:"agent_id"`
+	Chain    *string `bun:"chain_key"`
+}
+
+func snapshot(t *testing.T, d *db.DB) state {
+	var s state
+	require.NoError(t, d.NewRaw(`SELECT (SELECT frozen FROM projects WHERE id = 'web') AS frozen,
+		(SELECT last_seen::text FROM agents WHERE id = 'code-web') AS last_seen,
+		(SELECT count(*) FROM entries) AS entries,
+		(SELECT outcome FROM entries ORDER BY id DESC LIMIT 1) AS outcome,
+		(SELECT agent_id FROM entries ORDER BY id DESC LIMIT 1) AS agent_id,
+		(SELECT chain_key FROM entries ORDER BY id DESC LIMIT 1) AS chain_key`).Scan(context.Background(), &s))
+	return s
+}
+
+func TestToolCallCommitsTheBodyWithItsEntry(t *testing.T) {
+	d, r := toolFixture(t)
+	out, err := r.Call(context.Background(), "code-web", "demo_freeze", nil)
+	require.NoError(t, err)
+	require.Equal(t, map[string]string{"agent": "code-web", "org": "default"}, out)
+	s := snapshot(t, d)
+	require.True(t, s.Frozen)
+	require.NotNil(t, s.LastSeen)
+	require.Equal(t, 1, s.Entries)
+	require.Equal(t, "ok", *s.Outcome)
+	require.Equal(t, "web", *s.Chain)
+}
+
+func TestARefusedToolCallChangesNothingButItsEntry(t *testing.T) {
+	d, r := toolFixture(t)
+	_, err := r.Call(context.Background(), "code-web", "demo_freeze", json.RawMessage(`{"refuse": true}`))
+	require.Equal(t, errs.ScopeExceeded, errs.CodeOf(err))
+	s := snapshot(t, d)
+	require.False(t, s.Frozen, "the body's write rolled back")
+	require.Nil(t, s.LastSeen, "last_seen rolled back with it")
+	require.Equal(t, 1, s.Entries)
+	require.Equal(t, "scope_exceeded", *s.Outcome)
+	require.Equal(t, "code-web", *s.Agent)
+
+	_, err = r.Call(context.Background(), "code-web", "demo_freeze", json.RawMessage(`{"crash": true}`))
+	require.Equal(t, errs.Internal, errs.CodeOf(err))
+	require.Equal(t, 1, snapshot(t, d).Entries, "an internal error is not a refusal and is not logged")
+}
+
+func TestTheGateRefusesBeforeTheBodyRuns(t *testing.T) {
+	ctx := context.Background()
+	cases := []struct {
+		name, setup, agent string
+		want               errs.Code
+		message            string
+	}{
+		{"unknown agent", ``, "ghost", errs.AgentUnknown, "agent ghost is not registered on this board"},
+		{"platform halted", `UPDATE system_state SET halted = true`, "code-web", errs.SystemHalted, ""},
+		{"org halted", `UPDATE orgs SET halted = true WHERE id = 'default'`, "code-web", errs.SystemHalted, ""},
+		{"paused", `UPDATE agents SET status = 'paused' WHERE id = 'code-web'`, "code-web", errs.AgentPaused, "agent code-web is paused"},
+		{"replaced", `UPDATE agents SET status = 'banned', replaced_by = 'code-new' WHERE id = 'code-web'`, "code-web", errs.AgentPaused,
+			"agent code-web was replaced by code-new: connect to /mcp/a/code-new and use that agent from now on"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d, r := toolFixture(t)
+			if tc.setup != "" {
+				_, err := d.ExecContext(ctx, tc.setup)
+				require.NoError(t, err)
+			}
+			_, err := r.Call(ctx, tc.agent, "demo_freeze", nil)
+			require.Equal(t, tc.want, errs.CodeOf(err))
+			if tc.message != "" {
+				e, _ := errs.As(err)
+				require.Equal(t, tc.message, e.Message)
+			}
+			s := snapshot(t, d)
+			require.False(t, s.Frozen)
+			require.Equal(t, 1, s.Entries)
+			require.Equal(t, string(tc.want), *s.Outcome)
+		})
+	}
+}
+
+func TestToolRegistryRefusesBadTools(t *testing.T) {
+	_, r := toolFixture(t)
+	require.Error(t, r.Add(freezeTool()), "duplicate")
+	bad := freezeTool()
+	bad.Name = "Bad Name"
+	require.Error(t, r.Add(bad))
+	noSchema := freezeTool()
+	noSchema.Name, noSchema.Input = "other", nil
+	require.Error(t, r.Add(noSchema))
+	noDoc := freezeTool()
+	noDoc.Name, noDoc.Description = "other", ""
+	require.Error(t, r.Add(noDoc))
+	require.Equal(t, []string{"demo_freeze"}, r.Names())
+	_, err := r.Call(context.Background(), "code-web", "nope", nil)
+	require.Equal(t, errs.InvalidRequest, errs.CodeOf(err))
+}
