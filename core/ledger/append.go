@@ -81,7 +81,21 @@ type hashed struct {
 	PrevHash     string   `json:"prev_hash"`
 }
 
-func (h hashed) sum() (string, error) { return canon.Hash(h) }
+// sum hashes the fields as a map, which canon encodes without a detour
+// through encoding/json (verification calls this once per entry).
+func (h hashed) sum() (string, error) {
+	opt := func(p *string) any {
+		if p == nil {
+			return nil
+		}
+		return *p
+	}
+	return canon.Hash(map[string]any{
+		"chain_key": h.ChainKey, "project_id": opt(h.ProjectID), "task_id": opt(h.TaskID),
+		"agent_id": opt(h.AgentID), "actor": h.Actor, "mandate_chain": h.MandateChain, "action": h.Action,
+		"payload_hash": h.PayloadHash, "outcome": h.Outcome, "at": h.At, "prev_hash": h.PrevHash,
+	})
+}
 
 // Append adds e at the end of its chain inside tx. The chain head is locked
 // until tx ends, so appends to one chain serialise and never fork.
