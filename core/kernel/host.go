@@ -42,6 +42,13 @@ func (h *Host) Identity() *identity.Service { return h.k.deps.Identity }
 // tool-call pipeline (gate, transaction, log entry, refusal rule).
 func (h *Host) Tool(t Tool) error { return h.k.tools.Add(t) }
 
+// Resource registers an MCP resource template.
+func (h *Host) Resource(r Resource) error { return h.k.res.Add(r) }
+
+// Tools returns the tool pipeline, for modules whose other surfaces (MCP
+// resources, hook endpoints) must run a tool call exactly as an agent would.
+func (h *Host) Tools() *Tools { return h.k.tools }
+
 // Logger returns the board's logger, named after the module.
 func (h *Host) Logger() hclog.Logger { return h.logger }
 

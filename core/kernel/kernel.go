@@ -61,6 +61,7 @@ type Kernel struct {
 	api    huma.API
 	admin  huma.API
 	tools  *Tools
+	res    *Resources
 
 	mu      sync.Mutex
 	modules []string
@@ -91,6 +92,7 @@ func New(deps Deps) *Kernel {
 		backoffMax: time.Minute,
 	}
 	k.tools = NewTools(deps.DB, deps.Log)
+	k.res = &Resources{}
 	if _, ok := huma.NewError(0, "").(*AdminError); !ok {
 		k.logger.Error("huma.NewError is not kernel.NewAdminError: Admin API errors will not follow the error model; " +
 			"cmd must assign it before building the kernel")
@@ -175,6 +177,9 @@ func (k *Kernel) Routes() []string {
 
 // Tools returns the MCP tool registry and its pipeline.
 func (k *Kernel) Tools() *Tools { return k.tools }
+
+// Resources returns the MCP resource templates.
+func (k *Kernel) Resources() *Resources { return k.res }
 
 // OpenAPI returns the Admin API document.
 func (k *Kernel) OpenAPI() *huma.OpenAPI { return k.api.OpenAPI() }

@@ -54,16 +54,17 @@ type Tools struct {
 	db  *db.DB
 	log *ledger.Log
 
-	mu    sync.Mutex
-	tools map[string]*Tool
-	order []string
+	mu       sync.Mutex
+	tools    map[string]*Tool
+	resolved map[string]*jsonschema.Resolved
+	order    []string
 }
 
 var toolName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 
 // NewTools returns an empty registry over d and log.
 func NewTools(d *db.DB, log *ledger.Log) *Tools {
-	return &Tools{db: d, log: log, tools: map[string]*Tool{}}
+	return &Tools{db: d, log: log, tools: map[string]*Tool{}, resolved: map[string]*jsonschema.Resolved{}}
 }
 
 // Add registers t. It refuses a malformed or duplicate name, a tool without
@@ -79,12 +80,20 @@ func (r *Tools) Add(t Tool) error {
 	case t.Run == nil:
 		return fmt.Errorf("tool %s has no body", t.Name)
 	}
+	if t.Input.Type != "object" {
+		return fmt.Errorf("tool %s: its input schema must be of type object", t.Name)
+	}
+	resolved, err := t.Input.Resolve(nil)
+	if err != nil {
+		return fmt.Errorf("tool %s: input schema: %w", t.Name, err)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, dup := r.tools[t.Name]; dup {
 		return fmt.Errorf("tool %s is registered twice", t.Name)
 	}
 	r.tools[t.Name] = &t
+	r.resolved[t.Name] = resolved
 	r.order = append(r.order, t.Name)
 	return nil
 }
@@ -113,7 +122,8 @@ func (r *Tools) Names() []string {
 //  1. gate, in the call's transaction: agent_unknown when the agent does
 //     not exist; system_halted when the platform's or its organization's
 //     kill switch is on; agent_paused when it is paused, banned or replaced;
-//  2. last_seen is stamped;
+//  2. the arguments are checked against the tool's input schema
+//     (invalid_request naming what is wrong); last_seen is stamped;
 //  3. the tool body runs;
 //  4. on success the entry (actor agent:<id>, action = the tool's name,
 //     outcome ok) is appended in the same transaction, which then commits;
@@ -124,6 +134,7 @@ func (r *Tools) Names() []string {
 func (r *Tools) Call(ctx context.Context, agent, name string, args json.RawMessage) (any, error) {
 	r.mu.Lock()
 	t, ok := r.tools[name]
+	schema := r.resolved[name]
 	r.mu.Unlock()
 	if !ok {
 		return nil, errs.E(errs.InvalidRequest, "there is no tool %s", name)
@@ -132,13 +143,20 @@ func (r *Tools) Call(ctx context.Context, agent, name string, args json.RawMessa
 		args = json.RawMessage(`{}`)
 	}
 	var result any
-	e := ledger.Entry{Actor: "agent:" + agent, AgentID: agent, Action: name, Payload: args}
+	var payload any = args
+	if !json.Valid(args) {
+		payload = map[string]string{"unparsed_arguments": string(args)} // still logged, as text
+	}
+	e := ledger.Entry{Actor: "agent:" + agent, AgentID: agent, Action: name, Payload: payload}
 	err := r.log.Record(ctx, r.db, e, func(ctx context.Context, tx bun.Tx, e *ledger.Entry) error {
 		org, err := gate(ctx, tx, agent)
 		if org != "" {
 			e.OrgID = org
 		}
 		if err != nil {
+			return err
+		}
+		if err := validArgs(schema, args); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE agents SET last_seen = now() WHERE id = ?`, agent); err != nil {
@@ -176,4 +194,19 @@ func gate(ctx context.Context, tx bun.IDB, agent string) (org string, err error)
 		return a.OrgID, errs.E(errs.AgentPaused, "agent %s is %s", agent, a.Status)
 	}
 	return a.OrgID, nil
+}
+
+// validArgs checks args against the tool's input schema.
+func validArgs(schema *jsonschema.Resolved, args json.RawMessage) error {
+	var v any
+	if err := json.Unmarshal(args, &v); err != nil {
+		return errs.E(errs.InvalidRequest, "the arguments are not valid JSON: %v", err)
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return errs.E(errs.InvalidRequest, "the arguments must be a JSON object")
+	}
+	if err := schema.Validate(v); err != nil {
+		return errs.E(errs.InvalidRequest, "invalid arguments: %v", err)
+	}
+	return nil
 }

@@ -21,7 +21,9 @@ import (
 func freezeTool() kernel.Tool {
 	return kernel.Tool{
 		Name: "demo_freeze", Title: "Freeze", Description: "Freezes project web; refuses when refuse is true.",
-		Input: &jsonschema.Schema{Type: "object"},
+		Input: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{
+			"refuse": {Type: "boolean"}, "crash": {Type: "boolean"},
+		}, AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}},
 		Run: func(ctx context.Context, c *kernel.Call) (any, error) {
 			if _, err := c.Tx.ExecContext(ctx, `UPDATE projects SET frozen = true WHERE id = 'web'`); err != nil {
 				return nil, err
@@ -96,9 +98,16 @@ func TestARefusedToolCallChangesNothingButItsEntry(t *testing.T) {
 	require.Equal(t, "scope_exceeded", *s.Outcome)
 	require.Equal(t, "code-web", *s.Agent)
 
+	for _, bad := range []string{`{"refuse": "yes"}`, `{"unknown": 1}`, `[1]`, `{`} {
+		_, err = r.Call(context.Background(), "code-web", "demo_freeze", json.RawMessage(bad))
+		require.Equal(t, errs.InvalidRequest, errs.CodeOf(err), bad)
+	}
+	require.Equal(t, 5, snapshot(t, d).Entries, "mistyped arguments are refused, logged, and change nothing")
+	require.False(t, snapshot(t, d).Frozen)
+
 	_, err = r.Call(context.Background(), "code-web", "demo_freeze", json.RawMessage(`{"crash": true}`))
 	require.Equal(t, errs.Internal, errs.CodeOf(err))
-	require.Equal(t, 1, snapshot(t, d).Entries, "an internal error is not a refusal and is not logged")
+	require.Equal(t, 5, snapshot(t, d).Entries, "an internal error is not a refusal and is not logged")
 }
 
 func TestTheGateRefusesBeforeTheBodyRuns(t *testing.T) {
