@@ -139,7 +139,7 @@ func (r *Tools) Call(ctx context.Context, agent, name string, args json.RawMessa
 	if !ok {
 		return nil, errs.E(errs.InvalidRequest, "there is no tool %s", name)
 	}
-	if len(args) == 0 {
+	if len(args) == 0 || string(args) == "null" { // no arguments at all
 		args = json.RawMessage(`{}`)
 	}
 	var result any

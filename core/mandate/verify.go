@@ -158,3 +158,31 @@ func higherLimit(child, parent map[string]float64) bool {
 	}
 	return false
 }
+
+// Lineage returns the links from the root down to mandate id, unverified:
+// for the log (an entry's mandate_chain) and for checks such as "is any link
+// of this chain revoked". It returns NotFound for an unknown id. Authority is
+// only ever decided by Verify.
+func (s *Service) Lineage(ctx context.Context, tx bun.IDB, id string) (Chain, error) {
+	if _, ok := parseID(id); !ok {
+		return nil, errs.E(errs.NotFound, "mandate %s does not exist", id)
+	}
+	chain, _, _, err := loadChain(ctx, tx, id)
+	if err != nil {
+		return nil, err
+	}
+	if len(chain) == 0 {
+		return nil, errs.E(errs.NotFound, "mandate %s does not exist", id)
+	}
+	return chain, nil
+}
+
+// Revoked reports whether any link of c is revoked.
+func (c Chain) Revoked() bool {
+	for _, m := range c {
+		if m.RevokedAt != nil {
+			return true
+		}
+	}
+	return false
+}

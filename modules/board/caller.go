@@ -1,0 +1,119 @@
+package board
+
+import (
+	"context"
+	"slices"
+
+	"github.com/uptrace/bun"
+
+	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/core/mandate"
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+// Client classes (behavior.md §6.0).
+var (
+	// postOnly clients post and watch tasks but never claim them.
+	postOnly = map[string]bool{"chat": true}
+	// wakeless clients work only while a person has them open.
+	wakeless = map[string]bool{"chat": true, "cowork": true, "design": true}
+)
+
+// caller is the agent making a call, loaded once per call.
+type caller struct {
+	ID, OrgID, Client string
+	Projects          []string
+}
+
+func (c *caller) in(project string) bool { return slices.Contains(c.Projects, project) }
+
+func loadCaller(ctx context.Context, tx bun.IDB, id string) (*caller, error) {
+	var c caller
+	err := tx.NewRaw(`SELECT a.id, a.org_id, a.client,
+		coalesce((SELECT array_agg(project_id ORDER BY project_id) FROM agent_projects WHERE agent_id = a.id), '{}')
+		FROM agents a WHERE a.id = ?`, id).Scan(ctx, &c.ID, &c.OrgID, &c.Client, pgStrings(&c.Projects))
+	return &c, err
+}
+
+// project is what the tools need to know of a project.
+type project struct {
+	ID, OrgID, Name    string
+	Production, Frozen bool
+}
+
+func loadProject(ctx context.Context, tx bun.IDB, id string) (*project, error) {
+	var ps []project
+	err := tx.NewRaw(`SELECT id, org_id, name, production, frozen FROM projects WHERE id = ?`, id).Scan(ctx, &ps)
+	if err != nil || len(ps) == 0 {
+		return nil, err
+	}
+	return &ps[0], nil
+}
+
+// verify checks the chain of mandateID for the caller and records it on the
+// call's entry.
+func (m *Module) verify(ctx context.Context, c *kernel.Call, mandateID string) (mandate.Chain, error) {
+	chain, err := m.mandates.Verify(ctx, c.Tx, mandateID, c.AgentID)
+	if err != nil {
+		return nil, err
+	}
+	c.Entry.MandateChain = chain.IDs()
+	return chain, nil
+}
+
+// requireScope refuses when the chain's leaf does not cover scope.
+func requireScope(chain mandate.Chain, scope string) error {
+	leaf := chain.Leaf()
+	if !mandate.AnyCovers(leaf.Scope, scope) {
+		return errs.Mandate(errs.ScopeExceeded, leaf.ID.String(), "mandate %s does not cover %s", leaf.ID, scope)
+	}
+	return nil
+}
+
+// projectFor refuses a project the caller is not registered in.
+func projectFor(c *caller, p string) error {
+	if !c.in(p) {
+		return errs.E(errs.ProjectMismatch, "agent %s is not registered in project %s", c.ID, p)
+	}
+	return nil
+}
+
+// refuseRunnerOnProduction keeps Runners off production projects.
+func refuseRunnerOnProduction(c *caller, p *project) error {
+	if c.Client == "runner" && p.Production {
+		return errs.E(errs.ProjectMismatch, "project %s is production; a Runner may not touch it — a human opens Claude Code", p.ID)
+	}
+	return nil
+}
+
+func refuseFrozen(p *project) error {
+	if p.Frozen {
+		return errs.E(errs.ProjectFrozen, "project %s is frozen by a person; nothing changes in it until they unfreeze it", p.ID)
+	}
+	return nil
+}
+
+// visibleTask loads a task the caller may see: it must exist in the caller's
+// organization (another organization's task answers like a missing one), and
+// the caller must be registered in its project. It records the task and its
+// project on the call's entry.
+func (m *Module) visibleTask(ctx context.Context, c *kernel.Call, who *caller, id string) (*task, *project, error) {
+	t, err := getTask(ctx, c.Tx, id, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	var p *project
+	if t != nil {
+		if p, err = loadProject(ctx, c.Tx, t.ProjectID); err != nil {
+			return nil, nil, err
+		}
+	}
+	if t == nil || p == nil || p.OrgID != who.OrgID {
+		return nil, nil, errs.E(errs.NotFound, "task %s does not exist", id)
+	}
+	c.Entry.ProjectID, c.Entry.TaskID = t.ProjectID, t.ID
+	if err := projectFor(who, p.ID); err != nil {
+		return nil, nil, err
+	}
+	return t, p, nil
+}

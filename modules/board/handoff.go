@@ -1,0 +1,94 @@
+package board
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+)
+
+// handoffTemplate is what a refusal shows an agent that closed without one.
+const handoffTemplate = "## Handoff\n- Done: …\n- Repo / branch / PR / commit: …\n- Checks: …\n- Left / next: …\n" +
+	"- Needs a human: …\n- Links: …"
+
+var handoffHeading = regexp.MustCompile(`(?im)^\s{0,3}#{1,6}\s*handoff\b`)
+
+// hasHandoff reports whether a closing result carries a handoff: a markdown
+// heading "Handoff" in text, or an object with a non-empty "handoff" key
+// (any case) (behavior.md §7.4).
+func hasHandoff(result json.RawMessage) bool {
+	var s string
+	if json.Unmarshal(result, &s) == nil {
+		return handoffHeading.MatchString(s)
+	}
+	var obj map[string]any
+	if json.Unmarshal(result, &obj) != nil {
+		return false
+	}
+	for k, v := range obj {
+		if strings.EqualFold(k, "handoff") && truthy(v) {
+			return true
+		}
+	}
+	return false
+}
+
+func truthy(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return false
+	case string:
+		return strings.TrimSpace(x) != ""
+	case bool:
+		return x
+	case float64:
+		return x != 0
+	case []any:
+		return len(x) > 0
+	case map[string]any:
+		return len(x) > 0
+	}
+	return true
+}
+
+var headingRe = regexp.MustCompile(`^\s{0,3}(#{1,6})\s`)
+
+// withoutHandoff removes a text result's Handoff section: from its heading
+// to the next heading of the same or a higher level, or the end.
+func withoutHandoff(s string) string {
+	lines := strings.Split(s, "\n")
+	var out []string
+	skipping, level := false, 0
+	for _, l := range lines {
+		if m := headingRe.FindStringSubmatch(l); m != nil {
+			if skipping && len(m[1]) <= level {
+				skipping = false
+			}
+			if !skipping && handoffHeading.MatchString(l) {
+				skipping, level = true, len(m[1])
+				continue
+			}
+		}
+		if !skipping {
+			out = append(out, l)
+		}
+	}
+	return strings.TrimSpace(strings.Join(out, "\n"))
+}
+
+// briefDetail is what a brief notification carries (behavior.md §8.5): a
+// structured report as JSON when the result holds one, else the result's
+// text without its Handoff section. outbox.Enqueue redacts and cuts it.
+func briefDetail(result json.RawMessage) string {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(result, &obj) == nil {
+		if rep, ok := obj["report"]; ok {
+			if cleaned := cleanReport(rep); cleaned != "" {
+				return cleaned
+			}
+		}
+		if text, ok := obj["text"]; ok {
+			return withoutHandoff(resultText(text))
+		}
+	}
+	return withoutHandoff(resultText(result))
+}

@@ -1,0 +1,133 @@
+package board
+
+import (
+	"context"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/core/mandate"
+)
+
+// heartbeat records that the assignee is alive on a working task, so its
+// claim is not released. Any successful call by the assignee naming the
+// task counts.
+func heartbeat(ctx context.Context, tx bun.IDB, taskID, agent string) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO task_activity (task_id, agent_id, at)
+		SELECT id, assignee, now() FROM tasks WHERE id = ? AND status = 'working' AND assignee = ?
+		ON CONFLICT (task_id) DO UPDATE SET agent_id = excluded.agent_id, at = excluded.at`, taskID, agent)
+	return err
+}
+
+// releaseStale puts back on the board every working task of projects whose
+// assignee sent no heartbeat for the lease (PACT_STALE_MINUTES), logging
+// one task.release_stale entry per task.
+func (m *Module) releaseStale(ctx context.Context, tx bun.IDB, projects []string) error {
+	if len(projects) == 0 {
+		return nil
+	}
+	var released []struct {
+		ID        string `bun:"id"`
+		ProjectID string `bun:"project_id"`
+		From      string `bun:"released_from"`
+	}
+	err := tx.NewRaw(`WITH stale AS (
+			SELECT t.id, t.assignee FROM tasks t LEFT JOIN task_activity a ON a.task_id = t.id
+			WHERE t.status = 'working' AND t.project_id = ANY(?)
+			  AND coalesce(a.at, t.claimed_at) < now() - make_interval(secs => ?)
+			FOR UPDATE OF t)
+		UPDATE tasks t SET status = 'submitted', assignee = NULL, assignee_mandate_id = NULL, claimed_at = NULL
+		FROM stale WHERE t.id = stale.id
+		RETURNING t.id::text AS id, t.project_id, stale.assignee AS released_from`,
+		pgdialect.Array(projects), m.stale.Seconds()).Scan(ctx, &released)
+	if err != nil {
+		return err
+	}
+	for _, r := range released {
+		if _, err := m.log.Append(ctx, tx, ledger.Entry{ProjectID: r.ProjectID, TaskID: r.ID, Actor: "system",
+			Action: "task.release_stale", Payload: map[string]any{"released_from": r.From,
+				"after_minutes": m.stale.Minutes()}}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// onRevoke is the board's revoke hook: every open task whose own, assignee
+// or delegated mandate is in the revoked subtree is canceled, and the
+// mandates delegated with those tasks die with them (closeMandates).
+func (m *Module) onRevoke(ctx context.Context, tx bun.IDB, ev mandate.RevokeEvent) error {
+	ids := make([]string, len(ev.Subtree))
+	for i, id := range ev.Subtree {
+		ids[i] = id.String()
+	}
+	var stopped []string
+	err := tx.NewRaw(`UPDATE tasks SET status = 'canceled', assignee = NULL, assignee_mandate_id = NULL,
+			result = jsonb_build_object('reason', 'mandate_revoked', 'mandate_id', ?::text)
+		WHERE status IN ('submitted', 'working', 'input_required', 'auth_required')
+		  AND (mandate_id = ANY(?::uuid[]) OR assignee_mandate_id = ANY(?::uuid[]) OR delegated_mandate_id = ANY(?::uuid[]))
+		RETURNING id::text`, ev.Revoked.String(), pgdialect.Array(ids), pgdialect.Array(ids), pgdialect.Array(ids)).Scan(ctx, &stopped)
+	if err != nil {
+		return err
+	}
+	_, _, err = m.closeMandates(ctx, tx, stopped)
+	return err
+}
+
+// closeMandates revokes the delegated mandate of each closed task whose
+// chain is still entirely alive — a delegated mandate lives only as long as
+// its task — and logs mandate.revoke_on_close. Revoking runs the hooks again,
+// which cancels the open subtasks under it; a chain already revoked is
+// skipped, so the cascade ends. It returns the mandates it revoked and how
+// many tasks that stopped.
+func (m *Module) closeMandates(ctx context.Context, tx bun.IDB, taskIDs []string) (revoked []string, total int, err error) {
+	for _, id := range taskIDs {
+		t, err := getTask(ctx, tx, id, false)
+		if err != nil {
+			return revoked, total, err
+		}
+		if t == nil || !terminal[t.Status] || t.DelegatedMandateID == nil {
+			continue
+		}
+		lineage, err := m.mandates.Lineage(ctx, tx, *t.DelegatedMandateID)
+		if err != nil {
+			return revoked, total, err
+		}
+		if lineage.Revoked() {
+			continue
+		}
+		delegated := lineage.Leaf().ID
+		ev, err := m.mandates.RevokeSubtree(ctx, tx, delegated)
+		if err != nil {
+			return revoked, total, err
+		}
+		var stopped []string
+		if err := tx.NewRaw(`SELECT id::text FROM tasks WHERE result->>'reason' = 'mandate_revoked'
+			AND result->>'mandate_id' = ? ORDER BY id`, delegated.String()).Scan(ctx, &stopped); err != nil {
+			return revoked, total, err
+		}
+		total += len(stopped)
+		revoked = append(revoked, delegated.String())
+		if _, err := m.log.Append(ctx, tx, ledger.Entry{ProjectID: t.ProjectID, TaskID: t.ID, Actor: "system",
+			Action: "mandate.revoke_on_close", MandateChain: lineage.IDs(),
+			Payload: map[string]any{"task_status": t.Status, "mandate_id": delegated.String(),
+				"descendant_mandates": len(ev.Subtree) - 1, "tasks_stopped": stopped}}); err != nil {
+			return revoked, total, err
+		}
+	}
+	return revoked, total, nil
+}
+
+// SweepClosedTasks revokes the delegated mandates of every closed task whose
+// chain is still alive, for boards that closed tasks before the rule
+// existed; pact-admin migrate runs it. It is idempotent.
+func (m *Module) SweepClosedTasks(ctx context.Context, tx bun.IDB) (int, error) {
+	var ids []string
+	if err := tx.NewRaw(`SELECT t.id::text FROM tasks t JOIN mandates d ON d.id = t.delegated_mandate_id
+		WHERE t.status IN ('completed', 'failed', 'canceled', 'rejected') AND d.revoked_at IS NULL`).Scan(ctx, &ids); err != nil {
+		return 0, err
+	}
+	revoked, _, err := m.closeMandates(ctx, tx, ids)
+	return len(revoked), err
+}

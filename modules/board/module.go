@@ -1,0 +1,60 @@
+// Package board is the task board agents work on over MCP: posting,
+// listing, claiming and reporting on tasks, deferring to people and revoking
+// what they delegated. Every tool body runs inside the kernel's tool-call
+// pipeline, so the gate, the log entry and the refusal rule are not this
+// package's business; authority is: each tool verifies the chain it is
+// handed and the scope the action needs.
+package board
+
+import (
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/pactboard/pact/core/db"
+	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/core/mandate"
+)
+
+// Module is the board module.
+type Module struct {
+	db       *db.DB
+	log      *ledger.Log
+	mandates *mandate.Service
+	ident    *identity.Service
+	logger   hclog.Logger
+	// stale is how long a claim lives without a heartbeat.
+	stale time.Duration
+}
+
+// New returns the board module; Register fills it in.
+func New() *Module { return &Module{} }
+
+// Name is "board".
+func (m *Module) Name() string { return "board" }
+
+// Register adds the board's tools and hooks its task cancellation into
+// mandate revocation: revoking any link cancels the open tasks hanging on
+// its subtree, in the revoking transaction.
+func (m *Module) Register(h *kernel.Host) error {
+	m.db, m.log, m.mandates, m.ident, m.logger = h.DB(), h.Log(), h.Mandates(), h.Identity(), h.Logger()
+	m.stale = 30 * time.Minute
+	if c := h.Config(); c != nil && c.StaleAfter > 0 {
+		m.stale = c.StaleAfter
+	}
+	m.mandates.OnRevoke(m.onRevoke)
+	for _, t := range m.tools() {
+		if err := h.Tool(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (m *Module) tools() []kernel.Tool {
+	return []kernel.Tool{
+		m.whoamiTool(), m.postTool(), m.listTool(), m.claimTool(), m.reportTool(), m.deferTool(), m.revokeTool(),
+	}
+}

@@ -1,0 +1,94 @@
+package board_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+func TestWhoami(t *testing.T) {
+	w := newWorld(t)
+	w.exec(`INSERT INTO context_notes (project_id, key, title, body, version, updated_by) VALUES ('web', 'style', 'Code style', 'gofmt', 1, 'human:ana')`)
+	out := w.ok("code-web", "pact_whoami", nil)
+	agent := out["agent"].(map[string]any)
+	require.Equal(t, "code-web", agent["id"])
+	require.Equal(t, map[string]any{}, agent["preferences"])
+	projects := out["projects"].([]any)
+	require.Len(t, projects, 1)
+	require.Equal(t, []any{map[string]any{"key": "style", "title": "Code style"}}, projects[0].(map[string]any)["context"])
+	require.Len(t, out["mandates"], 1)
+	delegates := out["delegates"].([]any)
+	require.Len(t, delegates, 3)
+	require.Equal(t, map[string]any{"id": "chat-web", "client": "chat", "projects": []any{"web"}}, delegates[0])
+	require.EqualValues(t, 0, out["unread_messages"])
+}
+
+func TestPostRefusalsInOrder(t *testing.T) {
+	w := newWorld(t)
+	root := w.roots["code-web"]
+	base := func(extra map[string]any) map[string]any {
+		a := map[string]any{"project_id": "web", "title": "Fix login", "mandate_id": root}
+		for k, v := range extra {
+			a[k] = v
+		}
+		return a
+	}
+	w.refused(errs.ProjectRequired, "code-web", "pact_post", base(map[string]any{"project_id": ""}))
+	w.refused(errs.ChainBroken, "code-web", "pact_post", base(map[string]any{"mandate_id": "nope"}))
+	w.refused(errs.ChainBroken, "code-web", "pact_post", base(map[string]any{"mandate_id": w.roots["chat-web"]}))
+	w.refused(errs.ProjectMismatch, "code-web", "pact_post", base(map[string]any{"project_id": "api"}))
+	w.refused(errs.InvalidRequest, "code-web", "pact_post", map[string]any{"project_id": "web"})
+	w.refused(errs.InvalidRequest, "code-web", "pact_post", base(map[string]any{"title": 42}))
+	w.refused(errs.InvalidRequest, "code-web", "pact_post", base(map[string]any{"cost": map[string]any{"usd": -1}}))
+	w.refused(errs.AgentUnknown, "code-web", "pact_post", base(map[string]any{"delegate_to": "ghost"}))
+	w.refused(errs.AgentUnknown, "code-web", "pact_post", base(map[string]any{"delegate_to": "code-web"}))
+	w.refused(errs.ScopeExceeded, "code-web", "pact_post", base(map[string]any{"delegate_to": "gemini-web", "child_scope": []any{"task.work@project:api"}}))
+	w.refused(errs.ProjectMismatch, "code-web", "pact_post", base(map[string]any{"parent_task_id": "00000000-0000-4000-8000-000000000000"}))
+	w.exec(`UPDATE projects SET frozen = true WHERE id = 'web'`)
+	w.refused(errs.ProjectFrozen, "code-web", "pact_post", base(nil))
+	w.exec(`UPDATE projects SET frozen = false WHERE id = 'web'`)
+
+	require.Zero(t, w.count(`SELECT count(*) FROM tasks`), "refused posts create nothing")
+	require.Zero(t, w.count(`SELECT count(*) FROM mandates WHERE depth > 0`), "nor delegated mandates")
+	require.Equal(t, 12, w.count(`SELECT count(*) FROM entries WHERE action = 'pact_post' AND outcome <> 'ok'`))
+	w.verifyLog()
+}
+
+func TestPostDelegatesAndNotifies(t *testing.T) {
+	w := newWorld(t)
+	out := w.ok("code-web", "pact_post", map[string]any{"project_id": "web", "title": "Summarise the design",
+		"mandate_id": w.roots["code-web"], "delegate_to": "chat-web"})
+	require.Equal(t, "submitted", out["status"])
+	require.NotEmpty(t, out["delegated_mandate_id"])
+	require.Contains(t, out["note"], "chat-web starts this when it next pulls work")
+	require.Equal(t, 1, w.count(`SELECT count(*) FROM notifications WHERE kind = 'awaiting_session'`))
+	require.Equal(t, 1, w.count(`SELECT count(*) FROM mandates WHERE id = ?::uuid AND holder = 'chat-web' AND issuer = 'code-web'
+		AND scope = '{task.work@project:web,task.read@project:web}'`, out["delegated_mandate_id"]))
+
+	deploy := w.ok("code-web", "pact_post", map[string]any{"project_id": "web", "title": "Ship it",
+		"mandate_id": w.roots["code-web"], "action": "deploy.web"})
+	require.Equal(t, "auth_required", deploy["status"])
+	require.Contains(t, deploy["note"], "needs a human approval")
+	require.Equal(t, 1, w.count(`SELECT count(*) FROM notifications WHERE kind = 'approval_needed' AND detail = 'deploy.web'`))
+}
+
+func TestPostSpendsTheTasksBudget(t *testing.T) {
+	w := newWorld(t)
+	w.agent("runner-api", "runner", map[string]float64{"tasks": 1}, "api")
+	args := map[string]any{"project_id": "api", "title": "One", "mandate_id": w.roots["runner-api"]}
+	w.ok("runner-api", "pact_post", args)
+	e := w.refused(errs.LimitExceeded, "runner-api", "pact_post", args)
+	require.Equal(t, w.roots["runner-api"], e.MandateID)
+	require.Equal(t, 1, w.count(`SELECT count(*) FROM tasks WHERE project_id = 'api'`))
+}
+
+func TestDelegatedLimitsCannotExceedTheParent(t *testing.T) {
+	w := newWorld(t)
+	w.refused(errs.LimitExceeded, "runner-web", "pact_post", map[string]any{"project_id": "web", "title": "Sub",
+		"mandate_id": w.roots["runner-web"], "delegate_to": "code-web", "child_limits": map[string]any{"runs": 10}})
+	out := w.ok("runner-web", "pact_post", map[string]any{"project_id": "web", "title": "Sub",
+		"mandate_id": w.roots["runner-web"], "delegate_to": "code-web", "child_limits": map[string]any{"runs": 2}})
+	require.NotEmpty(t, out["delegated_mandate_id"])
+}
