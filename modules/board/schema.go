@@ -10,15 +10,21 @@ func object(required []string, props map[string]*jsonschema.Schema) *jsonschema.
 		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}}
 }
 
-func str(desc string) *jsonschema.Schema { return &jsonschema.Schema{Type: "string", Description: desc} }
+func str(desc string) *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "string", Description: desc}
+}
 
 func nullableStr(desc string) *jsonschema.Schema {
 	return &jsonschema.Schema{Types: []string{"string", "null"}, Description: desc}
 }
 
-func boolean(desc string) *jsonschema.Schema { return &jsonschema.Schema{Type: "boolean", Description: desc} }
+func boolean(desc string) *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "boolean", Description: desc}
+}
 
-func integer(desc string) *jsonschema.Schema { return &jsonschema.Schema{Type: "integer", Description: desc} }
+func integer(desc string) *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "integer", Description: desc}
+}
 
 func strList(desc string) *jsonschema.Schema {
 	return &jsonschema.Schema{Types: []string{"array", "null"}, Items: &jsonschema.Schema{Type: "string"}, Description: desc}
