@@ -1,0 +1,113 @@
+package board_test
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+func TestFiftyConcurrentClaimsHaveExactlyOneWinner(t *testing.T) {
+	w := newWorld(t)
+	id := w.post("code-web", "web", "Race", nil)
+	const n = 50
+	agents := make([]string, n)
+	for i := range agents {
+		agents[i] = "racer-" + string(rune('a'+i%26)) + string(rune('a'+i/26))
+		w.agent(agents[i], "code", nil, "web")
+	}
+	var wg sync.WaitGroup
+	codes := make([]errs.Code, n)
+	for i, a := range agents {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			raw, _ := json.Marshal(map[string]any{"task_id": id, "mandate_id": w.roots[a]})
+			_, err := w.k.Tools().Call(context.Background(), a, "pact_claim", raw)
+			codes[i] = errs.CodeOf(err)
+		}()
+	}
+	wg.Wait()
+	won := 0
+	for _, c := range codes {
+		switch c {
+		case "":
+			won++
+		case errs.AlreadyClaimed:
+		default:
+			t.Fatalf("unexpected refusal %s", c)
+		}
+	}
+	require.Equal(t, 1, won)
+	require.Equal(t, 1, w.count(`SELECT count(*) FROM tasks WHERE id = ? AND status = 'working'`, id))
+	require.Equal(t, n-1, w.count(`SELECT count(*) FROM entries WHERE action = 'pact_claim' AND outcome = 'already_claimed'`))
+	w.verifyLog()
+}
+
+func TestClaimRefusals(t *testing.T) {
+	w := newWorld(t)
+	open := w.post("code-web", "web", "Open", nil)
+	delegated := w.post("code-web", "web", "For gemini", map[string]any{"delegate_to": "gemini-web"})
+	deploy := w.post("code-web", "web", "Deploy", map[string]any{"action": "deploy.web"})
+	claim := func(agent, task, mandateID string, extra map[string]any) map[string]any {
+		a := map[string]any{"task_id": task, "mandate_id": mandateID}
+		for k, v := range extra {
+			a[k] = v
+		}
+		return a
+	}
+	w.refused(errs.InvalidRequest, "runner-web", "pact_claim", claim("runner-web", open, w.roots["runner-web"], map[string]any{"reserve": map[string]any{"runs": "x"}}))
+	w.refused(errs.NotFound, "code-web", "pact_claim", claim("code-web", "not-a-uuid", w.roots["code-web"], nil))
+	w.refused(errs.NotFound, "code-web", "pact_claim", claim("code-web", "00000000-0000-4000-8000-000000000000", w.roots["code-web"], nil))
+	w.refused(errs.ScopeExceeded, "chat-web", "pact_claim", claim("chat-web", open, w.roots["chat-web"], nil))
+	w.refused(errs.WrongAgent, "code-web", "pact_claim", claim("code-web", delegated, w.roots["code-web"], nil))
+	w.refused(errs.ApprovalPending, "code-web", "pact_claim", claim("code-web", deploy, w.roots["code-web"], nil))
+	brief := w.post("code-web", "web", "Brief", map[string]any{"action": "report.brief"})
+	e := w.refused(errs.ScopeExceeded, "runner-web", "pact_claim", claim("runner-web", brief, w.roots["runner-web"], nil))
+	require.Equal(t, w.roots["runner-web"], e.MandateID)
+
+	// The budget: reserving more runs than are left refuses and leaves the task free.
+	w.refused(errs.LimitExceeded, "runner-web", "pact_claim", claim("runner-web", open, w.roots["runner-web"], map[string]any{"reserve": map[string]any{"runs": 4}}))
+	require.Equal(t, 1, w.count(`SELECT count(*) FROM tasks WHERE id = ? AND status = 'submitted' AND assignee IS NULL`, open))
+	out := w.ok("runner-web", "pact_claim", claim("runner-web", open, w.roots["runner-web"], map[string]any{"reserve": map[string]any{"runs": 1}}))
+	require.Equal(t, map[string]any{"runs": 2.0, "turns": 100.0}, out["budget"])
+
+	second := w.post("code-web", "web", "Second", nil)
+	e = w.refused(errs.AgentBusy, "runner-web", "pact_claim", claim("runner-web", second, w.roots["runner-web"], map[string]any{"exclusive": true}))
+	require.Contains(t, e.Message, open)
+	w.refused(errs.AlreadyClaimed, "code-web", "pact_claim", claim("code-web", open, w.roots["code-web"], nil))
+
+	// Another organization's task answers like a missing one.
+	w.exec(`INSERT INTO orgs (id, name, system_chain) VALUES ('acme', 'Acme', '_system:acme');
+		INSERT INTO humans (id, org_id, name, role) VALUES ('bo', 'acme', 'Bo', 'owner');
+		INSERT INTO projects (id, org_id, name, created_by) VALUES ('rocket', 'acme', 'Rocket', 'bo');`)
+	w.exec(`UPDATE tasks SET project_id = 'rocket' WHERE id = ?`, second)
+	other := w.refused(errs.NotFound, "code-web", "pact_claim", claim("code-web", second, w.roots["code-web"], nil))
+	require.Equal(t, "task "+second+" does not exist", other.Message)
+	require.Zero(t, w.count(`SELECT count(*) FROM entries WHERE org_id = 'acme'`), "the refusal is logged in the caller's organization only")
+	w.verifyLog()
+}
+
+func TestStaleClaimsAreReleased(t *testing.T) {
+	w := newWorld(t)
+	id := w.post("code-web", "web", "Long job", nil)
+	w.ok("gemini-web", "pact_claim", map[string]any{"task_id": id, "mandate_id": w.roots["gemini-web"]})
+	// 29 minutes of silence keeps the claim.
+	w.exec(`UPDATE task_activity SET at = now() - interval '29 minutes' WHERE task_id = ?`, id)
+	w.ok("code-web", "pact_list", map[string]any{"mandate_id": w.roots["code-web"]})
+	require.Equal(t, 1, w.count(`SELECT count(*) FROM tasks WHERE id = ? AND assignee = 'gemini-web'`, id))
+	// A heartbeat renews it; 31 minutes after the last one releases it.
+	w.ok("gemini-web", "pact_report", map[string]any{"task_id": id, "status": "working", "mandate_id": w.roots["gemini-web"]})
+	require.Equal(t, 1, w.count(`SELECT count(*) FROM task_activity WHERE task_id = ? AND at > now() - interval '1 minute'`, id))
+	w.exec(`UPDATE task_activity SET at = now() - interval '31 minutes' WHERE task_id = ?`, id)
+	list := w.ok("code-web", "pact_list", map[string]any{"mandate_id": w.roots["code-web"]})
+	require.Len(t, list["tasks"], 1, "released tasks are open again")
+	require.Equal(t, 1, w.count(`SELECT count(*) FROM entries WHERE action = 'task.release_stale' AND task_id = ?`, id))
+	e := w.refused(errs.ClaimLost, "gemini-web", "pact_report", map[string]any{"task_id": id, "status": "working", "mandate_id": w.roots["gemini-web"]})
+	require.Contains(t, e.Message, "no longer claimed by gemini-web")
+	w.verifyLog()
+}
