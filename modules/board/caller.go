@@ -2,10 +2,10 @@ package board
 
 import (
 	"context"
-	"slices"
 
 	"github.com/uptrace/bun"
 
+	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/sdk/errs"
@@ -19,35 +19,16 @@ var (
 	wakeless = map[string]bool{"chat": true, "cowork": true, "design": true}
 )
 
-// caller is the agent making a call, loaded once per call.
-type caller struct {
-	ID, OrgID, Client string
-	Projects          []string
-}
+type caller = identity.Caller
 
-func (c *caller) in(project string) bool { return slices.Contains(c.Projects, project) }
+type project = identity.Project
 
 func loadCaller(ctx context.Context, tx bun.IDB, id string) (*caller, error) {
-	var c caller
-	err := tx.NewRaw(`SELECT a.id, a.org_id, a.client,
-		coalesce((SELECT array_agg(project_id ORDER BY project_id) FROM agent_projects WHERE agent_id = a.id), '{}')
-		FROM agents a WHERE a.id = ?`, id).Scan(ctx, &c.ID, &c.OrgID, &c.Client, pgStrings(&c.Projects))
-	return &c, err
-}
-
-// project is what the tools need to know of a project.
-type project struct {
-	ID, OrgID, Name    string
-	Production, Frozen bool
+	return identity.LoadCaller(ctx, tx, id)
 }
 
 func loadProject(ctx context.Context, tx bun.IDB, id string) (*project, error) {
-	var ps []project
-	err := tx.NewRaw(`SELECT id, org_id, name, production, frozen FROM projects WHERE id = ?`, id).Scan(ctx, &ps)
-	if err != nil || len(ps) == 0 {
-		return nil, err
-	}
-	return &ps[0], nil
+	return identity.LoadProject(ctx, tx, id)
 }
 
 // verify checks the chain of mandateID for the caller and records it on the
@@ -72,7 +53,7 @@ func requireScope(chain mandate.Chain, scope string) error {
 
 // projectFor refuses a project the caller is not registered in.
 func projectFor(c *caller, p string) error {
-	if !c.in(p) {
+	if !c.In(p) {
 		return errs.E(errs.ProjectMismatch, "agent %s is not registered in project %s", c.ID, p)
 	}
 	return nil

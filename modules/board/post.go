@@ -199,7 +199,7 @@ func (m *Module) delegateTarget(ctx context.Context, c *kernel.Call, id, project
 	if err != nil {
 		return nil, err
 	}
-	if !target.in(projectID) {
+	if !target.In(projectID) {
 		return nil, unknown
 	}
 	return target, nil

@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/pactboard/pact/core/canon"
 )
@@ -116,4 +115,3 @@ func resultIsText(r json.RawMessage, text string) bool {
 	return json.Unmarshal(r, &s) == nil && s == text
 }
 
-func pgStrings(p *[]string) any { return pgdialect.Array(p) }

@@ -1,0 +1,151 @@
+package notes_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pactboard/pact/core/db"
+	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/core/mandate"
+	"github.com/pactboard/pact/core/pgtest"
+	"github.com/pactboard/pact/modules/notes"
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+type fixture struct {
+	t          *testing.T
+	d          *db.DB
+	k          *kernel.Kernel
+	root, wide string // code-web's root mandate (no context.write) and one with it
+}
+
+func setup(t *testing.T) *fixture {
+	ctx := context.Background()
+	f := &fixture{t: t, d: pgtest.New(t)}
+	keys, err := mandate.ParseKeyring("", strings.Repeat("k", 40))
+	require.NoError(t, err)
+	log := ledger.New(nil)
+	ms := mandate.NewService(keys, nil)
+	ident := identity.NewService(f.d, log, ms, nil)
+	f.k = kernel.New(kernel.Deps{DB: f.d, Log: log, Mandates: ms, Identity: ident})
+	require.NoError(t, f.k.Register(notes.New()))
+	_, err = ident.AddHuman(ctx, "", identity.HumanInput{ID: "ana", Name: "Ana", Role: identity.Owner})
+	require.NoError(t, err)
+	_, err = ident.AddProject(ctx, "ana", "web", "Web", false)
+	require.NoError(t, err)
+	r, err := ident.RegisterAgent(ctx, "ana", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
+	require.NoError(t, err)
+	f.root = r.RootMandateID.String()
+	m, err := ident.IssueMandate(ctx, "ana", identity.MandateInput{Holder: "code-web",
+		Scope: []string{"task.read@project:web", "context.write@project:web"}})
+	require.NoError(t, err)
+	f.wide = m.ID.String()
+	return f
+}
+
+func (f *fixture) note(args map[string]any) (map[string]any, error) {
+	raw, _ := json.Marshal(args)
+	out, err := f.k.Tools().Call(context.Background(), "code-web", "pact_note", raw)
+	if err != nil {
+		return nil, err
+	}
+	b, _ := json.Marshal(out)
+	var m map[string]any
+	require.NoError(f.t, json.Unmarshal(b, &m))
+	return m, nil
+}
+
+func TestNotesAreVersionedRedactedAndReferenceData(t *testing.T) {
+	f := setup(t)
+	_, err := f.note(map[string]any{"project_id": "web", "mandate_id": f.root, "key": "deploy", "body": "x"})
+	require.Equal(t, errs.ScopeExceeded, errs.CodeOf(err), "writing needs context.write")
+	e, _ := errs.As(err)
+	require.Contains(t, e.Message, "context.write")
+
+	out, err := f.note(map[string]any{"project_id": "web", "mandate_id": f.wide, "key": "deploy", "title": "How we deploy",
+		"body": "Run make deploy with password=hunter2"})
+	require.NoError(t, err)
+	require.EqualValues(t, 1, out["version"])
+	out, err = f.note(map[string]any{"project_id": "web", "mandate_id": f.wide, "key": "deploy", "body": "Run make ship"})
+	require.NoError(t, err)
+	require.EqualValues(t, 2, out["version"])
+
+	list, err := f.note(map[string]any{"project_id": "web", "mandate_id": f.root})
+	require.NoError(t, err)
+	require.Equal(t, notes.Notice, list["notice"])
+	require.Len(t, list["notes"], 1)
+	one, err := f.note(map[string]any{"project_id": "web", "mandate_id": f.root, "key": "deploy"})
+	require.NoError(t, err)
+	n := one["note"].(map[string]any)
+	require.Equal(t, "How we deploy", n["title"], "the title is kept when a write gives none")
+	require.Equal(t, "Run make ship", n["body"])
+	require.Equal(t, "agent:code-web", n["updated_by"])
+
+	var first string
+	require.NoError(t, f.d.NewRaw(`SELECT body FROM context_note_versions WHERE key = 'deploy' AND version = 1`).Scan(context.Background(), &first))
+	require.Equal(t, "Run make deploy with password=[REDACTED]", first)
+
+	_, err = f.note(map[string]any{"project_id": "web", "mandate_id": f.wide, "key": "deploy", "archive": true})
+	require.NoError(t, err)
+	_, err = f.note(map[string]any{"project_id": "web", "mandate_id": f.root, "key": "deploy"})
+	require.Equal(t, errs.NotFound, errs.CodeOf(err))
+}
+
+func TestPinnedFrozenAndBadInput(t *testing.T) {
+	f := setup(t)
+	ctx := context.Background()
+	_, err := f.note(map[string]any{"project_id": "web", "mandate_id": f.wide, "key": "rules", "body": "be kind"})
+	require.NoError(t, err)
+	_, err = f.d.ExecContext(ctx, `UPDATE context_notes SET pinned = true WHERE key = 'rules'`)
+	require.NoError(t, err)
+	_, err = f.note(map[string]any{"project_id": "web", "mandate_id": f.wide, "key": "rules", "body": "be mean"})
+	require.Equal(t, errs.NotePinned, errs.CodeOf(err))
+	_, err = f.note(map[string]any{"project_id": "web", "mandate_id": f.wide, "key": "rules", "archive": true})
+	require.Equal(t, errs.NotePinned, errs.CodeOf(err))
+
+	for _, bad := range []map[string]any{
+		{"project_id": "web", "mandate_id": f.wide, "body": "no key"},
+		{"project_id": "web", "mandate_id": f.wide, "key": "Bad Key", "body": "x"},
+		{"project_id": "web", "mandate_id": f.wide, "key": "k", "body": "  "},
+		{"project_id": "web", "mandate_id": f.wide, "key": "k", "body": strings.Repeat("x", notes.MaxBody+1)},
+		{"project_id": "web", "mandate_id": f.wide, "key": "k", "body": 5},
+	} {
+		_, err := f.note(bad)
+		require.Equal(t, errs.InvalidRequest, errs.CodeOf(err), "%v", bad["key"])
+	}
+	_, err = f.note(map[string]any{"project_id": "api", "mandate_id": f.wide})
+	require.Equal(t, errs.ProjectMismatch, errs.CodeOf(err))
+
+	_, err = f.d.ExecContext(ctx, `UPDATE projects SET frozen = true WHERE id = 'web'`)
+	require.NoError(t, err)
+	_, err = f.note(map[string]any{"project_id": "web", "mandate_id": f.wide, "key": "k", "body": "x"})
+	require.Equal(t, errs.ProjectFrozen, errs.CodeOf(err))
+	_, err = f.note(map[string]any{"project_id": "web", "mandate_id": f.root, "key": "rules"})
+	require.NoError(t, err, "a frozen project's notes can still be read")
+}
+
+func TestNotesAreMCPResources(t *testing.T) {
+	f := setup(t)
+	_, err := f.note(map[string]any{"project_id": "web", "mandate_id": f.wide, "key": "style", "body": "gofmt"})
+	require.NoError(t, err)
+	res := f.k.Resources().List()
+	require.Len(t, res, 2)
+	text, err := res[1].Read(context.Background(), "code-web", "pact://projects/web/context/style", map[string]string{"project_id": "web", "key": "style"})
+	require.NoError(t, err)
+	require.Contains(t, text, `"body":"gofmt"`)
+	require.Contains(t, text, notes.Notice)
+	list, err := res[0].Read(context.Background(), "code-web", "pact://projects/web/context", map[string]string{"project_id": "web"})
+	require.NoError(t, err)
+	require.Contains(t, list, `"key":"style"`)
+	var logged int
+	require.NoError(t, f.d.NewRaw(`SELECT count(*) FROM entries WHERE action = 'pact_note' AND outcome = 'ok'`).Scan(context.Background(), &logged))
+	require.Equal(t, 3, logged, "resource reads are logged as pact_note calls")
+}
