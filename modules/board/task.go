@@ -114,4 +114,3 @@ func resultIsText(r json.RawMessage, text string) bool {
 	var s string
 	return json.Unmarshal(r, &s) == nil && s == text
 }
-
