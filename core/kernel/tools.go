@@ -31,6 +31,11 @@ type Tool struct {
 	// Run is the tool body. It runs in the call's transaction and fills in
 	// the call's entry (project, task, mandate chain) as it learns them.
 	Run func(ctx context.Context, c *Call) (any, error)
+	// Wait, when set, runs before the call's transaction and may block (up
+	// to 50 s) until there is something for Run to return. It holds no
+	// transaction while it waits, so a thousand waiting agents hold no
+	// connections. A refusal from Wait is logged like one from Run.
+	Wait func(ctx context.Context, agent string, args json.RawMessage) error
 }
 
 // Call is one tool call in the pipeline.
@@ -148,6 +153,14 @@ func (r *Tools) Call(ctx context.Context, agent, name string, args json.RawMessa
 		payload = map[string]string{"unparsed_arguments": string(args)} // still logged, as text
 	}
 	e := ledger.Entry{Actor: "agent:" + agent, AgentID: agent, Action: name, Payload: payload}
+	if t.Wait != nil {
+		if err := r.wait(ctx, t, schema, agent, args); err != nil {
+			if errs.IsRefusal(err) {
+				return nil, r.log.RecordRefusal(context.WithoutCancel(ctx), r.db, e, err)
+			}
+			return nil, err
+		}
+	}
 	err := r.log.Record(ctx, r.db, e, func(ctx context.Context, tx bun.Tx, e *ledger.Entry) error {
 		org, err := gate(ctx, tx, agent)
 		if org != "" {
@@ -209,4 +222,24 @@ func validArgs(schema *jsonschema.Resolved, args json.RawMessage) error {
 		return errs.E(errs.InvalidRequest, "invalid arguments: %v", err)
 	}
 	return nil
+}
+
+// wait runs a tool's Wait phase after the gate and the argument check that
+// the pipeline will repeat in its transaction; a refused agent never waits.
+func (r *Tools) wait(ctx context.Context, t *Tool, schema *jsonschema.Resolved, agent string, args json.RawMessage) error {
+	var orgErr error
+	err := r.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		_, orgErr = gate(ctx, tx, agent)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if orgErr != nil {
+		return orgErr
+	}
+	if err := validArgs(schema, args); err != nil {
+		return err
+	}
+	return t.Wait(ctx, agent, args)
 }

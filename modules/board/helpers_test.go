@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pactboard/pact/core/db"
+	"github.com/pactboard/pact/core/events"
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/ledger"
@@ -29,6 +30,7 @@ type world struct {
 	ident    *identity.Service
 	mandates *mandate.Service
 	board    *board.Module
+	hub      *events.Hub
 	roots    map[string]string // agent → root mandate id
 }
 
@@ -41,7 +43,11 @@ func newWorld(t *testing.T) *world {
 	log := ledger.New(nil)
 	w.mandates = mandate.NewService(keys, nil)
 	w.ident = identity.NewService(w.d, log, w.mandates, nil)
-	w.k = kernel.New(kernel.Deps{DB: w.d, Log: log, Mandates: w.mandates, Identity: w.ident})
+	w.hub = events.NewHub(w.d.Pool, nil)
+	hubCtx, stopHub := context.WithCancel(context.Background())
+	go func() { _ = w.hub.Run(hubCtx) }()
+	t.Cleanup(stopHub)
+	w.k = kernel.New(kernel.Deps{DB: w.d, Log: log, Mandates: w.mandates, Identity: w.ident, Events: w.hub})
 	w.board = board.New()
 	require.NoError(t, w.k.Register(w.board))
 

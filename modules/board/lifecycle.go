@@ -6,6 +6,7 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
+	"github.com/pactboard/pact/core/events"
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/mandate"
 )
@@ -45,6 +46,9 @@ func (m *Module) releaseStale(ctx context.Context, tx bun.IDB, projects []string
 		return err
 	}
 	for _, r := range released {
+		if err := events.Publish(ctx, tx, events.Event{Kind: events.KindTask, ProjectID: r.ProjectID, TaskID: r.ID}); err != nil {
+			return err
+		}
 		if _, err := m.log.Append(ctx, tx, ledger.Entry{ProjectID: r.ProjectID, TaskID: r.ID, Actor: "system",
 			Action: "task.release_stale", Payload: map[string]any{"released_from": r.From,
 				"after_minutes": m.stale.Minutes()}}); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/pactboard/pact/core/db"
+	"github.com/pactboard/pact/core/events"
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/ledger"
@@ -25,6 +26,9 @@ type Module struct {
 	mandates *mandate.Service
 	ident    *identity.Service
 	logger   hclog.Logger
+	// hub wakes pact_wait and pact_events; nil (tests without one) means
+	// waiting calls only check at their start and their deadline.
+	hub *events.Hub
 	// stale is how long a claim lives without a heartbeat.
 	stale time.Duration
 }
@@ -39,7 +43,7 @@ func (m *Module) Name() string { return "board" }
 // mandate revocation: revoking any link cancels the open tasks hanging on
 // its subtree, in the revoking transaction.
 func (m *Module) Register(h *kernel.Host) error {
-	m.db, m.log, m.mandates, m.ident, m.logger = h.DB(), h.Log(), h.Mandates(), h.Identity(), h.Logger()
+	m.db, m.log, m.mandates, m.ident, m.logger, m.hub = h.DB(), h.Log(), h.Mandates(), h.Identity(), h.Logger(), h.Events()
 	m.stale = 30 * time.Minute
 	if c := h.Config(); c != nil && c.StaleAfter > 0 {
 		m.stale = c.StaleAfter
@@ -56,5 +60,6 @@ func (m *Module) Register(h *kernel.Host) error {
 func (m *Module) tools() []kernel.Tool {
 	return []kernel.Tool{
 		m.whoamiTool(), m.postTool(), m.listTool(), m.claimTool(), m.reportTool(), m.deferTool(), m.revokeTool(),
+		m.messageTool(), m.waitTool(), m.eventsTool(),
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/google/uuid"
 
+	"github.com/pactboard/pact/core/events"
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/core/outbox"
@@ -155,6 +156,15 @@ func (m *Module) post(ctx context.Context, c *kernel.Call) (any, error) {
 		return nil, err
 	}
 	c.Entry.TaskID = id
+	if !needsApproval {
+		ev := events.Event{Kind: events.KindTask, OrgID: p.OrgID, ProjectID: p.ID, TaskID: id}
+		if a.DelegateTo != nil {
+			ev.AgentID = *a.DelegateTo
+		}
+		if err := events.Publish(ctx, tx, ev); err != nil {
+			return nil, err
+		}
+	}
 	notes := []string{}
 	if needsApproval {
 		if _, err := outbox.Enqueue(ctx, tx, outbox.Notification{Kind: outbox.ApprovalNeeded, ProjectID: p.ID, TaskID: id,

@@ -1,0 +1,170 @@
+package board
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"github.com/pactboard/pact/core/events"
+	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+func (m *Module) eventsTool() kernel.Tool {
+	return kernel.Tool{
+		Name: "pact_events", Title: "Wait for work",
+		Description: "For a program that keeps running (a Runner): hold this call open instead of polling " +
+			"pact_list. It returns as soon as there is a task you may claim (delegated to you, open, or resumed " +
+			"by a person) or an unread message to you, or after at most 50 seconds with nothing. Pass the " +
+			"next_since it returns back as since, so a dropped call loses nothing. While you hold it, people " +
+			"see you online.",
+		Input: object([]string{"mandate_id"}, map[string]*jsonschema.Schema{
+			"mandate_id": str(mandateDesc + " It must cover task.read on the projects to watch."),
+			"since":      &jsonschema.Schema{Types: []string{"integer", "null"}, Description: "The next_since of your previous pact_events or pact_list; 0 or absent: from the start."},
+			"seconds":    &jsonschema.Schema{Type: "number", Description: "How long to wait at most, 0-50 (default 50)."},
+			"project_id": nullableStr("Only this project."),
+		}),
+		Wait: m.waitForWork,
+		Run:  m.work,
+	}
+}
+
+type eventsArgs struct {
+	MandateID string   `json:"mandate_id"`
+	Since     *int64   `json:"since"`
+	Seconds   *float64 `json:"seconds"`
+	ProjectID *string  `json:"project_id"`
+}
+
+func (a eventsArgs) cursor() int64 {
+	if a.Since == nil || *a.Since < 0 {
+		return 0
+	}
+	return *a.Since
+}
+
+func (a eventsArgs) wait() time.Duration {
+	return waitArgs{Seconds: a.Seconds}.deadline(MaxWait)
+}
+
+// claimableSQL selects the tasks an agent may claim in projects after a
+// cursor: open, not awaiting approval, undelegated or delegated to it.
+const claimableSQL = ` FROM tasks t WHERE t.project_id = ANY(?) AND t.change_seq > ? AND t.status = 'submitted'
+	AND t.assignee IS NULL AND NOT t.deferred AND (t.delegate_to IS NULL OR t.delegate_to = ?)`
+
+func (m *Module) eventsScope(ctx context.Context, tx bun.IDB, agent string, a eventsArgs) ([]string, bool, error) {
+	projects, err := m.waitScope(ctx, tx, agent, a.MandateID, "")
+	if err != nil {
+		return nil, false, err
+	}
+	if a.ProjectID != nil && *a.ProjectID != "" {
+		if !contains(projects, *a.ProjectID) {
+			return nil, false, errs.E(errs.ProjectMismatch, "agent %s cannot read project %s", agent, *a.ProjectID)
+		}
+		projects = []string{*a.ProjectID}
+	}
+	who, err := loadCaller(ctx, tx, agent)
+	return projects, err == nil && postOnly[who.Client], err
+}
+
+// waitForWork blocks until there is claimable work or a message for the
+// caller, marking it listening meanwhile.
+func (m *Module) waitForWork(ctx context.Context, agent string, raw json.RawMessage) error {
+	var a eventsArgs
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return errs.E(errs.InvalidRequest, "pact_events: %v", err)
+	}
+	var projects []string
+	var watchOnly bool
+	err := m.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var err error
+		if projects, watchOnly, err = m.eventsScope(ctx, tx, agent, a); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE agents SET listening_until = now() + make_interval(secs => ?) WHERE id = ?`,
+			a.wait().Seconds(), agent)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	match := func(ev events.Event) bool {
+		switch ev.Kind {
+		case events.KindMessage:
+			return ev.AgentID == agent
+		case events.KindTask:
+			return !watchOnly && contains(projects, ev.ProjectID) && (ev.AgentID == "" || ev.AgentID == agent)
+		}
+		return false
+	}
+	err = m.waitUntil(ctx, a.wait(), match, func(ctx context.Context) (bool, error) {
+		var n int
+		err := m.db.NewRaw(`SELECT (SELECT count(*) FROM task_messages WHERE to_agent = ? AND read_at IS NULL)
+			+ CASE WHEN ? THEN 0 ELSE (SELECT count(*)`+claimableSQL+`) END`,
+			agent, watchOnly, pgdialect.Array(projects), a.cursor(), agent).Scan(ctx, &n)
+		return n > 0, err
+	})
+	// Whatever happened, the agent stopped listening just now.
+	_, uerr := m.db.ExecContext(context.WithoutCancel(ctx), `UPDATE agents SET listening_until = now() WHERE id = ?`, agent)
+	if err != nil {
+		return err
+	}
+	return uerr
+}
+
+// work is pact_events' logged part: the claimable tasks after the cursor and
+// the unread messages (not marked read: pact_message or pact_wait read them).
+func (m *Module) work(ctx context.Context, c *kernel.Call) (any, error) {
+	var a eventsArgs
+	if err := json.Unmarshal(c.Args, &a); err != nil {
+		return nil, errs.E(errs.InvalidRequest, "pact_events: %v", err)
+	}
+	chain, err := m.verify(ctx, c, a.MandateID)
+	if err != nil {
+		return nil, err
+	}
+	_ = chain
+	projects, watchOnly, err := m.eventsScope(ctx, c.Tx, c.AgentID, a)
+	if err != nil {
+		return nil, err
+	}
+	if len(projects) == 1 {
+		c.Entry.ProjectID = projects[0]
+	}
+	if err := m.releaseStale(ctx, c.Tx, projects); err != nil {
+		return nil, err
+	}
+	rows := []task{}
+	if !watchOnly {
+		if err := c.Tx.NewRaw(`SELECT `+taskColumns("t")+claimableSQL+` ORDER BY t.change_seq LIMIT 50`,
+			pgdialect.Array(projects), a.cursor(), c.AgentID).Scan(ctx, &rows); err != nil {
+			return nil, err
+		}
+	}
+	tasks := make([]any, len(rows))
+	next := a.cursor()
+	for i := range rows {
+		tasks[i] = rows[i].summary()
+		next = max(next, rows[i].ChangeSeq)
+	}
+	if len(rows) < 50 {
+		// Nothing claimable was skipped: move the cursor to the head, so
+		// changes that concern others are not seen again.
+		var head int64
+		if err := c.Tx.NewRaw(`SELECT coalesce(max(change_seq), 0) FROM tasks WHERE project_id = ANY(?)`,
+			pgdialect.Array(projects)).Scan(ctx, &head); err != nil {
+			return nil, err
+		}
+		next = max(next, head)
+	}
+	inbox, err := unreadMessages(ctx, c.Tx, c.AgentID, projects, "", false)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"tasks": tasks, "messages": inbox, "next_since": next,
+		"timed_out": len(tasks) == 0 && len(inbox) == 0}, nil
+}

@@ -1,0 +1,172 @@
+package board
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"github.com/pactboard/pact/core/events"
+	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+// MaxWait is the longest a waiting call holds on.
+const MaxWait = 50 * time.Second
+
+func (m *Module) waitTool() kernel.Tool {
+	return kernel.Tool{
+		Name: "pact_wait", Title: "Wait for a message",
+		Description: "Wait up to 50 seconds for a message to you (optionally on one task) and return it, so two " +
+			"running agents can talk almost in real time. Returns at once when one is already waiting.",
+		Input: object([]string{"mandate_id"}, map[string]*jsonschema.Schema{
+			"mandate_id": str(mandateDesc),
+			"seconds":    &jsonschema.Schema{Type: "number", Description: "How long to wait at most, 0-50 (default 30)."},
+			"task_id":    nullableStr("Only messages on this task."),
+		}),
+		Wait: m.waitForMessage,
+		Run:  m.takeMessages,
+	}
+}
+
+type waitArgs struct {
+	MandateID string   `json:"mandate_id"`
+	Seconds   *float64 `json:"seconds"`
+	TaskID    *string  `json:"task_id"`
+}
+
+func (a waitArgs) deadline(def time.Duration) time.Duration {
+	d := def
+	if a.Seconds != nil {
+		d = time.Duration(*a.Seconds * float64(time.Second))
+	}
+	return min(max(d, 0), MaxWait)
+}
+
+func (a waitArgs) task() string {
+	if a.TaskID == nil {
+		return ""
+	}
+	return *a.TaskID
+}
+
+// waitForMessage checks the caller may read what it waits for, then blocks
+// until a message to it is committed (in any board process) or the time is up.
+func (m *Module) waitForMessage(ctx context.Context, agent string, raw json.RawMessage) error {
+	var a waitArgs
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return errs.E(errs.InvalidRequest, "pact_wait: %v", err)
+	}
+	var projects []string
+	err := m.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var err error
+		projects, err = m.waitScope(ctx, tx, agent, a.MandateID, a.task())
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	match := func(ev events.Event) bool {
+		return ev.Kind == events.KindMessage && ev.AgentID == agent && (a.task() == "" || ev.TaskID == a.task())
+	}
+	return m.waitUntil(ctx, a.deadline(30*time.Second), match, func(ctx context.Context) (bool, error) {
+		var n int
+		err := m.db.NewRaw(`SELECT count(*) FROM task_messages msg JOIN tasks t ON t.id = msg.task_id
+			WHERE msg.to_agent = ? AND msg.read_at IS NULL AND t.project_id = ANY(?) AND (? = '' OR msg.task_id::text = ?)`,
+			agent, pgdialect.Array(projects), a.task(), a.task()).Scan(ctx, &n)
+		return n > 0, err
+	})
+}
+
+// waitScope verifies the chain and returns the projects the caller may read
+// (runners: not production ones); with a task, the task must be visible.
+func (m *Module) waitScope(ctx context.Context, tx bun.IDB, agent, mandateID, taskID string) ([]string, error) {
+	chain, err := m.mandates.Verify(ctx, tx, mandateID, agent)
+	if err != nil {
+		return nil, err
+	}
+	who, err := loadCaller(ctx, tx, agent)
+	if err != nil {
+		return nil, err
+	}
+	var readable []string
+	for _, p := range readableProjects(who, chain) {
+		proj, err := loadProject(ctx, tx, p)
+		if err != nil {
+			return nil, err
+		}
+		if who.Client == "runner" && proj.Production {
+			continue
+		}
+		readable = append(readable, p)
+	}
+	if taskID != "" {
+		t, err := getTask(ctx, tx, taskID, false)
+		if err != nil {
+			return nil, err
+		}
+		if t == nil || !contains(readable, t.ProjectID) {
+			return nil, errs.E(errs.NotFound, "task %s does not exist", taskID)
+		}
+	}
+	return readable, nil
+}
+
+// waitUntil runs the waiter's contract of core/events: subscribe, check,
+// wait for a wake, check again, until ready says yes or the time is up.
+func (m *Module) waitUntil(ctx context.Context, d time.Duration, match func(events.Event) bool,
+	ready func(ctx context.Context) (bool, error)) error {
+	var wake <-chan struct{}
+	if m.hub != nil {
+		sub := m.hub.Subscribe(match)
+		defer sub.Close()
+		wake = sub.C()
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	for {
+		ok, err := ready(ctx)
+		if err != nil || ok {
+			return err
+		}
+		select {
+		case <-wake:
+		case <-timer.C:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// takeMessages is pact_wait's logged part: the unread messages, marked read.
+func (m *Module) takeMessages(ctx context.Context, c *kernel.Call) (any, error) {
+	var a waitArgs
+	if err := json.Unmarshal(c.Args, &a); err != nil {
+		return nil, errs.E(errs.InvalidRequest, "pact_wait: %v", err)
+	}
+	c.Entry.Payload = map[string]any{"mandate_id": a.MandateID, "seconds": a.deadline(30*time.Second).Seconds(), "task_id": a.TaskID}
+	projects, err := m.waitScope(ctx, c.Tx, c.AgentID, a.MandateID, a.task())
+	if err != nil {
+		return nil, err
+	}
+	chain, err := m.mandates.Verify(ctx, c.Tx, a.MandateID, c.AgentID)
+	if err != nil {
+		return nil, err
+	}
+	c.Entry.MandateChain = chain.IDs()
+	if a.task() != "" {
+		c.Entry.TaskID = a.task()
+		if t, _ := getTask(ctx, c.Tx, a.task(), false); t != nil {
+			c.Entry.ProjectID = t.ProjectID
+		}
+	}
+	msgs, err := unreadMessages(ctx, c.Tx, c.AgentID, projects, a.task(), true)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"messages": msgs, "timed_out": len(msgs) == 0, "note": messageFrame}, nil
+}
