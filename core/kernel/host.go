@@ -9,6 +9,7 @@ import (
 
 	"github.com/pactboard/pact/core/boot"
 	"github.com/pactboard/pact/core/db"
+	"github.com/pactboard/pact/core/events"
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/mandate"
@@ -37,6 +38,11 @@ func (h *Host) Mandates() *mandate.Service { return h.k.deps.Mandates }
 
 // Identity returns the people, projects, agents and tokens service.
 func (h *Host) Identity() *identity.Service { return h.k.deps.Identity }
+
+// Events returns the process's event hub: tools that wait subscribe to it,
+// and changes that may end a wait publish with events.Publish in their
+// transaction. It may be nil; a nil hub's subscriptions are never woken.
+func (h *Host) Events() *events.Hub { return h.k.deps.Events }
 
 // Tool registers an MCP tool. Its body only ever runs inside the kernel's
 // tool-call pipeline (gate, transaction, log entry, refusal rule).

@@ -23,6 +23,7 @@ import (
 
 	"github.com/pactboard/pact/core/boot"
 	"github.com/pactboard/pact/core/db"
+	"github.com/pactboard/pact/core/events"
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/mandate"
@@ -49,8 +50,12 @@ type Deps struct {
 	Log      *ledger.Log
 	Mandates *mandate.Service
 	Identity *identity.Service
-	Logger   hclog.Logger
-	Config   *boot.Config
+	// Events wakes waiting agents when a commit concerns them. Nil is
+	// allowed (tests): its subscriptions are never woken, so waits end by
+	// their deadline.
+	Events *events.Hub
+	Logger hclog.Logger
+	Config *boot.Config
 }
 
 // Kernel is the registry: one mux, one Admin API, the modules and their workers.

@@ -148,7 +148,7 @@ func (m *Module) takeMessages(ctx context.Context, c *kernel.Call) (any, error) 
 	if err := json.Unmarshal(c.Args, &a); err != nil {
 		return nil, errs.E(errs.InvalidRequest, "pact_wait: %v", err)
 	}
-	c.Entry.Payload = map[string]any{"mandate_id": a.MandateID, "seconds": a.deadline(30*time.Second).Seconds(), "task_id": a.TaskID}
+	c.Entry.Payload = map[string]any{"mandate_id": a.MandateID, "seconds": a.deadline(30 * time.Second).Seconds(), "task_id": a.TaskID}
 	projects, err := m.waitScope(ctx, c.Tx, c.AgentID, a.MandateID, a.task())
 	if err != nil {
 		return nil, err

@@ -1,0 +1,88 @@
+// Package events wakes waiting agents when a commit concerns them, in this
+// process and in every other board process on the same database.
+//
+// A change that may interest a waiter (a task became claimable, a message
+// arrived) calls [Publish] inside the transaction that makes it; PostgreSQL
+// delivers the notification at commit, and never for a transaction that
+// rolled back. Each process runs one [Hub], which holds one dedicated
+// connection with LISTEN pact_events and fans each notification out to the
+// in-process subscribers whose match accepts it. Nothing polls the database
+// per waiter.
+//
+// # The waiter's contract
+//
+// A wake is only a hint that the database may have changed; the database is
+// the truth. A notification can be missed (the listener connection dropped,
+// the process started after the commit), so a waiter never trusts the
+// signal alone and always follows this order:
+//
+//  1. sub := hub.Subscribe(match); defer sub.Close()
+//  2. check the database from the caller's cursor; if there is something,
+//     return it;
+//  3. wait for sub.C(), the deadline or ctx;
+//  4. on a wake, go back to 2; on the deadline, return nothing.
+//
+// Subscribing before the first check closes the gap between the check and
+// the wait: a commit after step 1 wakes the subscriber even if it lands
+// before step 3. Whenever the hub (re)connects its listener it wakes every
+// subscriber ("resync"), so whatever was committed while it was not
+// listening is picked up by the re-check in step 2. C() coalesces: many
+// notifications before the waiter looks are one wake, and one re-check
+// covers them all.
+package events
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/uptrace/bun"
+)
+
+// Channel is the PostgreSQL notification channel of the board.
+const Channel = "pact_events"
+
+// Kinds of event.
+const (
+	// KindTask: a task became claimable or changed hands (posted, delegated,
+	// released, resumed by a person).
+	KindTask = "task"
+	// KindMessage: a message was posted; AgentID is its recipient.
+	KindMessage = "message"
+)
+
+// maxPayload is PostgreSQL's limit on a notification payload, less a margin.
+const maxPayload = 7900
+
+// Event says what a commit concerns. It carries ids only: waiters read the
+// rows themselves.
+type Event struct {
+	// Kind is KindTask or KindMessage.
+	Kind string `json:"kind"`
+	// OrgID and ProjectID locate the change.
+	OrgID     string `json:"org_id,omitempty"`
+	ProjectID string `json:"project_id,omitempty"`
+	// TaskID is the task concerned, if any.
+	TaskID string `json:"task_id,omitempty"`
+	// AgentID is the agent concerned (a message's recipient, a task's
+	// delegate); empty means anyone in the project.
+	AgentID string `json:"agent_id,omitempty"`
+}
+
+// Publish queues ev on tx's transaction: it is delivered to every listening
+// hub when the transaction commits, and dropped if it rolls back. Called
+// outside a transaction, it is delivered at once.
+func Publish(ctx context.Context, tx bun.IDB, ev Event) error {
+	if ev.Kind == "" {
+		return fmt.Errorf("events: an event needs a kind")
+	}
+	payload, err := json.Marshal(ev)
+	if err != nil {
+		return err
+	}
+	if len(payload) > maxPayload {
+		return fmt.Errorf("events: payload of %d bytes is over the notification limit", len(payload))
+	}
+	_, err = tx.ExecContext(ctx, `SELECT pg_notify(?, ?)`, Channel, string(payload))
+	return err
+}
