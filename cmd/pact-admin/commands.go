@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/uptrace/bun"
+
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/sdk/errs"
@@ -17,10 +19,15 @@ type runner = func(ctx context.Context, a *app, pos []string) (any, error)
 // commands is the command table; a fresh one per run, never shared.
 func commands() map[string]command {
 	all := []command{
-		{name: "migrate", summary: "apply the database migrations not yet applied", needsDB: true,
+		{name: "migrate", summary: "apply the database migrations not yet applied, then revoke the delegated mandates of closed tasks", needsDB: true,
 			setup: func(fs *flag.FlagSet) runner {
 				return func(ctx context.Context, a *app, _ []string) (any, error) {
-					return map[string]any{"applied": a.applied}, nil
+					var swept int
+					err := a.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) (err error) {
+						swept, err = a.board.SweepClosedTasks(ctx, tx)
+						return err
+					})
+					return map[string]any{"applied": a.applied, "closed_task_mandates_revoked": swept}, err
 				}
 			}},
 		{name: "key-new", summary: "print a fresh Ed25519 keyring entry for PACT_BOARD_KEYS (no database)",

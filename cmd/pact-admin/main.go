@@ -15,22 +15,35 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/danielgtaylor/huma/v2"
 	"github.com/hashicorp/go-hclog"
 	"golang.org/x/term"
 
 	"github.com/pactboard/pact/core/boot"
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/mandate"
+	"github.com/pactboard/pact/modules/board"
+	"github.com/pactboard/pact/modules/notes"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
 func main() {
+	installAdminErrors()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
+}
+
+// installAdminErrors sets huma's one global, the error constructor, as the
+// board does: pact-admin builds the same kernel (for its hooks), though it
+// serves no Admin API.
+func installAdminErrors() {
+	huma.NewError = kernel.NewAdminError
+	huma.NewErrorWithContext = kernel.NewAdminErrorWithContext
 }
 
 // app is what a command works with. The database is opened only for
@@ -42,6 +55,7 @@ type app struct {
 	mandates *mandate.Service
 	ident    *identity.Service
 	applied  []string // migrations this run applied
+	board    *board.Module
 	stdout   io.Writer
 	stderr   io.Writer
 	terminal bool
@@ -126,6 +140,15 @@ func (a *app) open(ctx context.Context) (func(), error) {
 	a.log = ledger.New(nil)
 	a.mandates = mandate.NewService(keys, nil)
 	a.ident = identity.NewService(d, a.log, a.mandates, nil)
+	// The modules register their hooks (revoking a mandate cancels the tasks
+	// under it) exactly as in the board, so a person's action here has the
+	// same effects as through the Admin API.
+	a.board = board.New()
+	k := kernel.New(kernel.Deps{DB: d, Log: a.log, Mandates: a.mandates, Identity: a.ident, Logger: logger, Config: a.cfg})
+	if err := k.Register(a.board, notes.New()); err != nil {
+		_ = release()
+		return nil, err
+	}
 	return func() { _ = release() }, nil
 }
 

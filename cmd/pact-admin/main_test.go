@@ -3,17 +3,22 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"sort"
 	"strings"
 	"testing"
 
+	_ "github.com/jackc/pgx/v5/stdlib"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pactboard/pact/core/pgtest"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) {
+	installAdminErrors()
+	pgtest.Main(m)
+}
 
 // cli runs pact-admin in-process against one test database and remembers
 // which commands ran.
@@ -67,7 +72,7 @@ func (c *cli) refused(code string, args ...string) string {
 
 func TestEveryCommandWorksEndToEnd(t *testing.T) {
 	c := newCLI(t)
-	require.Equal(t, map[string]any{"applied": []any{}}, c.ok("migrate"))
+	require.Equal(t, map[string]any{"applied": []any{}, "closed_task_mandates_revoked": 0.0}, c.ok("migrate"))
 	require.Contains(t, c.ok("key-new")["entry"], "=")
 
 	c.ok("human-add", "ana", "Ana Owner", "owner", "--email", "ana@example.com")
@@ -166,4 +171,29 @@ func TestHelp(t *testing.T) {
 		require.Contains(t, sub, "Usage: pact-admin "+name)
 		require.Contains(t, sub, cmd.summary)
 	}
+}
+
+// A person revoking a mandate here cancels the open tasks hanging on it, as
+// through the board: pact-admin registers the same module hooks.
+func TestMandateRevokeCancelsTasksUnderIt(t *testing.T) {
+	c := newCLI(t)
+	c.ok("human-add", "ana", "Ana", "owner")
+	c.ok("project-add", "web", "Web", "--by", "ana")
+	reg := c.ok("agent-register", "code-web", "--by", "ana", "--client", "code", "--projects", "web")
+	root := reg["root_mandate_id"].(string)
+	open := func() *sql.DB {
+		db, err := sql.Open("pgx", c.env["DATABASE_URL"])
+		require.NoError(t, err)
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	db := open()
+	_, err := db.Exec(`INSERT INTO tasks (id, project_id, title, created_by, mandate_id, status)
+		VALUES ('11111111-1111-4111-8111-111111111111', 'web', 'Open task', 'code-web', $1, 'submitted')`, root)
+	require.NoError(t, err)
+	c.ok("mandate-revoke", root, "--by", "ana")
+	var status, reason string
+	require.NoError(t, db.QueryRow(`SELECT status, result->>'reason' FROM tasks`).Scan(&status, &reason))
+	require.Equal(t, "canceled", status)
+	require.Equal(t, "mandate_revoked", reason)
 }
