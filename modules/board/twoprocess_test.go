@@ -1,0 +1,79 @@
+package board_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pactboard/pact/core/events"
+	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/modules/board"
+)
+
+// Two board processes on one database: each has its own kernel, modules and
+// event hub (its own LISTEN connection). A message committed through one
+// wakes a pact_wait held on the other in well under a second.
+func TestAMessageThroughOneProcessWakesAWaitOnAnother(t *testing.T) {
+	w := newWorld(t)
+	hub := events.NewHub(w.d.Pool, nil)
+	ctx, stop := context.WithCancel(context.Background())
+	t.Cleanup(stop)
+	go func() { _ = hub.Run(ctx) }()
+	other := kernel.New(kernel.Deps{DB: w.d, Log: ledger.New(nil), Mandates: w.mandates, Identity: w.ident, Events: hub})
+	require.NoError(t, other.Register(board.New()))
+
+	id := w.post("code-web", "web", "Across processes", nil)
+	w.ok("gemini-web", "pact_claim", map[string]any{"task_id": id, "mandate_id": w.roots["gemini-web"]})
+
+	type result struct {
+		out      any
+		err      error
+		returned time.Time
+	}
+	done := make(chan result, 1)
+	go func() {
+		raw, _ := json.Marshal(map[string]any{"mandate_id": w.roots["code-web"], "seconds": 30})
+		out, err := other.Tools().Call(context.Background(), "code-web", "pact_wait", raw)
+		done <- result{out, err, time.Now()}
+	}()
+	require.Eventually(t, func() bool { return hub.Len() == 1 }, 5*time.Second, 5*time.Millisecond)
+	w.ok("gemini-web", "pact_message", map[string]any{"task_id": id, "mandate_id": w.roots["gemini-web"], "body": "hello"})
+	committed := time.Now()
+	select {
+	case r := <-done:
+		require.NoError(t, r.err)
+		require.Len(t, r.out.(map[string]any)["messages"], 1)
+		require.Less(t, r.returned.Sub(committed), time.Second, "woken within a second of the commit")
+	case <-time.After(10 * time.Second):
+		t.Fatal("the wait in the other process was not woken")
+	}
+}
+
+// A client that goes away mid-wait costs nothing: its call ends with its
+// context, it leaves no subscription, and it is not logged as a refusal.
+func TestADisconnectedWaiterCostsNothing(t *testing.T) {
+	w := newWorld(t)
+	before := w.count(`SELECT count(*) FROM entries`)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		raw, _ := json.Marshal(map[string]any{"mandate_id": w.roots["runner-web"], "seconds": 40})
+		_, err := w.k.Tools().Call(ctx, "runner-web", "pact_events", raw)
+		done <- err
+	}()
+	require.Eventually(t, func() bool { return w.hub.Len() == 1 }, 5*time.Second, 5*time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		require.ErrorIs(t, err, context.Canceled)
+	case <-time.After(5 * time.Second):
+		t.Fatal("the call did not end with its client")
+	}
+	require.Zero(t, w.hub.Len(), "no subscription is left behind")
+	require.Equal(t, before, w.count(`SELECT count(*) FROM entries`))
+	require.Zero(t, w.count(`SELECT count(*) FROM agents WHERE id = 'runner-web' AND listening_until > now()`))
+}
