@@ -7,13 +7,17 @@ export PATH := $(PATH):/usr/local/go/bin
 GO ?= go
 # Run with `go run pkg@version`, so the tool stays out of our go.mod/go.sum.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
-# The two Go modules: the repository root and the published sdk (gofmt walks
-# both from the root).
-MODULES := . sdk
+# buf compiles the plugin protos without protoc; the protoc-gen-go plugins
+# it runs are pinned in sdk/buf.gen.yaml.
+BUF := github.com/bufbuild/buf/cmd/buf@v1.75.0
+# The Go modules: the repository root, the published sdk, and the example
+# third-party plugin (its own module, as a plugin author's would be). gofmt
+# walks them all from the root.
+MODULES := . sdk plugins/examples/notifier-hello
 
-.PHONY: build run test install-deps lint fmt-check vet staticcheck bench fmt clean
+.PHONY: build plugins proto run test install-deps lint fmt-check vet staticcheck bench fmt clean
 
-build:
+build: plugins
 	@mkdir -p bin
 	$(GO) build -o bin/pact-board ./cmd/pact-board
 ifneq ($(wildcard cmd/pact-admin/main.go),)
@@ -21,6 +25,26 @@ ifneq ($(wildcard cmd/pact-admin/main.go),)
 else
 	@echo "cmd/pact-admin has no main.go yet; skipping bin/pact-admin"
 endif
+
+# Every plugin main under plugins/ becomes bin/plugins/<dir name>: the
+# root module's plugins/<name>, and plugins/examples/<name>, each its own
+# module, built from inside it.
+plugins:
+	@mkdir -p bin/plugins
+	@for d in plugins/*/ plugins/examples/*/; do \
+		d=$${d%/}; name=$$(basename $$d); \
+		grep -qs '^package main$$' $$d/*.go || continue; \
+		echo "go build bin/plugins/$$name"; \
+		if [ -f $$d/go.mod ]; then \
+			(cd $$d && $(GO) build -o $(CURDIR)/bin/plugins/$$name .) || exit 1; \
+		else \
+			$(GO) build -o bin/plugins/$$name ./$$d || exit 1; \
+		fi; \
+	done
+
+# Regenerates sdk/internal/gen from sdk/proto (buf, no protoc needed).
+proto:
+	cd sdk && $(GO) run $(BUF) lint && $(GO) run $(BUF) generate
 
 run: build
 	./bin/pact-board --demo

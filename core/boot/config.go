@@ -72,6 +72,14 @@ type Config struct {
 	SignupEnabled    bool
 	SignupMaxPerHour int
 
+	// PluginDir is where plugin binaries named by a relative path live.
+	PluginDir string
+	// Plugins is PACT_PLUGINS as given: a JSON catalog of the plugins to
+	// run, inline or the path of a file; core/pluginhost reads it.
+	Plugins string
+	// PluginTimeout is the deadline of every plugin call.
+	PluginTimeout time.Duration
+
 	// LogFormat is "text" or "json"; LogLevel an hclog level name.
 	LogFormat string
 	LogLevel  string

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"net/url"
+	"strings"
+
+	"github.com/slack-go/slack"
+
+	"github.com/pactboard/pact/sdk/notifier"
+)
+
+// Button labels. An incoming webhook cannot receive clicks, so buttons only
+// link to the Admin UI, where approving happens.
+const (
+	openTaskLabel  = "Open task"
+	openBoardLabel = "Open the board"
+)
+
+// kindStyle returns the icon and headline of a notification kind (behavior.md
+// §8.7, in English). An unknown kind shows itself, so a newer board's kind
+// still reaches people before this plugin learns its name.
+func kindStyle(kind string) (icon, headline string) {
+	switch kind {
+	case "approval_needed":
+		return "🟡", "Waiting for approval"
+	case "deferred":
+		return "↩️", "Sent back for a person to decide"
+	case "question":
+		return "❓", "An agent has a question"
+	case "task_closed":
+		return "✅", "Task closed"
+	case "awaiting_session":
+		return "💤", "Waiting for someone to open a session"
+	case "brief":
+		return "📋", "Daily brief"
+	case "expiring":
+		return "⏳", "Expiring soon"
+	case "expired":
+		return "⛔", "Expired — the agent has stopped"
+	case "message":
+		return "💬", "An agent wrote to you"
+	case "":
+		return "🔔", "Notification"
+	}
+	return "🔔", kind
+}
+
+// Card renders n as the message posted to an incoming webhook: the
+// structured brief card when n is a brief with sections, else the standard
+// card. adminUI is the Admin UI's base URL ("" when unknown). The text
+// fallback is always set: it is what notifications and screen readers show.
+func Card(n notifier.Notification, adminUI string) *slack.WebhookMessage {
+	var msg *slack.WebhookMessage
+	if n.Kind == "brief" && n.Brief != nil && len(n.Brief.Sections) > 0 {
+		msg = briefCard(n, adminUI)
+	} else {
+		msg = standardCard(n, adminUI)
+	}
+	if len(msg.Blocks.BlockSet) > maxBlocks {
+		msg.Blocks.BlockSet = msg.Blocks.BlockSet[:maxBlocks]
+	}
+	return msg
+}
+
+// standardCard is header, title (+ first detail line), context, and an
+// "Open task" button when the task's Admin UI page is known: from the
+// notification's links, else from adminUI and the task id.
+func standardCard(n notifier.Notification, adminUI string) *slack.WebhookMessage {
+	icon, headline := kindStyle(n.Kind)
+	title := strings.TrimSpace(n.Title)
+	if title == "" {
+		title = headline
+	}
+	taskURL := taskLink(n.Links)
+	if taskURL == "" && n.TaskID != "" && adminUI != "" {
+		taskURL = safeURL(strings.TrimRight(adminUI, "/") + "/tasks/" + url.PathEscape(n.TaskID))
+	}
+
+	head := "*" + escape(clip(title, maxTitle)) + "*"
+	if taskURL != "" && len(taskURL) < maxLinkedURL {
+		// Short enough that clipping the section can only cut the detail,
+		// never the <url|title> syntax.
+		head = "*" + mrkdwnLink(taskURL, escape(clip(title, maxTitle))) + "*"
+	}
+	blocks := []slack.Block{header(icon + " " + headline)}
+	if n.Kind == "brief" {
+		// A brief's detail is the report itself, so it gets its own section.
+		blocks = append(blocks, section(clipMrkdwn(head, maxSectionText)))
+		if d := strings.TrimSpace(n.Detail); d != "" {
+			blocks = append(blocks, section(clipMrkdwn(escape(d), maxSectionText)))
+		}
+	} else {
+		text := head
+		if d := firstLine(n.Detail); d != "" {
+			text += "\n" + escape(d)
+		}
+		blocks = append(blocks, section(clipMrkdwn(text, maxSectionText)))
+	}
+	if c := contextBlock(n); c != nil {
+		blocks = append(blocks, c)
+	}
+	if taskURL != "" {
+		blocks = append(blocks, slack.NewActionBlock("", button("open_task", openTaskLabel, taskURL)))
+	}
+	return &slack.WebhookMessage{
+		Text:   clipMrkdwn(escape(icon+" "+headline+" · "+title), maxFallback),
+		Blocks: &slack.Blocks{BlockSet: blocks},
+	}
+}
+
+// taskLink picks the URL of the task's "Open task" link, else the first
+// usable link, else "".
+func taskLink(links []notifier.Link) string {
+	for _, l := range links {
+		if strings.EqualFold(l.Label, openTaskLabel) {
+			if u := safeURL(l.URL); u != "" {
+				return u
+			}
+		}
+	}
+	for _, l := range links {
+		if strings.EqualFold(l.Label, openBoardLabel) {
+			continue
+		}
+		if u := safeURL(l.URL); u != "" {
+			return u
+		}
+	}
+	return ""
+}
+
+// contextBlock shows "<project> · by <agent>", or nil when the notification
+// names neither.
+func contextBlock(n notifier.Notification) slack.Block {
+	var parts []string
+	if n.ProjectID != "" {
+		parts = append(parts, escape(n.ProjectID))
+	}
+	if n.AgentID != "" {
+		parts = append(parts, "by "+escape(n.AgentID))
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	text := clipMrkdwn(strings.Join(parts, " · "), maxContext)
+	return slack.NewContextBlock("", slack.NewTextBlockObject(slack.MarkdownType, text, false, false))
+}
+
+func header(text string) slack.Block {
+	return slack.NewHeaderBlock(slack.NewTextBlockObject(slack.PlainTextType, clip(text, maxHeader), true, false))
+}
+
+func section(mrkdwn string) *slack.SectionBlock {
+	return slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, mrkdwn, false, false), nil, nil)
+}
+
+// button links to u. Slack refuses a message whose action_ids repeat, so
+// callers pass a distinct actionID per button.
+func button(actionID, label, u string) *slack.ButtonBlockElement {
+	return slack.NewButtonBlockElement(actionID, "", slack.NewTextBlockObject(slack.PlainTextType, label, false, false)).WithURL(u)
+}
