@@ -13,10 +13,14 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/pactboard/pact/core/boot"
+	"github.com/pactboard/pact/core/events"
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/mandate"
+	"github.com/pactboard/pact/core/mcpserve"
+	"github.com/pactboard/pact/modules/board"
+	"github.com/pactboard/pact/modules/notes"
 )
 
 // shutdownGrace is how long in-flight requests get after SIGTERM.
@@ -77,8 +81,16 @@ func (m *Main) Run(ctx context.Context) error {
 	log := ledger.New(nil)
 	mandates := mandate.NewService(keys, nil)
 	ident := identity.NewService(d, log, mandates, nil)
-	k := kernel.New(kernel.Deps{DB: d, Log: log, Mandates: mandates, Identity: ident, Logger: m.Logger, Config: m.Config})
-	if err := k.Register(wellKnown{keys: keys}); err != nil {
+	// The admin service never has a waiting agent, so it does not listen.
+	var hub *events.Hub
+	if m.Config.Role != boot.RoleAdmin {
+		hub = events.NewHub(d.Pool, m.Logger.Named("events"))
+	}
+	k := kernel.New(kernel.Deps{DB: d, Log: log, Mandates: mandates, Identity: ident, Events: hub, Logger: m.Logger, Config: m.Config})
+	// The modules, in a fixed order; mcp comes last and serves every tool and
+	// resource the others registered.
+	if err := k.Register(wellKnown{keys: keys}, eventsListener{hub: hub}, board.New(), notes.New(),
+		mcpserve.New(mcpserve.Options{Resources: k.Resources(), Version: kernel.Version})); err != nil {
 		return err
 	}
 	if m.Demo {

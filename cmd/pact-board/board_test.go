@@ -133,7 +133,7 @@ func TestBoardEndToEnd(t *testing.T) {
 
 	resp, body = get(t, base+"/mcp")
 	require.Equal(t, http.StatusNotFound, resp.StatusCode)
-	require.Equal(t, map[string]any{"error": "not_found", "message": "not found"}, body)
+	require.Equal(t, map[string]any{"error": "not_found", "message": "use /mcp/a/<agent-id>"}, body)
 
 	resp, body = get(t, base+"/admin/api/no/such/thing")
 	require.Equal(t, http.StatusNotFound, resp.StatusCode)

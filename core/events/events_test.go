@@ -23,6 +23,8 @@ func startHub(t testing.TB, d *db.DB, tune func(*Hub)) *Hub {
 	if tune != nil {
 		tune(h)
 	}
+	probe := h.Subscribe(nil) // before Run, so the first LISTEN's wake cannot be missed
+	defer probe.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- h.Run(ctx) }()
@@ -30,8 +32,6 @@ func startHub(t testing.TB, d *db.DB, tune func(*Hub)) *Hub {
 		cancel()
 		require.NoError(t, <-done)
 	})
-	probe := h.Subscribe(nil)
-	defer probe.Close()
 	waitWake(t, probe, 10*time.Second) // the first LISTEN wakes everyone
 	return h
 }
@@ -115,8 +115,8 @@ func TestWakesCoalesce(t *testing.T) {
 		publish(t, d, Event{Kind: KindTask, TaskID: "t"})
 	}
 	waitWake(t, s, 2*time.Second)
-	time.Sleep(100 * time.Millisecond)
-	drain(s) // at most one more: the buffer holds one wake
+	time.Sleep(250 * time.Millisecond) // every notification has arrived by now
+	drain(s)                           // at most one more: the buffer holds one wake
 	noWake(t, s, 100*time.Millisecond)
 }
 
@@ -177,10 +177,26 @@ func TestIdlePingsKeepTheListenerListening(t *testing.T) {
 	waitWake(t, s, 2*time.Second)
 }
 
-func TestRunTwiceIsRefused(t *testing.T) {
+func TestOneRunAtATime(t *testing.T) {
 	d := pgtest.New(t)
-	h := startHub(t, d, nil)
-	require.Error(t, h.Run(context.Background()))
+	h := NewHub(d.Pool, nil)
+	probe := h.Subscribe(nil)
+	defer probe.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- h.Run(ctx) }()
+	waitWake(t, probe, 10*time.Second)
+	require.Error(t, h.Run(context.Background()), "a second concurrent Run")
+	cancel()
+	require.NoError(t, <-done)
+
+	// After it returned (a supervisor restarting it), it runs again.
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	go func() { done <- h.Run(ctx) }()
+	waitWake(t, probe, 10*time.Second)
+	cancel()
+	require.NoError(t, <-done)
 }
 
 func TestClosedSubscriptionsCostNothing(t *testing.T) {

@@ -112,11 +112,13 @@ func (h *Hub) Len() int {
 // Run listens until ctx ends, then returns nil. When the connection fails
 // it reconnects after a delay that doubles from 100 ms to 2 s, and every
 // successful LISTEN wakes all subscribers so they re-check what they may
-// have missed. Run may be called once.
+// have missed. One Run at a time: a second concurrent call is an error (a
+// supervisor may call it again after it returned, or after a panic).
 func (h *Hub) Run(ctx context.Context) error {
 	if !h.running.CompareAndSwap(false, true) {
-		return errors.New("events: Hub.Run called twice")
+		return errors.New("events: Hub.Run is already running")
 	}
+	defer h.running.Store(false)
 	delay := h.retryMin
 	for {
 		listened, err := h.listen(ctx)

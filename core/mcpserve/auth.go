@@ -1,0 +1,101 @@
+package mcpserve
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/uptrace/bun"
+
+	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+// Authenticator decides whether a bearer token may act as an agent. The
+// agent token ([AgentTokens]) is the one credential today; OAuth sign-ins
+// (the Admin API issue) will be a second implementation, tried for tokens
+// that are not agent tokens.
+type Authenticator interface {
+	// Authenticate returns nil when token may act as agent. Refusals:
+	// unauthorized (401 with error="invalid_token"; the message is shown)
+	// when the token is not accepted, forbidden (403) when it is valid but
+	// its holder may not use this agent. Any other error is a failure (500,
+	// logged).
+	Authenticate(ctx context.Context, agent, token string) error
+}
+
+// AgentTokens accepts a live pact_… token issued to the agent itself
+// (behavior.md §9.2). The agent's status is not checked here: the tool
+// gate refuses paused and banned agents with their own code.
+type AgentTokens struct {
+	Identity *identity.Service
+	DB       bun.IDB
+}
+
+// Authenticate implements Authenticator. Refusal: unauthorized "invalid or
+// expired agent token" (another agent's token included, so a token reveals
+// nothing about other agents).
+func (a AgentTokens) Authenticate(ctx context.Context, agent, token string) error {
+	ok, err := a.Identity.AuthenticateAgent(ctx, a.DB, agent, token)
+	switch {
+	case err != nil:
+		return errs.Wrap(err, "check agent token")
+	case !ok:
+		return errs.E(errs.Unauthorized, "invalid or expired agent token")
+	}
+	return nil
+}
+
+func (s *Server) authenticator() Authenticator {
+	if s.opts.Auth != nil {
+		return s.opts.Auth
+	}
+	return AgentTokens{Identity: s.opts.Identity, DB: s.opts.DB}
+}
+
+// authenticate reports whether r may act as agent; when not, it has
+// written the 401 (with its challenge), 403 or 500.
+func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, agent string) bool {
+	token, ok := bearer(r)
+	if !ok {
+		s.challenge(w, agent, false, "missing bearer token")
+		return false
+	}
+	err := s.authenticator().Authenticate(r.Context(), agent, token)
+	switch e, _ := errs.As(err); {
+	case err == nil:
+		return true
+	case e != nil && e.Code == errs.Unauthorized:
+		s.challenge(w, agent, true, e.Message)
+	case e != nil && e.Code == errs.Forbidden:
+		kernel.WriteError(w, http.StatusForbidden, errs.Public(err))
+	default:
+		s.opts.Logger.Error("cannot authenticate", "agent", agent, "error", err)
+		kernel.WriteError(w, http.StatusInternalServerError, errs.Public(err))
+	}
+	return false
+}
+
+// bearer returns the token of an "Authorization: Bearer <token>" header;
+// the scheme is case-insensitive.
+func bearer(r *http.Request) (string, bool) {
+	scheme, token, _ := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	token = strings.TrimSpace(token)
+	if !strings.EqualFold(scheme, "Bearer") || token == "" {
+		return "", false
+	}
+	return token, true
+}
+
+// challenge writes a 401 whose WWW-Authenticate points at the agent's
+// protected-resource metadata; presented says a token was sent and refused.
+func (s *Server) challenge(w http.ResponseWriter, agent string, presented bool, msg string) {
+	v := fmt.Sprintf(`Bearer resource_metadata="%s", scope="pact"`, s.metadataURL(agent))
+	if presented {
+		v += `, error="invalid_token"`
+	}
+	w.Header().Set("WWW-Authenticate", v)
+	kernel.WriteError(w, http.StatusUnauthorized, errs.E(errs.Unauthorized, "%s", msg))
+}

@@ -1,0 +1,212 @@
+// Package mcpserve serves the board's MCP tools and resources to agents over
+// Streamable HTTP (go-sdk, stateless mode), one URL per agent:
+// /mcp/a/<agent-id>. It authenticates the caller as that agent (a live
+// agent token today; OAuth joins through [Authenticator]) and hands every
+// tool call to kernel.Tools.Call, so the gate, the transaction and the log
+// entry apply to MCP exactly as to any other caller.
+//
+// Routes (behavior.md §9.1):
+//
+//	/mcp/a/{agent}, /mcp/a/{agent}/     MCP (POST; the SDK answers 405 to GET and DELETE)
+//	/mcp, /mcp/…                         404 {"error":"not_found","message":"use /mcp/a/<agent-id>"}
+//	/.well-known/oauth-protected-resource/mcp/a/{agent}[/]   RFC 9728 metadata, CORS *
+//
+// Stateless mode is what accepts every protocol version the SDK knows
+// (2026-07-28 and the legacy 2024-11-05 … 2025-11-25): each request stands
+// alone, so the agent can be carried in the request's context. Calls such as
+// pact_wait and pact_events last up to 50 s: the http.Server in front must
+// have no WriteTimeout (cmd/pact-board sets none), and nothing here adds a
+// deadline. A call ends early only when its client goes away, which cancels
+// the tool's context for every protocol version.
+package mcpserve
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"regexp"
+	"sync"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pactboard/pact/core/db"
+	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+// Options configures a Server. Register fills Tools, Identity, DB, Logger
+// and PublicURL from the kernel's Host when they are left empty; Resources
+// has no Host getter and must be set (kernel.Kernel.Resources()).
+type Options struct {
+	Tools     *kernel.Tools
+	Resources *kernel.Resources
+	Identity  *identity.Service
+	DB        *db.DB
+	// PublicURL is how agents reach the board, without a trailing slash; it
+	// names the protected resource in 401 challenges and in the metadata.
+	PublicURL string
+	Logger    hclog.Logger
+	// Version is the server version agents see; kernel.Version by default.
+	Version string
+	// Auth decides who may act as an agent; AgentTokens by default.
+	Auth Authenticator
+	// AuthorizationServers are the OAuth issuers listed in the protected
+	// resource metadata; none until OAuth is configured.
+	AuthorizationServers []string
+}
+
+// Server is the MCP endpoint. It is also the kernel module "mcp".
+type Server struct {
+	opts Options
+
+	once    sync.Once
+	handler http.Handler
+	err     error
+}
+
+var agentID = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
+
+// New returns a server; nothing is built until the first request, so every
+// module's tools are registered by then whatever the registration order.
+func New(opts Options) *Server {
+	if opts.Version == "" {
+		opts.Version = kernel.Version
+	}
+	return &Server{opts: opts}
+}
+
+// Name is the module name.
+func (*Server) Name() string { return "mcp" }
+
+// Register mounts the routes on the kernel.
+func (s *Server) Register(h *kernel.Host) error {
+	o := &s.opts
+	if o.Tools == nil {
+		o.Tools = h.Tools()
+	}
+	if o.Identity == nil {
+		o.Identity = h.Identity()
+	}
+	if o.DB == nil {
+		o.DB = h.DB()
+	}
+	if o.Logger == nil {
+		o.Logger = h.Logger()
+	}
+	if o.PublicURL == "" && h.Config() != nil {
+		o.PublicURL = h.Config().PublicURL
+	}
+	switch {
+	case o.Resources == nil:
+		return fmt.Errorf("mcpserve: Options.Resources is required (pass kernel.Kernel.Resources())")
+	case o.Auth == nil && (o.Identity == nil || o.DB == nil):
+		return fmt.Errorf("mcpserve: agent tokens need the identity service and the database")
+	}
+	for pattern, handler := range s.Routes() {
+		h.Handle(pattern, handler)
+	}
+	return nil
+}
+
+// Routes returns the handlers by ServeMux pattern, for a mux other than
+// the kernel's; Options must then be complete (Register fills them from
+// the Host).
+func (s *Server) Routes() map[string]http.Handler {
+	if s.opts.Logger == nil {
+		s.opts.Logger = hclog.NewNullLogger()
+	}
+	mcpH := http.HandlerFunc(s.serveMCP)
+	meta := http.HandlerFunc(s.serveMetadata)
+	none := http.HandlerFunc(useAgentURL)
+	return map[string]http.Handler{
+		"/mcp/a/{agent}":               mcpH,
+		"/mcp/a/{agent}/{$}":           mcpH,
+		"/mcp":                         none,
+		"/mcp/":                        none,
+		metadataPrefix + "{agent}":     meta,
+		metadataPrefix + "{agent}/{$}": meta,
+	}
+}
+
+func useAgentURL(w http.ResponseWriter, _ *http.Request) {
+	kernel.WriteError(w, http.StatusNotFound, errs.E(errs.NotFound, "use /mcp/a/<agent-id>"))
+}
+
+// serveMCP checks the agent id and the credential (404 and 401/403 come
+// before MCP), then hands the request to the SDK with the agent attached.
+func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
+	agent := r.PathValue("agent")
+	if !agentID.MatchString(agent) {
+		useAgentURL(w, r)
+		return
+	}
+	if !s.authenticate(w, r, agent) {
+		return
+	}
+	h, err := s.build()
+	if err != nil {
+		kernel.WriteError(w, http.StatusInternalServerError, errs.Public(err))
+		return
+	}
+	ctx := context.WithValue(r.Context(), callerKey{}, &caller{agent: agent, req: r.Context()})
+	h.ServeHTTP(w, r.WithContext(ctx))
+}
+
+// build makes the SDK server and handler once, from the registries as they
+// are at the first request (complete: modules register before serving).
+func (s *Server) build() (http.Handler, error) {
+	s.once.Do(func() {
+		srv := mcp.NewServer(&mcp.Implementation{Name: "pact-board", Title: "PACT Board", Version: s.opts.Version},
+			&mcp.ServerOptions{
+				Instructions: Instructions,
+				Logger:       slogger(s.opts.Logger),
+				// Tools and resources, always, and fixed once serving (no
+				// listChanged); no logging: the board sends no log messages.
+				Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Resources: &mcp.ResourceCapabilities{}},
+			})
+		s.addTools(srv)
+		if s.err = s.addResources(srv); s.err != nil {
+			s.opts.Logger.Error("cannot serve MCP", "error", s.err)
+			return
+		}
+		s.handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+			&mcp.StreamableHTTPOptions{
+				Stateless:                    true,
+				JSONResponse:                 true,
+				PropagateRequestCancellation: true,
+				// Every request carries a bearer token checked before the SDK
+				// sees it, which a DNS-rebinding page does not have; the check
+				// would instead refuse a reverse proxy on the same machine.
+				DisableLocalhostProtection: true,
+				Logger:                     slogger(s.opts.Logger),
+			})
+	})
+	return s.handler, s.err
+}
+
+// caller is what serveMCP learned about the request, for the handlers.
+type caller struct {
+	agent string
+	// req is the HTTP request's context: it ends when the client goes away.
+	req context.Context
+}
+
+type callerKey struct{}
+
+// callerFrom returns the authenticated caller. In stateless mode the
+// handler's context carries the values of the request being served.
+func callerFrom(ctx context.Context) (*caller, bool) {
+	c, ok := ctx.Value(callerKey{}).(*caller)
+	return c, ok
+}
+
+// bound returns ctx canceled also when the client's HTTP request ends. The
+// SDK propagates that only for 2026-07-28 requests; this covers the legacy
+// ones, so an abandoned call stops its work (and its wait) at once.
+func bound(ctx context.Context, c *caller) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(c.req, cancel)
+	return ctx, func() { stop(); cancel() }
+}

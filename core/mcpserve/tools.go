@@ -1,0 +1,98 @@
+package mcpserve
+
+// This file and resources.go are the one translation point of the MCP
+// boundary (docs/architecture.md, "Errors"): a tool's result becomes a text
+// content holding its JSON (plus structured content), a refusal becomes a
+// successful JSON-RPC result with isError whose text is exactly
+// {"error","message"[,"mandate_id"]}, and an internal error shows only the
+// generic message while its cause goes to the log. Nothing else in the
+// board formats an MCP error.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+// addTools offers every registered kernel tool as an MCP tool of the same
+// name, title, description and input schema. The SDK does not validate the
+// arguments: the pipeline does, so a mistyped call is refused and logged
+// like any other refusal.
+func (s *Server) addTools(srv *mcp.Server) {
+	for _, t := range s.opts.Tools.List() {
+		srv.AddTool(&mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: t.Input},
+			s.callTool(t.Name))
+	}
+}
+
+// callTool runs one call through kernel.Tools.Call as the agent of the URL,
+// never an agent named in the arguments.
+func (s *Server) callTool(name string) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		c, ok := callerFrom(ctx)
+		if !ok {
+			return refused(errs.E(errs.Forbidden, "no authenticated agent on this request")), nil
+		}
+		ctx, cancel := bound(ctx, c)
+		defer cancel()
+		out, err := s.opts.Tools.Call(ctx, c.agent, name, req.Params.Arguments)
+		if err != nil {
+			return s.toolError(ctx, c.agent, name, err), nil
+		}
+		body, err := encode(out)
+		if err != nil {
+			return s.toolError(ctx, c.agent, name, err), nil
+		}
+		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(body)}}}
+		if bytes.HasPrefix(body, []byte("{")) { // structured content must be an object
+			res.StructuredContent = json.RawMessage(body)
+		}
+		return res, nil
+	}
+}
+
+// toolError turns err into the isError result agents see. Refusals were
+// already logged by the pipeline; other errors are logged here, with their
+// cause, and shown as the generic internal error.
+func (s *Server) toolError(ctx context.Context, agent, tool string, err error) *mcp.CallToolResult {
+	switch {
+	case errs.IsRefusal(err):
+	case ctx.Err() != nil:
+		s.opts.Logger.Debug("tool call abandoned by its client", "agent", agent, "tool", tool, "error", err)
+	default:
+		s.opts.Logger.Error("tool call failed", "agent", agent, "tool", tool, "error", err)
+	}
+	return refused(errs.Public(err))
+}
+
+// refusal is the wire shape of a refusal (behavior.md §2.1).
+type refusal struct {
+	Error     errs.Code `json:"error"`
+	Message   string    `json:"message"`
+	MandateID string    `json:"mandate_id,omitempty"`
+}
+
+func refusalJSON(e *errs.Error) string {
+	body, _ := encode(refusal{Error: e.Code, Message: e.Message, MandateID: e.MandateID}) // strings only: cannot fail
+	return string(body)
+}
+
+func refused(e *errs.Error) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: refusalJSON(e)}}}
+}
+
+// encode is compact JSON without HTML escaping: agents read "<agent-id>"
+// as written.
+func encode(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
