@@ -98,3 +98,28 @@ func (m *Module) visibleTask(ctx context.Context, c *kernel.Call, who *caller, i
 	}
 	return t, p, nil
 }
+
+// workOn is how a call that changes a task starts (pact_claim, pact_report):
+// verify the chain, find the task the caller may see, and refuse frozen
+// projects and Runners on production ones, in that order.
+func (m *Module) workOn(ctx context.Context, c *kernel.Call, mandateID, taskID string) (mandate.Chain, *caller, *task, *project, error) {
+	chain, err := m.verify(ctx, c, mandateID)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	who, err := loadCaller(ctx, c.Tx, c.AgentID)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	t, p, err := m.visibleTask(ctx, c, who, taskID)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	if err := refuseFrozen(p); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	if err := refuseRunnerOnProduction(who, p); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	return chain, who, t, p, nil
+}

@@ -48,22 +48,8 @@ func (m *Module) report(ctx context.Context, c *kernel.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	chain, err := m.verify(ctx, c, a.MandateID)
+	chain, who, t, p, err := m.workOn(ctx, c, a.MandateID, a.TaskID)
 	if err != nil {
-		return nil, err
-	}
-	who, err := loadCaller(ctx, tx, c.AgentID)
-	if err != nil {
-		return nil, err
-	}
-	t, p, err := m.visibleTask(ctx, c, who, a.TaskID)
-	if err != nil {
-		return nil, err
-	}
-	if err := refuseFrozen(p); err != nil {
-		return nil, err
-	}
-	if err := refuseRunnerOnProduction(who, p); err != nil {
 		return nil, err
 	}
 	if err := m.releaseStale(ctx, tx, []string{p.ID}); err != nil {
