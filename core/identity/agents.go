@@ -92,7 +92,7 @@ func (s *Service) RegisterAgent(ctx context.Context, by string, in AgentInput) (
 	payload := map[string]any{"id": in.ID, "client": in.Client, "projects": in.Projects, "scope": in.Scope,
 		"limits": in.Limits, "delegations": in.Delegations, "mandate_days": in.MandateDays, "token_days": in.TokenDays, "owner": in.Owner}
 	var out *Registered
-	err := s.act(ctx, by, Approver, "admin.agent.register", payload, func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error {
+	err := s.Act(ctx, by, Approver, "admin.agent.register", payload, func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error {
 		if len(in.Projects) == 0 {
 			return errs.E(errs.ProjectRequired, "an agent needs at least one project (--projects a,b)")
 		}
@@ -221,7 +221,7 @@ func (s *Service) SetAgentStatus(ctx context.Context, by, id, status string) (*A
 		min = Owner
 	}
 	var out *Agent
-	err := s.act(ctx, by, min, "admin.agent.status", map[string]any{"agent_id": id, "status": status},
+	err := s.Act(ctx, by, min, "admin.agent.status", map[string]any{"agent_id": id, "status": status},
 		func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error {
 			if !statuses[status] {
 				return errs.E(errs.InvalidRequest, "status must be active, paused or banned, not %q", status)
@@ -245,7 +245,7 @@ func (s *Service) SetAgentStatus(ctx context.Context, by, id, status string) (*A
 // invalid_request, not_found.
 func (s *Service) SetPreferences(ctx context.Context, by, id string, raw []byte) (json.RawMessage, error) {
 	var out json.RawMessage
-	err := s.act(ctx, by, Approver, "admin.agent.preferences", map[string]any{"agent_id": id, "preferences": json.RawMessage(nil)},
+	err := s.Act(ctx, by, Approver, "admin.agent.preferences", map[string]any{"agent_id": id, "preferences": json.RawMessage(nil)},
 		func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error {
 			prefs, err := parsePreferences(raw)
 			if err != nil {

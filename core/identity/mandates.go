@@ -28,7 +28,7 @@ type MandateInput struct {
 func (s *Service) IssueMandate(ctx context.Context, by string, in MandateInput) (*mandate.Mandate, error) {
 	var out *mandate.Mandate
 	payload := map[string]any{"holder": in.Holder, "scope": in.Scope, "limits": in.Limits, "delegations": in.Delegations, "days": in.Days}
-	err := s.act(ctx, by, Approver, "admin.mandate.issue", payload, func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error {
+	err := s.Act(ctx, by, Approver, "admin.mandate.issue", payload, func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error {
 		if len(in.Scope) == 0 {
 			return errs.E(errs.InvalidRequest, "a mandate needs a scope (--scope action@project:p,…)")
 		}
@@ -71,7 +71,7 @@ type Revoked struct {
 // not_found (missing, malformed or another organization's id).
 func (s *Service) RevokeMandate(ctx context.Context, by, id string) (*Revoked, error) {
 	var out *Revoked
-	err := s.act(ctx, by, Approver, "admin.mandate.revoke", map[string]any{"mandate_id": id},
+	err := s.Act(ctx, by, Approver, "admin.mandate.revoke", map[string]any{"mandate_id": id},
 		func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error {
 			m, err := s.mandates.Get(ctx, tx, id)
 			if err != nil {
@@ -97,7 +97,7 @@ func (s *Service) RevokeMandate(ctx context.Context, by, id string) (*Revoked, e
 // not_found.
 func (s *Service) ErasePayload(ctx context.Context, by string, entryID int64) (bool, error) {
 	var erased bool
-	err := s.act(ctx, by, Owner, "admin.payload.erase", map[string]any{"entry_id": entryID},
+	err := s.Act(ctx, by, Owner, "admin.payload.erase", map[string]any{"entry_id": entryID},
 		func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error {
 			org, err := s.log.EntryOrg(ctx, tx, entryID)
 			if err != nil {

@@ -95,7 +95,7 @@ func (s *Service) SetPlatformHalted(ctx context.Context, halted bool) error {
 // SetOrgHalted is a person's kill switch for their own organization (owners
 // only). Refusal: forbidden.
 func (s *Service) SetOrgHalted(ctx context.Context, by string, halted bool) error {
-	return s.act(ctx, by, Owner, "admin.kill_switch", map[string]any{"halted": halted},
+	return s.Act(ctx, by, Owner, "admin.kill_switch", map[string]any{"halted": halted},
 		func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error {
 			_, err := tx.ExecContext(ctx, `UPDATE orgs SET halted = ? WHERE id = ?`, halted, p.OrgID)
 			return err

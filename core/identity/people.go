@@ -33,6 +33,12 @@ func (r Role) rank() int {
 	return -1
 }
 
+// Valid reports whether r is one of the three roles.
+func (r Role) Valid() bool { return r.rank() >= 0 }
+
+// AtLeast reports whether r ranks at or above min (viewer < approver < owner).
+func (r Role) AtLeast(min Role) bool { return r.Valid() && r.rank() >= min.rank() }
+
 // Person is a registered human.
 type Person struct {
 	ID         string     `bun:"id" json:"id"`
@@ -110,7 +116,7 @@ func (s *Service) AddHuman(ctx context.Context, by string, in HumanInput) (*Pers
 		return nil
 	}
 	if by != "" {
-		err := s.act(ctx, by, Owner, "admin.human.add", payload, func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error {
+		err := s.Act(ctx, by, Owner, "admin.human.add", payload, func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error {
 			return add(ctx, tx, p.OrgID)
 		})
 		return out, err

@@ -30,7 +30,7 @@ func (s *Service) AddProject(ctx context.Context, by, id, name string, productio
 	name = strings.TrimSpace(name)
 	var out *Project
 	payload := map[string]any{"id": id, "name": name, "production": production}
-	err := s.act(ctx, by, Owner, "admin.project.add", payload, func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error {
+	err := s.Act(ctx, by, Owner, "admin.project.add", payload, func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error {
 		if !slugID.MatchString(id) {
 			return errs.E(errs.InvalidRequest, "project id %q must be 1-63 characters of a-z, 0-9 and '-', starting with a letter or digit", id)
 		}
@@ -63,7 +63,7 @@ type ProjectFlags struct {
 // Refusals: forbidden, not_found, invalid_request (no flag given).
 func (s *Service) SetProjectFlags(ctx context.Context, by, id string, f ProjectFlags) (*Project, error) {
 	var out *Project
-	err := s.act(ctx, by, Owner, "admin.project.flags", map[string]any{"project_id": id, "flags": f},
+	err := s.Act(ctx, by, Owner, "admin.project.flags", map[string]any{"project_id": id, "flags": f},
 		func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error {
 			if f.Production == nil && f.Frozen == nil {
 				return errs.E(errs.InvalidRequest, "name a flag to change: --production true|false or --frozen true|false")

@@ -55,10 +55,13 @@ func NewService(d *db.DB, log *ledger.Log, mandates *mandate.Service, opts *Opti
 	return s
 }
 
-// act runs fn as person `by`, who must hold at least role min, and records
-// it as action. fn fills in the entry's details; the person's organization
-// anchors it.
-func (s *Service) act(ctx context.Context, by string, min Role, action string, payload any,
+// Act runs fn as person `by`, who must hold at least role min, and records
+// it in the log as action, for operations modules perform on behalf of
+// people (approving a task, answering it). fn fills in the entry's details;
+// the person's organization anchors it. Refusals: forbidden (by unknown,
+// disabled or below min) and whatever fn returns; a refusal changes nothing
+// but its log entry.
+func (s *Service) Act(ctx context.Context, by string, min Role, action string, payload any,
 	fn func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error) error {
 	if by == "" {
 		return errs.E(errs.Forbidden, "name the person acting (--by <human-id>)")

@@ -55,7 +55,7 @@ type IssuedToken struct {
 // Refusals: forbidden, invalid_request, not_found.
 func (s *Service) IssueToken(ctx context.Context, by, agent string, days float64) (*IssuedToken, error) {
 	var out *IssuedToken
-	err := s.act(ctx, by, Approver, "admin.token.issue", map[string]any{"agent_id": agent, "days": days},
+	err := s.Act(ctx, by, Approver, "admin.token.issue", map[string]any{"agent_id": agent, "days": days},
 		func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error {
 			ends, err := s.days("--days", days)
 			if err != nil {
@@ -80,7 +80,7 @@ func (s *Service) IssueToken(ctx context.Context, by, agent string, days float64
 // Refusals: forbidden, not_found.
 func (s *Service) RevokeTokens(ctx context.Context, by, agent string) (int64, error) {
 	var n int64
-	err := s.act(ctx, by, Approver, "admin.token.revoke", map[string]any{"agent_id": agent},
+	err := s.Act(ctx, by, Approver, "admin.token.revoke", map[string]any{"agent_id": agent},
 		func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error {
 			if _, err := s.GetAgent(ctx, tx, agent, p.OrgID); err != nil {
 				return err
