@@ -19,8 +19,10 @@ import (
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/core/mcpserve"
+	"github.com/pactboard/pact/core/pluginhost"
 	"github.com/pactboard/pact/modules/board"
 	"github.com/pactboard/pact/modules/notes"
+	"github.com/pactboard/pact/modules/notify"
 )
 
 // shutdownGrace is how long in-flight requests get after SIGTERM.
@@ -78,6 +80,17 @@ func (m *Main) Run(ctx context.Context) error {
 	m.release = release
 	m.mu.Unlock()
 
+	plugins, err := pluginhost.FromConfig(m.Config, m.Logger.Named("plugin"))
+	if err != nil {
+		return err
+	}
+	plugins.Start() // never fails: a plugin that cannot start is logged and retried
+	defer func() {
+		if err := plugins.Close(); err != nil {
+			m.Logger.Warn("stopping plugins", "error", err)
+		}
+	}()
+
 	log := ledger.New(nil)
 	mandates := mandate.NewService(keys, nil)
 	ident := identity.NewService(d, log, mandates, nil)
@@ -90,6 +103,7 @@ func (m *Main) Run(ctx context.Context) error {
 	// The modules, in a fixed order; mcp comes last and serves every tool and
 	// resource the others registered.
 	if err := k.Register(wellKnown{keys: keys}, eventsListener{hub: hub}, board.New(), notes.New(),
+		notify.New(notify.Options{Notifiers: plugins}),
 		mcpserve.New(mcpserve.Options{Resources: k.Resources(), Version: kernel.Version})); err != nil {
 		return err
 	}

@@ -1,0 +1,288 @@
+package notify
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/pactboard/pact/sdk/errs"
+	"github.com/pactboard/pact/sdk/notifier"
+)
+
+// NoDestination is the last_error of a notification set aside because its
+// organization has nowhere to send it (behavior.md §8.6): such a row is
+// never sent later, even once a destination is added.
+const NoDestination = "no destination for this organization: set its Slack webhook or add a destination"
+
+// DeliverDue delivers every outbox row that is due now, one after another,
+// as one more worker would, and returns how many rows it attempted. It
+// returns only database errors; delivery failures are recorded on the rows.
+// A canceled ctx stops it between rows, or mid-delivery leaving the row's
+// lease to expire.
+func (s *Service) DeliverDue(ctx context.Context) (int, error) {
+	owner := fmt.Sprintf("%s/call%d", s.owner, s.calls.Add(1))
+	return s.drain(ctx, owner)
+}
+
+// drain claims and delivers rows as owner until none is due.
+func (s *Service) drain(ctx context.Context, owner string) (int, error) {
+	n := 0
+	for ctx.Err() == nil {
+		r, err := s.claim(ctx, owner)
+		if err != nil || r == nil {
+			return n, err
+		}
+		n++
+		if err := s.handle(ctx, owner, r); err != nil {
+			return n, err
+		}
+	}
+	return n, ctx.Err()
+}
+
+// claim takes the next due row under a lease: the row lock (FOR UPDATE SKIP
+// LOCKED) lasts only this statement, the lease (owner and expiry on the row)
+// until the row is settled or the lease runs out. Taking a row counts an
+// attempt, so a row whose delivery kills its worker still ends up dead.
+// Rows go out earliest due first; ordering by next_attempt_at alone walks
+// the outbox's pending index (a tie-break on id would sort every pending
+// row on each claim).
+func (s *Service) claim(ctx context.Context, owner string) (*row, error) {
+	var rows []row
+	err := s.db.NewRaw(`UPDATE notifications n
+		SET attempts = n.attempts + 1, lease_owner = ?, lease_expires_at = now() + make_interval(secs => ?)
+		FROM (SELECT id FROM notifications
+		      WHERE sent_at IS NULL AND dead_at IS NULL AND next_attempt_at <= now()
+		        AND (lease_expires_at IS NULL OR lease_expires_at <= now())
+		      ORDER BY next_attempt_at LIMIT 1 FOR UPDATE SKIP LOCKED) c
+		WHERE n.id = c.id
+		RETURNING n.id, n.org_id, n.kind, n.project_id, n.task_id, n.agent_id, n.title, n.detail,
+		          n.idempotency_key, n.created_at, n.attempts, n.last_error`,
+		owner, s.opts.Lease.Seconds()).Scan(ctx, &rows)
+	if err != nil || len(rows) == 0 {
+		return nil, err
+	}
+	return &rows[0], nil
+}
+
+// target is one destination of a row's organization.
+type target struct {
+	Key      string  `bun:"key"` // "slack" or "d<id>"
+	Notifier string  `bun:"notifier"`
+	URL      string  `bun:"url"`
+	Secret   *string `bun:"secret"`
+	Options  string  `bun:"options"`
+	Sent     bool    `bun:"sent"`
+	Failed   bool    `bun:"failed"`
+	Detail   *string `bun:"detail"`
+}
+
+func (t *target) label() string {
+	if t.Key == "slack" {
+		return "Slack webhook"
+	}
+	return fmt.Sprintf("destination %s (%s)", strings.TrimPrefix(t.Key, "d"), t.Notifier)
+}
+
+func (t *target) destination() notifier.Destination {
+	d := notifier.Destination{URL: t.URL, Secret: deref(t.Secret)}
+	_ = json.Unmarshal([]byte(t.Options), &d.Options) // a jsonb object of strings by construction
+	return d
+}
+
+// targets lists r's organization's destinations now: its Slack webhook (for
+// the default organization PACT_SLACK_WEBHOOK_URL until it sets its own)
+// and its enabled destinations, each with what this row's earlier attempts
+// settled there.
+func (s *Service) targets(ctx context.Context, r *row) ([]target, error) {
+	var ts []target
+	err := s.db.NewRaw(`SELECT t.key, t.notifier, t.url, t.secret, t.options::text AS options,
+		       x.sent_at IS NOT NULL AS sent, x.failed_at IS NOT NULL AS failed, x.detail
+		FROM (SELECT 'slack'::text AS key, ?::text AS notifier,
+		             coalesce(nullif(o.slack_webhook_url, ''), CASE WHEN o.id = 'default' THEN nullif(?::text, '') END) AS url,
+		             NULL::text AS secret, '{}'::jsonb AS options, 0::bigint AS ord
+		      FROM orgs o WHERE o.id = ?
+		      UNION ALL
+		      SELECT 'd' || d.id, d.notifier, d.url, d.secret, d.options, d.id
+		      FROM notify_destinations d WHERE d.org_id = ? AND d.disabled_at IS NULL) t
+		LEFT JOIN notification_deliveries x ON x.notification_id = ? AND x.destination = t.key
+		WHERE t.url IS NOT NULL
+		ORDER BY t.ord`,
+		s.opts.SlackNotifier, s.opts.SlackWebhookURL, r.OrgID, r.OrgID, r.ID).Scan(ctx, &ts)
+	return ts, err
+}
+
+// handle delivers claimed row r to every destination not yet settled and
+// records the outcome. A notifier's errs.InvalidRequest settles that
+// destination for good (the receiver refuses it); any other error
+// (errs.Unavailable, a missing plugin, a timeout) is retried. It returns
+// only database errors and ctx's end.
+func (s *Service) handle(ctx context.Context, owner string, r *row) error {
+	log := s.logger.With("notification", r.ID, "kind", r.Kind, "org", r.OrgID, "attempt", r.Attempts)
+	if r.Attempts > s.opts.MaxAttempts {
+		// The worker of the last attempt stopped before settling it.
+		why := "the last attempt did not finish (its worker stopped)"
+		if r.LastError != nil {
+			why += "; before that: " + *r.LastError
+		}
+		log.Error("notification is dead", "error", why)
+		return s.settle(ctx, owner, r.ID, `dead_at = now()`, clip(why, 1000))
+	}
+	ts, err := s.targets(ctx, r)
+	if err != nil {
+		return err
+	}
+	if len(ts) == 0 {
+		log.Warn("notification set aside: its organization has no destination")
+		return s.settle(ctx, owner, r.ID, `dead_at = now()`, NoDestination)
+	}
+	msg := s.message(r)
+	var sent bool
+	var retry, refused []string
+	for i := range ts {
+		t := &ts[i]
+		switch {
+		case t.Sent:
+			sent = true
+			continue
+		case t.Failed:
+			refused = append(refused, deref(t.Detail))
+			continue
+		}
+		if i > 0 {
+			// Each destination gets a full lease: a row with several slow
+			// destinations must not be taken over while still in hand.
+			if ok, err := s.renew(ctx, owner, r.ID); err != nil || !ok {
+				return err
+			}
+		}
+		rec, err := s.deliverOne(ctx, t, msg)
+		if ctx.Err() != nil {
+			return ctx.Err() // stopping: the lease expires and another worker retries
+		}
+		var dbErr error
+		switch {
+		case err == nil:
+			sent = true
+			log.Debug("delivered", "destination", t.label(), "status", receiptStatus(rec))
+			if len(ts) > 1 {
+				dbErr = s.record(ctx, r.ID, t.Key, true, rec, "")
+			}
+		case errs.CodeOf(err) == errs.InvalidRequest:
+			text := errorText(t.label(), t.URL, err)
+			refused = append(refused, text)
+			log.Warn("destination refused the notification for good", "error", text)
+			if len(ts) > 1 {
+				dbErr = s.record(ctx, r.ID, t.Key, false, rec, text)
+			}
+		default:
+			text := errorText(t.label(), t.URL, err)
+			retry = append(retry, text)
+			log.Warn("delivery failed; will retry", "error", text)
+		}
+		if dbErr != nil {
+			return dbErr
+		}
+	}
+	return s.conclude(ctx, owner, r, sent, retry, refused)
+}
+
+// conclude settles r after its attempt: retry later while a destination
+// failed in a way worth retrying and attempts remain; sent when some
+// destination has it and none is left to retry; dead otherwise.
+func (s *Service) conclude(ctx context.Context, owner string, r *row, sent bool, retry, refused []string) error {
+	errText := clip(strings.Join(append(retry, refused...), "; "), 1000)
+	log := s.logger.With("notification", r.ID, "kind", r.Kind, "org", r.OrgID)
+	switch {
+	case len(retry) > 0 && r.Attempts < s.opts.MaxAttempts:
+		wait := s.backoff(r.Attempts)
+		return s.settle(ctx, owner, r.ID, fmt.Sprintf(`next_attempt_at = now() + make_interval(secs => %f)`, wait.Seconds()), errText)
+	case len(retry) > 0:
+		log.Error("notification is dead after its last attempt", "attempts", r.Attempts, "error", errText)
+		return s.settle(ctx, owner, r.ID, `dead_at = now()`, errText)
+	case sent:
+		return s.settle(ctx, owner, r.ID, `sent_at = now()`, errText)
+	default:
+		log.Error("notification is dead: every destination refused it", "error", errText)
+		return s.settle(ctx, owner, r.ID, `dead_at = now()`, errText)
+	}
+}
+
+// backoff is the wait after attempt number n failed: RetryBase doubling
+// (30 s, 60 s, 120 s, …).
+func (s *Service) backoff(n int) time.Duration {
+	return s.opts.RetryBase << min(max(n-1, 0), 20)
+}
+
+// settle ends owner's lease on row id with set (one of the fixed
+// assignments above) and last_error (NULL when empty). A worker that lost
+// its lease to another changes nothing.
+func (s *Service) settle(ctx context.Context, owner string, id int64, set, lastError string) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE notifications SET `+set+`, last_error = ?, lease_expires_at = NULL
+		WHERE id = ? AND lease_owner = ? AND sent_at IS NULL AND dead_at IS NULL`,
+		nullable(lastError), id, owner)
+	return err
+}
+
+// renew extends owner's lease on row id; false when the lease was lost.
+func (s *Service) renew(ctx context.Context, owner string, id int64) (bool, error) {
+	res, err := s.db.ExecContext(ctx, `UPDATE notifications SET lease_expires_at = now() + make_interval(secs => ?)
+		WHERE id = ? AND lease_owner = ? AND sent_at IS NULL AND dead_at IS NULL`, s.opts.Lease.Seconds(), id, owner)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+// record settles one destination of a notification with several, so its
+// retries skip it.
+func (s *Service) record(ctx context.Context, id int64, key string, sent bool, rec *notifier.Receipt, detail string) error {
+	at := `now(), NULL`
+	if !sent {
+		at = `NULL, now()`
+	}
+	var status *int
+	if rec != nil && rec.Status != 0 {
+		status = &rec.Status
+	}
+	_, err := s.db.ExecContext(ctx, `INSERT INTO notification_deliveries (notification_id, destination, sent_at, failed_at, status, detail)
+		VALUES (?, ?, `+at+`, ?, ?) ON CONFLICT DO NOTHING`, id, key, status, nullable(detail))
+	return err
+}
+
+// deliverOne sends msg to t through its notifier, under DeliverTimeout. A
+// notifier the board cannot find counts as an outage (retried).
+func (s *Service) deliverOne(ctx context.Context, t *target, msg notifier.Notification) (*notifier.Receipt, error) {
+	n, err := s.notifier(t.Notifier)
+	if err != nil {
+		return nil, errs.E(errs.Unavailable, "%s", messageOf(err))
+	}
+	dctx, cancel := context.WithTimeout(ctx, s.opts.DeliverTimeout)
+	defer cancel()
+	return n.Deliver(dctx, t.destination(), msg)
+}
+
+// messageOf is err's message without its code.
+func messageOf(err error) string {
+	if e, ok := errs.As(err); ok {
+		return e.Message
+	}
+	return err.Error()
+}
+
+func receiptStatus(r *notifier.Receipt) int {
+	if r == nil {
+		return 0
+	}
+	return r.Status
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

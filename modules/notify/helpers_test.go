@@ -1,0 +1,293 @@
+package notify_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun"
+
+	"github.com/pactboard/pact/core/boot"
+	"github.com/pactboard/pact/core/db"
+	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/core/outbox"
+	"github.com/pactboard/pact/core/pgtest"
+	"github.com/pactboard/pact/modules/notify"
+	"github.com/pactboard/pact/sdk/errs"
+	"github.com/pactboard/pact/sdk/notifier"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// seed adds the people, projects, an agent with a root mandate and a task
+// the tests use: ana owns the default organization (project web), vic is a
+// viewer there, bo owns acme (project rocket). It returns the task's id.
+func seed(t testing.TB, d *db.DB) string {
+	t.Helper()
+	ctx := context.Background()
+	_, err := d.ExecContext(ctx, `
+		INSERT INTO orgs (id, name, system_chain) VALUES ('acme', 'Acme', '_system:acme');
+		INSERT INTO humans (id, org_id, name, role) VALUES ('ana', 'default', 'Ana', 'owner'),
+			('vic', 'default', 'Vic', 'viewer'), ('bo', 'acme', 'Bo', 'owner');
+		INSERT INTO projects (id, org_id, name, created_by) VALUES ('web', 'default', 'Web', 'ana'),
+			('rocket', 'acme', 'Rocket', 'bo');
+		INSERT INTO agents (id, org_id, owner, client) VALUES ('code-web', 'default', 'ana', 'code');
+		INSERT INTO agent_projects (agent_id, project_id, org_id) VALUES ('code-web', 'web', 'default');`)
+	require.NoError(t, err)
+	m := mandate(t, d, "code-web", "now() + interval '30 days'")
+	var task string
+	require.NoError(t, d.NewRaw(`INSERT INTO tasks (id, project_id, title, created_by, mandate_id, status)
+		VALUES (gen_random_uuid(), 'web', 'Deploy', 'code-web', ?, 'submitted') RETURNING id::text`, m).Scan(ctx, &task))
+	return task
+}
+
+// mandate inserts a human-issued root mandate of holder expiring at the SQL
+// expression expires, created now (or at created, when given).
+func mandate(t testing.TB, d *db.DB, holder, expires string, created ...string) string {
+	t.Helper()
+	at := "now()"
+	if len(created) > 0 {
+		at = created[0]
+	}
+	var id string
+	require.NoError(t, d.NewRaw(`INSERT INTO mandates (id, issuer_kind, issuer, holder, scope, delegations_left, depth,
+		expires_at, signature, created_at) VALUES (gen_random_uuid(), 'human', 'ana', ?, '{task.work}', 1, 0, `+expires+`, 'sig', `+at+`)
+		RETURNING id::text`, holder).Scan(context.Background(), &id))
+	return id
+}
+
+// enqueue writes n into the outbox in a transaction of its own, as a board
+// event would.
+func enqueue(t testing.TB, d *db.DB, n outbox.Notification) int64 {
+	t.Helper()
+	var id int64
+	require.NoError(t, d.InTx(context.Background(), func(ctx context.Context, tx bun.Tx) (err error) {
+		id, err = outbox.Enqueue(ctx, tx, n)
+		return err
+	}))
+	return id
+}
+
+// rowState is what the tests check of an outbox row.
+type rowState struct {
+	Attempts   int        `bun:"attempts"`
+	SentAt     *time.Time `bun:"sent_at"`
+	DeadAt     *time.Time `bun:"dead_at"`
+	LastError  *string    `bun:"last_error"`
+	LeaseOwner *string    `bun:"lease_owner"`
+	Key        string     `bun:"idempotency_key"`
+	// RetryIn is next_attempt_at - now() in seconds.
+	RetryIn float64 `bun:"retry_in"`
+}
+
+func state(t testing.TB, d *db.DB, id int64) rowState {
+	t.Helper()
+	var s rowState
+	require.NoError(t, d.NewRaw(`SELECT attempts, sent_at, dead_at, last_error, lease_owner, idempotency_key,
+		extract(epoch FROM next_attempt_at - now())::float8 AS retry_in FROM notifications WHERE id = ?`, id).Scan(context.Background(), &s))
+	return s
+}
+
+// makeDue moves every pending row's next attempt to now, as time passing would.
+func makeDue(t testing.TB, d *db.DB) {
+	t.Helper()
+	_, err := d.ExecContext(context.Background(), `UPDATE notifications SET next_attempt_at = now() WHERE sent_at IS NULL AND dead_at IS NULL`)
+	require.NoError(t, err)
+}
+
+// plugins is the Notifiers the board would get from its plugin host.
+type plugins map[string]notifier.Notifier
+
+func (p plugins) Notifier(name string) (notifier.Notifier, error) {
+	if n, ok := p[name]; ok {
+		return n, nil
+	}
+	return nil, errs.E(errs.NotFound, "no plugin named %q in PACT_PLUGINS", name)
+}
+
+// recorder is a notifier that keeps what it is asked to deliver and fails
+// the first `fail` deliveries with err.
+type recorder struct {
+	mu    sync.Mutex
+	got   []delivery
+	fail  int
+	err   error
+	calls int
+}
+
+type delivery struct {
+	Dest notifier.Destination
+	N    notifier.Notification
+}
+
+func (r *recorder) Capabilities(context.Context) (*notifier.Capabilities, error) {
+	return &notifier.Capabilities{Name: "recorder", Version: "1", Structured: true}, nil
+}
+
+func (r *recorder) PrepareDestination(_ context.Context, d notifier.Destination) (*notifier.Destination, error) {
+	return &d, nil
+}
+
+func (r *recorder) Deliver(_ context.Context, d notifier.Destination, n notifier.Notification) (*notifier.Receipt, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.calls++
+	if r.calls <= r.fail {
+		return nil, r.err
+	}
+	r.got = append(r.got, delivery{Dest: d, N: n})
+	return &notifier.Receipt{Status: 200}, nil
+}
+
+func (r *recorder) deliveries() []delivery {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]delivery(nil), r.got...)
+}
+
+// poster is a real notifier over HTTP, like the webhook plugin without the
+// signing: it POSTs the notification as JSON with its idempotency key in a
+// header, and maps the receiver's answer to the SDK's codes (5xx and 429
+// unavailable, other 4xx invalid_request). PrepareDestination accepts only
+// http(s) URLs and generates a whsec_ secret when none is given.
+type poster struct{ client *http.Client }
+
+func (p *poster) Capabilities(context.Context) (*notifier.Capabilities, error) {
+	return &notifier.Capabilities{Name: "poster", Version: "1"}, nil
+}
+
+func (p *poster) PrepareDestination(_ context.Context, d notifier.Destination) (*notifier.Destination, error) {
+	if !strings.HasPrefix(d.URL, "http://") && !strings.HasPrefix(d.URL, "https://") {
+		return nil, errs.E(errs.InvalidRequest, "a webhook URL must be http(s)")
+	}
+	if d.Secret == "" {
+		b := make([]byte, 24)
+		_, _ = rand.Read(b)
+		d.Secret = "whsec_" + base64.StdEncoding.EncodeToString(b)
+	}
+	return &d, nil
+}
+
+func (p *poster) Deliver(ctx context.Context, d notifier.Destination, n notifier.Notification) (*notifier.Receipt, error) {
+	body, _ := json.Marshal(n)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.URL, bytes.NewReader(body))
+	if err != nil {
+		return nil, errs.E(errs.InvalidRequest, "bad URL: %v", err)
+	}
+	req.Header.Set("Idempotency-Key", n.IdempotencyKey)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := p.client.Do(req)
+	if err != nil {
+		return nil, errs.E(errs.Unavailable, "post: %v", err)
+	}
+	defer resp.Body.Close()
+	answer, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
+	switch {
+	case resp.StatusCode < 300:
+		return &notifier.Receipt{Status: resp.StatusCode, Detail: string(answer)}, nil
+	case resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests:
+		return nil, errs.E(errs.Unavailable, "receiver answered %d: %s", resp.StatusCode, answer)
+	default:
+		return nil, errs.E(errs.InvalidRequest, "receiver answered %d: %s", resp.StatusCode, answer)
+	}
+}
+
+// receiver is a local HTTP endpoint that counts deliveries per path and
+// idempotency key.
+type receiver struct {
+	*httptest.Server
+	mu     sync.Mutex
+	byKey  map[string]int
+	byPath map[string]int
+	total  int
+	arrive chan string // each delivery's key, when someone listens
+}
+
+func newReceiver(t testing.TB) *receiver {
+	r := &receiver{byKey: map[string]int{}, byPath: map[string]int{}, arrive: make(chan string, 100000)}
+	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		_, _ = io.Copy(io.Discard, req.Body)
+		r.mu.Lock()
+		r.byKey[req.Header.Get("Idempotency-Key")]++
+		r.byPath[req.URL.Path]++
+		r.total++
+		r.mu.Unlock()
+		r.arrive <- req.Header.Get("Idempotency-Key")
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(r.Close)
+	return r
+}
+
+func (r *receiver) counts() (byKey, byPath map[string]int, total int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	byKey, byPath = map[string]int{}, map[string]int{}
+	for k, v := range r.byKey {
+		byKey[k] = v
+	}
+	for k, v := range r.byPath {
+		byPath[k] = v
+	}
+	return byKey, byPath, r.total
+}
+
+// process is one board process running the notify module through a real
+// kernel, over its own connection pool.
+type process struct {
+	module *notify.Module
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// startProcess opens dsn and runs a kernel with the notify module until the
+// test ends or stop is called. env is the process's environment.
+func startProcess(t testing.TB, dsn string, env map[string]string, opts notify.Options) *process {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	d, err := db.Open(ctx, dsn)
+	require.NoError(t, err)
+	cfg, err := boot.Load(func(k string) string { return env[k] })
+	require.NoError(t, err)
+	k := kernel.New(kernel.Deps{DB: d, Log: ledger.New(nil), Config: cfg})
+	p := &process{module: notify.New(opts), cancel: cancel, done: make(chan struct{})}
+	require.NoError(t, k.Register(p.module))
+	go func() {
+		defer close(p.done)
+		_ = k.Run(ctx)
+		d.Close()
+	}()
+	t.Cleanup(p.stop)
+	return p
+}
+
+// stop cancels the process's context and waits for its workers to return,
+// as a process killed between two statements would leave the database.
+func (p *process) stop() {
+	p.cancel()
+	<-p.done
+}
+
+// eventually fails t unless cond holds within d.
+func eventually(t testing.TB, d time.Duration, cond func() bool, format string, args ...any) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v: %s", d, fmt.Sprintf(format, args...))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
