@@ -59,10 +59,16 @@ type e2eBoard struct {
 	roots  map[string]string
 }
 
-func startE2E(t *testing.T) *e2eBoard {
+func startE2E(t *testing.T, env ...map[string]string) *e2eBoard {
 	ctx := context.Background()
 	dsn := pgtest.NewDSN(t)
-	base, _, _ := startBoard(t, map[string]string{"DATABASE_URL": dsn})
+	vars := map[string]string{"DATABASE_URL": dsn}
+	for _, e := range env {
+		for k, v := range e {
+			vars[k] = v
+		}
+	}
+	base, _, _ := startBoard(t, vars)
 	d, err := db.Open(ctx, dsn)
 	require.NoError(t, err)
 	t.Cleanup(d.Close)
