@@ -12,6 +12,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/pactboard/pact/core/auth"
 	"github.com/pactboard/pact/core/boot"
 	"github.com/pactboard/pact/core/events"
 	"github.com/pactboard/pact/core/identity"
@@ -23,6 +24,7 @@ import (
 	"github.com/pactboard/pact/modules/board"
 	"github.com/pactboard/pact/modules/notes"
 	"github.com/pactboard/pact/modules/notify"
+	"github.com/pactboard/pact/modules/people"
 )
 
 // shutdownGrace is how long in-flight requests get after SIGTERM.
@@ -99,10 +101,13 @@ func (m *Main) Run(ctx context.Context) error {
 	if m.Config.Role != boot.RoleAdmin {
 		hub = events.NewHub(d.Pool, m.Logger.Named("events"))
 	}
-	k := kernel.New(kernel.Deps{DB: d, Log: log, Mandates: mandates, Identity: ident, Events: hub, Logger: m.Logger, Config: m.Config})
+	adminAuth := auth.NewAdmin(ident, auth.Options{Issuer: adminIssuer(plugins, m.Logger),
+		Audience: m.Config.AdminAudience, RequireMFA: m.Config.AdminRequireMFA})
+	k := kernel.New(kernel.Deps{DB: d, Log: log, Mandates: mandates, Identity: ident, Events: hub, AdminAuth: adminAuth,
+		Logger: m.Logger, Config: m.Config})
 	// The modules, in a fixed order; mcp comes last and serves every tool and
 	// resource the others registered.
-	if err := k.Register(wellKnown{keys: keys}, eventsListener{hub: hub}, board.New(), notes.New(),
+	if err := k.Register(wellKnown{keys: keys}, eventsListener{hub: hub}, board.New(), notes.New(), people.New(),
 		notify.New(notify.Options{Notifiers: plugins}),
 		mcpserve.New(mcpserve.Options{Resources: k.Resources(), Version: kernel.Version})); err != nil {
 		return err
@@ -170,4 +175,21 @@ func (m *Main) Close() error {
 	}
 	m.closed = true
 	return m.release()
+}
+
+// adminIssuer is the auth-issuer plugin that verifies people's tokens: the
+// first authissuer entry of PACT_PLUGINS. Without one, every Admin API call
+// is refused with "OAuth is not configured".
+func adminIssuer(plugins *pluginhost.Host, logger hclog.Logger) auth.Issuer {
+	names := plugins.Names(pluginhost.KindAuthIssuer)
+	if len(names) == 0 {
+		logger.Info("no authissuer plugin in PACT_PLUGINS: the Admin API refuses every call until one is configured")
+		return nil
+	}
+	issuer, err := plugins.Issuer(names[0])
+	if err != nil {
+		logger.Error("authissuer plugin", "name", names[0], "error", err)
+		return nil
+	}
+	return issuer
 }

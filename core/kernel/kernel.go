@@ -56,6 +56,9 @@ type Deps struct {
 	Events *events.Hub
 	Logger hclog.Logger
 	Config *boot.Config
+	// AdminAuth authenticates people on the Admin API (core/auth.Admin).
+	// Nil refuses every operation that is not public.
+	AdminAuth AdminAuthenticator
 }
 
 // Kernel is the registry: one mux, one Admin API, the modules and their workers.
@@ -103,8 +106,10 @@ func New(deps Deps) *Kernel {
 			"cmd must assign it before building the kernel")
 	}
 	k.api = humago.New(recordingMux{k}, adminConfig())
-	k.admin = huma.NewGroup(k.api, AdminPrefix)
-	k.admin.UseMiddleware(k.adminContext)
+	admin := huma.NewGroup(k.api, AdminPrefix)
+	admin.UseModifier(checkAdminOperation)
+	admin.UseMiddleware(k.adminContext, k.adminGate)
+	k.admin = admin
 	k.builtins()
 	return k
 }

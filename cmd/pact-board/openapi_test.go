@@ -1,0 +1,183 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pactboard/pact/core/auth"
+	"github.com/pactboard/pact/core/auth/authtest"
+	"github.com/pactboard/pact/core/boot"
+	"github.com/pactboard/pact/core/db"
+	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/core/mandate"
+	"github.com/pactboard/pact/core/mcpserve"
+	"github.com/pactboard/pact/core/pgtest"
+	"github.com/pactboard/pact/modules/board"
+	"github.com/pactboard/pact/modules/notes"
+	"github.com/pactboard/pact/modules/people"
+	"github.com/pactboard/pact/sdk/plugintest"
+)
+
+var update = flag.Bool("update", false, "rewrite docs/openapi.json from the Admin API the board serves")
+
+// openAPIFile is the committed Admin API document.
+var openAPIFile = filepath.Join("..", "..", "docs", "openapi.json")
+
+// adminBoard is a kernel with every module pact-board registers (board.go's
+// list) plus those whose Admin API operations are not wired there yet, over
+// a real database, with people signing in through a real issuer.
+type adminBoard struct {
+	d      *db.DB
+	ident  *identity.Service
+	iss    *authtest.Issuer
+	cfg    *boot.Config
+	k      *kernel.Kernel
+	server *httptest.Server
+}
+
+func newAdminBoard(t *testing.T) *adminBoard {
+	t.Helper()
+	a := &adminBoard{d: pgtest.New(t), iss: authtest.New(t)}
+	var err error
+	a.cfg, err = boot.Load(func(string) string { return "" })
+	require.NoError(t, err)
+	keys, err := mandate.ParseKeyring("", testSigningKey)
+	require.NoError(t, err)
+	log := ledger.New(nil)
+	mandates := mandate.NewService(keys, nil)
+	a.ident = identity.NewService(a.d, log, mandates, nil)
+	admin := auth.NewAdmin(a.ident, auth.Options{Issuer: plugintest.Issuer(t, a.iss), Audience: a.cfg.AdminAudience, RequireMFA: true})
+	a.k = kernel.New(kernel.Deps{DB: a.d, Log: log, Mandates: mandates, Identity: a.ident, Config: a.cfg, AdminAuth: admin})
+	require.NoError(t, a.k.Register(wellKnown{keys: keys}, eventsListener{}, board.New(), notes.New(), people.New(),
+		mcpserve.New(mcpserve.Options{Resources: a.k.Resources(), Version: kernel.Version})))
+	a.server = httptest.NewServer(a.k.Handler())
+	t.Cleanup(a.server.Close)
+	return a
+}
+
+// servedDocument fetches /admin/api/openapi.json from base, indented as
+// the committed file is.
+func servedDocument(t *testing.T, base string) []byte {
+	t.Helper()
+	resp, err := http.Get(base + "/admin/api/openapi.json")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	raw, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	var out bytes.Buffer
+	require.NoError(t, json.Indent(&out, raw, "", "  "))
+	out.WriteByte('\n')
+	return out.Bytes()
+}
+
+// TestOpenAPIDocumentIsCommitted fails when docs/openapi.json is not what
+// the board serves; go test ./cmd/pact-board -run OpenAPIDocumentIsCommitted
+// -update rewrites it.
+func TestOpenAPIDocumentIsCommitted(t *testing.T) {
+	served := servedDocument(t, newAdminBoard(t).server.URL)
+	if *update {
+		require.NoError(t, os.WriteFile(openAPIFile, served, 0o644))
+	}
+	committed, err := os.ReadFile(openAPIFile)
+	require.NoError(t, err)
+	require.Equal(t, string(committed), string(served),
+		"docs/openapi.json is stale: run go test ./cmd/pact-board -run OpenAPIDocumentIsCommitted -update")
+}
+
+// TestRealBoardServesOnlyCommittedOperations starts pact-board itself and
+// requires every operation it serves to be in docs/openapi.json, so a
+// module wired in board.go but missing from newAdminBoard fails here.
+func TestRealBoardServesOnlyCommittedOperations(t *testing.T) {
+	base, _, _ := startBoard(t, nil)
+	served, committed := operations(t, servedDocument(t, base)), operations(t, mustRead(t, openAPIFile))
+	for _, op := range served {
+		require.Contains(t, committed, op, "pact-board serves %s, which docs/openapi.json lacks", op)
+	}
+}
+
+// document is the part of an OpenAPI document the tests walk.
+type document struct {
+	Paths map[string]map[string]struct {
+		OperationID string `json:"operationId"`
+		Parameters  []struct {
+			Name string `json:"name"`
+			In   string `json:"in"`
+		} `json:"parameters"`
+		RequestBody *struct {
+			Content map[string]struct {
+				Schema struct {
+					Ref string `json:"$ref"`
+				} `json:"schema"`
+			} `json:"content"`
+		} `json:"requestBody"`
+	} `json:"paths"`
+	Components struct {
+		Schemas map[string]schema `json:"schemas"`
+	} `json:"components"`
+}
+
+type schema struct {
+	Type       any               `json:"type"`
+	Properties map[string]schema `json:"properties"`
+	Required   []string          `json:"required"`
+	Enum       []any             `json:"enum"`
+	Examples   []any             `json:"examples"`
+}
+
+func parse(t *testing.T, raw []byte) *document {
+	t.Helper()
+	var d document
+	require.NoError(t, json.Unmarshal(raw, &d))
+	return &d
+}
+
+func operations(t *testing.T, raw []byte) []string {
+	var out []string
+	for path, methods := range parse(t, raw).Paths {
+		for method := range methods {
+			out = append(out, strings.ToUpper(method)+" "+path)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return raw
+}
+
+// TestOpenAPIDocumentPassesRedoclyLint runs @redocly/cli (docs/lint, pinned
+// by its package-lock.json) on docs/openapi.json. Node and npm are
+// required: without them the test fails rather than skips.
+func TestOpenAPIDocumentPassesRedoclyLint(t *testing.T) {
+	dir := installNodePackage(t, filepath.Join("..", "..", "docs", "lint"), "pact-openapi-lint",
+		filepath.Join("@redocly", "cli", "package.json"))
+	doc, err := filepath.Abs(openAPIFile)
+	require.NoError(t, err)
+	config, err := filepath.Abs(filepath.Join("..", "..", "docs", "lint", "redocly.yaml"))
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), lintTimeout)
+	defer cancel()
+	out, err := nodeCommand(ctx, dir, filepath.Join("node_modules", "@redocly", "cli", "bin", "cli.js"),
+		"lint", "--config", config, doc).CombinedOutput()
+	require.NoError(t, err, "redocly lint docs/openapi.json:\n%s", out)
+	t.Logf("%s", out)
+}

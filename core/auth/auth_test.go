@@ -1,0 +1,182 @@
+package auth_test
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pactboard/pact/core/auth"
+	"github.com/pactboard/pact/core/auth/authtest"
+	"github.com/pactboard/pact/core/db"
+	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/core/mandate"
+	"github.com/pactboard/pact/core/pgtest"
+	"github.com/pactboard/pact/sdk/errs"
+	"github.com/pactboard/pact/sdk/plugintest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+const audience = "https://board.test/admin"
+
+type fixture struct {
+	d      *db.DB
+	people *identity.Service
+	iss    *authtest.Issuer
+	admin  *auth.Admin
+}
+
+// setup makes ana (owner, ana@example.com) and vic (viewer,
+// vic@example.com), and an authenticator whose issuer runs behind the
+// plugin wire.
+func setup(t *testing.T) *fixture {
+	t.Helper()
+	ctx := context.Background()
+	f := &fixture{d: pgtest.New(t), iss: authtest.New(t)}
+	keys, err := mandate.ParseKeyring("", strings.Repeat("s", 32))
+	require.NoError(t, err)
+	f.people = identity.NewService(f.d, ledger.New(nil), mandate.NewService(keys, nil), nil)
+	_, err = f.people.AddHuman(ctx, "", identity.HumanInput{ID: "ana", Name: "Ana", Role: identity.Owner, Email: "ana@example.com"})
+	require.NoError(t, err)
+	_, err = f.people.AddHuman(ctx, "ana", identity.HumanInput{ID: "vic", Name: "Vic", Role: identity.Viewer, Email: "vic@example.com"})
+	require.NoError(t, err)
+	f.admin = auth.NewAdmin(f.people, auth.Options{Issuer: plugintest.Issuer(t, f.iss), Audience: audience, RequireMFA: true})
+	return f
+}
+
+func (f *fixture) bearer(t *testing.T, c authtest.Claims) string {
+	if c.Audience == nil {
+		c.Audience = []string{audience}
+	}
+	return "Bearer " + f.iss.Token(t, c)
+}
+
+func (f *fixture) count(t *testing.T, q string, args ...any) int {
+	t.Helper()
+	var n int
+	require.NoError(t, f.d.NewRaw(q, args...).Scan(context.Background(), &n))
+	return n
+}
+
+func TestAdminRefusesTokensThatDoNotProveAPerson(t *testing.T) {
+	ctx := context.Background()
+	f := setup(t)
+	other, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	ana := authtest.Claims{Subject: "sub-ana", Email: "ana@example.com", EmailVerified: true}
+	with := func(change func(c *authtest.Claims)) string {
+		c := ana
+		change(&c)
+		return f.bearer(t, c)
+	}
+	for _, tc := range []struct {
+		name, header, says string
+	}{
+		{"NoHeader", "", "Authorization: Bearer"},
+		{"NotBearer", "Basic YW5hOnB3", "Authorization: Bearer"},
+		{"EmptyBearer", "Bearer ", "Authorization: Bearer"},
+		{"AgentToken", "Bearer pact_" + strings.Repeat("a", 43), "the Admin API takes a person's OAuth token"},
+		{"MFAMissing", with(func(c *authtest.Claims) { c.AMR = []string{"pwd"} }), "needs a sign-in with a second factor"},
+		{"AgentURLAudience", with(func(c *authtest.Claims) { c.Audience = []string{"https://board.test/mcp/a/code-web"} }), "audience"},
+		{"Expired", with(func(c *authtest.Claims) { c.ExpiresAt = time.Now().Add(-time.Hour) }), "token expired at"},
+		{"UnknownKid", with(func(c *authtest.Claims) { c.Kid = "rotated-away" }), `unknown key (kid "rotated-away")`},
+		{"ForgedSignature", with(func(c *authtest.Claims) { c.SignWith = other }), "signature does not verify"},
+		{"OtherIssuer", with(func(c *authtest.Claims) { c.Issuer = "https://evil.test" }), "token refused"},
+		{"NotAJWT", "Bearer not-a-jwt", "malformed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := f.admin.Authenticate(ctx, tc.header)
+			require.Nil(t, p)
+			require.Equal(t, errs.Unauthorized, errs.CodeOf(err), "%v", err)
+			require.Contains(t, err.Error(), tc.says)
+		})
+	}
+	require.Zero(t, f.count(t, `SELECT count(*) FROM humans WHERE auth_sub IS NOT NULL`), "no refused token binds anyone")
+}
+
+func TestAdminWithoutIssuerOrMFARule(t *testing.T) {
+	ctx := context.Background()
+	f := setup(t)
+	token := f.bearer(t, authtest.Claims{Subject: "sub-ana", Email: "ana@example.com", EmailVerified: true, AMR: []string{}})
+
+	_, err := auth.NewAdmin(f.people, auth.Options{Audience: audience}).Authenticate(ctx, token)
+	require.Equal(t, errs.Unauthorized, errs.CodeOf(err))
+	require.Contains(t, err.Error(), "OAuth is not configured")
+
+	lax := auth.NewAdmin(f.people, auth.Options{Issuer: plugintest.Issuer(t, f.iss), Audience: audience, RequireMFA: false})
+	p, err := lax.Authenticate(ctx, token)
+	require.NoError(t, err, "PACT_ADMIN_REQUIRE_MFA=0 accepts a sign-in without a second factor")
+	require.Equal(t, "ana", p.ID)
+}
+
+func TestSignInBindsByVerifiedEmailOnceThenBySubject(t *testing.T) {
+	ctx := context.Background()
+	f := setup(t)
+
+	_, err := f.admin.Authenticate(ctx, f.bearer(t, authtest.Claims{Subject: "sub-ana", Email: "ana@example.com"}))
+	require.Equal(t, errs.NotRegistered, errs.CodeOf(err), "an unverified email proves nothing")
+
+	p, err := f.admin.Authenticate(ctx, f.bearer(t, authtest.Claims{Subject: "sub-ana", Email: "ANA@Example.com", EmailVerified: true}))
+	require.NoError(t, err)
+	require.Equal(t, "ana", p.ID)
+	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM humans WHERE id = 'ana' AND auth_issuer = ? AND auth_sub = 'sub-ana'`, authtest.DefaultURL))
+	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM entries WHERE action = 'admin.human.bind' AND actor = 'human:ana' AND outcome = 'ok'`))
+
+	p, err = f.admin.Authenticate(ctx, f.bearer(t, authtest.Claims{Subject: "sub-ana"}))
+	require.NoError(t, err, "later tokens need no email")
+	require.Equal(t, "ana", p.ID)
+	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM entries WHERE action = 'admin.human.bind'`), "bound once")
+
+	_, err = f.admin.Authenticate(ctx, f.bearer(t, authtest.Claims{Subject: "sub-mallory", Email: "ana@example.com", EmailVerified: true}))
+	require.Equal(t, errs.NotRegistered, errs.CodeOf(err), "a bound person is never bound to a second account")
+}
+
+func TestSignInRefusesStrangersAndDisabledPeople(t *testing.T) {
+	ctx := context.Background()
+	f := setup(t)
+
+	_, err := f.admin.Authenticate(ctx, f.bearer(t, authtest.Claims{Subject: "sub-x", Email: "x@example.com", EmailVerified: true}))
+	require.Equal(t, errs.NotRegistered, errs.CodeOf(err))
+	require.Equal(t, identity.NotRegisteredMessage, errs.Public(err).Message)
+
+	_, err = f.people.UpdateHuman(ctx, "ana", "vic", identity.HumanUpdate{Disabled: ptr(true)})
+	require.NoError(t, err)
+	vic := f.bearer(t, authtest.Claims{Subject: "sub-vic", Email: "vic@example.com", EmailVerified: true})
+	_, err = f.admin.Authenticate(ctx, vic)
+	require.Equal(t, errs.AccountDisabled, errs.CodeOf(err), "disabled before the first sign-in")
+
+	_, err = f.people.UpdateHuman(ctx, "ana", "vic", identity.HumanUpdate{Disabled: ptr(false)})
+	require.NoError(t, err)
+	p, err := f.admin.Authenticate(ctx, vic)
+	require.NoError(t, err)
+	require.Equal(t, "vic", p.ID)
+	_, err = f.people.UpdateHuman(ctx, "ana", "vic", identity.HumanUpdate{Disabled: ptr(true)})
+	require.NoError(t, err)
+	_, err = f.admin.Authenticate(ctx, f.bearer(t, authtest.Claims{Subject: "sub-vic"}))
+	require.Equal(t, errs.AccountDisabled, errs.CodeOf(err), "disabled after binding")
+}
+
+func TestChangedEmailRebindsAtTheNextSignIn(t *testing.T) {
+	ctx := context.Background()
+	f := setup(t)
+	_, err := f.admin.Authenticate(ctx, f.bearer(t, authtest.Claims{Subject: "sub-vic", Email: "vic@example.com", EmailVerified: true}))
+	require.NoError(t, err)
+
+	_, err = f.people.UpdateHuman(ctx, "ana", "vic", identity.HumanUpdate{Email: ptr("victoria@example.com")})
+	require.NoError(t, err)
+	_, err = f.admin.Authenticate(ctx, f.bearer(t, authtest.Claims{Subject: "sub-vic"}))
+	require.Equal(t, errs.NotRegistered, errs.CodeOf(err), "the old account no longer opens the board")
+
+	p, err := f.admin.Authenticate(ctx, f.bearer(t, authtest.Claims{Subject: "sub-victoria", Email: "victoria@example.com", EmailVerified: true}))
+	require.NoError(t, err)
+	require.Equal(t, "vic", p.ID)
+}
+
+func ptr[T any](v T) *T { return &v }

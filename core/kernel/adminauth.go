@@ -1,0 +1,117 @@
+package kernel
+
+// This file is the gate of the Admin API: every operation registered on
+// Host.Admin() declares who may call it, and the group's middleware checks
+// it before the handler runs.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+// AdminAuthenticator turns an Admin API request's Authorization header into
+// the person making it. core/auth.Admin is the board's.
+type AdminAuthenticator interface {
+	// Authenticate: unauthorized (no or a bad token), not_registered,
+	// account_disabled, unavailable.
+	Authenticate(ctx context.Context, authorization string) (*identity.Person, error)
+}
+
+// Metadata keys of Admin API operations.
+const (
+	// MetaRole holds the identity.Role an operation needs at least.
+	MetaRole = "role"
+	// MetaPublic marks an operation that authenticates its caller itself
+	// (sign-up, whose caller is not a person yet).
+	MetaPublic = "public"
+)
+
+// AdminOp prepares op for huma.Register on Host.Admin(): people of role min
+// or above may call it, it is documented as taking a bearer token, and its
+// 401 and 403 answers are declared with the errors it already lists (huma
+// documents only the errors an Operation carries when it is registered).
+func AdminOp(op huma.Operation, min identity.Role) huma.Operation {
+	meta := map[string]any{MetaRole: min}
+	for k, v := range op.Metadata {
+		meta[k] = v
+	}
+	op.Metadata = meta
+	op.Security = []map[string][]string{{"bearer": {}}}
+	op.Errors = append([]int{http.StatusUnauthorized, http.StatusForbidden}, op.Errors...)
+	slices.Sort(op.Errors)
+	op.Errors = slices.Compact(op.Errors)
+	return op
+}
+
+type personKey struct{}
+
+// AdminPerson returns the person calling an Admin API operation, or nil on
+// a public operation.
+func AdminPerson(ctx context.Context) *identity.Person {
+	p, _ := ctx.Value(personKey{}).(*identity.Person)
+	return p
+}
+
+// checkAdminOperation refuses, at registration, an operation that says
+// neither who may call it nor that it is public, so no route can forget
+// the gate. Its panic becomes the module's Register error.
+func checkAdminOperation(op *huma.Operation, next func(*huma.Operation)) {
+	if public, _ := op.Metadata[MetaPublic].(bool); !public {
+		role, _ := op.Metadata[MetaRole].(identity.Role)
+		if !role.Valid() {
+			panic(fmt.Sprintf("admin operation %s must name its least role (kernel.AdminOp) or be marked public", op.OperationID))
+		}
+		if op.Responses["401"] == nil || op.Responses["403"] == nil {
+			panic(fmt.Sprintf("admin operation %s must declare its 401 and 403 answers in Errors (kernel.AdminOp)", op.OperationID))
+		}
+	}
+	next(op)
+}
+
+// adminGate authenticates the caller of every non-public operation and
+// checks their role, then hands the person to the handler (AdminPerson).
+// No Admin API answer may be cached.
+func (k *Kernel) adminGate(ctx huma.Context, next func(huma.Context)) {
+	ctx.SetHeader("Cache-Control", "no-store")
+	op := ctx.Operation()
+	if public, _ := op.Metadata[MetaPublic].(bool); public {
+		next(ctx)
+		return
+	}
+	if k.deps.AdminAuth == nil {
+		k.writeAdminError(ctx, errs.E(errs.Unauthorized, "OAuth is not configured on this board (PACT_AUTH_ISSUER)"))
+		return
+	}
+	p, err := k.deps.AdminAuth.Authenticate(ctx.Context(), ctx.Header("Authorization"))
+	if err != nil {
+		k.writeAdminError(ctx, err)
+		return
+	}
+	if min, _ := op.Metadata[MetaRole].(identity.Role); !p.Role.AtLeast(min) {
+		k.writeAdminError(ctx, errs.E(errs.Forbidden, "%s is %s; this needs %s", p.ID, p.Role, min))
+		return
+	}
+	next(huma.WithValue(ctx, personKey{}, p))
+}
+
+// writeAdminError answers with err in the Admin API's error model.
+func (k *Kernel) writeAdminError(ctx huma.Context, err error) {
+	ae := ToAdminError(err)
+	if ae.GetStatus() >= 500 {
+		k.logger.Error("admin authentication failed", "operation", ctx.Operation().OperationID, "error", err)
+	}
+	if ae.GetStatus() == http.StatusUnauthorized {
+		ctx.SetHeader("WWW-Authenticate", `Bearer realm="PACT Board Admin API"`)
+	}
+	ctx.SetHeader("Content-Type", "application/json")
+	ctx.SetStatus(ae.GetStatus())
+	_ = json.NewEncoder(ctx.BodyWriter()).Encode(ae)
+}

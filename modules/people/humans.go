@@ -1,0 +1,133 @@
+package people
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/pactboard/pact/core/identity"
+)
+
+// Human is a person of the caller's organization.
+type Human struct {
+	ID         string        `json:"id" example:"ana"`
+	Name       string        `json:"name" example:"Ana"`
+	Role       identity.Role `json:"role" enum:"owner,approver,viewer"`
+	Email      *string       `json:"email" format:"email"`
+	CreatedAt  time.Time     `json:"created_at"`
+	DisabledAt *time.Time    `json:"disabled_at" doc:"Set while the person is disabled; people are never deleted"`
+}
+
+func human(p *identity.Person) Human {
+	return Human{ID: p.ID, Name: p.Name, Role: p.Role, Email: p.Email, CreatedAt: p.CreatedAt, DisabledAt: p.DisabledAt}
+}
+
+// OrgBrief names an organization.
+type OrgBrief struct {
+	ID     string `json:"id" example:"default"`
+	Name   string `json:"name"`
+	Halted bool   `json:"halted" doc:"The organization's kill switch is on: its agents' calls are refused"`
+}
+
+// Me is the signed-in person.
+type Me struct {
+	ID    string        `json:"id"`
+	Name  string        `json:"name"`
+	Role  identity.Role `json:"role" enum:"owner,approver,viewer"`
+	Email *string       `json:"email"`
+	Org   OrgBrief      `json:"org"`
+}
+
+type meOut struct{ Body Me }
+
+type humansOut struct {
+	Body struct {
+		Humans []Human `json:"humans" nullable:"false"`
+	}
+}
+
+type humanOut struct{ Body Human }
+
+type inviteIn struct {
+	Body struct {
+		ID    string        `json:"id" pattern:"^[a-z0-9][a-z0-9._-]{0,62}$" doc:"Global id: 1-63 of a-z, 0-9, '.', '_', '-'"`
+		Name  string        `json:"name" minLength:"1" maxLength:"200"`
+		Role  identity.Role `json:"role,omitempty" enum:"owner,approver,viewer" default:"viewer"`
+		Email string        `json:"email" format:"email" doc:"They sign in with an account whose verified email this is"`
+	}
+}
+
+type updateHumanIn struct {
+	HumanID string `path:"human_id" pattern:"^[a-z0-9][a-z0-9._-]{0,62}$"`
+	Body    struct {
+		Name     *string        `json:"name,omitempty" maxLength:"200"`
+		Email    *string        `json:"email,omitempty" doc:"A new address unbinds their sign-in account; empty removes it"`
+		Role     *identity.Role `json:"role,omitempty" enum:"owner,approver,viewer"`
+		Disabled *bool          `json:"disabled,omitempty"`
+	}
+}
+
+func (m *Module) registerHumans(api huma.API) {
+	huma.Register(api, op(http.MethodGet, "/me", "get-me", "Who is signed in", identity.Viewer), m.me)
+	huma.Register(api, op(http.MethodGet, "/humans", "list-humans", "List the organization's people", identity.Viewer), m.listHumans)
+	huma.Register(api, op(http.MethodPost, "/humans", "create-human", "Invite a person", identity.Owner,
+		http.StatusBadRequest, http.StatusConflict), m.invite)
+	huma.Register(api, op(http.MethodPatch, "/humans/{human_id}", "update-human",
+		"Rename, re-address, change the role of, disable or re-enable a person", identity.Owner,
+		http.StatusBadRequest, http.StatusNotFound, http.StatusConflict), m.updateHuman)
+}
+
+func (m *Module) me(ctx context.Context, _ *struct{}) (*meOut, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	o, err := m.identity.GetOrg(ctx, m.db, p.OrgID)
+	if err != nil {
+		return nil, err
+	}
+	return &meOut{Body: Me{ID: p.ID, Name: p.Name, Role: p.Role, Email: p.Email,
+		Org: OrgBrief{ID: o.ID, Name: o.Name, Halted: o.Halted}}}, nil
+}
+
+func (m *Module) listHumans(ctx context.Context, _ *struct{}) (*humansOut, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &humansOut{}
+	out.Body.Humans, err = listHumans(ctx, m.db, p.OrgID)
+	return out, err
+}
+
+func (m *Module) invite(ctx context.Context, in *inviteIn) (*humanOut, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	role := in.Body.Role
+	if role == "" {
+		role = identity.Viewer
+	}
+	h, err := m.identity.AddHuman(ctx, p.ID, identity.HumanInput{ID: in.Body.ID, Name: in.Body.Name, Role: role, Email: in.Body.Email})
+	if err != nil {
+		return nil, err
+	}
+	return &humanOut{Body: human(h)}, nil
+}
+
+func (m *Module) updateHuman(ctx context.Context, in *updateHumanIn) (*humanOut, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b := in.Body
+	h, err := m.identity.UpdateHuman(ctx, p.ID, in.HumanID,
+		identity.HumanUpdate{Name: b.Name, Email: b.Email, Role: b.Role, Disabled: b.Disabled})
+	if err != nil {
+		return nil, err
+	}
+	return &humanOut{Body: human(h)}, nil
+}

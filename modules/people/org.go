@@ -1,0 +1,124 @@
+package people
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/pactboard/pact/core/identity"
+)
+
+// OrgSettings are the organization's settings. The Slack webhook URL is a
+// secret and never leaves the board: only whether one is set and its last
+// four characters.
+type OrgSettings struct {
+	ID           string    `json:"id"`
+	Name         string    `json:"name"`
+	Halted       bool      `json:"halted"`
+	TermsVersion *string   `json:"terms_version"`
+	CreatedAt    time.Time `json:"created_at"`
+	Slack        Slack     `json:"slack"`
+}
+
+// Slack says whether notifications go to a Slack webhook.
+type Slack struct {
+	Configured bool    `json:"configured"`
+	Hint       *string `json:"hint" example:"…a1b2" doc:"… and the URL's last 4 characters"`
+}
+
+func settings(o *identity.Org) OrgSettings {
+	return OrgSettings{ID: o.ID, Name: o.Name, Halted: o.Halted, TermsVersion: o.TermsVersion, CreatedAt: o.CreatedAt,
+		Slack: Slack{Configured: o.SlackHint != nil, Hint: o.SlackHint}}
+}
+
+type orgOut struct{ Body OrgSettings }
+
+// clearable is a JSON string that tells apart absent (unchanged) and null
+// (remove).
+type clearable struct {
+	set   bool
+	value string
+}
+
+func (c *clearable) UnmarshalJSON(b []byte) error {
+	c.set = true
+	if string(b) == "null" {
+		return nil
+	}
+	return json.Unmarshal(b, &c.value)
+}
+
+// Schema documents clearable as a nullable string.
+func (clearable) Schema(huma.Registry) *huma.Schema {
+	return &huma.Schema{Type: huma.TypeString, Nullable: true, MaxLength: ptr(300)}
+}
+
+func (c clearable) update() *string {
+	if !c.set {
+		return nil
+	}
+	return &c.value
+}
+
+type updateOrgIn struct {
+	Body struct {
+		Name            *string   `json:"name,omitempty" maxLength:"80"`
+		SlackWebhookURL clearable `json:"slack_webhook_url,omitempty" doc:"https://hooks.slack.com/services/…; null or blank removes it"`
+	}
+}
+
+type killSwitch struct {
+	Halted bool `json:"halted" doc:"true stops every call of the organization's agents; false lets them work again"`
+}
+
+type killSwitchIn struct{ Body killSwitch }
+
+type killSwitchOut struct{ Body killSwitch }
+
+func (m *Module) registerOrg(api huma.API) {
+	huma.Register(api, op(http.MethodGet, "/org", "get-org", "The organization's settings", identity.Viewer), m.getOrg)
+	huma.Register(api, op(http.MethodPut, "/org", "update-org", "Rename the organization or set its Slack webhook",
+		identity.Owner, http.StatusBadRequest), m.updateOrg)
+	huma.Register(api, op(http.MethodPost, "/kill-switch", "set-kill-switch", "Halt or resume every agent of the organization",
+		identity.Owner), m.setKillSwitch)
+}
+
+func (m *Module) getOrg(ctx context.Context, _ *struct{}) (*orgOut, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	o, err := m.identity.GetOrg(ctx, m.db, p.OrgID)
+	if err != nil {
+		return nil, err
+	}
+	return &orgOut{Body: settings(o)}, nil
+}
+
+func (m *Module) updateOrg(ctx context.Context, in *updateOrgIn) (*orgOut, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	o, err := m.identity.UpdateOrg(ctx, p.ID, identity.OrgUpdate{Name: in.Body.Name, SlackWebhookURL: in.Body.SlackWebhookURL.update()})
+	if err != nil {
+		return nil, err
+	}
+	return &orgOut{Body: settings(o)}, nil
+}
+
+func (m *Module) setKillSwitch(ctx context.Context, in *killSwitchIn) (*killSwitchOut, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.identity.SetOrgHalted(ctx, p.ID, in.Body.Halted); err != nil {
+		return nil, err
+	}
+	return &killSwitchOut{Body: in.Body}, nil
+}
+
+func ptr[T any](v T) *T { return &v }

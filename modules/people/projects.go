@@ -1,0 +1,95 @@
+package people
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/pactboard/pact/core/identity"
+)
+
+// Project is a project of the caller's organization.
+type Project struct {
+	ID         string    `json:"id" example:"web"`
+	Name       string    `json:"name"`
+	Production bool      `json:"production" doc:"Runners never work on production projects"`
+	Frozen     bool      `json:"frozen" doc:"Agents' calls on a frozen project are refused"`
+	CreatedBy  string    `json:"created_by"`
+	CreatedAt  time.Time `json:"created_at"`
+	OpenTasks  int       `json:"open_tasks" doc:"Tasks submitted, working, waiting for input or for approval"`
+}
+
+type projectsOut struct {
+	Body struct {
+		Projects []Project `json:"projects" nullable:"false"`
+	}
+}
+
+type projectOut struct{ Body Project }
+
+type createProjectIn struct {
+	Body struct {
+		ID         string `json:"id" pattern:"^[a-z0-9][a-z0-9-]{0,62}$" doc:"Global id: 1-63 of a-z, 0-9, '-'"`
+		Name       string `json:"name" minLength:"1" maxLength:"200"`
+		Production bool   `json:"production,omitempty"`
+	}
+}
+
+type updateProjectIn struct {
+	ProjectID string `path:"project_id" pattern:"^[a-z0-9][a-z0-9-]{0,62}$"`
+	Body      struct {
+		Production *bool `json:"production,omitempty"`
+		Frozen     *bool `json:"frozen,omitempty"`
+	}
+}
+
+func (m *Module) registerProjects(api huma.API) {
+	huma.Register(api, op(http.MethodGet, "/projects", "list-projects", "List the organization's projects", identity.Viewer), m.listProjects)
+	huma.Register(api, op(http.MethodPost, "/projects", "create-project", "Add a project", identity.Owner,
+		http.StatusBadRequest, http.StatusConflict), m.createProject)
+	huma.Register(api, op(http.MethodPatch, "/projects/{project_id}", "update-project",
+		"Mark a project production or frozen", identity.Owner,
+		http.StatusBadRequest, http.StatusNotFound), m.updateProject)
+}
+
+func (m *Module) listProjects(ctx context.Context, _ *struct{}) (*projectsOut, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &projectsOut{}
+	out.Body.Projects, err = listProjects(ctx, m.db, p.OrgID, "")
+	return out, err
+}
+
+func (m *Module) createProject(ctx context.Context, in *createProjectIn) (*projectOut, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pr, err := m.identity.AddProject(ctx, p.ID, in.Body.ID, in.Body.Name, in.Body.Production)
+	if err != nil {
+		return nil, err
+	}
+	return &projectOut{Body: Project{ID: pr.ID, Name: pr.Name, Production: pr.Production, Frozen: pr.Frozen,
+		CreatedBy: pr.CreatedBy, CreatedAt: pr.CreatedAt}}, nil
+}
+
+func (m *Module) updateProject(ctx context.Context, in *updateProjectIn) (*projectOut, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	_, err = m.identity.SetProjectFlags(ctx, p.ID, in.ProjectID,
+		identity.ProjectFlags{Production: in.Body.Production, Frozen: in.Body.Frozen})
+	if err != nil {
+		return nil, err
+	}
+	ps, err := listProjects(ctx, m.db, p.OrgID, in.ProjectID)
+	if err != nil {
+		return nil, err
+	}
+	return &projectOut{Body: ps[0]}, nil
+}

@@ -1,0 +1,32 @@
+package people
+
+import (
+	"context"
+
+	"github.com/uptrace/bun"
+
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+// listHumans lists the people of org, by id.
+func listHumans(ctx context.Context, tx bun.IDB, org string) ([]Human, error) {
+	out := []Human{}
+	err := tx.NewRaw(`SELECT id, name, role, email, created_at, disabled_at FROM humans WHERE org_id = ? ORDER BY id`, org).
+		Scan(ctx, &out)
+	return out, err
+}
+
+// listProjects lists the projects of org, by id, with their open tasks;
+// only project id when it is given (not_found when org has no such
+// project).
+func listProjects(ctx context.Context, tx bun.IDB, org, id string) ([]Project, error) {
+	out := []Project{}
+	err := tx.NewRaw(`SELECT p.id, p.name, p.production, p.frozen, p.created_by, p.created_at,
+		(SELECT count(*) FROM tasks t WHERE t.project_id = p.id
+			AND t.status IN ('submitted', 'working', 'input_required', 'auth_required')) AS open_tasks
+		FROM projects p WHERE p.org_id = ? AND (? = '' OR p.id = ?) ORDER BY p.id`, org, id, id).Scan(ctx, &out)
+	if err == nil && id != "" && len(out) == 0 {
+		return nil, errs.E(errs.NotFound, "project %s does not exist", id)
+	}
+	return out, err
+}
