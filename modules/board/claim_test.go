@@ -1,8 +1,6 @@
 package board_test
 
 import (
-	"context"
-	"encoding/json"
 	"sync"
 	"testing"
 
@@ -26,8 +24,7 @@ func TestFiftyConcurrentClaimsHaveExactlyOneWinner(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			raw, _ := json.Marshal(map[string]any{"task_id": id, "mandate_id": w.roots[a]})
-			_, err := w.k.Tools().Call(context.Background(), a, "pact_claim", raw)
+			_, err := w.call(a, "pact_claim", map[string]any{"task_id": id, "mandate_id": w.roots[a]})
 			codes[i] = errs.CodeOf(err)
 		}()
 	}

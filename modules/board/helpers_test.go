@@ -3,9 +3,13 @@ package board_test
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pactboard/pact/core/db"
@@ -14,6 +18,7 @@ import (
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/mandate"
+	"github.com/pactboard/pact/core/mcpserve"
 	"github.com/pactboard/pact/core/pgtest"
 	"github.com/pactboard/pact/modules/board"
 	"github.com/pactboard/pact/sdk/errs"
@@ -31,13 +36,18 @@ type world struct {
 	mandates *mandate.Service
 	board    *board.Module
 	hub      *events.Hub
+	srv      *httptest.Server
 	roots    map[string]string // agent → root mandate id
+
+	mu       sync.Mutex
+	tokens   map[string]string // agent → token
+	sessions map[string]*mcp.ClientSession
 }
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
 	ctx := context.Background()
-	w := &world{t: t, d: pgtest.New(t), roots: map[string]string{}}
+	w := &world{t: t, d: pgtest.New(t), roots: map[string]string{}, tokens: map[string]string{}, sessions: map[string]*mcp.ClientSession{}}
 	keys, err := mandate.ParseKeyring("", strings.Repeat("k", 40))
 	require.NoError(t, err)
 	log := ledger.New(nil)
@@ -49,7 +59,11 @@ func newWorld(t *testing.T) *world {
 	t.Cleanup(stopHub)
 	w.k = kernel.New(kernel.Deps{DB: w.d, Log: log, Mandates: w.mandates, Identity: w.ident, Events: w.hub})
 	w.board = board.New()
-	require.NoError(t, w.k.Register(w.board))
+	// Agents reach the board as they do in production: a real MCP client
+	// over HTTP to /mcp/a/<agent> with the agent's token.
+	require.NoError(t, w.k.Register(w.board, mcpserve.New(mcpserve.Options{Resources: w.k.Resources(), PublicURL: "http://board.test"})))
+	w.srv = httptest.NewServer(w.k.Handler())
+	t.Cleanup(w.srv.Close)
 
 	_, err = w.ident.AddHuman(ctx, "", identity.HumanInput{ID: "ana", Name: "Ana", Role: identity.Owner})
 	require.NoError(t, err)
@@ -71,22 +85,55 @@ func (w *world) agent(id, client string, limits map[string]float64, projects ...
 	r, err := w.ident.RegisterAgent(context.Background(), "ana", identity.AgentInput{ID: id, Client: client,
 		Projects: projects, Limits: limits, Delegations: ptr(3)})
 	require.NoError(w.t, err)
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	w.roots[id] = r.RootMandateID.String()
+	w.tokens[id] = r.Token
 }
 
-// call runs tool as agent and returns its result as decoded JSON.
-func (w *world) call(agent, tool string, args map[string]any) (map[string]any, error) {
-	raw, err := json.Marshal(args)
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// session is agent's MCP client session, opened on first use.
+func (w *world) session(agent string) *mcp.ClientSession {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if cs, ok := w.sessions[agent]; ok {
+		return cs
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "board-test-" + agent, Version: "1"}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: w.srv.URL + "/mcp/a/" + agent,
+		HTTPClient: &http.Client{Transport: bearer{w.tokens[agent]}}, MaxRetries: -1, DisableStandaloneSSE: true}, nil)
 	require.NoError(w.t, err)
-	out, err := w.k.Tools().Call(context.Background(), agent, tool, raw)
+	w.t.Cleanup(func() { _ = cs.Close() })
+	w.sessions[agent] = cs
+	return cs
+}
+
+// call runs tool as agent over MCP and returns its result as decoded JSON,
+// or its refusal as an *errs.Error rebuilt from the isError result's JSON.
+func (w *world) call(agent, tool string, args map[string]any) (map[string]any, error) {
+	res, err := w.session(agent).CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
 		return nil, err
 	}
-	b, err := json.Marshal(out)
-	require.NoError(w.t, err)
-	var m map[string]any
-	require.NoError(w.t, json.Unmarshal(b, &m))
-	return m, nil
+	require.Len(w.t, res.Content, 1)
+	text := res.Content[0].(*mcp.TextContent).Text
+	var out map[string]any
+	require.NoError(w.t, json.Unmarshal([]byte(text), &out), text)
+	if res.IsError {
+		e := &errs.Error{Code: errs.Code(out["error"].(string)), Message: out["message"].(string)}
+		if id, ok := out["mandate_id"].(string); ok {
+			e.MandateID = id
+		}
+		return nil, e
+	}
+	return out, nil
 }
 
 func (w *world) ok(agent, tool string, args map[string]any) map[string]any {
