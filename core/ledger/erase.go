@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 )
 
 // ErasePayload erases the payload of entry id (PDPA): its content becomes
@@ -29,4 +30,23 @@ func (l *Log) EntryOrg(ctx context.Context, tx bun.IDB, id int64) (string, error
 		return "", err
 	}
 	return org[0], nil
+}
+
+// EraseMatching erases (PDPA) the payloads of project's entries whose action
+// is one of actions and whose payload's top-level string fields equal every
+// pair of match, and returns how many it erased. Erasing a note version uses
+// it to take the note's text out of the entries that carried it.
+func (l *Log) EraseMatching(ctx context.Context, tx bun.IDB, project string, actions []string, match map[string]string) (int64, error) {
+	q := `UPDATE payloads SET content = NULL, erased_at = now()
+		WHERE erased_at IS NULL AND id IN (SELECT payload_ref FROM entries WHERE project_id = ? AND action = ANY(?))`
+	args := []any{project, pgdialect.Array(actions)}
+	for k, v := range match {
+		q += ` AND content->>? = ?`
+		args = append(args, k, v)
+	}
+	res, err := tx.NewRaw(q, args...).Exec(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
 }

@@ -55,14 +55,15 @@ func (h hclogHandler) key(k string) string {
 	return h.group + "." + k
 }
 
+// hclogLevel maps the SDK's levels. Its info lines are per-request
+// bookkeeping in stateless mode (a session opened and closed for every
+// call), so they are debug here; warnings and errors keep their level.
 func hclogLevel(l slog.Level) hclog.Level {
 	switch {
 	case l >= slog.LevelError:
 		return hclog.Error
 	case l >= slog.LevelWarn:
 		return hclog.Warn
-	case l >= slog.LevelInfo:
-		return hclog.Info
 	default:
 		return hclog.Debug
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pactboard/pact/core/events"
 	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -56,19 +57,19 @@ func (a eventsArgs) wait() time.Duration {
 const claimableSQL = ` FROM tasks t WHERE t.project_id = ANY(?) AND t.change_seq > ? AND t.status = 'submitted'
 	AND t.assignee IS NULL AND NOT t.deferred AND (t.delegate_to IS NULL OR t.delegate_to = ?)`
 
-func (m *Module) eventsScope(ctx context.Context, tx bun.IDB, agent string, a eventsArgs) ([]string, bool, error) {
-	projects, err := m.waitScope(ctx, tx, agent, a.MandateID, "")
+func (m *Module) eventsScope(ctx context.Context, tx bun.IDB, agent string, a eventsArgs) (mandate.Chain, []string, bool, error) {
+	chain, projects, err := m.waitScope(ctx, tx, agent, a.MandateID, "")
 	if err != nil {
-		return nil, false, err
+		return nil, nil, false, err
 	}
 	if a.ProjectID != nil && *a.ProjectID != "" {
 		if !contains(projects, *a.ProjectID) {
-			return nil, false, errs.E(errs.ProjectMismatch, "agent %s cannot read project %s", agent, *a.ProjectID)
+			return nil, nil, false, errs.E(errs.ProjectMismatch, "agent %s cannot read project %s", agent, *a.ProjectID)
 		}
 		projects = []string{*a.ProjectID}
 	}
 	who, err := loadCaller(ctx, tx, agent)
-	return projects, err == nil && postOnly[who.Client], err
+	return chain, projects, err == nil && postOnly[who.Client], err
 }
 
 // waitForWork blocks until there is claimable work or a message for the
@@ -82,7 +83,7 @@ func (m *Module) waitForWork(ctx context.Context, agent string, raw json.RawMess
 	var watchOnly bool
 	err := m.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var err error
-		if projects, watchOnly, err = m.eventsScope(ctx, tx, agent, a); err != nil {
+		if _, projects, watchOnly, err = m.eventsScope(ctx, tx, agent, a); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE agents SET listening_until = now() + make_interval(secs => ?) WHERE id = ?`,
@@ -123,15 +124,11 @@ func (m *Module) work(ctx context.Context, c *kernel.Call) (any, error) {
 	if err := json.Unmarshal(c.Args, &a); err != nil {
 		return nil, errs.E(errs.InvalidRequest, "pact_events: %v", err)
 	}
-	chain, err := m.verify(ctx, c, a.MandateID)
+	chain, projects, watchOnly, err := m.eventsScope(ctx, c.Tx, c.AgentID, a)
 	if err != nil {
 		return nil, err
 	}
-	_ = chain
-	projects, watchOnly, err := m.eventsScope(ctx, c.Tx, c.AgentID, a)
-	if err != nil {
-		return nil, err
-	}
+	c.Entry.MandateChain = chain.IDs()
 	if len(projects) == 1 {
 		c.Entry.ProjectID = projects[0]
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pactboard/pact/core/events"
 	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -63,7 +64,7 @@ func (m *Module) waitForMessage(ctx context.Context, agent string, raw json.RawM
 	var projects []string
 	err := m.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var err error
-		projects, err = m.waitScope(ctx, tx, agent, a.MandateID, a.task())
+		_, projects, err = m.waitScope(ctx, tx, agent, a.MandateID, a.task())
 		return err
 	})
 	if err != nil {
@@ -81,22 +82,23 @@ func (m *Module) waitForMessage(ctx context.Context, agent string, raw json.RawM
 	})
 }
 
-// waitScope verifies the chain and returns the projects the caller may read
-// (runners: not production ones); with a task, the task must be visible.
-func (m *Module) waitScope(ctx context.Context, tx bun.IDB, agent, mandateID, taskID string) ([]string, error) {
+// waitScope verifies the chain and returns it with the projects the caller
+// may read (runners: not production ones); with a task, the task must be
+// visible.
+func (m *Module) waitScope(ctx context.Context, tx bun.IDB, agent, mandateID, taskID string) (mandate.Chain, []string, error) {
 	chain, err := m.mandates.Verify(ctx, tx, mandateID, agent)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	who, err := loadCaller(ctx, tx, agent)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var readable []string
 	for _, p := range readableProjects(who, chain) {
 		proj, err := loadProject(ctx, tx, p)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if who.Client == "runner" && proj.Production {
 			continue
@@ -106,13 +108,13 @@ func (m *Module) waitScope(ctx context.Context, tx bun.IDB, agent, mandateID, ta
 	if taskID != "" {
 		t, err := getTask(ctx, tx, taskID, false)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if t == nil || !contains(readable, t.ProjectID) {
-			return nil, errs.E(errs.NotFound, "task %s does not exist", taskID)
+			return nil, nil, errs.E(errs.NotFound, "task %s does not exist", taskID)
 		}
 	}
-	return readable, nil
+	return chain, readable, nil
 }
 
 // waitUntil runs the waiter's contract of core/events: subscribe, check,
@@ -149,11 +151,7 @@ func (m *Module) takeMessages(ctx context.Context, c *kernel.Call) (any, error) 
 		return nil, errs.E(errs.InvalidRequest, "pact_wait: %v", err)
 	}
 	c.Entry.Payload = map[string]any{"mandate_id": a.MandateID, "seconds": a.deadline(30 * time.Second).Seconds(), "task_id": a.TaskID}
-	projects, err := m.waitScope(ctx, c.Tx, c.AgentID, a.MandateID, a.task())
-	if err != nil {
-		return nil, err
-	}
-	chain, err := m.mandates.Verify(ctx, c.Tx, a.MandateID, c.AgentID)
+	chain, projects, err := m.waitScope(ctx, c.Tx, c.AgentID, a.MandateID, a.task())
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,9 @@ package notes
 
 import (
 	"github.com/pactboard/pact/core/db"
+	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/mandate"
 )
 
@@ -18,6 +20,8 @@ const Notice = "Project context written by people and agents of this project (se
 // Module is the notes module.
 type Module struct {
 	db       *db.DB
+	log      *ledger.Log
+	ident    *identity.Service
 	mandates *mandate.Service
 	tools    *kernel.Tools
 }
@@ -30,7 +34,7 @@ func (m *Module) Name() string { return "notes" }
 
 // Register adds pact_note and the two resource templates.
 func (m *Module) Register(h *kernel.Host) error {
-	m.db, m.mandates, m.tools = h.DB(), h.Mandates(), h.Tools()
+	m.db, m.log, m.ident, m.mandates, m.tools = h.DB(), h.Log(), h.Identity(), h.Mandates(), h.Tools()
 	if err := h.Tool(m.noteTool()); err != nil {
 		return err
 	}

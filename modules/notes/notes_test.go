@@ -24,6 +24,7 @@ type fixture struct {
 	t          *testing.T
 	d          *db.DB
 	k          *kernel.Kernel
+	notes      *notes.Module
 	root, wide string // code-web's root mandate (no context.write) and one with it
 }
 
@@ -36,7 +37,8 @@ func setup(t *testing.T) *fixture {
 	ms := mandate.NewService(keys, nil)
 	ident := identity.NewService(f.d, log, ms, nil)
 	f.k = kernel.New(kernel.Deps{DB: f.d, Log: log, Mandates: ms, Identity: ident})
-	require.NoError(t, f.k.Register(notes.New()))
+	f.notes = notes.New()
+	require.NoError(t, f.k.Register(f.notes))
 	_, err = ident.AddHuman(ctx, "", identity.HumanInput{ID: "ana", Name: "Ana", Role: identity.Owner})
 	require.NoError(t, err)
 	_, err = ident.AddProject(ctx, "ana", "web", "Web", false)
@@ -148,4 +150,37 @@ func TestNotesAreMCPResources(t *testing.T) {
 	var logged int
 	require.NoError(t, f.d.NewRaw(`SELECT count(*) FROM entries WHERE action = 'pact_note' AND outcome = 'ok'`).Scan(context.Background(), &logged))
 	require.Equal(t, 3, logged, "resource reads are logged as pact_note calls")
+}
+
+func TestPeoplePinWriteAndEraseNotes(t *testing.T) {
+	f := setup(t)
+	ctx := context.Background()
+	_, err := f.note(map[string]any{"project_id": "web", "mandate_id": f.wide, "key": "contact", "body": "call Ana at 555-0100"})
+	require.NoError(t, err)
+	require.NoError(t, f.notes.SetPinned(ctx, "ana", "web", "contact", true))
+	_, err = f.note(map[string]any{"project_id": "web", "mandate_id": f.wide, "key": "contact", "body": "changed"})
+	require.Equal(t, errs.NotePinned, errs.CodeOf(err))
+	body := "mail Ana"
+	v, err := f.notes.Write(ctx, "ana", "web", "contact", nil, &body)
+	require.NoError(t, err, "people may edit a pinned note")
+	require.Equal(t, 2, v)
+	require.Equal(t, errs.NotFound, errs.CodeOf(f.notes.SetPinned(ctx, "ana", "web", "nope", true)))
+
+	var first int64
+	require.NoError(t, f.d.NewRaw(`SELECT id FROM context_note_versions WHERE key = 'contact' AND version = 1`).Scan(ctx, &first))
+	erased, err := f.notes.EraseVersion(ctx, "ana", first)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, erased.PayloadsErased, "the pact_note entry that carried the text is erased")
+	var leftovers int
+	require.NoError(t, f.d.NewRaw(`SELECT count(*) FROM payloads WHERE content::text LIKE '%555-0100%'`).Scan(ctx, &leftovers))
+	require.Zero(t, leftovers)
+	_, err = f.notes.EraseVersion(ctx, "ana", first)
+	require.Equal(t, errs.NotFound, errs.CodeOf(err), "a version is erased once")
+	vs, err := ledger.New(nil).VerifyAll(ctx, f.d, nil)
+	require.NoError(t, err)
+	for _, chains := range vs {
+		for _, c := range chains {
+			require.True(t, c.OK, c.Reason)
+		}
+	}
 }
