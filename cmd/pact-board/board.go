@@ -14,6 +14,7 @@ import (
 
 	"github.com/pactboard/pact/core/auth"
 	"github.com/pactboard/pact/core/boot"
+	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/events"
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
@@ -21,6 +22,7 @@ import (
 	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/core/mcpserve"
 	"github.com/pactboard/pact/core/pluginhost"
+	"github.com/pactboard/pact/modules/audit"
 	"github.com/pactboard/pact/modules/board"
 	"github.com/pactboard/pact/modules/notes"
 	"github.com/pactboard/pact/modules/notify"
@@ -101,15 +103,16 @@ func (m *Main) Run(ctx context.Context) error {
 	if m.Config.Role != boot.RoleAdmin {
 		hub = events.NewHub(d.Pool, m.Logger.Named("events"))
 	}
-	adminAuth := auth.NewAdmin(ident, auth.Options{Issuer: adminIssuer(plugins, m.Logger),
+	issuer := adminIssuer(plugins, m.Logger)
+	adminAuth := auth.NewAdmin(ident, auth.Options{Issuer: issuer,
 		Audience: m.Config.AdminAudience, RequireMFA: m.Config.AdminRequireMFA})
 	k := kernel.New(kernel.Deps{DB: d, Log: log, Mandates: mandates, Identity: ident, Events: hub, AdminAuth: adminAuth,
 		Logger: m.Logger, Config: m.Config})
 	// The modules, in a fixed order; mcp comes last and serves every tool and
 	// resource the others registered.
-	if err := k.Register(wellKnown{keys: keys}, eventsListener{hub: hub}, board.New(), notes.New(), people.New(),
+	if err := k.Register(wellKnown{keys: keys}, eventsListener{hub: hub}, board.New(), notes.New(), people.New(), audit.New(),
 		notify.New(notify.Options{Notifiers: plugins}),
-		mcpserve.New(mcpserve.Options{Resources: k.Resources(), Version: kernel.Version})); err != nil {
+		mcpserve.New(mcpOptions(m.Config, k, ident, d, issuer))); err != nil {
 		return err
 	}
 	if m.Demo {
@@ -175,6 +178,19 @@ func (m *Main) Close() error {
 	}
 	m.closed = true
 	return m.release()
+}
+
+// mcpOptions serves every tool and resource to agents holding their token
+// and, when an issuer is configured, to people signed in to the Claude-app
+// agents they own.
+func mcpOptions(cfg *boot.Config, k *kernel.Kernel, ident *identity.Service, d *db.DB, issuer auth.Issuer) mcpserve.Options {
+	o := mcpserve.Options{Resources: k.Resources(), Version: kernel.Version,
+		Auth: mcpserve.OAuth{Tokens: mcpserve.AgentTokens{Identity: ident, DB: d}, Issuer: issuer, Identity: ident, DB: d,
+			PublicURL: cfg.PublicURL}}
+	if issuer != nil && cfg.AuthIssuer != "" {
+		o.AuthorizationServers = []string{cfg.AuthIssuer}
+	}
+	return o
 }
 
 // adminIssuer is the auth-issuer plugin that verifies people's tokens: the

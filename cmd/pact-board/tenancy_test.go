@@ -21,6 +21,13 @@ import (
 var tenancyIDs = map[string]struct{ foreign, missing string }{
 	"human_id":   {"bo", "nobody"},
 	"project_id": {"rocket", "nowhere"},
+	"agent_id":   {"rocket-bot", "no-bot"},
+	"role_id":    {"rocketeer", "no-role"}, // role ids repeat per organization: rocketeer is acme's alone
+	"task_id":    {"a0000000-0000-4000-8000-00000000000a", "b0000000-0000-4000-8000-00000000000b"},
+	"entry_id":   {"900000001", "900000002"},
+	"mandate_id": {"c0000000-0000-4000-8000-00000000000c", "d0000000-0000-4000-8000-00000000000d"},
+	"key":        {"plan", "nokey"},
+	"version_id": {"900000011", "900000012"},
 }
 
 // TestTenancy walks every operation of docs/openapi.json that takes a path
@@ -36,6 +43,33 @@ func TestTenancy(t *testing.T) {
 		INSERT INTO humans (id, org_id, name, role, email) VALUES ('bo', 'acme', 'Bo', 'owner', 'bo@example.com');
 		INSERT INTO projects (id, org_id, name, created_by) VALUES ('rocket', 'acme', 'Rocket', 'bo');`)
 	require.NoError(t, err)
+	// acme's task (with its agent and mandate) and log entry.
+	_, err = a.d.ExecContext(ctx, `INSERT INTO agents (id, org_id, owner, client) VALUES ('tasker-rocket', 'acme', 'bo', 'code');
+		INSERT INTO agent_projects (agent_id, project_id, org_id) VALUES ('tasker-rocket', 'rocket', 'acme');
+		INSERT INTO mandates (id, issuer_kind, issuer, holder, scope, delegations_left, depth, expires_at, signature)
+			VALUES ('a0000000-0000-4000-8000-0000000000aa', 'human', 'bo', 'tasker-rocket', '{task.work@project:rocket}', 1, 0,
+				now() + interval '1 day', 'x');
+		INSERT INTO tasks (id, project_id, title, created_by, mandate_id, status) VALUES ('a0000000-0000-4000-8000-00000000000a',
+			'rocket', 'Acme task', 'tasker-rocket', 'a0000000-0000-4000-8000-0000000000aa', 'auth_required');
+		INSERT INTO payloads (id, content) VALUES ('a0000000-0000-4000-8000-0000000000ee', '{"secret": "acme"}');
+		INSERT INTO entries (id, org_id, chain_key, actor, action, payload_hash, payload_ref, outcome, at, prev_hash, hash)
+			VALUES (900000001, 'acme', '_system:acme', 'human:bo', 'seed', 'h', 'a0000000-0000-4000-8000-0000000000ee', 'ok', now(), 'p', 'h');`)
+	require.NoError(t, err)
+	// acme's hired agent and a role only acme has.
+	_, err = a.d.ExecContext(ctx, `INSERT INTO agent_roles (org_id, id, name, client, actions) VALUES ('acme', 'rocketeer', 'Rocketeer', 'code', '{task.read}');
+		INSERT INTO agents (id, org_id, owner, client, role_id) VALUES ('rocket-bot', 'acme', 'bo', 'code', 'rocketeer');`)
+	require.NoError(t, err)
+	// acme's root mandate and a note with its version.
+	_, err = a.d.ExecContext(ctx, `INSERT INTO agents (id, org_id, owner, client) VALUES ('holder-rocket', 'acme', 'bo', 'code');
+		INSERT INTO agent_projects (agent_id, project_id, org_id) VALUES ('holder-rocket', 'rocket', 'acme');
+		INSERT INTO mandates (id, issuer_kind, issuer, holder, scope, delegations_left, depth, expires_at, signature)
+			VALUES ('c0000000-0000-4000-8000-00000000000c', 'human', 'bo', 'holder-rocket', '{task.read@project:rocket}', 1, 0,
+				now() + interval '1 day', 'x');
+		UPDATE agents SET root_mandate_id = 'c0000000-0000-4000-8000-00000000000c' WHERE id = 'holder-rocket';
+		INSERT INTO context_notes (project_id, key, title, body, version, updated_by) VALUES ('rocket', 'plan', 'Plan', 'Go', 1, 'human:bo');
+		INSERT INTO context_note_versions (id, project_id, key, version, title, body, updated_by)
+			VALUES (900000011, 'rocket', 'plan', 1, 'Plan', 'Go', 'human:bo');`)
+	require.NoError(t, err)
 	token := a.iss.Token(t, authtest.Claims{Subject: "sub-ana", Email: "ana@example.com", EmailVerified: true,
 		Audience: []string{a.cfg.AdminAudience}})
 	snapshot := func() string {
@@ -43,7 +77,15 @@ func TestTenancy(t *testing.T) {
 		require.NoError(t, a.d.NewRaw(`SELECT concat(
 			(SELECT json_agg(o ORDER BY id) FROM orgs o WHERE id = 'acme'),
 			(SELECT json_agg(h ORDER BY id) FROM humans h WHERE org_id = 'acme'),
-			(SELECT json_agg(p ORDER BY id) FROM projects p WHERE org_id = 'acme'))`).Scan(ctx, &s))
+			(SELECT json_agg(p ORDER BY id) FROM projects p WHERE org_id = 'acme'),
+			(SELECT json_agg(g ORDER BY id) FROM agents g WHERE org_id = 'acme'),
+			(SELECT json_agg(r ORDER BY id) FROM agent_roles r WHERE org_id = 'acme'),
+			(SELECT json_agg(t ORDER BY id) FROM tasks t WHERE project_id = 'rocket'),
+			(SELECT json_agg(p) FROM payloads p WHERE id = 'a0000000-0000-4000-8000-0000000000ee'),
+			(SELECT json_agg(m ORDER BY id) FROM mandates m WHERE holder = 'holder-rocket'),
+			(SELECT json_agg(a ORDER BY id) FROM agents a WHERE id = 'holder-rocket'),
+			(SELECT json_agg(n ORDER BY key) FROM context_notes n WHERE project_id = 'rocket'),
+			(SELECT json_agg(v ORDER BY id) FROM context_note_versions v WHERE project_id = 'rocket'))`).Scan(ctx, &s))
 		return s
 	}
 	before := snapshot()

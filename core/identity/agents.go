@@ -36,12 +36,13 @@ type Agent struct {
 	LastSeen      *time.Time      `bun:"last_seen" json:"last_seen"`
 	Preferences   json.RawMessage `bun:"preferences,type:jsonb" json:"preferences"`
 	ReplacedBy    *string         `bun:"replaced_by" json:"replaced_by"`
+	RoleID        *string         `bun:"role_id" json:"role_id"`
 	CreatedAt     time.Time       `bun:"created_at" json:"created_at"`
 	Projects      []string        `bun:"projects,array" json:"projects"`
 }
 
 const agentCols = `a.id, a.org_id, a.owner, a.client, a.status, a.root_mandate_id, a.last_seen, a.preferences,
-	a.replaced_by, a.created_at,
+	a.replaced_by, a.role_id, a.created_at,
 	coalesce((SELECT array_agg(project_id ORDER BY project_id) FROM agent_projects WHERE agent_id = a.id), '{}') AS projects`
 
 // GetAgent returns agent id when it belongs to org ("" for any organization);
@@ -93,6 +94,19 @@ func (s *Service) RegisterAgent(ctx context.Context, by string, in AgentInput) (
 		"limits": in.Limits, "delegations": in.Delegations, "mandate_days": in.MandateDays, "token_days": in.TokenDays, "owner": in.Owner}
 	var out *Registered
 	err := s.Act(ctx, by, Approver, "admin.agent.register", payload, func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error {
+		var err error
+		out, err = s.register(ctx, tx, p, e, in, "", true)
+		return err
+	})
+	return out, err
+}
+
+// register is RegisterAgent inside tx, as p, hiring from role roleID ("" for
+// none) and handing out a first token when withToken is set.
+func (s *Service) register(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry, in AgentInput,
+	roleID string, withToken bool) (*Registered, error) {
+	var out *Registered
+	err := func() error {
 		if len(in.Projects) == 0 {
 			return errs.E(errs.ProjectRequired, "an agent needs at least one project (--projects a,b)")
 		}
@@ -147,7 +161,8 @@ func (s *Service) RegisterAgent(ctx context.Context, by string, in AgentInput) (
 		if err := scopesWithin(scope, in.Projects); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO agents (id, org_id, owner, client) VALUES (?, ?, ?, ?)`, in.ID, p.OrgID, owner, in.Client)
+		_, err = tx.ExecContext(ctx, `INSERT INTO agents (id, org_id, owner, client, role_id) VALUES (?, ?, ?, ?, ?)`,
+			in.ID, p.OrgID, owner, in.Client, nilIfEmpty(roleID))
 		if err != nil {
 			return translate(err, "agent "+in.ID)
 		}
@@ -164,18 +179,19 @@ func (s *Service) RegisterAgent(ctx context.Context, by string, in AgentInput) (
 		if _, err := tx.ExecContext(ctx, `UPDATE agents SET root_mandate_id = ? WHERE id = ?`, m.ID, in.ID); err != nil {
 			return err
 		}
-		token, err := s.insertToken(ctx, tx, in.ID, tokenEnds)
-		if err != nil {
-			return err
-		}
 		e.AgentID, e.MandateChain = in.ID, []uuid.UUID{m.ID}
 		if len(in.Projects) == 1 {
 			e.ProjectID = in.Projects[0]
 		}
 		out = &Registered{AgentID: in.ID, RootMandateID: m.ID, MandateExpiresAt: m.ExpiresAt,
-			ConnectorPath: "/mcp/a/" + in.ID, Token: token, TokenExpiresAt: tokenEnds}
-		return nil
-	})
+			ConnectorPath: "/mcp/a/" + in.ID}
+		if !withToken {
+			return nil
+		}
+		out.Token, err = s.insertToken(ctx, tx, in.ID, tokenEnds)
+		out.TokenExpiresAt = tokenEnds
+		return err
+	}()
 	return out, err
 }
 

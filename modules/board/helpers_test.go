@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/danielgtaylor/huma/v2"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
@@ -24,7 +26,12 @@ import (
 	"github.com/pactboard/pact/sdk/errs"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) {
+	// The Admin API answers with its own error model, as cmd/pact-board sets it.
+	huma.NewError = kernel.NewAdminError
+	huma.NewErrorWithContext = kernel.NewAdminErrorWithContext
+	pgtest.Main(m)
+}
 
 // world is a board with people, projects and agents, driven through the
 // kernel's tool pipeline exactly as the MCP transport drives it.

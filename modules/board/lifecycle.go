@@ -75,6 +75,7 @@ func (m *Module) onRevoke(ctx context.Context, tx bun.IDB, ev mandate.RevokeEven
 	if err != nil {
 		return err
 	}
+	noteStopped(ctx, stopped)
 	_, _, err = m.closeMandates(ctx, tx, stopped)
 	return err
 }

@@ -54,6 +54,9 @@ func (m *Module) Register(h *kernel.Host) error {
 			return err
 		}
 	}
+	api := h.Admin()
+	m.registerTaskAdmin(api)
+	m.registerMandateAdmin(api)
 	return nil
 }
 

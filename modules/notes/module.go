@@ -32,7 +32,8 @@ func New() *Module { return &Module{} }
 // Name is "notes".
 func (m *Module) Name() string { return "notes" }
 
-// Register adds pact_note and the two resource templates.
+// Register adds pact_note, the two resource templates and the Admin API's
+// note operations.
 func (m *Module) Register(h *kernel.Host) error {
 	m.db, m.log, m.ident, m.mandates, m.tools = h.DB(), h.Log(), h.Identity(), h.Mandates(), h.Tools()
 	if err := h.Tool(m.noteTool()); err != nil {
@@ -43,5 +44,6 @@ func (m *Module) Register(h *kernel.Host) error {
 			return err
 		}
 	}
+	m.registerAdmin(h.Admin())
 	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/danielgtaylor/huma/v2"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/pactboard/pact/core/db"
@@ -18,7 +20,12 @@ import (
 	"github.com/pactboard/pact/sdk/errs"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) {
+	// The Admin API answers with its own error model, as cmd/pact-board sets it.
+	huma.NewError = kernel.NewAdminError
+	huma.NewErrorWithContext = kernel.NewAdminErrorWithContext
+	pgtest.Main(m)
+}
 
 type fixture struct {
 	t          *testing.T

@@ -13,6 +13,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/pactboard/pact/core/boot"
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
@@ -26,6 +27,7 @@ const maxBody = 16 << 10
 type Module struct {
 	db       *db.DB
 	identity *identity.Service
+	cfg      *boot.Config
 }
 
 // New returns the people module.
@@ -36,11 +38,14 @@ func (m *Module) Name() string { return "people" }
 
 // Register adds the module's Admin API operations.
 func (m *Module) Register(h *kernel.Host) error {
-	m.db, m.identity = h.DB(), h.Identity()
+	m.db, m.identity, m.cfg = h.DB(), h.Identity(), h.Config()
 	api := h.Admin()
 	m.registerHumans(api)
 	m.registerProjects(api)
 	m.registerOrg(api)
+	m.registerAgents(api)
+	m.registerRoles(api)
+	h.Handle("POST /connect", http.HandlerFunc(m.serveConnect))
 	return nil
 }
 
@@ -50,7 +55,7 @@ func (m *Module) Register(h *kernel.Host) error {
 func op(method, path, id, summary string, min identity.Role, errors ...int) huma.Operation {
 	o := huma.Operation{OperationID: "people-" + id, Method: method, Path: path, Summary: summary,
 		Tags: []string{"people"}, Errors: errors, MaxBodyBytes: maxBody}
-	if method == http.MethodPost && (id == "create-human" || id == "create-project") {
+	if method == http.MethodPost && (id == "create-human" || id == "create-project" || id == "create-agent" || id == "hire-agent") {
 		o.DefaultStatus = http.StatusCreated
 	}
 	return kernel.AdminOp(o, min)

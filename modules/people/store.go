@@ -30,3 +30,16 @@ func listProjects(ctx context.Context, tx bun.IDB, org, id string) ([]Project, e
 	}
 	return out, err
 }
+
+// listAgents lists the agents of org by id; only agent id when it is given.
+func listAgents(ctx context.Context, tx bun.IDB, org, id string) ([]Agent, error) {
+	out := []Agent{}
+	err := tx.NewRaw(`SELECT a.id, a.owner, a.client, a.status, a.last_seen, a.created_at, a.root_mandate_id,
+		a.preferences, a.role_id, a.replaced_by, a.listening_until,
+		coalesce((SELECT array_agg(project_id ORDER BY project_id) FROM agent_projects WHERE agent_id = a.id), '{}') AS projects,
+		(SELECT count(*) FROM agent_tokens t WHERE t.agent_id = a.id AND t.revoked_at IS NULL AND t.expires_at > now()) AS live_tokens,
+		(SELECT count(*) FROM mandates md WHERE md.holder = a.id AND md.revoked_at IS NULL AND md.expires_at > now()) AS live_mandates,
+		coalesce(a.listening_until > now() - interval '30 seconds', false) AS online
+		FROM agents a WHERE a.org_id = ? AND (? = '' OR a.id = ?) ORDER BY a.id`, org, id, id).Scan(ctx, &out)
+	return out, err
+}

@@ -18,6 +18,111 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for AdminTaskStatus.
+const (
+	AdminTaskStatusAuthRequired  AdminTaskStatus = "auth_required"
+	AdminTaskStatusCanceled      AdminTaskStatus = "canceled"
+	AdminTaskStatusCompleted     AdminTaskStatus = "completed"
+	AdminTaskStatusFailed        AdminTaskStatus = "failed"
+	AdminTaskStatusInputRequired AdminTaskStatus = "input_required"
+	AdminTaskStatusRejected      AdminTaskStatus = "rejected"
+	AdminTaskStatusSubmitted     AdminTaskStatus = "submitted"
+	AdminTaskStatusWorking       AdminTaskStatus = "working"
+)
+
+// Valid indicates whether the value is a known member of the AdminTaskStatus enum.
+func (e AdminTaskStatus) Valid() bool {
+	switch e {
+	case AdminTaskStatusAuthRequired:
+		return true
+	case AdminTaskStatusCanceled:
+		return true
+	case AdminTaskStatusCompleted:
+		return true
+	case AdminTaskStatusFailed:
+		return true
+	case AdminTaskStatusInputRequired:
+		return true
+	case AdminTaskStatusRejected:
+		return true
+	case AdminTaskStatusSubmitted:
+		return true
+	case AdminTaskStatusWorking:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AgentClient.
+const (
+	AgentClientChat   AgentClient = "chat"
+	AgentClientCode   AgentClient = "code"
+	AgentClientCowork AgentClient = "cowork"
+	AgentClientDesign AgentClient = "design"
+	AgentClientGemini AgentClient = "gemini"
+	AgentClientRunner AgentClient = "runner"
+)
+
+// Valid indicates whether the value is a known member of the AgentClient enum.
+func (e AgentClient) Valid() bool {
+	switch e {
+	case AgentClientChat:
+		return true
+	case AgentClientCode:
+		return true
+	case AgentClientCowork:
+		return true
+	case AgentClientDesign:
+		return true
+	case AgentClientGemini:
+		return true
+	case AgentClientRunner:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AgentStatus.
+const (
+	AgentStatusActive AgentStatus = "active"
+	AgentStatusBanned AgentStatus = "banned"
+	AgentStatusPaused AgentStatus = "paused"
+)
+
+// Valid indicates whether the value is a known member of the AgentStatus enum.
+func (e AgentStatus) Valid() bool {
+	switch e {
+	case AgentStatusActive:
+		return true
+	case AgentStatusBanned:
+		return true
+	case AgentStatusPaused:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ConnectKind.
+const (
+	Oauth     ConnectKind = "oauth"
+	SetupCode ConnectKind = "setup_code"
+)
+
+// Valid indicates whether the value is a known member of the ConnectKind enum.
+func (e ConnectKind) Valid() bool {
+	switch e {
+	case Oauth:
+		return true
+	case SetupCode:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for HumanRole.
 const (
 	HumanRoleApprover HumanRole = "approver"
@@ -60,6 +165,45 @@ func (e InviteInBodyRole) Valid() bool {
 	}
 }
 
+// Defines values for MandateViewFormat.
+const (
+	Biscuit MandateViewFormat = "biscuit"
+	Pact    MandateViewFormat = "pact"
+	Tenuo   MandateViewFormat = "tenuo"
+)
+
+// Valid indicates whether the value is a known member of the MandateViewFormat enum.
+func (e MandateViewFormat) Valid() bool {
+	switch e {
+	case Biscuit:
+		return true
+	case Pact:
+		return true
+	case Tenuo:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for MandateViewIssuerKind.
+const (
+	MandateViewIssuerKindAgent MandateViewIssuerKind = "agent"
+	MandateViewIssuerKindHuman MandateViewIssuerKind = "human"
+)
+
+// Valid indicates whether the value is a known member of the MandateViewIssuerKind enum.
+func (e MandateViewIssuerKind) Valid() bool {
+	switch e {
+	case MandateViewIssuerKindAgent:
+		return true
+	case MandateViewIssuerKindHuman:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for MeRole.
 const (
 	MeRoleApprover MeRole = "approver"
@@ -75,6 +219,105 @@ func (e MeRole) Valid() bool {
 	case MeRoleOwner:
 		return true
 	case MeRoleViewer:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RegisterInBodyClient.
+const (
+	RegisterInBodyClientChat   RegisterInBodyClient = "chat"
+	RegisterInBodyClientCode   RegisterInBodyClient = "code"
+	RegisterInBodyClientCowork RegisterInBodyClient = "cowork"
+	RegisterInBodyClientDesign RegisterInBodyClient = "design"
+	RegisterInBodyClientGemini RegisterInBodyClient = "gemini"
+	RegisterInBodyClientRunner RegisterInBodyClient = "runner"
+)
+
+// Valid indicates whether the value is a known member of the RegisterInBodyClient enum.
+func (e RegisterInBodyClient) Valid() bool {
+	switch e {
+	case RegisterInBodyClientChat:
+		return true
+	case RegisterInBodyClientCode:
+		return true
+	case RegisterInBodyClientCowork:
+		return true
+	case RegisterInBodyClientDesign:
+		return true
+	case RegisterInBodyClientGemini:
+		return true
+	case RegisterInBodyClientRunner:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SaveRoleInBodyClient.
+const (
+	SaveRoleInBodyClientChat   SaveRoleInBodyClient = "chat"
+	SaveRoleInBodyClientCode   SaveRoleInBodyClient = "code"
+	SaveRoleInBodyClientCowork SaveRoleInBodyClient = "cowork"
+	SaveRoleInBodyClientDesign SaveRoleInBodyClient = "design"
+	SaveRoleInBodyClientGemini SaveRoleInBodyClient = "gemini"
+	SaveRoleInBodyClientRunner SaveRoleInBodyClient = "runner"
+)
+
+// Valid indicates whether the value is a known member of the SaveRoleInBodyClient enum.
+func (e SaveRoleInBodyClient) Valid() bool {
+	switch e {
+	case SaveRoleInBodyClientChat:
+		return true
+	case SaveRoleInBodyClientCode:
+		return true
+	case SaveRoleInBodyClientCowork:
+		return true
+	case SaveRoleInBodyClientDesign:
+		return true
+	case SaveRoleInBodyClientGemini:
+		return true
+	case SaveRoleInBodyClientRunner:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for StatusInBodyStatus.
+const (
+	StatusInBodyStatusActive StatusInBodyStatus = "active"
+	StatusInBodyStatusBanned StatusInBodyStatus = "banned"
+	StatusInBodyStatusPaused StatusInBodyStatus = "paused"
+)
+
+// Valid indicates whether the value is a known member of the StatusInBodyStatus enum.
+func (e StatusInBodyStatus) Valid() bool {
+	switch e {
+	case StatusInBodyStatusActive:
+		return true
+	case StatusInBodyStatusBanned:
+		return true
+	case StatusInBodyStatusPaused:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TraceMandateIssuerKind.
+const (
+	TraceMandateIssuerKindAgent TraceMandateIssuerKind = "agent"
+	TraceMandateIssuerKindHuman TraceMandateIssuerKind = "human"
+)
+
+// Valid indicates whether the value is a known member of the TraceMandateIssuerKind enum.
+func (e TraceMandateIssuerKind) Valid() bool {
+	switch e {
+	case TraceMandateIssuerKindAgent:
+		return true
+	case TraceMandateIssuerKindHuman:
 		return true
 	default:
 		return false
@@ -102,6 +345,42 @@ func (e UpdateHumanInBodyRole) Valid() bool {
 	}
 }
 
+// Defines values for BoardListTasksParamsStatus.
+const (
+	BoardListTasksParamsStatusAuthRequired  BoardListTasksParamsStatus = "auth_required"
+	BoardListTasksParamsStatusCanceled      BoardListTasksParamsStatus = "canceled"
+	BoardListTasksParamsStatusCompleted     BoardListTasksParamsStatus = "completed"
+	BoardListTasksParamsStatusFailed        BoardListTasksParamsStatus = "failed"
+	BoardListTasksParamsStatusInputRequired BoardListTasksParamsStatus = "input_required"
+	BoardListTasksParamsStatusRejected      BoardListTasksParamsStatus = "rejected"
+	BoardListTasksParamsStatusSubmitted     BoardListTasksParamsStatus = "submitted"
+	BoardListTasksParamsStatusWorking       BoardListTasksParamsStatus = "working"
+)
+
+// Valid indicates whether the value is a known member of the BoardListTasksParamsStatus enum.
+func (e BoardListTasksParamsStatus) Valid() bool {
+	switch e {
+	case BoardListTasksParamsStatusAuthRequired:
+		return true
+	case BoardListTasksParamsStatusCanceled:
+		return true
+	case BoardListTasksParamsStatusCompleted:
+		return true
+	case BoardListTasksParamsStatusFailed:
+		return true
+	case BoardListTasksParamsStatusInputRequired:
+		return true
+	case BoardListTasksParamsStatusRejected:
+		return true
+	case BoardListTasksParamsStatusSubmitted:
+		return true
+	case BoardListTasksParamsStatusWorking:
+		return true
+	default:
+		return false
+	}
+}
+
 // AdminError defines model for AdminError.
 type AdminError struct {
 	// Details Individual problems, e.g. each failed validation
@@ -119,12 +398,243 @@ type AdminError struct {
 	Message string `json:"message"`
 }
 
+// AdminTask defines model for AdminTask.
+type AdminTask struct {
+	// Action Examples: task.work
+	Action             string             `json:"action"`
+	Answer             *string            `json:"answer"`
+	Assignee           *string            `json:"assignee"`
+	AssigneeMandateId  *string            `json:"assignee_mandate_id"`
+	Body               string             `json:"body"`
+	CreatedAt          time.Time          `json:"created_at"`
+	CreatedBy          string             `json:"created_by"`
+	DeferReason        *string            `json:"defer_reason"`
+	Deferred           bool               `json:"deferred"`
+	DelegateTo         *string            `json:"delegate_to"`
+	DelegatedMandateId *string            `json:"delegated_mandate_id"`
+	Id                 openapi_types.UUID `json:"id"`
+
+	// MandateId The mandate it was posted under
+	MandateId    string          `json:"mandate_id"`
+	NeededScope  []string        `json:"needed_scope"`
+	ParentTaskId *string         `json:"parent_task_id"`
+	ProjectId    string          `json:"project_id"`
+	Result       interface{}     `json:"result"`
+	Status       AdminTaskStatus `json:"status"`
+	Title        string          `json:"title"`
+	UpdatedAt    time.Time       `json:"updated_at"`
+}
+
+// AdminTaskStatus defines model for AdminTask.Status.
+type AdminTaskStatus string
+
+// Agent defines model for Agent.
+type Agent struct {
+	Client    AgentClient `json:"client"`
+	CreatedAt time.Time   `json:"created_at"`
+
+	// Id Examples: code-web
+	Id             string     `json:"id"`
+	LastSeen       *time.Time `json:"last_seen"`
+	ListeningUntil *time.Time `json:"listening_until"`
+
+	// LiveMandates Unrevoked, unexpired mandates it holds
+	LiveMandates int64 `json:"live_mandates"`
+	LiveTokens   int64 `json:"live_tokens"`
+
+	// Online Listening now or within the last 30 seconds
+	Online      bool                   `json:"online"`
+	Owner       string                 `json:"owner"`
+	Preferences map[string]interface{} `json:"preferences"`
+	Projects    []string               `json:"projects"`
+
+	// ReplacedBy The agent that took over from this banned one
+	ReplacedBy *string `json:"replaced_by"`
+
+	// RoleId The role it was hired from
+	RoleId        *string     `json:"role_id"`
+	RootMandateId string      `json:"root_mandate_id"`
+	Status        AgentStatus `json:"status"`
+}
+
+// AgentClient defines model for Agent.Client.
+type AgentClient string
+
+// AgentStatus defines model for Agent.Status.
+type AgentStatus string
+
+// AgentRole defines model for AgentRole.
+type AgentRole struct {
+	Actions      *[]string          `json:"actions"`
+	ArchivedAt   *time.Time         `json:"archived_at"`
+	Client       string             `json:"client"`
+	Delegations  int64              `json:"delegations"`
+	Description  string             `json:"description"`
+	Id           string             `json:"id"`
+	Instructions string             `json:"instructions"`
+	Limits       map[string]float64 `json:"limits"`
+	MandateDays  float64            `json:"mandate_days"`
+	Name         string             `json:"name"`
+	Position     int64              `json:"position"`
+	Settings     map[string]string  `json:"settings"`
+	TokenDays    float64            `json:"token_days"`
+	UpdatedAt    time.Time          `json:"updated_at"`
+	UpdatedBy    *string            `json:"updated_by"`
+}
+
+// AgentUpdated defines model for AgentUpdated.
+type AgentUpdated struct {
+	Agent     Agent      `json:"agent"`
+	ExpiresAt *time.Time `json:"expires_at"`
+
+	// MandateId The new root mandate, when the role or projects changed
+	MandateId       string   `json:"mandate_id"`
+	RevokedMandates []string `json:"revoked_mandates"`
+}
+
+// AgentsOutBody defines model for AgentsOutBody.
+type AgentsOutBody struct {
+	Agents []Agent `json:"agents"`
+}
+
+// AssignInBody defines model for AssignInBody.
+type AssignInBody struct {
+	// Agent The agent to delegate the task to; null for nobody
+	//
+	// Examples: code-web
+	Agent *string `json:"agent"`
+}
+
+// AssignOutBody defines model for AssignOutBody.
+type AssignOutBody struct {
+	DelegateTo *string `json:"delegate_to"`
+
+	// RevokedMandate The old delegate's mandate for the task, now revoked
+	RevokedMandate *string   `json:"revoked_mandate"`
+	Task           AdminTask `json:"task"`
+}
+
+// CancelInBody defines model for CancelInBody.
+type CancelInBody struct {
+	// Reason Why, for the log and the agents
+	Reason *string `json:"reason,omitempty"`
+}
+
+// CancelOutBody defines model for CancelOutBody.
+type CancelOutBody struct {
+	// Revoked The mandates revoked with it
+	Revoked []string  `json:"revoked"`
+	Task    AdminTask `json:"task"`
+}
+
+// ChangeRoleInBody defines model for ChangeRoleInBody.
+type ChangeRoleInBody struct {
+	// RoleId Examples: code
+	RoleId string `json:"role_id"`
+}
+
+// Connect defines model for Connect.
+type Connect struct {
+	// Code One-time setup code, valid 15 minutes (setup_code)
+	Code *string `json:"code,omitempty"`
+
+	// Command What to run on the agent's machine
+	Command   *string     `json:"command,omitempty"`
+	ExpiresAt *time.Time  `json:"expires_at,omitempty"`
+	Kind      ConnectKind `json:"kind"`
+
+	// Url The connector URL to add in the Claude app (oauth)
+	Url *string `json:"url,omitempty"`
+}
+
+// ConnectKind defines model for Connect.Kind.
+type ConnectKind string
+
+// Connection defines model for Connection.
+type Connection struct {
+	AgentId    string         `json:"agent_id"`
+	HiredAt    time.Time      `json:"hired_at"`
+	LastSeen   *time.Time     `json:"last_seen"`
+	LiveTokens int64          `json:"live_tokens"`
+	SetupCode  SetupCodeState `json:"setup_code"`
+	State      string         `json:"state"`
+}
+
 // CreateProjectInBody defines model for CreateProjectInBody.
 type CreateProjectInBody struct {
 	// Id Global id: 1-63 of a-z, 0-9, '-'
 	Id         string `json:"id"`
 	Name       string `json:"name"`
 	Production *bool  `json:"production,omitempty"`
+}
+
+// EditInBody defines model for EditInBody.
+type EditInBody struct {
+	Body  *string `json:"body,omitempty"`
+	Title *string `json:"title,omitempty"`
+}
+
+// EntriesOutBody defines model for EntriesOutBody.
+type EntriesOutBody struct {
+	Entries []Record `json:"entries"`
+}
+
+// EraseOutBody defines model for EraseOutBody.
+type EraseOutBody struct {
+	// Erased false when the payload was erased before
+	Erased bool `json:"erased"`
+}
+
+// Erased defines model for Erased.
+type Erased struct {
+	Key            string `json:"key"`
+	PayloadsErased int64  `json:"payloads_erased"`
+	ProjectId      string `json:"project_id"`
+	Version        int64  `json:"version"`
+}
+
+// GetOutBody defines model for GetOutBody.
+type GetOutBody struct {
+	Note Note `json:"note"`
+
+	// Versions Newest first
+	Versions []NoteVersion `json:"versions"`
+}
+
+// HireInBody defines model for HireInBody.
+type HireInBody struct {
+	// Days Mandate term; default: the role's
+	Days *float64 `json:"days,omitempty"`
+
+	// Delegations Default: the role's
+	Delegations *int64 `json:"delegations,omitempty"`
+
+	// Id Default <role>-<project>
+	Id *string `json:"id,omitempty"`
+
+	// Limits Default: the role's
+	Limits *map[string]float64 `json:"limits,omitempty"`
+
+	// Owner Hire it for another person of the organization
+	Owner *string `json:"owner,omitempty"`
+
+	// Project Examples: web
+	Project string `json:"project"`
+
+	// Replaces An agent to ban and point at the new one
+	Replaces *string `json:"replaces,omitempty"`
+
+	// Role Examples: code
+	Role string `json:"role"`
+}
+
+// Hired defines model for Hired.
+type Hired struct {
+	AgentId       string  `json:"agent_id"`
+	Connect       Connect `json:"connect"`
+	ConnectorPath string  `json:"connector_path"`
+	Role          string  `json:"role"`
+	RootMandateId string  `json:"root_mandate_id"`
 }
 
 // Human defines model for Human.
@@ -151,6 +661,35 @@ type HumansOutBody struct {
 	Humans []Human `json:"humans"`
 }
 
+// Impact defines model for Impact.
+type Impact struct {
+	// Agents Agents that would lose authority, sorted
+	Agents []string `json:"agents"`
+
+	// Descendants Live mandates delegated under it
+	Descendants []ImpactMandate    `json:"descendants"`
+	MandateId   openapi_types.UUID `json:"mandate_id"`
+
+	// Tasks Open tasks that would be canceled, oldest first
+	Tasks []ImpactTask `json:"tasks"`
+}
+
+// ImpactMandate defines model for ImpactMandate.
+type ImpactMandate struct {
+	// Depth Levels below the mandate being revoked
+	Depth  int64              `json:"depth"`
+	Holder string             `json:"holder"`
+	Id     openapi_types.UUID `json:"id"`
+}
+
+// ImpactTask defines model for ImpactTask.
+type ImpactTask struct {
+	Assignee *string            `json:"assignee"`
+	Id       openapi_types.UUID `json:"id"`
+	Status   string             `json:"status"`
+	Title    string             `json:"title"`
+}
+
 // InviteInBody defines model for InviteInBody.
 type InviteInBody struct {
 	// Email They sign in with an account whose verified email this is
@@ -165,11 +704,111 @@ type InviteInBody struct {
 // InviteInBodyRole defines model for InviteInBody.Role.
 type InviteInBodyRole string
 
+// IssueMandateInBody defines model for IssueMandateInBody.
+type IssueMandateInBody struct {
+	// Days Term in days, more than 0 and at most 365; default 30
+	Days *float64 `json:"days,omitempty"`
+
+	// Delegations Levels the holder may delegate below it; default 1
+	Delegations *int64 `json:"delegations,omitempty"`
+
+	// Holder The agent that will hold it
+	Holder string              `json:"holder"`
+	Limits *map[string]float64 `json:"limits,omitempty"`
+
+	// Scope action@project:p, … within the holder's projects
+	//
+	// Examples: ["task.work@project:web"]
+	Scope *[]string `json:"scope"`
+}
+
+// IssuedToken defines model for IssuedToken.
+type IssuedToken struct {
+	AgentId   string    `json:"agent_id"`
+	ExpiresAt time.Time `json:"expires_at"`
+	Token     string    `json:"token"`
+}
+
 // KillSwitch defines model for KillSwitch.
 type KillSwitch struct {
 	// Halted true stops every call of the organization's agents; false lets them work again
 	Halted bool `json:"halted"`
 }
+
+// ListMandatesOutBody defines model for ListMandatesOutBody.
+type ListMandatesOutBody struct {
+	Mandates []MandateView `json:"mandates"`
+}
+
+// ListOutBody defines model for ListOutBody.
+type ListOutBody struct {
+	// Notes Pinned first, then by key
+	Notes []Note `json:"notes"`
+}
+
+// ListTasksOutBody defines model for ListTasksOutBody.
+type ListTasksOutBody struct {
+	// Tasks At most 200, most recently updated first
+	Tasks []AdminTask `json:"tasks"`
+}
+
+// MandateIDOutBody defines model for MandateIDOutBody.
+type MandateIDOutBody struct {
+	MandateId openapi_types.UUID `json:"mandate_id"`
+}
+
+// MandateTask defines model for MandateTask.
+type MandateTask struct {
+	Id     openapi_types.UUID `json:"id"`
+	Status string             `json:"status"`
+	Title  string             `json:"title"`
+}
+
+// MandateView defines model for MandateView.
+type MandateView struct {
+	CreatedAt       time.Time `json:"created_at"`
+	DelegationsLeft int64     `json:"delegations_left"`
+	Depth           int64     `json:"depth"`
+	ExpiresAt       time.Time `json:"expires_at"`
+
+	// ExportedAs The credential format it was exported as, if any
+	ExportedAs *string `json:"exported_as"`
+	ExternalId *string `json:"external_id"`
+
+	// Format pact, or the credential format it was imported from
+	Format MandateViewFormat `json:"format"`
+
+	// Holder The agent holding it
+	Holder string             `json:"holder"`
+	Id     openapi_types.UUID `json:"id"`
+
+	// Issuer The person (root) or agent (below) that issued it
+	Issuer     string                `json:"issuer"`
+	IssuerKind MandateViewIssuerKind `json:"issuer_kind"`
+
+	// IssuerPrincipal The trusted root that issued an imported mandate
+	IssuerPrincipal *string `json:"issuer_principal"`
+
+	// Limits Cumulative ceilings, shared by everything delegated under it
+	Limits map[string]float64 `json:"limits"`
+
+	// ParentId null for a root mandate, issued by a person
+	ParentId  *openapi_types.UUID `json:"parent_id"`
+	RevokedAt *time.Time          `json:"revoked_at"`
+	Scope     []string            `json:"scope"`
+
+	// Task The task it was delegated for, if any
+	Task MandateTask `json:"task"`
+
+	// Usage Amount used of each limited key
+	Usage map[string]float64 `json:"usage"`
+}
+
+// MandateViewFormat pact, or the credential format it was imported from
+type MandateViewFormat string
+
+// MandateViewIssuerKind defines model for MandateView.IssuerKind.
+type MandateViewIssuerKind string
 
 // Me defines model for Me.
 type Me struct {
@@ -182,6 +821,60 @@ type Me struct {
 
 // MeRole defines model for Me.Role.
 type MeRole string
+
+// MessageInBody defines model for MessageInBody.
+type MessageInBody struct {
+	// Body The message, 1-8000 characters; secrets are redacted
+	Body string `json:"body"`
+
+	// To The agent it is for; default the task's holder, delegate, else creator
+	//
+	// Examples: code-web
+	To *string `json:"to,omitempty"`
+}
+
+// MessageOutBody defines model for MessageOutBody.
+type MessageOutBody struct {
+	MessageId int64 `json:"message_id"`
+	Ok        bool  `json:"ok"`
+
+	// To The agent it went to
+	To string `json:"to"`
+}
+
+// Note defines model for Note.
+type Note struct {
+	ArchivedAt *time.Time `json:"archived_at"`
+
+	// Body Only when one note is read
+	Body      *string   `json:"body,omitempty"`
+	Key       string    `json:"key"`
+	Pinned    bool      `json:"pinned"`
+	Title     string    `json:"title"`
+	UpdatedAt time.Time `json:"updated_at"`
+
+	// UpdatedBy human:<id> or agent:<id>
+	//
+	// Examples: human:ana
+	UpdatedBy string `json:"updated_by"`
+	Version   int64  `json:"version"`
+}
+
+// NoteVersion defines model for NoteVersion.
+type NoteVersion struct {
+	Archived bool      `json:"archived"`
+	At       time.Time `json:"at"`
+
+	// Body null once erased
+	Body     *string    `json:"body"`
+	ErasedAt *time.Time `json:"erased_at"`
+
+	// Id Erase it with POST /context-versions/{id}/erase
+	Id        int64  `json:"id"`
+	Title     string `json:"title"`
+	UpdatedBy string `json:"updated_by"`
+	Version   int64  `json:"version"`
+}
 
 // OrgBrief defines model for OrgBrief.
 type OrgBrief struct {
@@ -201,6 +894,46 @@ type OrgSettings struct {
 	Name         string    `json:"name"`
 	Slack        Slack     `json:"slack"`
 	TermsVersion *string   `json:"terms_version"`
+}
+
+// Overview defines model for Overview.
+type Overview struct {
+	// ActiveAgents Agents seen in the last hour
+	ActiveAgents int64 `json:"active_agents"`
+
+	// AgentsByStatus How many agents are active, paused, banned
+	AgentsByStatus map[string]int64 `json:"agents_by_status"`
+
+	// Deferred Tasks deferred to people, oldest first (at most 50)
+	Deferred []AdminTask `json:"deferred"`
+
+	// Halted The organization's or the platform's kill switch is on
+	Halted bool `json:"halted"`
+
+	// PendingApprovals Tasks waiting for approval, oldest first (at most 50)
+	PendingApprovals []AdminTask `json:"pending_approvals"`
+
+	// Tasks Open tasks, and tasks updated in the last 7 days, per project and status
+	Tasks []TaskCount `json:"tasks"`
+}
+
+// PinOutBody defines model for PinOutBody.
+type PinOutBody struct {
+	Key       string `json:"key"`
+	Pinned    bool   `json:"pinned"`
+	ProjectId string `json:"project_id"`
+}
+
+// PreferencesInBody defines model for PreferencesInBody.
+type PreferencesInBody struct {
+	// Preferences A JSON object of at most 4000 characters
+	Preferences map[string]interface{} `json:"preferences"`
+}
+
+// PreferencesOutBody defines model for PreferencesOutBody.
+type PreferencesOutBody struct {
+	Ok          bool                   `json:"ok"`
+	Preferences map[string]interface{} `json:"preferences"`
 }
 
 // Project defines model for Project.
@@ -227,6 +960,164 @@ type ProjectsOutBody struct {
 	Projects []Project `json:"projects"`
 }
 
+// Record defines model for Record.
+type Record struct {
+	// Action Examples: pact_post
+	Action string `json:"action"`
+
+	// Actor Examples: human:ana
+	Actor        string    `json:"actor"`
+	AgentId      *string   `json:"agent_id"`
+	At           time.Time `json:"at"`
+	ChainKey     string    `json:"chain_key"`
+	Hash         string    `json:"hash"`
+	Id           int64     `json:"id"`
+	MandateChain []string  `json:"mandate_chain"`
+
+	// Outcome ok, or the error code of a refusal
+	Outcome string `json:"outcome"`
+
+	// Payload The redacted payload; null once erased
+	Payload       interface{} `json:"payload"`
+	PayloadErased bool        `json:"payload_erased"`
+	ProjectId     *string     `json:"project_id"`
+	TaskId        *string     `json:"task_id"`
+}
+
+// RegisterInBody defines model for RegisterInBody.
+type RegisterInBody struct {
+	Client *RegisterInBodyClient `json:"client,omitempty"`
+
+	// Days Term of the mandate and the token, in days; default 30
+	Days *float64 `json:"days,omitempty"`
+
+	// Delegations Default 2
+	Delegations *int64 `json:"delegations,omitempty"`
+
+	// Id Examples: code-web
+	Id     string              `json:"id"`
+	Limits *map[string]float64 `json:"limits,omitempty"`
+
+	// Projects At least one; code and runner agents exactly one
+	Projects *[]string `json:"projects"`
+
+	// Scope Default: task.read, task.post, task.work on each project
+	Scope *[]string `json:"scope,omitempty"`
+}
+
+// RegisterInBodyClient defines model for RegisterInBody.Client.
+type RegisterInBodyClient string
+
+// Registered defines model for Registered.
+type Registered struct {
+	AgentId          string    `json:"agent_id"`
+	ConnectorPath    string    `json:"connector_path"`
+	MandateExpiresAt time.Time `json:"mandate_expires_at"`
+	RootMandateId    string    `json:"root_mandate_id"`
+	Token            string    `json:"token"`
+	TokenExpiresAt   time.Time `json:"token_expires_at"`
+}
+
+// Renewed defines model for Renewed.
+type Renewed struct {
+	AgentId   string    `json:"agent_id"`
+	ExpiresAt time.Time `json:"expires_at"`
+	MandateId string    `json:"mandate_id"`
+}
+
+// ReplaceMandateInBody defines model for ReplaceMandateInBody.
+type ReplaceMandateInBody struct {
+	// Days Term in days, more than 0 and at most 365; default 30
+	Days *float64 `json:"days,omitempty"`
+
+	// Delegations Default: the old root's
+	Delegations *int64 `json:"delegations,omitempty"`
+
+	// Limits Default: the old root's
+	Limits *map[string]float64 `json:"limits,omitempty"`
+
+	// Revoke Revoke the old root and everything under it (its open tasks are canceled); otherwise it runs until it expires
+	Revoke *bool `json:"revoke,omitempty"`
+
+	// Scope action@project:p, … within the holder's projects
+	//
+	// Examples: ["task.work@project:web"]
+	Scope *[]string `json:"scope"`
+}
+
+// ReplaceMandateOutBody defines model for ReplaceMandateOutBody.
+type ReplaceMandateOutBody struct {
+	DescendantMandates int64 `json:"descendant_mandates"`
+
+	// MandateId The new root mandate, now the agent's root_mandate_id
+	MandateId    openapi_types.UUID `json:"mandate_id"`
+	Replaced     openapi_types.UUID `json:"replaced"`
+	Revoked      bool               `json:"revoked"`
+	TasksStopped int64              `json:"tasks_stopped"`
+}
+
+// ResumeInBody defines model for ResumeInBody.
+type ResumeInBody struct {
+	// Answer The answer the agent sees in pact_list; absent keeps the last
+	Answer *string `json:"answer,omitempty"`
+}
+
+// RevokeMandateOutBody defines model for RevokeMandateOutBody.
+type RevokeMandateOutBody struct {
+	DescendantMandates int64              `json:"descendant_mandates"`
+	MandateId          openapi_types.UUID `json:"mandate_id"`
+	RevokedAt          time.Time          `json:"revoked_at"`
+
+	// TasksStopped Open tasks canceled, including those under the delegated mandates of canceled tasks
+	TasksStopped int64 `json:"tasks_stopped"`
+}
+
+// RevokedTokensOutBody defines model for RevokedTokensOutBody.
+type RevokedTokensOutBody struct {
+	Revoked int64 `json:"revoked"`
+}
+
+// RolesOutBody defines model for RolesOutBody.
+type RolesOutBody struct {
+	Roles []AgentRole `json:"roles"`
+}
+
+// SaveRoleInBody defines model for SaveRoleInBody.
+type SaveRoleInBody struct {
+	// Actions Project-relative actions its mandate grants, e.g. task.work; at least one
+	Actions *[]string            `json:"actions"`
+	Client  SaveRoleInBodyClient `json:"client"`
+
+	// Delegations Default 1
+	Delegations  *int64              `json:"delegations,omitempty"`
+	Description  *string             `json:"description,omitempty"`
+	Instructions *string             `json:"instructions,omitempty"`
+	Limits       *map[string]float64 `json:"limits,omitempty"`
+
+	// MandateDays Default 30
+	MandateDays *float64 `json:"mandate_days,omitempty"`
+	Name        string   `json:"name"`
+
+	// Position Order in the list; default 100
+	Position *int64 `json:"position,omitempty"`
+
+	// Settings PACT_RUNNER_* (or DATABASE_URL) for runners; {project} is filled in
+	Settings *map[string]string `json:"settings,omitempty"`
+
+	// TokenDays Default 90
+	TokenDays *float64 `json:"token_days,omitempty"`
+}
+
+// SaveRoleInBodyClient defines model for SaveRoleInBody.Client.
+type SaveRoleInBodyClient string
+
+// SetupCodeState defines model for SetupCodeState.
+type SetupCodeState struct {
+	CreatedAt time.Time  `json:"created_at"`
+	ExpiresAt time.Time  `json:"expires_at"`
+	UsedAt    *time.Time `json:"used_at"`
+}
+
 // Slack defines model for Slack.
 type Slack struct {
 	Configured bool `json:"configured"`
@@ -235,6 +1126,82 @@ type Slack struct {
 	//
 	// Examples: …a1b2
 	Hint *string `json:"hint"`
+}
+
+// StatusInBody defines model for StatusInBody.
+type StatusInBody struct {
+	// Status Banning needs an owner
+	Status StatusInBodyStatus `json:"status"`
+}
+
+// StatusInBodyStatus Banning needs an owner
+type StatusInBodyStatus string
+
+// TaskCount defines model for TaskCount.
+type TaskCount struct {
+	Count     int64  `json:"count"`
+	ProjectId string `json:"project_id"`
+	Status    string `json:"status"`
+}
+
+// TaskTrace defines model for TaskTrace.
+type TaskTrace struct {
+	// Entries Its log entries, oldest first (at most 1000)
+	Entries []Record `json:"entries"`
+
+	// Mandates The organization's mandates in its chains, by depth
+	Mandates []TraceMandate `json:"mandates"`
+
+	// Messages Its thread, oldest first
+	Messages []TraceMessage `json:"messages"`
+	Task     AdminTask      `json:"task"`
+}
+
+// TokenInBody defines model for TokenInBody.
+type TokenInBody struct {
+	// Days Default 30
+	Days *float64 `json:"days,omitempty"`
+}
+
+// TraceMandate defines model for TraceMandate.
+type TraceMandate struct {
+	CreatedAt       time.Time              `json:"created_at"`
+	DelegationsLeft int64                  `json:"delegations_left"`
+	Depth           int64                  `json:"depth"`
+	ExpiresAt       time.Time              `json:"expires_at"`
+	Holder          string                 `json:"holder"`
+	Id              string                 `json:"id"`
+	Issuer          string                 `json:"issuer"`
+	IssuerKind      TraceMandateIssuerKind `json:"issuer_kind"`
+	Limits          interface{}            `json:"limits"`
+	ParentId        *string                `json:"parent_id"`
+	RevokedAt       *time.Time             `json:"revoked_at"`
+	Scope           []string               `json:"scope"`
+}
+
+// TraceMandateIssuerKind defines model for TraceMandate.IssuerKind.
+type TraceMandateIssuerKind string
+
+// TraceMessage defines model for TraceMessage.
+type TraceMessage struct {
+	Body      string     `json:"body"`
+	CreatedAt time.Time  `json:"created_at"`
+	FromAgent *string    `json:"from_agent"`
+	FromHuman *string    `json:"from_human"`
+	Id        int64      `json:"id"`
+	ReadAt    *time.Time `json:"read_at"`
+
+	// ToAgent null: to the organization's people
+	ToAgent *string `json:"to_agent"`
+}
+
+// UpdateAgentInBody defines model for UpdateAgentInBody.
+type UpdateAgentInBody struct {
+	Owner *string `json:"owner,omitempty"`
+
+	// Projects The full new set; reissues the root mandate
+	Projects *[]string `json:"projects,omitempty"`
+	RoleId   *string   `json:"role_id,omitempty"`
 }
 
 // UpdateHumanInBody defines model for UpdateHumanInBody.
@@ -264,6 +1231,132 @@ type UpdateProjectInBody struct {
 	Production *bool `json:"production,omitempty"`
 }
 
+// Verdict defines model for Verdict.
+type Verdict struct {
+	BrokenAt *int64  `json:"broken_at"`
+	ChainKey string  `json:"chain_key"`
+	Checked  int64   `json:"checked"`
+	Ok       bool    `json:"ok"`
+	Reason   *string `json:"reason,omitempty"`
+}
+
+// VerifyOutBody defines model for VerifyOutBody.
+type VerifyOutBody struct {
+	// Verdicts One per chain of the organization, by chain key
+	Verdicts []Verdict `json:"verdicts"`
+}
+
+// WriteInBody defines model for WriteInBody.
+type WriteInBody struct {
+	// Body At most 20,000 characters; secrets are redacted
+	Body string `json:"body"`
+
+	// Title Default: the current title, or the key
+	Title *string `json:"title,omitempty"`
+}
+
+// Written defines model for Written.
+type Written struct {
+	Archived  bool   `json:"archived"`
+	Key       string `json:"key"`
+	Ok        bool   `json:"ok"`
+	ProjectId string `json:"project_id"`
+	Version   int64  `json:"version"`
+}
+
+// AuditListEntriesParams defines parameters for AuditListEntries.
+type AuditListEntriesParams struct {
+	// Project Only entries of this project
+	Project *string `form:"project,omitempty" json:"project,omitempty"`
+
+	// Agent Only entries of this agent
+	Agent *string `form:"agent,omitempty" json:"agent,omitempty"`
+
+	// Action Only entries of this action, e.g. pact_post
+	Action *string `form:"action,omitempty" json:"action,omitempty"`
+
+	// Outcome Only entries with this outcome: ok or an error code
+	Outcome *string `form:"outcome,omitempty" json:"outcome,omitempty"`
+
+	// Task Only entries of this task (its UUID)
+	Task *string `form:"task,omitempty" json:"task,omitempty"`
+
+	// Refused Only refusals (refused=1): outcome is not ok
+	Refused *bool `form:"refused,omitempty" json:"refused,omitempty"`
+
+	// Before Only entries with an id below this one, to page back
+	Before *int64 `form:"before,omitempty" json:"before,omitempty"`
+
+	// From Only entries at or after this instant: ISO 8601 with an offset
+	From *string `form:"from,omitempty" json:"from,omitempty"`
+
+	// To Only entries at or before this instant: ISO 8601 with an offset
+	To *string `form:"to,omitempty" json:"to,omitempty"`
+
+	// Limit At most this many entries
+	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// BoardListMandatesParams defines parameters for BoardListMandates.
+type BoardListMandatesParams struct {
+	// All true (or 1) lists revoked and expired mandates too
+	All *bool `form:"all,omitempty" json:"all,omitempty"`
+}
+
+// NotesListNotesParams defines parameters for NotesListNotes.
+type NotesListNotesParams struct {
+	// Archived true (or 1) lists archived notes too
+	Archived *bool `form:"archived,omitempty" json:"archived,omitempty"`
+}
+
+// PeopleListRolesParams defines parameters for PeopleListRoles.
+type PeopleListRolesParams struct {
+	// Archived Include archived roles
+	Archived *bool `form:"archived,omitempty" json:"archived,omitempty"`
+}
+
+// BoardListTasksParams defines parameters for BoardListTasks.
+type BoardListTasksParams struct {
+	// Status Only tasks of this status
+	Status *BoardListTasksParamsStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// Project Only tasks of this project
+	Project *string `form:"project,omitempty" json:"project,omitempty"`
+
+	// Deferred Only deferred tasks (deferred=1)
+	Deferred *bool `form:"deferred,omitempty" json:"deferred,omitempty"`
+
+	// Open Only open tasks (open=1)
+	Open *bool `form:"open,omitempty" json:"open,omitempty"`
+
+	// Agent Only tasks this agent created, holds or was delegated
+	Agent *string `form:"agent,omitempty" json:"agent,omitempty"`
+}
+
+// BoardListTasksParamsStatus defines parameters for BoardListTasks.
+type BoardListTasksParamsStatus string
+
+// PeopleCreateAgentJSONRequestBody defines body for PeopleCreateAgent for application/json ContentType.
+type PeopleCreateAgentJSONRequestBody = RegisterInBody
+
+// PeopleHireAgentJSONRequestBody defines body for PeopleHireAgent for application/json ContentType.
+type PeopleHireAgentJSONRequestBody = HireInBody
+
+// PeopleUpdateAgentJSONRequestBody defines body for PeopleUpdateAgent for application/json ContentType.
+type PeopleUpdateAgentJSONRequestBody = UpdateAgentInBody
+
+// PeopleSetAgentPreferencesJSONRequestBody defines body for PeopleSetAgentPreferences for application/json ContentType.
+type PeopleSetAgentPreferencesJSONRequestBody = PreferencesInBody
+
+// PeopleChangeAgentRoleJSONRequestBody defines body for PeopleChangeAgentRole for application/json ContentType.
+type PeopleChangeAgentRoleJSONRequestBody = ChangeRoleInBody
+
+// PeopleSetAgentStatusJSONRequestBody defines body for PeopleSetAgentStatus for application/json ContentType.
+type PeopleSetAgentStatusJSONRequestBody = StatusInBody
+
+// PeopleIssueAgentTokenJSONRequestBody defines body for PeopleIssueAgentToken for application/json ContentType.
+type PeopleIssueAgentTokenJSONRequestBody = TokenInBody
+
 // PeopleCreateHumanJSONRequestBody defines body for PeopleCreateHuman for application/json ContentType.
 type PeopleCreateHumanJSONRequestBody = InviteInBody
 
@@ -273,6 +1366,12 @@ type PeopleUpdateHumanJSONRequestBody = UpdateHumanInBody
 // PeopleSetKillSwitchJSONRequestBody defines body for PeopleSetKillSwitch for application/json ContentType.
 type PeopleSetKillSwitchJSONRequestBody = KillSwitch
 
+// BoardIssueMandateJSONRequestBody defines body for BoardIssueMandate for application/json ContentType.
+type BoardIssueMandateJSONRequestBody = IssueMandateInBody
+
+// BoardReplaceMandateJSONRequestBody defines body for BoardReplaceMandate for application/json ContentType.
+type BoardReplaceMandateJSONRequestBody = ReplaceMandateInBody
+
 // PeopleUpdateOrgJSONRequestBody defines body for PeopleUpdateOrg for application/json ContentType.
 type PeopleUpdateOrgJSONRequestBody = UpdateOrgInBody
 
@@ -281,6 +1380,27 @@ type PeopleCreateProjectJSONRequestBody = CreateProjectInBody
 
 // PeopleUpdateProjectJSONRequestBody defines body for PeopleUpdateProject for application/json ContentType.
 type PeopleUpdateProjectJSONRequestBody = UpdateProjectInBody
+
+// NotesWriteNoteJSONRequestBody defines body for NotesWriteNote for application/json ContentType.
+type NotesWriteNoteJSONRequestBody = WriteInBody
+
+// PeopleSaveRoleJSONRequestBody defines body for PeopleSaveRole for application/json ContentType.
+type PeopleSaveRoleJSONRequestBody = SaveRoleInBody
+
+// BoardAssignTaskJSONRequestBody defines body for BoardAssignTask for application/json ContentType.
+type BoardAssignTaskJSONRequestBody = AssignInBody
+
+// BoardCancelTaskJSONRequestBody defines body for BoardCancelTask for application/json ContentType.
+type BoardCancelTaskJSONRequestBody = CancelInBody
+
+// BoardEditTaskJSONRequestBody defines body for BoardEditTask for application/json ContentType.
+type BoardEditTaskJSONRequestBody = EditInBody
+
+// BoardMessageTaskJSONRequestBody defines body for BoardMessageTask for application/json ContentType.
+type BoardMessageTaskJSONRequestBody = MessageInBody
+
+// BoardResumeTaskJSONRequestBody defines body for BoardResumeTask for application/json ContentType.
+type BoardResumeTaskJSONRequestBody = ResumeInBody
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
@@ -356,6 +1476,144 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 // The interface specification for the client above.
 type ClientInterface interface {
 
+	// PeopleListAgents List the organization's agents
+	//
+	// Corresponds with GET /admin/api/agents (the `PeopleListAgents` operationId).
+	PeopleListAgents(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PeopleCreateAgentWithBody Register an agent with a root mandate and a first token
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /admin/api/agents (the `PeopleCreateAgent` operationId).
+	PeopleCreateAgentWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PeopleCreateAgent Register an agent with a root mandate and a first token
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /admin/api/agents (the `PeopleCreateAgent` operationId).
+	PeopleCreateAgent(ctx context.Context, body PeopleCreateAgentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PeopleHireAgentWithBody Hire an agent from a role
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /admin/api/agents/hire (the `PeopleHireAgent` operationId).
+	PeopleHireAgentWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PeopleHireAgent Hire an agent from a role
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /admin/api/agents/hire (the `PeopleHireAgent` operationId).
+	PeopleHireAgent(ctx context.Context, body PeopleHireAgentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PeopleUpdateAgentWithBody Change an agent's role, owner or projects
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /admin/api/agents/{agent_id} (the `PeopleUpdateAgent` operationId).
+	PeopleUpdateAgentWithBody(ctx context.Context, agentId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PeopleUpdateAgent Change an agent's role, owner or projects
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /admin/api/agents/{agent_id} (the `PeopleUpdateAgent` operationId).
+	PeopleUpdateAgent(ctx context.Context, agentId string, body PeopleUpdateAgentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PeopleGetAgentConnection Whether a hired agent has connected
+	//
+	// Corresponds with GET /admin/api/agents/{agent_id}/connection (the `PeopleGetAgentConnection` operationId).
+	PeopleGetAgentConnection(ctx context.Context, agentId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PeopleSetAgentPreferencesWithBody Replace an agent's preferences
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /admin/api/agents/{agent_id}/preferences (the `PeopleSetAgentPreferences` operationId).
+	PeopleSetAgentPreferencesWithBody(ctx context.Context, agentId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PeopleSetAgentPreferences Replace an agent's preferences
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /admin/api/agents/{agent_id}/preferences (the `PeopleSetAgentPreferences` operationId).
+	PeopleSetAgentPreferences(ctx context.Context, agentId string, body PeopleSetAgentPreferencesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PeopleRenewAgent Issue a hired agent a fresh root mandate from its role
+	//
+	// Corresponds with POST /admin/api/agents/{agent_id}/renew (the `PeopleRenewAgent` operationId).
+	PeopleRenewAgent(ctx context.Context, agentId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PeopleChangeAgentRoleWithBody Move an agent to another role of its client
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /admin/api/agents/{agent_id}/role (the `PeopleChangeAgentRole` operationId).
+	PeopleChangeAgentRoleWithBody(ctx context.Context, agentId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PeopleChangeAgentRole Move an agent to another role of its client
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /admin/api/agents/{agent_id}/role (the `PeopleChangeAgentRole` operationId).
+	PeopleChangeAgentRole(ctx context.Context, agentId string, body PeopleChangeAgentRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PeopleCreateSetupCode Give an agent a new setup code (or its connector)
+	//
+	// Corresponds with POST /admin/api/agents/{agent_id}/setup-code (the `PeopleCreateSetupCode` operationId).
+	PeopleCreateSetupCode(ctx context.Context, agentId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PeopleSetAgentStatusWithBody Pause, ban or reactivate an agent (banning needs an owner)
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /admin/api/agents/{agent_id}/status (the `PeopleSetAgentStatus` operationId).
+	PeopleSetAgentStatusWithBody(ctx context.Context, agentId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PeopleSetAgentStatus Pause, ban or reactivate an agent (banning needs an owner)
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /admin/api/agents/{agent_id}/status (the `PeopleSetAgentStatus` operationId).
+	PeopleSetAgentStatus(ctx context.Context, agentId string, body PeopleSetAgentStatusJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PeopleRevokeAgentTokens Revoke every live token of an agent
+	//
+	// Corresponds with DELETE /admin/api/agents/{agent_id}/tokens (the `PeopleRevokeAgentTokens` operationId).
+	PeopleRevokeAgentTokens(ctx context.Context, agentId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PeopleIssueAgentTokenWithBody Give an agent a further token, shown once
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /admin/api/agents/{agent_id}/tokens (the `PeopleIssueAgentToken` operationId).
+	PeopleIssueAgentTokenWithBody(ctx context.Context, agentId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PeopleIssueAgentToken Give an agent a further token, shown once
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /admin/api/agents/{agent_id}/tokens (the `PeopleIssueAgentToken` operationId).
+	PeopleIssueAgentToken(ctx context.Context, agentId string, body PeopleIssueAgentTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// NotesEraseVersion Erase one version of a note and the log payloads that carried its text
+	//
+	// Corresponds with POST /admin/api/context-versions/{version_id}/erase (the `NotesEraseVersion` operationId).
+	NotesEraseVersion(ctx context.Context, versionId int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AuditListEntries List the organization's log entries, newest first
+	//
+	// Corresponds with GET /admin/api/entries (the `AuditListEntries` operationId).
+	AuditListEntries(ctx context.Context, params *AuditListEntriesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AuditEraseEntry Erase an entry's payload (PDPA); the entry and its hash stay, so the chain still verifies
+	//
+	// Corresponds with POST /admin/api/entries/{entry_id}/erase (the `AuditEraseEntry` operationId).
+	AuditEraseEntry(ctx context.Context, entryId int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// PeopleListHumans List the organization's people
 	//
 	// Corresponds with GET /admin/api/humans (the `PeopleListHumans` operationId).
@@ -403,6 +1661,54 @@ type ClientInterface interface {
 	// Corresponds with POST /admin/api/kill-switch (the `PeopleSetKillSwitch` operationId).
 	PeopleSetKillSwitch(ctx context.Context, body PeopleSetKillSwitchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// AuditVerifyLog Verify the organization's hash chains
+	//
+	// Corresponds with GET /admin/api/log/verify (the `AuditVerifyLog` operationId).
+	AuditVerifyLog(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BoardListMandates List the live (or all) mandates held by the organization's agents
+	//
+	// Corresponds with GET /admin/api/mandates (the `BoardListMandates` operationId).
+	BoardListMandates(ctx context.Context, params *BoardListMandatesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BoardIssueMandateWithBody Issue a further root mandate to an agent
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /admin/api/mandates (the `BoardIssueMandate` operationId).
+	BoardIssueMandateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BoardIssueMandate Issue a further root mandate to an agent
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /admin/api/mandates (the `BoardIssueMandate` operationId).
+	BoardIssueMandate(ctx context.Context, body BoardIssueMandateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BoardGetMandateImpact What revoking a mandate would stop (changes nothing)
+	//
+	// Corresponds with GET /admin/api/mandates/{mandate_id}/impact (the `BoardGetMandateImpact` operationId).
+	BoardGetMandateImpact(ctx context.Context, mandateId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BoardReplaceMandateWithBody Replace a live root mandate, optionally revoking the old one
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /admin/api/mandates/{mandate_id}/replace (the `BoardReplaceMandate` operationId).
+	BoardReplaceMandateWithBody(ctx context.Context, mandateId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BoardReplaceMandate Replace a live root mandate, optionally revoking the old one
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /admin/api/mandates/{mandate_id}/replace (the `BoardReplaceMandate` operationId).
+	BoardReplaceMandate(ctx context.Context, mandateId string, body BoardReplaceMandateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BoardRevokeMandate Revoke a mandate and everything under it; its open tasks are canceled
+	//
+	// Corresponds with POST /admin/api/mandates/{mandate_id}/revoke (the `BoardRevokeMandate` operationId).
+	BoardRevokeMandate(ctx context.Context, mandateId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// PeopleGetMe Who is signed in
 	//
 	// Corresponds with GET /admin/api/me (the `PeopleGetMe` operationId).
@@ -426,6 +1732,11 @@ type ClientInterface interface {
 	//
 	// Corresponds with PUT /admin/api/org (the `PeopleUpdateOrg` operationId).
 	PeopleUpdateOrg(ctx context.Context, body PeopleUpdateOrgJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BoardGetOverview The organization at a glance
+	//
+	// Corresponds with GET /admin/api/overview (the `BoardGetOverview` operationId).
+	BoardGetOverview(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PeopleListProjects List the organization's projects
 	//
@@ -459,6 +1770,522 @@ type ClientInterface interface {
 	//
 	// Corresponds with PATCH /admin/api/projects/{project_id} (the `PeopleUpdateProject` operationId).
 	PeopleUpdateProject(ctx context.Context, projectId string, body PeopleUpdateProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// NotesListNotes List a project's context notes
+	//
+	// Corresponds with GET /admin/api/projects/{project_id}/context (the `NotesListNotes` operationId).
+	NotesListNotes(ctx context.Context, projectId string, params *NotesListNotesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// NotesGetNote Read a note, archived or not, with every version
+	//
+	// Corresponds with GET /admin/api/projects/{project_id}/context/{key} (the `NotesGetNote` operationId).
+	NotesGetNote(ctx context.Context, projectId string, key string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// NotesWriteNoteWithBody Write a note (a new version; people may edit pinned notes)
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /admin/api/projects/{project_id}/context/{key} (the `NotesWriteNote` operationId).
+	NotesWriteNoteWithBody(ctx context.Context, projectId string, key string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// NotesWriteNote Write a note (a new version; people may edit pinned notes)
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /admin/api/projects/{project_id}/context/{key} (the `NotesWriteNote` operationId).
+	NotesWriteNote(ctx context.Context, projectId string, key string, body NotesWriteNoteJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// NotesArchiveNote Archive a note (writing it again brings it back)
+	//
+	// Corresponds with POST /admin/api/projects/{project_id}/context/{key}/archive (the `NotesArchiveNote` operationId).
+	NotesArchiveNote(ctx context.Context, projectId string, key string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// NotesPinNote Pin a note: agents may read it but not change it
+	//
+	// Corresponds with POST /admin/api/projects/{project_id}/context/{key}/pin (the `NotesPinNote` operationId).
+	NotesPinNote(ctx context.Context, projectId string, key string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// NotesUnpinNote Unpin a note
+	//
+	// Corresponds with POST /admin/api/projects/{project_id}/context/{key}/unpin (the `NotesUnpinNote` operationId).
+	NotesUnpinNote(ctx context.Context, projectId string, key string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PeopleListRoles List the roles agents are hired from
+	//
+	// Corresponds with GET /admin/api/roles (the `PeopleListRoles` operationId).
+	PeopleListRoles(ctx context.Context, params *PeopleListRolesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PeopleSaveRoleWithBody Create or replace a role (un-archives it)
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /admin/api/roles/{role_id} (the `PeopleSaveRole` operationId).
+	PeopleSaveRoleWithBody(ctx context.Context, roleId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PeopleSaveRole Create or replace a role (un-archives it)
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /admin/api/roles/{role_id} (the `PeopleSaveRole` operationId).
+	PeopleSaveRole(ctx context.Context, roleId string, body PeopleSaveRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PeopleArchiveRole Archive a role: it hires no one; its agents keep working
+	//
+	// Corresponds with POST /admin/api/roles/{role_id}/archive (the `PeopleArchiveRole` operationId).
+	PeopleArchiveRole(ctx context.Context, roleId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BoardListTasks List the organization's tasks
+	//
+	// Corresponds with GET /admin/api/tasks (the `BoardListTasks` operationId).
+	BoardListTasks(ctx context.Context, params *BoardListTasksParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BoardGetTask A task's trace: the task, its log entries, the mandates in its chains and its messages
+	//
+	// Corresponds with GET /admin/api/tasks/{task_id} (the `BoardGetTask` operationId).
+	BoardGetTask(ctx context.Context, taskId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BoardApproveTask Approve a task waiting for approval
+	//
+	// Corresponds with POST /admin/api/tasks/{task_id}/approve (the `BoardApproveTask` operationId).
+	BoardApproveTask(ctx context.Context, taskId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BoardAssignTaskWithBody Delegate an open, unheld task to another agent of its project, or to nobody
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /admin/api/tasks/{task_id}/assign (the `BoardAssignTask` operationId).
+	BoardAssignTaskWithBody(ctx context.Context, taskId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BoardAssignTask Delegate an open, unheld task to another agent of its project, or to nobody
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /admin/api/tasks/{task_id}/assign (the `BoardAssignTask` operationId).
+	BoardAssignTask(ctx context.Context, taskId openapi_types.UUID, body BoardAssignTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BoardCancelTaskWithBody Cancel an open task; its delegated mandates are revoked and its open subtasks canceled
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /admin/api/tasks/{task_id}/cancel (the `BoardCancelTask` operationId).
+	BoardCancelTaskWithBody(ctx context.Context, taskId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BoardCancelTask Cancel an open task; its delegated mandates are revoked and its open subtasks canceled
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /admin/api/tasks/{task_id}/cancel (the `BoardCancelTask` operationId).
+	BoardCancelTask(ctx context.Context, taskId openapi_types.UUID, body BoardCancelTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BoardEditTaskWithBody Correct an open task's title or body; the log keeps the old text
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /admin/api/tasks/{task_id}/edit (the `BoardEditTask` operationId).
+	BoardEditTaskWithBody(ctx context.Context, taskId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BoardEditTask Correct an open task's title or body; the log keeps the old text
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /admin/api/tasks/{task_id}/edit (the `BoardEditTask` operationId).
+	BoardEditTask(ctx context.Context, taskId openapi_types.UUID, body BoardEditTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BoardMessageTaskWithBody Write to an agent on a task's thread
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /admin/api/tasks/{task_id}/message (the `BoardMessageTask` operationId).
+	BoardMessageTaskWithBody(ctx context.Context, taskId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BoardMessageTask Write to an agent on a task's thread
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /admin/api/tasks/{task_id}/message (the `BoardMessageTask` operationId).
+	BoardMessageTask(ctx context.Context, taskId openapi_types.UUID, body BoardMessageTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BoardRejectTask Reject a task waiting for approval; its delegated mandate is revoked
+	//
+	// Corresponds with POST /admin/api/tasks/{task_id}/reject (the `BoardRejectTask` operationId).
+	BoardRejectTask(ctx context.Context, taskId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BoardReleaseTask Take a working task from its holder and put it back on the board
+	//
+	// Corresponds with POST /admin/api/tasks/{task_id}/release (the `BoardReleaseTask` operationId).
+	BoardReleaseTask(ctx context.Context, taskId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BoardResumeTaskWithBody Put a deferred task back on the board, with an answer
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /admin/api/tasks/{task_id}/resume (the `BoardResumeTask` operationId).
+	BoardResumeTaskWithBody(ctx context.Context, taskId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BoardResumeTask Put a deferred task back on the board, with an answer
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /admin/api/tasks/{task_id}/resume (the `BoardResumeTask` operationId).
+	BoardResumeTask(ctx context.Context, taskId openapi_types.UUID, body BoardResumeTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+}
+
+// PeopleListAgents List the organization's agents
+//
+// Corresponds with GET /admin/api/agents (the `PeopleListAgents` operationId).
+func (c *Client) PeopleListAgents(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPeopleListAgentsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PeopleCreateAgentWithBody Register an agent with a root mandate and a first token
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /admin/api/agents (the `PeopleCreateAgent` operationId).
+func (c *Client) PeopleCreateAgentWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPeopleCreateAgentRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PeopleCreateAgent Register an agent with a root mandate and a first token
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /admin/api/agents (the `PeopleCreateAgent` operationId).
+func (c *Client) PeopleCreateAgent(ctx context.Context, body PeopleCreateAgentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPeopleCreateAgentRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PeopleHireAgentWithBody Hire an agent from a role
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /admin/api/agents/hire (the `PeopleHireAgent` operationId).
+func (c *Client) PeopleHireAgentWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPeopleHireAgentRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PeopleHireAgent Hire an agent from a role
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /admin/api/agents/hire (the `PeopleHireAgent` operationId).
+func (c *Client) PeopleHireAgent(ctx context.Context, body PeopleHireAgentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPeopleHireAgentRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PeopleUpdateAgentWithBody Change an agent's role, owner or projects
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /admin/api/agents/{agent_id} (the `PeopleUpdateAgent` operationId).
+func (c *Client) PeopleUpdateAgentWithBody(ctx context.Context, agentId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPeopleUpdateAgentRequestWithBody(c.Server, agentId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PeopleUpdateAgent Change an agent's role, owner or projects
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /admin/api/agents/{agent_id} (the `PeopleUpdateAgent` operationId).
+func (c *Client) PeopleUpdateAgent(ctx context.Context, agentId string, body PeopleUpdateAgentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPeopleUpdateAgentRequest(c.Server, agentId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PeopleGetAgentConnection Whether a hired agent has connected
+//
+// Corresponds with GET /admin/api/agents/{agent_id}/connection (the `PeopleGetAgentConnection` operationId).
+func (c *Client) PeopleGetAgentConnection(ctx context.Context, agentId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPeopleGetAgentConnectionRequest(c.Server, agentId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PeopleSetAgentPreferencesWithBody Replace an agent's preferences
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /admin/api/agents/{agent_id}/preferences (the `PeopleSetAgentPreferences` operationId).
+func (c *Client) PeopleSetAgentPreferencesWithBody(ctx context.Context, agentId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPeopleSetAgentPreferencesRequestWithBody(c.Server, agentId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PeopleSetAgentPreferences Replace an agent's preferences
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /admin/api/agents/{agent_id}/preferences (the `PeopleSetAgentPreferences` operationId).
+func (c *Client) PeopleSetAgentPreferences(ctx context.Context, agentId string, body PeopleSetAgentPreferencesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPeopleSetAgentPreferencesRequest(c.Server, agentId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PeopleRenewAgent Issue a hired agent a fresh root mandate from its role
+//
+// Corresponds with POST /admin/api/agents/{agent_id}/renew (the `PeopleRenewAgent` operationId).
+func (c *Client) PeopleRenewAgent(ctx context.Context, agentId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPeopleRenewAgentRequest(c.Server, agentId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PeopleChangeAgentRoleWithBody Move an agent to another role of its client
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /admin/api/agents/{agent_id}/role (the `PeopleChangeAgentRole` operationId).
+func (c *Client) PeopleChangeAgentRoleWithBody(ctx context.Context, agentId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPeopleChangeAgentRoleRequestWithBody(c.Server, agentId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PeopleChangeAgentRole Move an agent to another role of its client
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /admin/api/agents/{agent_id}/role (the `PeopleChangeAgentRole` operationId).
+func (c *Client) PeopleChangeAgentRole(ctx context.Context, agentId string, body PeopleChangeAgentRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPeopleChangeAgentRoleRequest(c.Server, agentId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PeopleCreateSetupCode Give an agent a new setup code (or its connector)
+//
+// Corresponds with POST /admin/api/agents/{agent_id}/setup-code (the `PeopleCreateSetupCode` operationId).
+func (c *Client) PeopleCreateSetupCode(ctx context.Context, agentId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPeopleCreateSetupCodeRequest(c.Server, agentId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PeopleSetAgentStatusWithBody Pause, ban or reactivate an agent (banning needs an owner)
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /admin/api/agents/{agent_id}/status (the `PeopleSetAgentStatus` operationId).
+func (c *Client) PeopleSetAgentStatusWithBody(ctx context.Context, agentId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPeopleSetAgentStatusRequestWithBody(c.Server, agentId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PeopleSetAgentStatus Pause, ban or reactivate an agent (banning needs an owner)
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /admin/api/agents/{agent_id}/status (the `PeopleSetAgentStatus` operationId).
+func (c *Client) PeopleSetAgentStatus(ctx context.Context, agentId string, body PeopleSetAgentStatusJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPeopleSetAgentStatusRequest(c.Server, agentId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PeopleRevokeAgentTokens Revoke every live token of an agent
+//
+// Corresponds with DELETE /admin/api/agents/{agent_id}/tokens (the `PeopleRevokeAgentTokens` operationId).
+func (c *Client) PeopleRevokeAgentTokens(ctx context.Context, agentId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPeopleRevokeAgentTokensRequest(c.Server, agentId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PeopleIssueAgentTokenWithBody Give an agent a further token, shown once
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /admin/api/agents/{agent_id}/tokens (the `PeopleIssueAgentToken` operationId).
+func (c *Client) PeopleIssueAgentTokenWithBody(ctx context.Context, agentId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPeopleIssueAgentTokenRequestWithBody(c.Server, agentId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PeopleIssueAgentToken Give an agent a further token, shown once
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /admin/api/agents/{agent_id}/tokens (the `PeopleIssueAgentToken` operationId).
+func (c *Client) PeopleIssueAgentToken(ctx context.Context, agentId string, body PeopleIssueAgentTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPeopleIssueAgentTokenRequest(c.Server, agentId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// NotesEraseVersion Erase one version of a note and the log payloads that carried its text
+//
+// Corresponds with POST /admin/api/context-versions/{version_id}/erase (the `NotesEraseVersion` operationId).
+func (c *Client) NotesEraseVersion(ctx context.Context, versionId int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewNotesEraseVersionRequest(c.Server, versionId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AuditListEntries List the organization's log entries, newest first
+//
+// Corresponds with GET /admin/api/entries (the `AuditListEntries` operationId).
+func (c *Client) AuditListEntries(ctx context.Context, params *AuditListEntriesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAuditListEntriesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AuditEraseEntry Erase an entry's payload (PDPA); the entry and its hash stay, so the chain still verifies
+//
+// Corresponds with POST /admin/api/entries/{entry_id}/erase (the `AuditEraseEntry` operationId).
+func (c *Client) AuditEraseEntry(ctx context.Context, entryId int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAuditEraseEntryRequest(c.Server, entryId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
 }
 
 // PeopleListHumans List the organization's people
@@ -578,6 +2405,134 @@ func (c *Client) PeopleSetKillSwitch(ctx context.Context, body PeopleSetKillSwit
 	return c.Client.Do(req)
 }
 
+// AuditVerifyLog Verify the organization's hash chains
+//
+// Corresponds with GET /admin/api/log/verify (the `AuditVerifyLog` operationId).
+func (c *Client) AuditVerifyLog(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAuditVerifyLogRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BoardListMandates List the live (or all) mandates held by the organization's agents
+//
+// Corresponds with GET /admin/api/mandates (the `BoardListMandates` operationId).
+func (c *Client) BoardListMandates(ctx context.Context, params *BoardListMandatesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBoardListMandatesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BoardIssueMandateWithBody Issue a further root mandate to an agent
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /admin/api/mandates (the `BoardIssueMandate` operationId).
+func (c *Client) BoardIssueMandateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBoardIssueMandateRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BoardIssueMandate Issue a further root mandate to an agent
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /admin/api/mandates (the `BoardIssueMandate` operationId).
+func (c *Client) BoardIssueMandate(ctx context.Context, body BoardIssueMandateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBoardIssueMandateRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BoardGetMandateImpact What revoking a mandate would stop (changes nothing)
+//
+// Corresponds with GET /admin/api/mandates/{mandate_id}/impact (the `BoardGetMandateImpact` operationId).
+func (c *Client) BoardGetMandateImpact(ctx context.Context, mandateId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBoardGetMandateImpactRequest(c.Server, mandateId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BoardReplaceMandateWithBody Replace a live root mandate, optionally revoking the old one
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /admin/api/mandates/{mandate_id}/replace (the `BoardReplaceMandate` operationId).
+func (c *Client) BoardReplaceMandateWithBody(ctx context.Context, mandateId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBoardReplaceMandateRequestWithBody(c.Server, mandateId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BoardReplaceMandate Replace a live root mandate, optionally revoking the old one
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /admin/api/mandates/{mandate_id}/replace (the `BoardReplaceMandate` operationId).
+func (c *Client) BoardReplaceMandate(ctx context.Context, mandateId string, body BoardReplaceMandateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBoardReplaceMandateRequest(c.Server, mandateId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BoardRevokeMandate Revoke a mandate and everything under it; its open tasks are canceled
+//
+// Corresponds with POST /admin/api/mandates/{mandate_id}/revoke (the `BoardRevokeMandate` operationId).
+func (c *Client) BoardRevokeMandate(ctx context.Context, mandateId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBoardRevokeMandateRequest(c.Server, mandateId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // PeopleGetMe Who is signed in
 //
 // Corresponds with GET /admin/api/me (the `PeopleGetMe` operationId).
@@ -632,6 +2587,21 @@ func (c *Client) PeopleUpdateOrgWithBody(ctx context.Context, contentType string
 // Corresponds with PUT /admin/api/org (the `PeopleUpdateOrg` operationId).
 func (c *Client) PeopleUpdateOrg(ctx context.Context, body PeopleUpdateOrgJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPeopleUpdateOrgRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BoardGetOverview The organization at a glance
+//
+// Corresponds with GET /admin/api/overview (the `BoardGetOverview` operationId).
+func (c *Client) BoardGetOverview(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBoardGetOverviewRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -723,6 +2693,1132 @@ func (c *Client) PeopleUpdateProject(ctx context.Context, projectId string, body
 		return nil, err
 	}
 	return c.Client.Do(req)
+}
+
+// NotesListNotes List a project's context notes
+//
+// Corresponds with GET /admin/api/projects/{project_id}/context (the `NotesListNotes` operationId).
+func (c *Client) NotesListNotes(ctx context.Context, projectId string, params *NotesListNotesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewNotesListNotesRequest(c.Server, projectId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// NotesGetNote Read a note, archived or not, with every version
+//
+// Corresponds with GET /admin/api/projects/{project_id}/context/{key} (the `NotesGetNote` operationId).
+func (c *Client) NotesGetNote(ctx context.Context, projectId string, key string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewNotesGetNoteRequest(c.Server, projectId, key)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// NotesWriteNoteWithBody Write a note (a new version; people may edit pinned notes)
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /admin/api/projects/{project_id}/context/{key} (the `NotesWriteNote` operationId).
+func (c *Client) NotesWriteNoteWithBody(ctx context.Context, projectId string, key string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewNotesWriteNoteRequestWithBody(c.Server, projectId, key, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// NotesWriteNote Write a note (a new version; people may edit pinned notes)
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /admin/api/projects/{project_id}/context/{key} (the `NotesWriteNote` operationId).
+func (c *Client) NotesWriteNote(ctx context.Context, projectId string, key string, body NotesWriteNoteJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewNotesWriteNoteRequest(c.Server, projectId, key, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// NotesArchiveNote Archive a note (writing it again brings it back)
+//
+// Corresponds with POST /admin/api/projects/{project_id}/context/{key}/archive (the `NotesArchiveNote` operationId).
+func (c *Client) NotesArchiveNote(ctx context.Context, projectId string, key string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewNotesArchiveNoteRequest(c.Server, projectId, key)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// NotesPinNote Pin a note: agents may read it but not change it
+//
+// Corresponds with POST /admin/api/projects/{project_id}/context/{key}/pin (the `NotesPinNote` operationId).
+func (c *Client) NotesPinNote(ctx context.Context, projectId string, key string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewNotesPinNoteRequest(c.Server, projectId, key)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// NotesUnpinNote Unpin a note
+//
+// Corresponds with POST /admin/api/projects/{project_id}/context/{key}/unpin (the `NotesUnpinNote` operationId).
+func (c *Client) NotesUnpinNote(ctx context.Context, projectId string, key string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewNotesUnpinNoteRequest(c.Server, projectId, key)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PeopleListRoles List the roles agents are hired from
+//
+// Corresponds with GET /admin/api/roles (the `PeopleListRoles` operationId).
+func (c *Client) PeopleListRoles(ctx context.Context, params *PeopleListRolesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPeopleListRolesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PeopleSaveRoleWithBody Create or replace a role (un-archives it)
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /admin/api/roles/{role_id} (the `PeopleSaveRole` operationId).
+func (c *Client) PeopleSaveRoleWithBody(ctx context.Context, roleId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPeopleSaveRoleRequestWithBody(c.Server, roleId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PeopleSaveRole Create or replace a role (un-archives it)
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /admin/api/roles/{role_id} (the `PeopleSaveRole` operationId).
+func (c *Client) PeopleSaveRole(ctx context.Context, roleId string, body PeopleSaveRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPeopleSaveRoleRequest(c.Server, roleId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PeopleArchiveRole Archive a role: it hires no one; its agents keep working
+//
+// Corresponds with POST /admin/api/roles/{role_id}/archive (the `PeopleArchiveRole` operationId).
+func (c *Client) PeopleArchiveRole(ctx context.Context, roleId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPeopleArchiveRoleRequest(c.Server, roleId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BoardListTasks List the organization's tasks
+//
+// Corresponds with GET /admin/api/tasks (the `BoardListTasks` operationId).
+func (c *Client) BoardListTasks(ctx context.Context, params *BoardListTasksParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBoardListTasksRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BoardGetTask A task's trace: the task, its log entries, the mandates in its chains and its messages
+//
+// Corresponds with GET /admin/api/tasks/{task_id} (the `BoardGetTask` operationId).
+func (c *Client) BoardGetTask(ctx context.Context, taskId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBoardGetTaskRequest(c.Server, taskId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BoardApproveTask Approve a task waiting for approval
+//
+// Corresponds with POST /admin/api/tasks/{task_id}/approve (the `BoardApproveTask` operationId).
+func (c *Client) BoardApproveTask(ctx context.Context, taskId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBoardApproveTaskRequest(c.Server, taskId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BoardAssignTaskWithBody Delegate an open, unheld task to another agent of its project, or to nobody
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /admin/api/tasks/{task_id}/assign (the `BoardAssignTask` operationId).
+func (c *Client) BoardAssignTaskWithBody(ctx context.Context, taskId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBoardAssignTaskRequestWithBody(c.Server, taskId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BoardAssignTask Delegate an open, unheld task to another agent of its project, or to nobody
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /admin/api/tasks/{task_id}/assign (the `BoardAssignTask` operationId).
+func (c *Client) BoardAssignTask(ctx context.Context, taskId openapi_types.UUID, body BoardAssignTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBoardAssignTaskRequest(c.Server, taskId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BoardCancelTaskWithBody Cancel an open task; its delegated mandates are revoked and its open subtasks canceled
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /admin/api/tasks/{task_id}/cancel (the `BoardCancelTask` operationId).
+func (c *Client) BoardCancelTaskWithBody(ctx context.Context, taskId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBoardCancelTaskRequestWithBody(c.Server, taskId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BoardCancelTask Cancel an open task; its delegated mandates are revoked and its open subtasks canceled
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /admin/api/tasks/{task_id}/cancel (the `BoardCancelTask` operationId).
+func (c *Client) BoardCancelTask(ctx context.Context, taskId openapi_types.UUID, body BoardCancelTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBoardCancelTaskRequest(c.Server, taskId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BoardEditTaskWithBody Correct an open task's title or body; the log keeps the old text
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /admin/api/tasks/{task_id}/edit (the `BoardEditTask` operationId).
+func (c *Client) BoardEditTaskWithBody(ctx context.Context, taskId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBoardEditTaskRequestWithBody(c.Server, taskId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BoardEditTask Correct an open task's title or body; the log keeps the old text
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /admin/api/tasks/{task_id}/edit (the `BoardEditTask` operationId).
+func (c *Client) BoardEditTask(ctx context.Context, taskId openapi_types.UUID, body BoardEditTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBoardEditTaskRequest(c.Server, taskId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BoardMessageTaskWithBody Write to an agent on a task's thread
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /admin/api/tasks/{task_id}/message (the `BoardMessageTask` operationId).
+func (c *Client) BoardMessageTaskWithBody(ctx context.Context, taskId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBoardMessageTaskRequestWithBody(c.Server, taskId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BoardMessageTask Write to an agent on a task's thread
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /admin/api/tasks/{task_id}/message (the `BoardMessageTask` operationId).
+func (c *Client) BoardMessageTask(ctx context.Context, taskId openapi_types.UUID, body BoardMessageTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBoardMessageTaskRequest(c.Server, taskId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BoardRejectTask Reject a task waiting for approval; its delegated mandate is revoked
+//
+// Corresponds with POST /admin/api/tasks/{task_id}/reject (the `BoardRejectTask` operationId).
+func (c *Client) BoardRejectTask(ctx context.Context, taskId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBoardRejectTaskRequest(c.Server, taskId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BoardReleaseTask Take a working task from its holder and put it back on the board
+//
+// Corresponds with POST /admin/api/tasks/{task_id}/release (the `BoardReleaseTask` operationId).
+func (c *Client) BoardReleaseTask(ctx context.Context, taskId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBoardReleaseTaskRequest(c.Server, taskId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BoardResumeTaskWithBody Put a deferred task back on the board, with an answer
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /admin/api/tasks/{task_id}/resume (the `BoardResumeTask` operationId).
+func (c *Client) BoardResumeTaskWithBody(ctx context.Context, taskId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBoardResumeTaskRequestWithBody(c.Server, taskId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BoardResumeTask Put a deferred task back on the board, with an answer
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /admin/api/tasks/{task_id}/resume (the `BoardResumeTask` operationId).
+func (c *Client) BoardResumeTask(ctx context.Context, taskId openapi_types.UUID, body BoardResumeTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBoardResumeTaskRequest(c.Server, taskId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// NewPeopleListAgentsRequest constructs an http.Request for the PeopleListAgents method
+func NewPeopleListAgentsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/agents")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPeopleCreateAgentRequest calls the generic PeopleCreateAgent builder with application/json body
+func NewPeopleCreateAgentRequest(server string, body PeopleCreateAgentJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPeopleCreateAgentRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewPeopleCreateAgentRequestWithBody constructs an http.Request for the PeopleCreateAgent method, with any body, and a specified content type
+func NewPeopleCreateAgentRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/agents")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewPeopleHireAgentRequest calls the generic PeopleHireAgent builder with application/json body
+func NewPeopleHireAgentRequest(server string, body PeopleHireAgentJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPeopleHireAgentRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewPeopleHireAgentRequestWithBody constructs an http.Request for the PeopleHireAgent method, with any body, and a specified content type
+func NewPeopleHireAgentRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/agents/hire")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewPeopleUpdateAgentRequest calls the generic PeopleUpdateAgent builder with application/json body
+func NewPeopleUpdateAgentRequest(server string, agentId string, body PeopleUpdateAgentJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPeopleUpdateAgentRequestWithBody(server, agentId, "application/json", bodyReader)
+}
+
+// NewPeopleUpdateAgentRequestWithBody constructs an http.Request for the PeopleUpdateAgent method, with any body, and a specified content type
+func NewPeopleUpdateAgentRequestWithBody(server string, agentId string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "agent_id", agentId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/agents/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewPeopleGetAgentConnectionRequest constructs an http.Request for the PeopleGetAgentConnection method
+func NewPeopleGetAgentConnectionRequest(server string, agentId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "agent_id", agentId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/agents/%s/connection", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPeopleSetAgentPreferencesRequest calls the generic PeopleSetAgentPreferences builder with application/json body
+func NewPeopleSetAgentPreferencesRequest(server string, agentId string, body PeopleSetAgentPreferencesJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPeopleSetAgentPreferencesRequestWithBody(server, agentId, "application/json", bodyReader)
+}
+
+// NewPeopleSetAgentPreferencesRequestWithBody constructs an http.Request for the PeopleSetAgentPreferences method, with any body, and a specified content type
+func NewPeopleSetAgentPreferencesRequestWithBody(server string, agentId string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "agent_id", agentId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/agents/%s/preferences", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewPeopleRenewAgentRequest constructs an http.Request for the PeopleRenewAgent method
+func NewPeopleRenewAgentRequest(server string, agentId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "agent_id", agentId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/agents/%s/renew", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPeopleChangeAgentRoleRequest calls the generic PeopleChangeAgentRole builder with application/json body
+func NewPeopleChangeAgentRoleRequest(server string, agentId string, body PeopleChangeAgentRoleJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPeopleChangeAgentRoleRequestWithBody(server, agentId, "application/json", bodyReader)
+}
+
+// NewPeopleChangeAgentRoleRequestWithBody constructs an http.Request for the PeopleChangeAgentRole method, with any body, and a specified content type
+func NewPeopleChangeAgentRoleRequestWithBody(server string, agentId string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "agent_id", agentId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/agents/%s/role", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewPeopleCreateSetupCodeRequest constructs an http.Request for the PeopleCreateSetupCode method
+func NewPeopleCreateSetupCodeRequest(server string, agentId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "agent_id", agentId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/agents/%s/setup-code", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPeopleSetAgentStatusRequest calls the generic PeopleSetAgentStatus builder with application/json body
+func NewPeopleSetAgentStatusRequest(server string, agentId string, body PeopleSetAgentStatusJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPeopleSetAgentStatusRequestWithBody(server, agentId, "application/json", bodyReader)
+}
+
+// NewPeopleSetAgentStatusRequestWithBody constructs an http.Request for the PeopleSetAgentStatus method, with any body, and a specified content type
+func NewPeopleSetAgentStatusRequestWithBody(server string, agentId string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "agent_id", agentId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/agents/%s/status", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewPeopleRevokeAgentTokensRequest constructs an http.Request for the PeopleRevokeAgentTokens method
+func NewPeopleRevokeAgentTokensRequest(server string, agentId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "agent_id", agentId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/agents/%s/tokens", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPeopleIssueAgentTokenRequest calls the generic PeopleIssueAgentToken builder with application/json body
+func NewPeopleIssueAgentTokenRequest(server string, agentId string, body PeopleIssueAgentTokenJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPeopleIssueAgentTokenRequestWithBody(server, agentId, "application/json", bodyReader)
+}
+
+// NewPeopleIssueAgentTokenRequestWithBody constructs an http.Request for the PeopleIssueAgentToken method, with any body, and a specified content type
+func NewPeopleIssueAgentTokenRequestWithBody(server string, agentId string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "agent_id", agentId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/agents/%s/tokens", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewNotesEraseVersionRequest constructs an http.Request for the NotesEraseVersion method
+func NewNotesEraseVersionRequest(server string, versionId int64) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "version_id", versionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/context-versions/%s/erase", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewAuditListEntriesRequest constructs an http.Request for the AuditListEntries method
+func NewAuditListEntriesRequest(server string, params *AuditListEntriesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/entries")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Project != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "project", *params.Project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Agent != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "agent", *params.Agent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Action != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "action", *params.Action, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Outcome != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "outcome", *params.Outcome, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Task != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "task", *params.Task, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Refused != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "refused", *params.Refused, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Before != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "before", *params.Before, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.From != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.To != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewAuditEraseEntryRequest constructs an http.Request for the AuditEraseEntry method
+func NewAuditEraseEntryRequest(server string, entryId int64) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "entry_id", entryId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/entries/%s/erase", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
 }
 
 // NewPeopleListHumansRequest constructs an http.Request for the PeopleListHumans method
@@ -879,6 +3975,242 @@ func NewPeopleSetKillSwitchRequestWithBody(server string, contentType string, bo
 	return req, nil
 }
 
+// NewAuditVerifyLogRequest constructs an http.Request for the AuditVerifyLog method
+func NewAuditVerifyLogRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/log/verify")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewBoardListMandatesRequest constructs an http.Request for the BoardListMandates method
+func NewBoardListMandatesRequest(server string, params *BoardListMandatesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/mandates")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.All != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "all", *params.All, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewBoardIssueMandateRequest calls the generic BoardIssueMandate builder with application/json body
+func NewBoardIssueMandateRequest(server string, body BoardIssueMandateJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewBoardIssueMandateRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewBoardIssueMandateRequestWithBody constructs an http.Request for the BoardIssueMandate method, with any body, and a specified content type
+func NewBoardIssueMandateRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/mandates")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewBoardGetMandateImpactRequest constructs an http.Request for the BoardGetMandateImpact method
+func NewBoardGetMandateImpactRequest(server string, mandateId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "mandate_id", mandateId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/mandates/%s/impact", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewBoardReplaceMandateRequest calls the generic BoardReplaceMandate builder with application/json body
+func NewBoardReplaceMandateRequest(server string, mandateId string, body BoardReplaceMandateJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewBoardReplaceMandateRequestWithBody(server, mandateId, "application/json", bodyReader)
+}
+
+// NewBoardReplaceMandateRequestWithBody constructs an http.Request for the BoardReplaceMandate method, with any body, and a specified content type
+func NewBoardReplaceMandateRequestWithBody(server string, mandateId string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "mandate_id", mandateId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/mandates/%s/replace", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewBoardRevokeMandateRequest constructs an http.Request for the BoardRevokeMandate method
+func NewBoardRevokeMandateRequest(server string, mandateId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "mandate_id", mandateId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/mandates/%s/revoke", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewPeopleGetMeRequest constructs an http.Request for the PeopleGetMe method
 func NewPeopleGetMeRequest(server string) (*http.Request, error) {
 	var err error
@@ -969,6 +4301,33 @@ func NewPeopleUpdateOrgRequestWithBody(server string, contentType string, body i
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewBoardGetOverviewRequest constructs an http.Request for the BoardGetOverview method
+func NewBoardGetOverviewRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/overview")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -1087,6 +4446,893 @@ func NewPeopleUpdateProjectRequestWithBody(server string, projectId string, cont
 	return req, nil
 }
 
+// NewNotesListNotesRequest constructs an http.Request for the NotesListNotes method
+func NewNotesListNotesRequest(server string, projectId string, params *NotesListNotesParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project_id", projectId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/projects/%s/context", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Archived != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "archived", *params.Archived, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewNotesGetNoteRequest constructs an http.Request for the NotesGetNote method
+func NewNotesGetNoteRequest(server string, projectId string, key string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project_id", projectId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "key", key, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/projects/%s/context/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewNotesWriteNoteRequest calls the generic NotesWriteNote builder with application/json body
+func NewNotesWriteNoteRequest(server string, projectId string, key string, body NotesWriteNoteJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewNotesWriteNoteRequestWithBody(server, projectId, key, "application/json", bodyReader)
+}
+
+// NewNotesWriteNoteRequestWithBody constructs an http.Request for the NotesWriteNote method, with any body, and a specified content type
+func NewNotesWriteNoteRequestWithBody(server string, projectId string, key string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project_id", projectId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "key", key, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/projects/%s/context/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewNotesArchiveNoteRequest constructs an http.Request for the NotesArchiveNote method
+func NewNotesArchiveNoteRequest(server string, projectId string, key string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project_id", projectId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "key", key, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/projects/%s/context/%s/archive", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewNotesPinNoteRequest constructs an http.Request for the NotesPinNote method
+func NewNotesPinNoteRequest(server string, projectId string, key string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project_id", projectId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "key", key, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/projects/%s/context/%s/pin", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewNotesUnpinNoteRequest constructs an http.Request for the NotesUnpinNote method
+func NewNotesUnpinNoteRequest(server string, projectId string, key string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project_id", projectId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "key", key, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/projects/%s/context/%s/unpin", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPeopleListRolesRequest constructs an http.Request for the PeopleListRoles method
+func NewPeopleListRolesRequest(server string, params *PeopleListRolesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/roles")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Archived != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "archived", *params.Archived, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPeopleSaveRoleRequest calls the generic PeopleSaveRole builder with application/json body
+func NewPeopleSaveRoleRequest(server string, roleId string, body PeopleSaveRoleJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPeopleSaveRoleRequestWithBody(server, roleId, "application/json", bodyReader)
+}
+
+// NewPeopleSaveRoleRequestWithBody constructs an http.Request for the PeopleSaveRole method, with any body, and a specified content type
+func NewPeopleSaveRoleRequestWithBody(server string, roleId string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "role_id", roleId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/roles/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewPeopleArchiveRoleRequest constructs an http.Request for the PeopleArchiveRole method
+func NewPeopleArchiveRoleRequest(server string, roleId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "role_id", roleId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/roles/%s/archive", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewBoardListTasksRequest constructs an http.Request for the BoardListTasks method
+func NewBoardListTasksRequest(server string, params *BoardListTasksParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/tasks")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Project != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "project", *params.Project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Deferred != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "deferred", *params.Deferred, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Open != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "open", *params.Open, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Agent != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "agent", *params.Agent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewBoardGetTaskRequest constructs an http.Request for the BoardGetTask method
+func NewBoardGetTaskRequest(server string, taskId openapi_types.UUID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "task_id", taskId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/tasks/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewBoardApproveTaskRequest constructs an http.Request for the BoardApproveTask method
+func NewBoardApproveTaskRequest(server string, taskId openapi_types.UUID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "task_id", taskId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/tasks/%s/approve", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewBoardAssignTaskRequest calls the generic BoardAssignTask builder with application/json body
+func NewBoardAssignTaskRequest(server string, taskId openapi_types.UUID, body BoardAssignTaskJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewBoardAssignTaskRequestWithBody(server, taskId, "application/json", bodyReader)
+}
+
+// NewBoardAssignTaskRequestWithBody constructs an http.Request for the BoardAssignTask method, with any body, and a specified content type
+func NewBoardAssignTaskRequestWithBody(server string, taskId openapi_types.UUID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "task_id", taskId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/tasks/%s/assign", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewBoardCancelTaskRequest calls the generic BoardCancelTask builder with application/json body
+func NewBoardCancelTaskRequest(server string, taskId openapi_types.UUID, body BoardCancelTaskJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewBoardCancelTaskRequestWithBody(server, taskId, "application/json", bodyReader)
+}
+
+// NewBoardCancelTaskRequestWithBody constructs an http.Request for the BoardCancelTask method, with any body, and a specified content type
+func NewBoardCancelTaskRequestWithBody(server string, taskId openapi_types.UUID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "task_id", taskId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/tasks/%s/cancel", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewBoardEditTaskRequest calls the generic BoardEditTask builder with application/json body
+func NewBoardEditTaskRequest(server string, taskId openapi_types.UUID, body BoardEditTaskJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewBoardEditTaskRequestWithBody(server, taskId, "application/json", bodyReader)
+}
+
+// NewBoardEditTaskRequestWithBody constructs an http.Request for the BoardEditTask method, with any body, and a specified content type
+func NewBoardEditTaskRequestWithBody(server string, taskId openapi_types.UUID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "task_id", taskId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/tasks/%s/edit", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewBoardMessageTaskRequest calls the generic BoardMessageTask builder with application/json body
+func NewBoardMessageTaskRequest(server string, taskId openapi_types.UUID, body BoardMessageTaskJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewBoardMessageTaskRequestWithBody(server, taskId, "application/json", bodyReader)
+}
+
+// NewBoardMessageTaskRequestWithBody constructs an http.Request for the BoardMessageTask method, with any body, and a specified content type
+func NewBoardMessageTaskRequestWithBody(server string, taskId openapi_types.UUID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "task_id", taskId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/tasks/%s/message", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewBoardRejectTaskRequest constructs an http.Request for the BoardRejectTask method
+func NewBoardRejectTaskRequest(server string, taskId openapi_types.UUID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "task_id", taskId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/tasks/%s/reject", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewBoardReleaseTaskRequest constructs an http.Request for the BoardReleaseTask method
+func NewBoardReleaseTaskRequest(server string, taskId openapi_types.UUID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "task_id", taskId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/tasks/%s/release", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewBoardResumeTaskRequest calls the generic BoardResumeTask builder with application/json body
+func NewBoardResumeTaskRequest(server string, taskId openapi_types.UUID, body BoardResumeTaskJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewBoardResumeTaskRequestWithBody(server, taskId, "application/json", bodyReader)
+}
+
+// NewBoardResumeTaskRequestWithBody constructs an http.Request for the BoardResumeTask method, with any body, and a specified content type
+func NewBoardResumeTaskRequestWithBody(server string, taskId openapi_types.UUID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "task_id", taskId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/tasks/%s/resume", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -1130,6 +5376,160 @@ func WithBaseURL(baseURL string) ClientOption {
 
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
+
+	// PeopleListAgentsWithResponse List the organization's agents
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/api/agents (the `PeopleListAgents` operationId).
+	PeopleListAgentsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PeopleListAgentsResponse, error)
+
+	// PeopleCreateAgentWithBodyWithResponse Register an agent with a root mandate and a first token
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/agents (the `PeopleCreateAgent` operationId).
+	PeopleCreateAgentWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PeopleCreateAgentResponse, error)
+
+	// PeopleCreateAgentWithResponse Register an agent with a root mandate and a first token
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/agents (the `PeopleCreateAgent` operationId).
+	PeopleCreateAgentWithResponse(ctx context.Context, body PeopleCreateAgentJSONRequestBody, reqEditors ...RequestEditorFn) (*PeopleCreateAgentResponse, error)
+
+	// PeopleHireAgentWithBodyWithResponse Hire an agent from a role
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/agents/hire (the `PeopleHireAgent` operationId).
+	PeopleHireAgentWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PeopleHireAgentResponse, error)
+
+	// PeopleHireAgentWithResponse Hire an agent from a role
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/agents/hire (the `PeopleHireAgent` operationId).
+	PeopleHireAgentWithResponse(ctx context.Context, body PeopleHireAgentJSONRequestBody, reqEditors ...RequestEditorFn) (*PeopleHireAgentResponse, error)
+
+	// PeopleUpdateAgentWithBodyWithResponse Change an agent's role, owner or projects
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /admin/api/agents/{agent_id} (the `PeopleUpdateAgent` operationId).
+	PeopleUpdateAgentWithBodyWithResponse(ctx context.Context, agentId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PeopleUpdateAgentResponse, error)
+
+	// PeopleUpdateAgentWithResponse Change an agent's role, owner or projects
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /admin/api/agents/{agent_id} (the `PeopleUpdateAgent` operationId).
+	PeopleUpdateAgentWithResponse(ctx context.Context, agentId string, body PeopleUpdateAgentJSONRequestBody, reqEditors ...RequestEditorFn) (*PeopleUpdateAgentResponse, error)
+
+	// PeopleGetAgentConnectionWithResponse Whether a hired agent has connected
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/api/agents/{agent_id}/connection (the `PeopleGetAgentConnection` operationId).
+	PeopleGetAgentConnectionWithResponse(ctx context.Context, agentId string, reqEditors ...RequestEditorFn) (*PeopleGetAgentConnectionResponse, error)
+
+	// PeopleSetAgentPreferencesWithBodyWithResponse Replace an agent's preferences
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /admin/api/agents/{agent_id}/preferences (the `PeopleSetAgentPreferences` operationId).
+	PeopleSetAgentPreferencesWithBodyWithResponse(ctx context.Context, agentId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PeopleSetAgentPreferencesResponse, error)
+
+	// PeopleSetAgentPreferencesWithResponse Replace an agent's preferences
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /admin/api/agents/{agent_id}/preferences (the `PeopleSetAgentPreferences` operationId).
+	PeopleSetAgentPreferencesWithResponse(ctx context.Context, agentId string, body PeopleSetAgentPreferencesJSONRequestBody, reqEditors ...RequestEditorFn) (*PeopleSetAgentPreferencesResponse, error)
+
+	// PeopleRenewAgentWithResponse Issue a hired agent a fresh root mandate from its role
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/agents/{agent_id}/renew (the `PeopleRenewAgent` operationId).
+	PeopleRenewAgentWithResponse(ctx context.Context, agentId string, reqEditors ...RequestEditorFn) (*PeopleRenewAgentResponse, error)
+
+	// PeopleChangeAgentRoleWithBodyWithResponse Move an agent to another role of its client
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/agents/{agent_id}/role (the `PeopleChangeAgentRole` operationId).
+	PeopleChangeAgentRoleWithBodyWithResponse(ctx context.Context, agentId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PeopleChangeAgentRoleResponse, error)
+
+	// PeopleChangeAgentRoleWithResponse Move an agent to another role of its client
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/agents/{agent_id}/role (the `PeopleChangeAgentRole` operationId).
+	PeopleChangeAgentRoleWithResponse(ctx context.Context, agentId string, body PeopleChangeAgentRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*PeopleChangeAgentRoleResponse, error)
+
+	// PeopleCreateSetupCodeWithResponse Give an agent a new setup code (or its connector)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/agents/{agent_id}/setup-code (the `PeopleCreateSetupCode` operationId).
+	PeopleCreateSetupCodeWithResponse(ctx context.Context, agentId string, reqEditors ...RequestEditorFn) (*PeopleCreateSetupCodeResponse, error)
+
+	// PeopleSetAgentStatusWithBodyWithResponse Pause, ban or reactivate an agent (banning needs an owner)
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/agents/{agent_id}/status (the `PeopleSetAgentStatus` operationId).
+	PeopleSetAgentStatusWithBodyWithResponse(ctx context.Context, agentId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PeopleSetAgentStatusResponse, error)
+
+	// PeopleSetAgentStatusWithResponse Pause, ban or reactivate an agent (banning needs an owner)
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/agents/{agent_id}/status (the `PeopleSetAgentStatus` operationId).
+	PeopleSetAgentStatusWithResponse(ctx context.Context, agentId string, body PeopleSetAgentStatusJSONRequestBody, reqEditors ...RequestEditorFn) (*PeopleSetAgentStatusResponse, error)
+
+	// PeopleRevokeAgentTokensWithResponse Revoke every live token of an agent
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /admin/api/agents/{agent_id}/tokens (the `PeopleRevokeAgentTokens` operationId).
+	PeopleRevokeAgentTokensWithResponse(ctx context.Context, agentId string, reqEditors ...RequestEditorFn) (*PeopleRevokeAgentTokensResponse, error)
+
+	// PeopleIssueAgentTokenWithBodyWithResponse Give an agent a further token, shown once
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/agents/{agent_id}/tokens (the `PeopleIssueAgentToken` operationId).
+	PeopleIssueAgentTokenWithBodyWithResponse(ctx context.Context, agentId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PeopleIssueAgentTokenResponse, error)
+
+	// PeopleIssueAgentTokenWithResponse Give an agent a further token, shown once
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/agents/{agent_id}/tokens (the `PeopleIssueAgentToken` operationId).
+	PeopleIssueAgentTokenWithResponse(ctx context.Context, agentId string, body PeopleIssueAgentTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*PeopleIssueAgentTokenResponse, error)
+
+	// NotesEraseVersionWithResponse Erase one version of a note and the log payloads that carried its text
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/context-versions/{version_id}/erase (the `NotesEraseVersion` operationId).
+	NotesEraseVersionWithResponse(ctx context.Context, versionId int64, reqEditors ...RequestEditorFn) (*NotesEraseVersionResponse, error)
+
+	// AuditListEntriesWithResponse List the organization's log entries, newest first
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/api/entries (the `AuditListEntries` operationId).
+	AuditListEntriesWithResponse(ctx context.Context, params *AuditListEntriesParams, reqEditors ...RequestEditorFn) (*AuditListEntriesResponse, error)
+
+	// AuditEraseEntryWithResponse Erase an entry's payload (PDPA); the entry and its hash stay, so the chain still verifies
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/entries/{entry_id}/erase (the `AuditEraseEntry` operationId).
+	AuditEraseEntryWithResponse(ctx context.Context, entryId int64, reqEditors ...RequestEditorFn) (*AuditEraseEntryResponse, error)
 
 	// PeopleListHumansWithResponse List the organization's people
 	//
@@ -1180,6 +5580,62 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /admin/api/kill-switch (the `PeopleSetKillSwitch` operationId).
 	PeopleSetKillSwitchWithResponse(ctx context.Context, body PeopleSetKillSwitchJSONRequestBody, reqEditors ...RequestEditorFn) (*PeopleSetKillSwitchResponse, error)
 
+	// AuditVerifyLogWithResponse Verify the organization's hash chains
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/api/log/verify (the `AuditVerifyLog` operationId).
+	AuditVerifyLogWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*AuditVerifyLogResponse, error)
+
+	// BoardListMandatesWithResponse List the live (or all) mandates held by the organization's agents
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/api/mandates (the `BoardListMandates` operationId).
+	BoardListMandatesWithResponse(ctx context.Context, params *BoardListMandatesParams, reqEditors ...RequestEditorFn) (*BoardListMandatesResponse, error)
+
+	// BoardIssueMandateWithBodyWithResponse Issue a further root mandate to an agent
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/mandates (the `BoardIssueMandate` operationId).
+	BoardIssueMandateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BoardIssueMandateResponse, error)
+
+	// BoardIssueMandateWithResponse Issue a further root mandate to an agent
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/mandates (the `BoardIssueMandate` operationId).
+	BoardIssueMandateWithResponse(ctx context.Context, body BoardIssueMandateJSONRequestBody, reqEditors ...RequestEditorFn) (*BoardIssueMandateResponse, error)
+
+	// BoardGetMandateImpactWithResponse What revoking a mandate would stop (changes nothing)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/api/mandates/{mandate_id}/impact (the `BoardGetMandateImpact` operationId).
+	BoardGetMandateImpactWithResponse(ctx context.Context, mandateId string, reqEditors ...RequestEditorFn) (*BoardGetMandateImpactResponse, error)
+
+	// BoardReplaceMandateWithBodyWithResponse Replace a live root mandate, optionally revoking the old one
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/mandates/{mandate_id}/replace (the `BoardReplaceMandate` operationId).
+	BoardReplaceMandateWithBodyWithResponse(ctx context.Context, mandateId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BoardReplaceMandateResponse, error)
+
+	// BoardReplaceMandateWithResponse Replace a live root mandate, optionally revoking the old one
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/mandates/{mandate_id}/replace (the `BoardReplaceMandate` operationId).
+	BoardReplaceMandateWithResponse(ctx context.Context, mandateId string, body BoardReplaceMandateJSONRequestBody, reqEditors ...RequestEditorFn) (*BoardReplaceMandateResponse, error)
+
+	// BoardRevokeMandateWithResponse Revoke a mandate and everything under it; its open tasks are canceled
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/mandates/{mandate_id}/revoke (the `BoardRevokeMandate` operationId).
+	BoardRevokeMandateWithResponse(ctx context.Context, mandateId string, reqEditors ...RequestEditorFn) (*BoardRevokeMandateResponse, error)
+
 	// PeopleGetMeWithResponse Who is signed in
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -1207,6 +5663,13 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PUT /admin/api/org (the `PeopleUpdateOrg` operationId).
 	PeopleUpdateOrgWithResponse(ctx context.Context, body PeopleUpdateOrgJSONRequestBody, reqEditors ...RequestEditorFn) (*PeopleUpdateOrgResponse, error)
+
+	// BoardGetOverviewWithResponse The organization at a glance
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/api/overview (the `BoardGetOverview` operationId).
+	BoardGetOverviewWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*BoardGetOverviewResponse, error)
 
 	// PeopleListProjectsWithResponse List the organization's projects
 	//
@@ -1242,6 +5705,1391 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PATCH /admin/api/projects/{project_id} (the `PeopleUpdateProject` operationId).
 	PeopleUpdateProjectWithResponse(ctx context.Context, projectId string, body PeopleUpdateProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*PeopleUpdateProjectResponse, error)
+
+	// NotesListNotesWithResponse List a project's context notes
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/api/projects/{project_id}/context (the `NotesListNotes` operationId).
+	NotesListNotesWithResponse(ctx context.Context, projectId string, params *NotesListNotesParams, reqEditors ...RequestEditorFn) (*NotesListNotesResponse, error)
+
+	// NotesGetNoteWithResponse Read a note, archived or not, with every version
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/api/projects/{project_id}/context/{key} (the `NotesGetNote` operationId).
+	NotesGetNoteWithResponse(ctx context.Context, projectId string, key string, reqEditors ...RequestEditorFn) (*NotesGetNoteResponse, error)
+
+	// NotesWriteNoteWithBodyWithResponse Write a note (a new version; people may edit pinned notes)
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /admin/api/projects/{project_id}/context/{key} (the `NotesWriteNote` operationId).
+	NotesWriteNoteWithBodyWithResponse(ctx context.Context, projectId string, key string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*NotesWriteNoteResponse, error)
+
+	// NotesWriteNoteWithResponse Write a note (a new version; people may edit pinned notes)
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /admin/api/projects/{project_id}/context/{key} (the `NotesWriteNote` operationId).
+	NotesWriteNoteWithResponse(ctx context.Context, projectId string, key string, body NotesWriteNoteJSONRequestBody, reqEditors ...RequestEditorFn) (*NotesWriteNoteResponse, error)
+
+	// NotesArchiveNoteWithResponse Archive a note (writing it again brings it back)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/projects/{project_id}/context/{key}/archive (the `NotesArchiveNote` operationId).
+	NotesArchiveNoteWithResponse(ctx context.Context, projectId string, key string, reqEditors ...RequestEditorFn) (*NotesArchiveNoteResponse, error)
+
+	// NotesPinNoteWithResponse Pin a note: agents may read it but not change it
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/projects/{project_id}/context/{key}/pin (the `NotesPinNote` operationId).
+	NotesPinNoteWithResponse(ctx context.Context, projectId string, key string, reqEditors ...RequestEditorFn) (*NotesPinNoteResponse, error)
+
+	// NotesUnpinNoteWithResponse Unpin a note
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/projects/{project_id}/context/{key}/unpin (the `NotesUnpinNote` operationId).
+	NotesUnpinNoteWithResponse(ctx context.Context, projectId string, key string, reqEditors ...RequestEditorFn) (*NotesUnpinNoteResponse, error)
+
+	// PeopleListRolesWithResponse List the roles agents are hired from
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/api/roles (the `PeopleListRoles` operationId).
+	PeopleListRolesWithResponse(ctx context.Context, params *PeopleListRolesParams, reqEditors ...RequestEditorFn) (*PeopleListRolesResponse, error)
+
+	// PeopleSaveRoleWithBodyWithResponse Create or replace a role (un-archives it)
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /admin/api/roles/{role_id} (the `PeopleSaveRole` operationId).
+	PeopleSaveRoleWithBodyWithResponse(ctx context.Context, roleId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PeopleSaveRoleResponse, error)
+
+	// PeopleSaveRoleWithResponse Create or replace a role (un-archives it)
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /admin/api/roles/{role_id} (the `PeopleSaveRole` operationId).
+	PeopleSaveRoleWithResponse(ctx context.Context, roleId string, body PeopleSaveRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*PeopleSaveRoleResponse, error)
+
+	// PeopleArchiveRoleWithResponse Archive a role: it hires no one; its agents keep working
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/roles/{role_id}/archive (the `PeopleArchiveRole` operationId).
+	PeopleArchiveRoleWithResponse(ctx context.Context, roleId string, reqEditors ...RequestEditorFn) (*PeopleArchiveRoleResponse, error)
+
+	// BoardListTasksWithResponse List the organization's tasks
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/api/tasks (the `BoardListTasks` operationId).
+	BoardListTasksWithResponse(ctx context.Context, params *BoardListTasksParams, reqEditors ...RequestEditorFn) (*BoardListTasksResponse, error)
+
+	// BoardGetTaskWithResponse A task's trace: the task, its log entries, the mandates in its chains and its messages
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/api/tasks/{task_id} (the `BoardGetTask` operationId).
+	BoardGetTaskWithResponse(ctx context.Context, taskId openapi_types.UUID, reqEditors ...RequestEditorFn) (*BoardGetTaskResponse, error)
+
+	// BoardApproveTaskWithResponse Approve a task waiting for approval
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/tasks/{task_id}/approve (the `BoardApproveTask` operationId).
+	BoardApproveTaskWithResponse(ctx context.Context, taskId openapi_types.UUID, reqEditors ...RequestEditorFn) (*BoardApproveTaskResponse, error)
+
+	// BoardAssignTaskWithBodyWithResponse Delegate an open, unheld task to another agent of its project, or to nobody
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/tasks/{task_id}/assign (the `BoardAssignTask` operationId).
+	BoardAssignTaskWithBodyWithResponse(ctx context.Context, taskId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BoardAssignTaskResponse, error)
+
+	// BoardAssignTaskWithResponse Delegate an open, unheld task to another agent of its project, or to nobody
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/tasks/{task_id}/assign (the `BoardAssignTask` operationId).
+	BoardAssignTaskWithResponse(ctx context.Context, taskId openapi_types.UUID, body BoardAssignTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*BoardAssignTaskResponse, error)
+
+	// BoardCancelTaskWithBodyWithResponse Cancel an open task; its delegated mandates are revoked and its open subtasks canceled
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/tasks/{task_id}/cancel (the `BoardCancelTask` operationId).
+	BoardCancelTaskWithBodyWithResponse(ctx context.Context, taskId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BoardCancelTaskResponse, error)
+
+	// BoardCancelTaskWithResponse Cancel an open task; its delegated mandates are revoked and its open subtasks canceled
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/tasks/{task_id}/cancel (the `BoardCancelTask` operationId).
+	BoardCancelTaskWithResponse(ctx context.Context, taskId openapi_types.UUID, body BoardCancelTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*BoardCancelTaskResponse, error)
+
+	// BoardEditTaskWithBodyWithResponse Correct an open task's title or body; the log keeps the old text
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/tasks/{task_id}/edit (the `BoardEditTask` operationId).
+	BoardEditTaskWithBodyWithResponse(ctx context.Context, taskId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BoardEditTaskResponse, error)
+
+	// BoardEditTaskWithResponse Correct an open task's title or body; the log keeps the old text
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/tasks/{task_id}/edit (the `BoardEditTask` operationId).
+	BoardEditTaskWithResponse(ctx context.Context, taskId openapi_types.UUID, body BoardEditTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*BoardEditTaskResponse, error)
+
+	// BoardMessageTaskWithBodyWithResponse Write to an agent on a task's thread
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/tasks/{task_id}/message (the `BoardMessageTask` operationId).
+	BoardMessageTaskWithBodyWithResponse(ctx context.Context, taskId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BoardMessageTaskResponse, error)
+
+	// BoardMessageTaskWithResponse Write to an agent on a task's thread
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/tasks/{task_id}/message (the `BoardMessageTask` operationId).
+	BoardMessageTaskWithResponse(ctx context.Context, taskId openapi_types.UUID, body BoardMessageTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*BoardMessageTaskResponse, error)
+
+	// BoardRejectTaskWithResponse Reject a task waiting for approval; its delegated mandate is revoked
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/tasks/{task_id}/reject (the `BoardRejectTask` operationId).
+	BoardRejectTaskWithResponse(ctx context.Context, taskId openapi_types.UUID, reqEditors ...RequestEditorFn) (*BoardRejectTaskResponse, error)
+
+	// BoardReleaseTaskWithResponse Take a working task from its holder and put it back on the board
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/tasks/{task_id}/release (the `BoardReleaseTask` operationId).
+	BoardReleaseTaskWithResponse(ctx context.Context, taskId openapi_types.UUID, reqEditors ...RequestEditorFn) (*BoardReleaseTaskResponse, error)
+
+	// BoardResumeTaskWithBodyWithResponse Put a deferred task back on the board, with an answer
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/tasks/{task_id}/resume (the `BoardResumeTask` operationId).
+	BoardResumeTaskWithBodyWithResponse(ctx context.Context, taskId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BoardResumeTaskResponse, error)
+
+	// BoardResumeTaskWithResponse Put a deferred task back on the board, with an answer
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/tasks/{task_id}/resume (the `BoardResumeTask` operationId).
+	BoardResumeTaskWithResponse(ctx context.Context, taskId openapi_types.UUID, body BoardResumeTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*BoardResumeTaskResponse, error)
+}
+
+type PeopleListAgentsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AgentsOutBody
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PeopleListAgentsResponse) GetJSON200() *AgentsOutBody {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PeopleListAgentsResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PeopleListAgentsResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PeopleListAgentsResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PeopleListAgentsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PeopleListAgentsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PeopleListAgentsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PeopleListAgentsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PeopleCreateAgentResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Registered
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r PeopleCreateAgentResponse) GetJSON201() *Registered {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PeopleCreateAgentResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PeopleCreateAgentResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PeopleCreateAgentResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PeopleCreateAgentResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PeopleCreateAgentResponse) GetJSON409() *AdminError {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PeopleCreateAgentResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PeopleCreateAgentResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PeopleCreateAgentResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PeopleCreateAgentResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PeopleCreateAgentResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PeopleCreateAgentResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PeopleHireAgentResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Hired
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r PeopleHireAgentResponse) GetJSON201() *Hired {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PeopleHireAgentResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PeopleHireAgentResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PeopleHireAgentResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PeopleHireAgentResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PeopleHireAgentResponse) GetJSON409() *AdminError {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PeopleHireAgentResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PeopleHireAgentResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PeopleHireAgentResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PeopleHireAgentResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PeopleHireAgentResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PeopleHireAgentResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PeopleUpdateAgentResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AgentUpdated
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PeopleUpdateAgentResponse) GetJSON200() *AgentUpdated {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PeopleUpdateAgentResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PeopleUpdateAgentResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PeopleUpdateAgentResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PeopleUpdateAgentResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PeopleUpdateAgentResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PeopleUpdateAgentResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PeopleUpdateAgentResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PeopleUpdateAgentResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PeopleUpdateAgentResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PeopleUpdateAgentResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PeopleGetAgentConnectionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Connection
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PeopleGetAgentConnectionResponse) GetJSON200() *Connection {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PeopleGetAgentConnectionResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PeopleGetAgentConnectionResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PeopleGetAgentConnectionResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PeopleGetAgentConnectionResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PeopleGetAgentConnectionResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PeopleGetAgentConnectionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PeopleGetAgentConnectionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PeopleGetAgentConnectionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PeopleGetAgentConnectionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PeopleSetAgentPreferencesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PreferencesOutBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PeopleSetAgentPreferencesResponse) GetJSON200() *PreferencesOutBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PeopleSetAgentPreferencesResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PeopleSetAgentPreferencesResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PeopleSetAgentPreferencesResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PeopleSetAgentPreferencesResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PeopleSetAgentPreferencesResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PeopleSetAgentPreferencesResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PeopleSetAgentPreferencesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PeopleSetAgentPreferencesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PeopleSetAgentPreferencesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PeopleSetAgentPreferencesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PeopleRenewAgentResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Renewed
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PeopleRenewAgentResponse) GetJSON200() *Renewed {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PeopleRenewAgentResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PeopleRenewAgentResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PeopleRenewAgentResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PeopleRenewAgentResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PeopleRenewAgentResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PeopleRenewAgentResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PeopleRenewAgentResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PeopleRenewAgentResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PeopleRenewAgentResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PeopleRenewAgentResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PeopleChangeAgentRoleResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AgentUpdated
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PeopleChangeAgentRoleResponse) GetJSON200() *AgentUpdated {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PeopleChangeAgentRoleResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PeopleChangeAgentRoleResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PeopleChangeAgentRoleResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PeopleChangeAgentRoleResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PeopleChangeAgentRoleResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PeopleChangeAgentRoleResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PeopleChangeAgentRoleResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PeopleChangeAgentRoleResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PeopleChangeAgentRoleResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PeopleChangeAgentRoleResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PeopleCreateSetupCodeResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Connect
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PeopleCreateSetupCodeResponse) GetJSON200() *Connect {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PeopleCreateSetupCodeResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PeopleCreateSetupCodeResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PeopleCreateSetupCodeResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PeopleCreateSetupCodeResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PeopleCreateSetupCodeResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PeopleCreateSetupCodeResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PeopleCreateSetupCodeResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PeopleCreateSetupCodeResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PeopleCreateSetupCodeResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PeopleSetAgentStatusResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Agent
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PeopleSetAgentStatusResponse) GetJSON200() *Agent {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PeopleSetAgentStatusResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PeopleSetAgentStatusResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PeopleSetAgentStatusResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PeopleSetAgentStatusResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PeopleSetAgentStatusResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PeopleSetAgentStatusResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PeopleSetAgentStatusResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PeopleSetAgentStatusResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PeopleSetAgentStatusResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PeopleSetAgentStatusResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PeopleRevokeAgentTokensResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RevokedTokensOutBody
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PeopleRevokeAgentTokensResponse) GetJSON200() *RevokedTokensOutBody {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PeopleRevokeAgentTokensResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PeopleRevokeAgentTokensResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PeopleRevokeAgentTokensResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PeopleRevokeAgentTokensResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PeopleRevokeAgentTokensResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PeopleRevokeAgentTokensResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PeopleRevokeAgentTokensResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PeopleRevokeAgentTokensResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PeopleRevokeAgentTokensResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PeopleIssueAgentTokenResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IssuedToken
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PeopleIssueAgentTokenResponse) GetJSON200() *IssuedToken {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PeopleIssueAgentTokenResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PeopleIssueAgentTokenResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PeopleIssueAgentTokenResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PeopleIssueAgentTokenResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PeopleIssueAgentTokenResponse) GetJSON409() *AdminError {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PeopleIssueAgentTokenResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PeopleIssueAgentTokenResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PeopleIssueAgentTokenResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PeopleIssueAgentTokenResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PeopleIssueAgentTokenResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PeopleIssueAgentTokenResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type NotesEraseVersionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Erased
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r NotesEraseVersionResponse) GetJSON200() *Erased {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r NotesEraseVersionResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r NotesEraseVersionResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r NotesEraseVersionResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r NotesEraseVersionResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r NotesEraseVersionResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r NotesEraseVersionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r NotesEraseVersionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r NotesEraseVersionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r NotesEraseVersionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type AuditListEntriesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *EntriesOutBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r AuditListEntriesResponse) GetJSON200() *EntriesOutBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r AuditListEntriesResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r AuditListEntriesResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r AuditListEntriesResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r AuditListEntriesResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r AuditListEntriesResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r AuditListEntriesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AuditListEntriesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AuditListEntriesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AuditListEntriesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type AuditEraseEntryResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *EraseOutBody
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r AuditEraseEntryResponse) GetJSON200() *EraseOutBody {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r AuditEraseEntryResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r AuditEraseEntryResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r AuditEraseEntryResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r AuditEraseEntryResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r AuditEraseEntryResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r AuditEraseEntryResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AuditEraseEntryResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AuditEraseEntryResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AuditEraseEntryResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
 }
 
 type PeopleListHumansResponse struct {
@@ -1548,6 +7396,455 @@ func (r PeopleSetKillSwitchResponse) ContentType() string {
 	return ""
 }
 
+type AuditVerifyLogResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *VerifyOutBody
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r AuditVerifyLogResponse) GetJSON200() *VerifyOutBody {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r AuditVerifyLogResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r AuditVerifyLogResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r AuditVerifyLogResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r AuditVerifyLogResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AuditVerifyLogResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AuditVerifyLogResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AuditVerifyLogResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type BoardListMandatesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ListMandatesOutBody
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r BoardListMandatesResponse) GetJSON200() *ListMandatesOutBody {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r BoardListMandatesResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r BoardListMandatesResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r BoardListMandatesResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r BoardListMandatesResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r BoardListMandatesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r BoardListMandatesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r BoardListMandatesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r BoardListMandatesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type BoardIssueMandateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *MandateIDOutBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r BoardIssueMandateResponse) GetJSON201() *MandateIDOutBody {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r BoardIssueMandateResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r BoardIssueMandateResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r BoardIssueMandateResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r BoardIssueMandateResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r BoardIssueMandateResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r BoardIssueMandateResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r BoardIssueMandateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r BoardIssueMandateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r BoardIssueMandateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r BoardIssueMandateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type BoardGetMandateImpactResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Impact
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r BoardGetMandateImpactResponse) GetJSON200() *Impact {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r BoardGetMandateImpactResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r BoardGetMandateImpactResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r BoardGetMandateImpactResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r BoardGetMandateImpactResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r BoardGetMandateImpactResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r BoardGetMandateImpactResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r BoardGetMandateImpactResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r BoardGetMandateImpactResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r BoardGetMandateImpactResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type BoardReplaceMandateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ReplaceMandateOutBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r BoardReplaceMandateResponse) GetJSON200() *ReplaceMandateOutBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r BoardReplaceMandateResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r BoardReplaceMandateResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r BoardReplaceMandateResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r BoardReplaceMandateResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r BoardReplaceMandateResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r BoardReplaceMandateResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r BoardReplaceMandateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r BoardReplaceMandateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r BoardReplaceMandateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r BoardReplaceMandateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type BoardRevokeMandateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RevokeMandateOutBody
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r BoardRevokeMandateResponse) GetJSON200() *RevokeMandateOutBody {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r BoardRevokeMandateResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r BoardRevokeMandateResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r BoardRevokeMandateResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r BoardRevokeMandateResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r BoardRevokeMandateResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r BoardRevokeMandateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r BoardRevokeMandateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r BoardRevokeMandateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r BoardRevokeMandateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type PeopleGetMeResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1742,6 +8039,68 @@ func (r PeopleUpdateOrgResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r PeopleUpdateOrgResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type BoardGetOverviewResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Overview
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r BoardGetOverviewResponse) GetJSON200() *Overview {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r BoardGetOverviewResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r BoardGetOverviewResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r BoardGetOverviewResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r BoardGetOverviewResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r BoardGetOverviewResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r BoardGetOverviewResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r BoardGetOverviewResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -1976,6 +8335,1806 @@ func (r PeopleUpdateProjectResponse) ContentType() string {
 	return ""
 }
 
+type NotesListNotesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ListOutBody
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r NotesListNotesResponse) GetJSON200() *ListOutBody {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r NotesListNotesResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r NotesListNotesResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r NotesListNotesResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r NotesListNotesResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r NotesListNotesResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r NotesListNotesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r NotesListNotesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r NotesListNotesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r NotesListNotesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type NotesGetNoteResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *GetOutBody
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r NotesGetNoteResponse) GetJSON200() *GetOutBody {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r NotesGetNoteResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r NotesGetNoteResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r NotesGetNoteResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r NotesGetNoteResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r NotesGetNoteResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r NotesGetNoteResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r NotesGetNoteResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r NotesGetNoteResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r NotesGetNoteResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type NotesWriteNoteResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Written
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r NotesWriteNoteResponse) GetJSON200() *Written {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r NotesWriteNoteResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r NotesWriteNoteResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r NotesWriteNoteResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r NotesWriteNoteResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r NotesWriteNoteResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r NotesWriteNoteResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r NotesWriteNoteResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r NotesWriteNoteResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r NotesWriteNoteResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r NotesWriteNoteResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type NotesArchiveNoteResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Written
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r NotesArchiveNoteResponse) GetJSON200() *Written {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r NotesArchiveNoteResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r NotesArchiveNoteResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r NotesArchiveNoteResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r NotesArchiveNoteResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r NotesArchiveNoteResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r NotesArchiveNoteResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r NotesArchiveNoteResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r NotesArchiveNoteResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r NotesArchiveNoteResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type NotesPinNoteResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PinOutBody
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r NotesPinNoteResponse) GetJSON200() *PinOutBody {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r NotesPinNoteResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r NotesPinNoteResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r NotesPinNoteResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r NotesPinNoteResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r NotesPinNoteResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r NotesPinNoteResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r NotesPinNoteResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r NotesPinNoteResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r NotesPinNoteResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type NotesUnpinNoteResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PinOutBody
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r NotesUnpinNoteResponse) GetJSON200() *PinOutBody {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r NotesUnpinNoteResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r NotesUnpinNoteResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r NotesUnpinNoteResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r NotesUnpinNoteResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r NotesUnpinNoteResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r NotesUnpinNoteResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r NotesUnpinNoteResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r NotesUnpinNoteResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r NotesUnpinNoteResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PeopleListRolesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RolesOutBody
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PeopleListRolesResponse) GetJSON200() *RolesOutBody {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PeopleListRolesResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PeopleListRolesResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PeopleListRolesResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PeopleListRolesResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PeopleListRolesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PeopleListRolesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PeopleListRolesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PeopleListRolesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PeopleSaveRoleResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AgentRole
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PeopleSaveRoleResponse) GetJSON200() *AgentRole {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PeopleSaveRoleResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PeopleSaveRoleResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PeopleSaveRoleResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PeopleSaveRoleResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PeopleSaveRoleResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PeopleSaveRoleResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PeopleSaveRoleResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PeopleSaveRoleResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PeopleSaveRoleResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PeopleArchiveRoleResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AgentRole
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PeopleArchiveRoleResponse) GetJSON200() *AgentRole {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PeopleArchiveRoleResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PeopleArchiveRoleResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PeopleArchiveRoleResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PeopleArchiveRoleResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PeopleArchiveRoleResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PeopleArchiveRoleResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PeopleArchiveRoleResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PeopleArchiveRoleResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PeopleArchiveRoleResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type BoardListTasksResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ListTasksOutBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r BoardListTasksResponse) GetJSON200() *ListTasksOutBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r BoardListTasksResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r BoardListTasksResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r BoardListTasksResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r BoardListTasksResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r BoardListTasksResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r BoardListTasksResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r BoardListTasksResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r BoardListTasksResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r BoardListTasksResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type BoardGetTaskResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TaskTrace
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r BoardGetTaskResponse) GetJSON200() *TaskTrace {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r BoardGetTaskResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r BoardGetTaskResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r BoardGetTaskResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r BoardGetTaskResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r BoardGetTaskResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r BoardGetTaskResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r BoardGetTaskResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r BoardGetTaskResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r BoardGetTaskResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type BoardApproveTaskResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AdminTask
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r BoardApproveTaskResponse) GetJSON200() *AdminTask {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r BoardApproveTaskResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r BoardApproveTaskResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r BoardApproveTaskResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r BoardApproveTaskResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r BoardApproveTaskResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r BoardApproveTaskResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r BoardApproveTaskResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r BoardApproveTaskResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r BoardApproveTaskResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r BoardApproveTaskResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type BoardAssignTaskResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AssignOutBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r BoardAssignTaskResponse) GetJSON200() *AssignOutBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r BoardAssignTaskResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r BoardAssignTaskResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r BoardAssignTaskResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r BoardAssignTaskResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r BoardAssignTaskResponse) GetJSON409() *AdminError {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r BoardAssignTaskResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r BoardAssignTaskResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r BoardAssignTaskResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r BoardAssignTaskResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r BoardAssignTaskResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r BoardAssignTaskResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type BoardCancelTaskResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CancelOutBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r BoardCancelTaskResponse) GetJSON200() *CancelOutBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r BoardCancelTaskResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r BoardCancelTaskResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r BoardCancelTaskResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r BoardCancelTaskResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r BoardCancelTaskResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r BoardCancelTaskResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r BoardCancelTaskResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r BoardCancelTaskResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r BoardCancelTaskResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r BoardCancelTaskResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type BoardEditTaskResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AdminTask
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r BoardEditTaskResponse) GetJSON200() *AdminTask {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r BoardEditTaskResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r BoardEditTaskResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r BoardEditTaskResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r BoardEditTaskResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r BoardEditTaskResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r BoardEditTaskResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r BoardEditTaskResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r BoardEditTaskResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r BoardEditTaskResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r BoardEditTaskResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type BoardMessageTaskResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *MessageOutBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r BoardMessageTaskResponse) GetJSON200() *MessageOutBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r BoardMessageTaskResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r BoardMessageTaskResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r BoardMessageTaskResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r BoardMessageTaskResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r BoardMessageTaskResponse) GetJSON409() *AdminError {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r BoardMessageTaskResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r BoardMessageTaskResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r BoardMessageTaskResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r BoardMessageTaskResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r BoardMessageTaskResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r BoardMessageTaskResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type BoardRejectTaskResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AdminTask
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r BoardRejectTaskResponse) GetJSON200() *AdminTask {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r BoardRejectTaskResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r BoardRejectTaskResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r BoardRejectTaskResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r BoardRejectTaskResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r BoardRejectTaskResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r BoardRejectTaskResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r BoardRejectTaskResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r BoardRejectTaskResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r BoardRejectTaskResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r BoardRejectTaskResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type BoardReleaseTaskResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AdminTask
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r BoardReleaseTaskResponse) GetJSON200() *AdminTask {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r BoardReleaseTaskResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r BoardReleaseTaskResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r BoardReleaseTaskResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r BoardReleaseTaskResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r BoardReleaseTaskResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r BoardReleaseTaskResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r BoardReleaseTaskResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r BoardReleaseTaskResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r BoardReleaseTaskResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r BoardReleaseTaskResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type BoardResumeTaskResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AdminTask
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r BoardResumeTaskResponse) GetJSON200() *AdminTask {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r BoardResumeTaskResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r BoardResumeTaskResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r BoardResumeTaskResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r BoardResumeTaskResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r BoardResumeTaskResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r BoardResumeTaskResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r BoardResumeTaskResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r BoardResumeTaskResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r BoardResumeTaskResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r BoardResumeTaskResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PeopleListAgentsWithResponse List the organization's agents
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/api/agents (the `PeopleListAgents` operationId).
+func (c *ClientWithResponses) PeopleListAgentsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PeopleListAgentsResponse, error) {
+	rsp, err := c.PeopleListAgents(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePeopleListAgentsResponse(rsp)
+}
+
+// PeopleCreateAgentWithBodyWithResponse Register an agent with a root mandate and a first token
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/agents (the `PeopleCreateAgent` operationId).
+func (c *ClientWithResponses) PeopleCreateAgentWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PeopleCreateAgentResponse, error) {
+	rsp, err := c.PeopleCreateAgentWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePeopleCreateAgentResponse(rsp)
+}
+
+// PeopleCreateAgentWithResponse Register an agent with a root mandate and a first token
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/agents (the `PeopleCreateAgent` operationId).
+func (c *ClientWithResponses) PeopleCreateAgentWithResponse(ctx context.Context, body PeopleCreateAgentJSONRequestBody, reqEditors ...RequestEditorFn) (*PeopleCreateAgentResponse, error) {
+	rsp, err := c.PeopleCreateAgent(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePeopleCreateAgentResponse(rsp)
+}
+
+// PeopleHireAgentWithBodyWithResponse Hire an agent from a role
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/agents/hire (the `PeopleHireAgent` operationId).
+func (c *ClientWithResponses) PeopleHireAgentWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PeopleHireAgentResponse, error) {
+	rsp, err := c.PeopleHireAgentWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePeopleHireAgentResponse(rsp)
+}
+
+// PeopleHireAgentWithResponse Hire an agent from a role
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/agents/hire (the `PeopleHireAgent` operationId).
+func (c *ClientWithResponses) PeopleHireAgentWithResponse(ctx context.Context, body PeopleHireAgentJSONRequestBody, reqEditors ...RequestEditorFn) (*PeopleHireAgentResponse, error) {
+	rsp, err := c.PeopleHireAgent(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePeopleHireAgentResponse(rsp)
+}
+
+// PeopleUpdateAgentWithBodyWithResponse Change an agent's role, owner or projects
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /admin/api/agents/{agent_id} (the `PeopleUpdateAgent` operationId).
+func (c *ClientWithResponses) PeopleUpdateAgentWithBodyWithResponse(ctx context.Context, agentId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PeopleUpdateAgentResponse, error) {
+	rsp, err := c.PeopleUpdateAgentWithBody(ctx, agentId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePeopleUpdateAgentResponse(rsp)
+}
+
+// PeopleUpdateAgentWithResponse Change an agent's role, owner or projects
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /admin/api/agents/{agent_id} (the `PeopleUpdateAgent` operationId).
+func (c *ClientWithResponses) PeopleUpdateAgentWithResponse(ctx context.Context, agentId string, body PeopleUpdateAgentJSONRequestBody, reqEditors ...RequestEditorFn) (*PeopleUpdateAgentResponse, error) {
+	rsp, err := c.PeopleUpdateAgent(ctx, agentId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePeopleUpdateAgentResponse(rsp)
+}
+
+// PeopleGetAgentConnectionWithResponse Whether a hired agent has connected
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/api/agents/{agent_id}/connection (the `PeopleGetAgentConnection` operationId).
+func (c *ClientWithResponses) PeopleGetAgentConnectionWithResponse(ctx context.Context, agentId string, reqEditors ...RequestEditorFn) (*PeopleGetAgentConnectionResponse, error) {
+	rsp, err := c.PeopleGetAgentConnection(ctx, agentId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePeopleGetAgentConnectionResponse(rsp)
+}
+
+// PeopleSetAgentPreferencesWithBodyWithResponse Replace an agent's preferences
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /admin/api/agents/{agent_id}/preferences (the `PeopleSetAgentPreferences` operationId).
+func (c *ClientWithResponses) PeopleSetAgentPreferencesWithBodyWithResponse(ctx context.Context, agentId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PeopleSetAgentPreferencesResponse, error) {
+	rsp, err := c.PeopleSetAgentPreferencesWithBody(ctx, agentId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePeopleSetAgentPreferencesResponse(rsp)
+}
+
+// PeopleSetAgentPreferencesWithResponse Replace an agent's preferences
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /admin/api/agents/{agent_id}/preferences (the `PeopleSetAgentPreferences` operationId).
+func (c *ClientWithResponses) PeopleSetAgentPreferencesWithResponse(ctx context.Context, agentId string, body PeopleSetAgentPreferencesJSONRequestBody, reqEditors ...RequestEditorFn) (*PeopleSetAgentPreferencesResponse, error) {
+	rsp, err := c.PeopleSetAgentPreferences(ctx, agentId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePeopleSetAgentPreferencesResponse(rsp)
+}
+
+// PeopleRenewAgentWithResponse Issue a hired agent a fresh root mandate from its role
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/agents/{agent_id}/renew (the `PeopleRenewAgent` operationId).
+func (c *ClientWithResponses) PeopleRenewAgentWithResponse(ctx context.Context, agentId string, reqEditors ...RequestEditorFn) (*PeopleRenewAgentResponse, error) {
+	rsp, err := c.PeopleRenewAgent(ctx, agentId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePeopleRenewAgentResponse(rsp)
+}
+
+// PeopleChangeAgentRoleWithBodyWithResponse Move an agent to another role of its client
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/agents/{agent_id}/role (the `PeopleChangeAgentRole` operationId).
+func (c *ClientWithResponses) PeopleChangeAgentRoleWithBodyWithResponse(ctx context.Context, agentId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PeopleChangeAgentRoleResponse, error) {
+	rsp, err := c.PeopleChangeAgentRoleWithBody(ctx, agentId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePeopleChangeAgentRoleResponse(rsp)
+}
+
+// PeopleChangeAgentRoleWithResponse Move an agent to another role of its client
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/agents/{agent_id}/role (the `PeopleChangeAgentRole` operationId).
+func (c *ClientWithResponses) PeopleChangeAgentRoleWithResponse(ctx context.Context, agentId string, body PeopleChangeAgentRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*PeopleChangeAgentRoleResponse, error) {
+	rsp, err := c.PeopleChangeAgentRole(ctx, agentId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePeopleChangeAgentRoleResponse(rsp)
+}
+
+// PeopleCreateSetupCodeWithResponse Give an agent a new setup code (or its connector)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/agents/{agent_id}/setup-code (the `PeopleCreateSetupCode` operationId).
+func (c *ClientWithResponses) PeopleCreateSetupCodeWithResponse(ctx context.Context, agentId string, reqEditors ...RequestEditorFn) (*PeopleCreateSetupCodeResponse, error) {
+	rsp, err := c.PeopleCreateSetupCode(ctx, agentId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePeopleCreateSetupCodeResponse(rsp)
+}
+
+// PeopleSetAgentStatusWithBodyWithResponse Pause, ban or reactivate an agent (banning needs an owner)
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/agents/{agent_id}/status (the `PeopleSetAgentStatus` operationId).
+func (c *ClientWithResponses) PeopleSetAgentStatusWithBodyWithResponse(ctx context.Context, agentId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PeopleSetAgentStatusResponse, error) {
+	rsp, err := c.PeopleSetAgentStatusWithBody(ctx, agentId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePeopleSetAgentStatusResponse(rsp)
+}
+
+// PeopleSetAgentStatusWithResponse Pause, ban or reactivate an agent (banning needs an owner)
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/agents/{agent_id}/status (the `PeopleSetAgentStatus` operationId).
+func (c *ClientWithResponses) PeopleSetAgentStatusWithResponse(ctx context.Context, agentId string, body PeopleSetAgentStatusJSONRequestBody, reqEditors ...RequestEditorFn) (*PeopleSetAgentStatusResponse, error) {
+	rsp, err := c.PeopleSetAgentStatus(ctx, agentId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePeopleSetAgentStatusResponse(rsp)
+}
+
+// PeopleRevokeAgentTokensWithResponse Revoke every live token of an agent
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /admin/api/agents/{agent_id}/tokens (the `PeopleRevokeAgentTokens` operationId).
+func (c *ClientWithResponses) PeopleRevokeAgentTokensWithResponse(ctx context.Context, agentId string, reqEditors ...RequestEditorFn) (*PeopleRevokeAgentTokensResponse, error) {
+	rsp, err := c.PeopleRevokeAgentTokens(ctx, agentId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePeopleRevokeAgentTokensResponse(rsp)
+}
+
+// PeopleIssueAgentTokenWithBodyWithResponse Give an agent a further token, shown once
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/agents/{agent_id}/tokens (the `PeopleIssueAgentToken` operationId).
+func (c *ClientWithResponses) PeopleIssueAgentTokenWithBodyWithResponse(ctx context.Context, agentId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PeopleIssueAgentTokenResponse, error) {
+	rsp, err := c.PeopleIssueAgentTokenWithBody(ctx, agentId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePeopleIssueAgentTokenResponse(rsp)
+}
+
+// PeopleIssueAgentTokenWithResponse Give an agent a further token, shown once
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/agents/{agent_id}/tokens (the `PeopleIssueAgentToken` operationId).
+func (c *ClientWithResponses) PeopleIssueAgentTokenWithResponse(ctx context.Context, agentId string, body PeopleIssueAgentTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*PeopleIssueAgentTokenResponse, error) {
+	rsp, err := c.PeopleIssueAgentToken(ctx, agentId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePeopleIssueAgentTokenResponse(rsp)
+}
+
+// NotesEraseVersionWithResponse Erase one version of a note and the log payloads that carried its text
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/context-versions/{version_id}/erase (the `NotesEraseVersion` operationId).
+func (c *ClientWithResponses) NotesEraseVersionWithResponse(ctx context.Context, versionId int64, reqEditors ...RequestEditorFn) (*NotesEraseVersionResponse, error) {
+	rsp, err := c.NotesEraseVersion(ctx, versionId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseNotesEraseVersionResponse(rsp)
+}
+
+// AuditListEntriesWithResponse List the organization's log entries, newest first
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/api/entries (the `AuditListEntries` operationId).
+func (c *ClientWithResponses) AuditListEntriesWithResponse(ctx context.Context, params *AuditListEntriesParams, reqEditors ...RequestEditorFn) (*AuditListEntriesResponse, error) {
+	rsp, err := c.AuditListEntries(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAuditListEntriesResponse(rsp)
+}
+
+// AuditEraseEntryWithResponse Erase an entry's payload (PDPA); the entry and its hash stay, so the chain still verifies
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/entries/{entry_id}/erase (the `AuditEraseEntry` operationId).
+func (c *ClientWithResponses) AuditEraseEntryWithResponse(ctx context.Context, entryId int64, reqEditors ...RequestEditorFn) (*AuditEraseEntryResponse, error) {
+	rsp, err := c.AuditEraseEntry(ctx, entryId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAuditEraseEntryResponse(rsp)
+}
+
 // PeopleListHumansWithResponse List the organization's people
 //
 // Returns a wrapper object for the known response body format(s).
@@ -2067,6 +10226,110 @@ func (c *ClientWithResponses) PeopleSetKillSwitchWithResponse(ctx context.Contex
 	return ParsePeopleSetKillSwitchResponse(rsp)
 }
 
+// AuditVerifyLogWithResponse Verify the organization's hash chains
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/api/log/verify (the `AuditVerifyLog` operationId).
+func (c *ClientWithResponses) AuditVerifyLogWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*AuditVerifyLogResponse, error) {
+	rsp, err := c.AuditVerifyLog(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAuditVerifyLogResponse(rsp)
+}
+
+// BoardListMandatesWithResponse List the live (or all) mandates held by the organization's agents
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/api/mandates (the `BoardListMandates` operationId).
+func (c *ClientWithResponses) BoardListMandatesWithResponse(ctx context.Context, params *BoardListMandatesParams, reqEditors ...RequestEditorFn) (*BoardListMandatesResponse, error) {
+	rsp, err := c.BoardListMandates(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBoardListMandatesResponse(rsp)
+}
+
+// BoardIssueMandateWithBodyWithResponse Issue a further root mandate to an agent
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/mandates (the `BoardIssueMandate` operationId).
+func (c *ClientWithResponses) BoardIssueMandateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BoardIssueMandateResponse, error) {
+	rsp, err := c.BoardIssueMandateWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBoardIssueMandateResponse(rsp)
+}
+
+// BoardIssueMandateWithResponse Issue a further root mandate to an agent
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/mandates (the `BoardIssueMandate` operationId).
+func (c *ClientWithResponses) BoardIssueMandateWithResponse(ctx context.Context, body BoardIssueMandateJSONRequestBody, reqEditors ...RequestEditorFn) (*BoardIssueMandateResponse, error) {
+	rsp, err := c.BoardIssueMandate(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBoardIssueMandateResponse(rsp)
+}
+
+// BoardGetMandateImpactWithResponse What revoking a mandate would stop (changes nothing)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/api/mandates/{mandate_id}/impact (the `BoardGetMandateImpact` operationId).
+func (c *ClientWithResponses) BoardGetMandateImpactWithResponse(ctx context.Context, mandateId string, reqEditors ...RequestEditorFn) (*BoardGetMandateImpactResponse, error) {
+	rsp, err := c.BoardGetMandateImpact(ctx, mandateId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBoardGetMandateImpactResponse(rsp)
+}
+
+// BoardReplaceMandateWithBodyWithResponse Replace a live root mandate, optionally revoking the old one
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/mandates/{mandate_id}/replace (the `BoardReplaceMandate` operationId).
+func (c *ClientWithResponses) BoardReplaceMandateWithBodyWithResponse(ctx context.Context, mandateId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BoardReplaceMandateResponse, error) {
+	rsp, err := c.BoardReplaceMandateWithBody(ctx, mandateId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBoardReplaceMandateResponse(rsp)
+}
+
+// BoardReplaceMandateWithResponse Replace a live root mandate, optionally revoking the old one
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/mandates/{mandate_id}/replace (the `BoardReplaceMandate` operationId).
+func (c *ClientWithResponses) BoardReplaceMandateWithResponse(ctx context.Context, mandateId string, body BoardReplaceMandateJSONRequestBody, reqEditors ...RequestEditorFn) (*BoardReplaceMandateResponse, error) {
+	rsp, err := c.BoardReplaceMandate(ctx, mandateId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBoardReplaceMandateResponse(rsp)
+}
+
+// BoardRevokeMandateWithResponse Revoke a mandate and everything under it; its open tasks are canceled
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/mandates/{mandate_id}/revoke (the `BoardRevokeMandate` operationId).
+func (c *ClientWithResponses) BoardRevokeMandateWithResponse(ctx context.Context, mandateId string, reqEditors ...RequestEditorFn) (*BoardRevokeMandateResponse, error) {
+	rsp, err := c.BoardRevokeMandate(ctx, mandateId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBoardRevokeMandateResponse(rsp)
+}
+
 // PeopleGetMeWithResponse Who is signed in
 //
 // Returns a wrapper object for the known response body format(s).
@@ -2117,6 +10380,19 @@ func (c *ClientWithResponses) PeopleUpdateOrgWithResponse(ctx context.Context, b
 		return nil, err
 	}
 	return ParsePeopleUpdateOrgResponse(rsp)
+}
+
+// BoardGetOverviewWithResponse The organization at a glance
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/api/overview (the `BoardGetOverview` operationId).
+func (c *ClientWithResponses) BoardGetOverviewWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*BoardGetOverviewResponse, error) {
+	rsp, err := c.BoardGetOverview(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBoardGetOverviewResponse(rsp)
 }
 
 // PeopleListProjectsWithResponse List the organization's projects
@@ -2182,6 +10458,1322 @@ func (c *ClientWithResponses) PeopleUpdateProjectWithResponse(ctx context.Contex
 		return nil, err
 	}
 	return ParsePeopleUpdateProjectResponse(rsp)
+}
+
+// NotesListNotesWithResponse List a project's context notes
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/api/projects/{project_id}/context (the `NotesListNotes` operationId).
+func (c *ClientWithResponses) NotesListNotesWithResponse(ctx context.Context, projectId string, params *NotesListNotesParams, reqEditors ...RequestEditorFn) (*NotesListNotesResponse, error) {
+	rsp, err := c.NotesListNotes(ctx, projectId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseNotesListNotesResponse(rsp)
+}
+
+// NotesGetNoteWithResponse Read a note, archived or not, with every version
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/api/projects/{project_id}/context/{key} (the `NotesGetNote` operationId).
+func (c *ClientWithResponses) NotesGetNoteWithResponse(ctx context.Context, projectId string, key string, reqEditors ...RequestEditorFn) (*NotesGetNoteResponse, error) {
+	rsp, err := c.NotesGetNote(ctx, projectId, key, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseNotesGetNoteResponse(rsp)
+}
+
+// NotesWriteNoteWithBodyWithResponse Write a note (a new version; people may edit pinned notes)
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /admin/api/projects/{project_id}/context/{key} (the `NotesWriteNote` operationId).
+func (c *ClientWithResponses) NotesWriteNoteWithBodyWithResponse(ctx context.Context, projectId string, key string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*NotesWriteNoteResponse, error) {
+	rsp, err := c.NotesWriteNoteWithBody(ctx, projectId, key, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseNotesWriteNoteResponse(rsp)
+}
+
+// NotesWriteNoteWithResponse Write a note (a new version; people may edit pinned notes)
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /admin/api/projects/{project_id}/context/{key} (the `NotesWriteNote` operationId).
+func (c *ClientWithResponses) NotesWriteNoteWithResponse(ctx context.Context, projectId string, key string, body NotesWriteNoteJSONRequestBody, reqEditors ...RequestEditorFn) (*NotesWriteNoteResponse, error) {
+	rsp, err := c.NotesWriteNote(ctx, projectId, key, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseNotesWriteNoteResponse(rsp)
+}
+
+// NotesArchiveNoteWithResponse Archive a note (writing it again brings it back)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/projects/{project_id}/context/{key}/archive (the `NotesArchiveNote` operationId).
+func (c *ClientWithResponses) NotesArchiveNoteWithResponse(ctx context.Context, projectId string, key string, reqEditors ...RequestEditorFn) (*NotesArchiveNoteResponse, error) {
+	rsp, err := c.NotesArchiveNote(ctx, projectId, key, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseNotesArchiveNoteResponse(rsp)
+}
+
+// NotesPinNoteWithResponse Pin a note: agents may read it but not change it
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/projects/{project_id}/context/{key}/pin (the `NotesPinNote` operationId).
+func (c *ClientWithResponses) NotesPinNoteWithResponse(ctx context.Context, projectId string, key string, reqEditors ...RequestEditorFn) (*NotesPinNoteResponse, error) {
+	rsp, err := c.NotesPinNote(ctx, projectId, key, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseNotesPinNoteResponse(rsp)
+}
+
+// NotesUnpinNoteWithResponse Unpin a note
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/projects/{project_id}/context/{key}/unpin (the `NotesUnpinNote` operationId).
+func (c *ClientWithResponses) NotesUnpinNoteWithResponse(ctx context.Context, projectId string, key string, reqEditors ...RequestEditorFn) (*NotesUnpinNoteResponse, error) {
+	rsp, err := c.NotesUnpinNote(ctx, projectId, key, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseNotesUnpinNoteResponse(rsp)
+}
+
+// PeopleListRolesWithResponse List the roles agents are hired from
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/api/roles (the `PeopleListRoles` operationId).
+func (c *ClientWithResponses) PeopleListRolesWithResponse(ctx context.Context, params *PeopleListRolesParams, reqEditors ...RequestEditorFn) (*PeopleListRolesResponse, error) {
+	rsp, err := c.PeopleListRoles(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePeopleListRolesResponse(rsp)
+}
+
+// PeopleSaveRoleWithBodyWithResponse Create or replace a role (un-archives it)
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /admin/api/roles/{role_id} (the `PeopleSaveRole` operationId).
+func (c *ClientWithResponses) PeopleSaveRoleWithBodyWithResponse(ctx context.Context, roleId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PeopleSaveRoleResponse, error) {
+	rsp, err := c.PeopleSaveRoleWithBody(ctx, roleId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePeopleSaveRoleResponse(rsp)
+}
+
+// PeopleSaveRoleWithResponse Create or replace a role (un-archives it)
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /admin/api/roles/{role_id} (the `PeopleSaveRole` operationId).
+func (c *ClientWithResponses) PeopleSaveRoleWithResponse(ctx context.Context, roleId string, body PeopleSaveRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*PeopleSaveRoleResponse, error) {
+	rsp, err := c.PeopleSaveRole(ctx, roleId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePeopleSaveRoleResponse(rsp)
+}
+
+// PeopleArchiveRoleWithResponse Archive a role: it hires no one; its agents keep working
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/roles/{role_id}/archive (the `PeopleArchiveRole` operationId).
+func (c *ClientWithResponses) PeopleArchiveRoleWithResponse(ctx context.Context, roleId string, reqEditors ...RequestEditorFn) (*PeopleArchiveRoleResponse, error) {
+	rsp, err := c.PeopleArchiveRole(ctx, roleId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePeopleArchiveRoleResponse(rsp)
+}
+
+// BoardListTasksWithResponse List the organization's tasks
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/api/tasks (the `BoardListTasks` operationId).
+func (c *ClientWithResponses) BoardListTasksWithResponse(ctx context.Context, params *BoardListTasksParams, reqEditors ...RequestEditorFn) (*BoardListTasksResponse, error) {
+	rsp, err := c.BoardListTasks(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBoardListTasksResponse(rsp)
+}
+
+// BoardGetTaskWithResponse A task's trace: the task, its log entries, the mandates in its chains and its messages
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/api/tasks/{task_id} (the `BoardGetTask` operationId).
+func (c *ClientWithResponses) BoardGetTaskWithResponse(ctx context.Context, taskId openapi_types.UUID, reqEditors ...RequestEditorFn) (*BoardGetTaskResponse, error) {
+	rsp, err := c.BoardGetTask(ctx, taskId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBoardGetTaskResponse(rsp)
+}
+
+// BoardApproveTaskWithResponse Approve a task waiting for approval
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/tasks/{task_id}/approve (the `BoardApproveTask` operationId).
+func (c *ClientWithResponses) BoardApproveTaskWithResponse(ctx context.Context, taskId openapi_types.UUID, reqEditors ...RequestEditorFn) (*BoardApproveTaskResponse, error) {
+	rsp, err := c.BoardApproveTask(ctx, taskId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBoardApproveTaskResponse(rsp)
+}
+
+// BoardAssignTaskWithBodyWithResponse Delegate an open, unheld task to another agent of its project, or to nobody
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/tasks/{task_id}/assign (the `BoardAssignTask` operationId).
+func (c *ClientWithResponses) BoardAssignTaskWithBodyWithResponse(ctx context.Context, taskId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BoardAssignTaskResponse, error) {
+	rsp, err := c.BoardAssignTaskWithBody(ctx, taskId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBoardAssignTaskResponse(rsp)
+}
+
+// BoardAssignTaskWithResponse Delegate an open, unheld task to another agent of its project, or to nobody
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/tasks/{task_id}/assign (the `BoardAssignTask` operationId).
+func (c *ClientWithResponses) BoardAssignTaskWithResponse(ctx context.Context, taskId openapi_types.UUID, body BoardAssignTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*BoardAssignTaskResponse, error) {
+	rsp, err := c.BoardAssignTask(ctx, taskId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBoardAssignTaskResponse(rsp)
+}
+
+// BoardCancelTaskWithBodyWithResponse Cancel an open task; its delegated mandates are revoked and its open subtasks canceled
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/tasks/{task_id}/cancel (the `BoardCancelTask` operationId).
+func (c *ClientWithResponses) BoardCancelTaskWithBodyWithResponse(ctx context.Context, taskId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BoardCancelTaskResponse, error) {
+	rsp, err := c.BoardCancelTaskWithBody(ctx, taskId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBoardCancelTaskResponse(rsp)
+}
+
+// BoardCancelTaskWithResponse Cancel an open task; its delegated mandates are revoked and its open subtasks canceled
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/tasks/{task_id}/cancel (the `BoardCancelTask` operationId).
+func (c *ClientWithResponses) BoardCancelTaskWithResponse(ctx context.Context, taskId openapi_types.UUID, body BoardCancelTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*BoardCancelTaskResponse, error) {
+	rsp, err := c.BoardCancelTask(ctx, taskId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBoardCancelTaskResponse(rsp)
+}
+
+// BoardEditTaskWithBodyWithResponse Correct an open task's title or body; the log keeps the old text
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/tasks/{task_id}/edit (the `BoardEditTask` operationId).
+func (c *ClientWithResponses) BoardEditTaskWithBodyWithResponse(ctx context.Context, taskId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BoardEditTaskResponse, error) {
+	rsp, err := c.BoardEditTaskWithBody(ctx, taskId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBoardEditTaskResponse(rsp)
+}
+
+// BoardEditTaskWithResponse Correct an open task's title or body; the log keeps the old text
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/tasks/{task_id}/edit (the `BoardEditTask` operationId).
+func (c *ClientWithResponses) BoardEditTaskWithResponse(ctx context.Context, taskId openapi_types.UUID, body BoardEditTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*BoardEditTaskResponse, error) {
+	rsp, err := c.BoardEditTask(ctx, taskId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBoardEditTaskResponse(rsp)
+}
+
+// BoardMessageTaskWithBodyWithResponse Write to an agent on a task's thread
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/tasks/{task_id}/message (the `BoardMessageTask` operationId).
+func (c *ClientWithResponses) BoardMessageTaskWithBodyWithResponse(ctx context.Context, taskId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BoardMessageTaskResponse, error) {
+	rsp, err := c.BoardMessageTaskWithBody(ctx, taskId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBoardMessageTaskResponse(rsp)
+}
+
+// BoardMessageTaskWithResponse Write to an agent on a task's thread
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/tasks/{task_id}/message (the `BoardMessageTask` operationId).
+func (c *ClientWithResponses) BoardMessageTaskWithResponse(ctx context.Context, taskId openapi_types.UUID, body BoardMessageTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*BoardMessageTaskResponse, error) {
+	rsp, err := c.BoardMessageTask(ctx, taskId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBoardMessageTaskResponse(rsp)
+}
+
+// BoardRejectTaskWithResponse Reject a task waiting for approval; its delegated mandate is revoked
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/tasks/{task_id}/reject (the `BoardRejectTask` operationId).
+func (c *ClientWithResponses) BoardRejectTaskWithResponse(ctx context.Context, taskId openapi_types.UUID, reqEditors ...RequestEditorFn) (*BoardRejectTaskResponse, error) {
+	rsp, err := c.BoardRejectTask(ctx, taskId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBoardRejectTaskResponse(rsp)
+}
+
+// BoardReleaseTaskWithResponse Take a working task from its holder and put it back on the board
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/tasks/{task_id}/release (the `BoardReleaseTask` operationId).
+func (c *ClientWithResponses) BoardReleaseTaskWithResponse(ctx context.Context, taskId openapi_types.UUID, reqEditors ...RequestEditorFn) (*BoardReleaseTaskResponse, error) {
+	rsp, err := c.BoardReleaseTask(ctx, taskId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBoardReleaseTaskResponse(rsp)
+}
+
+// BoardResumeTaskWithBodyWithResponse Put a deferred task back on the board, with an answer
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/tasks/{task_id}/resume (the `BoardResumeTask` operationId).
+func (c *ClientWithResponses) BoardResumeTaskWithBodyWithResponse(ctx context.Context, taskId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BoardResumeTaskResponse, error) {
+	rsp, err := c.BoardResumeTaskWithBody(ctx, taskId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBoardResumeTaskResponse(rsp)
+}
+
+// BoardResumeTaskWithResponse Put a deferred task back on the board, with an answer
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/tasks/{task_id}/resume (the `BoardResumeTask` operationId).
+func (c *ClientWithResponses) BoardResumeTaskWithResponse(ctx context.Context, taskId openapi_types.UUID, body BoardResumeTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*BoardResumeTaskResponse, error) {
+	rsp, err := c.BoardResumeTask(ctx, taskId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBoardResumeTaskResponse(rsp)
+}
+
+// ParsePeopleListAgentsResponse parses an HTTP response from a PeopleListAgentsWithResponse call
+func ParsePeopleListAgentsResponse(rsp *http.Response) (*PeopleListAgentsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PeopleListAgentsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AgentsOutBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePeopleCreateAgentResponse parses an HTTP response from a PeopleCreateAgentWithResponse call
+func ParsePeopleCreateAgentResponse(rsp *http.Response) (*PeopleCreateAgentResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PeopleCreateAgentResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Registered
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePeopleHireAgentResponse parses an HTTP response from a PeopleHireAgentWithResponse call
+func ParsePeopleHireAgentResponse(rsp *http.Response) (*PeopleHireAgentResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PeopleHireAgentResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Hired
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePeopleUpdateAgentResponse parses an HTTP response from a PeopleUpdateAgentWithResponse call
+func ParsePeopleUpdateAgentResponse(rsp *http.Response) (*PeopleUpdateAgentResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PeopleUpdateAgentResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AgentUpdated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePeopleGetAgentConnectionResponse parses an HTTP response from a PeopleGetAgentConnectionWithResponse call
+func ParsePeopleGetAgentConnectionResponse(rsp *http.Response) (*PeopleGetAgentConnectionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PeopleGetAgentConnectionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Connection
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePeopleSetAgentPreferencesResponse parses an HTTP response from a PeopleSetAgentPreferencesWithResponse call
+func ParsePeopleSetAgentPreferencesResponse(rsp *http.Response) (*PeopleSetAgentPreferencesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PeopleSetAgentPreferencesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PreferencesOutBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePeopleRenewAgentResponse parses an HTTP response from a PeopleRenewAgentWithResponse call
+func ParsePeopleRenewAgentResponse(rsp *http.Response) (*PeopleRenewAgentResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PeopleRenewAgentResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Renewed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePeopleChangeAgentRoleResponse parses an HTTP response from a PeopleChangeAgentRoleWithResponse call
+func ParsePeopleChangeAgentRoleResponse(rsp *http.Response) (*PeopleChangeAgentRoleResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PeopleChangeAgentRoleResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AgentUpdated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePeopleCreateSetupCodeResponse parses an HTTP response from a PeopleCreateSetupCodeWithResponse call
+func ParsePeopleCreateSetupCodeResponse(rsp *http.Response) (*PeopleCreateSetupCodeResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PeopleCreateSetupCodeResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Connect
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePeopleSetAgentStatusResponse parses an HTTP response from a PeopleSetAgentStatusWithResponse call
+func ParsePeopleSetAgentStatusResponse(rsp *http.Response) (*PeopleSetAgentStatusResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PeopleSetAgentStatusResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Agent
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePeopleRevokeAgentTokensResponse parses an HTTP response from a PeopleRevokeAgentTokensWithResponse call
+func ParsePeopleRevokeAgentTokensResponse(rsp *http.Response) (*PeopleRevokeAgentTokensResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PeopleRevokeAgentTokensResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RevokedTokensOutBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePeopleIssueAgentTokenResponse parses an HTTP response from a PeopleIssueAgentTokenWithResponse call
+func ParsePeopleIssueAgentTokenResponse(rsp *http.Response) (*PeopleIssueAgentTokenResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PeopleIssueAgentTokenResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IssuedToken
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseNotesEraseVersionResponse parses an HTTP response from a NotesEraseVersionWithResponse call
+func ParseNotesEraseVersionResponse(rsp *http.Response) (*NotesEraseVersionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &NotesEraseVersionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Erased
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseAuditListEntriesResponse parses an HTTP response from a AuditListEntriesWithResponse call
+func ParseAuditListEntriesResponse(rsp *http.Response) (*AuditListEntriesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AuditListEntriesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest EntriesOutBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseAuditEraseEntryResponse parses an HTTP response from a AuditEraseEntryWithResponse call
+func ParseAuditEraseEntryResponse(rsp *http.Response) (*AuditEraseEntryResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AuditEraseEntryResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest EraseOutBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
 }
 
 // ParsePeopleListHumansResponse parses an HTTP response from a PeopleListHumansWithResponse call
@@ -2428,6 +12020,365 @@ func ParsePeopleSetKillSwitchResponse(rsp *http.Response) (*PeopleSetKillSwitchR
 	return response, nil
 }
 
+// ParseAuditVerifyLogResponse parses an HTTP response from a AuditVerifyLogWithResponse call
+func ParseAuditVerifyLogResponse(rsp *http.Response) (*AuditVerifyLogResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AuditVerifyLogResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest VerifyOutBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseBoardListMandatesResponse parses an HTTP response from a BoardListMandatesWithResponse call
+func ParseBoardListMandatesResponse(rsp *http.Response) (*BoardListMandatesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &BoardListMandatesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ListMandatesOutBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseBoardIssueMandateResponse parses an HTTP response from a BoardIssueMandateWithResponse call
+func ParseBoardIssueMandateResponse(rsp *http.Response) (*BoardIssueMandateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &BoardIssueMandateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest MandateIDOutBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseBoardGetMandateImpactResponse parses an HTTP response from a BoardGetMandateImpactWithResponse call
+func ParseBoardGetMandateImpactResponse(rsp *http.Response) (*BoardGetMandateImpactResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &BoardGetMandateImpactResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Impact
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseBoardReplaceMandateResponse parses an HTTP response from a BoardReplaceMandateWithResponse call
+func ParseBoardReplaceMandateResponse(rsp *http.Response) (*BoardReplaceMandateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &BoardReplaceMandateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ReplaceMandateOutBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseBoardRevokeMandateResponse parses an HTTP response from a BoardRevokeMandateWithResponse call
+func ParseBoardRevokeMandateResponse(rsp *http.Response) (*BoardRevokeMandateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &BoardRevokeMandateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RevokeMandateOutBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParsePeopleGetMeResponse parses an HTTP response from a PeopleGetMeWithResponse call
 func ParsePeopleGetMeResponse(rsp *http.Response) (*PeopleGetMeResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -2583,6 +12534,53 @@ func ParsePeopleUpdateOrgResponse(rsp *http.Response) (*PeopleUpdateOrgResponse,
 	return response, nil
 }
 
+// ParseBoardGetOverviewResponse parses an HTTP response from a BoardGetOverviewWithResponse call
+func ParseBoardGetOverviewResponse(rsp *http.Response) (*BoardGetOverviewResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &BoardGetOverviewResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Overview
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParsePeopleListProjectsResponse parses an HTTP response from a PeopleListProjectsWithResponse call
 func ParsePeopleListProjectsResponse(rsp *http.Response) (*PeopleListProjectsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -2714,6 +12712,1235 @@ func ParsePeopleUpdateProjectResponse(rsp *http.Response) (*PeopleUpdateProjectR
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest Project
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseNotesListNotesResponse parses an HTTP response from a NotesListNotesWithResponse call
+func ParseNotesListNotesResponse(rsp *http.Response) (*NotesListNotesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &NotesListNotesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ListOutBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseNotesGetNoteResponse parses an HTTP response from a NotesGetNoteWithResponse call
+func ParseNotesGetNoteResponse(rsp *http.Response) (*NotesGetNoteResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &NotesGetNoteResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest GetOutBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseNotesWriteNoteResponse parses an HTTP response from a NotesWriteNoteWithResponse call
+func ParseNotesWriteNoteResponse(rsp *http.Response) (*NotesWriteNoteResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &NotesWriteNoteResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Written
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseNotesArchiveNoteResponse parses an HTTP response from a NotesArchiveNoteWithResponse call
+func ParseNotesArchiveNoteResponse(rsp *http.Response) (*NotesArchiveNoteResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &NotesArchiveNoteResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Written
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseNotesPinNoteResponse parses an HTTP response from a NotesPinNoteWithResponse call
+func ParseNotesPinNoteResponse(rsp *http.Response) (*NotesPinNoteResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &NotesPinNoteResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PinOutBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseNotesUnpinNoteResponse parses an HTTP response from a NotesUnpinNoteWithResponse call
+func ParseNotesUnpinNoteResponse(rsp *http.Response) (*NotesUnpinNoteResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &NotesUnpinNoteResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PinOutBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePeopleListRolesResponse parses an HTTP response from a PeopleListRolesWithResponse call
+func ParsePeopleListRolesResponse(rsp *http.Response) (*PeopleListRolesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PeopleListRolesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RolesOutBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePeopleSaveRoleResponse parses an HTTP response from a PeopleSaveRoleWithResponse call
+func ParsePeopleSaveRoleResponse(rsp *http.Response) (*PeopleSaveRoleResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PeopleSaveRoleResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AgentRole
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePeopleArchiveRoleResponse parses an HTTP response from a PeopleArchiveRoleWithResponse call
+func ParsePeopleArchiveRoleResponse(rsp *http.Response) (*PeopleArchiveRoleResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PeopleArchiveRoleResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AgentRole
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseBoardListTasksResponse parses an HTTP response from a BoardListTasksWithResponse call
+func ParseBoardListTasksResponse(rsp *http.Response) (*BoardListTasksResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &BoardListTasksResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ListTasksOutBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseBoardGetTaskResponse parses an HTTP response from a BoardGetTaskWithResponse call
+func ParseBoardGetTaskResponse(rsp *http.Response) (*BoardGetTaskResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &BoardGetTaskResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TaskTrace
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseBoardApproveTaskResponse parses an HTTP response from a BoardApproveTaskWithResponse call
+func ParseBoardApproveTaskResponse(rsp *http.Response) (*BoardApproveTaskResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &BoardApproveTaskResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AdminTask
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseBoardAssignTaskResponse parses an HTTP response from a BoardAssignTaskWithResponse call
+func ParseBoardAssignTaskResponse(rsp *http.Response) (*BoardAssignTaskResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &BoardAssignTaskResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AssignOutBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseBoardCancelTaskResponse parses an HTTP response from a BoardCancelTaskWithResponse call
+func ParseBoardCancelTaskResponse(rsp *http.Response) (*BoardCancelTaskResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &BoardCancelTaskResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CancelOutBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseBoardEditTaskResponse parses an HTTP response from a BoardEditTaskWithResponse call
+func ParseBoardEditTaskResponse(rsp *http.Response) (*BoardEditTaskResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &BoardEditTaskResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AdminTask
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseBoardMessageTaskResponse parses an HTTP response from a BoardMessageTaskWithResponse call
+func ParseBoardMessageTaskResponse(rsp *http.Response) (*BoardMessageTaskResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &BoardMessageTaskResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest MessageOutBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseBoardRejectTaskResponse parses an HTTP response from a BoardRejectTaskWithResponse call
+func ParseBoardRejectTaskResponse(rsp *http.Response) (*BoardRejectTaskResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &BoardRejectTaskResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AdminTask
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseBoardReleaseTaskResponse parses an HTTP response from a BoardReleaseTaskWithResponse call
+func ParseBoardReleaseTaskResponse(rsp *http.Response) (*BoardReleaseTaskResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &BoardReleaseTaskResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AdminTask
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseBoardResumeTaskResponse parses an HTTP response from a BoardResumeTaskWithResponse call
+func ParseBoardResumeTaskResponse(rsp *http.Response) (*BoardResumeTaskResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &BoardResumeTaskResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AdminTask
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

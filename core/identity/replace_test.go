@@ -1,0 +1,46 @@
+package identity_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+func TestReplaceMandateNeedsALiveRootOfTheOrganization(t *testing.T) {
+	ctx := context.Background()
+	f := withPeople(t)
+	reg, err := f.svc.RegisterAgent(ctx, "val", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
+	require.NoError(t, err)
+	old := reg.RootMandateID.String()
+	in := identity.ReplaceInput{Scope: []string{"task.read@project:web"}}
+
+	_, err = f.svc.ReplaceMandate(ctx, "vic", old, in)
+	require.Equal(t, errs.Forbidden, errs.CodeOf(err))
+	_, err = f.svc.ReplaceMandate(ctx, "bo", old, in)
+	require.Equal(t, errs.NotFound, errs.CodeOf(err), "another organization's mandate answers like a missing one")
+	_, err = f.svc.ReplaceMandate(ctx, "val", old, identity.ReplaceInput{Scope: []string{"task.read@project:prod"}})
+	require.Equal(t, errs.ProjectMismatch, errs.CodeOf(err))
+	_, err = f.svc.ReplaceMandate(ctx, "val", old, identity.ReplaceInput{Scope: in.Scope, Days: 400})
+	require.Equal(t, errs.InvalidRequest, errs.CodeOf(err))
+	_, err = f.svc.ReplaceMandate(ctx, "val", old, identity.ReplaceInput{Scope: in.Scope, Delegations: ptr(6)})
+	require.Equal(t, errs.InvalidRequest, errs.CodeOf(err))
+	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM mandates WHERE holder = 'code-web'`), "refusals issue nothing")
+
+	r, err := f.svc.ReplaceMandate(ctx, "val", old, in)
+	require.NoError(t, err)
+	require.Equal(t, old, r.Replaced.String())
+	require.False(t, r.Revoked)
+	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM agents WHERE id = 'code-web' AND root_mandate_id = ?`, r.MandateID))
+	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM entries WHERE action = 'admin.mandate.replace' AND outcome = 'ok'
+		AND agent_id = 'code-web'`))
+
+	f.now = f.now.Add(31 * 24 * time.Hour)
+	_, err = f.svc.ReplaceMandate(ctx, "val", old, in)
+	require.Equal(t, errs.InvalidRequest, errs.CodeOf(err), "an expired root is not live")
+	require.Contains(t, err.Error(), "is not a live root mandate")
+}

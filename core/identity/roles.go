@@ -1,0 +1,226 @@
+package identity
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"github.com/pactboard/pact/core/db"
+	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/core/mandate"
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+var (
+	roleID     = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,30}$`)
+	settingKey = regexp.MustCompile(`^(PACT_RUNNER_[A-Z0-9_]+|DATABASE_URL)$`)
+)
+
+// AgentRole is a job description agents are hired from: what its mandate
+// grants (project-relative actions), its budget and terms, and for runners
+// the settings their machine runs with. Role ids repeat per organization.
+type AgentRole struct {
+	ID           string             `bun:"id" json:"id"`
+	OrgID        string             `bun:"org_id" json:"-"`
+	Name         string             `bun:"name" json:"name"`
+	Description  string             `bun:"description" json:"description"`
+	Client       string             `bun:"client" json:"client"`
+	Actions      []string           `bun:"actions,array" json:"actions"`
+	Limits       map[string]float64 `bun:"limits,type:jsonb" json:"limits"`
+	Delegations  int                `bun:"delegations" json:"delegations"`
+	MandateDays  float64            `bun:"mandate_days" json:"mandate_days"`
+	TokenDays    float64            `bun:"token_days" json:"token_days"`
+	Settings     map[string]string  `bun:"settings,type:jsonb" json:"settings"`
+	Instructions string             `bun:"instructions" json:"instructions"`
+	Position     int                `bun:"position" json:"position"`
+	ArchivedAt   *time.Time         `bun:"archived_at" json:"archived_at"`
+	UpdatedAt    time.Time          `bun:"updated_at" json:"updated_at"`
+	UpdatedBy    *string            `bun:"updated_by" json:"updated_by"`
+}
+
+const roleCols = `id, org_id, name, description, client, actions, limits, delegations, mandate_days, token_days,
+	settings, instructions, position, archived_at, updated_at, updated_by`
+
+// ListRoles lists org's roles by position, then id; archived ones only when
+// archived is set.
+func (s *Service) ListRoles(ctx context.Context, tx bun.IDB, org string, archived bool) ([]AgentRole, error) {
+	out := []AgentRole{}
+	err := tx.NewRaw(`SELECT `+roleCols+` FROM agent_roles WHERE org_id = ? AND (? OR archived_at IS NULL)
+		ORDER BY position, id`, org, archived).Scan(ctx, &out)
+	return out, err
+}
+
+// GetRole returns org's role id (archived or not), or not_found.
+func (s *Service) GetRole(ctx context.Context, tx bun.IDB, org, id string) (*AgentRole, error) {
+	var rs []AgentRole
+	if err := tx.NewRaw(`SELECT `+roleCols+` FROM agent_roles WHERE org_id = ? AND id = ?`, org, id).Scan(ctx, &rs); err != nil {
+		return nil, err
+	}
+	if len(rs) == 0 {
+		return nil, errs.E(errs.NotFound, "role %s does not exist", id)
+	}
+	return &rs[0], nil
+}
+
+// liveRole is GetRole refusing an archived role (invalid_request).
+func (s *Service) liveRole(ctx context.Context, tx bun.IDB, org, id string) (*AgentRole, error) {
+	r, err := s.GetRole(ctx, tx, org, id)
+	if err == nil && r.ArchivedAt != nil {
+		return nil, errs.E(errs.InvalidRequest, "role %s is archived; it hires no one", id)
+	}
+	return r, err
+}
+
+// RoleInput describes a role to save. Zero Delegations, MandateDays,
+// TokenDays and Position take the defaults 1, 30, 90 and 100.
+type RoleInput struct {
+	ID           string             `json:"id"`
+	Name         string             `json:"name"`
+	Description  string             `json:"description"`
+	Client       string             `json:"client"`
+	Actions      []string           `json:"actions"`
+	Limits       map[string]float64 `json:"limits"`
+	Delegations  *int               `json:"delegations"`
+	MandateDays  float64            `json:"mandate_days"`
+	TokenDays    float64            `json:"token_days"`
+	Settings     map[string]string  `json:"settings"`
+	Instructions string             `json:"instructions"`
+	Position     *int               `json:"position"`
+}
+
+// SaveRole creates or replaces a role of the acting approver's
+// organization; saving an archived role un-archives it. Refusals: forbidden,
+// invalid_request (id, name, client, actions, limits, settings or a value
+// out of range).
+func (s *Service) SaveRole(ctx context.Context, by string, in RoleInput) (*AgentRole, error) {
+	in.Name, in.Description = strings.TrimSpace(in.Name), strings.TrimSpace(in.Description)
+	var out *AgentRole
+	logged := in
+	if _, ok := in.Settings["DATABASE_URL"]; ok {
+		// A database URL holds a password: the log says it was set, never what.
+		logged.Settings = map[string]string{}
+		for k, v := range in.Settings {
+			logged.Settings[k] = v
+		}
+		logged.Settings["DATABASE_URL"] = "(set)"
+	}
+	err := s.Act(ctx, by, Approver, "admin.role.save", logged, func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error {
+		if err := validRole(in); err != nil {
+			return err
+		}
+		del, pos := 1, 100
+		if in.Delegations != nil {
+			del = *in.Delegations
+		}
+		if in.Position != nil {
+			pos = *in.Position
+		}
+		md, td := in.MandateDays, in.TokenDays
+		if md == 0 {
+			md = 30
+		}
+		if td == 0 {
+			td = 90
+		}
+		limits, _ := json.Marshal(orEmpty(in.Limits))
+		settings, _ := json.Marshal(orEmpty(in.Settings))
+		_, err := tx.ExecContext(ctx, `INSERT INTO agent_roles (org_id, id, name, description, client, actions, limits,
+				delegations, mandate_days, token_days, settings, instructions, position, updated_by)
+			VALUES (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?::jsonb, ?, ?, ?)
+			ON CONFLICT (org_id, id) DO UPDATE SET name = excluded.name, description = excluded.description,
+				client = excluded.client, actions = excluded.actions, limits = excluded.limits,
+				delegations = excluded.delegations, mandate_days = excluded.mandate_days,
+				token_days = excluded.token_days, settings = excluded.settings,
+				instructions = excluded.instructions, position = excluded.position,
+				archived_at = NULL, updated_at = now(), updated_by = excluded.updated_by`,
+			p.OrgID, in.ID, in.Name, in.Description, in.Client, pgdialect.Array(in.Actions), string(limits),
+			del, md, td, string(settings), in.Instructions, pos, p.ID)
+		if err != nil {
+			if db.PgCode(err) == db.CheckViolation {
+				return errs.E(errs.InvalidRequest, "role %s is out of range: %s", in.ID, pgConstraint(err))
+			}
+			return translate(err, "role "+in.ID)
+		}
+		out, err = s.GetRole(ctx, tx, p.OrgID, in.ID)
+		return err
+	})
+	return out, err
+}
+
+// pgConstraint names the constraint a PostgreSQL error broke.
+func pgConstraint(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.ConstraintName
+	}
+	return ""
+}
+
+func orEmpty[V any](m map[string]V) map[string]V {
+	if m == nil {
+		return map[string]V{}
+	}
+	return m
+}
+
+func validRole(in RoleInput) error {
+	if !roleID.MatchString(in.ID) {
+		return errs.E(errs.InvalidRequest, "role id %q must be 1-31 characters of a-z, 0-9 and '-', starting with a letter or digit", in.ID)
+	}
+	if in.Name == "" {
+		return errs.E(errs.InvalidRequest, "a role needs a name")
+	}
+	if !clients[in.Client] {
+		return errs.E(errs.InvalidRequest, "client must be one of chat, cowork, design, code, gemini, runner, not %q", in.Client)
+	}
+	if len(in.Actions) == 0 {
+		return errs.E(errs.InvalidRequest, "a role needs at least one action")
+	}
+	for _, a := range in.Actions {
+		if strings.Contains(a, "@") {
+			return errs.E(errs.InvalidRequest, "role actions are project-relative (e.g. task.work), not %q", a)
+		}
+		if err := mandate.ValidScope(a); err != nil {
+			return errs.E(errs.InvalidRequest, "role action %q is not a valid action", a)
+		}
+	}
+	for k, v := range in.Limits {
+		if !(v >= 0) {
+			return errs.E(errs.InvalidRequest, "limit %s must be a number of at least 0", k)
+		}
+	}
+	for k := range in.Settings {
+		if !settingKey.MatchString(k) {
+			return errs.E(errs.InvalidRequest, "setting %q must be PACT_RUNNER_<NAME> or DATABASE_URL", k)
+		}
+	}
+	return nil
+}
+
+// ArchiveRole archives a role of the acting approver's organization: it
+// hires no one from now on; agents hired from it keep working. Refusals:
+// forbidden, not_found.
+func (s *Service) ArchiveRole(ctx context.Context, by, id string) (*AgentRole, error) {
+	var out *AgentRole
+	err := s.Act(ctx, by, Approver, "admin.role.archive", map[string]any{"role_id": id},
+		func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error {
+			if _, err := s.GetRole(ctx, tx, p.OrgID, id); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, `UPDATE agent_roles SET archived_at = coalesce(archived_at, now()), updated_at = now(),
+				updated_by = ? WHERE org_id = ? AND id = ?`, p.ID, p.OrgID, id)
+			if err != nil {
+				return err
+			}
+			out, err = s.GetRole(ctx, tx, p.OrgID, id)
+			return err
+		})
+	return out, err
+}

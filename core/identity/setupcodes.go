@@ -1,0 +1,200 @@
+package identity
+
+import (
+	"context"
+	"encoding/base64"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+// SetupCodePrefix starts every setup code.
+const SetupCodePrefix = "pcs_"
+
+// SetupCodeTTL is how long a setup code can be redeemed.
+const SetupCodeTTL = 15 * time.Minute
+
+// RedeemRefused is the one answer to a setup code that cannot be redeemed,
+// whatever the reason.
+const RedeemRefused = "this setup code is unknown, used or expired; get a new one in the Admin UI"
+
+// connect is how agent (of client) connects; for a token client it mints
+// a setup code, created by person by, of which only the hash is kept.
+func (s *Service) connect(ctx context.Context, tx bun.IDB, by, agent, client string) (*Connect, error) {
+	if oauthClients[client] {
+		return &Connect{Kind: "oauth"}, nil
+	}
+	b := make([]byte, 18)
+	if _, err := io.ReadFull(s.rand, b); err != nil {
+		return nil, err
+	}
+	code := SetupCodePrefix + base64.RawURLEncoding.EncodeToString(b)
+	ends := s.now().Add(SetupCodeTTL).UTC().Truncate(time.Microsecond)
+	_, err := tx.ExecContext(ctx, `INSERT INTO setup_codes (code_hash, agent_id, created_by, created_at, expires_at)
+		VALUES (?, ?, ?, ?, ?)`, HashToken(code), agent, by, s.now().UTC(), ends)
+	if err != nil {
+		return nil, err
+	}
+	return &Connect{Kind: "setup_code", Code: code, ExpiresAt: &ends}, nil
+}
+
+// NewSetupCode gives an agent of the acting approver's organization new
+// connect information: a fresh setup code for a token client (earlier
+// unused codes stay valid until they expire), the connector for the rest.
+// Refusals: forbidden, not_found (missing, another organization's or
+// banned).
+func (s *Service) NewSetupCode(ctx context.Context, by, agent string) (*Connect, error) {
+	var out *Connect
+	err := s.Act(ctx, by, Approver, "admin.agent.setup_code", map[string]any{"agent_id": agent},
+		func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error {
+			a, err := s.GetAgent(ctx, tx, agent, p.OrgID)
+			if err == nil && a.Status == "banned" {
+				err = errs.E(errs.NotFound, "agent %s does not exist", agent)
+			}
+			if err != nil {
+				return err
+			}
+			e.AgentID = agent
+			out, err = s.connect(ctx, tx, p.ID, agent, a.Client)
+			return err
+		})
+	return out, err
+}
+
+// Redeemed is what a setup code trades for, once.
+type Redeemed struct {
+	AgentID      string            `json:"agent_id"`
+	Client       string            `json:"client"`
+	Project      string            `json:"project"`
+	Token        string            `json:"token"`
+	Role         *string           `json:"role"`
+	Settings     map[string]string `json:"settings"`
+	Instructions string            `json:"instructions"`
+}
+
+// RedeemSetupCode trades a setup code for a new token of its agent, once;
+// the code is the credential. The token lasts the role's token term (30 days
+// without a role). It is logged as admin.agent.connect by the code's
+// creator. Refusal: forbidden RedeemRefused for a code that is unknown,
+// used, expired or whose agent is banned.
+func (s *Service) RedeemSetupCode(ctx context.Context, code string) (*Redeemed, error) {
+	refused := errs.E(errs.Forbidden, "%s", RedeemRefused)
+	if !strings.HasPrefix(code, SetupCodePrefix) {
+		return nil, refused
+	}
+	var out *Redeemed
+	err := s.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		var rows []struct {
+			AgentID   string `bun:"agent_id"`
+			CreatedBy string `bun:"created_by"`
+		}
+		err := tx.NewRaw(`UPDATE setup_codes SET used_at = ? WHERE code_hash = ? AND used_at IS NULL AND expires_at > ?
+			RETURNING agent_id, created_by`, s.now().UTC(), HashToken(code), s.now()).Scan(ctx, &rows)
+		if err != nil {
+			return err
+		}
+		if len(rows) == 0 {
+			return refused
+		}
+		a, err := s.GetAgent(ctx, tx, rows[0].AgentID, "")
+		if err != nil {
+			return err
+		}
+		if a.Status == "banned" {
+			return refused
+		}
+		days := 30.0
+		out = &Redeemed{AgentID: a.ID, Client: a.Client, Role: a.RoleID, Settings: map[string]string{}}
+		if len(a.Projects) > 0 {
+			out.Project = a.Projects[0]
+		}
+		if a.RoleID != nil {
+			r, err := s.GetRole(ctx, tx, a.OrgID, *a.RoleID)
+			if err != nil {
+				return err
+			}
+			days, out.Instructions = r.TokenDays, r.Instructions
+			for k, v := range r.Settings {
+				out.Settings[k] = strings.ReplaceAll(v, "{project}", out.Project)
+			}
+		}
+		ends, err := s.days("the token term", days)
+		if err != nil {
+			return err
+		}
+		if out.Token, err = s.insertToken(ctx, tx, a.ID, ends); err != nil {
+			return err
+		}
+		_, err = s.log.Append(ctx, tx, ledger.Entry{OrgID: a.OrgID, AgentID: a.ID, Actor: "human:" + rows[0].CreatedBy,
+			Action: "admin.agent.connect", Payload: map[string]any{"agent_id": a.ID, "token_expires_at": ends},
+			Outcome: ledger.OK})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SetupCodeState is the latest setup code of an agent, without the code.
+type SetupCodeState struct {
+	CreatedAt time.Time  `bun:"created_at" json:"created_at"`
+	ExpiresAt time.Time  `bun:"expires_at" json:"expires_at"`
+	UsedAt    *time.Time `bun:"used_at" json:"used_at"`
+}
+
+// Connection is whether a hired agent has connected.
+type Connection struct {
+	AgentID string `json:"agent_id"`
+	// State is connected (seen since its code was used, or since it was
+	// hired when it has no code), code_redeemed (code used, not seen
+	// since), expired (its latest code expired unused) or waiting_for_code.
+	State      string          `json:"state"`
+	SetupCode  *SetupCodeState `json:"setup_code"`
+	LiveTokens int             `json:"live_tokens"`
+	LastSeen   *time.Time      `json:"last_seen"`
+	HiredAt    time.Time       `json:"hired_at"`
+}
+
+// GetConnection reports the connection state of agent id of org, or
+// not_found.
+func (s *Service) GetConnection(ctx context.Context, tx bun.IDB, org, id string) (*Connection, error) {
+	a, err := s.GetAgent(ctx, tx, id, org)
+	if err != nil {
+		return nil, err
+	}
+	out := &Connection{AgentID: id, LastSeen: a.LastSeen, HiredAt: a.CreatedAt}
+	var codes []SetupCodeState
+	if err := tx.NewRaw(`SELECT created_at, expires_at, used_at FROM setup_codes WHERE agent_id = ?
+		ORDER BY created_at DESC LIMIT 1`, id).Scan(ctx, &codes); err != nil {
+		return nil, err
+	}
+	if err := tx.NewRaw(`SELECT count(*) FROM agent_tokens WHERE agent_id = ? AND revoked_at IS NULL AND expires_at > ?`,
+		id, s.now()).Scan(ctx, &out.LiveTokens); err != nil {
+		return nil, err
+	}
+	seenAfter := func(t time.Time) bool { return a.LastSeen != nil && a.LastSeen.After(t) }
+	switch {
+	case len(codes) == 0 && seenAfter(a.CreatedAt):
+		out.State = "connected"
+	case len(codes) == 0:
+		out.State = "waiting_for_code"
+	case codes[0].UsedAt != nil && seenAfter(*codes[0].UsedAt):
+		out.State = "connected"
+	case codes[0].UsedAt != nil:
+		out.State = "code_redeemed"
+	case !codes[0].ExpiresAt.After(s.now()):
+		out.State = "expired"
+	default:
+		out.State = "waiting_for_code"
+	}
+	if len(codes) > 0 {
+		out.SetupCode = &codes[0]
+	}
+	return out, nil
+}

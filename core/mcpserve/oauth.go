@@ -1,0 +1,76 @@
+package mcpserve
+
+import (
+	"context"
+	"strings"
+
+	"github.com/uptrace/bun"
+
+	"github.com/pactboard/pact/core/auth"
+	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/sdk/authissuer"
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+// signInClients are the agents a person uses through a Claude app, signed
+// in with OAuth rather than holding a token (behavior.md §9.2–9.3).
+var signInClients = map[string]bool{"chat": true, "cowork": true, "design": true}
+
+// OAuth accepts agent tokens (through Tokens) and, for any other bearer
+// token, an OAuth access token from the board's issuer whose signed-in
+// person owns the agent. The token's audience must be the agent's URL or
+// the board's.
+type OAuth struct {
+	Tokens    AgentTokens
+	Issuer    auth.Issuer // nil: OAuth is not configured
+	Identity  *identity.Service
+	DB        bun.IDB
+	PublicURL string
+}
+
+// Authenticate implements Authenticator. Refusals: unauthorized (the token
+// is not accepted, or its person is not registered or disabled), forbidden
+// "you are not the owner of agent X" (also for an agent that does not
+// exist, so the answer reveals nothing) or for an agent that signs in with
+// a token instead.
+func (o OAuth) Authenticate(ctx context.Context, agent, token string) error {
+	if strings.HasPrefix(token, identity.TokenPrefix) {
+		return o.Tokens.Authenticate(ctx, agent, token)
+	}
+	if o.Issuer == nil {
+		return errs.E(errs.Unauthorized, "OAuth is not configured on this board; use the agent's pact_ token")
+	}
+	id, err := o.Issuer.Verify(ctx, authissuer.VerifyRequest{Token: token,
+		Audiences: []string{o.PublicURL + "/mcp/a/" + agent, o.PublicURL}})
+	if err != nil {
+		return err
+	}
+	email := ""
+	if id.EmailVerified {
+		email = id.Email
+	}
+	p, err := o.Identity.SignIn(ctx, id.Issuer, id.Subject, email)
+	switch errs.CodeOf(err) {
+	case "":
+	case errs.NotRegistered:
+		return errs.E(errs.Unauthorized, "this account is not a registered person on the board")
+	case errs.AccountDisabled:
+		return errs.E(errs.Unauthorized, "this account is disabled on the board")
+	default:
+		return err
+	}
+	var rows []struct {
+		Owner  string `bun:"owner"`
+		Client string `bun:"client"`
+	}
+	if err := o.DB.NewRaw(`SELECT owner, client FROM agents WHERE id = ?`, agent).Scan(ctx, &rows); err != nil {
+		return errs.Wrap(err, "find agent owner")
+	}
+	if len(rows) == 0 || rows[0].Owner != p.ID {
+		return errs.E(errs.Forbidden, "you are not the owner of agent %s", agent)
+	}
+	if !signInClients[rows[0].Client] {
+		return errs.E(errs.Forbidden, "agent %s is a %s agent; it connects with its pact_ token, not a sign-in", agent, rows[0].Client)
+	}
+	return nil
+}

@@ -1,0 +1,167 @@
+package board
+
+// The Admin API's task operations (behavior.md §10.6): the overview, the
+// task list and trace, and one operation per decision a person takes on a
+// task. Reads are filtered by the person's organization; decisions go
+// through the service methods of people.go, which check the role again,
+// confine the task to the organization and log the change.
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+// taskMaxBody bounds task request bodies: an edited body is at most 100000
+// characters.
+const taskMaxBody = 512 << 10
+
+// taskOp is a task operation of this module: ids are board-<verb>[-<noun>],
+// the tag is "tasks", and AdminOp declares the role gate.
+func taskOp(method, path, id, summary string, min identity.Role, errors ...int) huma.Operation {
+	return kernel.AdminOp(huma.Operation{OperationID: "board-" + id, Method: method, Path: path, Summary: summary,
+		Tags: []string{"tasks"}, Errors: errors, MaxBodyBytes: taskMaxBody}, min)
+}
+
+// taskPerson is the person the gate let through.
+func taskPerson(ctx context.Context) (*identity.Person, error) {
+	p := kernel.AdminPerson(ctx)
+	if p == nil {
+		return nil, errs.E(errs.Unauthorized, "no signed-in person on this request")
+	}
+	return p, nil
+}
+
+// AdminTask is a task as people see it.
+type AdminTask struct {
+	ID                 string          `json:"id" format:"uuid"`
+	ProjectID          string          `json:"project_id"`
+	Title              string          `json:"title"`
+	Body               string          `json:"body"`
+	Action             string          `json:"action" example:"task.work"`
+	Status             string          `json:"status" enum:"submitted,working,input_required,auth_required,completed,failed,canceled,rejected"`
+	CreatedBy          string          `json:"created_by"`
+	MandateID          string          `json:"mandate_id" doc:"The mandate it was posted under"`
+	DelegateTo         *string         `json:"delegate_to"`
+	DelegatedMandateID *string         `json:"delegated_mandate_id"`
+	Assignee           *string         `json:"assignee"`
+	AssigneeMandateID  *string         `json:"assignee_mandate_id"`
+	Deferred           bool            `json:"deferred"`
+	DeferReason        *string         `json:"defer_reason"`
+	NeededScope        []string        `json:"needed_scope" nullable:"false"`
+	Answer             *string         `json:"answer"`
+	Result             json.RawMessage `json:"result"`
+	ParentTaskID       *string         `json:"parent_task_id"`
+	CreatedAt          time.Time       `json:"created_at"`
+	UpdatedAt          time.Time       `json:"updated_at"`
+}
+
+func adminTask(t *task) AdminTask {
+	a := AdminTask{ID: t.ID, ProjectID: t.ProjectID, Title: t.Title, Body: t.Body, Action: t.Action, Status: t.Status,
+		CreatedBy: t.CreatedBy, MandateID: t.MandateID, DelegateTo: t.DelegateTo, DelegatedMandateID: t.DelegatedMandateID,
+		Assignee: t.Assignee, AssigneeMandateID: t.AssigneeMandateID, Deferred: t.Deferred, DeferReason: t.DeferReason,
+		NeededScope: t.NeededScope, Answer: t.Answer, ParentTaskID: t.ParentTaskID, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt}
+	if a.NeededScope == nil {
+		a.NeededScope = []string{}
+	}
+	if r := rawOrNil(t.Result); r != nil {
+		a.Result = t.Result
+	}
+	return a
+}
+
+// orgTask returns task id of organization org, or not_found.
+func (m *Module) orgTask(ctx context.Context, org, id string) (*task, error) {
+	t, err := getTask(ctx, m.db, id, false)
+	if err != nil {
+		return nil, err
+	}
+	if t != nil {
+		var n int
+		if err := m.db.NewRaw(`SELECT count(*) FROM projects WHERE id = ? AND org_id = ?`, t.ProjectID, org).Scan(ctx, &n); err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			t = nil
+		}
+	}
+	if t == nil {
+		return nil, errs.E(errs.NotFound, "task %s does not exist", id)
+	}
+	return t, nil
+}
+
+type taskIDIn struct {
+	TaskID string `path:"task_id" format:"uuid" doc:"The task's id"`
+}
+
+type taskOut struct{ Body AdminTask }
+
+type listTasksIn struct {
+	Status   string `query:"status" enum:"submitted,working,input_required,auth_required,completed,failed,canceled,rejected" doc:"Only tasks of this status"`
+	Project  string `query:"project" maxLength:"63" doc:"Only tasks of this project"`
+	Deferred bool   `query:"deferred" doc:"Only deferred tasks (deferred=1)"`
+	Open     bool   `query:"open" doc:"Only open tasks (open=1)"`
+	Agent    string `query:"agent" maxLength:"63" doc:"Only tasks this agent created, holds or was delegated"`
+}
+
+type listTasksOut struct {
+	Body struct {
+		Tasks []AdminTask `json:"tasks" nullable:"false" doc:"At most 200, most recently updated first"`
+	}
+}
+
+func (m *Module) registerTaskAdmin(api huma.API) {
+	huma.Register(api, taskOp(http.MethodGet, "/overview", "get-overview", "The organization at a glance", identity.Viewer), m.overview)
+	huma.Register(api, taskOp(http.MethodGet, "/tasks", "list-tasks", "List the organization's tasks", identity.Viewer,
+		http.StatusBadRequest), m.listTasks)
+	huma.Register(api, taskOp(http.MethodGet, "/tasks/{task_id}", "get-task",
+		"A task's trace: the task, its log entries, the mandates in its chains and its messages", identity.Viewer,
+		http.StatusNotFound), m.traceTask)
+	m.registerDecisions(api)
+}
+
+func (m *Module) listTasks(ctx context.Context, in *listTasksIn) (*listTasksOut, error) {
+	p, err := taskPerson(ctx)
+	if err != nil {
+		return nil, err
+	}
+	q := `SELECT ` + taskColumns("t") + ` FROM tasks t JOIN projects p ON p.id = t.project_id WHERE p.org_id = ?`
+	args := []any{p.OrgID}
+	if in.Status != "" {
+		q += ` AND t.status = ?`
+		args = append(args, in.Status)
+	}
+	if in.Project != "" {
+		q += ` AND t.project_id = ?`
+		args = append(args, in.Project)
+	}
+	if in.Deferred {
+		q += ` AND t.deferred`
+	}
+	if in.Open {
+		q += ` AND t.status NOT IN ('completed', 'failed', 'canceled', 'rejected')`
+	}
+	if in.Agent != "" {
+		q += ` AND (t.assignee = ? OR t.delegate_to = ? OR t.created_by = ?)`
+		args = append(args, in.Agent, in.Agent, in.Agent)
+	}
+	q += ` ORDER BY t.updated_at DESC, t.id LIMIT 200`
+	var ts []task
+	if err := m.db.NewRaw(q, args...).Scan(ctx, &ts); err != nil {
+		return nil, err
+	}
+	out := &listTasksOut{}
+	out.Body.Tasks = make([]AdminTask, 0, len(ts))
+	for i := range ts {
+		out.Body.Tasks = append(out.Body.Tasks, adminTask(&ts[i]))
+	}
+	return out, nil
+}

@@ -1,0 +1,156 @@
+package board
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"github.com/pactboard/pact/core/ledger"
+)
+
+// TraceMandate is a mandate link in one of a task's chains.
+type TraceMandate struct {
+	ID              string          `json:"id" bun:"id"`
+	ParentID        *string         `json:"parent_id" bun:"parent_id"`
+	IssuerKind      string          `json:"issuer_kind" bun:"issuer_kind" enum:"human,agent"`
+	Issuer          string          `json:"issuer" bun:"issuer"`
+	Holder          string          `json:"holder" bun:"holder"`
+	Scope           []string        `json:"scope" nullable:"false" bun:"scope,array"`
+	Limits          json.RawMessage `json:"limits" bun:"limits,type:jsonb"`
+	DelegationsLeft int             `json:"delegations_left" bun:"delegations_left"`
+	Depth           int             `json:"depth" bun:"depth"`
+	ExpiresAt       time.Time       `json:"expires_at" bun:"expires_at"`
+	RevokedAt       *time.Time      `json:"revoked_at" bun:"revoked_at"`
+	CreatedAt       time.Time       `json:"created_at" bun:"created_at"`
+}
+
+// TraceMessage is a message on a task's thread.
+type TraceMessage struct {
+	ID        int64      `json:"id" bun:"id"`
+	FromAgent *string    `json:"from_agent" bun:"from_agent"`
+	FromHuman *string    `json:"from_human" bun:"from_human"`
+	ToAgent   *string    `json:"to_agent" bun:"to_agent" doc:"null: to the organization's people"`
+	Body      string     `json:"body" bun:"body"`
+	CreatedAt time.Time  `json:"created_at" bun:"created_at"`
+	ReadAt    *time.Time `json:"read_at" bun:"read_at"`
+}
+
+// TaskTrace is everything the board knows of a task.
+type TaskTrace struct {
+	Task     AdminTask       `json:"task"`
+	Entries  []ledger.Record `json:"entries" nullable:"false" doc:"Its log entries, oldest first (at most 1000)"`
+	Mandates []TraceMandate  `json:"mandates" nullable:"false" doc:"The organization's mandates in its chains, by depth"`
+	Messages []TraceMessage  `json:"messages" nullable:"false" doc:"Its thread, oldest first"`
+}
+
+type traceOut struct{ Body TaskTrace }
+
+func (m *Module) traceTask(ctx context.Context, in *taskIDIn) (*traceOut, error) {
+	p, err := taskPerson(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t, err := m.orgTask(ctx, p.OrgID, in.TaskID)
+	if err != nil {
+		return nil, err
+	}
+	tr := TaskTrace{Task: adminTask(t), Mandates: []TraceMandate{}, Messages: []TraceMessage{}}
+	if tr.Entries, err = m.log.Entries(ctx, m.db, ledger.Filter{OrgID: p.OrgID, TaskID: t.ID, Oldest: true, Limit: 1000}); err != nil {
+		return nil, err
+	}
+	ids := []string{t.MandateID}
+	for _, id := range []*string{t.DelegatedMandateID, t.AssigneeMandateID} {
+		if id != nil {
+			ids = append(ids, *id)
+		}
+	}
+	for _, e := range tr.Entries {
+		ids = append(ids, e.MandateChain...)
+	}
+	if err := m.db.NewRaw(`WITH RECURSIVE up AS (
+			SELECT id, parent_id FROM mandates WHERE id = ANY(?::uuid[])
+			UNION SELECT m.id, m.parent_id FROM mandates m JOIN up ON m.id = up.parent_id)
+		SELECT m.id::text AS id, m.parent_id::text AS parent_id, m.issuer_kind, m.issuer, m.holder, m.scope, m.limits,
+			m.delegations_left, m.depth, m.expires_at, m.revoked_at, m.created_at
+		FROM mandates m JOIN agents a ON a.id = m.holder
+		WHERE m.id IN (SELECT id FROM up) AND a.org_id = ?
+		ORDER BY m.depth, m.created_at, m.id`, pgdialect.Array(ids), p.OrgID).Scan(ctx, &tr.Mandates); err != nil {
+		return nil, err
+	}
+	if err := m.db.NewRaw(`SELECT id, from_agent, from_human, to_agent, body, created_at, read_at
+		FROM task_messages WHERE task_id = ? AND org_id = ? ORDER BY id`, t.ID, p.OrgID).Scan(ctx, &tr.Messages); err != nil {
+		return nil, err
+	}
+	return &traceOut{Body: tr}, nil
+}
+
+// TaskCount is how many tasks of a project have a status.
+type TaskCount struct {
+	ProjectID string `json:"project_id" bun:"project_id"`
+	Status    string `json:"status" bun:"status"`
+	Count     int    `json:"count" bun:"count"`
+}
+
+// Overview is the organization at a glance.
+type Overview struct {
+	Halted           bool           `json:"halted" doc:"The organization's or the platform's kill switch is on"`
+	AgentsByStatus   map[string]int `json:"agents_by_status" doc:"How many agents are active, paused, banned"`
+	Tasks            []TaskCount    `json:"tasks" nullable:"false" doc:"Open tasks, and tasks updated in the last 7 days, per project and status"`
+	PendingApprovals []AdminTask    `json:"pending_approvals" nullable:"false" doc:"Tasks waiting for approval, oldest first (at most 50)"`
+	Deferred         []AdminTask    `json:"deferred" nullable:"false" doc:"Tasks deferred to people, oldest first (at most 50)"`
+	ActiveAgents     int            `json:"active_agents" doc:"Agents seen in the last hour"`
+}
+
+type overviewOut struct{ Body Overview }
+
+func (m *Module) overview(ctx context.Context, _ *struct{}) (*overviewOut, error) {
+	p, err := taskPerson(ctx)
+	if err != nil {
+		return nil, err
+	}
+	o := Overview{AgentsByStatus: map[string]int{"active": 0, "paused": 0, "banned": 0}}
+	if o.Halted, err = m.ident.Halted(ctx, m.db, p.OrgID); err != nil {
+		return nil, err
+	}
+	var byStatus []struct {
+		Status string `bun:"status"`
+		N      int    `bun:"n"`
+	}
+	if err := m.db.NewRaw(`SELECT status, count(*) AS n FROM agents WHERE org_id = ? GROUP BY status`, p.OrgID).Scan(ctx, &byStatus); err != nil {
+		return nil, err
+	}
+	for _, s := range byStatus {
+		o.AgentsByStatus[s.Status] = s.N
+	}
+	if err := m.db.NewRaw(`SELECT count(*) FROM agents WHERE org_id = ? AND last_seen > now() - interval '1 hour'`,
+		p.OrgID).Scan(ctx, &o.ActiveAgents); err != nil {
+		return nil, err
+	}
+	o.Tasks = []TaskCount{}
+	if err := m.db.NewRaw(`SELECT t.project_id, t.status, count(*) AS count FROM tasks t JOIN projects p ON p.id = t.project_id
+		WHERE p.org_id = ? AND (t.status NOT IN ('completed', 'failed', 'canceled', 'rejected') OR t.updated_at > now() - interval '7 days')
+		GROUP BY t.project_id, t.status ORDER BY t.project_id, t.status`, p.OrgID).Scan(ctx, &o.Tasks); err != nil {
+		return nil, err
+	}
+	list := func(cond string) ([]AdminTask, error) {
+		var ts []task
+		if err := m.db.NewRaw(`SELECT `+taskColumns("t")+` FROM tasks t JOIN projects p ON p.id = t.project_id
+			WHERE p.org_id = ? AND `+cond+` ORDER BY t.updated_at, t.id LIMIT 50`, p.OrgID).Scan(ctx, &ts); err != nil {
+			return nil, err
+		}
+		out := make([]AdminTask, 0, len(ts))
+		for i := range ts {
+			out = append(out, adminTask(&ts[i]))
+		}
+		return out, nil
+	}
+	if o.PendingApprovals, err = list(`t.status = 'auth_required'`); err != nil {
+		return nil, err
+	}
+	if o.Deferred, err = list(`t.deferred AND t.status = 'input_required'`); err != nil {
+		return nil, err
+	}
+	return &overviewOut{Body: o}, nil
+}

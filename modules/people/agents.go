@@ -1,0 +1,390 @@
+package people
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/google/uuid"
+
+	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+const (
+	agentIDPattern = "^[a-z0-9][a-z0-9-]{0,62}$"
+	clientEnum     = "chat,cowork,design,code,gemini,runner"
+)
+
+// Agent is an agent of the caller's organization.
+type Agent struct {
+	ID             string         `json:"id" bun:"id" example:"code-web"`
+	Owner          string         `json:"owner" bun:"owner"`
+	Client         string         `json:"client" bun:"client" enum:"chat,cowork,design,code,gemini,runner"`
+	Status         string         `json:"status" bun:"status" enum:"active,paused,banned"`
+	LastSeen       *time.Time     `json:"last_seen" bun:"last_seen"`
+	CreatedAt      time.Time      `json:"created_at" bun:"created_at"`
+	RootMandateID  *uuid.UUID     `json:"root_mandate_id" bun:"root_mandate_id"`
+	Preferences    map[string]any `json:"preferences" bun:"preferences,type:jsonb"`
+	RoleID         *string        `json:"role_id" bun:"role_id" doc:"The role it was hired from"`
+	ReplacedBy     *string        `json:"replaced_by" bun:"replaced_by" doc:"The agent that took over from this banned one"`
+	Projects       []string       `json:"projects" bun:"projects,array" nullable:"false"`
+	LiveTokens     int            `json:"live_tokens" bun:"live_tokens"`
+	LiveMandates   int            `json:"live_mandates" bun:"live_mandates" doc:"Unrevoked, unexpired mandates it holds"`
+	ListeningUntil *time.Time     `json:"listening_until" bun:"listening_until"`
+	Online         bool           `json:"online" bun:"online" doc:"Listening now or within the last 30 seconds"`
+}
+
+type agentsOut struct {
+	Body struct {
+		Agents []Agent `json:"agents" nullable:"false"`
+	}
+}
+
+type agentOut struct{ Body Agent }
+
+type agentPath struct {
+	AgentID string `path:"agent_id" pattern:"^[a-z0-9][a-z0-9-]{0,62}$"`
+}
+
+type registerIn struct {
+	Body struct {
+		ID          string             `json:"id" pattern:"^[a-z0-9][a-z0-9-]{0,62}$" example:"code-web"`
+		Client      string             `json:"client,omitempty" enum:"chat,cowork,design,code,gemini,runner" default:"code"`
+		Projects    []string           `json:"projects" doc:"At least one; code and runner agents exactly one"`
+		Scope       []string           `json:"scope,omitempty" doc:"Default: task.read, task.post, task.work on each project"`
+		Limits      map[string]float64 `json:"limits,omitempty"`
+		Delegations *int               `json:"delegations,omitempty" minimum:"0" maximum:"5" doc:"Default 2"`
+		Days        float64            `json:"days,omitempty" doc:"Term of the mandate and the token, in days; default 30"`
+	}
+}
+
+type registeredOut struct{ Body identity.Registered }
+
+type hireIn struct {
+	Body struct {
+		Role        string             `json:"role" example:"code"`
+		Project     string             `json:"project" example:"web"`
+		ID          string             `json:"id,omitempty" pattern:"^[a-z0-9][a-z0-9-]{0,62}$" doc:"Default <role>-<project>"`
+		Limits      map[string]float64 `json:"limits,omitempty" doc:"Default: the role's"`
+		Delegations *int               `json:"delegations,omitempty" minimum:"0" maximum:"5" doc:"Default: the role's"`
+		Days        float64            `json:"days,omitempty" doc:"Mandate term; default: the role's"`
+		Owner       string             `json:"owner,omitempty" doc:"Hire it for another person of the organization"`
+		Replaces    string             `json:"replaces,omitempty" doc:"An agent to ban and point at the new one"`
+	}
+}
+
+// Connect says how a hired agent connects; it never holds a token.
+type Connect struct {
+	Kind      string     `json:"kind" enum:"oauth,setup_code"`
+	URL       string     `json:"url,omitempty" doc:"The connector URL to add in the Claude app (oauth)"`
+	Code      string     `json:"code,omitempty" doc:"One-time setup code, valid 15 minutes (setup_code)"`
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+	Command   string     `json:"command,omitempty" doc:"What to run on the agent's machine"`
+}
+
+// Hired is a hired agent and how it connects.
+type Hired struct {
+	AgentID       string    `json:"agent_id"`
+	RootMandateID uuid.UUID `json:"root_mandate_id"`
+	ConnectorPath string    `json:"connector_path"`
+	Role          string    `json:"role"`
+	Connect       Connect   `json:"connect"`
+}
+
+type hiredOut struct{ Body Hired }
+
+type connectOut struct{ Body Connect }
+
+type connectionOut struct{ Body identity.Connection }
+
+type renewedOut struct{ Body identity.Renewed }
+
+type changeRoleIn struct {
+	AgentID string `path:"agent_id" pattern:"^[a-z0-9][a-z0-9-]{0,62}$"`
+	Body    struct {
+		RoleID string `json:"role_id" pattern:"^[a-z0-9][a-z0-9-]{0,30}$" example:"code"`
+	}
+}
+
+type updateAgentIn struct {
+	AgentID string `path:"agent_id" pattern:"^[a-z0-9][a-z0-9-]{0,62}$"`
+	Body    struct {
+		RoleID   *string  `json:"role_id,omitempty" pattern:"^[a-z0-9][a-z0-9-]{0,30}$"`
+		Owner    *string  `json:"owner,omitempty"`
+		Projects []string `json:"projects,omitempty" doc:"The full new set; reissues the root mandate"`
+	}
+}
+
+// AgentUpdated is an agent after an update, with what a reissue did.
+type AgentUpdated struct {
+	Agent           Agent      `json:"agent"`
+	MandateID       *uuid.UUID `json:"mandate_id" doc:"The new root mandate, when the role or projects changed"`
+	ExpiresAt       *time.Time `json:"expires_at"`
+	RevokedMandates []string   `json:"revoked_mandates" nullable:"false"`
+}
+
+type agentUpdatedOut struct{ Body AgentUpdated }
+
+type statusIn struct {
+	AgentID string `path:"agent_id" pattern:"^[a-z0-9][a-z0-9-]{0,62}$"`
+	Body    struct {
+		Status string `json:"status" enum:"active,paused,banned" doc:"Banning needs an owner"`
+	}
+}
+
+type preferencesIn struct {
+	AgentID string `path:"agent_id" pattern:"^[a-z0-9][a-z0-9-]{0,62}$"`
+	Body    struct {
+		Preferences map[string]any `json:"preferences" doc:"A JSON object of at most 4000 characters"`
+	}
+}
+
+type preferencesOut struct {
+	Body struct {
+		OK          bool           `json:"ok"`
+		Preferences map[string]any `json:"preferences"`
+	}
+}
+
+type tokenIn struct {
+	AgentID string `path:"agent_id" pattern:"^[a-z0-9][a-z0-9-]{0,62}$"`
+	Body    struct {
+		Days float64 `json:"days,omitempty" doc:"Default 30"`
+	}
+}
+
+type tokenOut struct{ Body identity.IssuedToken }
+
+type revokedTokensOut struct {
+	Body struct {
+		Revoked int64 `json:"revoked"`
+	}
+}
+
+func (m *Module) registerAgents(api huma.API) {
+	huma.Register(api, op(http.MethodGet, "/agents", "list-agents", "List the organization's agents", identity.Viewer), m.listAgents)
+	huma.Register(api, op(http.MethodPost, "/agents", "create-agent", "Register an agent with a root mandate and a first token",
+		identity.Approver, http.StatusBadRequest, http.StatusNotFound, http.StatusConflict), m.registerAgent)
+	huma.Register(api, op(http.MethodPost, "/agents/hire", "hire-agent", "Hire an agent from a role",
+		identity.Approver, http.StatusBadRequest, http.StatusNotFound, http.StatusConflict), m.hire)
+	huma.Register(api, op(http.MethodGet, "/agents/{agent_id}/connection", "get-agent-connection",
+		"Whether a hired agent has connected", identity.Viewer, http.StatusNotFound), m.connection)
+	huma.Register(api, op(http.MethodPost, "/agents/{agent_id}/renew", "renew-agent",
+		"Issue a hired agent a fresh root mandate from its role", identity.Approver,
+		http.StatusBadRequest, http.StatusNotFound), m.renew)
+	huma.Register(api, op(http.MethodPost, "/agents/{agent_id}/role", "change-agent-role",
+		"Move an agent to another role of its client", identity.Approver,
+		http.StatusBadRequest, http.StatusNotFound), m.changeRole)
+	huma.Register(api, op(http.MethodPatch, "/agents/{agent_id}", "update-agent",
+		"Change an agent's role, owner or projects", identity.Approver,
+		http.StatusBadRequest, http.StatusNotFound), m.updateAgent)
+	huma.Register(api, op(http.MethodPost, "/agents/{agent_id}/setup-code", "create-setup-code",
+		"Give an agent a new setup code (or its connector)", identity.Approver, http.StatusNotFound), m.setupCode)
+	huma.Register(api, op(http.MethodPost, "/agents/{agent_id}/status", "set-agent-status",
+		"Pause, ban or reactivate an agent (banning needs an owner)", identity.Approver,
+		http.StatusBadRequest, http.StatusNotFound), m.setStatus)
+	huma.Register(api, op(http.MethodPut, "/agents/{agent_id}/preferences", "set-agent-preferences",
+		"Replace an agent's preferences", identity.Approver, http.StatusBadRequest, http.StatusNotFound), m.setPreferences)
+	huma.Register(api, op(http.MethodPost, "/agents/{agent_id}/tokens", "issue-agent-token",
+		"Give an agent a further token, shown once", identity.Approver,
+		http.StatusBadRequest, http.StatusNotFound, http.StatusConflict), m.issueToken)
+	huma.Register(api, op(http.MethodDelete, "/agents/{agent_id}/tokens", "revoke-agent-tokens",
+		"Revoke every live token of an agent", identity.Approver, http.StatusNotFound), m.revokeTokens)
+}
+
+func (m *Module) listAgents(ctx context.Context, _ *struct{}) (*agentsOut, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &agentsOut{}
+	out.Body.Agents, err = listAgents(ctx, m.db, p.OrgID, "")
+	return out, err
+}
+
+// agent is agent id of the caller's organization as the list shows it.
+func (m *Module) agent(ctx context.Context, org, id string) (Agent, error) {
+	as, err := listAgents(ctx, m.db, org, id)
+	if err != nil {
+		return Agent{}, err
+	}
+	if len(as) == 0 {
+		return Agent{}, errs.E(errs.NotFound, "agent %s does not exist", id)
+	}
+	return as[0], nil
+}
+
+func (m *Module) registerAgent(ctx context.Context, in *registerIn) (*registeredOut, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b := in.Body
+	client := b.Client
+	if client == "" {
+		client = "code"
+	}
+	r, err := m.identity.RegisterAgent(ctx, p.ID, identity.AgentInput{ID: b.ID, Client: client, Projects: b.Projects,
+		Scope: b.Scope, Limits: b.Limits, Delegations: b.Delegations, MandateDays: b.Days, TokenDays: b.Days})
+	if err != nil {
+		return nil, err
+	}
+	return &registeredOut{Body: *r}, nil
+}
+
+// connectInfo completes c with the board's URLs.
+func (m *Module) connectInfo(agent string, c *identity.Connect) Connect {
+	out := Connect{Kind: c.Kind, Code: c.Code, ExpiresAt: c.ExpiresAt}
+	base := m.cfg.BoardURL
+	if c.Kind == "oauth" {
+		out.URL = base + "/mcp/a/" + agent
+	} else {
+		out.Command = "pact-connect " + base + " " + c.Code
+	}
+	return out
+}
+
+func (m *Module) hire(ctx context.Context, in *hireIn) (*hiredOut, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b := in.Body
+	h, err := m.identity.Hire(ctx, p.ID, identity.HireInput{Role: b.Role, Project: b.Project, ID: b.ID, Limits: b.Limits,
+		Delegations: b.Delegations, Days: b.Days, Owner: b.Owner, Replaces: b.Replaces})
+	if err != nil {
+		return nil, err
+	}
+	return &hiredOut{Body: Hired{AgentID: h.AgentID, RootMandateID: h.RootMandateID, ConnectorPath: h.ConnectorPath,
+		Role: h.Role, Connect: m.connectInfo(h.AgentID, &h.Connect)}}, nil
+}
+
+func (m *Module) connection(ctx context.Context, in *agentPath) (*connectionOut, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c, err := m.identity.GetConnection(ctx, m.db, p.OrgID, in.AgentID)
+	if err != nil {
+		return nil, err
+	}
+	return &connectionOut{Body: *c}, nil
+}
+
+func (m *Module) renew(ctx context.Context, in *agentPath) (*renewedOut, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r, err := m.identity.Renew(ctx, p.ID, in.AgentID)
+	if err != nil {
+		return nil, err
+	}
+	return &renewedOut{Body: *r}, nil
+}
+
+func (m *Module) updated(ctx context.Context, org string, u *identity.AgentUpdated) (*agentUpdatedOut, error) {
+	a, err := m.agent(ctx, org, u.Agent.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &agentUpdatedOut{Body: AgentUpdated{Agent: a, MandateID: u.MandateID, ExpiresAt: u.ExpiresAt,
+		RevokedMandates: u.RevokedMandates}}, nil
+}
+
+func (m *Module) changeRole(ctx context.Context, in *changeRoleIn) (*agentUpdatedOut, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	u, err := m.identity.ChangeRole(ctx, p.ID, in.AgentID, in.Body.RoleID)
+	if err != nil {
+		return nil, err
+	}
+	return m.updated(ctx, p.OrgID, u)
+}
+
+func (m *Module) updateAgent(ctx context.Context, in *updateAgentIn) (*agentUpdatedOut, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b := in.Body
+	u, err := m.identity.UpdateAgent(ctx, p.ID, in.AgentID, identity.AgentUpdate{RoleID: b.RoleID, Owner: b.Owner, Projects: b.Projects})
+	if err != nil {
+		return nil, err
+	}
+	return m.updated(ctx, p.OrgID, u)
+}
+
+func (m *Module) setupCode(ctx context.Context, in *agentPath) (*connectOut, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c, err := m.identity.NewSetupCode(ctx, p.ID, in.AgentID)
+	if err != nil {
+		return nil, err
+	}
+	return &connectOut{Body: m.connectInfo(in.AgentID, c)}, nil
+}
+
+func (m *Module) setStatus(ctx context.Context, in *statusIn) (*agentOut, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := m.identity.SetAgentStatus(ctx, p.ID, in.AgentID, in.Body.Status); err != nil {
+		return nil, err
+	}
+	a, err := m.agent(ctx, p.OrgID, in.AgentID)
+	return &agentOut{Body: a}, err
+}
+
+func (m *Module) setPreferences(ctx context.Context, in *preferencesIn) (*preferencesOut, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(in.Body.Preferences)
+	if err != nil {
+		return nil, errs.E(errs.InvalidRequest, "preferences must be a JSON object")
+	}
+	prefs, err := m.identity.SetPreferences(ctx, p.ID, in.AgentID, raw)
+	if err != nil {
+		return nil, err
+	}
+	out := &preferencesOut{}
+	out.Body.OK = true
+	err = json.Unmarshal(prefs, &out.Body.Preferences)
+	return out, err
+}
+
+func (m *Module) issueToken(ctx context.Context, in *tokenIn) (*tokenOut, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t, err := m.identity.IssueToken(ctx, p.ID, in.AgentID, in.Body.Days)
+	if err != nil {
+		return nil, err
+	}
+	return &tokenOut{Body: *t}, nil
+}
+
+func (m *Module) revokeTokens(ctx context.Context, in *agentPath) (*revokedTokensOut, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	n, err := m.identity.RevokeTokens(ctx, p.ID, in.AgentID)
+	if err != nil {
+		return nil, err
+	}
+	out := &revokedTokensOut{}
+	out.Body.Revoked = n
+	return out, nil
+}
