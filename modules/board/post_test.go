@@ -92,3 +92,12 @@ func TestDelegatedLimitsCannotExceedTheParent(t *testing.T) {
 		"mandate_id": w.roots["runner-web"], "delegate_to": "code-web", "child_limits": map[string]any{"runs": 2}})
 	require.NotEmpty(t, out["delegated_mandate_id"])
 }
+
+func TestWhoamiShowsTheRoleAnAgentWasHiredFrom(t *testing.T) {
+	w := newWorld(t)
+	require.Nil(t, w.ok("code-web", "pact_whoami", nil)["agent"].(map[string]any)["role"], "registered by hand: no role")
+	w.exec(`UPDATE agents SET role_id = 'code' WHERE id = 'code-web'`)
+	role := w.ok("code-web", "pact_whoami", nil)["agent"].(map[string]any)["role"].(map[string]any)
+	require.Equal(t, "code", role["id"])
+	require.NotEmpty(t, role["description"])
+}

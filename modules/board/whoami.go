@@ -46,6 +46,21 @@ func (m *Module) whoami(ctx context.Context, c *kernel.Call) (any, error) {
 	if err := tx.NewRaw(`SELECT id, client, owner, preferences FROM agents WHERE id = ?`, c.AgentID).Scan(ctx, &agent); err != nil {
 		return nil, err
 	}
+	// The role the agent was hired from, joined on (org, id): role ids
+	// repeat in every organization.
+	var roles []struct {
+		ID           string `bun:"id" json:"id"`
+		Name         string `bun:"name" json:"name"`
+		Description  string `bun:"description" json:"description"`
+		Instructions string `bun:"instructions" json:"instructions"`
+	}
+	if err := tx.NewRaw(`SELECT r.id, r.name, r.description, r.instructions FROM agents a
+		JOIN agent_roles r ON r.org_id = a.org_id AND r.id = a.role_id WHERE a.id = ?`, c.AgentID).Scan(ctx, &roles); err != nil {
+		return nil, err
+	}
+	if len(roles) == 1 {
+		agent.Role = roles[0]
+	}
 	type note struct {
 		Key   string `bun:"key" json:"key"`
 		Title string `bun:"title" json:"title"`

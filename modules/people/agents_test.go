@@ -372,3 +372,19 @@ func TestAnotherOrganizationsAgentsAndRolesAnswerLikeMissingOnes(t *testing.T) {
 		require.NotEqual(t, "rocket-bot", a.(map[string]any)["id"])
 	}
 }
+
+// A role's DATABASE_URL carries a password: listing roles says it is set
+// and never shows it, to anyone.
+func TestRoleDatabaseURLIsNeverListed(t *testing.T) {
+	b := newBoard(t)
+	withAgents(t, b)
+	got := b.call(t, "val", "PUT", "/roles/dbrunner", `{"name": "DB runner", "client": "runner", "actions": ["task.work"],
+		"settings": {"DATABASE_URL": "postgres://app:hunter2@db/app"}}`)
+	require.Equal(t, 200, got.status, got.raw)
+	for _, who := range []string{"vic", "val", "ana"} {
+		got = b.call(t, who, "GET", "/roles", "")
+		require.Equal(t, 200, got.status, got.raw)
+		require.NotContains(t, got.raw, "hunter2")
+		require.Contains(t, got.raw, `"DATABASE_URL":"[REDACTED]"`)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/redact"
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/sdk/errs"
 )
@@ -63,6 +64,13 @@ func (m *Module) listRoles(ctx context.Context, in *rolesIn) (*rolesOut, error) 
 	}
 	out := &rolesOut{}
 	out.Body.Roles, err = m.identity.ListRoles(ctx, m.db, p.OrgID, in.Archived)
+	// A role's DATABASE_URL carries a password; anyone may list roles, so
+	// the listing says it is set and never what it is.
+	for i := range out.Body.Roles {
+		if v := out.Body.Roles[i].Settings["DATABASE_URL"]; v != "" {
+			out.Body.Roles[i].Settings["DATABASE_URL"] = redact.Mark
+		}
+	}
 	return out, err
 }
 
