@@ -13,11 +13,6 @@ import (
 	"github.com/pactboard/pact/sdk/errs"
 )
 
-const (
-	agentIDPattern = "^[a-z0-9][a-z0-9-]{0,62}$"
-	clientEnum     = "chat,cowork,design,code,gemini,runner"
-)
-
 // Agent is an agent of the caller's organization.
 type Agent struct {
 	ID             string         `json:"id" bun:"id" example:"code-web"`
