@@ -2,7 +2,7 @@
 // by oapi-codegen from docs/openapi.json (never edit client.gen.go: run
 // `make client`). Authenticate with a person's OAuth access token, e.g.
 //
-//	c, err := adminclient.NewClientWithResponses(board+"/admin/api",
+//	c, err := adminclient.NewClientWithResponses(boardURL, // paths include /admin/api
 //		adminclient.WithRequestEditorFn(func(ctx context.Context, r *http.Request) error {
 //			r.Header.Set("Authorization", "Bearer "+token)
 //			return nil
