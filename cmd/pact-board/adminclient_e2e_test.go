@@ -100,7 +100,10 @@ func TestGeneratedClientHiresApprovesAndTheAgentClaims(t *testing.T) {
 
 	token := iss.token(t, "oidc-sub-ana", "ana@example.com", "http://127.0.0.1:8787/admin")
 	client, err := adminclient.NewClientWithResponses(base, adminclient.WithRequestEditorFn(
-		func(_ context.Context, r *http.Request) error { r.Header.Set("Authorization", "Bearer "+token); return nil }))
+		func(_ context.Context, r *http.Request) error {
+			r.Header.Set("Authorization", "Bearer "+token)
+			return nil
+		}))
 	require.NoError(t, err)
 
 	me, err := client.PeopleGetMeWithResponse(ctx)
@@ -146,7 +149,10 @@ func TestGeneratedClientHiresApprovesAndTheAgentClaims(t *testing.T) {
 
 	other := iss.token(t, "oidc-sub-ana", "ana@example.com", "http://127.0.0.1:8787/mcp/a/code-web")
 	refused2, err := adminclient.NewClientWithResponses(base, adminclient.WithRequestEditorFn(
-		func(_ context.Context, r *http.Request) error { r.Header.Set("Authorization", "Bearer "+other); return nil }))
+		func(_ context.Context, r *http.Request) error {
+			r.Header.Set("Authorization", "Bearer "+other)
+			return nil
+		}))
 	require.NoError(t, err)
 	denied, err := refused2.PeopleGetMeWithResponse(ctx)
 	require.NoError(t, err)
