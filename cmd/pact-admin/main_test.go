@@ -98,6 +98,19 @@ func TestEveryCommandWorksEndToEnd(t *testing.T) {
 	require.Equal(t, "val", m["issuer"])
 	require.EqualValues(t, 0, c.ok("mandate-revoke", id, "--by", "val")["descendant_mandates"])
 
+	key, principal := "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo", "PUAXw-hDiVqStwqnTRt-vJyYLM8uxJaMwM1V8Sr0Zgw"
+	added := c.ok("agent-key-add", "code-web", key, "--by", "val")
+	require.Equal(t, "code-web", added["agent_id"])
+	require.Len(t, added["kid"], 16)
+	require.EqualValues(t, 1, c.ok("agent-key-revoke", "code-web", added["kid"].(string), "--by", "val")["revoked"])
+	require.Equal(t, false, c.ok("trusted-root-add", principal, "--human", "val", "--label", "Our CA", "--by", "ana")["reactivated"])
+	require.EqualValues(t, 1, c.ok("trusted-root-revoke", principal, "--by", "ana")["revoked"])
+	require.Equal(t, true, c.ok("trusted-root-add", principal, "--human", "ana", "--by", "ana")["reactivated"])
+	roots := c.ok("trusted-root-list", "--by", "val")["value"].([]any)
+	require.Len(t, roots, 1)
+	require.Equal(t, principal, roots[0].(map[string]any)["principal"])
+	require.Nil(t, roots[0].(map[string]any)["revoked_at"])
+
 	c.ok("halt", "--by", "ana")
 	c.ok("unhalt", "--by", "ana")
 
@@ -151,6 +164,12 @@ func TestBadInputGetsItsCodeAndChangesNothing(t *testing.T) {
 		{"not_found", []string{"mandate-revoke", "not-a-uuid", "--by", "ana"}},
 		{"not_found", []string{"log-verify", "--org", "nowhere"}},
 		{"not_found", []string{"org-halt", "nowhere"}},
+		{"invalid_request", []string{"agent-key-add", "ghost", "not-a-key", "--by", "ana"}},
+		{"not_found", []string{"agent-key-revoke", "ghost", "AAAAAAAAAAAAAAAA", "--by", "ana"}},
+		{"forbidden", []string{"trusted-root-add", "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo", "--human", "ana"}},
+		{"not_found", []string{"trusted-root-add", "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo", "--human", "nobody", "--by", "ana"}},
+		{"not_found", []string{"trusted-root-revoke", "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo", "--by", "ana"}},
+		{"forbidden", []string{"trusted-root-list", "--by", "nobody"}},
 	}
 	before := c.ok("org-list")["value"]
 	for _, tc := range cases {

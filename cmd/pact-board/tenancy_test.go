@@ -28,6 +28,8 @@ var tenancyIDs = map[string]struct{ foreign, missing string }{
 	"mandate_id": {"c0000000-0000-4000-8000-00000000000c", "d0000000-0000-4000-8000-00000000000d"},
 	"key":        {"plan", "nokey"},
 	"version_id": {"900000011", "900000012"},
+	"kid":        {"cs1uhCLEB_ttCYaQ", "AAAAAAAAAAAAAAAA"},
+	"principal":  {"AgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgI", "AwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwM"},
 }
 
 // TestTenancy walks every operation of docs/openapi.json that takes a path
@@ -70,6 +72,11 @@ func TestTenancy(t *testing.T) {
 		INSERT INTO context_note_versions (id, project_id, key, version, title, body, updated_by)
 			VALUES (900000011, 'rocket', 'plan', 1, 'Plan', 'Go', 'human:bo');`)
 	require.NoError(t, err)
+	// acme's agent key and trusted root.
+	_, err = a.d.ExecContext(ctx, `INSERT INTO agent_keys (agent_id, kid, public_key, created_by)
+			VALUES ('rocket-bot', 'cs1uhCLEB_ttCYaQ', decode(repeat('01', 32), 'hex'), 'bo');
+		INSERT INTO trusted_roots (principal, org_id, human, created_by) VALUES (decode(repeat('02', 32), 'hex'), 'acme', 'bo', 'bo');`)
+	require.NoError(t, err)
 	token := a.iss.Token(t, authtest.Claims{Subject: "sub-ana", Email: "ana@example.com", EmailVerified: true,
 		Audience: []string{a.cfg.AdminAudience}})
 	snapshot := func() string {
@@ -85,7 +92,9 @@ func TestTenancy(t *testing.T) {
 			(SELECT json_agg(m ORDER BY id) FROM mandates m WHERE holder = 'holder-rocket'),
 			(SELECT json_agg(a ORDER BY id) FROM agents a WHERE id = 'holder-rocket'),
 			(SELECT json_agg(n ORDER BY key) FROM context_notes n WHERE project_id = 'rocket'),
-			(SELECT json_agg(v ORDER BY id) FROM context_note_versions v WHERE project_id = 'rocket'))`).Scan(ctx, &s))
+			(SELECT json_agg(v ORDER BY id) FROM context_note_versions v WHERE project_id = 'rocket'),
+			(SELECT json_agg(k ORDER BY kid) FROM agent_keys k WHERE agent_id = 'rocket-bot'),
+			(SELECT json_agg(r) FROM trusted_roots r WHERE org_id = 'acme'))`).Scan(ctx, &s))
 		return s
 	}
 	before := snapshot()

@@ -14,6 +14,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/sdk/authissuer"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -23,6 +24,31 @@ type AdminAuthenticator interface {
 	// Authenticate: unauthorized (no or a bad token), not_registered,
 	// account_disabled, unavailable.
 	Authenticate(ctx context.Context, authorization string) (*identity.Person, error)
+}
+
+// AdminVerifier is an AdminAuthenticator that can also check a token alone,
+// for an account that is no person yet (sign-up). core/auth.Admin is one.
+type AdminVerifier interface {
+	// Verify: unauthorized (no or a bad token), unavailable.
+	Verify(ctx context.Context, authorization string) (*authissuer.Identity, error)
+}
+
+// AdminVerifier returns what checks an Admin API request's Authorization
+// header alone and returns the account it proves, person or not, for a
+// public operation that authenticates its caller itself (sign-up): the
+// board's authenticator when it is an AdminVerifier, else one refusing
+// every token. Modules keep it past Register.
+func (h *Host) AdminVerifier() AdminVerifier {
+	if v, ok := h.k.deps.AdminAuth.(AdminVerifier); ok {
+		return v
+	}
+	return noVerifier{}
+}
+
+type noVerifier struct{}
+
+func (noVerifier) Verify(context.Context, string) (*authissuer.Identity, error) {
+	return nil, errs.E(errs.Unauthorized, "OAuth is not configured on this board (PACT_AUTH_ISSUER)")
 }
 
 // Metadata keys of Admin API operations.

@@ -28,6 +28,7 @@ type Module struct {
 	db       *db.DB
 	identity *identity.Service
 	cfg      *boot.Config
+	verifier kernel.AdminVerifier
 }
 
 // New returns the people module.
@@ -38,13 +39,18 @@ func (m *Module) Name() string { return "people" }
 
 // Register adds the module's Admin API operations.
 func (m *Module) Register(h *kernel.Host) error {
-	m.db, m.identity, m.cfg = h.DB(), h.Identity(), h.Config()
+	m.db, m.identity, m.cfg, m.verifier = h.DB(), h.Identity(), h.Config(), h.AdminVerifier()
 	api := h.Admin()
 	m.registerHumans(api)
 	m.registerProjects(api)
 	m.registerOrg(api)
 	m.registerAgents(api)
 	m.registerRoles(api)
+	m.registerSignup(api)
+	m.registerApprovalRules(api)
+	m.registerKeys(api)
+	m.registerTrustedRoots(api)
+	m.registerCredentials(api)
 	h.Handle("POST /connect", http.HandlerFunc(m.serveConnect))
 	return nil
 }

@@ -39,6 +39,7 @@ func listAgents(ctx context.Context, tx bun.IDB, org, id string) ([]Agent, error
 		coalesce((SELECT array_agg(project_id ORDER BY project_id) FROM agent_projects WHERE agent_id = a.id), '{}') AS projects,
 		(SELECT count(*) FROM agent_tokens t WHERE t.agent_id = a.id AND t.revoked_at IS NULL AND t.expires_at > now()) AS live_tokens,
 		(SELECT count(*) FROM mandates md WHERE md.holder = a.id AND md.revoked_at IS NULL AND md.expires_at > now()) AS live_mandates,
+		(SELECT count(*) FROM agent_keys k WHERE k.agent_id = a.id AND k.revoked_at IS NULL) AS live_keys,
 		coalesce(a.listening_until > now() - interval '30 seconds', false) AS online
 		FROM agents a WHERE a.org_id = ? AND (? = '' OR a.id = ?) ORDER BY a.id`, org, id, id).Scan(ctx, &out)
 	return out, err

@@ -123,6 +123,24 @@ func (e ConnectKind) Valid() bool {
 	}
 }
 
+// Defines values for FormatStatusFormat.
+const (
+	FormatStatusFormatBiscuit FormatStatusFormat = "biscuit"
+	FormatStatusFormatTenuo   FormatStatusFormat = "tenuo"
+)
+
+// Valid indicates whether the value is a known member of the FormatStatusFormat enum.
+func (e FormatStatusFormat) Valid() bool {
+	switch e {
+	case FormatStatusFormatBiscuit:
+		return true
+	case FormatStatusFormatTenuo:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for HumanRole.
 const (
 	HumanRoleApprover HumanRole = "approver"
@@ -167,19 +185,19 @@ func (e InviteInBodyRole) Valid() bool {
 
 // Defines values for MandateViewFormat.
 const (
-	Biscuit MandateViewFormat = "biscuit"
-	Pact    MandateViewFormat = "pact"
-	Tenuo   MandateViewFormat = "tenuo"
+	MandateViewFormatBiscuit MandateViewFormat = "biscuit"
+	MandateViewFormatPact    MandateViewFormat = "pact"
+	MandateViewFormatTenuo   MandateViewFormat = "tenuo"
 )
 
 // Valid indicates whether the value is a known member of the MandateViewFormat enum.
 func (e MandateViewFormat) Valid() bool {
 	switch e {
-	case Biscuit:
+	case MandateViewFormatBiscuit:
 		return true
-	case Pact:
+	case MandateViewFormatPact:
 		return true
-	case Tenuo:
+	case MandateViewFormatTenuo:
 		return true
 	default:
 		return false
@@ -381,6 +399,44 @@ func (e BoardListTasksParamsStatus) Valid() bool {
 	}
 }
 
+// AddKeyInBody defines model for AddKeyInBody.
+type AddKeyInBody struct {
+	// PublicKey Ed25519: base64url of its 32 raw bytes
+	//
+	// Examples: 11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo
+	PublicKey string `json:"public_key"`
+}
+
+// AddRootInBody defines model for AddRootInBody.
+type AddRootInBody struct {
+	// Human The person of the organization the key stands for
+	//
+	// Examples: ana
+	Human string  `json:"human"`
+	Label *string `json:"label,omitempty"`
+
+	// PublicKey Ed25519: base64url of its 32 raw bytes
+	//
+	// Examples: 11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo
+	PublicKey string `json:"public_key"`
+}
+
+// AddedKey defines model for AddedKey.
+type AddedKey struct {
+	AgentId string `json:"agent_id"`
+	Kid     string `json:"kid"`
+}
+
+// AddedRoot defines model for AddedRoot.
+type AddedRoot struct {
+	Human     string  `json:"human"`
+	Label     *string `json:"label"`
+	Principal string  `json:"principal"`
+
+	// Reactivated The key had been revoked and is trusted again from now on
+	Reactivated bool `json:"reactivated"`
+}
+
 // AdminError defines model for AdminError.
 type AdminError struct {
 	// Details Individual problems, e.g. each failed validation
@@ -438,6 +494,9 @@ type Agent struct {
 	LastSeen       *time.Time `json:"last_seen"`
 	ListeningUntil *time.Time `json:"listening_until"`
 
+	// LiveKeys Unrevoked Ed25519 public keys it registered
+	LiveKeys int64 `json:"live_keys"`
+
 	// LiveMandates Unrevoked, unexpired mandates it holds
 	LiveMandates int64 `json:"live_mandates"`
 	LiveTokens   int64 `json:"live_tokens"`
@@ -462,6 +521,22 @@ type AgentClient string
 
 // AgentStatus defines model for Agent.Status.
 type AgentStatus string
+
+// AgentKey defines model for AgentKey.
+type AgentKey struct {
+	CreatedAt time.Time `json:"created_at"`
+	CreatedBy *string   `json:"created_by"`
+	Kid       string    `json:"kid"`
+
+	// PublicKeyB64 The raw 32 bytes in standard base64
+	PublicKeyB64 string     `json:"public_key_b64"`
+	RevokedAt    *time.Time `json:"revoked_at"`
+}
+
+// AgentKeysOutBody defines model for AgentKeysOutBody.
+type AgentKeysOutBody struct {
+	Keys []AgentKey `json:"keys"`
+}
 
 // AgentRole defines model for AgentRole.
 type AgentRole struct {
@@ -495,6 +570,14 @@ type AgentUpdated struct {
 // AgentsOutBody defines model for AgentsOutBody.
 type AgentsOutBody struct {
 	Agents []Agent `json:"agents"`
+}
+
+// ApprovalRules defines model for ApprovalRules.
+type ApprovalRules struct {
+	// Actions Actions (a trailing .* covers every sub-action), never project-scoped; empty: nothing needs approval
+	//
+	// Examples: ["deploy.*","finance.*","customer.message"]
+	Actions []string `json:"actions"`
 }
 
 // AssignInBody defines model for AssignInBody.
@@ -568,6 +651,13 @@ type CreateProjectInBody struct {
 	Production *bool  `json:"production,omitempty"`
 }
 
+// CredentialsStatusOutBody defines model for CredentialsStatusOutBody.
+type CredentialsStatusOutBody struct {
+	// ExportFormat PACT_EXPORT_FORMAT (tenuo or biscuit); null when unset
+	ExportFormat *string        `json:"export_format"`
+	Formats      []FormatStatus `json:"formats"`
+}
+
 // EditInBody defines model for EditInBody.
 type EditInBody struct {
 	Body  *string `json:"body,omitempty"`
@@ -592,6 +682,23 @@ type Erased struct {
 	ProjectId      string `json:"project_id"`
 	Version        int64  `json:"version"`
 }
+
+// FormatStatus defines model for FormatStatus.
+type FormatStatus struct {
+	Format FormatStatusFormat `json:"format"`
+
+	// PublishedPath Examples: /.well-known/pact-revocations/tenuo
+	PublishedPath string `json:"published_path"`
+
+	// RevokedCount Revoked ids not yet expired
+	RevokedCount int64 `json:"revoked_count"`
+
+	// Version Bumped by every revoke that adds ids
+	Version int64 `json:"version"`
+}
+
+// FormatStatusFormat defines model for FormatStatus.Format.
+type FormatStatusFormat string
 
 // GetOutBody defines model for GetOutBody.
 type GetOutBody struct {
@@ -1072,6 +1179,11 @@ type RevokeMandateOutBody struct {
 	TasksStopped int64 `json:"tasks_stopped"`
 }
 
+// RevokedOutBody defines model for RevokedOutBody.
+type RevokedOutBody struct {
+	Revoked int64 `json:"revoked"`
+}
+
 // RevokedTokensOutBody defines model for RevokedTokensOutBody.
 type RevokedTokensOutBody struct {
 	Revoked int64 `json:"revoked"`
@@ -1116,6 +1228,30 @@ type SetupCodeState struct {
 	CreatedAt time.Time  `json:"created_at"`
 	ExpiresAt time.Time  `json:"expires_at"`
 	UsedAt    *time.Time `json:"used_at"`
+}
+
+// SignedUp defines model for SignedUp.
+type SignedUp struct {
+	Human Human `json:"human"`
+
+	// Invited An owner had invited this email: the account joined that organization and none was made
+	Invited bool     `json:"invited"`
+	Org     OrgBrief `json:"org"`
+}
+
+// SignupInBody defines model for SignupInBody.
+type SignupInBody struct {
+	// AcceptTerms Must be true
+	AcceptTerms bool `json:"accept_terms"`
+
+	// DisplayName Examples: Ana Ruiz
+	DisplayName string `json:"display_name"`
+
+	// OrgName Examples: Acme
+	OrgName string `json:"org_name"`
+
+	// TermsVersion Examples: 2026-01
+	TermsVersion string `json:"terms_version"`
 }
 
 // Slack defines model for Slack.
@@ -1193,6 +1329,25 @@ type TraceMessage struct {
 
 	// ToAgent null: to the organization's people
 	ToAgent *string `json:"to_agent"`
+}
+
+// TrustedRoot defines model for TrustedRoot.
+type TrustedRoot struct {
+	// ActiveSince Credentials issued under it count from here on
+	ActiveSince time.Time `json:"active_since"`
+	CreatedAt   time.Time `json:"created_at"`
+	CreatedBy   string    `json:"created_by"`
+	Human       string    `json:"human"`
+	Label       *string   `json:"label"`
+
+	// Principal The key: base64url of its 32 raw bytes
+	Principal string     `json:"principal"`
+	RevokedAt *time.Time `json:"revoked_at"`
+}
+
+// TrustedRootsOutBody defines model for TrustedRootsOutBody.
+type TrustedRootsOutBody struct {
+	TrustedRoots []TrustedRoot `json:"trusted_roots"`
 }
 
 // UpdateAgentInBody defines model for UpdateAgentInBody.
@@ -1345,6 +1500,9 @@ type PeopleHireAgentJSONRequestBody = HireInBody
 // PeopleUpdateAgentJSONRequestBody defines body for PeopleUpdateAgent for application/json ContentType.
 type PeopleUpdateAgentJSONRequestBody = UpdateAgentInBody
 
+// PeopleAddAgentKeyJSONRequestBody defines body for PeopleAddAgentKey for application/json ContentType.
+type PeopleAddAgentKeyJSONRequestBody = AddKeyInBody
+
 // PeopleSetAgentPreferencesJSONRequestBody defines body for PeopleSetAgentPreferences for application/json ContentType.
 type PeopleSetAgentPreferencesJSONRequestBody = PreferencesInBody
 
@@ -1356,6 +1514,9 @@ type PeopleSetAgentStatusJSONRequestBody = StatusInBody
 
 // PeopleIssueAgentTokenJSONRequestBody defines body for PeopleIssueAgentToken for application/json ContentType.
 type PeopleIssueAgentTokenJSONRequestBody = TokenInBody
+
+// PeopleSetApprovalRulesJSONRequestBody defines body for PeopleSetApprovalRules for application/json ContentType.
+type PeopleSetApprovalRulesJSONRequestBody = ApprovalRules
 
 // PeopleCreateHumanJSONRequestBody defines body for PeopleCreateHuman for application/json ContentType.
 type PeopleCreateHumanJSONRequestBody = InviteInBody
@@ -1387,6 +1548,9 @@ type NotesWriteNoteJSONRequestBody = WriteInBody
 // PeopleSaveRoleJSONRequestBody defines body for PeopleSaveRole for application/json ContentType.
 type PeopleSaveRoleJSONRequestBody = SaveRoleInBody
 
+// PeopleSignupJSONRequestBody defines body for PeopleSignup for application/json ContentType.
+type PeopleSignupJSONRequestBody = SignupInBody
+
 // BoardAssignTaskJSONRequestBody defines body for BoardAssignTask for application/json ContentType.
 type BoardAssignTaskJSONRequestBody = AssignInBody
 
@@ -1401,6 +1565,9 @@ type BoardMessageTaskJSONRequestBody = MessageInBody
 
 // BoardResumeTaskJSONRequestBody defines body for BoardResumeTask for application/json ContentType.
 type BoardResumeTaskJSONRequestBody = ResumeInBody
+
+// PeopleAddTrustedRootJSONRequestBody defines body for PeopleAddTrustedRoot for application/json ContentType.
+type PeopleAddTrustedRootJSONRequestBody = AddRootInBody
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
@@ -1528,6 +1695,30 @@ type ClientInterface interface {
 	// Corresponds with GET /admin/api/agents/{agent_id}/connection (the `PeopleGetAgentConnection` operationId).
 	PeopleGetAgentConnection(ctx context.Context, agentId string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// PeopleListAgentKeys List an agent's Ed25519 public keys
+	//
+	// Corresponds with GET /admin/api/agents/{agent_id}/keys (the `PeopleListAgentKeys` operationId).
+	PeopleListAgentKeys(ctx context.Context, agentId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PeopleAddAgentKeyWithBody Register an Ed25519 public key for a code or runner agent
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /admin/api/agents/{agent_id}/keys (the `PeopleAddAgentKey` operationId).
+	PeopleAddAgentKeyWithBody(ctx context.Context, agentId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PeopleAddAgentKey Register an Ed25519 public key for a code or runner agent
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /admin/api/agents/{agent_id}/keys (the `PeopleAddAgentKey` operationId).
+	PeopleAddAgentKey(ctx context.Context, agentId string, body PeopleAddAgentKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PeopleRevokeAgentKey Revoke one of an agent's keys
+	//
+	// Corresponds with DELETE /admin/api/agents/{agent_id}/keys/{kid} (the `PeopleRevokeAgentKey` operationId).
+	PeopleRevokeAgentKey(ctx context.Context, agentId string, kid string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// PeopleSetAgentPreferencesWithBody Replace an agent's preferences
 	//
 	// Takes any type of body and a specified content type.
@@ -1599,10 +1790,34 @@ type ClientInterface interface {
 	// Corresponds with POST /admin/api/agents/{agent_id}/tokens (the `PeopleIssueAgentToken` operationId).
 	PeopleIssueAgentToken(ctx context.Context, agentId string, body PeopleIssueAgentTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// PeopleGetApprovalRules The actions whose tasks need a person's approval
+	//
+	// Corresponds with GET /admin/api/approval-rules (the `PeopleGetApprovalRules` operationId).
+	PeopleGetApprovalRules(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PeopleSetApprovalRulesWithBody Replace every approval rule of the organization
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /admin/api/approval-rules (the `PeopleSetApprovalRules` operationId).
+	PeopleSetApprovalRulesWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PeopleSetApprovalRules Replace every approval rule of the organization
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /admin/api/approval-rules (the `PeopleSetApprovalRules` operationId).
+	PeopleSetApprovalRules(ctx context.Context, body PeopleSetApprovalRulesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// NotesEraseVersion Erase one version of a note and the log payloads that carried its text
 	//
 	// Corresponds with POST /admin/api/context-versions/{version_id}/erase (the `NotesEraseVersion` operationId).
 	NotesEraseVersion(ctx context.Context, versionId int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PeopleGetCredentialsStatus The export format and each format's published revocations (board-wide)
+	//
+	// Corresponds with GET /admin/api/credentials/status (the `PeopleGetCredentialsStatus` operationId).
+	PeopleGetCredentialsStatus(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// AuditListEntries List the organization's log entries, newest first
 	//
@@ -1834,6 +2049,24 @@ type ClientInterface interface {
 	// Corresponds with POST /admin/api/roles/{role_id}/archive (the `PeopleArchiveRole` operationId).
 	PeopleArchiveRole(ctx context.Context, roleId string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// PeopleSignupWithBody Sign up: make an organization and become its owner (PACT_SIGNUP_ENABLED)
+	//
+	// Takes a signed-in account that is no person of the board yet. An account whose verified email an owner invited joins that organization instead and makes none.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /admin/api/signup (the `PeopleSignup` operationId).
+	PeopleSignupWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PeopleSignup Sign up: make an organization and become its owner (PACT_SIGNUP_ENABLED)
+	//
+	// Takes a signed-in account that is no person of the board yet. An account whose verified email an owner invited joins that organization instead and makes none.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /admin/api/signup (the `PeopleSignup` operationId).
+	PeopleSignup(ctx context.Context, body PeopleSignupJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// BoardListTasks List the organization's tasks
 	//
 	// Corresponds with GET /admin/api/tasks (the `BoardListTasks` operationId).
@@ -1928,6 +2161,30 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /admin/api/tasks/{task_id}/resume (the `BoardResumeTask` operationId).
 	BoardResumeTask(ctx context.Context, taskId openapi_types.UUID, body BoardResumeTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PeopleListTrustedRoots List the organization's trusted roots
+	//
+	// Corresponds with GET /admin/api/trusted-roots (the `PeopleListTrustedRoots` operationId).
+	PeopleListTrustedRoots(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PeopleAddTrustedRootWithBody Trust an outside Ed25519 key to issue credentials for a person (a revoked one is reactivated)
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /admin/api/trusted-roots (the `PeopleAddTrustedRoot` operationId).
+	PeopleAddTrustedRootWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PeopleAddTrustedRoot Trust an outside Ed25519 key to issue credentials for a person (a revoked one is reactivated)
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /admin/api/trusted-roots (the `PeopleAddTrustedRoot` operationId).
+	PeopleAddTrustedRoot(ctx context.Context, body PeopleAddTrustedRootJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PeopleRevokeTrustedRoot Stop trusting a key
+	//
+	// Corresponds with DELETE /admin/api/trusted-roots/{principal} (the `PeopleRevokeTrustedRoot` operationId).
+	PeopleRevokeTrustedRoot(ctx context.Context, principal string, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // PeopleListAgents List the organization's agents
@@ -2052,6 +2309,70 @@ func (c *Client) PeopleUpdateAgent(ctx context.Context, agentId string, body Peo
 // Corresponds with GET /admin/api/agents/{agent_id}/connection (the `PeopleGetAgentConnection` operationId).
 func (c *Client) PeopleGetAgentConnection(ctx context.Context, agentId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPeopleGetAgentConnectionRequest(c.Server, agentId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PeopleListAgentKeys List an agent's Ed25519 public keys
+//
+// Corresponds with GET /admin/api/agents/{agent_id}/keys (the `PeopleListAgentKeys` operationId).
+func (c *Client) PeopleListAgentKeys(ctx context.Context, agentId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPeopleListAgentKeysRequest(c.Server, agentId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PeopleAddAgentKeyWithBody Register an Ed25519 public key for a code or runner agent
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /admin/api/agents/{agent_id}/keys (the `PeopleAddAgentKey` operationId).
+func (c *Client) PeopleAddAgentKeyWithBody(ctx context.Context, agentId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPeopleAddAgentKeyRequestWithBody(c.Server, agentId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PeopleAddAgentKey Register an Ed25519 public key for a code or runner agent
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /admin/api/agents/{agent_id}/keys (the `PeopleAddAgentKey` operationId).
+func (c *Client) PeopleAddAgentKey(ctx context.Context, agentId string, body PeopleAddAgentKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPeopleAddAgentKeyRequest(c.Server, agentId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PeopleRevokeAgentKey Revoke one of an agent's keys
+//
+// Corresponds with DELETE /admin/api/agents/{agent_id}/keys/{kid} (the `PeopleRevokeAgentKey` operationId).
+func (c *Client) PeopleRevokeAgentKey(ctx context.Context, agentId string, kid string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPeopleRevokeAgentKeyRequest(c.Server, agentId, kid)
 	if err != nil {
 		return nil, err
 	}
@@ -2243,11 +2564,75 @@ func (c *Client) PeopleIssueAgentToken(ctx context.Context, agentId string, body
 	return c.Client.Do(req)
 }
 
+// PeopleGetApprovalRules The actions whose tasks need a person's approval
+//
+// Corresponds with GET /admin/api/approval-rules (the `PeopleGetApprovalRules` operationId).
+func (c *Client) PeopleGetApprovalRules(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPeopleGetApprovalRulesRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PeopleSetApprovalRulesWithBody Replace every approval rule of the organization
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /admin/api/approval-rules (the `PeopleSetApprovalRules` operationId).
+func (c *Client) PeopleSetApprovalRulesWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPeopleSetApprovalRulesRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PeopleSetApprovalRules Replace every approval rule of the organization
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /admin/api/approval-rules (the `PeopleSetApprovalRules` operationId).
+func (c *Client) PeopleSetApprovalRules(ctx context.Context, body PeopleSetApprovalRulesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPeopleSetApprovalRulesRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // NotesEraseVersion Erase one version of a note and the log payloads that carried its text
 //
 // Corresponds with POST /admin/api/context-versions/{version_id}/erase (the `NotesEraseVersion` operationId).
 func (c *Client) NotesEraseVersion(ctx context.Context, versionId int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewNotesEraseVersionRequest(c.Server, versionId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PeopleGetCredentialsStatus The export format and each format's published revocations (board-wide)
+//
+// Corresponds with GET /admin/api/credentials/status (the `PeopleGetCredentialsStatus` operationId).
+func (c *Client) PeopleGetCredentialsStatus(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPeopleGetCredentialsStatusRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -2868,6 +3253,44 @@ func (c *Client) PeopleArchiveRole(ctx context.Context, roleId string, reqEditor
 	return c.Client.Do(req)
 }
 
+// PeopleSignupWithBody Sign up: make an organization and become its owner (PACT_SIGNUP_ENABLED)
+//
+// Takes a signed-in account that is no person of the board yet. An account whose verified email an owner invited joins that organization instead and makes none.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /admin/api/signup (the `PeopleSignup` operationId).
+func (c *Client) PeopleSignupWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPeopleSignupRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PeopleSignup Sign up: make an organization and become its owner (PACT_SIGNUP_ENABLED)
+//
+// Takes a signed-in account that is no person of the board yet. An account whose verified email an owner invited joins that organization instead and makes none.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /admin/api/signup (the `PeopleSignup` operationId).
+func (c *Client) PeopleSignup(ctx context.Context, body PeopleSignupJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPeopleSignupRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // BoardListTasks List the organization's tasks
 //
 // Corresponds with GET /admin/api/tasks (the `BoardListTasks` operationId).
@@ -3113,6 +3536,70 @@ func (c *Client) BoardResumeTask(ctx context.Context, taskId openapi_types.UUID,
 	return c.Client.Do(req)
 }
 
+// PeopleListTrustedRoots List the organization's trusted roots
+//
+// Corresponds with GET /admin/api/trusted-roots (the `PeopleListTrustedRoots` operationId).
+func (c *Client) PeopleListTrustedRoots(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPeopleListTrustedRootsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PeopleAddTrustedRootWithBody Trust an outside Ed25519 key to issue credentials for a person (a revoked one is reactivated)
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /admin/api/trusted-roots (the `PeopleAddTrustedRoot` operationId).
+func (c *Client) PeopleAddTrustedRootWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPeopleAddTrustedRootRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PeopleAddTrustedRoot Trust an outside Ed25519 key to issue credentials for a person (a revoked one is reactivated)
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /admin/api/trusted-roots (the `PeopleAddTrustedRoot` operationId).
+func (c *Client) PeopleAddTrustedRoot(ctx context.Context, body PeopleAddTrustedRootJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPeopleAddTrustedRootRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PeopleRevokeTrustedRoot Stop trusting a key
+//
+// Corresponds with DELETE /admin/api/trusted-roots/{principal} (the `PeopleRevokeTrustedRoot` operationId).
+func (c *Client) PeopleRevokeTrustedRoot(ctx context.Context, principal string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPeopleRevokeTrustedRootRequest(c.Server, principal)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // NewPeopleListAgentsRequest constructs an http.Request for the PeopleListAgents method
 func NewPeopleListAgentsRequest(server string) (*http.Request, error) {
 	var err error
@@ -3294,6 +3781,128 @@ func NewPeopleGetAgentConnectionRequest(server string, agentId string) (*http.Re
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPeopleListAgentKeysRequest constructs an http.Request for the PeopleListAgentKeys method
+func NewPeopleListAgentKeysRequest(server string, agentId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "agent_id", agentId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/agents/%s/keys", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPeopleAddAgentKeyRequest calls the generic PeopleAddAgentKey builder with application/json body
+func NewPeopleAddAgentKeyRequest(server string, agentId string, body PeopleAddAgentKeyJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPeopleAddAgentKeyRequestWithBody(server, agentId, "application/json", bodyReader)
+}
+
+// NewPeopleAddAgentKeyRequestWithBody constructs an http.Request for the PeopleAddAgentKey method, with any body, and a specified content type
+func NewPeopleAddAgentKeyRequestWithBody(server string, agentId string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "agent_id", agentId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/agents/%s/keys", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewPeopleRevokeAgentKeyRequest constructs an http.Request for the PeopleRevokeAgentKey method
+func NewPeopleRevokeAgentKeyRequest(server string, agentId string, kid string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "agent_id", agentId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "kid", kid, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/agents/%s/keys/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -3591,6 +4200,73 @@ func NewPeopleIssueAgentTokenRequestWithBody(server string, agentId string, cont
 	return req, nil
 }
 
+// NewPeopleGetApprovalRulesRequest constructs an http.Request for the PeopleGetApprovalRules method
+func NewPeopleGetApprovalRulesRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/approval-rules")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPeopleSetApprovalRulesRequest calls the generic PeopleSetApprovalRules builder with application/json body
+func NewPeopleSetApprovalRulesRequest(server string, body PeopleSetApprovalRulesJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPeopleSetApprovalRulesRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewPeopleSetApprovalRulesRequestWithBody constructs an http.Request for the PeopleSetApprovalRules method, with any body, and a specified content type
+func NewPeopleSetApprovalRulesRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/approval-rules")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewNotesEraseVersionRequest constructs an http.Request for the NotesEraseVersion method
 func NewNotesEraseVersionRequest(server string, versionId int64) (*http.Request, error) {
 	var err error
@@ -3618,6 +4294,33 @@ func NewNotesEraseVersionRequest(server string, versionId int64) (*http.Request,
 	}
 
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPeopleGetCredentialsStatusRequest constructs an http.Request for the PeopleGetCredentialsStatus method
+func NewPeopleGetCredentialsStatusRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/credentials/status")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -4860,6 +5563,46 @@ func NewPeopleArchiveRoleRequest(server string, roleId string) (*http.Request, e
 	return req, nil
 }
 
+// NewPeopleSignupRequest calls the generic PeopleSignup builder with application/json body
+func NewPeopleSignupRequest(server string, body PeopleSignupJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPeopleSignupRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewPeopleSignupRequestWithBody constructs an http.Request for the PeopleSignup method, with any body, and a specified content type
+func NewPeopleSignupRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/signup")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewBoardListTasksRequest constructs an http.Request for the BoardListTasks method
 func NewBoardListTasksRequest(server string, params *BoardListTasksParams) (*http.Request, error) {
 	var err error
@@ -5333,6 +6076,107 @@ func NewBoardResumeTaskRequestWithBody(server string, taskId openapi_types.UUID,
 	return req, nil
 }
 
+// NewPeopleListTrustedRootsRequest constructs an http.Request for the PeopleListTrustedRoots method
+func NewPeopleListTrustedRootsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/trusted-roots")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPeopleAddTrustedRootRequest calls the generic PeopleAddTrustedRoot builder with application/json body
+func NewPeopleAddTrustedRootRequest(server string, body PeopleAddTrustedRootJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPeopleAddTrustedRootRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewPeopleAddTrustedRootRequestWithBody constructs an http.Request for the PeopleAddTrustedRoot method, with any body, and a specified content type
+func NewPeopleAddTrustedRootRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/trusted-roots")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewPeopleRevokeTrustedRootRequest constructs an http.Request for the PeopleRevokeTrustedRoot method
+func NewPeopleRevokeTrustedRootRequest(server string, principal string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "principal", principal, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/trusted-roots/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -5433,6 +6277,34 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /admin/api/agents/{agent_id}/connection (the `PeopleGetAgentConnection` operationId).
 	PeopleGetAgentConnectionWithResponse(ctx context.Context, agentId string, reqEditors ...RequestEditorFn) (*PeopleGetAgentConnectionResponse, error)
 
+	// PeopleListAgentKeysWithResponse List an agent's Ed25519 public keys
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/api/agents/{agent_id}/keys (the `PeopleListAgentKeys` operationId).
+	PeopleListAgentKeysWithResponse(ctx context.Context, agentId string, reqEditors ...RequestEditorFn) (*PeopleListAgentKeysResponse, error)
+
+	// PeopleAddAgentKeyWithBodyWithResponse Register an Ed25519 public key for a code or runner agent
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/agents/{agent_id}/keys (the `PeopleAddAgentKey` operationId).
+	PeopleAddAgentKeyWithBodyWithResponse(ctx context.Context, agentId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PeopleAddAgentKeyResponse, error)
+
+	// PeopleAddAgentKeyWithResponse Register an Ed25519 public key for a code or runner agent
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/agents/{agent_id}/keys (the `PeopleAddAgentKey` operationId).
+	PeopleAddAgentKeyWithResponse(ctx context.Context, agentId string, body PeopleAddAgentKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*PeopleAddAgentKeyResponse, error)
+
+	// PeopleRevokeAgentKeyWithResponse Revoke one of an agent's keys
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /admin/api/agents/{agent_id}/keys/{kid} (the `PeopleRevokeAgentKey` operationId).
+	PeopleRevokeAgentKeyWithResponse(ctx context.Context, agentId string, kid string, reqEditors ...RequestEditorFn) (*PeopleRevokeAgentKeyResponse, error)
+
 	// PeopleSetAgentPreferencesWithBodyWithResponse Replace an agent's preferences
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -5510,12 +6382,40 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /admin/api/agents/{agent_id}/tokens (the `PeopleIssueAgentToken` operationId).
 	PeopleIssueAgentTokenWithResponse(ctx context.Context, agentId string, body PeopleIssueAgentTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*PeopleIssueAgentTokenResponse, error)
 
+	// PeopleGetApprovalRulesWithResponse The actions whose tasks need a person's approval
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/api/approval-rules (the `PeopleGetApprovalRules` operationId).
+	PeopleGetApprovalRulesWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PeopleGetApprovalRulesResponse, error)
+
+	// PeopleSetApprovalRulesWithBodyWithResponse Replace every approval rule of the organization
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /admin/api/approval-rules (the `PeopleSetApprovalRules` operationId).
+	PeopleSetApprovalRulesWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PeopleSetApprovalRulesResponse, error)
+
+	// PeopleSetApprovalRulesWithResponse Replace every approval rule of the organization
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /admin/api/approval-rules (the `PeopleSetApprovalRules` operationId).
+	PeopleSetApprovalRulesWithResponse(ctx context.Context, body PeopleSetApprovalRulesJSONRequestBody, reqEditors ...RequestEditorFn) (*PeopleSetApprovalRulesResponse, error)
+
 	// NotesEraseVersionWithResponse Erase one version of a note and the log payloads that carried its text
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /admin/api/context-versions/{version_id}/erase (the `NotesEraseVersion` operationId).
 	NotesEraseVersionWithResponse(ctx context.Context, versionId int64, reqEditors ...RequestEditorFn) (*NotesEraseVersionResponse, error)
+
+	// PeopleGetCredentialsStatusWithResponse The export format and each format's published revocations (board-wide)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/api/credentials/status (the `PeopleGetCredentialsStatus` operationId).
+	PeopleGetCredentialsStatusWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PeopleGetCredentialsStatusResponse, error)
 
 	// AuditListEntriesWithResponse List the organization's log entries, newest first
 	//
@@ -5783,6 +6683,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /admin/api/roles/{role_id}/archive (the `PeopleArchiveRole` operationId).
 	PeopleArchiveRoleWithResponse(ctx context.Context, roleId string, reqEditors ...RequestEditorFn) (*PeopleArchiveRoleResponse, error)
 
+	// PeopleSignupWithBodyWithResponse Sign up: make an organization and become its owner (PACT_SIGNUP_ENABLED)
+	//
+	// Takes a signed-in account that is no person of the board yet. An account whose verified email an owner invited joins that organization instead and makes none.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/signup (the `PeopleSignup` operationId).
+	PeopleSignupWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PeopleSignupResponse, error)
+
+	// PeopleSignupWithResponse Sign up: make an organization and become its owner (PACT_SIGNUP_ENABLED)
+	//
+	// Takes a signed-in account that is no person of the board yet. An account whose verified email an owner invited joins that organization instead and makes none.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/signup (the `PeopleSignup` operationId).
+	PeopleSignupWithResponse(ctx context.Context, body PeopleSignupJSONRequestBody, reqEditors ...RequestEditorFn) (*PeopleSignupResponse, error)
+
 	// BoardListTasksWithResponse List the organization's tasks
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -5887,6 +6805,34 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /admin/api/tasks/{task_id}/resume (the `BoardResumeTask` operationId).
 	BoardResumeTaskWithResponse(ctx context.Context, taskId openapi_types.UUID, body BoardResumeTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*BoardResumeTaskResponse, error)
+
+	// PeopleListTrustedRootsWithResponse List the organization's trusted roots
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/api/trusted-roots (the `PeopleListTrustedRoots` operationId).
+	PeopleListTrustedRootsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PeopleListTrustedRootsResponse, error)
+
+	// PeopleAddTrustedRootWithBodyWithResponse Trust an outside Ed25519 key to issue credentials for a person (a revoked one is reactivated)
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/trusted-roots (the `PeopleAddTrustedRoot` operationId).
+	PeopleAddTrustedRootWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PeopleAddTrustedRootResponse, error)
+
+	// PeopleAddTrustedRootWithResponse Trust an outside Ed25519 key to issue credentials for a person (a revoked one is reactivated)
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/trusted-roots (the `PeopleAddTrustedRoot` operationId).
+	PeopleAddTrustedRootWithResponse(ctx context.Context, body PeopleAddTrustedRootJSONRequestBody, reqEditors ...RequestEditorFn) (*PeopleAddTrustedRootResponse, error)
+
+	// PeopleRevokeTrustedRootWithResponse Stop trusting a key
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /admin/api/trusted-roots/{principal} (the `PeopleRevokeTrustedRoot` operationId).
+	PeopleRevokeTrustedRootWithResponse(ctx context.Context, principal string, reqEditors ...RequestEditorFn) (*PeopleRevokeTrustedRootResponse, error)
 }
 
 type PeopleListAgentsResponse struct {
@@ -6284,6 +7230,241 @@ func (r PeopleGetAgentConnectionResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r PeopleGetAgentConnectionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PeopleListAgentKeysResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AgentKeysOutBody
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PeopleListAgentKeysResponse) GetJSON200() *AgentKeysOutBody {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PeopleListAgentKeysResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PeopleListAgentKeysResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PeopleListAgentKeysResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PeopleListAgentKeysResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PeopleListAgentKeysResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PeopleListAgentKeysResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PeopleListAgentKeysResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PeopleListAgentKeysResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PeopleListAgentKeysResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PeopleAddAgentKeyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AddedKey
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PeopleAddAgentKeyResponse) GetJSON200() *AddedKey {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PeopleAddAgentKeyResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PeopleAddAgentKeyResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PeopleAddAgentKeyResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PeopleAddAgentKeyResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PeopleAddAgentKeyResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PeopleAddAgentKeyResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PeopleAddAgentKeyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PeopleAddAgentKeyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PeopleAddAgentKeyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PeopleAddAgentKeyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PeopleRevokeAgentKeyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RevokedOutBody
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PeopleRevokeAgentKeyResponse) GetJSON200() *RevokedOutBody {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PeopleRevokeAgentKeyResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PeopleRevokeAgentKeyResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PeopleRevokeAgentKeyResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PeopleRevokeAgentKeyResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PeopleRevokeAgentKeyResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PeopleRevokeAgentKeyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PeopleRevokeAgentKeyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PeopleRevokeAgentKeyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PeopleRevokeAgentKeyResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -6864,6 +8045,144 @@ func (r PeopleIssueAgentTokenResponse) ContentType() string {
 	return ""
 }
 
+type PeopleGetApprovalRulesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ApprovalRules
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PeopleGetApprovalRulesResponse) GetJSON200() *ApprovalRules {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PeopleGetApprovalRulesResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PeopleGetApprovalRulesResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PeopleGetApprovalRulesResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PeopleGetApprovalRulesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PeopleGetApprovalRulesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PeopleGetApprovalRulesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PeopleGetApprovalRulesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PeopleSetApprovalRulesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ApprovalRules
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PeopleSetApprovalRulesResponse) GetJSON200() *ApprovalRules {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PeopleSetApprovalRulesResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PeopleSetApprovalRulesResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PeopleSetApprovalRulesResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PeopleSetApprovalRulesResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PeopleSetApprovalRulesResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PeopleSetApprovalRulesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PeopleSetApprovalRulesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PeopleSetApprovalRulesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PeopleSetApprovalRulesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type NotesEraseVersionResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6934,6 +8253,68 @@ func (r NotesEraseVersionResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r NotesEraseVersionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PeopleGetCredentialsStatusResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CredentialsStatusOutBody
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PeopleGetCredentialsStatusResponse) GetJSON200() *CredentialsStatusOutBody {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PeopleGetCredentialsStatusResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PeopleGetCredentialsStatusResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PeopleGetCredentialsStatusResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PeopleGetCredentialsStatusResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PeopleGetCredentialsStatusResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PeopleGetCredentialsStatusResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PeopleGetCredentialsStatusResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -9019,6 +10400,96 @@ func (r PeopleArchiveRoleResponse) ContentType() string {
 	return ""
 }
 
+type PeopleSignupResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *SignedUp
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r PeopleSignupResponse) GetJSON201() *SignedUp {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PeopleSignupResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PeopleSignupResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PeopleSignupResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PeopleSignupResponse) GetJSON409() *AdminError {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PeopleSignupResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PeopleSignupResponse) GetJSON429() *AdminError {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PeopleSignupResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PeopleSignupResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PeopleSignupResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PeopleSignupResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PeopleSignupResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type BoardListTasksResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9849,6 +11320,234 @@ func (r BoardResumeTaskResponse) ContentType() string {
 	return ""
 }
 
+type PeopleListTrustedRootsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TrustedRootsOutBody
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PeopleListTrustedRootsResponse) GetJSON200() *TrustedRootsOutBody {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PeopleListTrustedRootsResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PeopleListTrustedRootsResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PeopleListTrustedRootsResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PeopleListTrustedRootsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PeopleListTrustedRootsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PeopleListTrustedRootsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PeopleListTrustedRootsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PeopleAddTrustedRootResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AddedRoot
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PeopleAddTrustedRootResponse) GetJSON200() *AddedRoot {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PeopleAddTrustedRootResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PeopleAddTrustedRootResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PeopleAddTrustedRootResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PeopleAddTrustedRootResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PeopleAddTrustedRootResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PeopleAddTrustedRootResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PeopleAddTrustedRootResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PeopleAddTrustedRootResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PeopleAddTrustedRootResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PeopleAddTrustedRootResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PeopleRevokeTrustedRootResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RevokedOutBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PeopleRevokeTrustedRootResponse) GetJSON200() *RevokedOutBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PeopleRevokeTrustedRootResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PeopleRevokeTrustedRootResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PeopleRevokeTrustedRootResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PeopleRevokeTrustedRootResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PeopleRevokeTrustedRootResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PeopleRevokeTrustedRootResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PeopleRevokeTrustedRootResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PeopleRevokeTrustedRootResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PeopleRevokeTrustedRootResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PeopleRevokeTrustedRootResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // PeopleListAgentsWithResponse List the organization's agents
 //
 // Returns a wrapper object for the known response body format(s).
@@ -9951,6 +11650,58 @@ func (c *ClientWithResponses) PeopleGetAgentConnectionWithResponse(ctx context.C
 		return nil, err
 	}
 	return ParsePeopleGetAgentConnectionResponse(rsp)
+}
+
+// PeopleListAgentKeysWithResponse List an agent's Ed25519 public keys
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/api/agents/{agent_id}/keys (the `PeopleListAgentKeys` operationId).
+func (c *ClientWithResponses) PeopleListAgentKeysWithResponse(ctx context.Context, agentId string, reqEditors ...RequestEditorFn) (*PeopleListAgentKeysResponse, error) {
+	rsp, err := c.PeopleListAgentKeys(ctx, agentId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePeopleListAgentKeysResponse(rsp)
+}
+
+// PeopleAddAgentKeyWithBodyWithResponse Register an Ed25519 public key for a code or runner agent
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/agents/{agent_id}/keys (the `PeopleAddAgentKey` operationId).
+func (c *ClientWithResponses) PeopleAddAgentKeyWithBodyWithResponse(ctx context.Context, agentId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PeopleAddAgentKeyResponse, error) {
+	rsp, err := c.PeopleAddAgentKeyWithBody(ctx, agentId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePeopleAddAgentKeyResponse(rsp)
+}
+
+// PeopleAddAgentKeyWithResponse Register an Ed25519 public key for a code or runner agent
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/agents/{agent_id}/keys (the `PeopleAddAgentKey` operationId).
+func (c *ClientWithResponses) PeopleAddAgentKeyWithResponse(ctx context.Context, agentId string, body PeopleAddAgentKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*PeopleAddAgentKeyResponse, error) {
+	rsp, err := c.PeopleAddAgentKey(ctx, agentId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePeopleAddAgentKeyResponse(rsp)
+}
+
+// PeopleRevokeAgentKeyWithResponse Revoke one of an agent's keys
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /admin/api/agents/{agent_id}/keys/{kid} (the `PeopleRevokeAgentKey` operationId).
+func (c *ClientWithResponses) PeopleRevokeAgentKeyWithResponse(ctx context.Context, agentId string, kid string, reqEditors ...RequestEditorFn) (*PeopleRevokeAgentKeyResponse, error) {
+	rsp, err := c.PeopleRevokeAgentKey(ctx, agentId, kid, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePeopleRevokeAgentKeyResponse(rsp)
 }
 
 // PeopleSetAgentPreferencesWithBodyWithResponse Replace an agent's preferences
@@ -10096,6 +11847,45 @@ func (c *ClientWithResponses) PeopleIssueAgentTokenWithResponse(ctx context.Cont
 	return ParsePeopleIssueAgentTokenResponse(rsp)
 }
 
+// PeopleGetApprovalRulesWithResponse The actions whose tasks need a person's approval
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/api/approval-rules (the `PeopleGetApprovalRules` operationId).
+func (c *ClientWithResponses) PeopleGetApprovalRulesWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PeopleGetApprovalRulesResponse, error) {
+	rsp, err := c.PeopleGetApprovalRules(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePeopleGetApprovalRulesResponse(rsp)
+}
+
+// PeopleSetApprovalRulesWithBodyWithResponse Replace every approval rule of the organization
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /admin/api/approval-rules (the `PeopleSetApprovalRules` operationId).
+func (c *ClientWithResponses) PeopleSetApprovalRulesWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PeopleSetApprovalRulesResponse, error) {
+	rsp, err := c.PeopleSetApprovalRulesWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePeopleSetApprovalRulesResponse(rsp)
+}
+
+// PeopleSetApprovalRulesWithResponse Replace every approval rule of the organization
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /admin/api/approval-rules (the `PeopleSetApprovalRules` operationId).
+func (c *ClientWithResponses) PeopleSetApprovalRulesWithResponse(ctx context.Context, body PeopleSetApprovalRulesJSONRequestBody, reqEditors ...RequestEditorFn) (*PeopleSetApprovalRulesResponse, error) {
+	rsp, err := c.PeopleSetApprovalRules(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePeopleSetApprovalRulesResponse(rsp)
+}
+
 // NotesEraseVersionWithResponse Erase one version of a note and the log payloads that carried its text
 //
 // Returns a wrapper object for the known response body format(s).
@@ -10107,6 +11897,19 @@ func (c *ClientWithResponses) NotesEraseVersionWithResponse(ctx context.Context,
 		return nil, err
 	}
 	return ParseNotesEraseVersionResponse(rsp)
+}
+
+// PeopleGetCredentialsStatusWithResponse The export format and each format's published revocations (board-wide)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/api/credentials/status (the `PeopleGetCredentialsStatus` operationId).
+func (c *ClientWithResponses) PeopleGetCredentialsStatusWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PeopleGetCredentialsStatusResponse, error) {
+	rsp, err := c.PeopleGetCredentialsStatus(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePeopleGetCredentialsStatusResponse(rsp)
 }
 
 // AuditListEntriesWithResponse List the organization's log entries, newest first
@@ -10603,6 +12406,36 @@ func (c *ClientWithResponses) PeopleArchiveRoleWithResponse(ctx context.Context,
 	return ParsePeopleArchiveRoleResponse(rsp)
 }
 
+// PeopleSignupWithBodyWithResponse Sign up: make an organization and become its owner (PACT_SIGNUP_ENABLED)
+//
+// Takes a signed-in account that is no person of the board yet. An account whose verified email an owner invited joins that organization instead and makes none.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/signup (the `PeopleSignup` operationId).
+func (c *ClientWithResponses) PeopleSignupWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PeopleSignupResponse, error) {
+	rsp, err := c.PeopleSignupWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePeopleSignupResponse(rsp)
+}
+
+// PeopleSignupWithResponse Sign up: make an organization and become its owner (PACT_SIGNUP_ENABLED)
+//
+// Takes a signed-in account that is no person of the board yet. An account whose verified email an owner invited joins that organization instead and makes none.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/signup (the `PeopleSignup` operationId).
+func (c *ClientWithResponses) PeopleSignupWithResponse(ctx context.Context, body PeopleSignupJSONRequestBody, reqEditors ...RequestEditorFn) (*PeopleSignupResponse, error) {
+	rsp, err := c.PeopleSignup(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePeopleSignupResponse(rsp)
+}
+
 // BoardListTasksWithResponse List the organization's tasks
 //
 // Returns a wrapper object for the known response body format(s).
@@ -10796,6 +12629,58 @@ func (c *ClientWithResponses) BoardResumeTaskWithResponse(ctx context.Context, t
 		return nil, err
 	}
 	return ParseBoardResumeTaskResponse(rsp)
+}
+
+// PeopleListTrustedRootsWithResponse List the organization's trusted roots
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/api/trusted-roots (the `PeopleListTrustedRoots` operationId).
+func (c *ClientWithResponses) PeopleListTrustedRootsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PeopleListTrustedRootsResponse, error) {
+	rsp, err := c.PeopleListTrustedRoots(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePeopleListTrustedRootsResponse(rsp)
+}
+
+// PeopleAddTrustedRootWithBodyWithResponse Trust an outside Ed25519 key to issue credentials for a person (a revoked one is reactivated)
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/trusted-roots (the `PeopleAddTrustedRoot` operationId).
+func (c *ClientWithResponses) PeopleAddTrustedRootWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PeopleAddTrustedRootResponse, error) {
+	rsp, err := c.PeopleAddTrustedRootWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePeopleAddTrustedRootResponse(rsp)
+}
+
+// PeopleAddTrustedRootWithResponse Trust an outside Ed25519 key to issue credentials for a person (a revoked one is reactivated)
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/trusted-roots (the `PeopleAddTrustedRoot` operationId).
+func (c *ClientWithResponses) PeopleAddTrustedRootWithResponse(ctx context.Context, body PeopleAddTrustedRootJSONRequestBody, reqEditors ...RequestEditorFn) (*PeopleAddTrustedRootResponse, error) {
+	rsp, err := c.PeopleAddTrustedRoot(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePeopleAddTrustedRootResponse(rsp)
+}
+
+// PeopleRevokeTrustedRootWithResponse Stop trusting a key
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /admin/api/trusted-roots/{principal} (the `PeopleRevokeTrustedRoot` operationId).
+func (c *ClientWithResponses) PeopleRevokeTrustedRootWithResponse(ctx context.Context, principal string, reqEditors ...RequestEditorFn) (*PeopleRevokeTrustedRootResponse, error) {
+	rsp, err := c.PeopleRevokeTrustedRoot(ctx, principal, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePeopleRevokeTrustedRootResponse(rsp)
 }
 
 // ParsePeopleListAgentsResponse parses an HTTP response from a PeopleListAgentsWithResponse call
@@ -11079,6 +12964,196 @@ func ParsePeopleGetAgentConnectionResponse(rsp *http.Response) (*PeopleGetAgentC
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest Connection
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePeopleListAgentKeysResponse parses an HTTP response from a PeopleListAgentKeysWithResponse call
+func ParsePeopleListAgentKeysResponse(rsp *http.Response) (*PeopleListAgentKeysResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PeopleListAgentKeysResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AgentKeysOutBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePeopleAddAgentKeyResponse parses an HTTP response from a PeopleAddAgentKeyWithResponse call
+func ParsePeopleAddAgentKeyResponse(rsp *http.Response) (*PeopleAddAgentKeyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PeopleAddAgentKeyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AddedKey
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePeopleRevokeAgentKeyResponse parses an HTTP response from a PeopleRevokeAgentKeyWithResponse call
+func ParsePeopleRevokeAgentKeyResponse(rsp *http.Response) (*PeopleRevokeAgentKeyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PeopleRevokeAgentKeyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RevokedOutBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -11593,6 +13668,114 @@ func ParsePeopleIssueAgentTokenResponse(rsp *http.Response) (*PeopleIssueAgentTo
 	return response, nil
 }
 
+// ParsePeopleGetApprovalRulesResponse parses an HTTP response from a PeopleGetApprovalRulesWithResponse call
+func ParsePeopleGetApprovalRulesResponse(rsp *http.Response) (*PeopleGetApprovalRulesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PeopleGetApprovalRulesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ApprovalRules
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePeopleSetApprovalRulesResponse parses an HTTP response from a PeopleSetApprovalRulesWithResponse call
+func ParsePeopleSetApprovalRulesResponse(rsp *http.Response) (*PeopleSetApprovalRulesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PeopleSetApprovalRulesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ApprovalRules
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseNotesEraseVersionResponse parses an HTTP response from a NotesEraseVersionWithResponse call
 func ParseNotesEraseVersionResponse(rsp *http.Response) (*NotesEraseVersionResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -11641,6 +13824,53 @@ func ParseNotesEraseVersionResponse(rsp *http.Response) (*NotesEraseVersionRespo
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePeopleGetCredentialsStatusResponse parses an HTTP response from a PeopleGetCredentialsStatusWithResponse call
+func ParsePeopleGetCredentialsStatusResponse(rsp *http.Response) (*PeopleGetCredentialsStatusResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PeopleGetCredentialsStatusResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CredentialsStatusOutBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest AdminError
@@ -13313,6 +15543,81 @@ func ParsePeopleArchiveRoleResponse(rsp *http.Response) (*PeopleArchiveRoleRespo
 	return response, nil
 }
 
+// ParsePeopleSignupResponse parses an HTTP response from a PeopleSignupWithResponse call
+func ParsePeopleSignupResponse(rsp *http.Response) (*PeopleSignupResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PeopleSignupResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest SignedUp
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseBoardListTasksResponse parses an HTTP response from a BoardListTasksWithResponse call
 func ParseBoardListTasksResponse(rsp *http.Response) (*BoardListTasksResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -13941,6 +16246,189 @@ func ParseBoardResumeTaskResponse(rsp *http.Response) (*BoardResumeTaskResponse,
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest AdminTask
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePeopleListTrustedRootsResponse parses an HTTP response from a PeopleListTrustedRootsWithResponse call
+func ParsePeopleListTrustedRootsResponse(rsp *http.Response) (*PeopleListTrustedRootsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PeopleListTrustedRootsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TrustedRootsOutBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePeopleAddTrustedRootResponse parses an HTTP response from a PeopleAddTrustedRootWithResponse call
+func ParsePeopleAddTrustedRootResponse(rsp *http.Response) (*PeopleAddTrustedRootResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PeopleAddTrustedRootResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AddedRoot
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePeopleRevokeTrustedRootResponse parses an HTTP response from a PeopleRevokeTrustedRootWithResponse call
+func ParsePeopleRevokeTrustedRootResponse(rsp *http.Response) (*PeopleRevokeTrustedRootResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PeopleRevokeTrustedRootResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RevokedOutBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

@@ -1,0 +1,140 @@
+package identity
+
+import (
+	"context"
+	"encoding/base64"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+// maxLabel bounds a trusted root's label, in characters.
+const maxLabel = 200
+
+// TrustedRoot is an outside Ed25519 key an organization trusts to issue
+// credentials in the name of one of its people.
+type TrustedRoot struct {
+	Principal   string     `bun:"-" json:"principal" doc:"The key: base64url of its 32 raw bytes"`
+	Raw         []byte     `bun:"principal" json:"-"`
+	Human       string     `bun:"human" json:"human"`
+	Label       *string    `bun:"label" json:"label"`
+	CreatedBy   string     `bun:"created_by" json:"created_by"`
+	CreatedAt   time.Time  `bun:"created_at" json:"created_at"`
+	ActiveSince time.Time  `bun:"active_since" json:"active_since" doc:"Credentials issued under it count from here on"`
+	RevokedAt   *time.Time `bun:"revoked_at" json:"revoked_at"`
+}
+
+// AddedRoot is what trusting a key hands back.
+type AddedRoot struct {
+	Principal   string  `json:"principal"`
+	Human       string  `json:"human"`
+	Label       *string `json:"label"`
+	Reactivated bool    `json:"reactivated" doc:"The key had been revoked and is trusted again from now on"`
+}
+
+// ListTrustedRoots lists org's trusted roots, oldest first.
+func (s *Service) ListTrustedRoots(ctx context.Context, tx bun.IDB, org string) ([]TrustedRoot, error) {
+	out := []TrustedRoot{}
+	err := tx.NewRaw(`SELECT principal, human, label, created_by, created_at, active_since, revoked_at
+		FROM trusted_roots WHERE org_id = ? ORDER BY created_at, principal`, org).Scan(ctx, &out)
+	for i := range out {
+		out[i].Principal = base64.RawURLEncoding.EncodeToString(out[i].Raw)
+	}
+	return out, err
+}
+
+// TrustedRootsFor lists the trusted roots of person by's organization; any
+// role may. Refusals: forbidden.
+func (s *Service) TrustedRootsFor(ctx context.Context, by string) ([]TrustedRoot, error) {
+	if by == "" {
+		return nil, errs.E(errs.Forbidden, "name the person acting (--by <human-id>)")
+	}
+	p, err := requirePerson(ctx, s.db, by, Viewer)
+	if err != nil {
+		return nil, err
+	}
+	return s.ListTrustedRoots(ctx, s.db, p.OrgID)
+}
+
+// AddTrustedRoot trusts publicKey (base64url of 32 raw bytes) to issue
+// credentials on behalf of human. A key this organization revoked is
+// trusted again, from now on, with the new human and label. Refusals, in
+// this order: forbidden (owners only); invalid_request (the key does not
+// decode, or the label is too long); not_found (human not in the
+// organization); invalid_request (the key is live here, or another
+// organization's).
+func (s *Service) AddTrustedRoot(ctx context.Context, by, publicKey, human, label string) (*AddedRoot, error) {
+	payload := map[string]any{"public_key": publicKey, "human": human, "label": label}
+	var out *AddedRoot
+	action := "admin.trusted_root.add"
+	err := s.Act(ctx, by, Owner, action, payload, func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error {
+		raw, err := ParsePublicKey(publicKey)
+		if err != nil {
+			return err
+		}
+		label = strings.TrimSpace(label)
+		if len([]rune(label)) > maxLabel {
+			return errs.E(errs.InvalidRequest, "a label is at most %d characters", maxLabel)
+		}
+		if err := ownerInOrg(ctx, tx, human, p.OrgID); err != nil {
+			return err
+		}
+		var existing []struct {
+			OrgID     string     `bun:"org_id"`
+			RevokedAt *time.Time `bun:"revoked_at"`
+		}
+		if err := tx.NewRaw(`SELECT org_id, revoked_at FROM trusted_roots WHERE principal = ? FOR UPDATE`, raw).
+			Scan(ctx, &existing); err != nil {
+			return err
+		}
+		if len(existing) > 0 && (existing[0].RevokedAt == nil || existing[0].OrgID != p.OrgID) {
+			return errs.E(errs.InvalidRequest, "this key is already a trusted root")
+		}
+		out = &AddedRoot{Principal: base64.RawURLEncoding.EncodeToString(raw), Human: human, Label: nilIfEmpty(label)}
+		if len(existing) == 0 {
+			_, err = tx.NewRaw(`INSERT INTO trusted_roots (principal, org_id, human, label, created_by) VALUES (?, ?, ?, ?, ?)`,
+				raw, p.OrgID, human, out.Label, p.ID).Exec(ctx)
+		} else {
+			out.Reactivated = true
+			e.Action = "admin.trusted_root.reactivate"
+			_, err = tx.NewRaw(`UPDATE trusted_roots SET human = ?, label = ?, revoked_at = NULL, active_since = now()
+				WHERE principal = ?`, human, out.Label, raw).Exec(ctx)
+		}
+		return translate(err, "this key")
+	})
+	return out, err
+}
+
+// RevokeTrustedRoot stops trusting principal and returns how many roots it
+// revoked (0 when it was already revoked). Refusals: forbidden (owners
+// only); invalid_request (the principal does not decode); not_found (not
+// a trusted root of the organization).
+func (s *Service) RevokeTrustedRoot(ctx context.Context, by, principal string) (int64, error) {
+	var n int64
+	err := s.Act(ctx, by, Owner, "admin.trusted_root.revoke", map[string]any{"principal": principal},
+		func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error {
+			raw, err := ParsePublicKey(principal)
+			if err != nil {
+				return errs.E(errs.InvalidRequest, "a principal is base64url of a 32-byte public key")
+			}
+			var found int
+			if err := tx.NewRaw(`SELECT count(*) FROM trusted_roots WHERE principal = ? AND org_id = ?`, raw, p.OrgID).
+				Scan(ctx, &found); err != nil {
+				return err
+			}
+			if found == 0 {
+				return errs.E(errs.NotFound, "%s is not a trusted root", principal)
+			}
+			res, err := tx.NewRaw(`UPDATE trusted_roots SET revoked_at = now() WHERE principal = ? AND revoked_at IS NULL`, raw).Exec(ctx)
+			if err != nil {
+				return err
+			}
+			n, err = res.RowsAffected()
+			return err
+		})
+	return n, err
+}

@@ -1,0 +1,270 @@
+package people_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pactboard/pact/core/identity"
+)
+
+// pubKey is a well-formed Ed25519 public key (32 bytes) named by seed.
+func pubKey(seed string) (text string, raw []byte) {
+	sum := sha256.Sum256([]byte(seed))
+	return base64.RawURLEncoding.EncodeToString(sum[:]), sum[:]
+}
+
+// withKeys adds to withAgents' board acme's key for rocket-bot and acme's
+// trusted root for bo, and returns them.
+func withKeys(t *testing.T, b *board) (acmeKey, acmeRoot string) {
+	t.Helper()
+	acmeKey, rawKey := pubKey("acme-key")
+	acmeRoot, rawRoot := pubKey("acme-root")
+	_, err := b.d.ExecContext(context.Background(), `
+		INSERT INTO agent_keys (agent_id, kid, public_key, created_by) VALUES ('rocket-bot', ?, ?, 'bo');
+		INSERT INTO trusted_roots (principal, org_id, human, created_by) VALUES (?, 'acme', 'bo', 'bo');`,
+		identity.KeyID(rawKey), rawKey, rawRoot)
+	require.NoError(t, err)
+	return acmeKey, acmeRoot
+}
+
+func TestKeyAndTrustedRootOperationsForEachRole(t *testing.T) {
+	b := newBoard(t)
+	withAgents(t, b)
+	root, _ := pubKey("root-ana")
+	_, err := b.ident.AddTrustedRoot(context.Background(), "ana", root, "ana", "")
+	require.NoError(t, err)
+	_, raw := pubKey("key-val")
+	roles := []struct {
+		id   string
+		role identity.Role
+	}{{"vic", identity.Viewer}, {"val", identity.Approver}, {"ana", identity.Owner}}
+	ops := []struct {
+		method, path string
+		body         func(as string) string
+		min          identity.Role
+	}{
+		{"GET", "/agents/reg-web/keys", nil, identity.Viewer},
+		{"POST", "/agents/reg-web/keys", func(as string) string { k, _ := pubKey("key-" + as); return `{"public_key": "` + k + `"}` }, identity.Approver},
+		{"DELETE", "/agents/reg-web/keys/" + identity.KeyID(raw), nil, identity.Approver},
+		{"GET", "/trusted-roots", nil, identity.Viewer},
+		{"POST", "/trusted-roots", func(as string) string {
+			k, _ := pubKey("root-" + as + "-2")
+			return `{"public_key": "` + k + `", "human": "val", "label": "Acme CA"}`
+		}, identity.Owner},
+		{"DELETE", "/trusted-roots/" + root, nil, identity.Owner},
+		{"GET", "/credentials/status", nil, identity.Viewer},
+	}
+	for _, o := range ops {
+		for _, r := range roles {
+			t.Run(o.method+o.path+"/"+string(r.role), func(t *testing.T) {
+				body := ""
+				if o.body != nil {
+					body = o.body(r.id)
+				}
+				got := b.call(t, r.id, o.method, o.path, body)
+				require.Equal(t, "no-store", got.header.Get("Cache-Control"))
+				if r.role.AtLeast(o.min) {
+					require.Equal(t, 200, got.status, got.raw)
+					return
+				}
+				require.Equal(t, http.StatusForbidden, got.status, got.raw)
+				require.Equal(t, map[string]any{"error": "forbidden",
+					"message": fmt.Sprintf("%s is %s; this needs %s", r.id, r.role, o.min)}, got.body)
+			})
+		}
+	}
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM agent_keys WHERE agent_id = 'reg-web' AND revoked_at IS NOT NULL`), "val's key, revoked by val")
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM agent_keys WHERE agent_id = 'reg-web' AND revoked_at IS NULL`), "ana's key")
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM trusted_roots WHERE revoked_at IS NOT NULL`))
+}
+
+func TestAgentKeys(t *testing.T) {
+	b := newBoard(t)
+	withAgents(t, b)
+	acmeKey, _ := withKeys(t, b)
+	_, err := b.ident.RegisterAgent(context.Background(), "ana", identity.AgentInput{ID: "chat-web", Client: "chat", Projects: []string{"web"}})
+	require.NoError(t, err)
+	key, raw := pubKey("reg-web")
+	sum := sha256.Sum256(raw)
+	kid := base64.RawURLEncoding.EncodeToString(sum[:])[:16]
+
+	got := b.call(t, "val", "POST", "/agents/reg-web/keys", `{"public_key": "`+key+`"}`)
+	require.Equal(t, 200, got.status, got.raw)
+	require.Equal(t, map[string]any{"agent_id": "reg-web", "kid": kid}, got.body)
+	list := b.call(t, "vic", "GET", "/agents/reg-web/keys", "")
+	require.Equal(t, 200, list.status, list.raw)
+	keys := list.body["keys"].([]any)
+	require.Len(t, keys, 1)
+	k := keys[0].(map[string]any)
+	require.Equal(t, kid, k["kid"])
+	require.Equal(t, base64.StdEncoding.EncodeToString(raw), k["public_key_b64"])
+	require.Equal(t, "val", k["created_by"])
+	require.Nil(t, k["revoked_at"])
+	liveKeys := func() float64 {
+		for _, a := range b.call(t, "vic", "GET", "/agents", "").body["agents"].([]any) {
+			if a.(map[string]any)["id"] == "reg-web" {
+				return a.(map[string]any)["live_keys"].(float64)
+			}
+		}
+		t.Fatal("reg-web not listed")
+		return 0
+	}
+	require.Equal(t, 1.0, liveKeys())
+
+	for _, tc := range []struct {
+		name, agent, key string
+		status           int
+		says             string
+	}{
+		{"OneKeyOneAgent", "hired-web", key, 400, "this public key is already registered for reg-web"},
+		{"PaddedSameKey", "hired-web", key + "=", 400, "this public key is already registered for reg-web"},
+		{"AnotherOrgsKey", "hired-web", acmeKey, 400, "this public key is already registered"},
+		{"ChatHoldsNoKeys", "chat-web", pubKeyText("chat"), 400, "chat agents do not hold keys; only code, runner do"},
+		{"NotBase64", "hired-web", "not a key!", 400, identity.BadPublicKey},
+		{"StdBase64", "hired-web", base64.StdEncoding.EncodeToString(append([]byte{0xfb, 0xff}, raw[2:]...)), 400, identity.BadPublicKey},
+		{"Short", "hired-web", base64.RawURLEncoding.EncodeToString(raw[:31]), 400, identity.BadPublicKey},
+		{"Long", "hired-web", base64.RawURLEncoding.EncodeToString(append(raw, 1)), 400, identity.BadPublicKey},
+		{"Empty", "hired-web", "", 400, identity.BadPublicKey},
+		{"MissingAgent", "no-bot", pubKeyText("x"), 404, "agent no-bot does not exist"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := b.call(t, "val", "POST", "/agents/"+tc.agent+"/keys", `{"public_key": "`+tc.key+`"}`)
+			require.Equal(t, tc.status, got.status, got.raw)
+			require.Equal(t, tc.says, got.body["message"], got.raw)
+		})
+	}
+	got = b.call(t, "val", "POST", "/agents/hired-web/keys", `{"public_key": "`+strings.Repeat("A", 101)+`"}`)
+	require.Equal(t, 422, got.status, got.raw)
+	got = b.call(t, "val", "POST", "/agents/hired-web/keys", `{"public_key": "`+key+`", "kid": "x"}`)
+	require.Equal(t, 422, got.status, "unknown fields are refused")
+	require.Equal(t, 422, b.call(t, "val", "DELETE", "/agents/reg-web/keys/short", "").status, "kid shape")
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM agent_keys WHERE agent_id <> 'rocket-bot'`), "nothing half-written")
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM entries WHERE action = 'admin.agent_key.add' AND outcome = 'ok' AND actor = 'human:val'`))
+	require.Equal(t, 10, b.count(t, `SELECT count(*) FROM entries WHERE action = 'admin.agent_key.add' AND outcome <> 'ok'`))
+
+	got = b.call(t, "val", "DELETE", "/agents/reg-web/keys/"+kid, "")
+	require.Equal(t, 200, got.status, got.raw)
+	require.Equal(t, map[string]any{"revoked": 1.0}, got.body)
+	require.Equal(t, 0.0, b.call(t, "val", "DELETE", "/agents/reg-web/keys/"+kid, "").body["revoked"], "already revoked")
+	require.Equal(t, 0.0, b.call(t, "val", "DELETE", "/agents/reg-web/keys/AAAAAAAAAAAAAAAA", "").body["revoked"], "no such kid")
+	require.Equal(t, 0.0, liveKeys())
+	require.NotNil(t, b.call(t, "vic", "GET", "/agents/reg-web/keys", "").body["keys"].([]any)[0].(map[string]any)["revoked_at"])
+	require.Equal(t, 3, b.count(t, `SELECT count(*) FROM entries WHERE action = 'admin.agent_key.revoke' AND outcome = 'ok' AND agent_id = 'reg-web'`))
+	got = b.call(t, "val", "POST", "/agents/hired-web/keys", `{"public_key": "`+key+`"}`)
+	require.Equal(t, 400, got.status, "a revoked key stays its agent's: one key, one agent")
+
+	// Another organization's agent answers like a missing one.
+	for _, tc := range []struct{ method, path, body string }{
+		{"GET", "/agents/%s/keys", ""},
+		{"POST", "/agents/%s/keys", `{"public_key": "` + pubKeyText("y") + `"}`},
+		{"DELETE", "/agents/%s/keys/" + identity.KeyID(mustRaw(acmeKey)), ""},
+	} {
+		other := b.call(t, "ana", tc.method, fmt.Sprintf(tc.path, "rocket-bot"), tc.body)
+		missing := b.call(t, "ana", tc.method, fmt.Sprintf(tc.path, "no-bot"), tc.body)
+		require.Equal(t, http.StatusNotFound, other.status, other.raw)
+		require.Equal(t, strings.ReplaceAll(missing.raw, "no-bot", "?"), strings.ReplaceAll(other.raw, "rocket-bot", "?"))
+	}
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM agent_keys WHERE agent_id = 'rocket-bot' AND revoked_at IS NULL`))
+}
+
+func pubKeyText(seed string) string { k, _ := pubKey(seed); return k }
+
+func mustRaw(key string) []byte {
+	raw, err := identity.ParsePublicKey(key)
+	if err != nil {
+		panic(err)
+	}
+	return raw
+}
+
+func TestTrustedRoots(t *testing.T) {
+	b := newBoard(t)
+	withAgents(t, b)
+	_, acmeRoot := withKeys(t, b)
+	key := pubKeyText("org-ca")
+
+	got := b.call(t, "ana", "POST", "/trusted-roots", `{"public_key": "`+key+`", "human": "val", "label": "Our CA"}`)
+	require.Equal(t, 200, got.status, got.raw)
+	require.Equal(t, map[string]any{"principal": key, "human": "val", "label": "Our CA", "reactivated": false}, got.body)
+	got = b.call(t, "vic", "GET", "/trusted-roots", "")
+	require.Equal(t, 200, got.status, got.raw)
+	roots := got.body["trusted_roots"].([]any)
+	require.Len(t, roots, 1, "acme's root is not listed here")
+	r := roots[0].(map[string]any)
+	require.Equal(t, key, r["principal"])
+	require.Equal(t, "ana", r["created_by"])
+	require.Nil(t, r["revoked_at"])
+	firstActive := r["active_since"]
+
+	for _, tc := range []struct {
+		name, body string
+		status     int
+		says       string
+	}{
+		{"Live", `{"public_key": "` + key + `", "human": "ana"}`, 400, "this key is already a trusted root"},
+		{"AnotherOrgs", `{"public_key": "` + acmeRoot + `", "human": "ana"}`, 400, "this key is already a trusted root"},
+		{"HumanOfAnotherOrg", `{"public_key": "` + pubKeyText("z") + `", "human": "bo"}`, 404, "human bo does not exist"},
+		{"MissingHuman", `{"public_key": "` + pubKeyText("z") + `", "human": "nobody"}`, 404, "human nobody does not exist"},
+		{"BadKey", `{"public_key": "abc", "human": "ana"}`, 400, identity.BadPublicKey},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := b.call(t, "ana", "POST", "/trusted-roots", tc.body)
+			require.Equal(t, tc.status, got.status, got.raw)
+			require.Equal(t, tc.says, got.body["message"])
+		})
+	}
+	require.Equal(t, 422, b.call(t, "ana", "POST", "/trusted-roots", `{"public_key": "`+key+`"}`).status, "human is required")
+	require.Equal(t, 422, b.call(t, "ana", "DELETE", "/trusted-roots/short", "").status, "principal shape")
+	require.Equal(t, 2, b.count(t, `SELECT count(*) FROM trusted_roots`))
+
+	// Revoke, then add again: reactivated from now on, for another person.
+	got = b.call(t, "ana", "DELETE", "/trusted-roots/"+key, "")
+	require.Equal(t, 200, got.status, got.raw)
+	require.Equal(t, map[string]any{"revoked": 1.0}, got.body)
+	require.Equal(t, 0.0, b.call(t, "ana", "DELETE", "/trusted-roots/"+key, "").body["revoked"], "already revoked")
+	require.NotNil(t, b.call(t, "vic", "GET", "/trusted-roots", "").body["trusted_roots"].([]any)[0].(map[string]any)["revoked_at"])
+	got = b.call(t, "ana", "POST", "/trusted-roots", `{"public_key": "`+key+`", "human": "vic"}`)
+	require.Equal(t, 200, got.status, got.raw)
+	require.Equal(t, map[string]any{"principal": key, "human": "vic", "label": nil, "reactivated": true}, got.body)
+	r = b.call(t, "vic", "GET", "/trusted-roots", "").body["trusted_roots"].([]any)[0].(map[string]any)
+	require.Nil(t, r["revoked_at"])
+	require.Equal(t, "vic", r["human"])
+	require.NotEqual(t, firstActive, r["active_since"])
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM trusted_roots WHERE active_since > created_at AND org_id = 'default'`))
+	for action, n := range map[string]int{"admin.trusted_root.add": 1, "admin.trusted_root.reactivate": 1, "admin.trusted_root.revoke": 2} {
+		require.Equal(t, n, b.count(t, `SELECT count(*) FROM entries WHERE action = ? AND outcome = 'ok' AND actor = 'human:ana'`, action), action)
+	}
+
+	// acme's root answers like a missing one, and stays live.
+	other := b.call(t, "ana", "DELETE", "/trusted-roots/"+acmeRoot, "")
+	missing := pubKeyText("missing")
+	miss := b.call(t, "ana", "DELETE", "/trusted-roots/"+missing, "")
+	require.Equal(t, http.StatusNotFound, other.status, other.raw)
+	require.Equal(t, strings.ReplaceAll(miss.raw, missing, "?"), strings.ReplaceAll(other.raw, acmeRoot, "?"))
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM trusted_roots WHERE org_id = 'acme' AND revoked_at IS NULL`))
+}
+
+func TestCredentialsStatus(t *testing.T) {
+	b := newBoard(t)
+	got := b.call(t, "vic", "GET", "/credentials/status", "")
+	require.Equal(t, 200, got.status, got.raw)
+	require.Equal(t, map[string]any{"export_format": nil, "formats": []any{
+		map[string]any{"format": "tenuo", "version": 0.0, "revoked_count": 0.0, "published_path": "/.well-known/pact-revocations/tenuo"},
+		map[string]any{"format": "biscuit", "version": 0.0, "revoked_count": 0.0, "published_path": "/.well-known/pact-revocations/biscuit"},
+	}}, got.body)
+	_, err := b.d.ExecContext(context.Background(), `
+		INSERT INTO credential_revocations (external_id, format, expires_at) VALUES
+			('t1', 'tenuo', now() + interval '1 day'), ('t2', 'tenuo', now() - interval '1 second'), ('b1', 'biscuit', now() + interval '1 day');
+		UPDATE credential_revocation_version SET version = version + 2 WHERE format = 'tenuo';`)
+	require.NoError(t, err)
+	f := b.call(t, "ana", "GET", "/credentials/status", "").body["formats"].([]any)
+	require.Equal(t, []any{2.0, 1.0}, []any{f[0].(map[string]any)["version"], f[0].(map[string]any)["revoked_count"]}, "expired ids drop off")
+	require.Equal(t, 1.0, f[1].(map[string]any)["revoked_count"])
+}

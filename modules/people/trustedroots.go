@@ -1,0 +1,76 @@
+package people
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/pactboard/pact/core/identity"
+)
+
+type trustedRootsOut struct {
+	Body struct {
+		TrustedRoots []identity.TrustedRoot `json:"trusted_roots" nullable:"false"`
+	}
+}
+
+type addRootIn struct {
+	Body struct {
+		PublicKey string `json:"public_key" maxLength:"100" example:"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo" doc:"Ed25519: base64url of its 32 raw bytes"`
+		Human     string `json:"human" example:"ana" doc:"The person of the organization the key stands for"`
+		Label     string `json:"label,omitempty" maxLength:"200"`
+	}
+}
+
+type addedRootOut struct{ Body identity.AddedRoot }
+
+type rootPath struct {
+	Principal string `path:"principal" pattern:"^[A-Za-z0-9_-]{43}$" doc:"The key, base64url of its 32 raw bytes"`
+}
+
+func (m *Module) registerTrustedRoots(api huma.API) {
+	huma.Register(api, op(http.MethodGet, "/trusted-roots", "list-trusted-roots",
+		"List the organization's trusted roots", identity.Viewer), m.listRoots)
+	huma.Register(api, op(http.MethodPost, "/trusted-roots", "add-trusted-root",
+		"Trust an outside Ed25519 key to issue credentials for a person (a revoked one is reactivated)", identity.Owner,
+		http.StatusBadRequest, http.StatusNotFound), m.addRoot)
+	huma.Register(api, op(http.MethodDelete, "/trusted-roots/{principal}", "revoke-trusted-root",
+		"Stop trusting a key", identity.Owner, http.StatusBadRequest, http.StatusNotFound), m.revokeRoot)
+}
+
+func (m *Module) listRoots(ctx context.Context, _ *struct{}) (*trustedRootsOut, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &trustedRootsOut{}
+	out.Body.TrustedRoots, err = m.identity.ListTrustedRoots(ctx, m.db, p.OrgID)
+	return out, err
+}
+
+func (m *Module) addRoot(ctx context.Context, in *addRootIn) (*addedRootOut, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r, err := m.identity.AddTrustedRoot(ctx, p.ID, in.Body.PublicKey, in.Body.Human, in.Body.Label)
+	if err != nil {
+		return nil, err
+	}
+	return &addedRootOut{Body: *r}, nil
+}
+
+func (m *Module) revokeRoot(ctx context.Context, in *rootPath) (*revokedOut, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	n, err := m.identity.RevokeTrustedRoot(ctx, p.ID, in.Principal)
+	if err != nil {
+		return nil, err
+	}
+	out := &revokedOut{}
+	out.Body.Revoked = n
+	return out, nil
+}
