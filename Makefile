@@ -55,10 +55,10 @@ client:
 
 client-check:
 	@tmp=$$(mktemp -d) && \
-	sed "s|^output: .*|output: $$tmp/client.gen.go|" sdk/adminclient/oapi-codegen.yaml > $$tmp/cfg.yaml && \
+	sed "s|^output: .*|output: $$tmp/client_gen.go|" sdk/adminclient/oapi-codegen.yaml > $$tmp/cfg.yaml && \
 	(cd sdk/adminclient && $(GO) run $(OAPI_CODEGEN) -config $$tmp/cfg.yaml ../../docs/openapi.json) && \
-	if ! cmp -s $$tmp/client.gen.go sdk/adminclient/client.gen.go; then \
-		echo "sdk/adminclient/client.gen.go is stale: run make client"; rm -rf $$tmp; exit 1; fi; \
+	if ! cmp -s $$tmp/client_gen.go sdk/adminclient/client_gen.go; then \
+		echo "sdk/adminclient/client_gen.go is stale: run make client"; rm -rf $$tmp; exit 1; fi; \
 	rm -rf $$tmp; echo "sdk/adminclient is up to date"
 
 run: build

@@ -1,5 +1,5 @@
 // Package adminclient is a Go client of the PACT Board Admin API, generated
-// by oapi-codegen from docs/openapi.json (never edit client.gen.go: run
+// by oapi-codegen from docs/openapi.json (never edit client_gen.go: run
 // `make client`). Authenticate with a person's OAuth access token, e.g.
 //
 //	c, err := adminclient.NewClientWithResponses(boardURL, // paths include /admin/api
