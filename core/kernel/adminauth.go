@@ -71,7 +71,14 @@ func AdminOp(op huma.Operation, min identity.Role) huma.Operation {
 	}
 	op.Metadata = meta
 	op.Security = []map[string][]string{{"bearer": {}}}
-	op.Errors = append([]int{http.StatusUnauthorized, http.StatusForbidden}, op.Errors...)
+	// Every operation can answer these: the gate's 401 and 403, and 500 and
+	// 503 when something below fails; one with a body, 413 over its limit.
+	always := []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusInternalServerError, http.StatusServiceUnavailable}
+	switch op.Method {
+	case http.MethodPost, http.MethodPut, http.MethodPatch:
+		always = append(always, http.StatusRequestEntityTooLarge)
+	}
+	op.Errors = append(always, op.Errors...)
 	slices.Sort(op.Errors)
 	op.Errors = slices.Compact(op.Errors)
 	return op

@@ -6846,6 +6846,8 @@ type PeopleListAgentsResponse struct {
 	JSON403 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -6866,6 +6868,11 @@ func (r PeopleListAgentsResponse) GetJSON403() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r PeopleListAgentsResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PeopleListAgentsResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -6912,10 +6919,14 @@ type PeopleCreateAgentResponse struct {
 	JSON404 *AdminError
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -6948,6 +6959,11 @@ func (r PeopleCreateAgentResponse) GetJSON409() *AdminError {
 	return r.JSON409
 }
 
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PeopleCreateAgentResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r PeopleCreateAgentResponse) GetJSON422() *AdminError {
 	return r.JSON422
@@ -6956,6 +6972,11 @@ func (r PeopleCreateAgentResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r PeopleCreateAgentResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PeopleCreateAgentResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7002,10 +7023,14 @@ type PeopleHireAgentResponse struct {
 	JSON404 *AdminError
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -7038,6 +7063,11 @@ func (r PeopleHireAgentResponse) GetJSON409() *AdminError {
 	return r.JSON409
 }
 
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PeopleHireAgentResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r PeopleHireAgentResponse) GetJSON422() *AdminError {
 	return r.JSON422
@@ -7046,6 +7076,11 @@ func (r PeopleHireAgentResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r PeopleHireAgentResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PeopleHireAgentResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7090,10 +7125,14 @@ type PeopleUpdateAgentResponse struct {
 	JSON403 *AdminError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7121,6 +7160,11 @@ func (r PeopleUpdateAgentResponse) GetJSON404() *AdminError {
 	return r.JSON404
 }
 
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PeopleUpdateAgentResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r PeopleUpdateAgentResponse) GetJSON422() *AdminError {
 	return r.JSON422
@@ -7129,6 +7173,11 @@ func (r PeopleUpdateAgentResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r PeopleUpdateAgentResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PeopleUpdateAgentResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7175,6 +7224,8 @@ type PeopleGetAgentConnectionResponse struct {
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7205,6 +7256,11 @@ func (r PeopleGetAgentConnectionResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r PeopleGetAgentConnectionResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PeopleGetAgentConnectionResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7251,6 +7307,8 @@ type PeopleListAgentKeysResponse struct {
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7281,6 +7339,11 @@ func (r PeopleListAgentKeysResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r PeopleListAgentKeysResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PeopleListAgentKeysResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7325,10 +7388,14 @@ type PeopleAddAgentKeyResponse struct {
 	JSON403 *AdminError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7356,6 +7423,11 @@ func (r PeopleAddAgentKeyResponse) GetJSON404() *AdminError {
 	return r.JSON404
 }
 
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PeopleAddAgentKeyResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r PeopleAddAgentKeyResponse) GetJSON422() *AdminError {
 	return r.JSON422
@@ -7364,6 +7436,11 @@ func (r PeopleAddAgentKeyResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r PeopleAddAgentKeyResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PeopleAddAgentKeyResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7410,6 +7487,8 @@ type PeopleRevokeAgentKeyResponse struct {
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7440,6 +7519,11 @@ func (r PeopleRevokeAgentKeyResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r PeopleRevokeAgentKeyResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PeopleRevokeAgentKeyResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7484,10 +7568,14 @@ type PeopleSetAgentPreferencesResponse struct {
 	JSON403 *AdminError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7515,6 +7603,11 @@ func (r PeopleSetAgentPreferencesResponse) GetJSON404() *AdminError {
 	return r.JSON404
 }
 
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PeopleSetAgentPreferencesResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r PeopleSetAgentPreferencesResponse) GetJSON422() *AdminError {
 	return r.JSON422
@@ -7523,6 +7616,11 @@ func (r PeopleSetAgentPreferencesResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r PeopleSetAgentPreferencesResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PeopleSetAgentPreferencesResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7567,10 +7665,14 @@ type PeopleRenewAgentResponse struct {
 	JSON403 *AdminError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7598,6 +7700,11 @@ func (r PeopleRenewAgentResponse) GetJSON404() *AdminError {
 	return r.JSON404
 }
 
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PeopleRenewAgentResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r PeopleRenewAgentResponse) GetJSON422() *AdminError {
 	return r.JSON422
@@ -7606,6 +7713,11 @@ func (r PeopleRenewAgentResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r PeopleRenewAgentResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PeopleRenewAgentResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7650,10 +7762,14 @@ type PeopleChangeAgentRoleResponse struct {
 	JSON403 *AdminError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7681,6 +7797,11 @@ func (r PeopleChangeAgentRoleResponse) GetJSON404() *AdminError {
 	return r.JSON404
 }
 
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PeopleChangeAgentRoleResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r PeopleChangeAgentRoleResponse) GetJSON422() *AdminError {
 	return r.JSON422
@@ -7689,6 +7810,11 @@ func (r PeopleChangeAgentRoleResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r PeopleChangeAgentRoleResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PeopleChangeAgentRoleResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7731,10 +7857,14 @@ type PeopleCreateSetupCodeResponse struct {
 	JSON403 *AdminError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7757,6 +7887,11 @@ func (r PeopleCreateSetupCodeResponse) GetJSON404() *AdminError {
 	return r.JSON404
 }
 
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PeopleCreateSetupCodeResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r PeopleCreateSetupCodeResponse) GetJSON422() *AdminError {
 	return r.JSON422
@@ -7765,6 +7900,11 @@ func (r PeopleCreateSetupCodeResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r PeopleCreateSetupCodeResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PeopleCreateSetupCodeResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7809,10 +7949,14 @@ type PeopleSetAgentStatusResponse struct {
 	JSON403 *AdminError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7840,6 +7984,11 @@ func (r PeopleSetAgentStatusResponse) GetJSON404() *AdminError {
 	return r.JSON404
 }
 
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PeopleSetAgentStatusResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r PeopleSetAgentStatusResponse) GetJSON422() *AdminError {
 	return r.JSON422
@@ -7848,6 +7997,11 @@ func (r PeopleSetAgentStatusResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r PeopleSetAgentStatusResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PeopleSetAgentStatusResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7894,6 +8048,8 @@ type PeopleRevokeAgentTokensResponse struct {
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7924,6 +8080,11 @@ func (r PeopleRevokeAgentTokensResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r PeopleRevokeAgentTokensResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PeopleRevokeAgentTokensResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7970,10 +8131,14 @@ type PeopleIssueAgentTokenResponse struct {
 	JSON404 *AdminError
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8006,6 +8171,11 @@ func (r PeopleIssueAgentTokenResponse) GetJSON409() *AdminError {
 	return r.JSON409
 }
 
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PeopleIssueAgentTokenResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r PeopleIssueAgentTokenResponse) GetJSON422() *AdminError {
 	return r.JSON422
@@ -8014,6 +8184,11 @@ func (r PeopleIssueAgentTokenResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r PeopleIssueAgentTokenResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PeopleIssueAgentTokenResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8056,6 +8231,8 @@ type PeopleGetApprovalRulesResponse struct {
 	JSON403 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8076,6 +8253,11 @@ func (r PeopleGetApprovalRulesResponse) GetJSON403() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r PeopleGetApprovalRulesResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PeopleGetApprovalRulesResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8118,10 +8300,14 @@ type PeopleSetApprovalRulesResponse struct {
 	JSON401 *AdminError
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8144,6 +8330,11 @@ func (r PeopleSetApprovalRulesResponse) GetJSON403() *AdminError {
 	return r.JSON403
 }
 
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PeopleSetApprovalRulesResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r PeopleSetApprovalRulesResponse) GetJSON422() *AdminError {
 	return r.JSON422
@@ -8152,6 +8343,11 @@ func (r PeopleSetApprovalRulesResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r PeopleSetApprovalRulesResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PeopleSetApprovalRulesResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8194,10 +8390,14 @@ type NotesEraseVersionResponse struct {
 	JSON403 *AdminError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8220,6 +8420,11 @@ func (r NotesEraseVersionResponse) GetJSON404() *AdminError {
 	return r.JSON404
 }
 
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r NotesEraseVersionResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r NotesEraseVersionResponse) GetJSON422() *AdminError {
 	return r.JSON422
@@ -8228,6 +8433,11 @@ func (r NotesEraseVersionResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r NotesEraseVersionResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r NotesEraseVersionResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8270,6 +8480,8 @@ type PeopleGetCredentialsStatusResponse struct {
 	JSON403 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8290,6 +8502,11 @@ func (r PeopleGetCredentialsStatusResponse) GetJSON403() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r PeopleGetCredentialsStatusResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PeopleGetCredentialsStatusResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8336,6 +8553,8 @@ type AuditListEntriesResponse struct {
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8366,6 +8585,11 @@ func (r AuditListEntriesResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r AuditListEntriesResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r AuditListEntriesResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8408,10 +8632,14 @@ type AuditEraseEntryResponse struct {
 	JSON403 *AdminError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8434,6 +8662,11 @@ func (r AuditEraseEntryResponse) GetJSON404() *AdminError {
 	return r.JSON404
 }
 
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r AuditEraseEntryResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r AuditEraseEntryResponse) GetJSON422() *AdminError {
 	return r.JSON422
@@ -8442,6 +8675,11 @@ func (r AuditEraseEntryResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r AuditEraseEntryResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r AuditEraseEntryResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8484,6 +8722,8 @@ type PeopleListHumansResponse struct {
 	JSON403 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8504,6 +8744,11 @@ func (r PeopleListHumansResponse) GetJSON403() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r PeopleListHumansResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PeopleListHumansResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8548,10 +8793,14 @@ type PeopleCreateHumanResponse struct {
 	JSON403 *AdminError
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -8579,6 +8828,11 @@ func (r PeopleCreateHumanResponse) GetJSON409() *AdminError {
 	return r.JSON409
 }
 
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PeopleCreateHumanResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r PeopleCreateHumanResponse) GetJSON422() *AdminError {
 	return r.JSON422
@@ -8587,6 +8841,11 @@ func (r PeopleCreateHumanResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r PeopleCreateHumanResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PeopleCreateHumanResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8633,10 +8892,14 @@ type PeopleUpdateHumanResponse struct {
 	JSON404 *AdminError
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8669,6 +8932,11 @@ func (r PeopleUpdateHumanResponse) GetJSON409() *AdminError {
 	return r.JSON409
 }
 
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PeopleUpdateHumanResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r PeopleUpdateHumanResponse) GetJSON422() *AdminError {
 	return r.JSON422
@@ -8677,6 +8945,11 @@ func (r PeopleUpdateHumanResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r PeopleUpdateHumanResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PeopleUpdateHumanResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8717,10 +8990,14 @@ type PeopleSetKillSwitchResponse struct {
 	JSON401 *AdminError
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8738,6 +9015,11 @@ func (r PeopleSetKillSwitchResponse) GetJSON403() *AdminError {
 	return r.JSON403
 }
 
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PeopleSetKillSwitchResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r PeopleSetKillSwitchResponse) GetJSON422() *AdminError {
 	return r.JSON422
@@ -8746,6 +9028,11 @@ func (r PeopleSetKillSwitchResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r PeopleSetKillSwitchResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PeopleSetKillSwitchResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8788,6 +9075,8 @@ type AuditVerifyLogResponse struct {
 	JSON403 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8808,6 +9097,11 @@ func (r AuditVerifyLogResponse) GetJSON403() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r AuditVerifyLogResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r AuditVerifyLogResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8852,6 +9146,8 @@ type BoardListMandatesResponse struct {
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8877,6 +9173,11 @@ func (r BoardListMandatesResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r BoardListMandatesResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r BoardListMandatesResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8921,10 +9222,14 @@ type BoardIssueMandateResponse struct {
 	JSON403 *AdminError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -8952,6 +9257,11 @@ func (r BoardIssueMandateResponse) GetJSON404() *AdminError {
 	return r.JSON404
 }
 
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r BoardIssueMandateResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r BoardIssueMandateResponse) GetJSON422() *AdminError {
 	return r.JSON422
@@ -8960,6 +9270,11 @@ func (r BoardIssueMandateResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r BoardIssueMandateResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r BoardIssueMandateResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9006,6 +9321,8 @@ type BoardGetMandateImpactResponse struct {
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9036,6 +9353,11 @@ func (r BoardGetMandateImpactResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r BoardGetMandateImpactResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r BoardGetMandateImpactResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9080,10 +9402,14 @@ type BoardReplaceMandateResponse struct {
 	JSON403 *AdminError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9111,6 +9437,11 @@ func (r BoardReplaceMandateResponse) GetJSON404() *AdminError {
 	return r.JSON404
 }
 
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r BoardReplaceMandateResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r BoardReplaceMandateResponse) GetJSON422() *AdminError {
 	return r.JSON422
@@ -9119,6 +9450,11 @@ func (r BoardReplaceMandateResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r BoardReplaceMandateResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r BoardReplaceMandateResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9161,10 +9497,14 @@ type BoardRevokeMandateResponse struct {
 	JSON403 *AdminError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9187,6 +9527,11 @@ func (r BoardRevokeMandateResponse) GetJSON404() *AdminError {
 	return r.JSON404
 }
 
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r BoardRevokeMandateResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r BoardRevokeMandateResponse) GetJSON422() *AdminError {
 	return r.JSON422
@@ -9195,6 +9540,11 @@ func (r BoardRevokeMandateResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r BoardRevokeMandateResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r BoardRevokeMandateResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9237,6 +9587,8 @@ type PeopleGetMeResponse struct {
 	JSON403 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9257,6 +9609,11 @@ func (r PeopleGetMeResponse) GetJSON403() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r PeopleGetMeResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PeopleGetMeResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9299,6 +9656,8 @@ type PeopleGetOrgResponse struct {
 	JSON403 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9319,6 +9678,11 @@ func (r PeopleGetOrgResponse) GetJSON403() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r PeopleGetOrgResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PeopleGetOrgResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9361,10 +9725,14 @@ type PeopleUpdateOrgResponse struct {
 	JSON401 *AdminError
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9387,6 +9755,11 @@ func (r PeopleUpdateOrgResponse) GetJSON403() *AdminError {
 	return r.JSON403
 }
 
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PeopleUpdateOrgResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r PeopleUpdateOrgResponse) GetJSON422() *AdminError {
 	return r.JSON422
@@ -9395,6 +9768,11 @@ func (r PeopleUpdateOrgResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r PeopleUpdateOrgResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PeopleUpdateOrgResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9437,6 +9815,8 @@ type BoardGetOverviewResponse struct {
 	JSON403 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9457,6 +9837,11 @@ func (r BoardGetOverviewResponse) GetJSON403() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r BoardGetOverviewResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r BoardGetOverviewResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9499,6 +9884,8 @@ type PeopleListProjectsResponse struct {
 	JSON403 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9519,6 +9906,11 @@ func (r PeopleListProjectsResponse) GetJSON403() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r PeopleListProjectsResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PeopleListProjectsResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9563,10 +9955,14 @@ type PeopleCreateProjectResponse struct {
 	JSON403 *AdminError
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -9594,6 +9990,11 @@ func (r PeopleCreateProjectResponse) GetJSON409() *AdminError {
 	return r.JSON409
 }
 
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PeopleCreateProjectResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r PeopleCreateProjectResponse) GetJSON422() *AdminError {
 	return r.JSON422
@@ -9602,6 +10003,11 @@ func (r PeopleCreateProjectResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r PeopleCreateProjectResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PeopleCreateProjectResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9646,10 +10052,14 @@ type PeopleUpdateProjectResponse struct {
 	JSON403 *AdminError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9677,6 +10087,11 @@ func (r PeopleUpdateProjectResponse) GetJSON404() *AdminError {
 	return r.JSON404
 }
 
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PeopleUpdateProjectResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r PeopleUpdateProjectResponse) GetJSON422() *AdminError {
 	return r.JSON422
@@ -9685,6 +10100,11 @@ func (r PeopleUpdateProjectResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r PeopleUpdateProjectResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PeopleUpdateProjectResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9731,6 +10151,8 @@ type NotesListNotesResponse struct {
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9761,6 +10183,11 @@ func (r NotesListNotesResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r NotesListNotesResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r NotesListNotesResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9807,6 +10234,8 @@ type NotesGetNoteResponse struct {
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9837,6 +10266,11 @@ func (r NotesGetNoteResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r NotesGetNoteResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r NotesGetNoteResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9881,10 +10315,14 @@ type NotesWriteNoteResponse struct {
 	JSON403 *AdminError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9912,6 +10350,11 @@ func (r NotesWriteNoteResponse) GetJSON404() *AdminError {
 	return r.JSON404
 }
 
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r NotesWriteNoteResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r NotesWriteNoteResponse) GetJSON422() *AdminError {
 	return r.JSON422
@@ -9920,6 +10363,11 @@ func (r NotesWriteNoteResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r NotesWriteNoteResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r NotesWriteNoteResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9962,10 +10410,14 @@ type NotesArchiveNoteResponse struct {
 	JSON403 *AdminError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9988,6 +10440,11 @@ func (r NotesArchiveNoteResponse) GetJSON404() *AdminError {
 	return r.JSON404
 }
 
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r NotesArchiveNoteResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r NotesArchiveNoteResponse) GetJSON422() *AdminError {
 	return r.JSON422
@@ -9996,6 +10453,11 @@ func (r NotesArchiveNoteResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r NotesArchiveNoteResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r NotesArchiveNoteResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10038,10 +10500,14 @@ type NotesPinNoteResponse struct {
 	JSON403 *AdminError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10064,6 +10530,11 @@ func (r NotesPinNoteResponse) GetJSON404() *AdminError {
 	return r.JSON404
 }
 
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r NotesPinNoteResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r NotesPinNoteResponse) GetJSON422() *AdminError {
 	return r.JSON422
@@ -10072,6 +10543,11 @@ func (r NotesPinNoteResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r NotesPinNoteResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r NotesPinNoteResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10114,10 +10590,14 @@ type NotesUnpinNoteResponse struct {
 	JSON403 *AdminError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10140,6 +10620,11 @@ func (r NotesUnpinNoteResponse) GetJSON404() *AdminError {
 	return r.JSON404
 }
 
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r NotesUnpinNoteResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r NotesUnpinNoteResponse) GetJSON422() *AdminError {
 	return r.JSON422
@@ -10148,6 +10633,11 @@ func (r NotesUnpinNoteResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r NotesUnpinNoteResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r NotesUnpinNoteResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10192,6 +10682,8 @@ type PeopleListRolesResponse struct {
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10217,6 +10709,11 @@ func (r PeopleListRolesResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r PeopleListRolesResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PeopleListRolesResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10259,10 +10756,14 @@ type PeopleSaveRoleResponse struct {
 	JSON401 *AdminError
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10285,6 +10786,11 @@ func (r PeopleSaveRoleResponse) GetJSON403() *AdminError {
 	return r.JSON403
 }
 
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PeopleSaveRoleResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r PeopleSaveRoleResponse) GetJSON422() *AdminError {
 	return r.JSON422
@@ -10293,6 +10799,11 @@ func (r PeopleSaveRoleResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r PeopleSaveRoleResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PeopleSaveRoleResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10335,10 +10846,14 @@ type PeopleArchiveRoleResponse struct {
 	JSON403 *AdminError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10361,6 +10876,11 @@ func (r PeopleArchiveRoleResponse) GetJSON404() *AdminError {
 	return r.JSON404
 }
 
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PeopleArchiveRoleResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r PeopleArchiveRoleResponse) GetJSON422() *AdminError {
 	return r.JSON422
@@ -10369,6 +10889,11 @@ func (r PeopleArchiveRoleResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r PeopleArchiveRoleResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PeopleArchiveRoleResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10505,6 +11030,8 @@ type BoardListTasksResponse struct {
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10535,6 +11062,11 @@ func (r BoardListTasksResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r BoardListTasksResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r BoardListTasksResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10581,6 +11113,8 @@ type BoardGetTaskResponse struct {
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10611,6 +11145,11 @@ func (r BoardGetTaskResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r BoardGetTaskResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r BoardGetTaskResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10655,10 +11194,14 @@ type BoardApproveTaskResponse struct {
 	JSON403 *AdminError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10686,6 +11229,11 @@ func (r BoardApproveTaskResponse) GetJSON404() *AdminError {
 	return r.JSON404
 }
 
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r BoardApproveTaskResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r BoardApproveTaskResponse) GetJSON422() *AdminError {
 	return r.JSON422
@@ -10694,6 +11242,11 @@ func (r BoardApproveTaskResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r BoardApproveTaskResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r BoardApproveTaskResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10740,10 +11293,14 @@ type BoardAssignTaskResponse struct {
 	JSON404 *AdminError
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10776,6 +11333,11 @@ func (r BoardAssignTaskResponse) GetJSON409() *AdminError {
 	return r.JSON409
 }
 
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r BoardAssignTaskResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r BoardAssignTaskResponse) GetJSON422() *AdminError {
 	return r.JSON422
@@ -10784,6 +11346,11 @@ func (r BoardAssignTaskResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r BoardAssignTaskResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r BoardAssignTaskResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10828,10 +11395,14 @@ type BoardCancelTaskResponse struct {
 	JSON403 *AdminError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10859,6 +11430,11 @@ func (r BoardCancelTaskResponse) GetJSON404() *AdminError {
 	return r.JSON404
 }
 
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r BoardCancelTaskResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r BoardCancelTaskResponse) GetJSON422() *AdminError {
 	return r.JSON422
@@ -10867,6 +11443,11 @@ func (r BoardCancelTaskResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r BoardCancelTaskResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r BoardCancelTaskResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10911,10 +11492,14 @@ type BoardEditTaskResponse struct {
 	JSON403 *AdminError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10942,6 +11527,11 @@ func (r BoardEditTaskResponse) GetJSON404() *AdminError {
 	return r.JSON404
 }
 
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r BoardEditTaskResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r BoardEditTaskResponse) GetJSON422() *AdminError {
 	return r.JSON422
@@ -10950,6 +11540,11 @@ func (r BoardEditTaskResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r BoardEditTaskResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r BoardEditTaskResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10996,10 +11591,14 @@ type BoardMessageTaskResponse struct {
 	JSON404 *AdminError
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11032,6 +11631,11 @@ func (r BoardMessageTaskResponse) GetJSON409() *AdminError {
 	return r.JSON409
 }
 
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r BoardMessageTaskResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r BoardMessageTaskResponse) GetJSON422() *AdminError {
 	return r.JSON422
@@ -11040,6 +11644,11 @@ func (r BoardMessageTaskResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r BoardMessageTaskResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r BoardMessageTaskResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -11084,10 +11693,14 @@ type BoardRejectTaskResponse struct {
 	JSON403 *AdminError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11115,6 +11728,11 @@ func (r BoardRejectTaskResponse) GetJSON404() *AdminError {
 	return r.JSON404
 }
 
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r BoardRejectTaskResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r BoardRejectTaskResponse) GetJSON422() *AdminError {
 	return r.JSON422
@@ -11123,6 +11741,11 @@ func (r BoardRejectTaskResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r BoardRejectTaskResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r BoardRejectTaskResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -11167,10 +11790,14 @@ type BoardReleaseTaskResponse struct {
 	JSON403 *AdminError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11198,6 +11825,11 @@ func (r BoardReleaseTaskResponse) GetJSON404() *AdminError {
 	return r.JSON404
 }
 
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r BoardReleaseTaskResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r BoardReleaseTaskResponse) GetJSON422() *AdminError {
 	return r.JSON422
@@ -11206,6 +11838,11 @@ func (r BoardReleaseTaskResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r BoardReleaseTaskResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r BoardReleaseTaskResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -11250,10 +11887,14 @@ type BoardResumeTaskResponse struct {
 	JSON403 *AdminError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11281,6 +11922,11 @@ func (r BoardResumeTaskResponse) GetJSON404() *AdminError {
 	return r.JSON404
 }
 
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r BoardResumeTaskResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r BoardResumeTaskResponse) GetJSON422() *AdminError {
 	return r.JSON422
@@ -11289,6 +11935,11 @@ func (r BoardResumeTaskResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r BoardResumeTaskResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r BoardResumeTaskResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -11331,6 +11982,8 @@ type PeopleListTrustedRootsResponse struct {
 	JSON403 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11351,6 +12004,11 @@ func (r PeopleListTrustedRootsResponse) GetJSON403() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r PeopleListTrustedRootsResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PeopleListTrustedRootsResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -11395,10 +12053,14 @@ type PeopleAddTrustedRootResponse struct {
 	JSON403 *AdminError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11426,6 +12088,11 @@ func (r PeopleAddTrustedRootResponse) GetJSON404() *AdminError {
 	return r.JSON404
 }
 
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PeopleAddTrustedRootResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r PeopleAddTrustedRootResponse) GetJSON422() *AdminError {
 	return r.JSON422
@@ -11434,6 +12101,11 @@ func (r PeopleAddTrustedRootResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r PeopleAddTrustedRootResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PeopleAddTrustedRootResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -11482,6 +12154,8 @@ type PeopleRevokeTrustedRootResponse struct {
 	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11517,6 +12191,11 @@ func (r PeopleRevokeTrustedRootResponse) GetJSON422() *AdminError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r PeopleRevokeTrustedRootResponse) GetJSON500() *AdminError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PeopleRevokeTrustedRootResponse) GetJSON503() *AdminError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -12725,6 +13404,13 @@ func ParsePeopleListAgentsResponse(rsp *http.Response) (*PeopleListAgentsRespons
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	return response, nil
@@ -12786,6 +13472,13 @@ func ParsePeopleCreateAgentResponse(rsp *http.Response) (*PeopleCreateAgentRespo
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest AdminError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12799,6 +13492,13 @@ func ParsePeopleCreateAgentResponse(rsp *http.Response) (*PeopleCreateAgentRespo
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -12861,6 +13561,13 @@ func ParsePeopleHireAgentResponse(rsp *http.Response) (*PeopleHireAgentResponse,
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest AdminError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12874,6 +13581,13 @@ func ParsePeopleHireAgentResponse(rsp *http.Response) (*PeopleHireAgentResponse,
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -12929,6 +13643,13 @@ func ParsePeopleUpdateAgentResponse(rsp *http.Response) (*PeopleUpdateAgentRespo
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest AdminError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12942,6 +13663,13 @@ func ParsePeopleUpdateAgentResponse(rsp *http.Response) (*PeopleUpdateAgentRespo
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -13004,6 +13732,13 @@ func ParsePeopleGetAgentConnectionResponse(rsp *http.Response) (*PeopleGetAgentC
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	return response, nil
@@ -13065,6 +13800,13 @@ func ParsePeopleListAgentKeysResponse(rsp *http.Response) (*PeopleListAgentKeysR
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	return response, nil
@@ -13119,6 +13861,13 @@ func ParsePeopleAddAgentKeyResponse(rsp *http.Response) (*PeopleAddAgentKeyRespo
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest AdminError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13132,6 +13881,13 @@ func ParsePeopleAddAgentKeyResponse(rsp *http.Response) (*PeopleAddAgentKeyRespo
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -13194,6 +13950,13 @@ func ParsePeopleRevokeAgentKeyResponse(rsp *http.Response) (*PeopleRevokeAgentKe
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	return response, nil
@@ -13248,6 +14011,13 @@ func ParsePeopleSetAgentPreferencesResponse(rsp *http.Response) (*PeopleSetAgent
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest AdminError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13261,6 +14031,13 @@ func ParsePeopleSetAgentPreferencesResponse(rsp *http.Response) (*PeopleSetAgent
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -13316,6 +14093,13 @@ func ParsePeopleRenewAgentResponse(rsp *http.Response) (*PeopleRenewAgentRespons
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest AdminError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13329,6 +14113,13 @@ func ParsePeopleRenewAgentResponse(rsp *http.Response) (*PeopleRenewAgentRespons
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -13384,6 +14175,13 @@ func ParsePeopleChangeAgentRoleResponse(rsp *http.Response) (*PeopleChangeAgentR
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest AdminError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13397,6 +14195,13 @@ func ParsePeopleChangeAgentRoleResponse(rsp *http.Response) (*PeopleChangeAgentR
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -13445,6 +14250,13 @@ func ParsePeopleCreateSetupCodeResponse(rsp *http.Response) (*PeopleCreateSetupC
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest AdminError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13458,6 +14270,13 @@ func ParsePeopleCreateSetupCodeResponse(rsp *http.Response) (*PeopleCreateSetupC
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -13513,6 +14332,13 @@ func ParsePeopleSetAgentStatusResponse(rsp *http.Response) (*PeopleSetAgentStatu
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest AdminError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13526,6 +14352,13 @@ func ParsePeopleSetAgentStatusResponse(rsp *http.Response) (*PeopleSetAgentStatu
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -13588,6 +14421,13 @@ func ParsePeopleRevokeAgentTokensResponse(rsp *http.Response) (*PeopleRevokeAgen
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	return response, nil
@@ -13649,6 +14489,13 @@ func ParsePeopleIssueAgentTokenResponse(rsp *http.Response) (*PeopleIssueAgentTo
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest AdminError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13662,6 +14509,13 @@ func ParsePeopleIssueAgentTokenResponse(rsp *http.Response) (*PeopleIssueAgentTo
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -13710,6 +14564,13 @@ func ParsePeopleGetApprovalRulesResponse(rsp *http.Response) (*PeopleGetApproval
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	return response, nil
@@ -13757,6 +14618,13 @@ func ParsePeopleSetApprovalRulesResponse(rsp *http.Response) (*PeopleSetApproval
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest AdminError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13770,6 +14638,13 @@ func ParsePeopleSetApprovalRulesResponse(rsp *http.Response) (*PeopleSetApproval
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -13818,6 +14693,13 @@ func ParseNotesEraseVersionResponse(rsp *http.Response) (*NotesEraseVersionRespo
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest AdminError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13831,6 +14713,13 @@ func ParseNotesEraseVersionResponse(rsp *http.Response) (*NotesEraseVersionRespo
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -13878,6 +14767,13 @@ func ParsePeopleGetCredentialsStatusResponse(rsp *http.Response) (*PeopleGetCred
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -13940,6 +14836,13 @@ func ParseAuditListEntriesResponse(rsp *http.Response) (*AuditListEntriesRespons
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	return response, nil
@@ -13987,6 +14890,13 @@ func ParseAuditEraseEntryResponse(rsp *http.Response) (*AuditEraseEntryResponse,
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest AdminError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14000,6 +14910,13 @@ func ParseAuditEraseEntryResponse(rsp *http.Response) (*AuditEraseEntryResponse,
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -14047,6 +14964,13 @@ func ParsePeopleListHumansResponse(rsp *http.Response) (*PeopleListHumansRespons
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -14102,6 +15026,13 @@ func ParsePeopleCreateHumanResponse(rsp *http.Response) (*PeopleCreateHumanRespo
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest AdminError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14115,6 +15046,13 @@ func ParsePeopleCreateHumanResponse(rsp *http.Response) (*PeopleCreateHumanRespo
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -14177,6 +15115,13 @@ func ParsePeopleUpdateHumanResponse(rsp *http.Response) (*PeopleUpdateHumanRespo
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest AdminError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14190,6 +15135,13 @@ func ParsePeopleUpdateHumanResponse(rsp *http.Response) (*PeopleUpdateHumanRespo
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -14231,6 +15183,13 @@ func ParsePeopleSetKillSwitchResponse(rsp *http.Response) (*PeopleSetKillSwitchR
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest AdminError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14244,6 +15203,13 @@ func ParsePeopleSetKillSwitchResponse(rsp *http.Response) (*PeopleSetKillSwitchR
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -14291,6 +15257,13 @@ func ParseAuditVerifyLogResponse(rsp *http.Response) (*AuditVerifyLogResponse, e
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -14346,6 +15319,13 @@ func ParseBoardListMandatesResponse(rsp *http.Response) (*BoardListMandatesRespo
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	return response, nil
@@ -14400,6 +15380,13 @@ func ParseBoardIssueMandateResponse(rsp *http.Response) (*BoardIssueMandateRespo
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest AdminError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14413,6 +15400,13 @@ func ParseBoardIssueMandateResponse(rsp *http.Response) (*BoardIssueMandateRespo
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -14475,6 +15469,13 @@ func ParseBoardGetMandateImpactResponse(rsp *http.Response) (*BoardGetMandateImp
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	return response, nil
@@ -14529,6 +15530,13 @@ func ParseBoardReplaceMandateResponse(rsp *http.Response) (*BoardReplaceMandateR
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest AdminError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14542,6 +15550,13 @@ func ParseBoardReplaceMandateResponse(rsp *http.Response) (*BoardReplaceMandateR
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -14590,6 +15605,13 @@ func ParseBoardRevokeMandateResponse(rsp *http.Response) (*BoardRevokeMandateRes
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest AdminError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14603,6 +15625,13 @@ func ParseBoardRevokeMandateResponse(rsp *http.Response) (*BoardRevokeMandateRes
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -14651,6 +15680,13 @@ func ParsePeopleGetMeResponse(rsp *http.Response) (*PeopleGetMeResponse, error) 
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	return response, nil
@@ -14697,6 +15733,13 @@ func ParsePeopleGetOrgResponse(rsp *http.Response) (*PeopleGetOrgResponse, error
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -14745,6 +15788,13 @@ func ParsePeopleUpdateOrgResponse(rsp *http.Response) (*PeopleUpdateOrgResponse,
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest AdminError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14758,6 +15808,13 @@ func ParsePeopleUpdateOrgResponse(rsp *http.Response) (*PeopleUpdateOrgResponse,
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -14806,6 +15863,13 @@ func ParseBoardGetOverviewResponse(rsp *http.Response) (*BoardGetOverviewRespons
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	return response, nil
@@ -14852,6 +15916,13 @@ func ParsePeopleListProjectsResponse(rsp *http.Response) (*PeopleListProjectsRes
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -14907,6 +15978,13 @@ func ParsePeopleCreateProjectResponse(rsp *http.Response) (*PeopleCreateProjectR
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest AdminError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14920,6 +15998,13 @@ func ParsePeopleCreateProjectResponse(rsp *http.Response) (*PeopleCreateProjectR
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -14975,6 +16060,13 @@ func ParsePeopleUpdateProjectResponse(rsp *http.Response) (*PeopleUpdateProjectR
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest AdminError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14988,6 +16080,13 @@ func ParsePeopleUpdateProjectResponse(rsp *http.Response) (*PeopleUpdateProjectR
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -15050,6 +16149,13 @@ func ParseNotesListNotesResponse(rsp *http.Response) (*NotesListNotesResponse, e
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	return response, nil
@@ -15111,6 +16217,13 @@ func ParseNotesGetNoteResponse(rsp *http.Response) (*NotesGetNoteResponse, error
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	return response, nil
@@ -15165,6 +16278,13 @@ func ParseNotesWriteNoteResponse(rsp *http.Response) (*NotesWriteNoteResponse, e
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest AdminError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15178,6 +16298,13 @@ func ParseNotesWriteNoteResponse(rsp *http.Response) (*NotesWriteNoteResponse, e
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -15226,6 +16353,13 @@ func ParseNotesArchiveNoteResponse(rsp *http.Response) (*NotesArchiveNoteRespons
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest AdminError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15239,6 +16373,13 @@ func ParseNotesArchiveNoteResponse(rsp *http.Response) (*NotesArchiveNoteRespons
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -15287,6 +16428,13 @@ func ParseNotesPinNoteResponse(rsp *http.Response) (*NotesPinNoteResponse, error
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest AdminError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15300,6 +16448,13 @@ func ParseNotesPinNoteResponse(rsp *http.Response) (*NotesPinNoteResponse, error
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -15348,6 +16503,13 @@ func ParseNotesUnpinNoteResponse(rsp *http.Response) (*NotesUnpinNoteResponse, e
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest AdminError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15361,6 +16523,13 @@ func ParseNotesUnpinNoteResponse(rsp *http.Response) (*NotesUnpinNoteResponse, e
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -15416,6 +16585,13 @@ func ParsePeopleListRolesResponse(rsp *http.Response) (*PeopleListRolesResponse,
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	return response, nil
@@ -15463,6 +16639,13 @@ func ParsePeopleSaveRoleResponse(rsp *http.Response) (*PeopleSaveRoleResponse, e
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest AdminError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15476,6 +16659,13 @@ func ParsePeopleSaveRoleResponse(rsp *http.Response) (*PeopleSaveRoleResponse, e
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -15524,6 +16714,13 @@ func ParsePeopleArchiveRoleResponse(rsp *http.Response) (*PeopleArchiveRoleRespo
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest AdminError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15537,6 +16734,13 @@ func ParsePeopleArchiveRoleResponse(rsp *http.Response) (*PeopleArchiveRoleRespo
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -15674,6 +16878,13 @@ func ParseBoardListTasksResponse(rsp *http.Response) (*BoardListTasksResponse, e
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	return response, nil
@@ -15735,6 +16946,13 @@ func ParseBoardGetTaskResponse(rsp *http.Response) (*BoardGetTaskResponse, error
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	return response, nil
@@ -15789,6 +17007,13 @@ func ParseBoardApproveTaskResponse(rsp *http.Response) (*BoardApproveTaskRespons
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest AdminError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15802,6 +17027,13 @@ func ParseBoardApproveTaskResponse(rsp *http.Response) (*BoardApproveTaskRespons
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -15864,6 +17096,13 @@ func ParseBoardAssignTaskResponse(rsp *http.Response) (*BoardAssignTaskResponse,
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest AdminError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15877,6 +17116,13 @@ func ParseBoardAssignTaskResponse(rsp *http.Response) (*BoardAssignTaskResponse,
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -15932,6 +17178,13 @@ func ParseBoardCancelTaskResponse(rsp *http.Response) (*BoardCancelTaskResponse,
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest AdminError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15945,6 +17198,13 @@ func ParseBoardCancelTaskResponse(rsp *http.Response) (*BoardCancelTaskResponse,
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -16000,6 +17260,13 @@ func ParseBoardEditTaskResponse(rsp *http.Response) (*BoardEditTaskResponse, err
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest AdminError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16013,6 +17280,13 @@ func ParseBoardEditTaskResponse(rsp *http.Response) (*BoardEditTaskResponse, err
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -16075,6 +17349,13 @@ func ParseBoardMessageTaskResponse(rsp *http.Response) (*BoardMessageTaskRespons
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest AdminError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16088,6 +17369,13 @@ func ParseBoardMessageTaskResponse(rsp *http.Response) (*BoardMessageTaskRespons
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -16143,6 +17431,13 @@ func ParseBoardRejectTaskResponse(rsp *http.Response) (*BoardRejectTaskResponse,
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest AdminError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16156,6 +17451,13 @@ func ParseBoardRejectTaskResponse(rsp *http.Response) (*BoardRejectTaskResponse,
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -16211,6 +17513,13 @@ func ParseBoardReleaseTaskResponse(rsp *http.Response) (*BoardReleaseTaskRespons
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest AdminError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16224,6 +17533,13 @@ func ParseBoardReleaseTaskResponse(rsp *http.Response) (*BoardReleaseTaskRespons
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -16279,6 +17595,13 @@ func ParseBoardResumeTaskResponse(rsp *http.Response) (*BoardResumeTaskResponse,
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest AdminError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16292,6 +17615,13 @@ func ParseBoardResumeTaskResponse(rsp *http.Response) (*BoardResumeTaskResponse,
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -16339,6 +17669,13 @@ func ParsePeopleListTrustedRootsResponse(rsp *http.Response) (*PeopleListTrusted
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -16394,6 +17731,13 @@ func ParsePeopleAddTrustedRootResponse(rsp *http.Response) (*PeopleAddTrustedRoo
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest AdminError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16407,6 +17751,13 @@ func ParsePeopleAddTrustedRootResponse(rsp *http.Response) (*PeopleAddTrustedRoo
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -16475,6 +17826,13 @@ func ParsePeopleRevokeTrustedRootResponse(rsp *http.Response) (*PeopleRevokeTrus
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
