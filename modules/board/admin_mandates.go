@@ -78,8 +78,11 @@ type MandateView struct {
 	ExportedAs      *string            `json:"exported_as" doc:"The credential format it was exported as, if any"`
 	ExternalID      *string            `json:"external_id"`
 	IssuerPrincipal *string            `json:"issuer_principal" doc:"The trusted root that issued an imported mandate"`
-	Usage           map[string]float64 `json:"usage" doc:"Amount used of each limited key"`
-	Task            *MandateTask       `json:"task" doc:"The task it was delegated for, if any"`
+	// RevocationPublished is derived: some outside id minted for the mandate
+	// is on a published revocation list.
+	RevocationPublished bool               `json:"revocation_published" doc:"Some credential id minted for it is on a published revocation list"`
+	Usage               map[string]float64 `json:"usage" doc:"Amount used of each limited key"`
+	Task                *MandateTask       `json:"task" doc:"The task it was delegated for, if any"`
 }
 
 type listMandatesIn struct {

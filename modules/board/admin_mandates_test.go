@@ -240,6 +240,17 @@ func TestListMandates(t *testing.T) {
 	require.Equal(t, 1.0, d["depth"])
 	require.Equal(t, a.roots["code-web"], d["parent_id"])
 	require.Equal(t, "gemini-web", d["holder"])
+	require.Equal(t, false, d["revocation_published"])
+
+	// A credential id minted for the delegated mandate and put on a
+	// revocation list makes revocation_published true, and only for it.
+	_, err := a.d.ExecContext(context.Background(), `INSERT INTO credential_links (format, external_id, mandate_id) VALUES ('tenuo', 'w-1', ?);
+		INSERT INTO credential_revocations (external_id, format, expires_at) VALUES ('w-1', 'tenuo', now() + interval '1 day')`, delegated)
+	require.NoError(t, err)
+	for _, m := range a.call(t, "vic", "GET", "/mandates", "").body["mandates"].([]any) {
+		mm := m.(map[string]any)
+		require.Equal(t, mm["id"] == delegated, mm["revocation_published"], mm["id"])
+	}
 
 	require.Equal(t, 200, a.call(t, "ana", "POST", "/mandates/"+a.roots["gemini-web"]+"/revoke", "").status)
 	require.Len(t, a.call(t, "vic", "GET", "/mandates", "").body["mandates"], 2, "revoked mandates are not live")

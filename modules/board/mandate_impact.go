@@ -125,12 +125,15 @@ func listMandates(ctx context.Context, tx bun.IDB, org string, all bool) ([]Mand
 		ExportedAs      *string         `bun:"exported_as"`
 		ExternalID      *string         `bun:"external_id"`
 		IssuerPrincipal *string         `bun:"issuer_principal"`
+		Published       bool            `bun:"revocation_published"`
 		Usage           json.RawMessage `bun:"usage,type:jsonb"`
 		Task            json.RawMessage `bun:"task,type:jsonb"`
 	}
 	err := tx.NewRaw(`SELECT m.id::text AS id, m.parent_id::text AS parent_id, m.issuer_kind, m.issuer, m.holder, m.scope,
 			m.limits, m.delegations_left, m.depth, m.expires_at, m.revoked_at, m.created_at, m.format, m.exported_as,
 			m.external_id, m.issuer_principal,
+			EXISTS (SELECT 1 FROM credential_links l JOIN credential_revocations r ON r.external_id = l.external_id
+				WHERE l.mandate_id = m.id) AS revocation_published,
 			coalesce((SELECT jsonb_object_agg(u.limit_key, u.used) FROM limit_usage u WHERE u.mandate_id = m.id), '{}') AS usage,
 			(SELECT jsonb_build_object('id', t.id, 'title', t.title, 'status', t.status) FROM tasks t
 				WHERE t.delegated_mandate_id = m.id ORDER BY t.created_at LIMIT 1) AS task
@@ -145,7 +148,7 @@ func listMandates(ctx context.Context, tx bun.IDB, org string, all bool) ([]Mand
 		v := MandateView{ID: r.ID, ParentID: r.ParentID, IssuerKind: r.IssuerKind, Issuer: r.Issuer, Holder: r.Holder,
 			Scope: r.Scope, DelegationsLeft: r.DelegationsLeft, Depth: r.Depth, ExpiresAt: r.ExpiresAt.UTC(),
 			CreatedAt: r.CreatedAt.UTC(), Format: r.Format, ExportedAs: r.ExportedAs, ExternalID: r.ExternalID,
-			IssuerPrincipal: r.IssuerPrincipal, Limits: map[string]float64{}, Usage: map[string]float64{}}
+			IssuerPrincipal: r.IssuerPrincipal, RevocationPublished: r.Published, Limits: map[string]float64{}, Usage: map[string]float64{}}
 		if r.RevokedAt != nil {
 			t := r.RevokedAt.UTC()
 			v.RevokedAt = &t

@@ -900,9 +900,12 @@ type MandateView struct {
 	Limits map[string]float64 `json:"limits"`
 
 	// ParentId null for a root mandate, issued by a person
-	ParentId  *openapi_types.UUID `json:"parent_id"`
-	RevokedAt *time.Time          `json:"revoked_at"`
-	Scope     []string            `json:"scope"`
+	ParentId *openapi_types.UUID `json:"parent_id"`
+
+	// RevocationPublished Some credential id minted for it is on a published revocation list
+	RevocationPublished bool       `json:"revocation_published"`
+	RevokedAt           *time.Time `json:"revoked_at"`
+	Scope               []string   `json:"scope"`
 
 	// Task The task it was delegated for, if any
 	Task MandateTask `json:"task"`
