@@ -26,6 +26,7 @@ import (
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/modules/board"
+	"github.com/pactboard/pact/modules/credentials"
 	"github.com/pactboard/pact/modules/notes"
 	"github.com/pactboard/pact/sdk/errs"
 )
@@ -145,7 +146,7 @@ func (a *app) open(ctx context.Context) (func(), error) {
 	// same effects as through the Admin API.
 	a.board = board.New()
 	k := kernel.New(kernel.Deps{DB: d, Log: a.log, Mandates: a.mandates, Identity: a.ident, Logger: logger, Config: a.cfg})
-	if err := k.Register(a.board, notes.New()); err != nil {
+	if err := k.Register(a.board, notes.New(), credentials.New(credentials.Options{Keys: keys})); err != nil {
 		_ = release()
 		return nil, err
 	}

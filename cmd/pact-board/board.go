@@ -24,6 +24,7 @@ import (
 	"github.com/pactboard/pact/core/pluginhost"
 	"github.com/pactboard/pact/modules/audit"
 	"github.com/pactboard/pact/modules/board"
+	"github.com/pactboard/pact/modules/credentials"
 	"github.com/pactboard/pact/modules/notes"
 	"github.com/pactboard/pact/modules/notify"
 	"github.com/pactboard/pact/modules/people"
@@ -111,7 +112,7 @@ func (m *Main) Run(ctx context.Context) error {
 	// The modules, in a fixed order; mcp comes last and serves every tool and
 	// resource the others registered.
 	if err := k.Register(wellKnown{keys: keys}, eventsListener{hub: hub}, board.New(), notes.New(), people.New(), audit.New(),
-		notify.New(notify.Options{Notifiers: plugins}),
+		notify.New(notify.Options{Notifiers: plugins}), credentials.New(credentials.Options{Plugins: plugins, Keys: keys}),
 		mcpserve.New(mcpOptions(m.Config, k, ident, d, issuer))); err != nil {
 		return err
 	}

@@ -70,6 +70,7 @@ type Kernel struct {
 	admin  huma.API
 	tools  *Tools
 	res    *Resources
+	claims *ClaimHooks
 
 	mu      sync.Mutex
 	modules []string
@@ -101,6 +102,7 @@ func New(deps Deps) *Kernel {
 	}
 	k.tools = NewTools(deps.DB, deps.Log)
 	k.res = &Resources{}
+	k.claims = &ClaimHooks{}
 	if _, ok := huma.NewError(0, "").(*AdminError); !ok {
 		k.logger.Error("huma.NewError is not kernel.NewAdminError: Admin API errors will not follow the error model; " +
 			"cmd must assign it before building the kernel")
@@ -187,6 +189,9 @@ func (k *Kernel) Routes() []string {
 
 // Tools returns the MCP tool registry and its pipeline.
 func (k *Kernel) Tools() *Tools { return k.tools }
+
+// Claims returns the claim hooks.
+func (k *Kernel) Claims() *ClaimHooks { return k.claims }
 
 // Resources returns the MCP resource templates.
 func (k *Kernel) Resources() *Resources { return k.res }

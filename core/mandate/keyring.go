@@ -213,3 +213,10 @@ func b64url(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
 func b64urlDecode(s string) ([]byte, error) {
 	return base64.RawURLEncoding.DecodeString(strings.TrimRight(s, "="))
 }
+
+// ActiveSeed returns the active key's id and Ed25519 seed, for the
+// credential plugins that sign exported credentials with the board's key
+// (they are pinned by SHA-256 for that reason). Nothing else needs it.
+func (k *Keyring) ActiveSeed() (kid string, seed []byte) {
+	return k.kids[0], k.keys[k.kids[0]].Seed()
+}

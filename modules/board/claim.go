@@ -106,6 +106,7 @@ func (m *Module) claim(ctx context.Context, c *kernel.Call) (any, error) {
 	if err := m.addBudget(ctx, c, chain, out); err != nil {
 		return nil, err
 	}
+	m.claims.Run(ctx, tx, kernel.Claimed{AgentID: who.ID, TaskID: t.ID, ProjectID: p.ID, MandateID: chain.Leaf().ID.String()}, out)
 	return out, nil
 }
 

@@ -29,6 +29,8 @@ type Module struct {
 	// hub wakes pact_wait and pact_events; nil (tests without one) means
 	// waiting calls only check at their start and their deadline.
 	hub *events.Hub
+	// claims add to a claim's answer (an exported credential).
+	claims *kernel.ClaimHooks
 	// stale is how long a claim lives without a heartbeat.
 	stale time.Duration
 }
@@ -44,6 +46,7 @@ func (m *Module) Name() string { return "board" }
 // its subtree, in the revoking transaction.
 func (m *Module) Register(h *kernel.Host) error {
 	m.db, m.log, m.mandates, m.ident, m.logger, m.hub = h.DB(), h.Log(), h.Mandates(), h.Identity(), h.Logger(), h.Events()
+	m.claims = h.Claims()
 	m.stale = 30 * time.Minute
 	if c := h.Config(); c != nil && c.StaleAfter > 0 {
 		m.stale = c.StaleAfter

@@ -1,0 +1,99 @@
+package credentials
+
+import (
+	"context"
+
+	"github.com/uptrace/bun"
+
+	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/core/mandate"
+	"github.com/pactboard/pact/sdk/credential"
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+// keyClients are the agents that may hold an Ed25519 key, and so a credential.
+var keyClients = map[string]bool{"code": true, "runner": true}
+
+// exportOnClaim is the claim hook: it exports the claim's verified chain as
+// a credential held by the agent's registered key and records every outside
+// id minted for each link. It never fails the claim: when no credential can
+// be issued the answer carries credential_note saying why.
+func (m *Module) exportOnClaim(ctx context.Context, tx bun.IDB, c kernel.Claimed) map[string]any {
+	// A savepoint: a failed statement here must not abort the claim's
+	// transaction.
+	var out map[string]any
+	err := tx.RunInTx(ctx, nil, func(ctx context.Context, sub bun.Tx) error {
+		var err error
+		out, err = m.export(ctx, sub, c)
+		return err
+	})
+	if err != nil {
+		m.logger.Error("credential export", "agent", c.AgentID, "error", err)
+		return note("the board could not issue a credential; the claim stands")
+	}
+	return out
+}
+
+func note(msg string) map[string]any { return map[string]any{"credential_note": msg} }
+
+// export does exportOnClaim's work; its error (a database failure) rolls
+// the savepoint back.
+func (m *Module) export(ctx context.Context, tx bun.IDB, c kernel.Claimed) (map[string]any, error) {
+	var agent struct {
+		Client string `bun:"client"`
+		Key    []byte `bun:"public_key"`
+	}
+	err := tx.NewRaw(`SELECT a.client, (SELECT k.public_key FROM agent_keys k WHERE k.agent_id = a.id AND k.revoked_at IS NULL
+		ORDER BY k.created_at DESC LIMIT 1) AS public_key FROM agents a WHERE a.id = ?`, c.AgentID).Scan(ctx, &agent)
+	switch {
+	case err != nil:
+		return nil, err
+	case !keyClients[agent.Client]:
+		return note(agent.Client + " agents hold no keys, so they get no credential; only code and runner agents do"), nil
+	case len(agent.Key) == 0:
+		return note("agent " + c.AgentID + " has no registered key (pact-admin agent-key-add); no credential was issued"), nil
+	}
+	chain, err := m.mandates.Lineage(ctx, tx, c.MandateID)
+	if err != nil {
+		return nil, err
+	}
+	plugin, err := m.plugin(m.format)
+	if err != nil {
+		return note(errs.Public(err).Message), nil
+	}
+	kid, seed := m.opts.Keys.ActiveSeed()
+	exported, err := plugin.Export(ctx, credential.ExportRequest{Chain: links(chain), HolderKey: agent.Key, TTL: m.ttl,
+		Now: m.opts.Now(), Key: credential.SigningKey{Kid: kid, Seed: seed}})
+	if err != nil {
+		if e, ok := errs.As(err); ok && e.Code == errs.InvalidRequest {
+			return note(e.Message), nil
+		}
+		m.logger.Warn("credential export failed; the claim stands", "format", m.format, "error", err)
+		return note("the " + m.format + " credential could not be issued: " + errs.Public(err).Message), nil
+	}
+	for link, ids := range exported.LinkIDs {
+		for _, id := range ids {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO credential_links (format, external_id, mandate_id) VALUES (?, ?, ?)
+				ON CONFLICT DO NOTHING`, exported.Format, id, link); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return map[string]any{"credential": map[string]any{"format": exported.Format, "external_id": exported.ExternalID,
+		exported.Field: exported.Credential}}, nil
+}
+
+// links describes a verified chain to a credential plugin.
+func links(chain mandate.Chain) []credential.Link {
+	out := make([]credential.Link, len(chain))
+	for i, l := range chain {
+		parent := ""
+		if l.ParentID != nil {
+			parent = l.ParentID.String()
+		}
+		out[i] = credential.Link{ID: l.ID.String(), ParentID: parent, IssuerKind: l.IssuerKind, Issuer: l.Issuer,
+			Holder: l.Holder, Scope: l.Scope, Limits: l.Limits, DelegationsLeft: l.DelegationsLeft, Depth: l.Depth,
+			ExpiresAt: l.ExpiresAt}
+	}
+	return out
+}
