@@ -2,6 +2,7 @@ package mandate_test
 
 import (
 	"bytes"
+	"encoding/base64"
 	"testing"
 	"time"
 
@@ -104,20 +105,35 @@ func TestIssueRootRefusesBadInput(t *testing.T) {
 	}
 }
 
-func TestIssueRootSignsImportedLinksWithTheirOrigin(t *testing.T) {
-	w := newWorld(t)
+// trustedKey adds a live trusted root standing for boss and returns its
+// principal as imported links name it (base64url).
+func trustedKey(w *world, fill byte) string {
+	key := bytes.Repeat([]byte{fill}, 32)
+	w.exec(`INSERT INTO trusted_roots (principal, org_id, human, created_by) VALUES (?, 'default', 'boss', 'boss')`, key)
+	return base64.RawURLEncoding.EncodeToString(key)
+}
+
+func importRoot(w *world, principal, externalID string) (*mandate.Mandate, error) {
 	var m *mandate.Mandate
-	require.NoError(t, w.tx(func(tx bun.IDB) (err error) {
+	err := w.tx(func(tx bun.IDB) (err error) {
 		m, err = w.svc.IssueRoot(w.ctx, tx, mandate.RootInput{
 			Issuer: "boss", Holder: "a1", Scope: web, Delegations: 2, ExpiresAt: t0.Add(time.Hour),
-			Imported: &mandate.Imported{Format: "tenuo", ExternalID: "w-1", Credential: []byte{1, 2}, IssuerPrincipal: "key-1"},
+			Imported: &mandate.Imported{Format: "tenuo", ExternalID: externalID, Credential: []byte{1, 2}, IssuerPrincipal: principal},
 		})
 		return err
-	}))
+	})
+	return m, err
+}
+
+func TestIssueRootSignsImportedLinksWithTheirOrigin(t *testing.T) {
+	w := newWorld(t)
+	principal := trustedKey(w, 7)
+	m, err := importRoot(w, principal, "w-1")
+	require.NoError(t, err)
 	require.Equal(t, "tenuo", m.Format)
 	payload, err := m.Payload()
 	require.NoError(t, err)
-	require.Contains(t, string(payload), `"issuer_principal":"key-1"`)
+	require.Contains(t, string(payload), `"issuer_principal":"`+principal+`"`)
 	c := w.chain(m)
 	require.Equal(t, "w-1", *c.Leaf().ExternalID)
 	var cred []byte
@@ -215,4 +231,26 @@ func TestGet(t *testing.T) {
 		e := requireRefusal(t, err, errs.NotFound, "")
 		require.Equal(t, "mandate "+id+" does not exist", e.Message)
 	}
+}
+
+// An imported link answers to its trusted root on every use: revoking the
+// root stops it, and re-adding the key later does not bring it back.
+func TestImportedLinksDieWithTheirTrustedRoot(t *testing.T) {
+	w := newWorld(t)
+	principal := trustedKey(w, 9)
+	m, err := importRoot(w, principal, "w-2")
+	require.NoError(t, err)
+	w.chain(m)
+	w.exec(`UPDATE trusted_roots SET revoked_at = now()`)
+	_, err = w.verify(m.ID.String(), "a1")
+	e := requireRefusal(t, err, errs.MandateRevoked, m.ID.String())
+	require.Contains(t, e.Message, "no longer a trusted root")
+	w.exec(`UPDATE trusted_roots SET revoked_at = NULL, active_since = now() + interval '1 second'`)
+	_, err = w.verify(m.ID.String(), "a1")
+	requireRefusal(t, err, errs.MandateRevoked, m.ID.String())
+
+	bad, err := importRoot(w, "not base64!", "w-3")
+	require.NoError(t, err)
+	_, err = w.verify(bad.ID.String(), "a1")
+	requireRefusal(t, err, errs.ChainBroken, bad.ID.String())
 }

@@ -24,8 +24,11 @@ import (
 //     issuer);
 //  2. MandateRevoked for the first revoked link from the root: revoking a
 //     link kills everything below it without marking it;
-//  3. MandateExpired for the first link whose expiry has passed;
-//  4. ChainBroken when the leaf is held by someone other than holder.
+//  3. MandateRevoked for an imported link whose trusted root was revoked
+//     (or re-added after the link was imported); ChainBroken when its
+//     principal is unreadable;
+//  4. MandateExpired for the first link whose expiry has passed;
+//  5. ChainBroken when the leaf is held by someone other than holder.
 func (s *Service) Verify(ctx context.Context, tx bun.IDB, leafID, holder string) (Chain, error) {
 	id, ok := parseID(leafID)
 	if !ok {
@@ -59,8 +62,9 @@ func (s *Service) Verify(ctx context.Context, tx bun.IDB, leafID, holder string)
 			return nil, errs.Mandate(errs.MandateRevoked, m.ID.String(), "mandate %s in the chain was revoked", m.ID)
 		}
 	}
-	// Step 8 of the original check (an imported link must still answer to a
-	// live trusted root) comes with the trusted_roots table in a later issue.
+	if err := checkTrustedRoots(ctx, tx, chain); err != nil {
+		return nil, err
+	}
 	now := s.now()
 	for _, m := range chain {
 		if !m.ExpiresAt.After(now) {
@@ -185,4 +189,36 @@ func (c Chain) Revoked() bool {
 		}
 	}
 	return false
+}
+
+// checkTrustedRoots refuses a chain with an imported link whose trusted
+// root no longer stands for it: the root must be live, in the holder's
+// organization, stand for the same person, and have been active since
+// before the link was imported. It costs one query, and only for chains
+// that hold imported links.
+func checkTrustedRoots(ctx context.Context, tx bun.IDB, chain Chain) error {
+	for _, m := range chain {
+		if m.Format == FormatPact {
+			continue
+		}
+		id := m.ID.String()
+		if m.IssuerPrincipal == nil {
+			return errs.Mandate(errs.ChainBroken, id, "imported mandate %s names no issuing key", id)
+		}
+		principal, err := b64urlDecode(*m.IssuerPrincipal)
+		if err != nil || len(principal) != 32 {
+			return errs.Mandate(errs.ChainBroken, id, "imported mandate %s names an unreadable issuing key", id)
+		}
+		var live bool
+		err = tx.NewRaw(`SELECT EXISTS (SELECT 1 FROM trusted_roots tr JOIN agents a ON a.id = ?
+			WHERE tr.principal = ? AND tr.revoked_at IS NULL AND tr.org_id = a.org_id AND tr.human = ?
+			  AND ? >= tr.active_since)`, m.Holder, principal, m.Issuer, m.CreatedAt).Scan(ctx, &live)
+		if err != nil {
+			return errs.Wrap(err, "check trusted root")
+		}
+		if !live {
+			return errs.Mandate(errs.MandateRevoked, id, "mandate %s was imported under key %s, no longer a trusted root", id, *m.IssuerPrincipal)
+		}
+	}
+	return nil
 }
