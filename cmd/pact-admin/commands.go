@@ -99,7 +99,7 @@ func commands() map[string]command {
 					return map[string]any{"agent_id": pos[0], "revoked": n}, err
 				}
 			}},
-		mandateIssue(),
+		mandateIssue(), credentialImport(),
 		{name: "mandate-revoke", args: "<mandate-id> --by approver", positionals: 1, needsDB: true,
 			summary: "revoke a mandate and everything delegated under it",
 			setup: func(fs *flag.FlagSet) runner {

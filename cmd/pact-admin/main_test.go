@@ -122,6 +122,9 @@ func TestEveryCommandWorksEndToEnd(t *testing.T) {
 	c.ok("platform-halt")
 	c.ok("platform-unhalt")
 
+	// No credential plugin is configured here: the import gets as far as
+	// asking for it and is refused, logged, with nothing imported.
+	c.refused("not_found", "credential-import", "code-web", "stack", "--by", "val")
 	c.ok("payload-erase", "1", "--by", "ana")
 	verdicts := c.ok("log-verify")
 	require.Contains(t, verdicts, "default")

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/pactboard/pact/core/db"
+	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/sdk/credential"
@@ -41,6 +42,7 @@ type Module struct {
 	opts     Options
 	db       *db.DB
 	mandates *mandate.Service
+	ident    *identity.Service
 	logger   hclog.Logger
 	format   string        // PACT_EXPORT_FORMAT; "" exports nothing
 	ttl      time.Duration // PACT_EXPORT_TTL_HOURS
@@ -61,7 +63,7 @@ func (m *Module) Name() string { return "credentials" }
 // revocation lists, and, when an export format is set, adds a credential to
 // every claim.
 func (m *Module) Register(h *kernel.Host) error {
-	m.db, m.mandates, m.logger = h.DB(), h.Mandates(), h.Logger()
+	m.db, m.mandates, m.ident, m.logger = h.DB(), h.Mandates(), h.Identity(), h.Logger()
 	m.ttl = 24 * time.Hour
 	if c := h.Config(); c != nil {
 		m.format = c.ExportFormat
@@ -71,6 +73,7 @@ func (m *Module) Register(h *kernel.Host) error {
 	}
 	m.mandates.OnRevoke(m.publishRevocations)
 	h.Handle("GET /.well-known/pact-revocations/{format}", http.HandlerFunc(m.serveList))
+	m.registerAdmin(h.Admin())
 	if m.format != "" {
 		h.Claims().Add(m.exportOnClaim)
 	}

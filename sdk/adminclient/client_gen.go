@@ -162,6 +162,24 @@ func (e HumanRole) Valid() bool {
 	}
 }
 
+// Defines values for ImportInBodyFormat.
+const (
+	ImportInBodyFormatBiscuit ImportInBodyFormat = "biscuit"
+	ImportInBodyFormatTenuo   ImportInBodyFormat = "tenuo"
+)
+
+// Valid indicates whether the value is a known member of the ImportInBodyFormat enum.
+func (e ImportInBodyFormat) Valid() bool {
+	switch e {
+	case ImportInBodyFormatBiscuit:
+		return true
+	case ImportInBodyFormatTenuo:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for InviteInBodyRole.
 const (
 	InviteInBodyRoleApprover InviteInBodyRole = "approver"
@@ -795,6 +813,24 @@ type ImpactTask struct {
 	Id       openapi_types.UUID `json:"id"`
 	Status   string             `json:"status"`
 	Title    string             `json:"title"`
+}
+
+// ImportInBody defines model for ImportInBody.
+type ImportInBody struct {
+	// Credential The credential as text (a base64url Tenuo warrant stack)
+	Credential string `json:"credential"`
+
+	// Format The credential's format
+	Format ImportInBodyFormat `json:"format"`
+}
+
+// ImportInBodyFormat The credential's format
+type ImportInBodyFormat string
+
+// ImportOutBody defines model for ImportOutBody.
+type ImportOutBody struct {
+	// MandateId The root mandate the credential became
+	MandateId string `json:"mandate_id"`
 }
 
 // InviteInBody defines model for InviteInBody.
@@ -1503,6 +1539,9 @@ type PeopleHireAgentJSONRequestBody = HireInBody
 // PeopleUpdateAgentJSONRequestBody defines body for PeopleUpdateAgent for application/json ContentType.
 type PeopleUpdateAgentJSONRequestBody = UpdateAgentInBody
 
+// CredentialsImportJSONRequestBody defines body for CredentialsImport for application/json ContentType.
+type CredentialsImportJSONRequestBody = ImportInBody
+
 // PeopleAddAgentKeyJSONRequestBody defines body for PeopleAddAgentKey for application/json ContentType.
 type PeopleAddAgentKeyJSONRequestBody = AddKeyInBody
 
@@ -1697,6 +1736,20 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /admin/api/agents/{agent_id}/connection (the `PeopleGetAgentConnection` operationId).
 	PeopleGetAgentConnection(ctx context.Context, agentId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CredentialsImportWithBody Import an outside credential as a root mandate
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /admin/api/agents/{agent_id}/credentials (the `CredentialsImport` operationId).
+	CredentialsImportWithBody(ctx context.Context, agentId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CredentialsImport Import an outside credential as a root mandate
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /admin/api/agents/{agent_id}/credentials (the `CredentialsImport` operationId).
+	CredentialsImport(ctx context.Context, agentId string, body CredentialsImportJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PeopleListAgentKeys List an agent's Ed25519 public keys
 	//
@@ -2312,6 +2365,40 @@ func (c *Client) PeopleUpdateAgent(ctx context.Context, agentId string, body Peo
 // Corresponds with GET /admin/api/agents/{agent_id}/connection (the `PeopleGetAgentConnection` operationId).
 func (c *Client) PeopleGetAgentConnection(ctx context.Context, agentId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPeopleGetAgentConnectionRequest(c.Server, agentId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CredentialsImportWithBody Import an outside credential as a root mandate
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /admin/api/agents/{agent_id}/credentials (the `CredentialsImport` operationId).
+func (c *Client) CredentialsImportWithBody(ctx context.Context, agentId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCredentialsImportRequestWithBody(c.Server, agentId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CredentialsImport Import an outside credential as a root mandate
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /admin/api/agents/{agent_id}/credentials (the `CredentialsImport` operationId).
+func (c *Client) CredentialsImport(ctx context.Context, agentId string, body CredentialsImportJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCredentialsImportRequest(c.Server, agentId, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3787,6 +3874,53 @@ func NewPeopleGetAgentConnectionRequest(server string, agentId string) (*http.Re
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewCredentialsImportRequest calls the generic CredentialsImport builder with application/json body
+func NewCredentialsImportRequest(server string, agentId string, body CredentialsImportJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCredentialsImportRequestWithBody(server, agentId, "application/json", bodyReader)
+}
+
+// NewCredentialsImportRequestWithBody constructs an http.Request for the CredentialsImport method, with any body, and a specified content type
+func NewCredentialsImportRequestWithBody(server string, agentId string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "agent_id", agentId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/agents/%s/credentials", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -6280,6 +6414,20 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /admin/api/agents/{agent_id}/connection (the `PeopleGetAgentConnection` operationId).
 	PeopleGetAgentConnectionWithResponse(ctx context.Context, agentId string, reqEditors ...RequestEditorFn) (*PeopleGetAgentConnectionResponse, error)
 
+	// CredentialsImportWithBodyWithResponse Import an outside credential as a root mandate
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/agents/{agent_id}/credentials (the `CredentialsImport` operationId).
+	CredentialsImportWithBodyWithResponse(ctx context.Context, agentId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CredentialsImportResponse, error)
+
+	// CredentialsImportWithResponse Import an outside credential as a root mandate
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/agents/{agent_id}/credentials (the `CredentialsImport` operationId).
+	CredentialsImportWithResponse(ctx context.Context, agentId string, body CredentialsImportJSONRequestBody, reqEditors ...RequestEditorFn) (*CredentialsImportResponse, error)
+
 	// PeopleListAgentKeysWithResponse List an agent's Ed25519 public keys
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -7289,6 +7437,110 @@ func (r PeopleGetAgentConnectionResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r PeopleGetAgentConnectionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CredentialsImportResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *ImportOutBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CredentialsImportResponse) GetJSON201() *ImportOutBody {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CredentialsImportResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CredentialsImportResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CredentialsImportResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CredentialsImportResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CredentialsImportResponse) GetJSON409() *AdminError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CredentialsImportResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r CredentialsImportResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CredentialsImportResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CredentialsImportResponse) GetJSON503() *AdminError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CredentialsImportResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CredentialsImportResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CredentialsImportResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CredentialsImportResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -12334,6 +12586,32 @@ func (c *ClientWithResponses) PeopleGetAgentConnectionWithResponse(ctx context.C
 	return ParsePeopleGetAgentConnectionResponse(rsp)
 }
 
+// CredentialsImportWithBodyWithResponse Import an outside credential as a root mandate
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/agents/{agent_id}/credentials (the `CredentialsImport` operationId).
+func (c *ClientWithResponses) CredentialsImportWithBodyWithResponse(ctx context.Context, agentId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CredentialsImportResponse, error) {
+	rsp, err := c.CredentialsImportWithBody(ctx, agentId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCredentialsImportResponse(rsp)
+}
+
+// CredentialsImportWithResponse Import an outside credential as a root mandate
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/agents/{agent_id}/credentials (the `CredentialsImport` operationId).
+func (c *ClientWithResponses) CredentialsImportWithResponse(ctx context.Context, agentId string, body CredentialsImportJSONRequestBody, reqEditors ...RequestEditorFn) (*CredentialsImportResponse, error) {
+	rsp, err := c.CredentialsImport(ctx, agentId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCredentialsImportResponse(rsp)
+}
+
 // PeopleListAgentKeysWithResponse List an agent's Ed25519 public keys
 //
 // Returns a wrapper object for the known response body format(s).
@@ -13720,6 +13998,95 @@ func ParsePeopleGetAgentConnectionResponse(rsp *http.Response) (*PeopleGetAgentC
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCredentialsImportResponse parses an HTTP response from a CredentialsImportWithResponse call
+func ParseCredentialsImportResponse(rsp *http.Response) (*CredentialsImportResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CredentialsImportResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest ImportOutBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest AdminError
