@@ -58,7 +58,7 @@ const claimableSQL = ` FROM tasks t WHERE t.project_id = ANY(?) AND t.change_seq
 	AND t.assignee IS NULL AND NOT t.deferred AND (t.delegate_to IS NULL OR t.delegate_to = ?)`
 
 func (m *Module) eventsScope(ctx context.Context, tx bun.IDB, agent string, a eventsArgs) (mandate.Chain, []string, bool, error) {
-	chain, projects, err := m.waitScope(ctx, tx, agent, a.MandateID, "")
+	chain, who, projects, err := m.waitScope(ctx, tx, agent, a.MandateID, "")
 	if err != nil {
 		return nil, nil, false, err
 	}
@@ -68,8 +68,7 @@ func (m *Module) eventsScope(ctx context.Context, tx bun.IDB, agent string, a ev
 		}
 		projects = []string{*a.ProjectID}
 	}
-	who, err := loadCaller(ctx, tx, agent)
-	return chain, projects, err == nil && postOnly[who.Client], err
+	return chain, projects, postOnly[who.Client], nil
 }
 
 // waitForWork blocks until there is claimable work or a message for the

@@ -135,3 +135,17 @@ func TestEventsReturnsClaimableWorkAndLosesNothing(t *testing.T) {
 	require.Equal(t, 0, w.count(`SELECT count(*) FROM agents WHERE id = 'runner-web' AND listening_until > now()`))
 	w.verifyLog()
 }
+
+// A project marked production after a Runner joined it drops out of what
+// the Runner's waits can see.
+func TestRunnersDoNotWaitOnProductionProjects(t *testing.T) {
+	w := newWorld(t)
+	id := w.post("code-web", "web", "Prod job", map[string]any{"delegate_to": "runner-web"})
+	w.exec(`UPDATE projects SET production = true WHERE id = 'web'`)
+	w.refused(errs.NotFound, "runner-web", "pact_wait", map[string]any{"mandate_id": w.roots["runner-web"], "seconds": 0, "task_id": id})
+	out := w.ok("runner-web", "pact_events", map[string]any{"mandate_id": w.roots["runner-web"], "seconds": 0})
+	require.Empty(t, out["tasks"])
+	w.exec(`UPDATE projects SET production = false WHERE id = 'web'`)
+	out = w.ok("runner-web", "pact_events", map[string]any{"mandate_id": w.roots["runner-web"], "seconds": 0})
+	require.Len(t, out["tasks"], 1)
+}

@@ -64,7 +64,7 @@ func (m *Module) waitForMessage(ctx context.Context, agent string, raw json.RawM
 	var projects []string
 	err := m.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var err error
-		_, projects, err = m.waitScope(ctx, tx, agent, a.MandateID, a.task())
+		_, _, projects, err = m.waitScope(ctx, tx, agent, a.MandateID, a.task())
 		return err
 	})
 	if err != nil {
@@ -82,39 +82,36 @@ func (m *Module) waitForMessage(ctx context.Context, agent string, raw json.RawM
 	})
 }
 
-// waitScope verifies the chain and returns it with the projects the caller
-// may read (runners: not production ones); with a task, the task must be
-// visible.
-func (m *Module) waitScope(ctx context.Context, tx bun.IDB, agent, mandateID, taskID string) (mandate.Chain, []string, error) {
+// waitScope verifies the chain and returns it, the caller, and the projects
+// the caller may read (runners: not production ones); with a task, the task
+// must be visible.
+func (m *Module) waitScope(ctx context.Context, tx bun.IDB, agent, mandateID, taskID string) (mandate.Chain, *caller, []string, error) {
 	chain, err := m.mandates.Verify(ctx, tx, mandateID, agent)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	who, err := loadCaller(ctx, tx, agent)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	var readable []string
-	for _, p := range readableProjects(who, chain) {
-		proj, err := loadProject(ctx, tx, p)
-		if err != nil {
-			return nil, nil, err
+	readable := readableProjects(who, chain)
+	if who.Client == "runner" && len(readable) > 0 {
+		// One query for the production flags of every readable project.
+		if err := tx.NewRaw(`SELECT coalesce(array_agg(id ORDER BY id), '{}') FROM projects WHERE id = ANY(?) AND NOT production`,
+			pgdialect.Array(readable)).Scan(ctx, pgdialect.Array(&readable)); err != nil {
+			return nil, nil, nil, err
 		}
-		if who.Client == "runner" && proj.Production {
-			continue
-		}
-		readable = append(readable, p)
 	}
 	if taskID != "" {
 		t, err := getTask(ctx, tx, taskID, false)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if t == nil || !contains(readable, t.ProjectID) {
-			return nil, nil, errs.E(errs.NotFound, "task %s does not exist", taskID)
+			return nil, nil, nil, errs.E(errs.NotFound, "task %s does not exist", taskID)
 		}
 	}
-	return chain, readable, nil
+	return chain, who, readable, nil
 }
 
 // waitUntil runs the waiter's contract of core/events: subscribe, check,
@@ -151,7 +148,7 @@ func (m *Module) takeMessages(ctx context.Context, c *kernel.Call) (any, error) 
 		return nil, errs.E(errs.InvalidRequest, "pact_wait: %v", err)
 	}
 	c.Entry.Payload = map[string]any{"mandate_id": a.MandateID, "seconds": a.deadline(30 * time.Second).Seconds(), "task_id": a.TaskID}
-	chain, projects, err := m.waitScope(ctx, c.Tx, c.AgentID, a.MandateID, a.task())
+	chain, _, projects, err := m.waitScope(ctx, c.Tx, c.AgentID, a.MandateID, a.task())
 	if err != nil {
 		return nil, err
 	}
