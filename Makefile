@@ -13,7 +13,7 @@ BUF := github.com/bufbuild/buf/cmd/buf@v1.75.0
 # The Go modules: the repository root, the published sdk, and the example
 # third-party plugin (its own module, as a plugin author's would be). gofmt
 # walks them all from the root.
-MODULES := . sdk plugins/examples/notifier-hello
+MODULES := . sdk plugins/examples/notifier-hello docs/examples/tenuo-verifier
 
 .PHONY: build plugins proto client client-check run test install-deps lint fmt-check vet staticcheck bench fmt clean
 

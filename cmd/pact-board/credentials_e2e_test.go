@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -26,17 +27,7 @@ import (
 // which verifies against the board's published keys.
 func TestClaimsExportBiscuitsAndRevocationsArePublished(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(dir, "credential-biscuit"), "./plugins/credential-biscuit")
-	build.Dir = filepath.Join("..", "..")
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	binary, err := os.ReadFile(filepath.Join(dir, "credential-biscuit"))
-	require.NoError(t, err)
-	sum := sha256.Sum256(binary)
-	catalog, _ := json.Marshal([]map[string]any{{"name": "biscuit", "kind": "credential", "binary": "credential-biscuit",
-		"sha256": hex.EncodeToString(sum[:])}})
-	b := startE2E(t, map[string]string{"PACT_PLUGIN_DIR": dir, "PACT_PLUGINS": string(catalog), "PACT_EXPORT_FORMAT": "biscuit"})
+	b := startWithCredentialPlugin(t, "biscuit")
 
 	pub, _, err := ed25519.GenerateKey(rand.Reader)
 	require.NoError(t, err)
@@ -50,7 +41,9 @@ func TestClaimsExportBiscuitsAndRevocationsArePublished(t *testing.T) {
 	first, delegated := post["task_id"], post["delegated_mandate_id"].(string)
 	second := code.ok("pact_post", map[string]any{"project_id": "web", "title": "Two", "mandate_id": b.roots["code-web"]})["task_id"]
 
+	claimed := time.Now()
 	claim := runner.ok("pact_claim", map[string]any{"task_id": first, "mandate_id": delegated})
+	answered := time.Now()
 	cred, ok := claim["credential"].(map[string]any)
 	require.True(t, ok, "the claim carries a credential: %v", claim)
 	require.Equal(t, "biscuit", cred["format"])
@@ -106,8 +99,35 @@ func TestClaimsExportBiscuitsAndRevocationsArePublished(t *testing.T) {
 	}
 	require.True(t, verified, "the revocation list is signed by a published board key")
 
+	// The official biscuit-wasm agrees: the token verifies under the published key and the list revokes it.
+	x := exportedBiscuit{Token: cred["biscuit"].(string), TaskID: first.(string), Limits: map[string]float64{"runs": 2},
+		Revoked: payload.Revoked}
+	x.LiveUntil, x.ExpiredBy = biscuitLifetime(t, b, claimed, answered, 24*time.Hour, b.roots["code-web"], delegated)
+	checkBoardBiscuit(t, b.base, x)
+
 	resp, err = http.Get(b.base + "/.well-known/pact-revocations/x509")
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.Equal(t, http.StatusNotFound, resp.StatusCode)
+}
+
+// startWithCredentialPlugin builds plugins/credential-<format> into a fresh
+// plugin directory, pins it by SHA-256 in PACT_PLUGINS and starts a board
+// exporting that format on claim.
+func startWithCredentialPlugin(t *testing.T, format string, env ...map[string]string) *e2eBoard {
+	t.Helper()
+	dir := t.TempDir()
+	binary := "credential-" + format
+	build := exec.Command("go", "build", "-o", filepath.Join(dir, binary), "./plugins/"+binary)
+	build.Dir = filepath.Join("..", "..")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	raw, err := os.ReadFile(filepath.Join(dir, binary))
+	require.NoError(t, err)
+	sum := sha256.Sum256(raw)
+	catalog, err := json.Marshal([]map[string]any{{"name": format, "kind": "credential", "binary": binary,
+		"sha256": hex.EncodeToString(sum[:])}})
+	require.NoError(t, err)
+	return startE2E(t, append([]map[string]string{{"PACT_PLUGIN_DIR": dir, "PACT_PLUGINS": string(catalog),
+		"PACT_EXPORT_FORMAT": format}}, env...)...)
 }

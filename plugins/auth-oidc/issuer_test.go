@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -30,6 +31,9 @@ type testIssuer struct {
 	wrongIss   bool              // discovery names another issuer
 	down       bool              // every request fails with 503
 	jwksServed atomic.Int32
+	// userinfo answers GET /userinfo for a bearer token; nil is 404.
+	userinfo       func(token string) (status int, body any)
+	userinfoServed atomic.Int32
 }
 
 func newTestIssuer(t *testing.T) *testIssuer {
@@ -67,6 +71,20 @@ func newTestIssuer(t *testing.T) *testIssuer {
 		}
 		is.jwksServed.Add(1)
 		_ = json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: is.keys})
+	})
+	mux.HandleFunc("/userinfo", func(w http.ResponseWriter, r *http.Request) {
+		is.mu.Lock()
+		answer := is.userinfo
+		is.mu.Unlock()
+		is.userinfoServed.Add(1)
+		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if answer == nil || !ok {
+			http.NotFound(w, r)
+			return
+		}
+		status, body := answer(token)
+		w.WriteHeader(status)
+		_ = json.NewEncoder(w).Encode(body)
 	})
 	is.srv = httptest.NewTLSServer(mux)
 	t.Cleanup(is.srv.Close)

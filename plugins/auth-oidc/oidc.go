@@ -55,6 +55,7 @@ type OIDC struct {
 	keys       *keyCache
 	discoveryA string // RFC 8414 metadata URL
 	discoveryB string // OpenID Connect discovery URL
+	userinfo   userinfoCache
 }
 
 var _ authissuer.Issuer = (*OIDC)(nil)
@@ -128,7 +129,8 @@ func (o *OIDC) checkFetchURL(raw string) error {
 
 // Verify checks r.Token's signature against the issuer's keys and its iss,
 // aud (one of r.Audiences), exp, nbf and iat (30 s leeway), and returns who
-// it names. A bad token is errs.Unauthorized with a message that says what
+// it names. A token without a verified email gets the one the issuer's
+// userinfo endpoint gives for the same subject, if any (userinfo.go). A bad token is errs.Unauthorized with a message that says what
 // is wrong; errs.Unavailable means the issuer's keys could not be fetched;
 // errs.InvalidRequest means the caller gave no audience.
 func (o *OIDC) Verify(ctx context.Context, r authissuer.VerifyRequest) (*authissuer.Identity, error) {
@@ -160,8 +162,14 @@ func (o *OIDC) Verify(ctx context.Context, r authissuer.VerifyRequest) (*authiss
 	if scope == "" {
 		scope = string(c.Scp)
 	}
+	email, verified := c.Email, bool(c.EmailVerified)
+	if email == "" || !verified {
+		if e := o.verifiedEmail(ctx, r.Token, c.Subject); e != "" {
+			email, verified = e, true
+		}
+	}
 	return &authissuer.Identity{
-		Subject: c.Subject, Issuer: c.Issuer, Email: c.Email, EmailVerified: bool(c.EmailVerified),
+		Subject: c.Subject, Issuer: c.Issuer, Email: email, EmailVerified: verified,
 		AMR: c.AMR, Audience: []string(c.Audience), Scope: scope, ExpiresAt: c.Expiry.Time().UTC(),
 	}, nil
 }

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pactboard/pact/plugins/credential-tenuo/internal/tenuo"
 	"github.com/pactboard/pact/sdk/credential"
+	"github.com/pactboard/pact/sdk/tenuo"
 )
 
 // deepChain is n ledger links, each narrowing the last.

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pactboard/pact/plugins/credential-tenuo/internal/tenuo"
 	"github.com/pactboard/pact/sdk/credential"
 	"github.com/pactboard/pact/sdk/errs"
+	"github.com/pactboard/pact/sdk/tenuo"
 )
 
 // Lifetimes (seed README "Exported credentials (Tenuo)", behavior.md §12.1):

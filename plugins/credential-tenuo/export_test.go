@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pactboard/pact/plugins/credential-tenuo/internal/tenuo"
 	"github.com/pactboard/pact/sdk/errs"
+	"github.com/pactboard/pact/sdk/tenuo"
 )
 
 // The stack holds one board-held warrant per ledger link and a leaf held

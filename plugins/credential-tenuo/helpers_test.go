@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pactboard/pact/plugins/credential-tenuo/internal/tenuo"
 	"github.com/pactboard/pact/sdk/credential"
 	"github.com/pactboard/pact/sdk/plugintest"
+	"github.com/pactboard/pact/sdk/tenuo"
 )
 
 var testNow = time.Date(2026, 11, 29, 21, 0, 0, 0, time.UTC)

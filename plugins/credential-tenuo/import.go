@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pactboard/pact/plugins/credential-tenuo/internal/tenuo"
 	"github.com/pactboard/pact/sdk/credential"
 	"github.com/pactboard/pact/sdk/errs"
+	"github.com/pactboard/pact/sdk/tenuo"
 )
 
 // maxImportDelegations is how often an imported root may delegate on the

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pactboard/pact/plugins/credential-tenuo/internal/tenuo"
 	"github.com/pactboard/pact/sdk/credential"
 	"github.com/pactboard/pact/sdk/errs"
+	"github.com/pactboard/pact/sdk/tenuo"
 )
 
 // A board export imported with the board key as trusted root maps back to

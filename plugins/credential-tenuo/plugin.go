@@ -9,9 +9,9 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/pactboard/pact/plugins/credential-tenuo/internal/tenuo"
 	"github.com/pactboard/pact/sdk/credential"
 	"github.com/pactboard/pact/sdk/errs"
+	"github.com/pactboard/pact/sdk/tenuo"
 )
 
 // Names of the format and of the claim result's field (behavior.md §12.1).

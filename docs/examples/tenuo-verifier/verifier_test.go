@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pactboard/pact/plugins/credential-tenuo/internal/tenuo"
+	"github.com/pactboard/pact/sdk/tenuo"
 )
 
 // A call with a stack the board signed, within the leaf's grant and signed

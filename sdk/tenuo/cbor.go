@@ -9,6 +9,12 @@
 // shortest form that loses nothing, as ciborium does. The field-by-field
 // rules come from shared/reference/credential-formats.md §2, which corrects
 // the published spec; the golden tests hold them to Tenuo's vectors.
+//
+// The package is part of the public SDK because both sides need it: the
+// credential-tenuo plugin mints with it, and a tool server outside the
+// board verifies exported stacks with it, offline, trusting only the
+// board's published keys (VerifyStack, VerifyPoP, ParseSRL; see
+// docs/examples/tenuo-verifier).
 package tenuo
 
 import (

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pactboard/pact/plugins/credential-tenuo/internal/tenuo"
+	"github.com/pactboard/pact/sdk/tenuo"
 )
 
 const (

@@ -11,7 +11,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/pactboard/pact/plugins/credential-tenuo/internal/tenuo"
+	"github.com/pactboard/pact/sdk/tenuo"
 )
 
 // maxBody caps what the verifier reads from the board, so a misbehaving

@@ -8,14 +8,14 @@ import (
 	"sync"
 	"time"
 
-	"github.com/pactboard/pact/plugins/credential-tenuo/internal/tenuo"
+	"github.com/pactboard/pact/sdk/tenuo"
 )
 
 // Freshness rules of the seed README: the revocation list is refetched at
 // least every 60 seconds, and a list older than that refuses every call.
 const (
-	maxListAge      = 60 * time.Second
-	refreshInterval = 20 * time.Second
+	maxListAge             = 60 * time.Second
+	defaultRefreshInterval = 20 * time.Second
 )
 
 // Verifier checks tool calls offline against the board's keys and its
@@ -25,6 +25,8 @@ type Verifier struct {
 	client *http.Client
 	now    func() time.Time
 	seen   *replayCache
+	// refreshEvery is how often run refetches keys and list (≤ maxListAge).
+	refreshEvery time.Duration
 	// tool runs an accepted call; the example's default echoes it.
 	tool func(tool string, args map[string]any) (any, error)
 
@@ -45,7 +47,8 @@ type trustState struct {
 // newVerifier is a verifier of board (its base URL) using client and the
 // clock now.
 func newVerifier(board string, client *http.Client, now func() time.Time) *Verifier {
-	return &Verifier{board: board, client: client, now: now, seen: newReplayCache(), tool: echo}
+	return &Verifier{board: board, client: client, now: now, seen: newReplayCache(), tool: echo,
+		refreshEvery: defaultRefreshInterval}
 }
 
 // echo is the example tool: it reports what it was asked to do.
@@ -78,10 +81,10 @@ func (v *Verifier) refresh(ctx context.Context) error {
 	return nil
 }
 
-// run refreshes every refreshInterval until ctx ends, reporting failures
+// run refreshes every refreshEvery until ctx ends, reporting failures
 // to logf. Calls fail closed by themselves once the state is stale.
 func (v *Verifier) run(ctx context.Context, logf func(string, ...any)) {
-	t := time.NewTicker(refreshInterval)
+	t := time.NewTicker(v.refreshEvery)
 	defer t.Stop()
 	for {
 		if err := v.refresh(ctx); err != nil {

@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 
-	"github.com/pactboard/pact/plugins/credential-tenuo/internal/tenuo"
+	"github.com/pactboard/pact/sdk/tenuo"
 )
 
 // authorize checks that the leaf warrant allows tool with args. It

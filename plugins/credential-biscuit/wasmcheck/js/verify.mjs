@@ -1,6 +1,7 @@
-// verify.mjs checks Biscuit tokens minted by plugins/credential-biscuit with
-// the official @biscuit-auth/biscuit-wasm library (an independent Rust
-// implementation): node verify.mjs cases.json. It prints "ok <name>" per case
+// verify.mjs checks Biscuit tokens minted by plugins/credential-biscuit (in
+// its tests, or exported by a running board) with the official
+// @biscuit-auth/biscuit-wasm library (an independent Rust implementation):
+// node verify.mjs cases.json (see package wasmcheck). It prints "ok <name>" per case
 // whose outcome matches the expected one and exits 1 on any mismatch.
 import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";

@@ -1,7 +1,7 @@
 // Command tenuo-verifier is an example tool server that checks each call
 // offline against Tenuo credentials a PACT board exported. It trusts only
 // the board's published keys, refetches the board's signed revocation
-// list every 20 seconds, refuses every call when that list is more than
+// list every 20 seconds (-refresh), refuses every call when that list is more than
 // 60 seconds old (fail closed), and accepts each signed call once. See
 // README.md.
 package main
@@ -31,8 +31,12 @@ func run(argv []string) error {
 	fs := flag.NewFlagSet("tenuo-verifier", flag.ContinueOnError)
 	board := fs.String("board", os.Getenv("PACT_BOARD_URL"), "the board's base URL (default $PACT_BOARD_URL)")
 	addr := fs.String("addr", "127.0.0.1:8787", "address to serve POST /call on")
+	refresh := fs.Duration("refresh", defaultRefreshInterval, "how often to refetch the keys and the revocation list (at most 60s)")
 	if err := fs.Parse(argv); err != nil {
 		return err
+	}
+	if *refresh <= 0 || *refresh > maxListAge {
+		return fmt.Errorf("-refresh must be more than 0 and at most %s (the list must be refetched at least that often)", maxListAge)
 	}
 	if *board == "" {
 		return fmt.Errorf("-board (or PACT_BOARD_URL) is required")
@@ -40,6 +44,7 @@ func run(argv []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	v := newVerifier(*board, &http.Client{Timeout: 10 * time.Second}, time.Now)
+	v.refreshEvery = *refresh
 	go v.run(ctx, log.Printf)
 	srv := &http.Server{Addr: *addr, Handler: v, ReadHeaderTimeout: 10 * time.Second}
 	go func() {

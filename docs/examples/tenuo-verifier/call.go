@@ -9,7 +9,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/pactboard/pact/plugins/credential-tenuo/internal/tenuo"
+	"github.com/pactboard/pact/sdk/tenuo"
 )
 
 // maxCall caps a call's JSON body.

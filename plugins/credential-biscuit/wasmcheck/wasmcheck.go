@@ -1,0 +1,183 @@
+// Package wasmcheck has the official @biscuit-auth/biscuit-wasm (an
+// independent Rust implementation, from npm) verify and authorize Biscuit
+// tokens in tests: the plugin's own tokens and those a running board exports.
+//
+// It needs Node.js 20 or later with npm. Without them Run fails the test
+// rather than skipping it, so make test cannot pass without the check. The
+// pinned package is installed by npm ci into the user's cache dir, keyed by
+// the lock file's hash, so node_modules never enters the source tree (where
+// gofmt and go vet walk) and later runs skip the install.
+package wasmcheck
+
+import (
+	"context"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// js holds verify.mjs and the pinned npm package (package-lock.json). They
+// are embedded so callers in any directory find them.
+//
+//go:embed js/verify.mjs js/package.json js/package-lock.json
+var js embed.FS
+
+// Input is what verify.mjs reads: the board's root public key, the root key
+// id tokens must carry, and the calls to check.
+type Input struct {
+	PublicKeyHex string `json:"public_key_hex"` // raw 32-byte Ed25519 key, hex
+	RootKeyID    uint32 `json:"root_key_id"`
+	Cases        []Case `json:"cases"`
+}
+
+// Case is one call against one token. verify.mjs states the authorizer's
+// facts tool, project, time, one arg per argument (numbers in millionths,
+// "project" left to the project fact) and arg_names.
+type Case struct {
+	Name    string         `json:"name"`
+	Token   string         `json:"token"` // base64url, as exported
+	Tool    string         `json:"tool"`
+	Project string         `json:"project"`
+	Args    map[string]any `json:"args"`
+	Now     time.Time      `json:"now"`
+	Revoked []string       `json:"revoked"` // hex revocation ids the verifier refuses
+	Allow   bool           `json:"allow"`   // the expected outcome
+	// IDs, when set, are the token's revocation ids (hex, root first) that
+	// biscuit-wasm must compute too.
+	IDs []string `json:"ids,omitempty"`
+}
+
+// Run has biscuit-wasm check every case and fails t unless each outcome is
+// the expected one. It returns verify.mjs's output.
+func Run(t testing.TB, in Input) string {
+	t.Helper()
+	if len(in.Cases) == 0 {
+		t.Fatal("wasmcheck: no cases")
+	}
+	dir, script := install(t)
+	raw, err := json.Marshal(in)
+	if err != nil {
+		t.Fatalf("wasmcheck: %v", err)
+	}
+	file := filepath.Join(t.TempDir(), "cases.json")
+	if err := os.WriteFile(file, raw, 0o600); err != nil {
+		t.Fatalf("wasmcheck: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", script, file)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	t.Logf("biscuit-wasm (verify.mjs):\n%s", out)
+	if err != nil {
+		t.Fatalf("biscuit-wasm disagrees with the expected outcomes: %v\n%s", err, out)
+	}
+	passed := 0
+	for line := range strings.Lines(string(out)) {
+		if strings.HasPrefix(line, "ok ") {
+			passed++
+		}
+	}
+	if passed != len(in.Cases) {
+		t.Fatalf("biscuit-wasm checked %d of %d cases:\n%s", passed, len(in.Cases), out)
+	}
+	return string(out)
+}
+
+// install returns the directory holding the pinned biscuit-wasm and the
+// name of verify.mjs in it.
+func install(t testing.TB) (dir, script string) {
+	t.Helper()
+	for _, tool := range []string{"node", "npm"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is not installed: the Biscuit interop tests need Node.js 20 or later with npm "+
+				"to run the official @biscuit-auth/biscuit-wasm verifier (Debian/Ubuntu: apt-get install nodejs npm)", tool)
+		}
+	}
+	lock := read(t, "package-lock.json")
+	sum := sha256.Sum256(lock)
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	dir = filepath.Join(cache, "pact-biscuit-interop", hex.EncodeToString(sum[:8]))
+	if !installed(dir) {
+		npmCI(t, dir)
+	}
+	// Named by its hash and renamed into place: test processes running at
+	// once never read a half-written or different script.
+	body := read(t, "verify.mjs")
+	sum = sha256.Sum256(body)
+	script = "verify-" + hex.EncodeToString(sum[:8]) + ".mjs"
+	if _, err := os.Stat(filepath.Join(dir, script)); err != nil {
+		f, err := os.CreateTemp(dir, "verify-*.tmp")
+		if err != nil {
+			t.Fatalf("wasmcheck: %v", err)
+		}
+		_, err = f.Write(body)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(f.Name(), filepath.Join(dir, script))
+		}
+		if err != nil {
+			_ = os.Remove(f.Name())
+			t.Fatalf("wasmcheck: write verify.mjs: %v", err)
+		}
+	}
+	return dir, script
+}
+
+func read(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := js.ReadFile("js/" + name)
+	if err != nil {
+		t.Fatalf("wasmcheck: %v", err)
+	}
+	return b
+}
+
+func installed(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "node_modules", "@biscuit-auth", "biscuit-wasm", "package.json"))
+	return err == nil
+}
+
+// npmCI installs into a fresh directory and renames it into place, so two
+// test processes never share a half-installed tree.
+func npmCI(t testing.TB, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		t.Fatalf("wasmcheck: %v", err)
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), "install-")
+	if err != nil {
+		t.Fatalf("wasmcheck: %v", err)
+	}
+	defer os.RemoveAll(tmp)
+	for _, name := range []string{"package.json", "package-lock.json"} {
+		if err := os.WriteFile(filepath.Join(tmp, name), read(t, name), 0o644); err != nil {
+			t.Fatalf("wasmcheck: %v", err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
+	cmd.Dir = tmp
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("npm ci in %s failed (it needs the npm registry): %v\n%s", tmp, err, out)
+	}
+	if !installed(dir) {
+		_ = os.RemoveAll(dir) // an incomplete tree left by hand
+	}
+	if err := os.Rename(tmp, dir); err != nil && !installed(dir) {
+		t.Fatalf("install the biscuit-wasm verifier: %v", err)
+	} // else another test process won the race; its install is as good
+}
