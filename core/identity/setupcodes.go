@@ -3,6 +3,8 @@ package identity
 import (
 	"context"
 	"encoding/base64"
+	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"time"
@@ -81,12 +83,60 @@ type Redeemed struct {
 // the code is the credential. The token lasts the role's token term (30 days
 // without a role). It is logged as admin.agent.connect by the code's
 // creator. Refusal: forbidden RedeemRefused for a code that is unknown,
-// used, expired or whose agent is banned.
+// used, expired or whose agent is banned. A refused code the board knows
+// (used, expired, banned agent) is logged in its organization as a refused
+// admin.agent.connect by that agent, with the reason: a used code presented
+// again means it leaked. An unknown code names no organization to log in.
 func (s *Service) RedeemSetupCode(ctx context.Context, code string) (*Redeemed, error) {
 	refused := errs.E(errs.Forbidden, "%s", RedeemRefused)
 	if !strings.HasPrefix(code, SetupCodePrefix) {
 		return nil, refused
 	}
+	out, err := s.redeem(ctx, code, refused)
+	if errors.Is(err, refused) {
+		return nil, s.logRefusedRedemption(ctx, code, refused)
+	}
+	return out, err
+}
+
+// logRefusedRedemption records the refusal of a known code; refused is
+// returned either way.
+func (s *Service) logRefusedRedemption(ctx context.Context, code string, refused error) error {
+	var rows []struct {
+		AgentID  string     `bun:"agent_id"`
+		OrgID    string     `bun:"org_id"`
+		Status   string     `bun:"status"`
+		UsedAt   *time.Time `bun:"used_at"`
+		Expires  time.Time  `bun:"expires_at"`
+		Creator  string     `bun:"created_by"`
+		Received time.Time  `bun:"created_at"`
+	}
+	err := s.db.NewRaw(`SELECT c.agent_id, a.org_id, a.status, c.used_at, c.expires_at, c.created_by, c.created_at
+		FROM setup_codes c JOIN agents a ON a.id = c.agent_id WHERE c.code_hash = ?`, HashToken(code)).Scan(ctx, &rows)
+	if err != nil {
+		return fmt.Errorf("look up a refused setup code: %w", err)
+	}
+	if len(rows) == 0 {
+		return refused
+	}
+	r := rows[0]
+	reason := "refused" // only when another redemption is committing
+	switch {
+	case r.UsedAt != nil:
+		reason = "used"
+	case !r.Expires.After(s.now()):
+		reason = "expired"
+	case r.Status == "banned":
+		reason = "banned"
+	}
+	return s.log.RecordRefusal(ctx, s.db, ledger.Entry{OrgID: r.OrgID, AgentID: r.AgentID, Actor: "agent:" + r.AgentID,
+		Action: "admin.agent.connect", Payload: map[string]any{"agent_id": r.AgentID, "reason": reason,
+			"code_created_by": r.Creator, "code_created_at": r.Received}}, refused)
+}
+
+// redeem is RedeemSetupCode's transaction; it returns refused itself for
+// a code it cannot redeem.
+func (s *Service) redeem(ctx context.Context, code string, refused error) (*Redeemed, error) {
 	var out *Redeemed
 	err := s.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		var rows []struct {

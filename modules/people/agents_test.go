@@ -147,6 +147,9 @@ func TestHireGivesASetupCodeRedeemedOnce(t *testing.T) {
 	require.Equal(t, http.StatusForbidden, again.status, again.raw)
 	require.Equal(t, map[string]any{"error": "forbidden", "message": identity.RedeemRefused}, again.body, "single use")
 	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM agent_tokens WHERE agent_id = 'code-web'`))
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM entries e JOIN payloads p ON p.id = e.payload_ref
+		WHERE e.action = 'admin.agent.connect' AND e.actor = 'agent:code-web' AND e.outcome = 'forbidden'
+		AND p.content->>'reason' = 'used'`), "a used code presented again is logged in its organization")
 
 	_, err = b.d.ExecContext(context.Background(), `UPDATE agents SET last_seen = now() WHERE id = 'code-web'`)
 	require.NoError(t, err)
@@ -160,7 +163,12 @@ func TestHireGivesASetupCodeRedeemedOnce(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, http.StatusForbidden, b.connectCode(t, `{"code": "`+code2+`"}`).status, "expired")
 	require.Equal(t, "expired", b.call(t, "vic", "GET", "/agents/code-web/connection", "").body["state"])
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM entries e JOIN payloads p ON p.id = e.payload_ref
+		WHERE e.action = 'admin.agent.connect' AND e.outcome = 'forbidden' AND p.content->>'reason' = 'expired'`))
+	refusals := b.count(t, `SELECT count(*) FROM entries WHERE outcome <> 'ok'`)
 	require.Equal(t, http.StatusForbidden, b.connectCode(t, `{"code": "pcs_unknown"}`).status)
+	require.Equal(t, refusals, b.count(t, `SELECT count(*) FROM entries WHERE outcome <> 'ok'`),
+		"an unknown code names no organization: nothing is logged")
 }
 
 func TestHireFromOAuthAndRunnerRoles(t *testing.T) {
