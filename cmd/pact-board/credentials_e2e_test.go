@@ -3,16 +3,10 @@ package main
 import (
 	"context"
 	"crypto/ed25519"
-	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -28,25 +22,13 @@ import (
 func TestClaimsExportBiscuitsAndRevocationsArePublished(t *testing.T) {
 	ctx := context.Background()
 	b := startWithCredentialPlugin(t, "biscuit")
-
-	pub, _, err := ed25519.GenerateKey(rand.Reader)
-	require.NoError(t, err)
-	_, err = b.d.ExecContext(ctx, `INSERT INTO agent_keys (agent_id, kid, public_key) VALUES ('runner-web', 'kidrunnerweb0001', ?)`, []byte(pub))
-	require.NoError(t, err)
-
-	code := connect(t, b.base, "code-web", b.tokens["code-web"])
-	runner := connect(t, b.base, "runner-web", b.tokens["runner-web"])
-	post := code.ok("pact_post", map[string]any{"project_id": "web", "title": "One", "mandate_id": b.roots["code-web"],
-		"delegate_to": "runner-web", "child_limits": map[string]any{"runs": 2}})
-	first, delegated := post["task_id"], post["delegated_mandate_id"].(string)
+	d := delegate(t, b, map[string]any{"runs": 2})
+	code, delegated := d.code, d.mandateID
 	second := code.ok("pact_post", map[string]any{"project_id": "web", "title": "Two", "mandate_id": b.roots["code-web"]})["task_id"]
 
 	claimed := time.Now()
-	claim := runner.ok("pact_claim", map[string]any{"task_id": first, "mandate_id": delegated})
+	cred := d.claim(t, "biscuit")
 	answered := time.Now()
-	cred, ok := claim["credential"].(map[string]any)
-	require.True(t, ok, "the claim carries a credential: %v", claim)
-	require.Equal(t, "biscuit", cred["format"])
 	require.NotEmpty(t, cred["biscuit"])
 	externalID := cred["external_id"].(string)
 
@@ -80,27 +62,18 @@ func TestClaimsExportBiscuitsAndRevocationsArePublished(t *testing.T) {
 	// The signature verifies with the key the board publishes under that kid.
 	parts := strings.SplitN(doc.Signature, ":", 3)
 	require.Len(t, parts, 3)
-	resp, err = http.Get(b.base + "/.well-known/pact-keys.json")
-	require.NoError(t, err)
-	var jwks struct {
-		Keys []struct{ Kid, X string } `json:"keys"`
-	}
-	require.NoError(t, json.NewDecoder(resp.Body).Decode(&jwks))
-	resp.Body.Close()
 	sig, err := base64.RawURLEncoding.DecodeString(parts[2])
 	require.NoError(t, err)
 	verified := false
-	for _, k := range jwks.Keys {
-		if k.Kid == parts[1] {
-			x, err := base64.RawURLEncoding.DecodeString(k.X)
-			require.NoError(t, err)
-			verified = ed25519.Verify(ed25519.PublicKey(x), []byte(doc.Payload), sig)
+	for _, k := range publishedKeys(t, b.base) {
+		if k.kid == parts[1] {
+			verified = ed25519.Verify(k.key, []byte(doc.Payload), sig)
 		}
 	}
 	require.True(t, verified, "the revocation list is signed by a published board key")
 
 	// The official biscuit-wasm agrees: the token verifies under the published key and the list revokes it.
-	x := exportedBiscuit{Token: cred["biscuit"].(string), TaskID: first.(string), Limits: map[string]float64{"runs": 2},
+	x := exportedBiscuit{Token: cred["biscuit"].(string), TaskID: d.taskID, Limits: map[string]float64{"runs": 2},
 		Revoked: payload.Revoked}
 	x.LiveUntil, x.ExpiredBy = biscuitLifetime(t, b, claimed, answered, 24*time.Hour, b.roots["code-web"], delegated)
 	checkBoardBiscuit(t, b.base, x)
@@ -109,25 +82,4 @@ func TestClaimsExportBiscuitsAndRevocationsArePublished(t *testing.T) {
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.Equal(t, http.StatusNotFound, resp.StatusCode)
-}
-
-// startWithCredentialPlugin builds plugins/credential-<format> into a fresh
-// plugin directory, pins it by SHA-256 in PACT_PLUGINS and starts a board
-// exporting that format on claim.
-func startWithCredentialPlugin(t *testing.T, format string, env ...map[string]string) *e2eBoard {
-	t.Helper()
-	dir := t.TempDir()
-	binary := "credential-" + format
-	build := exec.Command("go", "build", "-o", filepath.Join(dir, binary), "./plugins/"+binary)
-	build.Dir = filepath.Join("..", "..")
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	raw, err := os.ReadFile(filepath.Join(dir, binary))
-	require.NoError(t, err)
-	sum := sha256.Sum256(raw)
-	catalog, err := json.Marshal([]map[string]any{{"name": format, "kind": "credential", "binary": binary,
-		"sha256": hex.EncodeToString(sum[:])}})
-	require.NoError(t, err)
-	return startE2E(t, append([]map[string]string{{"PACT_PLUGIN_DIR": dir, "PACT_PLUGINS": string(catalog),
-		"PACT_EXPORT_FORMAT": format}}, env...)...)
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
-	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
 	"io"
@@ -30,27 +29,17 @@ import (
 // refuses a widened argument and another project, and refuses the stack
 // once the board has published the revocation of a link above it.
 func TestClaimsExportTenuoStacksThatVerifyOffline(t *testing.T) {
-	ctx := context.Background()
 	b := startWithCredentialPlugin(t, "tenuo")
-	agentPub, agentKey, err := ed25519.GenerateKey(rand.Reader)
-	require.NoError(t, err)
-	_, err = b.d.ExecContext(ctx, `INSERT INTO agent_keys (agent_id, kid, public_key) VALUES ('runner-web', 'kidrunnerweb0001', ?)`, []byte(agentPub))
-	require.NoError(t, err)
-
-	code := connect(t, b.base, "code-web", b.tokens["code-web"])
-	runner := connect(t, b.base, "runner-web", b.tokens["runner-web"])
-	post := code.ok("pact_post", map[string]any{"project_id": "web", "title": "Ship", "mandate_id": b.roots["code-web"],
-		"delegate_to": "runner-web", "child_limits": map[string]any{"runs": 2}})
-	delegated := post["delegated_mandate_id"].(string)
-	claim := runner.ok("pact_claim", map[string]any{"task_id": post["task_id"], "mandate_id": delegated})
-	cred, ok := claim["credential"].(map[string]any)
-	require.True(t, ok, "the claim carries a credential: %v", claim)
-	require.Equal(t, "tenuo", cred["format"])
+	d := delegate(t, b, map[string]any{"runs": 2})
+	cred := d.claim(t, "tenuo")
 	text := cred["warrant_stack"].(string)
 
 	// Offline, link by link: the root answers to a published board key,
 	// each link to its parent; the agent's key holds the leaf.
-	keys := publishedKeys(t, b.base)
+	var keys []ed25519.PublicKey
+	for _, k := range publishedKeys(t, b.base) {
+		keys = append(keys, k.key)
+	}
 	raw, err := tenuo.FromText(text)
 	require.NoError(t, err)
 	stack, err := tenuo.DecodeStack(raw)
@@ -63,7 +52,7 @@ func TestClaimsExportTenuoStacksThatVerifyOffline(t *testing.T) {
 	}
 	leaf := stack[2].Payload
 	require.Equal(t, cred["external_id"], leaf.IDString())
-	require.Equal(t, agentPub, leaf.Holder, "the agent's registered key holds the leaf")
+	require.Equal(t, d.runnerKey.Public(), leaf.Holder, "the agent's registered key holds the leaf")
 	require.Contains(t, leaf.Tools, "task.work")
 	for i := range raw {
 		flipped := bytes.Clone(raw)
@@ -78,20 +67,20 @@ func TestClaimsExportTenuoStacksThatVerifyOffline(t *testing.T) {
 	v := startVerifier(t, b.base)
 	call := func(args map[string]any, signArgs map[string]any) (int, string) {
 		now := time.Now()
-		sig, err := tenuo.SignPoP(agentKey.Seed(), leaf.ID, "task.work", signArgs, now)
+		sig, err := tenuo.SignPoP(d.runnerKey.Seed(), leaf.ID, "task.work", signArgs, now)
 		require.NoError(t, err)
 		return v.post(t, map[string]any{"tool": "task.work", "args": args, "warrant_stack": text,
 			"signature": base64.RawURLEncoding.EncodeToString(sig), "timestamp": now.Unix()})
 	}
-	ok1 := map[string]any{"project": "web", "task_id": post["task_id"], "runs": 1}
+	ok1 := map[string]any{"project": "web", "task_id": d.taskID, "runs": 1}
 	status, body := call(ok1, ok1)
 	require.Equal(t, http.StatusOK, status, body)
 	status, body = call(ok1, ok1)
 	require.Equal(t, http.StatusConflict, status, "a signed call is accepted once: %s", body)
-	wide := map[string]any{"project": "web", "task_id": post["task_id"], "runs": 3}
+	wide := map[string]any{"project": "web", "task_id": d.taskID, "runs": 3}
 	status, body = call(wide, wide)
 	require.Equal(t, http.StatusForbidden, status, "runs is capped at 2 by the delegation: %s", body)
-	other := map[string]any{"project": "mobile", "task_id": post["task_id"], "runs": 1}
+	other := map[string]any{"project": "mobile", "task_id": d.taskID, "runs": 1}
 	status, body = call(other, other)
 	require.Equal(t, http.StatusForbidden, status, "another project: %s", body)
 
@@ -99,8 +88,8 @@ func TestClaimsExportTenuoStacksThatVerifyOffline(t *testing.T) {
 	// signed list alone. Polling uses a proof signed over other arguments,
 	// so no poll can be accepted; the stack check comes first, so the
 	// refusal changes to "revoked" once the verifier has the new list.
-	code.ok("pact_revoke", map[string]any{"mandate_id": delegated})
-	ok2 := map[string]any{"project": "web", "task_id": post["task_id"], "runs": 2}
+	d.code.ok("pact_revoke", map[string]any{"mandate_id": d.mandateID})
+	ok2 := map[string]any{"project": "web", "task_id": d.taskID, "runs": 2}
 	require.Eventually(t, func() bool {
 		_, body := call(ok2, ok1)
 		return strings.Contains(body, "revoked")
@@ -124,26 +113,6 @@ func trusted(keys []ed25519.PublicKey, k ed25519.PublicKey) bool {
 		}
 	}
 	return false
-}
-
-// publishedKeys reads the board's Ed25519 keys from its JWKS.
-func publishedKeys(t *testing.T, base string) []ed25519.PublicKey {
-	t.Helper()
-	resp, err := http.Get(base + "/.well-known/pact-keys.json")
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	var jwks struct {
-		Keys []struct{ X string } `json:"keys"`
-	}
-	require.NoError(t, json.NewDecoder(resp.Body).Decode(&jwks))
-	var keys []ed25519.PublicKey
-	for _, k := range jwks.Keys {
-		x, err := base64.RawURLEncoding.DecodeString(k.X)
-		require.NoError(t, err)
-		keys = append(keys, ed25519.PublicKey(x))
-	}
-	require.NotEmpty(t, keys)
-	return keys
 }
 
 // verifierProcess is the example verifier running as its own binary.

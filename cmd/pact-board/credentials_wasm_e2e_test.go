@@ -2,10 +2,7 @@ package main
 
 import (
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
@@ -34,22 +31,11 @@ func TestBoardBiscuitsPassBiscuitWasm(t *testing.T) {
 	ctx := context.Background()
 	const ttl = 30 * time.Minute
 	b := startWithCredentialPlugin(t, "biscuit", map[string]string{"PACT_EXPORT_TTL_HOURS": "0.5"})
-	pub, _, err := ed25519.GenerateKey(rand.Reader)
-	require.NoError(t, err)
-	_, err = b.d.ExecContext(ctx, `INSERT INTO agent_keys (agent_id, kid, public_key) VALUES ('runner-web', 'kidrunnerweb0001', ?)`, []byte(pub))
-	require.NoError(t, err)
-
-	code := connect(t, b.base, "code-web", b.tokens["code-web"])
-	runner := connect(t, b.base, "runner-web", b.tokens["runner-web"])
-	post := code.ok("pact_post", map[string]any{"project_id": "web", "title": "Check", "mandate_id": b.roots["code-web"],
-		"delegate_to": "runner-web", "child_limits": map[string]any{"runs": 2, "turns": 40}})
-	task, delegated := post["task_id"].(string), post["delegated_mandate_id"].(string)
+	d := delegate(t, b, map[string]any{"runs": 2, "turns": 40})
+	task, delegated := d.taskID, d.mandateID
 	before := time.Now()
-	claim := runner.ok("pact_claim", map[string]any{"task_id": task, "mandate_id": delegated})
+	cred := d.claim(t, "biscuit")
 	after := time.Now()
-	cred, ok := claim["credential"].(map[string]any)
-	require.True(t, ok, "the claim carries a credential: %v", claim)
-	require.Equal(t, "biscuit", cred["format"])
 	token := cred["biscuit"].(string)
 
 	// The ids the board recorded for each link: biscuit-wasm must compute the same.
@@ -62,7 +48,7 @@ func TestBoardBiscuitsPassBiscuitWasm(t *testing.T) {
 	}
 	require.Equal(t, cred["external_id"], ids[1])
 
-	code.ok("pact_revoke", map[string]any{"mandate_id": delegated})
+	d.code.ok("pact_revoke", map[string]any{"mandate_id": delegated})
 	revoked := publishedBiscuitRevocations(t, b.base)
 	require.Contains(t, revoked, ids[1])
 
@@ -95,16 +81,7 @@ type exportedBiscuit struct {
 // id each fail. Every test that exports a Biscuit from a board calls it.
 func checkBoardBiscuit(t *testing.T, base string, x exportedBiscuit) {
 	t.Helper()
-	resp, err := http.Get(base + "/.well-known/pact-keys.json")
-	require.NoError(t, err)
-	var jwks struct {
-		Keys []struct{ Kid, X string } `json:"keys"`
-	}
-	require.NoError(t, json.NewDecoder(resp.Body).Decode(&jwks))
-	resp.Body.Close()
-	require.NotEmpty(t, jwks.Keys)
-	root, err := base64.RawURLEncoding.DecodeString(jwks.Keys[0].X) // the active key comes first
-	require.NoError(t, err)
+	root := publishedKeys(t, base)[0].key // the active key comes first
 	sum := sha256.Sum256(root)
 
 	now := time.Now()

@@ -13,8 +13,8 @@
 // The package is part of the public SDK because both sides need it: the
 // credential-tenuo plugin mints with it, and a tool server outside the
 // board verifies exported stacks with it, offline, trusting only the
-// board's published keys (VerifyStack, VerifyPoP, ParseSRL; see
-// docs/examples/tenuo-verifier).
+// board's published keys (VerifyStack, Payload.Authorize, VerifyPoP,
+// ParseSRL; see docs/examples/tenuo-verifier).
 package tenuo
 
 import (

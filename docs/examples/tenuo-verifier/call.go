@@ -97,7 +97,7 @@ func (v *Verifier) call(req callRequest) (any, error) {
 	if err != nil {
 		return nil, refuse(http.StatusForbidden, "%v", err)
 	}
-	if err := authorize(leaf.Payload, req.Tool, args); err != nil {
+	if err := leaf.Payload.Authorize(req.Tool, args); err != nil {
 		return nil, refuse(http.StatusForbidden, "not authorized: %v", err)
 	}
 	sig, err := base64.RawURLEncoding.DecodeString(req.Signature)

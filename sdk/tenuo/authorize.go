@@ -1,17 +1,17 @@
-package main
+package tenuo
 
-import (
-	"fmt"
+import "fmt"
 
-	"github.com/pactboard/pact/sdk/tenuo"
-)
-
-// authorize checks that the leaf warrant allows tool with args. It
+// Authorize checks that this warrant, the leaf of a stack VerifyStack
+// accepted, allows a call of tool with args (as the holder signed them:
+// integers as int64, other numbers as float64). Every constrained argument
+// must be present (but a Wildcard may be absent) and satisfy its
+// constraint, and no other argument is allowed unless AllowUnknown. It
 // understands the constraints the board exports (Exact, OneOf, Range,
 // Wildcard); any other constraint refuses the call, because ignoring a
 // constraint would widen what the warrant grants.
-func authorize(leaf *tenuo.Payload, tool string, args map[string]any) error {
-	if leaf.Type != tenuo.Execution {
+func (leaf *Payload) Authorize(tool string, args map[string]any) error {
+	if leaf.Type != Execution {
 		return fmt.Errorf("the leaf is not an execution warrant")
 	}
 	cs, ok := leaf.Tools[tool]
@@ -21,7 +21,7 @@ func authorize(leaf *tenuo.Payload, tool string, args map[string]any) error {
 	for name, c := range cs.Constraints {
 		v, present := args[name]
 		if !present {
-			if c.Type == tenuo.TypeWildcard {
+			if c.Type == TypeWildcard {
 				continue
 			}
 			return fmt.Errorf("argument %q is constrained but missing", name)
@@ -41,15 +41,15 @@ func authorize(leaf *tenuo.Payload, tool string, args map[string]any) error {
 }
 
 // satisfies reports whether the value v meets one constraint.
-func satisfies(c tenuo.Constraint, v any) error {
+func satisfies(c Constraint, v any) error {
 	switch c.Type {
-	case tenuo.TypeWildcard:
+	case TypeWildcard:
 		return nil
-	case tenuo.TypeExact:
+	case TypeExact:
 		if !equal(c.Value, v) {
 			return fmt.Errorf("is not %v", c.Value)
 		}
-	case tenuo.TypeOneOf:
+	case TypeOneOf:
 		set, _ := c.Value.([]any)
 		for _, s := range set {
 			if equal(s, v) {
@@ -57,17 +57,14 @@ func satisfies(c tenuo.Constraint, v any) error {
 			}
 		}
 		return fmt.Errorf("is not one of %v", set)
-	case tenuo.TypeRange:
-		r, ok := c.Value.(tenuo.Range)
+	case TypeRange:
+		r, ok := c.Value.(Range)
 		f, isNum := number(v)
 		if !ok || !isNum {
 			return fmt.Errorf("is not a number in range")
 		}
-		if r.Min != nil && (f < *r.Min || (f == *r.Min && !r.MinInclusive)) {
-			return fmt.Errorf("%v is below %v", f, *r.Min)
-		}
-		if r.Max != nil && (f > *r.Max || (f == *r.Max && !r.MaxInclusive)) {
-			return fmt.Errorf("%v is above the ceiling %v", f, *r.Max)
+		if !r.contains(f) {
+			return fmt.Errorf("%v is outside %s", f, r)
 		}
 	default:
 		return fmt.Errorf("constraint type %d is not supported by this verifier", c.Type)
@@ -93,15 +90,20 @@ func equal(want, got any) bool {
 	return false
 }
 
-// number reads the numeric forms a decoded constraint or argument takes.
-func number(v any) (float64, bool) {
-	switch x := v.(type) {
-	case int64:
-		return float64(x), true
-	case uint64:
-		return float64(x), true
-	case float64:
-		return x, true
+// String writes the range in interval notation, "[0, 40]" or "(-inf, 2]".
+func (r Range) String() string {
+	lo, hi := "(-inf", "+inf)"
+	if r.Min != nil {
+		lo = fmt.Sprintf("(%v", *r.Min)
+		if r.MinInclusive {
+			lo = fmt.Sprintf("[%v", *r.Min)
+		}
 	}
-	return 0, false
+	if r.Max != nil {
+		hi = fmt.Sprintf("%v)", *r.Max)
+		if r.MaxInclusive {
+			hi = fmt.Sprintf("%v]", *r.Max)
+		}
+	}
+	return lo + ", " + hi
 }
