@@ -2,6 +2,7 @@ package identity
 
 import (
 	"context"
+	"errors"
 	"regexp"
 	"strings"
 	"time"
@@ -16,30 +17,47 @@ import (
 var slackWebhook = regexp.MustCompile(`^https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{1,200}$`)
 
 // Org is an organization as its people see it. The Slack webhook URL is a
-// secret: only whether it is set and its last four characters leave the
-// board.
+// secret, sealed in the database (core/seal): only whether it is set and
+// its last four characters leave the board.
 type Org struct {
 	ID           string    `bun:"id"`
 	Name         string    `bun:"name"`
 	Halted       bool      `bun:"halted"`
 	TermsVersion *string   `bun:"terms_version"`
 	CreatedAt    time.Time `bun:"created_at"`
-	SlackHint    *string   `bun:"slack_hint"` // "…" and the last 4 characters; nil when none is set
+	SlackHint    *string   `bun:"-"` // "…" and the last 4 characters; nil when none is set
 }
+
+// SlackWebhookPlace is where an organization's Slack webhook URL is sealed
+// for (core/seal): the column and the organization.
+func SlackWebhookPlace(orgID string) string { return "orgs.slack_webhook_url/" + orgID }
 
 // GetOrg returns organization id, or not_found.
 func (s *Service) GetOrg(ctx context.Context, tx bun.IDB, id string) (*Org, error) {
-	var orgs []Org
-	err := tx.NewRaw(`SELECT id, name, halted, terms_version, created_at,
-		CASE WHEN slack_webhook_url IS NULL THEN NULL ELSE '…' || right(slack_webhook_url, 4) END AS slack_hint
-		FROM orgs WHERE id = ?`, id).Scan(ctx, &orgs)
+	var rows []struct {
+		Org
+		SlackWebhook *string `bun:"slack_webhook_url"` // sealed
+	}
+	err := tx.NewRaw(`SELECT id, name, halted, terms_version, created_at, slack_webhook_url
+		FROM orgs WHERE id = ?`, id).Scan(ctx, &rows)
 	if err != nil {
 		return nil, err
 	}
-	if len(orgs) == 0 {
+	if len(rows) == 0 {
 		return nil, errs.E(errs.NotFound, "organization %s does not exist", id)
 	}
-	return &orgs[0], nil
+	o := rows[0].Org
+	if sealed := rows[0].SlackWebhook; sealed != nil {
+		hint := "unreadable (sealed under a retired board key): set it again"
+		if s.box != nil {
+			if u, err := s.box.Open(*sealed, SlackWebhookPlace(id)); err == nil {
+				r := []rune(u)
+				hint = "…" + string(r[max(0, len(r)-4):])
+			}
+		}
+		o.SlackHint = &hint
+	}
+	return &o, nil
 }
 
 // OrgUpdate is what UpdateOrg changes; nil leaves a field as it is. A blank
@@ -77,9 +95,17 @@ func (s *Service) UpdateOrg(ctx context.Context, by string, upd OrgUpdate) (*Org
 		case upd.SlackWebhookURL != nil && *upd.SlackWebhookURL != "" && !slackWebhook.MatchString(*upd.SlackWebhookURL):
 			return errs.E(errs.InvalidRequest, "a Slack webhook is https://hooks.slack.com/services/… with no query; null or blank removes it")
 		}
+		var sealed *string
+		if u := deref(upd.SlackWebhookURL); u != "" {
+			v, err := s.seal(u, SlackWebhookPlace(p.OrgID))
+			if err != nil {
+				return err
+			}
+			sealed = &v
+		}
 		_, err := tx.ExecContext(ctx, `UPDATE orgs SET name = coalesce(?, name),
-			slack_webhook_url = CASE WHEN ? THEN nullif(?, '') ELSE slack_webhook_url END WHERE id = ?`,
-			upd.Name, upd.SlackWebhookURL != nil, deref(upd.SlackWebhookURL), p.OrgID)
+			slack_webhook_url = CASE WHEN ? THEN ? ELSE slack_webhook_url END WHERE id = ?`,
+			upd.Name, upd.SlackWebhookURL != nil, sealed, p.OrgID)
 		if err != nil {
 			return translate(err, "organization "+p.OrgID)
 		}
@@ -87,4 +113,54 @@ func (s *Service) UpdateOrg(ctx context.Context, by string, upd OrgUpdate) (*Org
 		return err
 	})
 	return out, err
+}
+
+// seal seals a secret the board keeps for place.
+func (s *Service) seal(plain, place string) (string, error) {
+	if s.box == nil {
+		return "", errors.New("identity: no keyring to seal secrets with (NewService without mandates)")
+	}
+	return s.box.Seal(plain, place)
+}
+
+// ResealOrgSecrets seals again every organization's Slack webhook that is
+// not sealed under the board's active key: values written before sealing,
+// or under a key rotated out of first place. A value another process
+// changed meanwhile is left to it. Values that no longer open (their key
+// left the keyring) are left as they are; GetOrg says to set them again.
+// It returns how many it sealed.
+func (s *Service) ResealOrgSecrets(ctx context.Context) (int, error) {
+	if s.box == nil {
+		return 0, nil
+	}
+	var rows []struct {
+		ID  string `bun:"id"`
+		URL string `bun:"slack_webhook_url"`
+	}
+	if err := s.db.NewRaw(`SELECT id, slack_webhook_url FROM orgs WHERE slack_webhook_url IS NOT NULL`).Scan(ctx, &rows); err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, r := range rows {
+		if !s.box.Stale(r.URL) {
+			continue
+		}
+		plain, err := s.box.Open(r.URL, SlackWebhookPlace(r.ID))
+		if err != nil {
+			continue
+		}
+		sealed, err := s.box.Seal(plain, SlackWebhookPlace(r.ID))
+		if err != nil {
+			return n, err
+		}
+		res, err := s.db.ExecContext(ctx, `UPDATE orgs SET slack_webhook_url = ? WHERE id = ? AND slack_webhook_url = ?`,
+			sealed, r.ID, r.URL)
+		if err != nil {
+			return n, err
+		}
+		if k, _ := res.RowsAffected(); k == 1 {
+			n++
+		}
+	}
+	return n, nil
 }

@@ -216,7 +216,18 @@ func b64urlDecode(s string) ([]byte, error) {
 
 // ActiveSeed returns the active key's id and Ed25519 seed, for the
 // credential plugins that sign exported credentials with the board's key
-// (they are pinned by SHA-256 for that reason). Nothing else needs it.
+// (they are pinned by SHA-256 for that reason).
 func (k *Keyring) ActiveSeed() (kid string, seed []byte) {
 	return k.kids[0], k.keys[k.kids[0]].Seed()
+}
+
+// Seed returns the Ed25519 seed of key kid, for core/seal, which derives
+// its sealing keys from the keyring so that rotating the board's keys
+// rotates them too.
+func (k *Keyring) Seed(kid string) ([]byte, bool) {
+	key, ok := k.keys[kid]
+	if !ok {
+		return nil, false
+	}
+	return key.Seed(), true
 }

@@ -77,6 +77,8 @@ type target struct {
 	Sent     bool    `bun:"sent"`
 	Failed   bool    `bun:"failed"`
 	Detail   *string `bun:"detail"`
+	// unreadable is why URL or Secret did not open (openTarget).
+	unreadable error
 }
 
 func (t *target) label() string {
@@ -95,23 +97,31 @@ func (t *target) destination() notifier.Destination {
 // targets lists r's organization's destinations now: its Slack webhook (for
 // the default organization PACT_SLACK_WEBHOOK_URL until it sets its own)
 // and its enabled destinations, each with what this row's earlier attempts
-// settled there.
+// settled there, their URLs and secrets opened.
 func (s *Service) targets(ctx context.Context, r *row) ([]target, error) {
 	var ts []target
 	err := s.db.NewRaw(`SELECT t.key, t.notifier, t.url, t.secret, t.options::text AS options,
 		       x.sent_at IS NOT NULL AS sent, x.failed_at IS NOT NULL AS failed, x.detail
-		FROM (SELECT 'slack'::text AS key, ?::text AS notifier,
-		             coalesce(nullif(o.slack_webhook_url, ''), CASE WHEN o.id = 'default' THEN nullif(?::text, '') END) AS url,
+		FROM (SELECT 'slack'::text AS key, ?::text AS notifier, coalesce(o.slack_webhook_url, '') AS url,
 		             NULL::text AS secret, '{}'::jsonb AS options, 0::bigint AS ord
 		      FROM orgs o WHERE o.id = ?
 		      UNION ALL
 		      SELECT 'd' || d.id, d.notifier, d.url, d.secret, d.options, d.id
 		      FROM notify_destinations d WHERE d.org_id = ? AND d.disabled_at IS NULL) t
 		LEFT JOIN notification_deliveries x ON x.notification_id = ? AND x.destination = t.key
-		WHERE t.url IS NOT NULL
 		ORDER BY t.ord`,
-		s.opts.SlackNotifier, s.opts.SlackWebhookURL, r.OrgID, r.OrgID, r.ID).Scan(ctx, &ts)
-	return ts, err
+		s.opts.SlackNotifier, r.OrgID, r.OrgID, r.ID).Scan(ctx, &ts)
+	if err != nil {
+		return nil, err
+	}
+	out := ts[:0]
+	for _, t := range ts {
+		s.openTarget(r.OrgID, &t)
+		if t.URL != "" {
+			out = append(out, t)
+		}
+	}
+	return out, nil
 }
 
 // handle delivers claimed row r to every destination not yet settled and
@@ -256,6 +266,9 @@ func (s *Service) record(ctx context.Context, id int64, key string, sent bool, r
 // deliverOne sends msg to t through its notifier, under DeliverTimeout. A
 // notifier the board cannot find counts as an outage (retried).
 func (s *Service) deliverOne(ctx context.Context, t *target, msg notifier.Notification) (*notifier.Receipt, error) {
+	if t.unreadable != nil {
+		return nil, t.unreadable
+	}
 	n, err := s.notifier(t.Notifier)
 	if err != nil {
 		return nil, errs.E(errs.Unavailable, "%s", messageOf(err))

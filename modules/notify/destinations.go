@@ -106,18 +106,30 @@ func (s *Service) AddDestination(ctx context.Context, by string, in DestinationI
 		if err != nil {
 			return err
 		}
+		url, err := s.opts.Seal.Seal(prepared.URL, destinationPlace("url", p.OrgID))
+		if err != nil {
+			return err
+		}
+		var secret *string
+		if prepared.Secret != "" {
+			v, err := s.opts.Seal.Seal(prepared.Secret, destinationPlace("secret", p.OrgID))
+			if err != nil {
+				return err
+			}
+			secret = &v
+		}
 		var d destRow
 		err = tx.NewRaw(`INSERT INTO notify_destinations (org_id, notifier, url, secret, options, created_by)
 			VALUES (?, ?, ?, ?, ?::jsonb, ?) RETURNING `+destinationCols,
-			p.OrgID, in.Notifier, prepared.URL, nullable(prepared.Secret), string(opts), p.ID).Scan(ctx, &d)
+			p.OrgID, in.Notifier, url, secret, string(opts), p.ID).Scan(ctx, &d)
 		if err != nil {
 			if db.PgCode(err) == db.CheckViolation {
 				return errs.E(errs.InvalidRequest, "notifier plugin %q returned a destination the board cannot store", in.Notifier)
 			}
 			return err
 		}
-		e.Payload = map[string]any{"notifier": in.Notifier, "url_hint": urlHint(d.URL), "destination_id": d.ID}
-		out = &Added{Destination: d.listed(), Secret: prepared.Secret}
+		e.Payload = map[string]any{"notifier": in.Notifier, "url_hint": urlHint(prepared.URL), "destination_id": d.ID}
+		out = &Added{Destination: s.listed(&d), Secret: prepared.Secret}
 		return nil
 	})
 	if err != nil {
@@ -150,7 +162,7 @@ func (s *Service) ListDestinations(ctx context.Context, by string) (*Destination
 		return nil, err
 	}
 	for _, r := range rows {
-		out.Items = append(out.Items, r.listed())
+		out.Items = append(out.Items, s.listed(&r))
 	}
 	return out, nil
 }
@@ -174,7 +186,7 @@ func (s *Service) DisableDestination(ctx context.Context, by string, id int64) (
 			if len(rows) == 0 {
 				return errs.E(errs.NotFound, "no destination %d in organization %s", id, p.OrgID)
 			}
-			d := rows[0].listed()
+			d := s.listed(&rows[0])
 			out = &d
 			return nil
 		})
@@ -189,7 +201,7 @@ type destRow struct {
 	ID          int64      `bun:"id"`
 	OrgID       string     `bun:"org_id"`
 	Notifier    string     `bun:"notifier"`
-	URL         string     `bun:"url"`
+	URL         string     `bun:"url"` // sealed
 	HasSecret   bool       `bun:"has_secret"`
 	OptionsJSON string     `bun:"options_json"`
 	CreatedBy   string     `bun:"created_by"`
@@ -199,8 +211,12 @@ type destRow struct {
 }
 
 // listed is r as people see it: the URL's hint, no secret.
-func (r *destRow) listed() Destination {
-	d := Destination{ID: r.ID, OrgID: r.OrgID, Notifier: r.Notifier, URLHint: urlHint(r.URL), HasSecret: r.HasSecret,
+func (s *Service) listed(r *destRow) Destination {
+	hint := "unreadable (sealed under a retired board key): add it again"
+	if u, err := s.opts.Seal.Open(r.URL, destinationPlace("url", r.OrgID)); err == nil {
+		hint = urlHint(u)
+	}
+	d := Destination{ID: r.ID, OrgID: r.OrgID, Notifier: r.Notifier, URLHint: hint, HasSecret: r.HasSecret,
 		Options: map[string]string{}, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, DisabledBy: r.DisabledBy,
 		DisabledAt: r.DisabledAt}
 	_ = json.Unmarshal([]byte(r.OptionsJSON), &d.Options) // an object of strings by construction

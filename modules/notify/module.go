@@ -26,6 +26,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/core/seal"
 	"github.com/pactboard/pact/sdk/notifier"
 )
 
@@ -65,6 +66,11 @@ type Options struct {
 	// Logger receives delivery failures and worker trouble; Register uses
 	// the module's logger. Nil discards.
 	Logger hclog.Logger
+	// Seal seals destination URLs and secrets, and opens them and the
+	// organizations' Slack webhooks (core/seal). Register uses the board's
+	// keyring. Nil seals under a key of this Service alone, which nothing
+	// else can open: for tests that own everything they read.
+	Seal *seal.Box
 
 	// Lease is how long a claimed row stays with its worker (2 min); a
 	// worker that dies holds its rows this long.
@@ -117,7 +123,13 @@ func (m *Module) Register(h *kernel.Host) error {
 	if h.DB() == nil {
 		return fmt.Errorf("notify needs the board's database")
 	}
+	if opts.Seal == nil && h.Mandates() != nil {
+		opts.Seal = seal.New(h.Mandates().Keys())
+	}
 	m.svc = NewService(h.DB(), h.Log(), &opts)
+	if people := h.Identity(); people != nil {
+		h.Worker("reseal", func(ctx context.Context) error { return m.svc.resealAll(ctx, people) })
+	}
 	h.Worker("listen", m.svc.listen)
 	for i := range m.svc.opts.Workers {
 		h.Worker(fmt.Sprintf("deliver%d", i+1), func(ctx context.Context) error { return m.svc.work(ctx, i) })

@@ -13,6 +13,8 @@ import (
 
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/core/mandate"
+	"github.com/pactboard/pact/core/seal"
 	"github.com/pactboard/pact/sdk/errs"
 	"github.com/pactboard/pact/sdk/notifier"
 )
@@ -72,6 +74,9 @@ func NewService(d *db.DB, log *ledger.Log, opts *Options) *Service {
 	if o.Logger == nil {
 		o.Logger = hclog.NewNullLogger()
 	}
+	if o.Seal == nil {
+		o.Seal = ephemeralBox()
+	}
 	if log == nil {
 		log = ledger.New(nil)
 	}
@@ -81,6 +86,18 @@ func NewService(d *db.DB, log *ledger.Log, opts *Options) *Service {
 		s.wakers[i] = make(chan struct{}, 1)
 	}
 	return s
+}
+
+// ephemeralBox seals under a random key that lives as long as the process.
+func ephemeralBox() *seal.Box {
+	entry, err := mandate.NewKeyEntry(time.Now(), rand.Reader)
+	if err == nil {
+		var k *mandate.Keyring
+		if k, err = mandate.ParseKeyring(entry, ""); err == nil {
+			return seal.New(k)
+		}
+	}
+	panic(fmt.Sprintf("notify: make a sealing key: %v", err)) // only if crypto/rand fails
 }
 
 // processName is host/pid/random: unique per Service, so two services in

@@ -1,0 +1,115 @@
+package notify
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+// destinationPlace is where a destination's column is sealed for
+// (core/seal): the column and the organization.
+func destinationPlace(column, orgID string) string {
+	return "notify_destinations." + column + "/" + orgID
+}
+
+// openTarget replaces t's sealed URL and secret with their plain text. The
+// organization's Slack webhook falls back to PACT_SLACK_WEBHOOK_URL in the
+// default organization. A value that no longer opens is kept as
+// t.unreadable, which refuses its deliveries for good.
+func (s *Service) openTarget(orgID string, t *target) {
+	urlPlace, secretPlace := destinationPlace("url", orgID), destinationPlace("secret", orgID)
+	if t.Key == "slack" {
+		if t.URL == "" {
+			if orgID == "default" {
+				t.URL = s.opts.SlackWebhookURL
+			}
+			return
+		}
+		urlPlace = identity.SlackWebhookPlace(orgID)
+	}
+	u, err := s.opts.Seal.Open(t.URL, urlPlace)
+	if err == nil && t.Secret != nil {
+		var secret string
+		if secret, err = s.opts.Seal.Open(*t.Secret, secretPlace); err == nil {
+			t.Secret = &secret
+		}
+	}
+	if err != nil {
+		t.URL, t.Secret = "unreadable", nil
+		t.unreadable = errs.E(errs.InvalidRequest, "%v", err)
+		return
+	}
+	t.URL = u
+}
+
+// resealAll seals again what is not sealed under the board's active key:
+// the organizations' Slack webhooks (through people) and the destinations'
+// URLs and secrets. It runs once at start; an error is retried.
+func (s *Service) resealAll(ctx context.Context, people *identity.Service) error {
+	orgs, err := people.ResealOrgSecrets(ctx)
+	if err != nil {
+		return fmt.Errorf("reseal Slack webhooks: %w", err)
+	}
+	dests, err := s.ResealDestinations(ctx)
+	if err != nil {
+		return fmt.Errorf("reseal destinations: %w", err)
+	}
+	if orgs+dests > 0 {
+		s.logger.Info("sealed stored secrets under the board's active key", "slack_webhooks", orgs, "destinations", dests)
+	}
+	return nil
+}
+
+// ResealDestinations seals again every destination URL and secret that is
+// not sealed under the active key, and returns how many rows it changed. A
+// row another process changed meanwhile is left to it; a value that no
+// longer opens is left as it is (its deliveries say to add it again).
+func (s *Service) ResealDestinations(ctx context.Context) (int, error) {
+	var rows []struct {
+		ID     int64   `bun:"id"`
+		OrgID  string  `bun:"org_id"`
+		URL    string  `bun:"url"`
+		Secret *string `bun:"secret"`
+	}
+	if err := s.db.NewRaw(`SELECT id, org_id, url, secret FROM notify_destinations ORDER BY id`).Scan(ctx, &rows); err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, r := range rows {
+		if !s.opts.Seal.Stale(r.URL) && (r.Secret == nil || !s.opts.Seal.Stale(*r.Secret)) {
+			continue
+		}
+		url, err := s.reseal(r.URL, destinationPlace("url", r.OrgID))
+		if err != nil {
+			continue
+		}
+		var secret *string
+		if r.Secret != nil {
+			v, err := s.reseal(*r.Secret, destinationPlace("secret", r.OrgID))
+			if err != nil {
+				continue
+			}
+			secret = &v
+		}
+		res, err := s.db.ExecContext(ctx, `UPDATE notify_destinations SET url = ?, secret = ?
+			WHERE id = ? AND url = ? AND secret IS NOT DISTINCT FROM ?`, url, secret, r.ID, r.URL, r.Secret)
+		if err != nil {
+			return n, err
+		}
+		if k, _ := res.RowsAffected(); k == 1 {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// reseal opens value and seals it again under the active key.
+func (s *Service) reseal(value, place string) (string, error) {
+	plain, err := s.opts.Seal.Open(value, place)
+	if err != nil {
+		return "", err
+	}
+	return s.opts.Seal.Seal(plain, place)
+}

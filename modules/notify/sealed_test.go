@@ -1,0 +1,216 @@
+package notify_test
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun"
+
+	"github.com/pactboard/pact/core/boot"
+	"github.com/pactboard/pact/core/db"
+	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/core/ledger"
+	mandates "github.com/pactboard/pact/core/mandate"
+	"github.com/pactboard/pact/core/outbox"
+	"github.com/pactboard/pact/core/pgtest"
+	"github.com/pactboard/pact/core/seal"
+	"github.com/pactboard/pact/modules/notify"
+)
+
+// keyring is the board keyring of kids, each with a seed of its own letter.
+func keyring(t *testing.T, kids ...string) *mandates.Keyring {
+	t.Helper()
+	var entries []string
+	for _, kid := range kids {
+		entries = append(entries, kid+"="+base64.RawURLEncoding.EncodeToString([]byte(strings.Repeat(kid[:1], 32))))
+	}
+	k, err := mandates.ParseKeyring(strings.Join(entries, ","), "")
+	require.NoError(t, err)
+	return k
+}
+
+// sealedColumns is every column the schema marks as sealed (its comment
+// starts with "sealed"), read from the database catalog.
+func sealedColumns(t *testing.T, d *db.DB) map[string]bool {
+	t.Helper()
+	var cols []string
+	require.NoError(t, d.NewRaw(`SELECT c.relname || '.' || a.attname
+		FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE n.nspname = current_schema() AND c.relkind = 'r' AND a.attnum > 0 AND NOT a.attisdropped
+		AND col_description(a.attrelid, a.attnum) LIKE 'sealed%'`).Scan(context.Background(), &cols))
+	out := map[string]bool{}
+	for _, c := range cols {
+		out[c] = true
+	}
+	return out
+}
+
+// Every value in a sealed column is sealed after people set them through
+// the board, and deliveries still get them in clear. The population comes
+// from the catalog; a column whose name says secret, webhook, password or
+// key must be marked sealed (or be a hash), so a new one cannot escape.
+func TestSecretsAreSealedAtRest(t *testing.T) {
+	ctx := context.Background()
+	d := pgtest.New(t)
+	seed(t, d)
+	keys := keyring(t, "k1")
+	people := identity.NewService(d, ledger.New(nil), mandates.NewService(keys, nil), nil)
+	slack, rcv := &recorder{}, newReceiver(t)
+	svc := notify.NewService(d, ledger.New(nil), &notify.Options{Seal: seal.New(keys),
+		Notifiers: plugins{"webhook": &poster{client: rcv.Client()}, "slack": slack}})
+
+	const hook = "https://hooks.slack.com/services/T0/B0/slacksecretpath"
+	_, err := people.UpdateOrg(ctx, "ana", identity.OrgUpdate{SlackWebhookURL: ptr(hook)})
+	require.NoError(t, err)
+	added, err := svc.AddDestination(ctx, "ana", notify.DestinationInput{Notifier: "webhook", URL: rcv.URL + "/hooks/pathsecret"})
+	require.NoError(t, err)
+
+	cols := sealedColumns(t, d)
+	require.Equal(t, map[string]bool{"orgs.slack_webhook_url": true, "notify_destinations.url": true,
+		"notify_destinations.secret": true}, cols)
+	var all []string
+	require.NoError(t, d.NewRaw(`SELECT table_name || '.' || column_name FROM information_schema.columns
+		WHERE table_schema = current_schema()`).Scan(ctx, &all))
+	secretLike := regexp.MustCompile(`(secret|webhook|password|passwd|api_key|private)`)
+	for _, c := range all {
+		if secretLike.MatchString(c) && !strings.HasSuffix(c, "_hash") {
+			require.True(t, cols[c], "%s looks like a secret: seal it and mark it in a migration", c)
+		}
+	}
+	for c := range cols {
+		table, col, _ := strings.Cut(c, ".")
+		var values []string
+		require.NoError(t, d.NewRaw(fmt.Sprintf(`SELECT %s FROM %s WHERE %s IS NOT NULL`, col, table, col)).Scan(ctx, &values))
+		require.NotEmpty(t, values, "%s holds a value to check", c)
+		for _, v := range values {
+			require.True(t, strings.HasPrefix(v, seal.Prefix+"k1:"), "%s holds %q, not sealed", c, v)
+			for _, clear := range []string{"slacksecretpath", "pathsecret", added.Secret} {
+				require.NotContains(t, v, clear)
+			}
+		}
+	}
+
+	enqueue(t, d, outbox.Notification{Kind: outbox.Message, ProjectID: "web", Title: "hello"})
+	_, err = svc.DeliverDue(ctx)
+	require.NoError(t, err)
+	got := slack.deliveries()
+	require.Len(t, got, 1)
+	require.Equal(t, hook, got[0].Dest.URL, "the Slack plugin gets the webhook in clear")
+	_, byPath, _ := rcv.counts()
+	require.Equal(t, 1, byPath["/hooks/pathsecret"])
+	org, err := people.GetOrg(ctx, d, "default")
+	require.NoError(t, err)
+	require.Equal(t, "…path", *org.SlackHint)
+}
+
+// Values written before sealing, and values sealed under a key that is no
+// longer first, are sealed again under the active key at start; what a
+// retired key sealed says to add it again, and its deliveries are refused
+// for good rather than retried.
+func TestResealAndRetiredKeys(t *testing.T) {
+	ctx := context.Background()
+	d := pgtest.New(t)
+	seed(t, d)
+	const hook = "https://hooks.slack.com/services/T/B/plain"
+	_, err := d.ExecContext(ctx, `UPDATE orgs SET slack_webhook_url = ? WHERE id = 'default'`, hook)
+	require.NoError(t, err)
+	_, err = d.ExecContext(ctx, `INSERT INTO notify_destinations (org_id, notifier, url, secret, created_by)
+		VALUES ('default', 'webhook', 'https://receiver.example/plain', 'whsec_plain', 'ana')`)
+	require.NoError(t, err)
+
+	reseal := func(kids ...string) (*notify.Service, *identity.Service) {
+		keys := keyring(t, kids...)
+		people := identity.NewService(d, ledger.New(nil), mandates.NewService(keys, nil), nil)
+		svc := notify.NewService(d, ledger.New(nil), &notify.Options{Seal: seal.New(keys)})
+		n, err := people.ResealOrgSecrets(ctx)
+		require.NoError(t, err)
+		m, err := svc.ResealDestinations(ctx)
+		require.NoError(t, err)
+		require.Equal(t, 2, n+m, "the webhook and the destination were sealed (again)")
+		return svc, people
+	}
+	stored := func() []string {
+		var v []string
+		require.NoError(t, d.NewRaw(`SELECT slack_webhook_url FROM orgs WHERE id = 'default'
+			UNION ALL SELECT url FROM notify_destinations UNION ALL SELECT secret FROM notify_destinations`).Scan(ctx, &v))
+		return v
+	}
+	reseal("k1")
+	for _, v := range stored() {
+		require.True(t, strings.HasPrefix(v, seal.Prefix+"k1:"), v)
+	}
+	reseal("k2", "k1")
+	for _, v := range stored() {
+		require.True(t, strings.HasPrefix(v, seal.Prefix+"k2:"), "rotation seals again under the new key: %s", v)
+	}
+
+	// Both keys retired: nothing opens.
+	keys := keyring(t, "k3")
+	people := identity.NewService(d, ledger.New(nil), mandates.NewService(keys, nil), nil)
+	slack, hookPlugin := &recorder{}, &recorder{}
+	svc := notify.NewService(d, ledger.New(nil), &notify.Options{Seal: seal.New(keys),
+		Notifiers: plugins{"webhook": hookPlugin, "slack": slack}})
+	org, err := people.GetOrg(ctx, d, "default")
+	require.NoError(t, err)
+	require.Contains(t, *org.SlackHint, "set it again")
+	list, err := svc.ListDestinations(ctx, "ana")
+	require.NoError(t, err)
+	require.Contains(t, list.Items[0].URLHint, "add it again")
+	id := enqueue(t, d, outbox.Notification{Kind: outbox.Message, ProjectID: "web", Title: "hello"})
+	_, err = svc.DeliverDue(ctx)
+	require.NoError(t, err)
+	require.Empty(t, slack.deliveries())
+	require.Empty(t, hookPlugin.deliveries())
+	st := state(t, d, id)
+	require.NotNil(t, st.DeadAt, "a destination that cannot be read is refused for good, not retried")
+	require.Contains(t, *st.LastError, "enter it again")
+	require.Equal(t, 0, countWhere(t, d, `notify_destinations`, `url NOT LIKE 'sealed:v1:k2:%'`), "a failed open changes nothing")
+}
+
+// A board process seals what it finds in clear when it starts: the notify
+// module's reseal worker, with the kernel's keyring and identity service.
+func TestABoardSealsStoredSecretsAtStart(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.NewDSN(t)
+	d, err := db.Open(ctx, dsn)
+	require.NoError(t, err)
+	t.Cleanup(d.Close)
+	seed(t, d)
+	_, err = d.ExecContext(ctx, `UPDATE orgs SET slack_webhook_url = 'https://hooks.slack.com/services/T/B/plain' WHERE id = 'default';
+		INSERT INTO notify_destinations (org_id, notifier, url, secret, created_by)
+		VALUES ('acme', 'webhook', 'https://receiver.example/plain', 'whsec_plain', 'bo')`)
+	require.NoError(t, err)
+
+	keys := keyring(t, "k1")
+	m := mandates.NewService(keys, nil)
+	cfg, err := boot.Load(func(string) string { return "" })
+	require.NoError(t, err)
+	k := kernel.New(kernel.Deps{DB: d, Log: ledger.New(nil), Mandates: m, Config: cfg,
+		Identity: identity.NewService(d, ledger.New(nil), m, nil)})
+	require.NoError(t, k.Register(notify.New(notify.Options{})))
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); _ = k.Run(runCtx) }()
+	t.Cleanup(func() { cancel(); <-done })
+
+	eventually(t, 30*time.Second, func() bool {
+		return countWhere(t, d, "orgs", `slack_webhook_url LIKE 'sealed:v1:k1:%'`) == 1 &&
+			countWhere(t, d, "notify_destinations", `url LIKE 'sealed:v1:k1:%' AND secret LIKE 'sealed:v1:k1:%'`) == 1
+	}, "the stored secrets are sealed under the active key")
+}
+
+func countWhere(t *testing.T, d bun.IDB, table, where string) int {
+	t.Helper()
+	var n int
+	require.NoError(t, d.NewRaw(`SELECT count(*) FROM `+table+` WHERE `+where).Scan(context.Background(), &n))
+	return n
+}
+
+func ptr[T any](v T) *T { return &v }
