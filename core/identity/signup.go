@@ -2,6 +2,7 @@ package identity
 
 import (
 	"context"
+	"fmt"
 	"encoding/hex"
 	"io"
 	"strings"
@@ -79,6 +80,7 @@ func (s *Service) SignUp(ctx context.Context, pol SignUpPolicy, in SignUpInput) 
 		return nil, errs.E(errs.Unauthorized, "this sign-in names no account")
 	}
 	var out *SignedUp
+	var known *Person // the person the account is, or was invited as
 	err := s.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended(?, 0))`,
 			"signup:"+in.Issuer+":"+in.Subject); err != nil {
@@ -88,6 +90,7 @@ func (s *Service) SignUp(ctx context.Context, pol SignUpPolicy, in SignUpInput) 
 		if err != nil {
 			return err
 		}
+		known = p
 		switch {
 		case p != nil && p.DisabledAt != nil:
 			return disabled()
@@ -116,10 +119,30 @@ func (s *Service) SignUp(ctx context.Context, pol SignUpPolicy, in SignUpInput) 
 		out, err = s.createOrg(ctx, tx, in)
 		return err
 	})
+	if errs.IsRefusal(err) && known != nil {
+		return nil, s.logSignUpRefusal(ctx, known, in, err)
+	}
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// logSignUpRefusal records a refused sign-up in the organization of the
+// person the account is (or was invited as): a disabled person trying
+// again, an account already registered, an invitation's sign-up with bad
+// input, or another account presenting a registered person's verified
+// email. A refusal that names no person has no organization to log it in.
+func (s *Service) logSignUpRefusal(ctx context.Context, p *Person, in SignUpInput, refusal error) error {
+	var sameAccount bool
+	if err := s.db.NewRaw(`SELECT coalesce(auth_issuer = ? AND auth_sub = ?, false) FROM humans WHERE id = ?`,
+		in.Issuer, in.Subject, p.ID).Scan(ctx, &sameAccount); err != nil {
+		return fmt.Errorf("log the refused sign-up %v: %w", refusal, err)
+	}
+	// The caller proved to be p: by p's account, or by p's verified email
+	// (same_account false: another account, or an invitation not taken yet).
+	return s.log.RecordRefusal(ctx, s.db, ledger.Entry{OrgID: p.OrgID, Actor: "human:" + p.ID, Action: "admin.signup",
+		Payload: map[string]any{"human_id": p.ID, "issuer": in.Issuer, "same_account": sameAccount}}, refusal)
 }
 
 // existing is the person the account already is (bound to it) or was

@@ -111,7 +111,16 @@ func TestSignUpRefusals(t *testing.T) {
 		})
 	}
 	require.Equal(t, orgs, f.count(t, `SELECT count(*) FROM orgs`), "nothing half-written")
-	require.Equal(t, entries, f.count(t, `SELECT count(*) FROM entries`), "refusals have no organization to be logged in")
+	// Refusals that name a person (Bound, BoundEmail, BoundEvenWhenClosed,
+	// Disabled) are logged in their organization; the others name none.
+	require.Equal(t, entries+4, f.count(t, `SELECT count(*) FROM entries`))
+	require.Equal(t, 3, f.count(t, `SELECT count(*) FROM entries WHERE action = 'admin.signup'
+		AND actor = 'human:ana' AND outcome = 'already_registered' AND org_id = 'default'`))
+	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM entries WHERE action = 'admin.signup'
+		AND actor = 'human:vic' AND outcome = 'account_disabled'`))
+	require.Equal(t, 2, f.count(t, `SELECT count(*) FROM entries e JOIN payloads p ON p.id = e.payload_ref
+		WHERE e.action = 'admin.signup' AND p.content->>'same_account' = 'false'`),
+		"BoundEmail (another account) and Disabled (vic, found by email, never bound)")
 }
 
 func TestSignUpBreaker(t *testing.T) {
