@@ -2,8 +2,8 @@ package identity
 
 import (
 	"context"
-	"fmt"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"strings"
 	"unicode/utf8"
