@@ -145,13 +145,9 @@ func (s *Service) ResealOrgSecrets(ctx context.Context) (int, error) {
 		if !s.box.Stale(r.URL) {
 			continue
 		}
-		plain, err := s.box.Open(r.URL, SlackWebhookPlace(r.ID))
+		sealed, err := s.box.Reseal(r.URL, SlackWebhookPlace(r.ID))
 		if err != nil {
-			continue
-		}
-		sealed, err := s.box.Seal(plain, SlackWebhookPlace(r.ID))
-		if err != nil {
-			return n, err
+			continue // no longer opens: GetOrg says to set it again
 		}
 		res, err := s.db.ExecContext(ctx, `UPDATE orgs SET slack_webhook_url = ? WHERE id = ? AND slack_webhook_url = ?`,
 			sealed, r.ID, r.URL)

@@ -109,3 +109,12 @@ func (b *Box) Stale(value string) bool {
 	rest, ok := strings.CutPrefix(value, Prefix)
 	return !ok || !strings.HasPrefix(rest, b.active+":")
 }
+
+// Reseal opens value and seals it again under the active key.
+func (b *Box) Reseal(value, place string) (string, error) {
+	plain, err := b.Open(value, place)
+	if err != nil {
+		return "", err
+	}
+	return b.Seal(plain, place)
+}

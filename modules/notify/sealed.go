@@ -81,13 +81,13 @@ func (s *Service) ResealDestinations(ctx context.Context) (int, error) {
 		if !s.opts.Seal.Stale(r.URL) && (r.Secret == nil || !s.opts.Seal.Stale(*r.Secret)) {
 			continue
 		}
-		url, err := s.reseal(r.URL, destinationPlace("url", r.OrgID))
+		url, err := s.opts.Seal.Reseal(r.URL, destinationPlace("url", r.OrgID))
 		if err != nil {
 			continue
 		}
 		var secret *string
 		if r.Secret != nil {
-			v, err := s.reseal(*r.Secret, destinationPlace("secret", r.OrgID))
+			v, err := s.opts.Seal.Reseal(*r.Secret, destinationPlace("secret", r.OrgID))
 			if err != nil {
 				continue
 			}
@@ -103,13 +103,4 @@ func (s *Service) ResealDestinations(ctx context.Context) (int, error) {
 		}
 	}
 	return n, nil
-}
-
-// reseal opens value and seals it again under the active key.
-func (s *Service) reseal(value, place string) (string, error) {
-	plain, err := s.opts.Seal.Open(value, place)
-	if err != nil {
-		return "", err
-	}
-	return s.opts.Seal.Seal(plain, place)
 }
