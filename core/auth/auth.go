@@ -1,5 +1,5 @@
 // Package auth turns the bearer token on an Admin API request into the
-// person it names (behavior.md §9.3, §10.6). Tokens are OAuth access tokens
+// person it names (docs/specs/behavior.md §9.3, §10.6). Tokens are OAuth access tokens
 // from the board's issuer, verified by an auth issuer plugin; agent tokens
 // (pact_…) never open the Admin API.
 package auth

@@ -17,7 +17,7 @@ import (
 const MaxApprovalRules = 100
 
 // ApprovalRules lists org's approval rules: the actions whose tasks wait
-// for a person's approval (behavior.md §5.8), sorted.
+// for a person's approval (docs/specs/behavior.md §5.8), sorted.
 func (s *Service) ApprovalRules(ctx context.Context, tx bun.IDB, org string) ([]string, error) {
 	out := []string{}
 	err := tx.NewRaw(`SELECT action FROM approval_actions WHERE org_id = ? ORDER BY action`, org).Scan(ctx, &out)

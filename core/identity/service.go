@@ -16,7 +16,7 @@ import (
 	"github.com/pactboard/pact/sdk/errs"
 )
 
-// Id rules (behavior.md §2.4). The database checks them too.
+// Id rules (docs/specs/behavior.md §2.4). The database checks them too.
 var (
 	slugID   = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
 	humanID  = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)

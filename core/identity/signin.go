@@ -14,7 +14,7 @@ import (
 // board is told.
 const NotRegisteredMessage = "this account is not a registered person on the board; sign up or ask an owner to invite you"
 
-// SignIn returns the person an OAuth account is (behavior.md §9.3): the one
+// SignIn returns the person an OAuth account is (docs/specs/behavior.md §9.3): the one
 // bound to (issuer, sub); else the one whose email is verifiedEmail
 // (case-insensitively) and who is bound to no account yet, which it binds
 // once, logging admin.human.bind, so later tokens need no email. Callers

@@ -16,7 +16,7 @@ import (
 )
 
 // DefaultApprovalRules are the approval rules an organization made by
-// sign-up starts with (behavior.md §5.8).
+// sign-up starts with (docs/specs/behavior.md §5.8).
 var DefaultApprovalRules = []string{"deploy.*", "finance.*", "customer.message"}
 
 // Sign-up refusals people read.
@@ -62,7 +62,7 @@ type SignedUp struct {
 	Invited bool `json:"invited"`
 }
 
-// SignUp makes a new organization with the account as its owner (behavior.md
+// SignUp makes a new organization with the account as its owner (docs/specs/behavior.md
 // §10.5): its id derived from the name, its own system chain, the terms
 // recorded, the roles of role_templates and the default approval rules,
 // and org.created as its first log entry. An account whose verified email

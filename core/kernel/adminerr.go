@@ -34,7 +34,7 @@ func (e *AdminError) GetStatus() int { return e.status }
 // application/problem+json (huma.ContentTypeFilter).
 func (e *AdminError) ContentType(string) string { return "application/json" }
 
-// AdminStatus is the HTTP status of a refusal with code, per behavior.md
+// AdminStatus is the HTTP status of a refusal with code, per docs/specs/behavior.md
 // §2.1; codes it does not name are conflicts (409).
 func AdminStatus(code errs.Code) int {
 	switch code {

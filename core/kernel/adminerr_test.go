@@ -118,7 +118,7 @@ func TestAdminValidationErrors(t *testing.T) {
 	require.Equal(t, "invalid_request", body["error"])
 }
 
-// behavior.md §2.1, plus the codes this implementation adds.
+// docs/specs/behavior.md §2.1, plus the codes this implementation adds.
 func TestAdminStatusMap(t *testing.T) {
 	want := map[errs.Code]int{
 		errs.Forbidden: 403, errs.NotFound: 404, errs.InvalidRequest: 400, errs.ProjectRequired: 400,

@@ -27,7 +27,7 @@ type Authenticator interface {
 }
 
 // AgentTokens accepts a live pact_… token issued to the agent itself
-// (behavior.md §9.2). The agent's status is not checked here: the tool
+// (docs/specs/behavior.md §9.2). The agent's status is not checked here: the tool
 // gate refuses paused and banned agents with their own code.
 type AgentTokens struct {
 	Identity *identity.Service

@@ -1,7 +1,7 @@
 package mcpserve
 
 // Instructions is what the server tells every agent on connecting
-// (behavior.md §6.0, updated for a board that wakes listening agents).
+// (docs/specs/behavior.md §6.0, updated for a board that wakes listening agents).
 const Instructions = `PACT Board coordinates work between agents and the people who own them. Your identity comes from this URL and your token; never pass it as an argument.
 
 At the start of every session call pact_whoami, then pact_list: they tell you who you are, your mandates, your preferences, your unread messages and the work you may take.

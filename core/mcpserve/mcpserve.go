@@ -5,7 +5,7 @@
 // tool call to kernel.Tools.Call, so the gate, the transaction and the log
 // entry apply to MCP exactly as to any other caller.
 //
-// Routes (behavior.md §9.1):
+// Routes (docs/specs/behavior.md §9.1):
 //
 //	/mcp/a/{agent}, /mcp/a/{agent}/     MCP (POST; the SDK answers 405 to GET and DELETE)
 //	/mcp, /mcp/…                         404 {"error":"not_found","message":"use /mcp/a/<agent-id>"}

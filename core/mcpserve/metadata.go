@@ -14,7 +14,7 @@ func (s *Server) metadataURL(agent string) string {
 	return s.opts.PublicURL + metadataPrefix + agent
 }
 
-// resourceMetadata is the RFC 9728 document (behavior.md §9.3). The SDK's
+// resourceMetadata is the RFC 9728 document (docs/specs/behavior.md §9.3). The SDK's
 // oauthex type drops an empty authorization_servers, which the document
 // must show as [].
 type resourceMetadata struct {

@@ -13,7 +13,7 @@ import (
 )
 
 // signInClients are the agents a person uses through a Claude app, signed
-// in with OAuth rather than holding a token (behavior.md §9.2–9.3).
+// in with OAuth rather than holding a token (docs/specs/behavior.md §9.2–9.3).
 var signInClients = map[string]bool{"chat": true, "cowork": true, "design": true}
 
 // OAuth accepts agent tokens (through Tokens) and, for any other bearer

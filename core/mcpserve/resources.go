@@ -28,7 +28,7 @@ func (s *Server) addResources(srv *mcp.Server) error {
 
 // readResource reads r for the URL's agent with the template's variables
 // taken from the URI. A refusal is a JSON-RPC error whose message is the
-// refusal's JSON (behavior.md §6.11): not_found and invalid_request carry
+// refusal's JSON (docs/specs/behavior.md §6.11): not_found and invalid_request carry
 // the invalid-params code (which the SDK also uses for an unknown
 // resource), the others the internal-error code; agents read the JSON.
 func (s *Server) readResource(r *kernel.Resource, tpl *uritemplate.Template) mcp.ResourceHandler {

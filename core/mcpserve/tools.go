@@ -69,7 +69,7 @@ func (s *Server) toolError(ctx context.Context, agent, tool string, err error) *
 	return refused(errs.Public(err))
 }
 
-// refusal is the wire shape of a refusal (behavior.md §2.1).
+// refusal is the wire shape of a refusal (docs/specs/behavior.md §2.1).
 type refusal struct {
 	Error     errs.Code `json:"error"`
 	Message   string    `json:"message"`

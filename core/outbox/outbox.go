@@ -19,7 +19,7 @@ import (
 // Kind says what a notification is about.
 type Kind string
 
-// The kinds of notification (behavior.md §8.6).
+// The kinds of notification (docs/specs/behavior.md §8.6).
 const (
 	ApprovalNeeded  Kind = "approval_needed"  // a task waits for a person's approval; detail: the action
 	Deferred        Kind = "deferred"         // an agent deferred a task to people; detail: the reason

@@ -14,7 +14,7 @@ import (
 )
 
 // SendHumanMessage writes a person's message on an open task's thread
-// (behavior.md §8.2): the body is redacted and 1-8000 characters; the
+// (docs/specs/behavior.md §8.2): the body is redacted and 1-8000 characters; the
 // recipient is to, else the task's assignee, delegate or creator, and must
 // be an agent of the task's project that is not banned. It returns the
 // message id and its recipient. Refusals: forbidden, not_found,

@@ -1,6 +1,6 @@
 package board
 
-// The Admin API's task operations (behavior.md §10.6): the overview, the
+// The Admin API's task operations (docs/specs/behavior.md §10.6): the overview, the
 // task list and trace, and one operation per decision a person takes on a
 // task. Reads are filtered by the person's organization; decisions go
 // through the service methods of people.go, which check the role again,

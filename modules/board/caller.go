@@ -11,7 +11,7 @@ import (
 	"github.com/pactboard/pact/sdk/errs"
 )
 
-// Client classes (behavior.md §6.0).
+// Client classes (docs/specs/behavior.md §6.0).
 var (
 	// postOnly clients post and watch tasks but never claim them.
 	postOnly = map[string]bool{"chat": true}

@@ -14,7 +14,7 @@ var handoffHeading = regexp.MustCompile(`(?im)^\s{0,3}#{1,6}\s*handoff\b`)
 
 // hasHandoff reports whether a closing result carries a handoff: a markdown
 // heading "Handoff" in text, or an object with a non-empty "handoff" key
-// (any case) (behavior.md §7.4).
+// (any case) (docs/specs/behavior.md §7.4).
 func hasHandoff(result json.RawMessage) bool {
 	var s string
 	if json.Unmarshal(result, &s) == nil {
@@ -75,7 +75,7 @@ func withoutHandoff(s string) string {
 	return strings.TrimSpace(strings.Join(out, "\n"))
 }
 
-// briefDetail is what a brief notification carries (behavior.md §8.5): a
+// briefDetail is what a brief notification carries (docs/specs/behavior.md §8.5): a
 // structured report as JSON when the result holds one, else the result's
 // text without its Handoff section. outbox.Enqueue redacts and cuts it.
 func briefDetail(result json.RawMessage) string {

@@ -57,7 +57,7 @@ func (m *Module) personMandate(ctx context.Context, tx bun.IDB, p *identity.Pers
 }
 
 // RevokeImpact is the dry run of revoking a mandate of the person's
-// organization (behavior.md §5.6): the live mandates under it, the open
+// organization (docs/specs/behavior.md §5.6): the live mandates under it, the open
 // tasks hanging on it or on them, and the agents that would lose authority
 // (its holder included). It reads only. Refusals: not_found (missing,
 // malformed or another organization's id).

@@ -12,7 +12,7 @@ import (
 	"github.com/pactboard/pact/sdk/errs"
 )
 
-// What people do to tasks (behavior.md §7.2, §10.2). The Admin API calls
+// What people do to tasks (docs/specs/behavior.md §7.2, §10.2). The Admin API calls
 // these; each checks the person's role, confines them to their organization
 // (another organization's task answers like a missing one), and logs an
 // admin.task.* entry with the change.

@@ -216,7 +216,7 @@ func (m *Module) delegateTarget(ctx context.Context, c *kernel.Call, id, project
 }
 
 // needsApproval reports whether an approval rule of the organization covers
-// action (behavior.md §5.8).
+// action (docs/specs/behavior.md §5.8).
 func (m *Module) needsApproval(ctx context.Context, c *kernel.Call, org, action string) (bool, error) {
 	var rules []string
 	if err := c.Tx.NewRaw(`SELECT action FROM approval_actions WHERE org_id = ?`, org).Scan(ctx, &rules); err != nil {

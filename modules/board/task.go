@@ -12,7 +12,7 @@ import (
 	"github.com/pactboard/pact/core/canon"
 )
 
-// Task statuses (behavior.md §7.1).
+// Task statuses (docs/specs/behavior.md §7.1).
 const (
 	submitted     = "submitted"
 	working       = "working"
@@ -80,7 +80,7 @@ func getTask(ctx context.Context, tx bun.IDB, id string, forUpdate bool) (*task,
 	return &ts[0], nil
 }
 
-// summary is a task as agents see it in pact_list (behavior.md §6.3).
+// summary is a task as agents see it in pact_list (docs/specs/behavior.md §6.3).
 func (t *task) summary() map[string]any {
 	s := map[string]any{
 		"id": t.ID, "project_id": t.ProjectID, "title": t.Title, "body": t.Body, "action": t.Action,

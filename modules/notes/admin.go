@@ -14,7 +14,7 @@ import (
 	"github.com/pactboard/pact/sdk/errs"
 )
 
-// The Admin API's view of project context notes (behavior.md §8.3, §10.6):
+// The Admin API's view of project context notes (docs/specs/behavior.md §8.3, §10.6):
 // people read every note, archived ones and all versions included; approvers
 // write, pin, unpin and archive; owners erase a version.
 

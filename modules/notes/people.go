@@ -10,7 +10,7 @@ import (
 	"github.com/pactboard/pact/sdk/errs"
 )
 
-// What people do to notes (behavior.md §8.3). The Admin API calls these.
+// What people do to notes (docs/specs/behavior.md §8.3). The Admin API calls these.
 // People may edit pinned notes; pinning makes a note read-only for agents.
 
 // projectOf confines a person to their organization's projects: another

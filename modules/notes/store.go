@@ -49,7 +49,7 @@ type Write struct {
 	Human            bool // people may edit pinned notes
 }
 
-// WriteNote applies w in tx (behavior.md §8.3) and returns the new version.
+// WriteNote applies w in tx (docs/specs/behavior.md §8.3) and returns the new version.
 // Refusals: invalid_request (key, missing body, body too long), note_pinned
 // (an agent changing a pinned note), not_found (archiving a missing note).
 func WriteNote(ctx context.Context, tx bun.IDB, w Write) (int, error) {

@@ -17,7 +17,7 @@ type person struct {
 	Disabled bool   `bun:"disabled"`
 }
 
-// rank orders the roles of people (behavior.md §10.1).
+// rank orders the roles of people (docs/specs/behavior.md §10.1).
 func rank(role string) int {
 	switch role {
 	case "owner":

@@ -12,7 +12,7 @@ import (
 )
 
 // NoDestination is the last_error of a notification set aside because its
-// organization has nowhere to send it (behavior.md §8.6): such a row is
+// organization has nowhere to send it (docs/specs/behavior.md §8.6): such a row is
 // never sent later, even once a destination is added.
 const NoDestination = "no destination for this organization: set its Slack webhook or add a destination"
 

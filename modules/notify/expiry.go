@@ -82,7 +82,7 @@ type expiring struct {
 }
 
 // sweep queues, inside tx, one warning per subject and stage not yet warned
-// of (behavior.md §8.8). Subjects: the human-issued, unrevoked root
+// of (docs/specs/behavior.md §8.8). Subjects: the human-issued, unrevoked root
 // mandates of active agents, except one a newer such mandate of the same
 // agent outlives by more than an hour (it was renewed); and each active
 // agent's newest unrevoked token. A subject is warned of when it expires

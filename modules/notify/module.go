@@ -14,7 +14,7 @@
 // is due, never polling in a tight loop.
 //
 // The module also sweeps expiring root mandates and agent tokens every 10
-// minutes (behavior.md §8.8), under a lease row so one process among all of
+// minutes (docs/specs/behavior.md §8.8), under a lease row so one process among all of
 // them runs each sweep.
 package notify
 

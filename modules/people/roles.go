@@ -117,7 +117,7 @@ type Connected struct {
 	Instructions string            `json:"instructions"`
 }
 
-// serveConnect redeems a setup code (behavior.md §10.3). It takes no
+// serveConnect redeems a setup code (docs/specs/behavior.md §10.3). It takes no
 // authentication: the code is the credential.
 func (m *Module) serveConnect(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// Userinfo fallback (behavior.md §9.3): a person is bound to the board the
+// Userinfo fallback (docs/specs/behavior.md §9.3): a person is bound to the board the
 // first time by a verified email. Many issuers put no email in access
 // tokens, so when a token lacks a verified one the plugin asks the
 // issuer's userinfo endpoint, with the token itself, for the same subject's

@@ -74,7 +74,7 @@ func strSet(ss []string) biscuit.Set {
 }
 
 // blockContent is the facts and checks of one block, in the order of
-// behavior.md §12.3: mandate, holder (last), rights (authority), the scope
+// docs/specs/behavior.md §12.3: mandate, holder (last), rights (authority), the scope
 // check, limit checks by key, expiry, then the argument-name check (last).
 func blockContent(b blockPlan, authority bool) ([]biscuit.Fact, []biscuit.Check) {
 	facts := []biscuit.Fact{fact("mandate", biscuit.String(b.linkID))}

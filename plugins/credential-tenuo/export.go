@@ -13,7 +13,7 @@ import (
 	"github.com/pactboard/pact/sdk/tenuo"
 )
 
-// Lifetimes (seed README "Exported credentials (Tenuo)", behavior.md §12.1):
+// Lifetimes (seed README "Exported credentials (Tenuo)", docs/specs/behavior.md §12.1):
 // a warrant lives until its link expires, at most Tenuo's 90 days; the
 // leaf is further capped by the board's TTL, never below a minute.
 const (

@@ -19,7 +19,7 @@ import (
 const maxImportDelegations = 2
 
 // Import verifies an outside warrant stack against the live trusted roots
-// and maps its leaf to a root mandate (behavior.md §12.5). Every constraint
+// and maps its leaf to a root mandate (docs/specs/behavior.md §12.5). Every constraint
 // the ledger cannot express is refused rather than dropped, since dropping
 // one would widen what the issuer granted.
 func (*Tenuo) Import(_ context.Context, r credential.ImportRequest) (*credential.ImportedLink, error) {

@@ -48,7 +48,7 @@ func TestImportMapsOrgWarrant(t *testing.T) {
 	}
 }
 
-// Every refusal of behavior.md §12.5 that the plugin can decide, each with
+// Every refusal of docs/specs/behavior.md §12.5 that the plugin can decide, each with
 // its code and nothing imported.
 func TestImportRefusals(t *testing.T) {
 	ok := map[string]tenuo.ConstraintSet{"deploy": {Constraints: map[string]tenuo.Constraint{"project": tenuo.Exact("web")}}}

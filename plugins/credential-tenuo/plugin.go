@@ -14,7 +14,7 @@ import (
 	"github.com/pactboard/pact/sdk/tenuo"
 )
 
-// Names of the format and of the claim result's field (behavior.md §12.1).
+// Names of the format and of the claim result's field (docs/specs/behavior.md §12.1).
 const (
 	formatName = "tenuo"
 	fieldName  = "warrant_stack"

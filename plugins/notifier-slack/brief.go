@@ -14,7 +14,7 @@ import (
 // the closing divider, context and board button under Slack's 50 blocks.
 const briefBlockBudget = 46
 
-// briefCard renders a structured daily brief as one card (behavior.md §8.7):
+// briefCard renders a structured daily brief as one card (docs/specs/behavior.md §8.7):
 // header, greeting, then per section a divider and its title; an item about a
 // task becomes its own line with an "Open task" button, other items are
 // gathered into bullet lines. It never shows a task body: items are the

@@ -16,7 +16,7 @@ const (
 	openBoardLabel = "Open the board"
 )
 
-// kindStyle returns the icon and headline of a notification kind (behavior.md
+// kindStyle returns the icon and headline of a notification kind (docs/specs/behavior.md
 // §8.7, in English). An unknown kind shows itself, so a newer board's kind
 // still reaches people before this plugin learns its name.
 func kindStyle(kind string) (icon, headline string) {

@@ -16,7 +16,7 @@ import (
 	"github.com/pactboard/pact/sdk/notifier"
 )
 
-// deliverTimeout bounds one post (behavior.md §8.6): a slow Slack must not
+// deliverTimeout bounds one post (docs/specs/behavior.md §8.6): a slow Slack must not
 // hold a delivery worker.
 const deliverTimeout = 10 * time.Second
 

@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 )
 
-// Slack's limits (behavior.md §8.7); a card over any of them is refused with
+// Slack's limits (docs/specs/behavior.md §8.7); a card over any of them is refused with
 // invalid_blocks, so every text is cut to fit before it is sent.
 const (
 	maxBlocks      = 50

@@ -15,7 +15,7 @@ const (
 
 // popChallenge is the CBOR the holder signs: [hex id without "tnu_wrt_",
 // tool, [[arg, value]…] sorted by arg bytes, window start]. The id form
-// follows Tenuo's verify_pop, not vector A.6 (credential-formats.md §2.10).
+// follows Tenuo's verify_pop, not vector A.6 (docs/specs/credential-formats.md §2.10).
 func popChallenge(id [16]byte, tool string, args map[string]any, window int64) ([]byte, error) {
 	pairs := make([]any, 0, len(args))
 	for _, k := range sortedKeys(args) {

@@ -7,7 +7,7 @@ import (
 )
 
 // Self-issuance is refused only for Issuer → Execution (protocol-spec-v1
-// §441, credential-formats.md §2.5). A.16's parent_hash names A.3 L0, an
+// §441, docs/specs/credential-formats.md §2.5). A.16's parent_hash names A.3 L0, an
 // execution warrant, so under the coded rule its chain verifies; the
 // board's own exports rely on this (every ledger link is board → board).
 // The Issuer → Execution case is built from A.2's issuer warrant.

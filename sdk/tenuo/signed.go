@@ -12,14 +12,14 @@ import (
 
 // Signing contexts. Tenuo's SigningKey::sign prepends ctxOuter to every
 // message it signs, so each preimage starts with it, including the PoP and
-// SRL ones the spec documents without it (credential-formats.md §2.4).
+// SRL ones the spec documents without it (docs/specs/credential-formats.md §2.4).
 const (
 	ctxOuter = "tenuo-warrant-v1"
 	ctxPoP   = "tenuo-pop-v1"
 	ctxSRL   = "tenuo-srl-v1"
 )
 
-// Size limits of Tenuo's decoder (credential-formats.md §2.3).
+// Size limits of Tenuo's decoder (docs/specs/credential-formats.md §2.3).
 const (
 	maxWarrantBytes = 64 << 10
 	maxStackBytes   = 256 << 10

@@ -9,7 +9,7 @@ import (
 )
 
 // SRL is a signed revocation list as Tenuo's revocation.rs defines it
-// (credential-formats.md §2.7), not as vector A.22.b shows it.
+// (docs/specs/credential-formats.md §2.7), not as vector A.22.b shows it.
 type SRL struct {
 	RevokedIDs []string // "tnu_wrt_<hex>" form, the form Tenuo matches
 	Version    uint64

@@ -41,7 +41,7 @@ func TestSRLSignParse(t *testing.T) {
 	}
 }
 
-// A.22.b is not the real SRL format (credential-formats.md §2.7), but its
+// A.22.b is not the real SRL format (docs/specs/credential-formats.md §2.7), but its
 // signature shows the double prefix: it verifies over
 // "tenuo-warrant-v1" ‖ "tenuo-srl-v1" ‖ payload and not without the outer
 // context.

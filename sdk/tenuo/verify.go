@@ -21,7 +21,7 @@ type VerifyOptions struct {
 }
 
 // VerifyStack checks a warrant stack link by link as Tenuo's
-// verify_chain does (credential-formats.md §2.5) and returns the leaf. It
+// verify_chain does (docs/specs/credential-formats.md §2.5) and returns the leaf. It
 // trusts nothing in the stack itself: the root's issuer must be a trusted
 // root, and every later link is checked against its parent.
 func VerifyStack(stack []*Signed, o VerifyOptions) (*Signed, error) {
