@@ -20,11 +20,7 @@ MODULES := . sdk plugins/examples/notifier-hello docs/examples/tenuo-verifier
 build: plugins
 	@mkdir -p bin
 	$(GO) build -o bin/pact-board ./cmd/pact-board
-ifneq ($(wildcard cmd/pact-admin/main.go),)
 	$(GO) build -o bin/pact-admin ./cmd/pact-admin
-else
-	@echo "cmd/pact-admin has no main.go yet; skipping bin/pact-admin"
-endif
 
 # Every plugin main under plugins/ becomes bin/plugins/<dir name>: the
 # root module's plugins/<name>, and plugins/examples/<name>, each its own
