@@ -1,0 +1,117 @@
+// Package kerneltest is the one test harness of the board: a kernel over a
+// fresh real database (core/pgtest), the modules a test names registered as
+// cmd/pact-board registers them, a real HTTP server in front, people who
+// sign in through a real OAuth issuer (core/auth/authtest served over the
+// plugin wire), and agents that call tools through a real MCP client at
+// /mcp/a/<agent>. Fixtures are made through the services, never by INSERT.
+//
+// A test package calls Main from its TestMain, which sets huma's error
+// constructor once, as cmd/pact-board does, and runs the package's tests
+// against one throwaway PostgreSQL cluster.
+package kerneltest
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/hashicorp/go-hclog"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pactboard/pact/core/auth"
+	"github.com/pactboard/pact/core/auth/authtest"
+	"github.com/pactboard/pact/core/boot"
+	"github.com/pactboard/pact/core/db"
+	"github.com/pactboard/pact/core/events"
+	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/core/mandate"
+	"github.com/pactboard/pact/core/mcpserve"
+	"github.com/pactboard/pact/core/pgtest"
+	"github.com/pactboard/pact/sdk/plugintest"
+)
+
+// Main runs a test package's tests: the Admin API answers with the board's
+// error model, and every World's database comes from one cluster.
+func Main(m *testing.M) {
+	huma.NewError = kernel.NewAdminError
+	huma.NewErrorWithContext = kernel.NewAdminErrorWithContext
+	pgtest.Main(m)
+}
+
+// Options shape a World. The zero value is a board with no modules beyond
+// the MCP transport, no event hub and an empty environment.
+type Options struct {
+	// Env is the environment boot.Load reads (nil: empty).
+	Env map[string]string
+	// Events runs an events.Hub, so pact_wait and pact_events wake on
+	// commits rather than at their deadline.
+	Events bool
+	// Logger receives the kernel's logs (nil: discarded).
+	Logger hclog.Logger
+	// NoMCP leaves the MCP transport out (a test that registers its own).
+	NoMCP bool
+}
+
+// World is one board under test.
+type World struct {
+	T        testing.TB
+	DB       *db.DB
+	Log      *ledger.Log
+	Mandates *mandate.Service
+	Identity *identity.Service
+	Config   *boot.Config
+	Hub      *events.Hub
+	Kernel   *kernel.Kernel
+	Issuer   *authtest.Issuer
+	// URL is the board's base URL, e.g. http://127.0.0.1:41234.
+	URL string
+
+	server serverCloser
+
+	mu       sync.Mutex
+	roots    map[string]string // agent → root mandate id
+	tokens   map[string]string // agent → token
+	sessions map[string]*mcp.ClientSession
+}
+
+type serverCloser interface{ Close() }
+
+// New builds a World and registers modules in order, then the MCP
+// transport (unless opts.NoMCP), as cmd/pact-board does.
+func New(t testing.TB, opts Options, modules ...kernel.Module) *World {
+	t.Helper()
+	w := &World{T: t, DB: pgtest.New(t), Log: ledger.New(nil), Issuer: authtest.New(t),
+		roots: map[string]string{}, tokens: map[string]string{}, sessions: map[string]*mcp.ClientSession{}}
+	var err error
+	w.Config, err = boot.Load(func(k string) string { return opts.Env[k] })
+	require.NoError(t, err)
+	keys, err := mandate.ParseKeyring("", strings.Repeat("k", 40))
+	require.NoError(t, err)
+	w.Mandates = mandate.NewService(keys, nil)
+	w.Identity = identity.NewService(w.DB, w.Log, w.Mandates, nil)
+	if opts.Events {
+		w.Hub = events.NewHub(w.DB.Pool, nil)
+		ctx, stop := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { defer close(done); _ = w.Hub.Run(ctx) }()
+		t.Cleanup(func() { stop(); <-done })
+	}
+	admin := auth.NewAdmin(w.Identity, auth.Options{Issuer: plugintest.Issuer(t, w.Issuer),
+		Audience: w.Config.AdminAudience, RequireMFA: w.Config.AdminRequireMFA})
+	w.Kernel = kernel.New(kernel.Deps{DB: w.DB, Log: w.Log, Mandates: w.Mandates, Identity: w.Identity,
+		Events: w.Hub, Config: w.Config, AdminAuth: admin, Logger: opts.Logger})
+	if !opts.NoMCP {
+		modules = append(modules, mcpserve.New(mcpserve.Options{Resources: w.Kernel.Resources(), PublicURL: "http://board.test"}))
+	}
+	require.NoError(t, w.Kernel.Register(modules...))
+	w.serve()
+	return w
+}
+
+// Close stops the HTTP server early (it also stops at the test's end).
+func (w *World) Close() { w.server.Close() }
