@@ -36,7 +36,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	cfg.ConnConfig.RuntimeParams["timezone"] = "UTC"
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("open the connection pool: %w", err)
 	}
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()

@@ -27,12 +27,12 @@ func (d *DB) Migrate(ctx context.Context) ([]string, error) {
 func (d *DB) MigrateFS(ctx context.Context, files fs.FS) ([]string, error) {
 	names, err := fs.Glob(files, "*.sql")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("list migrations: %w", err)
 	}
 	sort.Strings(names)
 	conn, err := d.Conn(ctx)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("migrate: take a connection: %w", err)
 	}
 	defer conn.Close()
 	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(?)", migrationLock); err != nil {
@@ -41,7 +41,7 @@ func (d *DB) MigrateFS(ctx context.Context, files fs.FS) ([]string, error) {
 	defer conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(?)", migrationLock)
 	if _, err := conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("create schema_migrations: %w", err)
 	}
 	var done []string
 	if err := conn.NewSelect().Table("schema_migrations").Column("name").Scan(ctx, &done); err != nil {

@@ -108,7 +108,7 @@ func (l *Log) Append(ctx context.Context, tx bun.IDB, e Entry) (*Appended, error
 	}
 	content, payloadHash, err := preparePayload(e.Payload)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("ledger: payload of %s: %w", e.Action, err)
 	}
 	var org, systemChain string
 	err = tx.NewRaw(`SELECT o.id, o.system_chain FROM orgs o WHERE o.id = coalesce(
@@ -138,7 +138,7 @@ func (l *Log) Append(ctx context.Context, tx bun.IDB, e Entry) (*Appended, error
 	}
 	hash, err := h.sum()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("ledger: hash an entry of chain %s: %w", chainKey, err)
 	}
 	out := &Appended{ChainKey: chainKey, OrgID: org, Hash: hash, At: at}
 	err = tx.NewRaw(`WITH p AS (INSERT INTO payloads (content) VALUES (?::jsonb) RETURNING id),

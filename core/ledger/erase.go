@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
@@ -16,7 +17,7 @@ func (l *Log) ErasePayload(ctx context.Context, tx bun.IDB, id int64) (bool, err
 	res, err := tx.NewRaw(`UPDATE payloads SET content = NULL, erased_at = now()
 		WHERE id = (SELECT payload_ref FROM entries WHERE id = ?) AND erased_at IS NULL`, id).Exec(ctx)
 	if err != nil {
-		return false, err
+		return false, fmt.Errorf("ledger: erase the payload of entry %d: %w", id, err)
 	}
 	n, err := res.RowsAffected()
 	return n > 0, err
@@ -26,8 +27,11 @@ func (l *Log) ErasePayload(ctx context.Context, tx bun.IDB, id int64) (bool, err
 func (l *Log) EntryOrg(ctx context.Context, tx bun.IDB, id int64) (string, error) {
 	var org []string
 	err := tx.NewRaw(`SELECT org_id FROM entries WHERE id = ?`, id).Scan(ctx, &org)
-	if err != nil || len(org) == 0 {
-		return "", err
+	if err != nil {
+		return "", fmt.Errorf("ledger: the organization of entry %d: %w", id, err)
+	}
+	if len(org) == 0 {
+		return "", nil
 	}
 	return org[0], nil
 }
@@ -46,7 +50,7 @@ func (l *Log) EraseMatching(ctx context.Context, tx bun.IDB, project string, act
 	}
 	res, err := tx.NewRaw(q, args...).Exec(ctx)
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("ledger: erase %v payloads of project %s: %w", actions, project, err)
 	}
 	return res.RowsAffected()
 }

@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -91,7 +92,7 @@ func (l *Log) Entries(ctx context.Context, d bun.IDB, f Filter) ([]Record, error
 	}
 	out := []Record{}
 	if err := d.NewRaw(q, args...).Scan(ctx, &out); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("ledger: list entries: %w", err)
 	}
 	for i := range out {
 		if out[i].MandateChain == nil {

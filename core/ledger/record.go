@@ -59,7 +59,7 @@ func anchor(ctx context.Context, tx bun.IDB, e *Entry) error {
 	err := tx.NewRaw(`SELECT (SELECT org_id FROM projects WHERE id = ?), (SELECT org_id FROM agents WHERE id = ?)`,
 		e.ProjectID, e.AgentID).Scan(ctx, &projectOrg, &agentOrg)
 	if err != nil {
-		return err
+		return fmt.Errorf("ledger: anchor a refused %s: %w", e.Action, err)
 	}
 	if e.OrgID == "" && agentOrg != nil {
 		e.OrgID = *agentOrg

@@ -58,7 +58,10 @@ func (l *Log) VerifyChain(ctx context.Context, d *db.DB, chainKey string, progre
 		func(ctx context.Context, tx bun.Tx) error {
 			var err error
 			v, err = verifyChain(ctx, tx, chainKey, progress)
-			return err
+			if err != nil {
+				return fmt.Errorf("ledger: verify chain %s: %w", chainKey, err)
+			}
+			return nil
 		})
 	return v, err
 }
@@ -168,7 +171,7 @@ func (l *Log) CountEntries(ctx context.Context, d bun.IDB, org string) (int64, e
 func (l *Log) VerifyOrg(ctx context.Context, d *db.DB, org string, progress Progress) ([]Verdict, error) {
 	keys, err := l.ChainKeys(ctx, d, org)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("ledger: chains of %s: %w", org, err)
 	}
 	out := []Verdict{}
 	for _, k := range keys {
@@ -185,7 +188,7 @@ func (l *Log) VerifyOrg(ctx context.Context, d *db.DB, org string, progress Prog
 func (l *Log) VerifyAll(ctx context.Context, d *db.DB, progress Progress) (map[string][]Verdict, error) {
 	var orgs []string
 	if err := d.NewRaw(`SELECT id FROM orgs ORDER BY id`).Scan(ctx, &orgs); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("ledger: list organizations: %w", err)
 	}
 	out := make(map[string][]Verdict, len(orgs))
 	for _, o := range orgs {
