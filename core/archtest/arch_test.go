@@ -1,7 +1,9 @@
 // Package archtest enforces the one-way dependency rule of
 // docs/architecture.md: it lists every package of the repository with
 // `go list` (the root module and sdk/) and fails on an import that points
-// the wrong way. It has no non-test code.
+// the wrong way. It also enforces table ownership (owners_test.go): the SQL
+// in the code against the owners the catalog declares. It has no non-test
+// code.
 package archtest
 
 import (
