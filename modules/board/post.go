@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+	"github.com/uptrace/bun"
 
 	"github.com/pactboard/pact/core/events"
 	"github.com/pactboard/pact/core/kernel"
@@ -101,7 +102,7 @@ func (m *Module) post(ctx context.Context, c *kernel.Call, a postIn) (postOut, e
 	var delegated *mandate.Mandate
 	var target *caller
 	if a.DelegateTo != nil && *a.DelegateTo != "" {
-		if target, err = m.delegateTarget(ctx, c, *a.DelegateTo, p.ID); err != nil {
+		if target, err = delegateTarget(ctx, tx, c.AgentID, *a.DelegateTo, p.ID); err != nil {
 			return postOut{}, err
 		}
 		scope := a.ChildScope
@@ -180,20 +181,21 @@ func (m *Module) post(ctx context.Context, c *kernel.Call, a postIn) (postOut, e
 	return out, nil
 }
 
-// delegateTarget checks the agent a task is delegated to.
-func (m *Module) delegateTarget(ctx context.Context, c *kernel.Call, id, projectID string) (*caller, error) {
+// delegateTarget checks agent id that agent me delegates a task to or
+// messages: another agent of the project, not banned.
+func delegateTarget(ctx context.Context, tx bun.IDB, me, id, projectID string) (*caller, error) {
 	unknown := errs.E(errs.AgentUnknown, "agent %s is not registered in project %s", id, projectID)
-	if id == c.AgentID {
+	if id == me {
 		return nil, unknown
 	}
 	var status []string
-	if err := c.Tx.NewRaw(`SELECT status FROM agents WHERE id = ?`, id).Scan(ctx, &status); err != nil {
+	if err := tx.NewRaw(`SELECT status FROM agents WHERE id = ?`, id).Scan(ctx, &status); err != nil {
 		return nil, err
 	}
 	if len(status) == 0 || status[0] == "banned" {
 		return nil, unknown
 	}
-	target, err := loadCaller(ctx, c.Tx, id)
+	target, err := loadCaller(ctx, tx, id)
 	if err != nil {
 		return nil, err
 	}
