@@ -21,7 +21,9 @@ type Claimed struct {
 
 // ClaimHook adds fields to a claim's answer. It runs in the claim's
 // transaction; it must never fail the claim, so it has no error: a hook
-// that cannot do its part says why in the fields it returns.
+// that cannot do its part says why in the fields it returns. The answer is
+// typed (pact_claim's output schema, docs/mcp-tools.json): it carries the
+// fields it declares, credential and credential_note, and no others.
 type ClaimHook func(ctx context.Context, tx bun.IDB, c Claimed) map[string]any
 
 // ClaimHooks are the registered claim hooks.

@@ -28,6 +28,9 @@ type Tool struct {
 	// Input is the JSON schema of the arguments; every property has a
 	// description an agent can act on.
 	Input *jsonschema.Schema
+	// Output, when set, is the JSON schema of the tool's results, served as
+	// its outputSchema; AddTool derives it from the result's Go type.
+	Output *jsonschema.Schema
 	// Run is the tool body. It runs in the call's transaction and fills in
 	// the call's entry (project, task, mandate chain) as it learns them.
 	Run func(ctx context.Context, c *Call) (any, error)
@@ -91,6 +94,14 @@ func (r *Tools) Add(t Tool) error {
 	resolved, err := t.Input.Resolve(nil)
 	if err != nil {
 		return fmt.Errorf("tool %s: input schema: %w", t.Name, err)
+	}
+	if t.Output != nil {
+		if t.Output.Type != "object" {
+			return fmt.Errorf("tool %s: its output schema must be of type object", t.Name)
+		}
+		if _, err := t.Output.Resolve(nil); err != nil {
+			return fmt.Errorf("tool %s: output schema: %w", t.Name, err)
+		}
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()

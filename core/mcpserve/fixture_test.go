@@ -107,6 +107,18 @@ func (m testModule) Register(h *kernel.Host) error {
 			return err
 		}
 	}
+	type greeting struct {
+		Greeting string `json:"greeting" jsonschema:"The greeting."`
+	}
+	type whom struct {
+		Name string `json:"name" jsonschema:"who to greet"`
+	}
+	if err := kernel.AddTool(h, kernel.ToolSpec{Name: "test_typed", Title: "Typed greet", Description: "Greets name, typed."},
+		func(_ context.Context, _ *kernel.Call, in whom) (greeting, error) {
+			return greeting{Greeting: "hello " + in.Name}, nil
+		}); err != nil {
+		return err
+	}
 	return h.Resource(kernel.Resource{
 		URITemplate: "pact://projects/{project_id}/context/{key}", Name: "Project note", Title: "Project note",
 		Description: "One note.", MIMEType: "application/json",

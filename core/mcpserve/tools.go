@@ -19,13 +19,16 @@ import (
 )
 
 // addTools offers every registered kernel tool as an MCP tool of the same
-// name, title, description and input schema. The SDK does not validate the
-// arguments: the pipeline does, so a mistyped call is refused and logged
-// like any other refusal.
+// name, title, description, input schema and output schema (when it has
+// one). The SDK does not validate the arguments: the pipeline does, so a
+// mistyped call is refused and logged like any other refusal.
 func (s *Server) addTools(srv *mcp.Server) {
 	for _, t := range s.opts.Tools.List() {
-		srv.AddTool(&mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: t.Input},
-			s.callTool(t.Name))
+		tool := &mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: t.Input}
+		if t.Output != nil { // a nil *Schema in the interface would read as a schema
+			tool.OutputSchema = t.Output
+		}
+		srv.AddTool(tool, s.callTool(t.Name))
 	}
 }
 

@@ -49,6 +49,15 @@ func TestToolsListIsTheRegistry(t *testing.T) {
 		have, err := json.Marshal(got.InputSchema)
 		require.NoError(t, err)
 		require.JSONEq(t, string(want), string(have), kt.Name)
+		if kt.Output == nil {
+			require.Nil(t, got.OutputSchema, kt.Name)
+			continue
+		}
+		want, err = json.Marshal(kt.Output)
+		require.NoError(t, err)
+		have, err = json.Marshal(got.OutputSchema)
+		require.NoError(t, err)
+		require.JSONEq(t, string(want), string(have), kt.Name)
 	}
 }
 

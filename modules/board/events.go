@@ -2,10 +2,8 @@ package board
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
@@ -15,41 +13,41 @@ import (
 	"github.com/pactboard/pact/sdk/errs"
 )
 
-func (m *Module) eventsTool() kernel.Tool {
-	return kernel.Tool{
+func (m *Module) addEvents(h *kernel.Host) error {
+	return kernel.AddTool(h, kernel.ToolSpec{
 		Name: "pact_events", Title: "Wait for work",
 		Description: "For a program that keeps running (a Runner): hold this call open instead of polling " +
 			"pact_list. It returns as soon as there is a task you may claim (delegated to you, open, or resumed " +
 			"by a person) or an unread message to you, or after at most 50 seconds with nothing. Pass the " +
 			"next_since it returns back as since, so a dropped call loses nothing. While you hold it, people " +
 			"see you online.",
-		Input: object([]string{"mandate_id"}, map[string]*jsonschema.Schema{
-			"mandate_id": str(mandateDesc + " It must cover task.read on the projects to watch."),
-			"since":      &jsonschema.Schema{Types: []string{"integer", "null"}, Description: "The next_since of your previous pact_events or pact_list; 0 or absent: from the start."},
-			"seconds":    &jsonschema.Schema{Type: "number", Description: "How long to wait at most, 0-50 (default 50)."},
-			"project_id": nullableStr("Only this project."),
-		}),
-		Wait: m.waitForWork,
-		Run:  m.work,
-	}
+		Wait: kernel.WaitFor("pact_events", m.waitForWork),
+	}, m.work)
 }
 
-type eventsArgs struct {
-	MandateID string   `json:"mandate_id"`
-	Since     *int64   `json:"since"`
-	Seconds   *float64 `json:"seconds"`
-	ProjectID *string  `json:"project_id"`
+type eventsIn struct {
+	MandateID string   `json:"mandate_id" jsonschema:"The id of the mandate you act under: one held by you (see pact_whoami), or the delegated mandate of the task you work on. It must cover task.read on the projects to watch."`
+	Since     *int64   `json:"since,omitempty" jsonschema:"The next_since of your previous pact_events or pact_list; 0 or absent: from the start."`
+	Seconds   *float64 `json:"seconds,omitempty" jsonschema:"How long to wait at most, 0-50 (default 50)."`
+	ProjectID *string  `json:"project_id,omitempty" jsonschema:"Only this project."`
 }
 
-func (a eventsArgs) cursor() int64 {
+type eventsOut struct {
+	Tasks     []taskView    `json:"tasks" jsonschema:"Tasks you may claim that changed after since (at most 50)."`
+	Messages  []messageView `json:"messages" jsonschema:"Your unread messages (read them with pact_message or pact_wait)."`
+	NextSince int64         `json:"next_since" jsonschema:"Pass it back as since on your next call."`
+	TimedOut  bool          `json:"timed_out" jsonschema:"Whether the time ran out with nothing for you."`
+}
+
+func (a eventsIn) cursor() int64 {
 	if a.Since == nil || *a.Since < 0 {
 		return 0
 	}
 	return *a.Since
 }
 
-func (a eventsArgs) wait() time.Duration {
-	return waitArgs{Seconds: a.Seconds}.deadline(MaxWait)
+func (a eventsIn) wait() time.Duration {
+	return waitIn{Seconds: a.Seconds}.deadline(MaxWait)
 }
 
 // claimableSQL selects the tasks an agent may claim in projects after a
@@ -57,7 +55,7 @@ func (a eventsArgs) wait() time.Duration {
 const claimableSQL = ` FROM tasks t WHERE t.project_id = ANY(?) AND t.change_seq > ? AND t.status = 'submitted'
 	AND t.assignee IS NULL AND NOT t.deferred AND (t.delegate_to IS NULL OR t.delegate_to = ?)`
 
-func (m *Module) eventsScope(ctx context.Context, tx bun.IDB, agent string, a eventsArgs) (mandate.Chain, []string, bool, error) {
+func (m *Module) eventsScope(ctx context.Context, tx bun.IDB, agent string, a eventsIn) (mandate.Chain, []string, bool, error) {
 	chain, who, projects, err := m.waitScope(ctx, tx, agent, a.MandateID, "")
 	if err != nil {
 		return nil, nil, false, err
@@ -73,11 +71,7 @@ func (m *Module) eventsScope(ctx context.Context, tx bun.IDB, agent string, a ev
 
 // waitForWork blocks until there is claimable work or a message for the
 // caller, marking it listening meanwhile.
-func (m *Module) waitForWork(ctx context.Context, agent string, raw json.RawMessage) error {
-	var a eventsArgs
-	if err := json.Unmarshal(raw, &a); err != nil {
-		return errs.E(errs.InvalidRequest, "pact_events: %v", err)
-	}
+func (m *Module) waitForWork(ctx context.Context, agent string, a eventsIn) error {
 	var projects []string
 	var watchOnly bool
 	err := m.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
@@ -118,30 +112,26 @@ func (m *Module) waitForWork(ctx context.Context, agent string, raw json.RawMess
 
 // work is pact_events' logged part: the claimable tasks after the cursor and
 // the unread messages (not marked read: pact_message or pact_wait read them).
-func (m *Module) work(ctx context.Context, c *kernel.Call) (any, error) {
-	var a eventsArgs
-	if err := json.Unmarshal(c.Args, &a); err != nil {
-		return nil, errs.E(errs.InvalidRequest, "pact_events: %v", err)
-	}
+func (m *Module) work(ctx context.Context, c *kernel.Call, a eventsIn) (eventsOut, error) {
 	chain, projects, watchOnly, err := m.eventsScope(ctx, c.Tx, c.AgentID, a)
 	if err != nil {
-		return nil, err
+		return eventsOut{}, err
 	}
 	c.Entry.MandateChain = chain.IDs()
 	if len(projects) == 1 {
 		c.Entry.ProjectID = projects[0]
 	}
 	if err := m.releaseStale(ctx, c.Tx, projects); err != nil {
-		return nil, err
+		return eventsOut{}, err
 	}
 	rows := []task{}
 	if !watchOnly {
 		if err := c.Tx.NewRaw(`SELECT `+taskColumns("t")+claimableSQL+` ORDER BY t.change_seq LIMIT 50`,
 			pgdialect.Array(projects), a.cursor(), c.AgentID).Scan(ctx, &rows); err != nil {
-			return nil, err
+			return eventsOut{}, err
 		}
 	}
-	tasks := make([]any, len(rows))
+	tasks := make([]taskView, len(rows))
 	next := a.cursor()
 	for i := range rows {
 		tasks[i] = rows[i].summary()
@@ -153,14 +143,13 @@ func (m *Module) work(ctx context.Context, c *kernel.Call) (any, error) {
 		var head int64
 		if err := c.Tx.NewRaw(`SELECT coalesce(max(change_seq), 0) FROM tasks WHERE project_id = ANY(?)`,
 			pgdialect.Array(projects)).Scan(ctx, &head); err != nil {
-			return nil, err
+			return eventsOut{}, err
 		}
 		next = max(next, head)
 	}
 	inbox, err := unreadMessages(ctx, c.Tx, c.AgentID, projects, "", false)
 	if err != nil {
-		return nil, err
+		return eventsOut{}, err
 	}
-	return map[string]any{"tasks": tasks, "messages": inbox, "next_since": next,
-		"timed_out": len(tasks) == 0 && len(inbox) == 0}, nil
+	return eventsOut{Tasks: tasks, Messages: inbox, NextSince: next, TimedOut: len(tasks) == 0 && len(inbox) == 0}, nil
 }

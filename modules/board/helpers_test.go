@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/danielgtaylor/huma/v2"
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
@@ -49,6 +50,7 @@ type world struct {
 	mu       sync.Mutex
 	tokens   map[string]string // agent → token
 	sessions map[string]*mcp.ClientSession
+	outputs  map[string]*jsonschema.Resolved // tool → its declared output schema
 }
 
 func newWorld(t *testing.T) *world {
@@ -133,6 +135,9 @@ func (w *world) call(agent, tool string, args map[string]any) (map[string]any, e
 	text := res.Content[0].(*mcp.TextContent).Text
 	var out map[string]any
 	require.NoError(w.t, json.Unmarshal([]byte(text), &out), text)
+	if !res.IsError {
+		w.checkOutput(agent, tool, text, res.StructuredContent)
+	}
 	if res.IsError {
 		e := &errs.Error{Code: errs.Code(out["error"].(string)), Message: out["message"].(string)}
 		if id, ok := out["mandate_id"].(string); ok {
@@ -141,6 +146,40 @@ func (w *world) call(agent, tool string, args map[string]any) (map[string]any, e
 		return nil, e
 	}
 	return out, nil
+}
+
+// checkOutput requires a result's structured content to be its text and to
+// validate against the output schema tools/list declares for the tool.
+func (w *world) checkOutput(agent, tool, text string, structured any) {
+	w.t.Helper()
+	b, err := json.Marshal(structured)
+	require.NoError(w.t, err)
+	require.JSONEq(w.t, text, string(b), "%s: structuredContent is the text's JSON", tool)
+	w.mu.Lock()
+	if w.outputs == nil {
+		w.outputs = map[string]*jsonschema.Resolved{}
+		w.mu.Unlock()
+		res, err := w.session(agent).ListTools(context.Background(), nil)
+		require.NoError(w.t, err)
+		w.mu.Lock()
+		for _, t := range res.Tools {
+			if t.OutputSchema == nil {
+				continue
+			}
+			raw, err := json.Marshal(t.OutputSchema)
+			require.NoError(w.t, err)
+			var s jsonschema.Schema
+			require.NoError(w.t, json.Unmarshal(raw, &s), t.Name)
+			w.outputs[t.Name], err = s.Resolve(nil)
+			require.NoError(w.t, err, t.Name)
+		}
+	}
+	schema := w.outputs[tool]
+	w.mu.Unlock()
+	require.NotNil(w.t, schema, "%s declares no output schema", tool)
+	var v any
+	require.NoError(w.t, json.Unmarshal(b, &v))
+	require.NoError(w.t, schema.Validate(v), "%s: %s", tool, text)
 }
 
 func (w *world) ok(agent, tool string, args map[string]any) map[string]any {

@@ -2,7 +2,7 @@ package board
 
 import (
 	"context"
-	"encoding/json"
+	"reflect"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/uptrace/bun/dialect/pgdialect"
@@ -12,31 +12,35 @@ import (
 	"github.com/pactboard/pact/sdk/errs"
 )
 
-func (m *Module) listTool() kernel.Tool {
-	return kernel.Tool{
+func (m *Module) addList(h *kernel.Host) error {
+	return kernel.AddTool(h, kernel.ToolSpec{
 		Name: "pact_list", Title: "List tasks",
 		Description: "List tasks of your projects: open ones you may claim (filter open, the default), yours " +
 			"(mine), closed ones (done) or everything (all), plus tasks deferred to people and your unread " +
 			"messages (inbox). Pass next_since back as since to see only what changed.",
-		Input: object([]string{"mandate_id"}, map[string]*jsonschema.Schema{
-			"mandate_id":     str(mandateDesc + " It must cover task.read on the projects to list."),
-			"filter":         enum("open (claimable by you), mine (yours, not closed), done (yours, closed) or all.", "open", "mine", "done", "all"),
-			"project_id":     nullableStr("Only this project."),
-			"since":          &jsonschema.Schema{Types: []string{"integer", "null"}, Description: "The next_since of your previous pact_list: only tasks changed after it."},
-			"limit":          integer("How many tasks at most (1-200, default 50)."),
-			"parent_task_id": nullableStr("Only the subtasks of this task."),
-		}),
-		Run: m.list,
-	}
+		Types: map[reflect.Type]*jsonschema.Schema{reflect.TypeFor[listFilter](): enum("open", "mine", "done", "all")},
+	}, m.list)
 }
 
-type listArgs struct {
-	MandateID    string  `json:"mandate_id"`
-	Filter       string  `json:"filter"`
-	ProjectID    *string `json:"project_id"`
-	Since        *int64  `json:"since"`
-	Limit        *int    `json:"limit"`
-	ParentTaskID *string `json:"parent_task_id"`
+// listFilter is one of filters' keys.
+type listFilter string
+
+type listIn struct {
+	MandateID    string     `json:"mandate_id" jsonschema:"The id of the mandate you act under: one held by you (see pact_whoami), or the delegated mandate of the task you work on. It must cover task.read on the projects to list."`
+	Filter       listFilter `json:"filter,omitempty" jsonschema:"open (claimable by you), mine (yours, not closed), done (yours, closed) or all."`
+	ProjectID    *string    `json:"project_id,omitempty" jsonschema:"Only this project."`
+	Since        *int64     `json:"since,omitempty" jsonschema:"The next_since of your previous pact_list: only tasks changed after it."`
+	Limit        *int       `json:"limit,omitempty" jsonschema:"How many tasks at most (1-200, default 50)."`
+	ParentTaskID *string    `json:"parent_task_id,omitempty" jsonschema:"Only the subtasks of this task."`
+}
+
+type listOut struct {
+	Tasks     []taskView    `json:"tasks" jsonschema:"The tasks that match, oldest change first (deferred ones are in deferred)."`
+	Deferred  []taskView    `json:"deferred" jsonschema:"Tasks of these projects waiting for people."`
+	NextSince int64         `json:"next_since" jsonschema:"Pass it back as since to see only what changed after this answer."`
+	HasMore   bool          `json:"has_more" jsonschema:"Whether more tasks match than limit allowed: call again with since=next_since."`
+	Inbox     []messageView `json:"inbox" jsonschema:"Your unread messages (pact_message reads a thread and marks them read)."`
+	Head      int64         `json:"head" jsonschema:"The latest change number in these projects."`
 }
 
 var filters = map[string]string{
@@ -46,27 +50,23 @@ var filters = map[string]string{
 	"all":  `?0 = ?0`,
 }
 
-func (m *Module) list(ctx context.Context, c *kernel.Call) (any, error) {
-	var a listArgs
-	if err := json.Unmarshal(c.Args, &a); err != nil {
-		return nil, errs.E(errs.InvalidRequest, "pact_list: %v", err)
-	}
+func (m *Module) list(ctx context.Context, c *kernel.Call, a listIn) (listOut, error) {
 	if a.Filter == "" {
 		a.Filter = "open"
 	}
 	tx := c.Tx
 	chain, err := m.verify(ctx, c, a.MandateID)
 	if err != nil {
-		return nil, err
+		return listOut{}, err
 	}
 	who, err := loadCaller(ctx, tx, c.AgentID)
 	if err != nil {
-		return nil, err
+		return listOut{}, err
 	}
 	readable := readableProjects(who, chain)
 	if a.ProjectID != nil && *a.ProjectID != "" {
 		if !contains(readable, *a.ProjectID) {
-			return nil, errs.E(errs.ProjectMismatch, "agent %s cannot read project %s", who.ID, *a.ProjectID)
+			return listOut{}, errs.E(errs.ProjectMismatch, "agent %s cannot read project %s", who.ID, *a.ProjectID)
 		}
 		readable = []string{*a.ProjectID}
 	}
@@ -74,7 +74,7 @@ func (m *Module) list(ctx context.Context, c *kernel.Call) (any, error) {
 		c.Entry.ProjectID = readable[0]
 	}
 	if err := m.releaseStale(ctx, tx, readable); err != nil {
-		return nil, err
+		return listOut{}, err
 	}
 	n := 50
 	if a.Limit != nil {
@@ -84,15 +84,15 @@ func (m *Module) list(ctx context.Context, c *kernel.Call) (any, error) {
 	if a.Since != nil && *a.Since > 0 {
 		cursor = *a.Since
 	}
-	where := filters[a.Filter]
+	where := filters[string(a.Filter)]
 	args := []any{who.ID, pgdialect.Array(readable), cursor}
 	if a.ParentTaskID != nil && *a.ParentTaskID != "" {
 		parent, err := getTask(ctx, tx, *a.ParentTaskID, false)
 		if err != nil {
-			return nil, err
+			return listOut{}, err
 		}
 		if parent == nil || !contains(readable, parent.ProjectID) {
-			return nil, errs.E(errs.NotFound, "task %s does not exist", *a.ParentTaskID)
+			return listOut{}, errs.E(errs.NotFound, "task %s does not exist", *a.ParentTaskID)
 		}
 		where += ` AND t.parent_task_id = ?3`
 		args = append(args, parent.ID)
@@ -103,14 +103,14 @@ func (m *Module) list(ctx context.Context, c *kernel.Call) (any, error) {
 	q := `SELECT ` + taskColumns("t") + ` FROM tasks t WHERE t.project_id = ANY(?1) AND t.change_seq > ?2 AND ` +
 		where + ` ORDER BY t.change_seq LIMIT ?4`
 	if err := tx.NewRaw(q, append(args, n)...).Scan(ctx, &rows); err != nil {
-		return nil, err
+		return listOut{}, err
 	}
 	deferredRows := []task{}
 	if err := tx.NewRaw(`SELECT `+taskColumns("t")+` FROM tasks t WHERE t.project_id = ANY(?) AND t.deferred
 		AND t.change_seq > ? ORDER BY t.change_seq LIMIT 200`, pgdialect.Array(readable), cursor).Scan(ctx, &deferredRows); err != nil {
-		return nil, err
+		return listOut{}, err
 	}
-	tasks, deferred := []any{}, []any{}
+	tasks, deferred := []taskView{}, []taskView{}
 	next := cursor
 	for i := range rows {
 		next = max(next, rows[i].ChangeSeq)
@@ -123,14 +123,13 @@ func (m *Module) list(ctx context.Context, c *kernel.Call) (any, error) {
 	}
 	inbox, err := unreadMessages(ctx, tx, who.ID, readable, "", false)
 	if err != nil {
-		return nil, err
+		return listOut{}, err
 	}
 	var head int64
 	if err := tx.NewRaw(`SELECT coalesce(max(change_seq), 0) FROM tasks WHERE project_id = ANY(?)`, pgdialect.Array(readable)).Scan(ctx, &head); err != nil {
-		return nil, err
+		return listOut{}, err
 	}
-	return map[string]any{"tasks": tasks, "deferred": deferred, "next_since": next, "has_more": len(rows) == n,
-		"inbox": inbox, "head": head}, nil
+	return listOut{Tasks: tasks, Deferred: deferred, NextSince: next, HasMore: len(rows) == n, Inbox: inbox, Head: head}, nil
 }
 
 // readableProjects are the caller's projects whose task.read the chain's

@@ -52,8 +52,9 @@ func (m *Module) Register(h *kernel.Host) error {
 		m.stale = c.StaleAfter
 	}
 	m.mandates.OnRevoke(m.onRevoke)
-	for _, t := range m.tools() {
-		if err := h.Tool(t); err != nil {
+	for _, add := range []func(*kernel.Host) error{m.addWhoami, m.addPost, m.addList, m.addClaim, m.addReport,
+		m.addDefer, m.addRevoke, m.addMessage, m.addWait, m.addEvents} {
+		if err := add(h); err != nil {
 			return err
 		}
 	}
@@ -61,11 +62,4 @@ func (m *Module) Register(h *kernel.Host) error {
 	m.registerTaskAdmin(api)
 	m.registerMandateAdmin(api)
 	return nil
-}
-
-func (m *Module) tools() []kernel.Tool {
-	return []kernel.Tool{
-		m.whoamiTool(), m.postTool(), m.listTool(), m.claimTool(), m.reportTool(), m.deferTool(), m.revokeTool(),
-		m.messageTool(), m.waitTool(), m.eventsTool(),
-	}
 }

@@ -2,210 +2,100 @@ package board
 
 import (
 	"context"
-	"encoding/json"
-	"strings"
 
-	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/google/uuid"
+	"github.com/uptrace/bun"
 
-	"github.com/pactboard/pact/core/events"
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/mandate"
-	"github.com/pactboard/pact/core/outbox"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
-func (m *Module) postTool() kernel.Tool {
-	return kernel.Tool{
+func (m *Module) addPost(h *kernel.Host) error {
+	return kernel.AddTool(h, kernel.ToolSpec{
 		Name: "pact_post", Title: "Post a task",
 		Description: "Post a task to a project's board. Name an agent in delegate_to to hand it the task " +
 			"together with a narrower mandate (child_scope, child_limits) cut from yours; it starts when that " +
 			"agent next pulls work. Actions a person must approve (deploys, finance, customer messages) wait " +
 			"for approval before anyone can claim them.",
-		Input: object([]string{"project_id", "title", "mandate_id"}, map[string]*jsonschema.Schema{
-			"project_id":     str("The project to post to (one of yours, see pact_whoami)."),
-			"title":          str("A short title people and agents recognise the task by (at most 300 characters)."),
-			"mandate_id":     str(mandateDesc + " It must cover task.post on the project."),
-			"body":           str("What to do, with the context the assignee needs. Markdown."),
-			"action":         str(`What kind of work it is, e.g. "task.work" (default), "report.brief", "deploy.web". The claimer's mandate must cover it.`),
-			"parent_task_id": nullableStr("Make this a subtask of that task (same project)."),
-			"delegate_to":    nullableStr("An agent of the project to hand the task to, with a delegated mandate."),
-			"child_scope":    strList(`Scopes of the delegated mandate; default ["<action>@project:<p>", "task.read@project:<p>"]. Must be within yours.`),
-			"child_limits":   amounts(`Budgets of the delegated mandate, e.g. {"runs": 2, "turns": 100}; each at most what you hold.`),
-			"cost":           amounts(`What posting spends from your budgets besides one "tasks", e.g. {"cost_usd": 0.5}.`),
-		}),
-		Run: m.post,
-	}
+	}, m.post)
 }
 
-type postArgs struct {
-	ProjectID    string         `json:"project_id"`
-	Title        string         `json:"title"`
-	MandateID    string         `json:"mandate_id"`
-	Body         string         `json:"body"`
-	Action       string         `json:"action"`
-	ParentTaskID *string        `json:"parent_task_id"`
-	DelegateTo   *string        `json:"delegate_to"`
-	ChildScope   []string       `json:"child_scope"`
-	ChildLimits  map[string]any `json:"child_limits"`
-	Cost         map[string]any `json:"cost"`
+type postIn struct {
+	ProjectID    string         `json:"project_id" jsonschema:"The project to post to (one of yours, see pact_whoami)."`
+	Title        string         `json:"title" jsonschema:"A short title people and agents recognise the task by (at most 300 characters)."`
+	MandateID    string         `json:"mandate_id" jsonschema:"The id of the mandate you act under: one held by you (see pact_whoami), or the delegated mandate of the task you work on. It must cover task.post on the project."`
+	Body         string         `json:"body,omitempty" jsonschema:"What to do, with the context the assignee needs. Markdown."`
+	Action       string         `json:"action,omitempty" jsonschema:"What kind of work it is, e.g. \"task.work\" (default), \"report.brief\", \"deploy.web\". The claimer's mandate must cover it."`
+	ParentTaskID *string        `json:"parent_task_id,omitempty" jsonschema:"Make this a subtask of that task (same project)."`
+	DelegateTo   *string        `json:"delegate_to,omitempty" jsonschema:"An agent of the project to hand the task to, with a delegated mandate."`
+	ChildScope   []string       `json:"child_scope,omitempty" jsonschema:"Scopes of the delegated mandate; default [\"<action>@project:<p>\", \"task.read@project:<p>\"]. Must be within yours."`
+	ChildLimits  kernel.Amounts `json:"child_limits,omitempty" jsonschema:"Budgets of the delegated mandate, e.g. {\"runs\": 2, \"turns\": 100}; each at most what you hold."`
+	Cost         kernel.Amounts `json:"cost,omitempty" jsonschema:"What posting spends from your budgets besides one \"tasks\", e.g. {\"cost_usd\": 0.5}."`
 }
 
-func (m *Module) post(ctx context.Context, c *kernel.Call) (any, error) {
-	var a postArgs
-	if err := json.Unmarshal(c.Args, &a); err != nil {
-		return nil, errs.E(errs.InvalidRequest, "pact_post: %v", err)
-	}
+type postOut struct {
+	TaskID             string `json:"task_id" jsonschema:"The new task's id."`
+	Status             string `json:"status" jsonschema:"submitted, or auth_required while it waits for a person's approval."`
+	Note               string `json:"note" jsonschema:"What happens next, to tell the user."`
+	DelegatedMandateID string `json:"delegated_mandate_id,omitempty" jsonschema:"The mandate delegated with the task (delegate_to only); revoke it with pact_revoke."`
+}
+
+func (m *Module) post(ctx context.Context, c *kernel.Call, a postIn) (postOut, error) {
 	if a.Action == "" {
 		a.Action = "task.work"
 	}
 	tx := c.Tx
 	if a.ProjectID == "" {
-		return nil, errs.E(errs.ProjectRequired, "pact_post needs project_id")
+		return postOut{}, errs.E(errs.ProjectRequired, "pact_post needs project_id")
 	}
 	chain, err := m.verify(ctx, c, a.MandateID)
 	if err != nil {
-		return nil, err
+		return postOut{}, err
 	}
 	who, err := loadCaller(ctx, tx, c.AgentID)
 	if err != nil {
-		return nil, err
+		return postOut{}, err
 	}
 	if err := projectFor(who, a.ProjectID); err != nil {
-		return nil, err
+		return postOut{}, err
 	}
 	p, err := loadProject(ctx, tx, a.ProjectID)
 	if err != nil {
-		return nil, err
+		return postOut{}, err
 	}
 	c.Entry.ProjectID = p.ID
 	if err := refuseFrozen(p); err != nil {
-		return nil, err
+		return postOut{}, err
 	}
 	if err := refuseRunnerOnProduction(who, p); err != nil {
-		return nil, err
+		return postOut{}, err
 	}
 	if err := requireScope(chain, mandate.BoardScope("task.post", p.ID)); err != nil {
-		return nil, err
+		return postOut{}, err
 	}
-	a.Title = strings.TrimSpace(a.Title)
-	if a.Title == "" || len([]rune(a.Title)) > 300 {
-		return nil, errs.E(errs.InvalidRequest, "a task needs a title of 1-300 characters")
-	}
-	if err := mandate.ValidScope(a.Action); err != nil || strings.Contains(a.Action, "@") {
-		return nil, errs.E(errs.InvalidRequest, "action %q must be a project-relative action such as task.work", a.Action)
-	}
-	cost, err := mandate.CheckAmounts(a.Cost, "cost")
+	out, err := m.Post(ctx, tx, agentActor(who.ID, c.OrgID), chain, p, a)
 	if err != nil {
-		return nil, err
+		return postOut{}, err
 	}
-	if a.ParentTaskID != nil && *a.ParentTaskID != "" {
-		parent, err := getTask(ctx, tx, *a.ParentTaskID, false)
-		if err != nil {
-			return nil, err
-		}
-		if parent == nil || parent.ProjectID != p.ID {
-			return nil, errs.E(errs.ProjectMismatch, "parent task %s is not in project %s", *a.ParentTaskID, p.ID)
-		}
-	} else {
-		a.ParentTaskID = nil
-	}
-	var delegated *mandate.Mandate
-	var target *caller
-	if a.DelegateTo != nil && *a.DelegateTo != "" {
-		if target, err = m.delegateTarget(ctx, c, *a.DelegateTo, p.ID); err != nil {
-			return nil, err
-		}
-		scope := a.ChildScope
-		if len(scope) == 0 {
-			scope = []string{mandate.BoardScope(a.Action, p.ID), mandate.BoardScope("task.read", p.ID)}
-		}
-		limits, err := mandate.CheckAmounts(a.ChildLimits, "child_limits")
-		if err != nil {
-			return nil, err
-		}
-		if delegated, err = m.mandates.IssueChild(ctx, tx, chain, mandate.ChildInput{Holder: target.ID, Scope: scope, Limits: limits}); err != nil {
-			return nil, err
-		}
-	}
-	spend := map[string]float64{"tasks": 1}
-	for k, v := range cost {
-		spend[k] += v
-	}
-	if _, err := m.mandates.Consume(ctx, tx, chain, spend, true); err != nil {
-		return nil, err
-	}
-	needsApproval, err := m.needsApproval(ctx, c, p.OrgID, a.Action)
-	if err != nil {
-		return nil, err
-	}
-	id := uuid.NewString()
-	status := submitted
-	if needsApproval {
-		status = authRequired
-	}
-	var delegatedID *string
-	if delegated != nil {
-		s := delegated.ID.String()
-		delegatedID = &s
-	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO tasks (id, project_id, title, body, action, created_by, mandate_id,
-		delegate_to, delegated_mandate_id, status, parent_task_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		id, p.ID, a.Title, a.Body, a.Action, c.AgentID, chain.Leaf().ID, a.DelegateTo, delegatedID, status, a.ParentTaskID)
-	if err != nil {
-		return nil, err
-	}
-	c.Entry.TaskID = id
-	if !needsApproval {
-		ev := events.Event{Kind: events.KindTask, OrgID: p.OrgID, ProjectID: p.ID, TaskID: id}
-		if a.DelegateTo != nil {
-			ev.AgentID = *a.DelegateTo
-		}
-		if err := events.Publish(ctx, tx, ev); err != nil {
-			return nil, err
-		}
-	}
-	notes := []string{}
-	if needsApproval {
-		if _, err := outbox.Enqueue(ctx, tx, outbox.Notification{Kind: outbox.ApprovalNeeded, ProjectID: p.ID, TaskID: id,
-			AgentID: c.AgentID, Title: a.Title, Detail: a.Action}); err != nil {
-			return nil, err
-		}
-		notes = append(notes, `Action "`+a.Action+`" needs a human approval in the Admin UI before anyone can claim it.`)
-	}
-	if target != nil {
-		if wakeless[target.Client] {
-			if _, err := outbox.Enqueue(ctx, tx, outbox.Notification{Kind: outbox.AwaitingSession, ProjectID: p.ID, TaskID: id,
-				AgentID: target.ID, Title: a.Title, Detail: target.ID + " (" + target.Client + ") starts it only when someone opens it"}); err != nil {
-				return nil, err
-			}
-		}
-		notes = append(notes, "Tell the user: "+target.ID+" starts this when it next pulls work (its next session, or its Runner). "+
-			"A Runner holding pact_events hears of it at once; the board cannot start an agent that is not running.")
-	} else {
-		notes = append(notes, "Tell the user: the task waits on the board until an agent in this project pulls it.")
-	}
-	out := map[string]any{"task_id": id, "status": status, "note": strings.Join(notes, " ")}
-	if delegatedID != nil {
-		out["delegated_mandate_id"] = *delegatedID
-	}
+	c.Entry.TaskID = out.TaskID
 	return out, nil
 }
 
-// delegateTarget checks the agent a task is delegated to.
-func (m *Module) delegateTarget(ctx context.Context, c *kernel.Call, id, projectID string) (*caller, error) {
+// delegateTarget checks agent id that agent me delegates a task to or
+// messages: another agent of the project, not banned.
+func delegateTarget(ctx context.Context, tx bun.IDB, me, id, projectID string) (*caller, error) {
 	unknown := errs.E(errs.AgentUnknown, "agent %s is not registered in project %s", id, projectID)
-	if id == c.AgentID {
+	if id == me {
 		return nil, unknown
 	}
 	var status []string
-	if err := c.Tx.NewRaw(`SELECT status FROM agents WHERE id = ?`, id).Scan(ctx, &status); err != nil {
+	if err := tx.NewRaw(`SELECT status FROM agents WHERE id = ?`, id).Scan(ctx, &status); err != nil {
 		return nil, err
 	}
 	if len(status) == 0 || status[0] == "banned" {
 		return nil, unknown
 	}
-	target, err := loadCaller(ctx, c.Tx, id)
+	target, err := loadCaller(ctx, tx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -213,19 +103,4 @@ func (m *Module) delegateTarget(ctx context.Context, c *kernel.Call, id, project
 		return nil, unknown
 	}
 	return target, nil
-}
-
-// needsApproval reports whether an approval rule of the organization covers
-// action (docs/specs/behavior.md §5.8).
-func (m *Module) needsApproval(ctx context.Context, c *kernel.Call, org, action string) (bool, error) {
-	var rules []string
-	if err := c.Tx.NewRaw(`SELECT action FROM approval_actions WHERE org_id = ?`, org).Scan(ctx, &rules); err != nil {
-		return false, err
-	}
-	for _, r := range rules {
-		if mandate.ActionCovers(r, action) {
-			return true, nil
-		}
-	}
-	return false, nil
 }

@@ -3,6 +3,7 @@ package board
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -12,104 +13,105 @@ import (
 	"github.com/pactboard/pact/sdk/errs"
 )
 
-func (m *Module) reportTool() kernel.Tool {
-	return kernel.Tool{
+func (m *Module) addReport(h *kernel.Host) error {
+	return kernel.AddTool(h, kernel.ToolSpec{
 		Name: "pact_report", Title: "Report on a task",
 		Description: "Report on a task you hold: status working is a heartbeat (send one at least every 20 " +
 			"minutes); completed, failed or canceled close it and need a Handoff in result (a markdown section " +
 			"headed Handoff, or an object with a handoff key); input_required asks people a question and hands " +
 			`the task back. usage records what a run spent, e.g. {"turns": 12}.`,
-		Input: object([]string{"task_id", "status", "mandate_id"}, map[string]*jsonschema.Schema{
-			"task_id":    str(taskDesc),
-			"status":     enum("working (heartbeat), completed, failed, canceled (need a Handoff) or input_required (a question for people).", working, completed, failed, canceled, inputRequired),
-			"mandate_id": str(mandateDesc + " The one you claimed with."),
-			"result":     {Description: "What you did (closing: with its Handoff section), or your question (input_required). Text or an object."},
-			"usage":      amounts(`What this run spent, e.g. {"turns": 12}; recorded even past a ceiling, then budget_exceeded says stop.`),
-		}),
-		Run: m.report,
-	}
+		Types: map[reflect.Type]*jsonschema.Schema{
+			reflect.TypeFor[reportStatus](): enum(working, completed, failed, canceled, inputRequired),
+		},
+	}, m.report)
 }
 
-type reportArgs struct {
-	TaskID    string          `json:"task_id"`
-	Status    string          `json:"status"`
-	MandateID string          `json:"mandate_id"`
-	Result    json.RawMessage `json:"result"`
-	Usage     map[string]any  `json:"usage"`
+// reportStatus is what a report says of the task.
+type reportStatus string
+
+type reportIn struct {
+	TaskID    string          `json:"task_id" jsonschema:"The task's id (a UUID, from pact_list)."`
+	Status    reportStatus    `json:"status" jsonschema:"working (heartbeat), completed, failed, canceled (need a Handoff) or input_required (a question for people)."`
+	MandateID string          `json:"mandate_id" jsonschema:"The id of the mandate you act under: one held by you (see pact_whoami), or the delegated mandate of the task you work on. The one you claimed with."`
+	Result    json.RawMessage `json:"result,omitempty" jsonschema:"What you did (closing: with its Handoff section), or your question (input_required). Text or an object."`
+	Usage     kernel.Amounts  `json:"usage,omitempty" jsonschema:"What this run spent, e.g. {\"turns\": 12}; recorded even past a ceiling, then budget_exceeded says stop."`
 }
 
-func (m *Module) report(ctx context.Context, c *kernel.Call) (any, error) {
-	var a reportArgs
-	if err := json.Unmarshal(c.Args, &a); err != nil {
-		return nil, errs.E(errs.InvalidRequest, "pact_report: %v", err)
-	}
+type reportOut struct {
+	OK               bool               `json:"ok" jsonschema:"Always true: the report was recorded."`
+	TaskID           string             `json:"task_id" jsonschema:"The task reported on."`
+	Status           string             `json:"status" jsonschema:"The status reported."`
+	BudgetExceeded   []string           `json:"budget_exceeded,omitempty" jsonschema:"The limits this usage went past: stop working and report."`
+	Budget           map[string]float64 `json:"budget,omitempty" jsonschema:"What is left of each limit of your mandate's chain, when it has any."`
+	Note             string             `json:"note,omitempty" jsonschema:"What happens next (heartbeats and questions)."`
+	RevokedMandate   string             `json:"revoked_mandate,omitempty" jsonschema:"The task's delegated mandate, revoked now that it is closed."`
+	SubtasksCanceled *int               `json:"subtasks_canceled,omitempty" jsonschema:"How many open subtasks hanging on that mandate were canceled."`
+}
+
+func (m *Module) report(ctx context.Context, c *kernel.Call, a reportIn) (reportOut, error) {
 	tx := c.Tx
 	usage, err := mandate.CheckAmounts(a.Usage, "usage")
 	if err != nil {
-		return nil, err
+		return reportOut{}, err
 	}
 	chain, who, t, p, err := m.workOn(ctx, c, a.MandateID, a.TaskID)
 	if err != nil {
-		return nil, err
+		return reportOut{}, err
 	}
 	if err := m.releaseStale(ctx, tx, []string{p.ID}); err != nil {
-		return nil, err
+		return reportOut{}, err
 	}
 	if t, err = getTask(ctx, tx, t.ID, true); err != nil {
-		return nil, err
+		return reportOut{}, err
 	}
 	if t.Assignee == nil || *t.Assignee != who.ID || t.Status != working {
 		msg := "task %s is no longer claimed by %s"
 		if t.Assignee != nil {
 			msg += " (now with " + *t.Assignee + ")"
 		}
-		return nil, errs.E(errs.ClaimLost, msg+"; do not overwrite the new holder's work", t.ID, who.ID)
+		return reportOut{}, errs.E(errs.ClaimLost, msg+"; do not overwrite the new holder's work", t.ID, who.ID)
 	}
 	if err := requireScope(chain, mandate.BoardScope(t.Action, p.ID)); err != nil {
-		return nil, err
+		return reportOut{}, err
 	}
-	out := map[string]any{"ok": true, "task_id": t.ID, "status": a.Status}
+	out := reportOut{OK: true, TaskID: t.ID, Status: string(a.Status)}
 	if len(usage) > 0 {
-		over, err := m.mandates.Consume(ctx, tx, chain, usage, false)
-		if err != nil {
-			return nil, err
-		}
-		if len(over) > 0 {
-			out["budget_exceeded"] = over
+		if out.BudgetExceeded, err = m.mandates.Consume(ctx, tx, chain, usage, false); err != nil {
+			return reportOut{}, err
 		}
 	}
-	if err := m.addBudget(ctx, c, chain, out); err != nil {
-		return nil, err
+	if out.Budget, err = m.budget(ctx, c, chain); err != nil {
+		return reportOut{}, err
 	}
 	switch a.Status {
 	case working:
-		out["note"] = "heartbeat recorded"
+		out.Note = "heartbeat recorded"
 		return out, heartbeat(ctx, tx, t.ID, who.ID)
 	case inputRequired:
-		return out, m.askPeople(ctx, c, t, a.Result, out)
+		out.Note = "A human sees this in the deferred list, answers, and resumes it. Stop working on it."
+		return out, m.askPeople(ctx, c, t, a.Result)
 	}
 	if !hasHandoff(a.Result) {
-		return nil, errs.E(errs.HandoffRequired, "closing task %s needs a Handoff in result, e.g.\n%s", t.ID, handoffTemplate)
+		return reportOut{}, errs.E(errs.HandoffRequired, "closing task %s needs a Handoff in result, e.g.\n%s", t.ID, handoffTemplate)
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE tasks SET status = ?, result = ?::jsonb WHERE id = ?`, a.Status, string(resultJSON(a.Result)), t.ID); err != nil {
-		return nil, err
+	if _, err := tx.ExecContext(ctx, `UPDATE tasks SET status = ?, result = ?::jsonb WHERE id = ?`, string(a.Status), string(resultJSON(a.Result)), t.ID); err != nil {
+		return reportOut{}, err
 	}
-	if err := m.notifyClosed(ctx, c, t, a.Status, a.Result); err != nil {
-		return nil, err
+	if err := m.notifyClosed(ctx, c, t, string(a.Status), a.Result); err != nil {
+		return reportOut{}, err
 	}
 	revoked, stopped, err := m.closeMandates(ctx, tx, []string{t.ID})
 	if err != nil {
-		return nil, err
+		return reportOut{}, err
 	}
 	if len(revoked) > 0 {
-		out["revoked_mandate"] = revoked[0]
-		out["subtasks_canceled"] = stopped
+		out.RevokedMandate, out.SubtasksCanceled = revoked[0], &stopped
 	}
 	return out, nil
 }
 
 // askPeople hands the task back to people with a question.
-func (m *Module) askPeople(ctx context.Context, c *kernel.Call, t *task, result json.RawMessage, out map[string]any) error {
+func (m *Module) askPeople(ctx context.Context, c *kernel.Call, t *task, result json.RawMessage) error {
 	question := "input required"
 	if q := resultText(result); q != "" {
 		question = q
@@ -120,7 +122,6 @@ func (m *Module) askPeople(ctx context.Context, c *kernel.Call, t *task, result 
 	if err != nil {
 		return err
 	}
-	out["note"] = "A human sees this in the deferred list, answers, and resumes it. Stop working on it."
 	_, err = outbox.Enqueue(ctx, c.Tx, outbox.Notification{Kind: outbox.Question, ProjectID: t.ProjectID, TaskID: t.ID,
 		AgentID: c.AgentID, Title: t.Title, Detail: question})
 	return err

@@ -2,52 +2,48 @@ package board
 
 import (
 	"context"
-	"encoding/json"
-
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/google/uuid"
 
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
-func (m *Module) revokeTool() kernel.Tool {
-	return kernel.Tool{
+func (m *Module) addRevoke(h *kernel.Host) error {
+	return kernel.AddTool(h, kernel.ToolSpec{
 		Name: "pact_revoke", Title: "Revoke a mandate you issued",
 		Description: "Revoke a mandate you issued by delegating (pact_post with delegate_to), and everything " +
 			"under it; the open tasks hanging on it are canceled. Root mandates are revoked by people only.",
-		Input: object([]string{"mandate_id"}, map[string]*jsonschema.Schema{
-			"mandate_id": str("A mandate you issued by delegating (its delegated_mandate_id)."),
-		}),
-		Run: m.revoke,
-	}
+	}, m.revoke)
 }
 
-func (m *Module) revoke(ctx context.Context, c *kernel.Call) (any, error) {
-	var a struct {
-		MandateID string `json:"mandate_id"`
-	}
-	if err := json.Unmarshal(c.Args, &a); err != nil {
-		return nil, errs.E(errs.InvalidRequest, "pact_revoke: %v", err)
-	}
+type revokeIn struct {
+	MandateID string `json:"mandate_id" jsonschema:"A mandate you issued by delegating (its delegated_mandate_id)."`
+}
+
+type revokeOut struct {
+	Revoked            string `json:"revoked" jsonschema:"The mandate revoked."`
+	DescendantMandates int    `json:"descendant_mandates" jsonschema:"How many mandates delegated from it were revoked with it."`
+	TasksStopped       int    `json:"tasks_stopped" jsonschema:"How many open tasks hanging on them were canceled."`
+}
+
+func (m *Module) revoke(ctx context.Context, c *kernel.Call, a revokeIn) (revokeOut, error) {
 	target, err := m.mandates.Get(ctx, c.Tx, a.MandateID)
 	if err != nil {
-		return nil, err
+		return revokeOut{}, err
 	}
 	c.Entry.MandateChain = []uuid.UUID{target.ID}
 	if target.IssuerKind != "agent" || target.Issuer != c.AgentID {
-		return nil, errs.Mandate(errs.NotIssuer, target.ID.String(),
+		return revokeOut{}, errs.Mandate(errs.NotIssuer, target.ID.String(),
 			"agent %s did not issue mandate %s; revoke it in the Admin UI", c.AgentID, target.ID)
 	}
 	ev, err := m.mandates.RevokeSubtree(ctx, c.Tx, target.ID)
 	if err != nil {
-		return nil, err
+		return revokeOut{}, err
 	}
 	var stopped int
 	if err := c.Tx.NewRaw(`SELECT count(*) FROM tasks WHERE result->>'reason' = 'mandate_revoked'
 		AND result->>'mandate_id' = ?`, target.ID.String()).Scan(ctx, &stopped); err != nil {
-		return nil, err
+		return revokeOut{}, err
 	}
-	return map[string]any{"revoked": target.ID.String(), "descendant_mandates": len(ev.Subtree) - 1,
-		"tasks_stopped": stopped}, nil
+	return revokeOut{Revoked: target.ID.String(), DescendantMandates: len(ev.Subtree) - 1, TasksStopped: stopped}, nil
 }

@@ -46,7 +46,13 @@ func TestAMessageThroughOneProcessWakesAWaitOnAnother(t *testing.T) {
 	select {
 	case r := <-done:
 		require.NoError(t, r.err)
-		require.Len(t, r.out.(map[string]any)["messages"], 1)
+		body, err := json.Marshal(r.out)
+		require.NoError(t, err)
+		var got struct {
+			Messages []any `json:"messages"`
+		}
+		require.NoError(t, json.Unmarshal(body, &got))
+		require.Len(t, got.Messages, 1)
 		require.Less(t, r.returned.Sub(committed), time.Second, "woken within a second of the commit")
 	case <-time.After(10 * time.Second):
 		t.Fatal("the wait in the other process was not woken")

@@ -2,10 +2,8 @@ package board
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
@@ -18,28 +16,28 @@ import (
 // MaxWait is the longest a waiting call holds on.
 const MaxWait = 50 * time.Second
 
-func (m *Module) waitTool() kernel.Tool {
-	return kernel.Tool{
+func (m *Module) addWait(h *kernel.Host) error {
+	return kernel.AddTool(h, kernel.ToolSpec{
 		Name: "pact_wait", Title: "Wait for a message",
 		Description: "Wait up to 50 seconds for a message to you (optionally on one task) and return it, so two " +
 			"running agents can talk almost in real time. Returns at once when one is already waiting.",
-		Input: object([]string{"mandate_id"}, map[string]*jsonschema.Schema{
-			"mandate_id": str(mandateDesc),
-			"seconds":    &jsonschema.Schema{Type: "number", Description: "How long to wait at most, 0-50 (default 30)."},
-			"task_id":    nullableStr("Only messages on this task."),
-		}),
-		Wait: m.waitForMessage,
-		Run:  m.takeMessages,
-	}
+		Wait: kernel.WaitFor("pact_wait", m.waitForMessage),
+	}, m.takeMessages)
 }
 
-type waitArgs struct {
-	MandateID string   `json:"mandate_id"`
-	Seconds   *float64 `json:"seconds"`
-	TaskID    *string  `json:"task_id"`
+type waitIn struct {
+	MandateID string   `json:"mandate_id" jsonschema:"The id of the mandate you act under: one held by you (see pact_whoami), or the delegated mandate of the task you work on."`
+	Seconds   *float64 `json:"seconds,omitempty" jsonschema:"How long to wait at most, 0-50 (default 30)."`
+	TaskID    *string  `json:"task_id,omitempty" jsonschema:"Only messages on this task."`
 }
 
-func (a waitArgs) deadline(def time.Duration) time.Duration {
+type waitOut struct {
+	Messages []messageView `json:"messages" jsonschema:"The messages to you, oldest first; they are now marked read."`
+	TimedOut bool          `json:"timed_out" jsonschema:"Whether the time ran out with no message."`
+	Note     string        `json:"note" jsonschema:"How to take messages from other agents."`
+}
+
+func (a waitIn) deadline(def time.Duration) time.Duration {
 	d := def
 	if a.Seconds != nil {
 		d = time.Duration(*a.Seconds * float64(time.Second))
@@ -47,7 +45,7 @@ func (a waitArgs) deadline(def time.Duration) time.Duration {
 	return min(max(d, 0), MaxWait)
 }
 
-func (a waitArgs) task() string {
+func (a waitIn) task() string {
 	if a.TaskID == nil {
 		return ""
 	}
@@ -56,11 +54,7 @@ func (a waitArgs) task() string {
 
 // waitForMessage checks the caller may read what it waits for, then blocks
 // until a message to it is committed (in any board process) or the time is up.
-func (m *Module) waitForMessage(ctx context.Context, agent string, raw json.RawMessage) error {
-	var a waitArgs
-	if err := json.Unmarshal(raw, &a); err != nil {
-		return errs.E(errs.InvalidRequest, "pact_wait: %v", err)
-	}
+func (m *Module) waitForMessage(ctx context.Context, agent string, a waitIn) error {
 	var projects []string
 	err := m.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var err error
@@ -142,15 +136,11 @@ func (m *Module) waitUntil(ctx context.Context, d time.Duration, match func(even
 }
 
 // takeMessages is pact_wait's logged part: the unread messages, marked read.
-func (m *Module) takeMessages(ctx context.Context, c *kernel.Call) (any, error) {
-	var a waitArgs
-	if err := json.Unmarshal(c.Args, &a); err != nil {
-		return nil, errs.E(errs.InvalidRequest, "pact_wait: %v", err)
-	}
+func (m *Module) takeMessages(ctx context.Context, c *kernel.Call, a waitIn) (waitOut, error) {
 	c.Entry.Payload = map[string]any{"mandate_id": a.MandateID, "seconds": a.deadline(30 * time.Second).Seconds(), "task_id": a.TaskID}
 	chain, _, projects, err := m.waitScope(ctx, c.Tx, c.AgentID, a.MandateID, a.task())
 	if err != nil {
-		return nil, err
+		return waitOut{}, err
 	}
 	c.Entry.MandateChain = chain.IDs()
 	if a.task() != "" {
@@ -161,7 +151,7 @@ func (m *Module) takeMessages(ctx context.Context, c *kernel.Call) (any, error) 
 	}
 	msgs, err := unreadMessages(ctx, c.Tx, c.AgentID, projects, a.task(), true)
 	if err != nil {
-		return nil, err
+		return waitOut{}, err
 	}
-	return map[string]any{"messages": msgs, "timed_out": len(msgs) == 0, "note": messageFrame}, nil
+	return waitOut{Messages: msgs, TimedOut: len(msgs) == 0, Note: messageFrame}, nil
 }

@@ -36,7 +36,7 @@ func (m *Module) Name() string { return "notes" }
 // note operations.
 func (m *Module) Register(h *kernel.Host) error {
 	m.db, m.log, m.ident, m.mandates, m.tools = h.DB(), h.Log(), h.Identity(), h.Mandates(), h.Tools()
-	if err := h.Tool(m.noteTool()); err != nil {
+	if err := m.addNote(h); err != nil {
 		return err
 	}
 	for _, r := range m.resources() {

@@ -1,0 +1,192 @@
+package board
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/uptrace/bun"
+
+	"github.com/pactboard/pact/core/events"
+	"github.com/pactboard/pact/core/outbox"
+	"github.com/pactboard/pact/core/redact"
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+// Agents may send each other this many messages per task; then a person decides.
+const messageCap = 10
+
+// MaxMessage is the longest message body, in characters.
+const MaxMessage = 8000
+
+const capNotice = "agents exchanged 10 messages on this task; a person decides"
+
+// sent is a message Message wrote.
+type sent struct {
+	ID int64
+	// To is the recipient agent, or "" for the people.
+	To string
+	// Body is the message as stored: trimmed and redacted.
+	Body string
+}
+
+// Message writes by's message on the thread of t, an open task of by's
+// organization that the adapter has checked by may see (docs/specs/behavior.md
+// §8.2). The body is redacted and 1-8000 characters. The recipient is to,
+// else the other side of the task (recipient, personRecipient); agents may
+// send each other messageCap messages per task. A message to an agent wakes
+// it; one to the people is a notification.
+func (m *Module) Message(ctx context.Context, tx bun.Tx, by Actor, t *task, body string, to *string) (sent, error) {
+	if terminal[t.Status] {
+		hint := "its thread is closed"
+		if by.IsAgent() {
+			hint = "post a new task instead"
+		}
+		return sent{}, errs.E(errs.InvalidRequest, "task %s is %s; %s", t.ID, t.Status, hint)
+	}
+	text := redact.Text(strings.TrimSpace(body))
+	if text == "" {
+		return sent{}, errs.E(errs.InvalidRequest, "a message needs a body")
+	}
+	if n := len([]rune(text)); n > MaxMessage {
+		if by.IsAgent() {
+			return sent{}, errs.E(errs.InvalidRequest, "a message is at most %d characters (this one has %d); write longer text in a note (pact_note)", MaxMessage, n)
+		}
+		return sent{}, errs.E(errs.InvalidRequest, "a message is at most %d characters (this one has %d)", MaxMessage, n)
+	}
+	var recipient string
+	var err error
+	if by.IsAgent() {
+		recipient, err = m.recipient(ctx, tx, by.AgentID, t, to)
+	} else {
+		recipient, err = personRecipient(ctx, tx, t, to)
+	}
+	if err != nil {
+		return sent{}, err
+	}
+	if by.IsAgent() && recipient != "" {
+		if err := m.checkCap(ctx, tx, t); err != nil {
+			return sent{}, err
+		}
+	}
+	id, err := insertMessage(ctx, tx, by.OrgID, t.ID, nullable(by.AgentID), nullable(by.PersonID), nullable(recipient), text)
+	if err != nil {
+		return sent{}, fmt.Errorf("message on task %s: %w", t.ID, err)
+	}
+	if recipient == "" {
+		_, err = outbox.Enqueue(ctx, tx, outbox.Notification{Kind: outbox.Message, ProjectID: t.ProjectID, TaskID: t.ID,
+			AgentID: by.AgentID, Title: t.Title, Detail: text})
+	} else {
+		err = events.Publish(ctx, tx, events.Event{Kind: events.KindMessage, OrgID: by.OrgID, ProjectID: t.ProjectID,
+			TaskID: t.ID, AgentID: recipient})
+	}
+	if err != nil {
+		return sent{}, fmt.Errorf("message on task %s: %w", t.ID, err)
+	}
+	return sent{ID: id, To: recipient, Body: text}, nil
+}
+
+// recipient resolves an agent's to (an agent id, or "" for the people).
+func (m *Module) recipient(ctx context.Context, tx bun.IDB, me string, t *task, to *string) (string, error) {
+	switch {
+	case to != nil && *to == "human":
+		return "", nil
+	case to != nil && *to == me:
+		return "", errs.E(errs.InvalidRequest, "a message to yourself is a note; use pact_note")
+	case to != nil && *to != "":
+		target, err := delegateTarget(ctx, tx, me, *to, t.ProjectID)
+		if err != nil {
+			return "", err
+		}
+		return target.ID, nil
+	}
+	var other string
+	switch {
+	case t.CreatedBy != me:
+		other = t.CreatedBy
+	case t.Assignee != nil:
+		other = *t.Assignee
+	case t.DelegateTo != nil:
+		other = *t.DelegateTo
+	}
+	if other == "" || other == me {
+		return "", errs.E(errs.InvalidRequest, `nobody else is on this task yet; name an agent in "to", or to="human"`)
+	}
+	return other, nil
+}
+
+// personRecipient resolves a person's to: that agent, else the task's
+// assignee, delegate or creator, which must be an agent of the task's
+// project that is not banned.
+func personRecipient(ctx context.Context, tx bun.IDB, t *task, to *string) (string, error) {
+	var recipient string
+	switch {
+	case to != nil && strings.TrimSpace(*to) != "":
+		recipient = strings.TrimSpace(*to)
+	case t.Assignee != nil:
+		recipient = *t.Assignee
+	case t.DelegateTo != nil:
+		recipient = *t.DelegateTo
+	default:
+		recipient = t.CreatedBy
+	}
+	ok, err := projectAgent(ctx, tx, recipient, t.ProjectID)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", errs.E(errs.AgentUnknown, "agent %s is not an agent of project %s", recipient, t.ProjectID)
+	}
+	return recipient, nil
+}
+
+// checkCap refuses an eleventh agent-to-agent message on a task, and tells
+// the people once, in a transaction of its own so the notice survives the
+// refusal.
+func (m *Module) checkCap(ctx context.Context, tx bun.IDB, t *task) error {
+	n, err := agentMessages(ctx, tx, t.ID)
+	if err != nil || n < messageCap {
+		return err
+	}
+	err = m.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext(?))`, "message-cap:"+t.ID); err != nil {
+			return err
+		}
+		var told int
+		if err := tx.NewRaw(`SELECT count(*) FROM notifications WHERE task_id = ? AND kind = 'question' AND detail = ?`,
+			t.ID, capNotice).Scan(ctx, &told); err != nil || told > 0 {
+			return err
+		}
+		_, err := outbox.Enqueue(ctx, tx, outbox.Notification{Kind: outbox.Question, ProjectID: t.ProjectID, TaskID: t.ID,
+			Title: t.Title, Detail: capNotice})
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("message cap of task %s: %w", t.ID, err)
+	}
+	return errs.E(errs.LimitExceeded, `agents already sent each other 10 messages on task %s; ask a person (to="human") or pact_report status=input_required`, t.ID)
+}
+
+// ReadThread returns t's thread for agent me and marks the messages to it
+// read.
+func (m *Module) ReadThread(ctx context.Context, tx bun.IDB, me string, t *task) ([]messageView, error) {
+	rows, err := thread(ctx, tx, t.ID)
+	if err != nil {
+		return nil, fmt.Errorf("thread of task %s: %w", t.ID, err)
+	}
+	msgs := make([]messageView, len(rows))
+	for i, r := range rows {
+		msgs[i] = r.view(false)
+	}
+	if err := markThreadRead(ctx, tx, t.ID, me); err != nil {
+		return nil, fmt.Errorf("thread of task %s: %w", t.ID, err)
+	}
+	return msgs, nil
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
