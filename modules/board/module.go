@@ -52,6 +52,9 @@ func (m *Module) Register(h *kernel.Host) error {
 		m.stale = c.StaleAfter
 	}
 	m.mandates.OnRevoke(m.onRevoke)
+	if err := h.ProvideBoardFacts(m); err != nil {
+		return err
+	}
 	for _, add := range []func(*kernel.Host) error{m.addWhoami, m.addPost, m.addList, m.addClaim, m.addReport,
 		m.addDefer, m.addRevoke, m.addMessage, m.addWait, m.addEvents} {
 		if err := add(h); err != nil {
