@@ -66,10 +66,6 @@ func pendingMoves() []allowance {
 		{"core/identity", "trusted_roots", writes, credentials},
 		{"core/identity", "trusted_roots", reads, credentials},
 
-		{"core/kernel", "agents", writes, "moves with issue 10: the pipeline's last_seen goes through core/identity"},
-		{"core/kernel", "agents", reads, "moves with issue 10: the gate asks core/identity (LoadCaller, Halted)"},
-		{"core/kernel", "orgs", reads, "moves with issue 10: the gate asks core/identity (Halted)"},
-		{"core/kernel", "system_state", reads, "moves with issue 10: the gate asks core/identity (Halted)"},
 		{"core/mcpserve", "agents", reads, "moves with issue 10: OAuth asks core/identity for the agent's owner"},
 		{"cmd/pact-board", "humans", reads, "moves with issue 10: the first run asks core/identity for the owner"},
 		{"cmd/pact-admin", "orgs", reads, "moves with issue 10: pact-admin calls the services the Admin API calls"},

@@ -12,6 +12,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/pactboard/pact/core/db"
+	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/sdk/errs"
 )
@@ -173,7 +174,7 @@ func (r *Tools) Call(ctx context.Context, agent, name string, args json.RawMessa
 		}
 	}
 	err := r.log.Record(ctx, r.db, e, func(ctx context.Context, tx bun.Tx, e *ledger.Entry) error {
-		org, err := gate(ctx, tx, agent)
+		org, err := identity.Admit(ctx, tx, agent)
 		if org != "" {
 			e.OrgID = org
 		}
@@ -183,41 +184,13 @@ func (r *Tools) Call(ctx context.Context, agent, name string, args json.RawMessa
 		if err := validArgs(schema, args); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE agents SET last_seen = now() WHERE id = ?`, agent); err != nil {
+		if err := identity.MarkSeen(ctx, tx, agent); err != nil {
 			return err
 		}
 		result, err = t.Run(ctx, &Call{AgentID: agent, OrgID: org, Args: args, Tx: tx, Entry: e})
 		return err
 	})
 	return result, err
-}
-
-// gate refuses a call the agent may not make at all, in one query.
-func gate(ctx context.Context, tx bun.IDB, agent string) (org string, err error) {
-	var rows []struct {
-		OrgID      string  `bun:"org_id"`
-		Status     string  `bun:"status"`
-		ReplacedBy *string `bun:"replaced_by"`
-		Halted     bool    `bun:"halted"`
-	}
-	err = tx.NewRaw(`SELECT a.org_id, a.status, a.replaced_by, (s.halted OR o.halted) AS halted
-		FROM agents a JOIN orgs o ON o.id = a.org_id CROSS JOIN system_state s WHERE a.id = ?`, agent).Scan(ctx, &rows)
-	if err != nil {
-		return "", err
-	}
-	if len(rows) == 0 {
-		return "", errs.E(errs.AgentUnknown, "agent %s is not registered on this board", agent)
-	}
-	a := rows[0]
-	switch {
-	case a.Halted:
-		return a.OrgID, errs.E(errs.SystemHalted, "the kill switch is on; the board takes no calls until a person turns it off")
-	case a.Status != "active" && a.ReplacedBy != nil:
-		return a.OrgID, errs.E(errs.AgentPaused, "agent %s was replaced by %s: connect to /mcp/a/%s and use that agent from now on", agent, *a.ReplacedBy, *a.ReplacedBy)
-	case a.Status != "active":
-		return a.OrgID, errs.E(errs.AgentPaused, "agent %s is %s", agent, a.Status)
-	}
-	return a.OrgID, nil
 }
 
 // validArgs checks args against the tool's input schema.
@@ -240,7 +213,7 @@ func validArgs(schema *jsonschema.Resolved, args json.RawMessage) error {
 func (r *Tools) wait(ctx context.Context, t *Tool, schema *jsonschema.Resolved, agent string, args json.RawMessage) error {
 	var orgErr error
 	err := r.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		_, orgErr = gate(ctx, tx, agent)
+		_, orgErr = identity.Admit(ctx, tx, agent)
 		return nil
 	})
 	if err != nil {
