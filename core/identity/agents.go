@@ -129,11 +129,11 @@ func (s *Service) register(ctx context.Context, tx bun.Tx, p *Person, e *ledger.
 		if in.Delegations != nil {
 			delegations = *in.Delegations
 		}
-		mandateEnds, err := s.days("--days (mandate)", in.MandateDays)
+		mandateEnds, err := s.Term("--days (mandate)", in.MandateDays)
 		if err != nil {
 			return err
 		}
-		tokenEnds, err := s.days("--days (token)", in.TokenDays)
+		tokenEnds, err := s.Term("--days (token)", in.TokenDays)
 		if err != nil {
 			return err
 		}
@@ -158,7 +158,7 @@ func (s *Service) register(ctx context.Context, tx bun.Tx, p *Person, e *ledger.
 		if in.Client == "runner" && production {
 			return errs.E(errs.ProjectMismatch, "runners never work on production projects")
 		}
-		if err := scopesWithin(scope, in.Projects); err != nil {
+		if err := ScopesWithin(scope, in.Projects); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO agents (id, org_id, owner, client, role_id) VALUES (?, ?, ?, ?, ?)`,
@@ -195,9 +195,9 @@ func (s *Service) register(ctx context.Context, tx bun.Tx, p *Person, e *ledger.
 	return out, err
 }
 
-// scopesWithin refuses a board scope naming a project the agent is not
+// ScopesWithin refuses a board scope naming a project the agent is not
 // registered for; other scopes must merely be well formed.
-func scopesWithin(scope, projects []string) error {
+func ScopesWithin(scope, projects []string) error {
 	allowed := map[string]bool{}
 	for _, p := range projects {
 		allowed[p] = true
@@ -295,4 +295,12 @@ func parsePreferences(raw []byte) ([]byte, error) {
 		return nil, errs.E(errs.InvalidRequest, "preferences are %d characters as compact JSON; the limit is %d", n, MaxPreferences)
 	}
 	return text, nil
+}
+
+// SetRootMandate makes mandate id the root mandate agent answers with, for
+// the modules that issue roots on a person's behalf (a replacement, a hire's
+// renewal).
+func (s *Service) SetRootMandate(ctx context.Context, tx bun.IDB, agent string, id uuid.UUID) error {
+	_, err := tx.ExecContext(ctx, `UPDATE agents SET root_mandate_id = ? WHERE id = ?`, id.String(), agent)
+	return err
 }

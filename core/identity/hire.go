@@ -172,7 +172,7 @@ func (s *Service) Renew(ctx context.Context, by, id string) (*Renewed, error) {
 }
 
 func (s *Service) issueFromRole(ctx context.Context, tx bun.Tx, p *Person, agent string, r *AgentRole, projects []string) (*mandate.Mandate, error) {
-	ends, err := s.days("the role's mandate term", r.MandateDays)
+	ends, err := s.Term("the role's mandate term", r.MandateDays)
 	if err != nil {
 		return nil, err
 	}

@@ -55,7 +55,7 @@ func (s *Service) ImportCredential(ctx context.Context, by, agentID, format, cre
 			if err != nil {
 				return err
 			}
-			if err := scopesWithin(imported.Scope, a.Projects); err != nil {
+			if err := ScopesWithin(imported.Scope, a.Projects); err != nil {
 				return err
 			}
 			var humans []string

@@ -92,8 +92,13 @@ func (s *Service) operator(ctx context.Context, org, action string, payload any,
 	return s.log.Record(ctx, s.db, e, fn)
 }
 
-// days validates a term in days and returns the instant it ends.
-func (s *Service) days(what string, d float64) (time.Time, error) {
+// Now is the service's clock, which the modules acting through it share.
+func (s *Service) Now() time.Time { return s.now() }
+
+// Term validates a term of d days (0: the default 30; at most 365), named
+// what in the refusal, and returns the instant it ends. Refusal:
+// invalid_request.
+func (s *Service) Term(what string, d float64) (time.Time, error) {
 	if d == 0 {
 		d = defaultD
 	}

@@ -71,6 +71,8 @@ type Kernel struct {
 	tools  *Tools
 	res    *Resources
 	claims *ClaimHooks
+	// mandateReports: what board and credentials tell mandate administration.
+	mandateReports *MandateReporters
 
 	mu      sync.Mutex
 	modules []string
@@ -103,6 +105,7 @@ func New(deps Deps) *Kernel {
 	k.tools = NewTools(deps.DB, deps.Log)
 	k.res = &Resources{}
 	k.claims = &ClaimHooks{}
+	k.mandateReports = &MandateReporters{}
 	if _, ok := huma.NewError(0, "").(*AdminError); !ok {
 		k.logger.Error("huma.NewError is not kernel.NewAdminError: Admin API errors will not follow the error model; " +
 			"cmd must assign it before building the kernel")

@@ -59,7 +59,7 @@ func (m *Module) Register(h *kernel.Host) error {
 	}
 	api := h.Admin()
 	m.registerTaskAdmin(api)
-	m.registerMandateAdmin(api)
+	h.MandateReports().ReportTasks(mandateTasks{})
 	return nil
 }
 

@@ -1,60 +1,17 @@
-package board
+package mandates
 
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/mandate"
-	"github.com/pactboard/pact/sdk/errs"
 )
-
-// stoppedTasks collects, for one revoking call, the tasks the board's
-// revoke hook canceled, cascades included (onRevoke adds to it).
-type stoppedTasks struct {
-	mu  sync.Mutex
-	ids map[string]bool
-}
-
-type stoppedKey struct{}
-
-// collectStopped returns ctx carrying a fresh collector for onRevoke.
-func collectStopped(ctx context.Context) (context.Context, *stoppedTasks) {
-	s := &stoppedTasks{ids: map[string]bool{}}
-	return context.WithValue(ctx, stoppedKey{}, s), s
-}
-
-// noteStopped records ids in ctx's collector, if it has one.
-func noteStopped(ctx context.Context, ids []string) {
-	s, _ := ctx.Value(stoppedKey{}).(*stoppedTasks)
-	if s == nil {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, id := range ids {
-		s.ids[id] = true
-	}
-}
-
-// personMandate loads a mandate of the person's organization (held by one
-// of its agents); another organization's mandate answers like a missing one.
-func (m *Module) personMandate(ctx context.Context, tx bun.IDB, p *identity.Person, id string) (*mandate.Mandate, error) {
-	md, err := m.mandates.Get(ctx, tx, id)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := m.ident.GetAgent(ctx, tx, md.Holder, p.OrgID); err != nil {
-		return nil, errs.E(errs.NotFound, "mandate %s does not exist", id)
-	}
-	return md, nil
-}
 
 // RevokeImpact is the dry run of revoking a mandate of the person's
 // organization (docs/specs/behavior.md §5.6): the live mandates under it, the open
@@ -89,13 +46,12 @@ func (m *Module) RevokeImpact(ctx context.Context, p *identity.Person, id string
 			out.Descendants = append(out.Descendants, ImpactMandate{ID: l.ID, Holder: l.Holder, Depth: l.Below})
 		}
 	}
-	if len(ids) > 0 {
-		if err := m.db.NewRaw(`SELECT id::text AS id, title, status, assignee FROM tasks
-			WHERE status IN ('submitted', 'working', 'input_required', 'auth_required')
-			  AND (mandate_id = ANY(?::uuid[]) OR assignee_mandate_id = ANY(?::uuid[]) OR delegated_mandate_id = ANY(?::uuid[]))
-			ORDER BY created_at, id`, pgdialect.Array(ids), pgdialect.Array(ids), pgdialect.Array(ids)).Scan(ctx, &out.Tasks); err != nil {
-			return nil, err
-		}
+	tasks, err := m.reports.Tasks().OpenTasksUnder(ctx, m.db, ids)
+	if err != nil {
+		return nil, fmt.Errorf("open tasks under mandate %s: %w", md.ID, err)
+	}
+	for _, t := range tasks {
+		out.Tasks = append(out.Tasks, ImpactTask(t))
 	}
 	for a := range agents {
 		out.Agents = append(out.Agents, a)
@@ -107,7 +63,7 @@ func (m *Module) RevokeImpact(ctx context.Context, p *identity.Person, id string
 // listMandates returns the mandates held by org's agents — only the live
 // ones (unrevoked, unexpired) unless all — by depth, then age, with their
 // usage and the task each was delegated for.
-func listMandates(ctx context.Context, tx bun.IDB, org string, all bool) ([]MandateView, error) {
+func (m *Module) listMandates(ctx context.Context, tx bun.IDB, org string, all bool) ([]MandateView, error) {
 	var rows []struct {
 		ID              string          `bun:"id"`
 		ParentID        *string         `bun:"parent_id"`
@@ -125,30 +81,36 @@ func listMandates(ctx context.Context, tx bun.IDB, org string, all bool) ([]Mand
 		ExportedAs      *string         `bun:"exported_as"`
 		ExternalID      *string         `bun:"external_id"`
 		IssuerPrincipal *string         `bun:"issuer_principal"`
-		Published       bool            `bun:"revocation_published"`
 		Usage           json.RawMessage `bun:"usage,type:jsonb"`
-		Task            json.RawMessage `bun:"task,type:jsonb"`
 	}
 	err := tx.NewRaw(`SELECT m.id::text AS id, m.parent_id::text AS parent_id, m.issuer_kind, m.issuer, m.holder, m.scope,
 			m.limits, m.delegations_left, m.depth, m.expires_at, m.revoked_at, m.created_at, m.format, m.exported_as,
 			m.external_id, m.issuer_principal,
-			EXISTS (SELECT 1 FROM credential_links l JOIN credential_revocations r ON r.external_id = l.external_id
-				WHERE l.mandate_id = m.id) AS revocation_published,
-			coalesce((SELECT jsonb_object_agg(u.limit_key, u.used) FROM limit_usage u WHERE u.mandate_id = m.id), '{}') AS usage,
-			(SELECT jsonb_build_object('id', t.id, 'title', t.title, 'status', t.status) FROM tasks t
-				WHERE t.delegated_mandate_id = m.id ORDER BY t.created_at LIMIT 1) AS task
+			coalesce((SELECT jsonb_object_agg(u.limit_key, u.used) FROM limit_usage u WHERE u.mandate_id = m.id), '{}') AS usage
 		FROM mandates m JOIN agents a ON a.id = m.holder
 		WHERE a.org_id = ? AND (? OR (m.revoked_at IS NULL AND m.expires_at > now()))
 		ORDER BY m.depth, m.created_at, m.id`, org, all).Scan(ctx, &rows)
 	if err != nil {
 		return nil, err
 	}
+	ids := make([]string, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	published, err := m.reports.Credentials().RevocationsPublished(ctx, tx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("published revocations of %d mandates: %w", len(ids), err)
+	}
+	tasks, err := m.reports.Tasks().DelegatedFor(ctx, tx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("tasks of %d mandates: %w", len(ids), err)
+	}
 	out := make([]MandateView, len(rows))
 	for i, r := range rows {
 		v := MandateView{ID: r.ID, ParentID: r.ParentID, IssuerKind: r.IssuerKind, Issuer: r.Issuer, Holder: r.Holder,
 			Scope: r.Scope, DelegationsLeft: r.DelegationsLeft, Depth: r.Depth, ExpiresAt: r.ExpiresAt.UTC(),
 			CreatedAt: r.CreatedAt.UTC(), Format: r.Format, ExportedAs: r.ExportedAs, ExternalID: r.ExternalID,
-			IssuerPrincipal: r.IssuerPrincipal, RevocationPublished: r.Published, Limits: map[string]float64{}, Usage: map[string]float64{}}
+			IssuerPrincipal: r.IssuerPrincipal, RevocationPublished: published[r.ID], Limits: map[string]float64{}, Usage: map[string]float64{}}
 		if r.RevokedAt != nil {
 			t := r.RevokedAt.UTC()
 			v.RevokedAt = &t
@@ -159,11 +121,8 @@ func listMandates(ctx context.Context, tx bun.IDB, org string, all bool) ([]Mand
 		if err := json.Unmarshal(r.Usage, &v.Usage); err != nil {
 			return nil, err
 		}
-		if len(r.Task) > 0 && string(r.Task) != "null" {
-			v.Task = &MandateTask{}
-			if err := json.Unmarshal(r.Task, v.Task); err != nil {
-				return nil, err
-			}
+		if t, ok := tasks[r.ID]; ok {
+			v.Task = &MandateTask{ID: t.ID, Title: t.Title, Status: t.Status}
 		}
 		if v.Scope == nil {
 			v.Scope = []string{}
