@@ -62,6 +62,7 @@ type app struct {
 	// The modules whose services the commands call, as the Admin API does.
 	mandateAdmin *mandates.Module
 	audit        *audit.Module
+	credentials  *credentials.Module
 	stdout       io.Writer
 	stderr       io.Writer
 	terminal     bool
@@ -150,8 +151,9 @@ func (a *app) open(ctx context.Context) (func(), error) {
 	// under it) exactly as in the board, so a person's action here has the
 	// same effects as through the Admin API.
 	a.board, a.mandateAdmin, a.audit = board.New(), mandates.New(), audit.New()
+	a.credentials = credentials.New(credentials.Options{Keys: keys})
 	k := kernel.New(kernel.Deps{DB: d, Log: a.log, Mandates: a.mandates, Identity: a.ident, Logger: logger, Config: a.cfg})
-	if err := k.Register(a.board, a.mandateAdmin, notes.New(), a.audit, credentials.New(credentials.Options{Keys: keys})); err != nil {
+	if err := k.Register(a.board, a.mandateAdmin, notes.New(), a.audit, a.credentials); err != nil {
 		_ = release()
 		return nil, err
 	}

@@ -144,7 +144,7 @@ func (s *Service) register(ctx context.Context, tx bun.Tx, p *Person, e *ledger.
 		if owner == "" {
 			owner = p.ID
 		}
-		if err := ownerInOrg(ctx, tx, owner, p.OrgID); err != nil {
+		if err := s.RequireHumanInOrg(ctx, tx, owner, p.OrgID); err != nil {
 			return err
 		}
 		production := false
@@ -213,7 +213,9 @@ func ScopesWithin(scope, projects []string) error {
 	return nil
 }
 
-func ownerInOrg(ctx context.Context, tx bun.IDB, owner, org string) error {
+// RequireHumanInOrg refuses (not_found) owner unless they are an active
+// person of org: the owner of an agent, the person a trusted root stands for.
+func (s *Service) RequireHumanInOrg(ctx context.Context, tx bun.IDB, owner, org string) error {
 	var n int
 	err := tx.NewRaw(`SELECT count(*) FROM humans WHERE id = ? AND org_id = ? AND disabled_at IS NULL`, owner, org).Scan(ctx, &n)
 	if err != nil {

@@ -234,7 +234,7 @@ func (s *Service) updateAgent(ctx context.Context, by, id string, u AgentUpdate,
 		}
 		out = &AgentUpdated{RevokedMandates: []string{}}
 		if u.Owner != nil {
-			if err := ownerInOrg(ctx, tx, *u.Owner, p.OrgID); err != nil {
+			if err := s.RequireHumanInOrg(ctx, tx, *u.Owner, p.OrgID); err != nil {
 				return err
 			}
 			if _, err := tx.ExecContext(ctx, `UPDATE agents SET owner = ? WHERE id = ?`, *u.Owner, id); err != nil {
