@@ -11,6 +11,7 @@ import (
 
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/mandate"
+	"github.com/pactboard/pact/modules/mandates"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -105,7 +106,7 @@ func commands() map[string]command {
 			setup: func(fs *flag.FlagSet) runner {
 				by := byFlag(fs)
 				return func(ctx context.Context, a *app, pos []string) (any, error) {
-					return a.ident.RevokeMandate(ctx, *by, pos[0])
+					return a.mandateAdmin.RevokeMandate(ctx, *by, pos[0])
 				}
 			}},
 		haltCommand("halt", true), haltCommand("unhalt", false),
@@ -118,7 +119,7 @@ func commands() map[string]command {
 					if err != nil || id < 1 {
 						return nil, errs.E(errs.InvalidRequest, "an entry id is a positive whole number, not %q", pos[0])
 					}
-					erased, err := a.ident.ErasePayload(ctx, *by, id)
+					erased, err := a.audit.ErasePayload(ctx, *by, id)
 					return map[string]any{"entry_id": id, "erased": erased}, err
 				}
 			}},
@@ -178,7 +179,7 @@ func mandateIssue() command {
 				if err != nil {
 					return nil, err
 				}
-				return a.ident.IssueMandate(ctx, *by, identity.MandateInput{Holder: pos[0], Scope: list(*scope),
+				return a.mandateAdmin.IssueMandate(ctx, *by, mandates.IssueInput{Holder: pos[0], Scope: list(*scope),
 					Limits: lim, Delegations: delegations.v, Days: *days})
 			}
 		}}

@@ -25,8 +25,10 @@ import (
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/mandate"
+	"github.com/pactboard/pact/modules/audit"
 	"github.com/pactboard/pact/modules/board"
 	"github.com/pactboard/pact/modules/credentials"
+	"github.com/pactboard/pact/modules/mandates"
 	"github.com/pactboard/pact/modules/notes"
 	"github.com/pactboard/pact/sdk/errs"
 )
@@ -57,9 +59,13 @@ type app struct {
 	ident    *identity.Service
 	applied  []string // migrations this run applied
 	board    *board.Module
-	stdout   io.Writer
-	stderr   io.Writer
-	terminal bool
+	// The modules whose services the commands call, as the Admin API does.
+	mandateAdmin *mandates.Module
+	audit        *audit.Module
+	credentials  *credentials.Module
+	stdout       io.Writer
+	stderr       io.Writer
+	terminal     bool
 }
 
 // command is one pact-admin subcommand. setup declares its flags on fs and
@@ -144,9 +150,10 @@ func (a *app) open(ctx context.Context) (func(), error) {
 	// The modules register their hooks (revoking a mandate cancels the tasks
 	// under it) exactly as in the board, so a person's action here has the
 	// same effects as through the Admin API.
-	a.board = board.New()
+	a.board, a.mandateAdmin, a.audit = board.New(), mandates.New(), audit.New()
+	a.credentials = credentials.New(credentials.Options{Keys: keys})
 	k := kernel.New(kernel.Deps{DB: d, Log: a.log, Mandates: a.mandates, Identity: a.ident, Logger: logger, Config: a.cfg})
-	if err := k.Register(a.board, notes.New(), credentials.New(credentials.Options{Keys: keys})); err != nil {
+	if err := k.Register(a.board, a.mandateAdmin, notes.New(), a.audit, a.credentials); err != nil {
 		_ = release()
 		return nil, err
 	}

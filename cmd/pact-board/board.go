@@ -25,6 +25,7 @@ import (
 	"github.com/pactboard/pact/modules/audit"
 	"github.com/pactboard/pact/modules/board"
 	"github.com/pactboard/pact/modules/credentials"
+	"github.com/pactboard/pact/modules/mandates"
 	"github.com/pactboard/pact/modules/notes"
 	"github.com/pactboard/pact/modules/notify"
 	"github.com/pactboard/pact/modules/people"
@@ -97,8 +98,8 @@ func (m *Main) Run(ctx context.Context) error {
 	}()
 
 	log := ledger.New(nil)
-	mandates := mandate.NewService(keys, nil)
-	ident := identity.NewService(d, log, mandates, nil)
+	mandateSvc := mandate.NewService(keys, nil)
+	ident := identity.NewService(d, log, mandateSvc, nil)
 	// The admin service never has a waiting agent, so it does not listen.
 	var hub *events.Hub
 	if m.Config.Role != boot.RoleAdmin {
@@ -107,11 +108,11 @@ func (m *Main) Run(ctx context.Context) error {
 	issuer := adminIssuer(plugins, m.Logger)
 	adminAuth := auth.NewAdmin(ident, auth.Options{Issuer: issuer,
 		Audience: m.Config.AdminAudience, RequireMFA: m.Config.AdminRequireMFA})
-	k := kernel.New(kernel.Deps{DB: d, Log: log, Mandates: mandates, Identity: ident, Events: hub, AdminAuth: adminAuth,
+	k := kernel.New(kernel.Deps{DB: d, Log: log, Mandates: mandateSvc, Identity: ident, Events: hub, AdminAuth: adminAuth,
 		Logger: m.Logger, Config: m.Config})
 	// The modules, in a fixed order; mcp comes last and serves every tool and
 	// resource the others registered.
-	if err := k.Register(wellKnown{keys: keys}, eventsListener{hub: hub}, board.New(), notes.New(), people.New(), audit.New(),
+	if err := k.Register(wellKnown{keys: keys}, eventsListener{hub: hub}, board.New(), mandates.New(), notes.New(), people.New(), audit.New(),
 		notify.New(notify.Options{Notifiers: plugins}), credentials.New(credentials.Options{Plugins: plugins, Keys: keys}),
 		mcpserve.New(mcpOptions(m.Config, k, ident, d, issuer))); err != nil {
 		return err

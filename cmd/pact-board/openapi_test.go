@@ -29,6 +29,7 @@ import (
 	"github.com/pactboard/pact/modules/audit"
 	"github.com/pactboard/pact/modules/board"
 	"github.com/pactboard/pact/modules/credentials"
+	"github.com/pactboard/pact/modules/mandates"
 	"github.com/pactboard/pact/modules/notes"
 	"github.com/pactboard/pact/modules/people"
 	"github.com/pactboard/pact/sdk/plugintest"
@@ -60,11 +61,11 @@ func newAdminBoard(t *testing.T) *adminBoard {
 	keys, err := mandate.ParseKeyring("", testSigningKey)
 	require.NoError(t, err)
 	log := ledger.New(nil)
-	mandates := mandate.NewService(keys, nil)
-	a.ident = identity.NewService(a.d, log, mandates, nil)
+	mandateSvc := mandate.NewService(keys, nil)
+	a.ident = identity.NewService(a.d, log, mandateSvc, nil)
 	admin := auth.NewAdmin(a.ident, auth.Options{Issuer: plugintest.Issuer(t, a.iss), Audience: a.cfg.AdminAudience, RequireMFA: true})
-	a.k = kernel.New(kernel.Deps{DB: a.d, Log: log, Mandates: mandates, Identity: a.ident, Config: a.cfg, AdminAuth: admin})
-	require.NoError(t, a.k.Register(wellKnown{keys: keys}, eventsListener{}, board.New(), notes.New(), people.New(), audit.New(),
+	a.k = kernel.New(kernel.Deps{DB: a.d, Log: log, Mandates: mandateSvc, Identity: a.ident, Config: a.cfg, AdminAuth: admin})
+	require.NoError(t, a.k.Register(wellKnown{keys: keys}, eventsListener{}, board.New(), mandates.New(), notes.New(), people.New(), audit.New(),
 		credentials.New(credentials.Options{Keys: keys}), mcpserve.New(mcpserve.Options{Resources: a.k.Resources(), Version: kernel.Version})))
 	a.server = httptest.NewServer(a.k.Handler())
 	t.Cleanup(a.server.Close)

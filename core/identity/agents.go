@@ -9,7 +9,6 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
-	"github.com/pactboard/pact/core/canon"
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/sdk/errs"
@@ -20,10 +19,6 @@ var clients = map[string]bool{"chat": true, "cowork": true, "design": true, "cod
 
 // singleProject clients work in exactly one project.
 var singleProject = map[string]bool{"code": true, "runner": true}
-
-// MaxPreferences caps an agent's preferences, as JSON text, in characters:
-// they ride along in every session.
-const MaxPreferences = 4000
 
 // Agent is a registered agent.
 type Agent struct {
@@ -129,11 +124,11 @@ func (s *Service) register(ctx context.Context, tx bun.Tx, p *Person, e *ledger.
 		if in.Delegations != nil {
 			delegations = *in.Delegations
 		}
-		mandateEnds, err := s.days("--days (mandate)", in.MandateDays)
+		mandateEnds, err := s.Term("--days (mandate)", in.MandateDays)
 		if err != nil {
 			return err
 		}
-		tokenEnds, err := s.days("--days (token)", in.TokenDays)
+		tokenEnds, err := s.Term("--days (token)", in.TokenDays)
 		if err != nil {
 			return err
 		}
@@ -144,7 +139,7 @@ func (s *Service) register(ctx context.Context, tx bun.Tx, p *Person, e *ledger.
 		if owner == "" {
 			owner = p.ID
 		}
-		if err := ownerInOrg(ctx, tx, owner, p.OrgID); err != nil {
+		if err := s.RequireHumanInOrg(ctx, tx, owner, p.OrgID); err != nil {
 			return err
 		}
 		production := false
@@ -158,7 +153,7 @@ func (s *Service) register(ctx context.Context, tx bun.Tx, p *Person, e *ledger.
 		if in.Client == "runner" && production {
 			return errs.E(errs.ProjectMismatch, "runners never work on production projects")
 		}
-		if err := scopesWithin(scope, in.Projects); err != nil {
+		if err := ScopesWithin(scope, in.Projects); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO agents (id, org_id, owner, client, role_id) VALUES (?, ?, ?, ?, ?)`,
@@ -195,9 +190,9 @@ func (s *Service) register(ctx context.Context, tx bun.Tx, p *Person, e *ledger.
 	return out, err
 }
 
-// scopesWithin refuses a board scope naming a project the agent is not
+// ScopesWithin refuses a board scope naming a project the agent is not
 // registered for; other scopes must merely be well formed.
-func scopesWithin(scope, projects []string) error {
+func ScopesWithin(scope, projects []string) error {
 	allowed := map[string]bool{}
 	for _, p := range projects {
 		allowed[p] = true
@@ -213,7 +208,9 @@ func scopesWithin(scope, projects []string) error {
 	return nil
 }
 
-func ownerInOrg(ctx context.Context, tx bun.IDB, owner, org string) error {
+// RequireHumanInOrg refuses (not_found) owner unless they are an active
+// person of org: the owner of an agent, the person a trusted root stands for.
+func (s *Service) RequireHumanInOrg(ctx context.Context, tx bun.IDB, owner, org string) error {
 	var n int
 	err := tx.NewRaw(`SELECT count(*) FROM humans WHERE id = ? AND org_id = ? AND disabled_at IS NULL`, owner, org).Scan(ctx, &n)
 	if err != nil {
@@ -256,43 +253,10 @@ func (s *Service) SetAgentStatus(ctx context.Context, by, id, status string) (*A
 	return out, err
 }
 
-// SetPreferences replaces an agent's preferences with raw, which must be a
-// JSON object of at most MaxPreferences characters. Refusals: forbidden,
-// invalid_request, not_found.
-func (s *Service) SetPreferences(ctx context.Context, by, id string, raw []byte) (json.RawMessage, error) {
-	var out json.RawMessage
-	err := s.Act(ctx, by, Approver, "admin.agent.preferences", map[string]any{"agent_id": id, "preferences": json.RawMessage(nil)},
-		func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error {
-			prefs, err := parsePreferences(raw)
-			if err != nil {
-				return err
-			}
-			if _, err := s.GetAgent(ctx, tx, id, p.OrgID); err != nil {
-				return err
-			}
-			e.AgentID = id
-			e.Payload = map[string]any{"agent_id": id, "preferences": json.RawMessage(prefs)}
-			_, err = tx.ExecContext(ctx, `UPDATE agents SET preferences = ?::jsonb WHERE id = ?`, string(prefs), id)
-			out = prefs
-			return err
-		})
-	return out, err
-}
-
-func parsePreferences(raw []byte) ([]byte, error) {
-	tree, err := canon.Decode(raw)
-	if err != nil {
-		return nil, errs.E(errs.InvalidRequest, "preferences must be a JSON object: %v", err)
-	}
-	if _, ok := tree.(map[string]any); !ok {
-		return nil, errs.E(errs.InvalidRequest, "preferences must be a JSON object")
-	}
-	text, err := canon.Marshal(tree)
-	if err != nil {
-		return nil, errs.E(errs.InvalidRequest, "preferences: %v", err)
-	}
-	if n := len([]rune(string(text))); n > MaxPreferences {
-		return nil, errs.E(errs.InvalidRequest, "preferences are %d characters as compact JSON; the limit is %d", n, MaxPreferences)
-	}
-	return text, nil
+// SetRootMandate makes mandate id the root mandate agent answers with, for
+// the modules that issue roots on a person's behalf (a replacement, a hire's
+// renewal).
+func (s *Service) SetRootMandate(ctx context.Context, tx bun.IDB, agent string, id uuid.UUID) error {
+	_, err := tx.ExecContext(ctx, `UPDATE agents SET root_mandate_id = ? WHERE id = ?`, id.String(), agent)
+	return err
 }

@@ -172,7 +172,7 @@ func (s *Service) Renew(ctx context.Context, by, id string) (*Renewed, error) {
 }
 
 func (s *Service) issueFromRole(ctx context.Context, tx bun.Tx, p *Person, agent string, r *AgentRole, projects []string) (*mandate.Mandate, error) {
-	ends, err := s.days("the role's mandate term", r.MandateDays)
+	ends, err := s.Term("the role's mandate term", r.MandateDays)
 	if err != nil {
 		return nil, err
 	}
@@ -234,7 +234,7 @@ func (s *Service) updateAgent(ctx context.Context, by, id string, u AgentUpdate,
 		}
 		out = &AgentUpdated{RevokedMandates: []string{}}
 		if u.Owner != nil {
-			if err := ownerInOrg(ctx, tx, *u.Owner, p.OrgID); err != nil {
+			if err := s.RequireHumanInOrg(ctx, tx, *u.Owner, p.OrgID); err != nil {
 				return err
 			}
 			if _, err := tx.ExecContext(ctx, `UPDATE agents SET owner = ? WHERE id = ?`, *u.Owner, id); err != nil {

@@ -341,44 +341,4 @@ func TestKillSwitches(t *testing.T) {
 	}
 }
 
-func TestPeopleIssueAndRevokeMandates(t *testing.T) {
-	ctx := context.Background()
-	f := withPeople(t)
-	_, err := f.svc.RegisterAgent(ctx, "val", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
-	require.NoError(t, err)
-	m, err := f.svc.IssueMandate(ctx, "val", identity.MandateInput{Holder: "code-web", Scope: []string{"task.read@project:web"}})
-	require.NoError(t, err)
-	_, err = f.svc.IssueMandate(ctx, "val", identity.MandateInput{Holder: "code-web", Scope: []string{"task.read@project:prod"}})
-	require.Equal(t, errs.ProjectMismatch, errs.CodeOf(err))
-	_, err = f.svc.IssueMandate(ctx, "bo", identity.MandateInput{Holder: "code-web", Scope: []string{"task.read@project:web"}})
-	require.Equal(t, errs.NotFound, errs.CodeOf(err))
-	_, err = f.svc.RevokeMandate(ctx, "bo", m.ID.String())
-	require.Equal(t, errs.NotFound, errs.CodeOf(err), "another organization's mandate answers like a missing one")
-	_, err = f.svc.RevokeMandate(ctx, "val", "not-a-uuid")
-	require.Equal(t, errs.NotFound, errs.CodeOf(err))
-	r, err := f.svc.RevokeMandate(ctx, "val", m.ID.String())
-	require.NoError(t, err)
-	require.Equal(t, 0, r.DescendantMandates)
-	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM mandates WHERE id = ? AND revoked_at IS NOT NULL`, m.ID))
-}
-
-func TestErasePayloadStaysInTheOrganization(t *testing.T) {
-	ctx := context.Background()
-	f := withPeople(t)
-	var id int64
-	require.NoError(t, f.d.NewRaw(`SELECT max(id) FROM entries WHERE org_id = 'default'`).Scan(ctx, &id))
-	_, err := f.svc.ErasePayload(ctx, "bo", id)
-	require.Equal(t, errs.NotFound, errs.CodeOf(err))
-	_, err = f.svc.ErasePayload(ctx, "val", id)
-	require.Equal(t, errs.Forbidden, errs.CodeOf(err))
-	erased, err := f.svc.ErasePayload(ctx, "ana", id)
-	require.NoError(t, err)
-	require.True(t, erased)
-	vs, err := f.log.VerifyOrg(ctx, f.d, "default", nil)
-	require.NoError(t, err)
-	for _, v := range vs {
-		require.True(t, v.OK, v.Reason)
-	}
-}
-
 func ptr[T any](v T) *T { return &v }

@@ -52,10 +52,10 @@ type Person struct {
 
 const personCols = `id, org_id, name, role, email, disabled_at, created_at`
 
-// requirePerson loads the acting person and checks their rank (§10.1). It
+// RequirePerson loads the acting person and checks their rank (§10.1). It
 // returns the person even when refusing, so the refusal is logged in their
 // organization.
-func requirePerson(ctx context.Context, tx bun.IDB, id string, min Role) (*Person, error) {
+func RequirePerson(ctx context.Context, tx bun.IDB, id string, min Role) (*Person, error) {
 	var ps []Person
 	if err := tx.NewRaw(`SELECT `+personCols+` FROM humans WHERE id = ?`, id).Scan(ctx, &ps); err != nil {
 		return nil, err

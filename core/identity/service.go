@@ -73,7 +73,7 @@ func (s *Service) Act(ctx context.Context, by string, min Role, action string, p
 	}
 	e := ledger.Entry{Actor: "human:" + by, Action: action, Payload: payload}
 	return s.log.Record(ctx, s.db, e, func(ctx context.Context, tx bun.Tx, e *ledger.Entry) error {
-		p, err := requirePerson(ctx, tx, by, min)
+		p, err := RequirePerson(ctx, tx, by, min)
 		if p != nil {
 			e.OrgID = p.OrgID
 		}
@@ -92,8 +92,13 @@ func (s *Service) operator(ctx context.Context, org, action string, payload any,
 	return s.log.Record(ctx, s.db, e, fn)
 }
 
-// days validates a term in days and returns the instant it ends.
-func (s *Service) days(what string, d float64) (time.Time, error) {
+// Now is the service's clock, which the modules acting through it share.
+func (s *Service) Now() time.Time { return s.now() }
+
+// Term validates a term of d days (0: the default 30; at most 365), named
+// what in the refusal, and returns the instant it ends. Refusal:
+// invalid_request.
+func (s *Service) Term(what string, d float64) (time.Time, error) {
 	if d == 0 {
 		d = defaultD
 	}
@@ -103,16 +108,5 @@ func (s *Service) days(what string, d float64) (time.Time, error) {
 	return s.now().Add(time.Duration(d * float64(dayLen))).UTC().Truncate(time.Microsecond), nil
 }
 
-// translate turns the database's refusals into the board's codes, for the
-// rare race a pre-check could not see.
-func translate(err error, what string) error {
-	switch db.PgCode(err) {
-	case db.UniqueViolation:
-		return errs.E(errs.IDTaken, "%s is already taken", what)
-	case db.ForeignKeyViolation:
-		return errs.E(errs.InvalidRequest, "%s names something in another organization or something missing", what)
-	case db.CheckViolation:
-		return errs.E(errs.InvalidRequest, "%s is out of range", what)
-	}
-	return err
-}
+// translate turns the database's refusals into the board's codes (db.Refusal).
+func translate(err error, what string) error { return db.Refusal(err, what) }

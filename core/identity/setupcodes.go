@@ -173,7 +173,7 @@ func (s *Service) redeem(ctx context.Context, code string, refused error) (*Rede
 				out.Settings[k] = strings.ReplaceAll(v, "{project}", out.Project)
 			}
 		}
-		ends, err := s.days("the token term", days)
+		ends, err := s.Term("the token term", days)
 		if err != nil {
 			return err
 		}

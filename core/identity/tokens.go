@@ -57,7 +57,7 @@ func (s *Service) IssueToken(ctx context.Context, by, agent string, days float64
 	var out *IssuedToken
 	err := s.Act(ctx, by, Approver, "admin.token.issue", map[string]any{"agent_id": agent, "days": days},
 		func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error {
-			ends, err := s.days("--days", days)
+			ends, err := s.Term("--days", days)
 			if err != nil {
 				return err
 			}

@@ -72,6 +72,8 @@ type Kernel struct {
 	res    *Resources
 	claims *ClaimHooks
 	seams  *seams
+	// mandateReports: what board and credentials tell mandate administration.
+	mandateReports *MandateReporters
 
 	mu      sync.Mutex
 	modules []string
@@ -105,6 +107,7 @@ func New(deps Deps) *Kernel {
 	k.res = &Resources{}
 	k.claims = &ClaimHooks{}
 	k.seams = newSeams()
+	k.mandateReports = &MandateReporters{}
 	if _, ok := huma.NewError(0, "").(*AdminError); !ok {
 		k.logger.Error("huma.NewError is not kernel.NewAdminError: Admin API errors will not follow the error model; " +
 			"cmd must assign it before building the kernel")

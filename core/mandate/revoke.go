@@ -2,6 +2,7 @@ package mandate
 
 import (
 	"context"
+	"slices"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
@@ -19,11 +20,25 @@ type RevokeEvent struct {
 	Subtree []uuid.UUID
 }
 
+// RevokeReport is what a revoke hook did, handed back to whoever revoked.
+type RevokeReport struct {
+	// TasksStopped are the open tasks the hook canceled, those canceled by
+	// the revocations it cascaded to included.
+	TasksStopped []string
+}
+
+// Revocation is what [Service.RevokeSubtree] did: what it reached and what
+// its hooks reported, merged.
+type Revocation struct {
+	RevokeEvent
+	RevokeReport
+}
+
 // RevokeHook reacts to a revocation inside the revoking transaction, for
 // instance by cancelling the open tasks that hang on the subtree or by
-// publishing the outside credential ids minted for it. An error aborts the
-// revocation: the caller's transaction rolls back.
-type RevokeHook func(ctx context.Context, tx bun.IDB, ev RevokeEvent) error
+// publishing the outside credential ids minted for it, and reports what it
+// did. An error aborts the revocation: the caller's transaction rolls back.
+type RevokeHook func(ctx context.Context, tx bun.IDB, ev RevokeEvent) (RevokeReport, error)
 
 // OnRevoke adds h to the hooks [Service.RevokeSubtree] runs, after the ones
 // already added. Call it at start-up only, before the service serves: it is
@@ -35,13 +50,14 @@ func (s *Service) OnRevoke(h RevokeHook) { s.hooks = append(s.hooks, h) }
 // query, and runs the revoke hooks in registration order within tx. It
 // returns NotFound "mandate X does not exist" for an unknown id, and a hook's
 // error as is (refusals) or as Internal. It checks no authority: callers
-// decide who may revoke what.
-func (s *Service) RevokeSubtree(ctx context.Context, tx bun.IDB, id uuid.UUID) (*RevokeEvent, error) {
+// decide who may revoke what. The hooks' reports come back merged in the
+// Revocation, each task once.
+func (s *Service) RevokeSubtree(ctx context.Context, tx bun.IDB, id uuid.UUID) (*Revocation, error) {
 	sub, err := subtree(ctx, tx, id)
 	if err != nil {
 		return nil, err
 	}
-	ev := &RevokeEvent{Revoked: id, Subtree: sub}
+	ev := &Revocation{RevokeEvent: RevokeEvent{Revoked: id, Subtree: sub}}
 	if len(sub) == 0 {
 		return nil, errs.E(errs.NotFound, "mandate %s does not exist", id)
 	}
@@ -49,8 +65,14 @@ func (s *Service) RevokeSubtree(ctx context.Context, tx bun.IDB, id uuid.UUID) (
 		return nil, errs.Wrap(err, "revoke mandate")
 	}
 	for _, h := range s.hooks {
-		if err := h(ctx, tx, *ev); err != nil {
+		r, err := h(ctx, tx, ev.RevokeEvent)
+		if err != nil {
 			return nil, errs.Wrap(err, "revoke hook")
+		}
+		for _, t := range r.TasksStopped {
+			if !slices.Contains(ev.TasksStopped, t) {
+				ev.TasksStopped = append(ev.TasksStopped, t)
+			}
 		}
 	}
 	return ev, nil

@@ -14,8 +14,8 @@ import (
 	"github.com/pactboard/pact/sdk/errs"
 )
 
-func (w *world) revoke(id uuid.UUID) (*mandate.RevokeEvent, error) {
-	var ev *mandate.RevokeEvent
+func (w *world) revoke(id uuid.UUID) (*mandate.Revocation, error) {
+	var ev *mandate.Revocation
 	err := w.tx(func(tx bun.IDB) (err error) {
 		ev, err = w.svc.RevokeSubtree(w.ctx, tx, id)
 		return err
@@ -74,35 +74,36 @@ func TestRevokeHooksRunInOrderInsideTheTransaction(t *testing.T) {
 	w := newWorld(t)
 	links := w.line(nil, "a2")
 	var calls []string
-	w.svc.OnRevoke(func(ctx context.Context, tx bun.IDB, ev mandate.RevokeEvent) error {
+	w.svc.OnRevoke(func(ctx context.Context, tx bun.IDB, ev mandate.RevokeEvent) (mandate.RevokeReport, error) {
 		// The hook sees the revocation its own transaction made.
 		var revoked bool
 		if err := tx.QueryRowContext(ctx, "SELECT revoked_at IS NOT NULL FROM mandates WHERE id = ?", ev.Revoked.String()).Scan(&revoked); err != nil {
-			return err
+			return mandate.RevokeReport{}, err
 		}
 		require.True(t, revoked)
 		require.Equal(t, []uuid.UUID{links[0].ID, links[1].ID}, ev.Subtree)
 		calls = append(calls, "first")
-		return nil
+		return mandate.RevokeReport{TasksStopped: []string{"t1", "t2"}}, nil
 	})
-	w.svc.OnRevoke(func(context.Context, bun.IDB, mandate.RevokeEvent) error {
+	w.svc.OnRevoke(func(context.Context, bun.IDB, mandate.RevokeEvent) (mandate.RevokeReport, error) {
 		calls = append(calls, "second")
-		return nil
+		return mandate.RevokeReport{TasksStopped: []string{"t2", "t3"}}, nil
 	})
-	_, err := w.revoke(links[0].ID)
+	ev, err := w.revoke(links[0].ID)
 	require.NoError(t, err)
 	require.Equal(t, []string{"first", "second"}, calls)
+	require.Equal(t, []string{"t1", "t2", "t3"}, ev.TasksStopped, "the hooks' reports come back merged, each task once")
 }
 
 func TestARevokeHookErrorRollsEverythingBack(t *testing.T) {
 	w := newWorld(t)
 	links := w.line(nil, "a2")
-	w.svc.OnRevoke(func(ctx context.Context, tx bun.IDB, ev mandate.RevokeEvent) error {
+	w.svc.OnRevoke(func(ctx context.Context, tx bun.IDB, ev mandate.RevokeEvent) (mandate.RevokeReport, error) {
 		_, err := tx.ExecContext(ctx, "INSERT INTO limit_usage (mandate_id, limit_key) VALUES (?, 'hook')", ev.Revoked.String())
-		return err
+		return mandate.RevokeReport{}, err
 	})
-	w.svc.OnRevoke(func(context.Context, bun.IDB, mandate.RevokeEvent) error {
-		return errors.New("the task store is down")
+	w.svc.OnRevoke(func(context.Context, bun.IDB, mandate.RevokeEvent) (mandate.RevokeReport, error) {
+		return mandate.RevokeReport{}, errors.New("the task store is down")
 	})
 	_, err := w.revoke(links[0].ID)
 	require.Equal(t, errs.Internal, errs.CodeOf(err))
@@ -112,8 +113,8 @@ func TestARevokeHookErrorRollsEverythingBack(t *testing.T) {
 	// A refusal from a hook comes back as it is.
 	w2 := newWorld(t)
 	root := w2.root("a1", web, nil, 1)
-	w2.svc.OnRevoke(func(context.Context, bun.IDB, mandate.RevokeEvent) error {
-		return errs.E(errs.Forbidden, "not now")
+	w2.svc.OnRevoke(func(context.Context, bun.IDB, mandate.RevokeEvent) (mandate.RevokeReport, error) {
+		return mandate.RevokeReport{}, errs.E(errs.Forbidden, "not now")
 	})
 	_, err = w2.revoke(root.ID)
 	requireRefusal(t, err, errs.Forbidden, "")

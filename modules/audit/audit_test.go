@@ -40,6 +40,8 @@ func TestMain(m *testing.M) {
 type board struct {
 	d      *db.DB
 	ident  *identity.Service
+	mod    *audit.Module
+	log    *ledger.Log
 	iss    *authtest.Issuer
 	cfg    *boot.Config
 	server *httptest.Server
@@ -50,18 +52,18 @@ type board struct {
 func newBoard(t *testing.T) *board {
 	t.Helper()
 	ctx := context.Background()
-	b := &board{d: pgtest.New(t), iss: authtest.New(t)}
+	b := &board{d: pgtest.New(t), iss: authtest.New(t), mod: audit.New(), log: ledger.New(nil)}
 	var err error
 	b.cfg, err = boot.Load(func(string) string { return "" })
 	require.NoError(t, err)
 	keys, err := mandate.ParseKeyring("", strings.Repeat("s", 32))
 	require.NoError(t, err)
-	log := ledger.New(nil)
+	log := b.log
 	mandates := mandate.NewService(keys, nil)
 	b.ident = identity.NewService(b.d, log, mandates, nil)
 	admin := auth.NewAdmin(b.ident, auth.Options{Issuer: plugintest.Issuer(t, b.iss), Audience: b.cfg.AdminAudience, RequireMFA: true})
 	k := kernel.New(kernel.Deps{DB: b.d, Log: log, Mandates: mandates, Identity: b.ident, Config: b.cfg, AdminAuth: admin})
-	require.NoError(t, k.Register(audit.New()))
+	require.NoError(t, k.Register(b.mod))
 	b.server = httptest.NewServer(k.Handler())
 	t.Cleanup(b.server.Close)
 

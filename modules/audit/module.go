@@ -142,7 +142,7 @@ func (m *Module) erase(ctx context.Context, in *eraseIn) (*eraseOut, error) {
 		return nil, err
 	}
 	out := &eraseOut{}
-	out.Body.Erased, err = m.identity.ErasePayload(ctx, p.ID, in.EntryID)
+	out.Body.Erased, err = m.ErasePayload(ctx, p.ID, in.EntryID)
 	return out, err
 }
 

@@ -60,8 +60,9 @@ func (m *Module) releaseStale(ctx context.Context, tx bun.IDB, projects []string
 
 // onRevoke is the board's revoke hook: every open task whose own, assignee
 // or delegated mandate is in the revoked subtree is canceled, and the
-// mandates delegated with those tasks die with them (closeMandates).
-func (m *Module) onRevoke(ctx context.Context, tx bun.IDB, ev mandate.RevokeEvent) error {
+// mandates delegated with those tasks die with them (closeMandates). It
+// reports every task it stopped, those of the cascade included.
+func (m *Module) onRevoke(ctx context.Context, tx bun.IDB, ev mandate.RevokeEvent) (mandate.RevokeReport, error) {
 	ids := make([]string, len(ev.Subtree))
 	for i, id := range ev.Subtree {
 		ids[i] = id.String()
@@ -73,11 +74,10 @@ func (m *Module) onRevoke(ctx context.Context, tx bun.IDB, ev mandate.RevokeEven
 		  AND (mandate_id = ANY(?::uuid[]) OR assignee_mandate_id = ANY(?::uuid[]) OR delegated_mandate_id = ANY(?::uuid[]))
 		RETURNING id::text`, ev.Revoked.String(), pgdialect.Array(ids), pgdialect.Array(ids), pgdialect.Array(ids)).Scan(ctx, &stopped)
 	if err != nil {
-		return err
+		return mandate.RevokeReport{}, err
 	}
-	noteStopped(ctx, stopped)
-	_, _, err = m.closeMandates(ctx, tx, stopped)
-	return err
+	closed, err := m.closeDelegated(ctx, tx, stopped)
+	return mandate.RevokeReport{TasksStopped: append(stopped, closed.cascaded...)}, err
 }
 
 // closeMandates revokes the delegated mandate of each closed task whose
@@ -87,17 +87,33 @@ func (m *Module) onRevoke(ctx context.Context, tx bun.IDB, ev mandate.RevokeEven
 // skipped, so the cascade ends. It returns the mandates it revoked and how
 // many tasks that stopped.
 func (m *Module) closeMandates(ctx context.Context, tx bun.IDB, taskIDs []string) (revoked []string, total int, err error) {
+	c, err := m.closeDelegated(ctx, tx, taskIDs)
+	return c.revoked, c.total, err
+}
+
+// closed is what closeDelegated did: the delegated mandates it revoked, how
+// many tasks hung on them directly, and every task the revocations stopped.
+type closed struct {
+	revoked  []string
+	total    int
+	cascaded []string
+}
+
+// closeDelegated is closeMandates, also reporting the tasks the cascade
+// stopped at any depth (for the revoke hook's report).
+func (m *Module) closeDelegated(ctx context.Context, tx bun.IDB, taskIDs []string) (closed, error) {
+	var c closed
 	for _, id := range taskIDs {
 		t, err := getTask(ctx, tx, id, false)
 		if err != nil {
-			return revoked, total, err
+			return c, err
 		}
 		if t == nil || !terminal[t.Status] || t.DelegatedMandateID == nil {
 			continue
 		}
 		lineage, err := m.mandates.Lineage(ctx, tx, *t.DelegatedMandateID)
 		if err != nil {
-			return revoked, total, err
+			return c, err
 		}
 		if lineage.Revoked() {
 			continue
@@ -105,23 +121,24 @@ func (m *Module) closeMandates(ctx context.Context, tx bun.IDB, taskIDs []string
 		delegated := lineage.Leaf().ID
 		ev, err := m.mandates.RevokeSubtree(ctx, tx, delegated)
 		if err != nil {
-			return revoked, total, err
+			return c, err
 		}
+		c.cascaded = append(c.cascaded, ev.TasksStopped...)
 		var stopped []string
 		if err := tx.NewRaw(`SELECT id::text FROM tasks WHERE result->>'reason' = 'mandate_revoked'
 			AND result->>'mandate_id' = ? ORDER BY id`, delegated.String()).Scan(ctx, &stopped); err != nil {
-			return revoked, total, err
+			return c, err
 		}
-		total += len(stopped)
-		revoked = append(revoked, delegated.String())
+		c.total += len(stopped)
+		c.revoked = append(c.revoked, delegated.String())
 		if _, err := m.log.Append(ctx, tx, ledger.Entry{ProjectID: t.ProjectID, TaskID: t.ID, Actor: "system",
 			Action: "mandate.revoke_on_close", MandateChain: lineage.IDs(),
 			Payload: map[string]any{"task_status": t.Status, "mandate_id": delegated.String(),
 				"descendant_mandates": len(ev.Subtree) - 1, "tasks_stopped": stopped}}); err != nil {
-			return revoked, total, err
+			return c, err
 		}
 	}
-	return revoked, total, nil
+	return c, nil
 }
 
 // SweepClosedTasks revokes the delegated mandates of every closed task whose

@@ -63,6 +63,6 @@ func (m *Module) Register(h *kernel.Host) error {
 	}
 	api := h.Admin()
 	m.registerTaskAdmin(api)
-	m.registerMandateAdmin(api)
+	h.MandateReports().ReportTasks(mandateTasks{})
 	return nil
 }

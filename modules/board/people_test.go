@@ -3,10 +3,13 @@ package board_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun"
 
 	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -22,8 +25,12 @@ func TestPeopleApproveOrRejectTasks(t *testing.T) {
 	require.Equal(t, errs.InvalidRequest, errs.CodeOf(w.board.Approve(ctx, "ana", deploy, true)), "only a waiting task")
 	require.Equal(t, 1, w.count(`SELECT count(*) FROM tasks WHERE id = ? AND status = 'submitted' AND approved_by = 'ana'`, deploy))
 
-	wide, err := w.ident.IssueMandate(ctx, "ana", identity.MandateInput{Holder: "code-web", Scope: []string{"*@project:web"}, Delegations: ptr(2)})
-	require.NoError(t, err)
+	var wide *mandate.Mandate
+	require.NoError(t, w.d.InTx(ctx, func(ctx context.Context, tx bun.Tx) (err error) {
+		wide, err = w.mandates.IssueRoot(ctx, tx, mandate.RootInput{Issuer: "ana", Holder: "code-web", Scope: []string{"*@project:web"},
+			Delegations: 2, ExpiresAt: time.Now().Add(time.Hour)})
+		return err
+	}))
 	other := w.ok("code-web", "pact_post", map[string]any{"project_id": "web", "title": "Pay", "mandate_id": wide.ID.String(),
 		"action": "finance.pay", "delegate_to": "gemini-web"})["task_id"].(string)
 	require.NoError(t, w.board.Approve(ctx, "ana", other, false))

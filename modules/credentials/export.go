@@ -11,7 +11,8 @@ import (
 	"github.com/pactboard/pact/sdk/errs"
 )
 
-// keyClients are the agents that may hold an Ed25519 key, and so a credential.
+// keyClients are the agents that may hold an Ed25519 key, and so a
+// credential: only they run on machines that can keep a private key.
 var keyClients = map[string]bool{"code": true, "runner": true}
 
 // exportOnClaim is the claim hook: it exports the claim's verified chain as

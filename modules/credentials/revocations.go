@@ -18,8 +18,9 @@ import (
 // publishRevocations is the revoke hook: every outside id minted for a
 // mandate of the revoked subtree goes on its format's list (until the
 // link's own expiry, after which no verifier would accept it anyway), and
-// each list that grew gets a new version — in the revoking transaction.
-func (m *Module) publishRevocations(ctx context.Context, tx bun.IDB, ev mandate.RevokeEvent) error {
+// each list that grew gets a new version — in the revoking transaction. It
+// stops no task, so its report is empty.
+func (m *Module) publishRevocations(ctx context.Context, tx bun.IDB, ev mandate.RevokeEvent) (mandate.RevokeReport, error) {
 	ids := make([]string, len(ev.Subtree))
 	for i, id := range ev.Subtree {
 		ids[i] = id.String()
@@ -31,7 +32,7 @@ func (m *Module) publishRevocations(ctx context.Context, tx bun.IDB, ev mandate.
 			ON CONFLICT (external_id) DO NOTHING RETURNING format)
 		UPDATE credential_revocation_version SET version = version + 1
 		WHERE format IN (SELECT DISTINCT format FROM added)`, pgdialect.Array(ids))
-	return err
+	return mandate.RevokeReport{}, err
 }
 
 // serveList answers GET /.well-known/pact-revocations/<format>: the format's

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun"
 
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/identity"
@@ -53,9 +55,13 @@ func setup(t *testing.T) *fixture {
 	r, err := ident.RegisterAgent(ctx, "ana", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
 	require.NoError(t, err)
 	f.root = r.RootMandateID.String()
-	m, err := ident.IssueMandate(ctx, "ana", identity.MandateInput{Holder: "code-web",
-		Scope: []string{"task.read@project:web", "context.write@project:web"}})
-	require.NoError(t, err)
+	var m *mandate.Mandate
+	require.NoError(t, f.d.InTx(ctx, func(ctx context.Context, tx bun.Tx) (err error) {
+		m, err = ms.IssueRoot(ctx, tx, mandate.RootInput{Issuer: "ana", Holder: "code-web",
+			Scope: []string{"task.read@project:web", "context.write@project:web"}, Delegations: 1,
+			ExpiresAt: time.Now().Add(30 * 24 * time.Hour)})
+		return err
+	}))
 	f.wide = m.ID.String()
 	return f
 }

@@ -48,9 +48,6 @@ func (m *Module) Register(h *kernel.Host) error {
 	m.registerRoles(api)
 	m.registerSignup(api)
 	m.registerApprovalRules(api)
-	m.registerKeys(api)
-	m.registerTrustedRoots(api)
-	m.registerCredentials(api)
 	h.Handle("POST /connect", http.HandlerFunc(m.serveConnect))
 	return nil
 }

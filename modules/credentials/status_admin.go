@@ -1,4 +1,4 @@
-package people
+package credentials
 
 import (
 	"context"
@@ -24,19 +24,19 @@ type credentialsStatusOut struct {
 	}
 }
 
-func (m *Module) registerCredentials(api huma.API) {
-	huma.Register(api, op(http.MethodGet, "/credentials/status", "get-credentials-status",
+func (m *Module) registerStatus(api huma.API) {
+	huma.Register(api, peopleOp(http.MethodGet, "/credentials/status", "get-credentials-status",
 		"The export format and each format's published revocations (board-wide)", identity.Viewer), m.credentialsStatus)
 }
 
 // credentialsStatus is global by design: the revocation lists are
 // published for the whole board.
 func (m *Module) credentialsStatus(ctx context.Context, _ *struct{}) (*credentialsStatusOut, error) {
-	if _, err := caller(ctx); err != nil {
+	if _, err := adminPerson(ctx); err != nil {
 		return nil, err
 	}
 	out := &credentialsStatusOut{}
-	if f := m.cfg.ExportFormat; f != "" {
+	if f := m.format; f != "" {
 		out.Body.ExportFormat = &f
 	}
 	out.Body.Formats = []FormatStatus{}

@@ -1,4 +1,4 @@
-package identity
+package credentials
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/pactboard/pact/core/db"
+	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/sdk/credential"
@@ -30,12 +31,12 @@ const maxImportedDelegations = 2
 //
 // plugin is looked up only once the person and the agent have been checked,
 // so a missing plugin never answers for another organization's agent.
-func (s *Service) ImportCredential(ctx context.Context, by, agentID, format, cred string,
+func (m *Module) ImportCredential(ctx context.Context, by, agentID, format, cred string,
 	plugin func() (credential.Credential, error)) (*mandate.Mandate, error) {
 	var out *mandate.Mandate
-	err := s.Act(ctx, by, Approver, "admin.credential.import", map[string]any{"agent_id": agentID, "format": format},
-		func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error {
-			a, err := s.GetAgent(ctx, tx, agentID, p.OrgID)
+	err := m.ident.Act(ctx, by, identity.Approver, "admin.credential.import", map[string]any{"agent_id": agentID, "format": format},
+		func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
+			a, err := m.ident.GetAgent(ctx, tx, agentID, p.OrgID)
 			if err != nil {
 				return err
 			}
@@ -51,11 +52,11 @@ func (s *Service) ImportCredential(ctx context.Context, by, agentID, format, cre
 			if err != nil {
 				return err
 			}
-			imported, err := impl.Import(ctx, credential.ImportRequest{Credential: cred, TrustedRoots: roots, HolderKeys: keys, Now: s.now()})
+			imported, err := impl.Import(ctx, credential.ImportRequest{Credential: cred, TrustedRoots: roots, HolderKeys: keys, Now: m.opts.Now()})
 			if err != nil {
 				return err
 			}
-			if err := scopesWithin(imported.Scope, a.Projects); err != nil {
+			if err := identity.ScopesWithin(imported.Scope, a.Projects); err != nil {
 				return err
 			}
 			var humans []string
@@ -66,7 +67,7 @@ func (s *Service) ImportCredential(ctx context.Context, by, agentID, format, cre
 			if len(humans) == 0 {
 				return errs.E(errs.ChainBroken, "the credential's issuing key is not a trusted root of this organization")
 			}
-			out, err = s.mandates.IssueRoot(ctx, tx, mandate.RootInput{Issuer: humans[0], Holder: a.ID, Scope: imported.Scope,
+			out, err = m.mandates.IssueRoot(ctx, tx, mandate.RootInput{Issuer: humans[0], Holder: a.ID, Scope: imported.Scope,
 				Limits: imported.Limits, Delegations: min(imported.MaxDelegations, maxImportedDelegations),
 				ExpiresAt: imported.ExpiresAt, Imported: &mandate.Imported{Format: format, ExternalID: imported.ExternalID,
 					Credential: []byte(cred), IssuerPrincipal: base64.RawURLEncoding.EncodeToString(imported.IssuerPrincipal)}})
@@ -81,5 +82,5 @@ func (s *Service) ImportCredential(ctx context.Context, by, agentID, format, cre
 				"scope": imported.Scope, "mandate_id": out.ID.String()}
 			return nil
 		})
-	return out, err
+	return out, wrap(err, "import a %s credential for %s", format, agentID)
 }

@@ -1,4 +1,4 @@
-package identity_test
+package credentials_test
 
 import (
 	"bytes"
@@ -38,34 +38,36 @@ func (i *importer) Import(_ context.Context, r credential.ImportRequest) (*crede
 
 func TestImportCredentialMakesARootThatAnswersToItsTrustedRoot(t *testing.T) {
 	ctx := context.Background()
-	f := withPeople(t)
-	_, err := f.svc.RegisterAgent(ctx, "val", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
+	f := newBoard(t)
+	_, err := f.ident.AddProject(ctx, "ana", "prod", "Production site", true)
+	require.NoError(t, err)
+	_, err = f.ident.RegisterAgent(ctx, "val", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
 	require.NoError(t, err)
 	root := bytes.Repeat([]byte{5}, 32)
 	_, err = f.d.ExecContext(ctx, `INSERT INTO trusted_roots (principal, org_id, human, created_by) VALUES (?, 'default', 'val', 'ana')`, root)
 	require.NoError(t, err)
 	link := &credential.ImportedLink{Scope: []string{"task.work@project:web"}, Limits: map[string]float64{"cost": 5},
-		ExpiresAt: f.now.Add(48 * time.Hour).UTC().Truncate(time.Microsecond), ExternalID: "tnu_wrt_1", IssuerPrincipal: root, MaxDelegations: 5}
+		ExpiresAt: time.Now().Add(48 * time.Hour).UTC().Truncate(time.Microsecond), ExternalID: "tnu_wrt_1", IssuerPrincipal: root, MaxDelegations: 5}
 	p := &importer{link: link}
 
-	_, err = f.svc.ImportCredential(ctx, "vic", "code-web", "tenuo", "stack", p.get)
+	_, err = f.mod.ImportCredential(ctx, "vic", "code-web", "tenuo", "stack", p.get)
 	require.Equal(t, errs.Forbidden, errs.CodeOf(err), "viewers do not import")
-	m, err := f.svc.ImportCredential(ctx, "val", "code-web", "tenuo", "stack", p.get)
+	m, err := f.mod.ImportCredential(ctx, "val", "code-web", "tenuo", "stack", p.get)
 	require.NoError(t, err)
 	require.Equal(t, "val", m.Issuer, "the issuer is the person the trusted root stands for")
 	require.Equal(t, "tenuo", m.Format)
 	require.Equal(t, 2, m.DelegationsLeft, "at most two delegations on the board")
 	require.Len(t, p.got.TrustedRoots, 1)
-	_, err = f.svc.ImportCredential(ctx, "val", "code-web", "tenuo", "stack", p.get)
+	_, err = f.mod.ImportCredential(ctx, "val", "code-web", "tenuo", "stack", p.get)
 	require.Equal(t, errs.InvalidRequest, errs.CodeOf(err), "imported once")
 
 	link2 := *link
 	link2.ExternalID, link2.Scope = "tnu_wrt_2", []string{"task.work@project:prod"}
-	_, err = f.svc.ImportCredential(ctx, "val", "code-web", "tenuo", "stack", (&importer{link: &link2}).get)
+	_, err = f.mod.ImportCredential(ctx, "val", "code-web", "tenuo", "stack", (&importer{link: &link2}).get)
 	require.Equal(t, errs.ProjectMismatch, errs.CodeOf(err))
-	_, err = f.svc.ImportCredential(ctx, "val", "code-web", "tenuo", "stack", (&importer{err: errs.E(errs.ChainBroken, "untrusted")}).get)
+	_, err = f.mod.ImportCredential(ctx, "val", "code-web", "tenuo", "stack", (&importer{err: errs.E(errs.ChainBroken, "untrusted")}).get)
 	require.Equal(t, errs.ChainBroken, errs.CodeOf(err))
-	_, err = f.svc.ImportCredential(ctx, "bo", "code-web", "tenuo", "stack", p.get)
+	_, err = f.mod.ImportCredential(ctx, "bo", "code-web", "tenuo", "stack", p.get)
 	require.Equal(t, errs.NotFound, errs.CodeOf(err), "another organization's agent")
 	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM mandates WHERE format = 'tenuo'`), "refusals import nothing")
 	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM entries WHERE action = 'admin.credential.import' AND outcome = 'ok'`))

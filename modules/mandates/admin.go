@@ -1,4 +1,4 @@
-package board
+package mandates
 
 import (
 	"context"
@@ -16,8 +16,7 @@ import (
 const mandateBody = 64 << 10
 
 // registerMandateAdmin adds the Admin API's mandate operations (list, issue,
-// impact, revoke, replace): impact and revocation reach the tasks this
-// module owns.
+// impact, revoke, replace).
 func (m *Module) registerMandateAdmin(api huma.API) {
 	huma.Register(api, mandateOp(http.MethodGet, "/mandates", "list-mandates",
 		"List the live (or all) mandates held by the organization's agents", identity.Viewer), m.adminListMandates)
@@ -33,8 +32,9 @@ func (m *Module) registerMandateAdmin(api huma.API) {
 }
 
 // mandateOp is a mandate operation of this module: ids are
-// board-<verb>-mandate, the tag is "board", and AdminOp declares the role
-// gate with the 401 and 403 answers.
+// board-<verb>-mandate and the tag is "board", as when the board served
+// them, so clients and the OpenAPI document keep them; AdminOp declares the
+// role gate with the 401 and 403 answers.
 func mandateOp(method, path, id, summary string, min identity.Role, errors ...int) huma.Operation {
 	o := huma.Operation{OperationID: "board-" + id, Method: method, Path: path, Summary: summary,
 		Tags: []string{"board"}, Errors: errors, MaxBodyBytes: mandateBody}
@@ -178,7 +178,7 @@ func (m *Module) adminListMandates(ctx context.Context, in *listMandatesIn) (*li
 		return nil, err
 	}
 	out := &listMandatesOut{}
-	out.Body.Mandates, err = listMandates(ctx, m.db, p.OrgID, in.All)
+	out.Body.Mandates, err = m.listMandates(ctx, m.db, p.OrgID, in.All)
 	return out, err
 }
 
@@ -188,7 +188,7 @@ func (m *Module) adminIssueMandate(ctx context.Context, in *issueMandateIn) (*ma
 		return nil, err
 	}
 	b := in.Body
-	md, err := m.ident.IssueMandate(ctx, p.ID, identity.MandateInput{Holder: b.Holder, Scope: b.Scope, Limits: b.Limits,
+	md, err := m.IssueMandate(ctx, p.ID, IssueInput{Holder: b.Holder, Scope: b.Scope, Limits: b.Limits,
 		Delegations: b.Delegations, Days: b.Days})
 	if err != nil {
 		return nil, err
@@ -215,14 +215,13 @@ func (m *Module) adminRevokeMandate(ctx context.Context, in *mandatePath) (*revo
 	if err != nil {
 		return nil, err
 	}
-	ctx, stopped := collectStopped(ctx)
-	r, err := m.ident.RevokeMandate(ctx, p.ID, in.MandateID)
+	r, err := m.RevokeMandate(ctx, p.ID, in.MandateID)
 	if err != nil {
 		return nil, err
 	}
 	out := &revokeMandateOut{}
 	out.Body.MandateID, out.Body.DescendantMandates, out.Body.RevokedAt = r.MandateID.String(), r.DescendantMandates, r.RevokedAt
-	out.Body.TasksStopped = len(stopped.ids)
+	out.Body.TasksStopped = len(r.TasksStopped)
 	return out, nil
 }
 
@@ -232,14 +231,13 @@ func (m *Module) adminReplaceMandate(ctx context.Context, in *replaceMandateIn) 
 		return nil, err
 	}
 	b := in.Body
-	ctx, stopped := collectStopped(ctx)
-	r, err := m.ident.ReplaceMandate(ctx, p.ID, in.MandateID, identity.ReplaceInput{Scope: b.Scope, Limits: b.Limits,
+	r, err := m.ReplaceMandate(ctx, p.ID, in.MandateID, ReplaceInput{Scope: b.Scope, Limits: b.Limits,
 		Delegations: b.Delegations, Days: b.Days, Revoke: b.Revoke})
 	if err != nil {
 		return nil, err
 	}
 	out := &replaceMandateOut{}
 	out.Body.MandateID, out.Body.Replaced, out.Body.Revoked = r.MandateID.String(), r.Replaced.String(), r.Revoked
-	out.Body.DescendantMandates, out.Body.TasksStopped = r.DescendantMandates, len(stopped.ids)
+	out.Body.DescendantMandates, out.Body.TasksStopped = r.DescendantMandates, len(r.TasksStopped)
 	return out, nil
 }

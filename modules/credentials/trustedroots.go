@@ -1,4 +1,4 @@
-package identity
+package credentials
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/pactboard/pact/core/db"
+	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/sdk/errs"
 )
@@ -37,7 +39,7 @@ type AddedRoot struct {
 }
 
 // ListTrustedRoots lists org's trusted roots, oldest first.
-func (s *Service) ListTrustedRoots(ctx context.Context, tx bun.IDB, org string) ([]TrustedRoot, error) {
+func (m *Module) ListTrustedRoots(ctx context.Context, tx bun.IDB, org string) ([]TrustedRoot, error) {
 	out := []TrustedRoot{}
 	err := tx.NewRaw(`SELECT principal, human, label, created_by, created_at, active_since, revoked_at
 		FROM trusted_roots WHERE org_id = ? ORDER BY created_at, principal`, org).Scan(ctx, &out)
@@ -49,15 +51,15 @@ func (s *Service) ListTrustedRoots(ctx context.Context, tx bun.IDB, org string) 
 
 // TrustedRootsFor lists the trusted roots of person by's organization; any
 // role may. Refusals: forbidden.
-func (s *Service) TrustedRootsFor(ctx context.Context, by string) ([]TrustedRoot, error) {
+func (m *Module) TrustedRootsFor(ctx context.Context, by string) ([]TrustedRoot, error) {
 	if by == "" {
 		return nil, errs.E(errs.Forbidden, "name the person acting (--by <human-id>)")
 	}
-	p, err := requirePerson(ctx, s.db, by, Viewer)
+	p, err := identity.RequirePerson(ctx, m.db, by, identity.Viewer)
 	if err != nil {
 		return nil, err
 	}
-	return s.ListTrustedRoots(ctx, s.db, p.OrgID)
+	return m.ListTrustedRoots(ctx, m.db, p.OrgID)
 }
 
 // AddTrustedRoot trusts publicKey (base64url of 32 raw bytes) to issue
@@ -67,11 +69,11 @@ func (s *Service) TrustedRootsFor(ctx context.Context, by string) ([]TrustedRoot
 // decode, or the label is too long); not_found (human not in the
 // organization); invalid_request (the key is live here, or another
 // organization's).
-func (s *Service) AddTrustedRoot(ctx context.Context, by, publicKey, human, label string) (*AddedRoot, error) {
+func (m *Module) AddTrustedRoot(ctx context.Context, by, publicKey, human, label string) (*AddedRoot, error) {
 	payload := map[string]any{"public_key": publicKey, "human": human, "label": label}
 	var out *AddedRoot
 	action := "admin.trusted_root.add"
-	err := s.Act(ctx, by, Owner, action, payload, func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error {
+	err := m.ident.Act(ctx, by, identity.Owner, action, payload, func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
 		raw, err := ParsePublicKey(publicKey)
 		if err != nil {
 			return err
@@ -80,7 +82,7 @@ func (s *Service) AddTrustedRoot(ctx context.Context, by, publicKey, human, labe
 		if len([]rune(label)) > maxLabel {
 			return errs.E(errs.InvalidRequest, "a label is at most %d characters", maxLabel)
 		}
-		if err := ownerInOrg(ctx, tx, human, p.OrgID); err != nil {
+		if err := m.ident.RequireHumanInOrg(ctx, tx, human, p.OrgID); err != nil {
 			return err
 		}
 		var existing []struct {
@@ -104,19 +106,19 @@ func (s *Service) AddTrustedRoot(ctx context.Context, by, publicKey, human, labe
 			_, err = tx.NewRaw(`UPDATE trusted_roots SET human = ?, label = ?, revoked_at = NULL, active_since = now()
 				WHERE principal = ?`, human, out.Label, raw).Exec(ctx)
 		}
-		return translate(err, "this key")
+		return db.Refusal(err, "this key")
 	})
-	return out, err
+	return out, wrap(err, "trust a key for %s", human)
 }
 
 // RevokeTrustedRoot stops trusting principal and returns how many roots it
 // revoked (0 when it was already revoked). Refusals: forbidden (owners
 // only); invalid_request (the principal does not decode); not_found (not
 // a trusted root of the organization).
-func (s *Service) RevokeTrustedRoot(ctx context.Context, by, principal string) (int64, error) {
+func (m *Module) RevokeTrustedRoot(ctx context.Context, by, principal string) (int64, error) {
 	var n int64
-	err := s.Act(ctx, by, Owner, "admin.trusted_root.revoke", map[string]any{"principal": principal},
-		func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error {
+	err := m.ident.Act(ctx, by, identity.Owner, "admin.trusted_root.revoke", map[string]any{"principal": principal},
+		func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
 			raw, err := ParsePublicKey(principal)
 			if err != nil {
 				return errs.E(errs.InvalidRequest, "a principal is base64url of a 32-byte public key")
@@ -136,5 +138,13 @@ func (s *Service) RevokeTrustedRoot(ctx context.Context, by, principal string) (
 			n, err = res.RowsAffected()
 			return err
 		})
-	return n, err
+	return n, wrap(err, "revoke trusted root %s", principal)
+}
+
+// nilIfEmpty is nil for a blank label, so the column stays NULL.
+func nilIfEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }

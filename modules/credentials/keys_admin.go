@@ -1,4 +1,4 @@
-package people
+package credentials
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 
 type agentKeysOut struct {
 	Body struct {
-		Keys []identity.AgentKey `json:"keys" nullable:"false"`
+		Keys []AgentKey `json:"keys" nullable:"false"`
 	}
 }
 
@@ -22,7 +22,7 @@ type addKeyIn struct {
 	}
 }
 
-type addedKeyOut struct{ Body identity.AddedKey }
+type addedKeyOut struct{ Body AddedKey }
 
 type keyPath struct {
 	AgentID string `path:"agent_id" pattern:"^[a-z0-9][a-z0-9-]{0,62}$"`
@@ -36,31 +36,31 @@ type revokedOut struct {
 }
 
 func (m *Module) registerKeys(api huma.API) {
-	huma.Register(api, op(http.MethodGet, "/agents/{agent_id}/keys", "list-agent-keys",
+	huma.Register(api, peopleOp(http.MethodGet, "/agents/{agent_id}/keys", "list-agent-keys",
 		"List an agent's Ed25519 public keys", identity.Viewer, http.StatusNotFound), m.listKeys)
-	huma.Register(api, op(http.MethodPost, "/agents/{agent_id}/keys", "add-agent-key",
+	huma.Register(api, peopleOp(http.MethodPost, "/agents/{agent_id}/keys", "add-agent-key",
 		"Register an Ed25519 public key for a code or runner agent", identity.Approver,
 		http.StatusBadRequest, http.StatusNotFound), m.addKey)
-	huma.Register(api, op(http.MethodDelete, "/agents/{agent_id}/keys/{kid}", "revoke-agent-key",
+	huma.Register(api, peopleOp(http.MethodDelete, "/agents/{agent_id}/keys/{kid}", "revoke-agent-key",
 		"Revoke one of an agent's keys", identity.Approver, http.StatusNotFound), m.revokeKey)
 }
 
 func (m *Module) listKeys(ctx context.Context, in *agentPath) (*agentKeysOut, error) {
-	p, err := caller(ctx)
+	p, err := adminPerson(ctx)
 	if err != nil {
 		return nil, err
 	}
 	out := &agentKeysOut{}
-	out.Body.Keys, err = m.identity.ListAgentKeys(ctx, m.db, p.OrgID, in.AgentID)
+	out.Body.Keys, err = m.ListAgentKeys(ctx, m.db, p.OrgID, in.AgentID)
 	return out, err
 }
 
 func (m *Module) addKey(ctx context.Context, in *addKeyIn) (*addedKeyOut, error) {
-	p, err := caller(ctx)
+	p, err := adminPerson(ctx)
 	if err != nil {
 		return nil, err
 	}
-	k, err := m.identity.AddAgentKey(ctx, p.ID, in.AgentID, in.Body.PublicKey)
+	k, err := m.AddAgentKey(ctx, p.ID, in.AgentID, in.Body.PublicKey)
 	if err != nil {
 		return nil, err
 	}
@@ -68,15 +68,20 @@ func (m *Module) addKey(ctx context.Context, in *addKeyIn) (*addedKeyOut, error)
 }
 
 func (m *Module) revokeKey(ctx context.Context, in *keyPath) (*revokedOut, error) {
-	p, err := caller(ctx)
+	p, err := adminPerson(ctx)
 	if err != nil {
 		return nil, err
 	}
-	n, err := m.identity.RevokeAgentKey(ctx, p.ID, in.AgentID, in.KID)
+	n, err := m.RevokeAgentKey(ctx, p.ID, in.AgentID, in.KID)
 	if err != nil {
 		return nil, err
 	}
 	out := &revokedOut{}
 	out.Body.Revoked = n
 	return out, nil
+}
+
+// agentPath names an agent.
+type agentPath struct {
+	AgentID string `path:"agent_id" pattern:"^[a-z0-9][a-z0-9-]{0,62}$"`
 }

@@ -1,4 +1,4 @@
-package identity_test
+package mandates_test
 
 import (
 	"context"
@@ -8,26 +8,27 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/modules/mandates"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
 func TestReplaceMandateNeedsALiveRootOfTheOrganization(t *testing.T) {
 	ctx := context.Background()
 	f := withPeople(t)
-	reg, err := f.svc.RegisterAgent(ctx, "val", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
+	reg, err := f.ident.RegisterAgent(ctx, "val", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
 	require.NoError(t, err)
 	old := reg.RootMandateID.String()
-	in := identity.ReplaceInput{Scope: []string{"task.read@project:web"}}
+	in := mandates.ReplaceInput{Scope: []string{"task.read@project:web"}}
 
 	_, err = f.svc.ReplaceMandate(ctx, "vic", old, in)
 	require.Equal(t, errs.Forbidden, errs.CodeOf(err))
 	_, err = f.svc.ReplaceMandate(ctx, "bo", old, in)
 	require.Equal(t, errs.NotFound, errs.CodeOf(err), "another organization's mandate answers like a missing one")
-	_, err = f.svc.ReplaceMandate(ctx, "val", old, identity.ReplaceInput{Scope: []string{"task.read@project:prod"}})
+	_, err = f.svc.ReplaceMandate(ctx, "val", old, mandates.ReplaceInput{Scope: []string{"task.read@project:prod"}})
 	require.Equal(t, errs.ProjectMismatch, errs.CodeOf(err))
-	_, err = f.svc.ReplaceMandate(ctx, "val", old, identity.ReplaceInput{Scope: in.Scope, Days: 400})
+	_, err = f.svc.ReplaceMandate(ctx, "val", old, mandates.ReplaceInput{Scope: in.Scope, Days: 400})
 	require.Equal(t, errs.InvalidRequest, errs.CodeOf(err))
-	_, err = f.svc.ReplaceMandate(ctx, "val", old, identity.ReplaceInput{Scope: in.Scope, Delegations: ptr(6)})
+	_, err = f.svc.ReplaceMandate(ctx, "val", old, mandates.ReplaceInput{Scope: in.Scope, Delegations: ptr(6)})
 	require.Equal(t, errs.InvalidRequest, errs.CodeOf(err))
 	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM mandates WHERE holder = 'code-web'`), "refusals issue nothing")
 

@@ -1,23 +1,20 @@
-package identity
+package credentials
 
 import (
 	"context"
 	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/base64"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
 
+	"github.com/pactboard/pact/core/db"
+	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/sdk/errs"
 )
-
-// keyClients are the clients whose agents hold an Ed25519 key: only they
-// run on machines that can keep a private key.
-var keyClients = []string{"code", "runner"}
 
 // BadPublicKey is the refusal of a public key that does not decode.
 const BadPublicKey = "an Ed25519 public key is base64url of its 32 raw bytes"
@@ -57,8 +54,8 @@ type AddedKey struct {
 
 // ListAgentKeys lists the keys of agent, newest first, when it belongs to
 // org; otherwise not_found.
-func (s *Service) ListAgentKeys(ctx context.Context, tx bun.IDB, org, agent string) ([]AgentKey, error) {
-	if _, err := s.GetAgent(ctx, tx, agent, org); err != nil {
+func (m *Module) ListAgentKeys(ctx context.Context, tx bun.IDB, org, agent string) ([]AgentKey, error) {
+	if _, err := m.ident.GetAgent(ctx, tx, agent, org); err != nil {
 		return nil, err
 	}
 	out := []AgentKey{}
@@ -75,20 +72,20 @@ func (s *Service) ListAgentKeys(ctx context.Context, tx bun.IDB, org, agent stri
 // decode); not_found (no such agent in the organization); invalid_request
 // (a client that holds no keys, or a key already registered, naming its
 // agent only when it is of the same organization).
-func (s *Service) AddAgentKey(ctx context.Context, by, agent, publicKey string) (*AddedKey, error) {
+func (m *Module) AddAgentKey(ctx context.Context, by, agent, publicKey string) (*AddedKey, error) {
 	var out *AddedKey
-	err := s.Act(ctx, by, Approver, "admin.agent_key.add", map[string]any{"agent_id": agent, "public_key": publicKey},
-		func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error {
+	err := m.ident.Act(ctx, by, identity.Approver, "admin.agent_key.add", map[string]any{"agent_id": agent, "public_key": publicKey},
+		func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
 			raw, err := ParsePublicKey(publicKey)
 			if err != nil {
 				return err
 			}
-			a, err := s.GetAgent(ctx, tx, agent, p.OrgID)
+			a, err := m.ident.GetAgent(ctx, tx, agent, p.OrgID)
 			if err != nil {
 				return err
 			}
-			if !slices.Contains(keyClients, a.Client) {
-				return errs.E(errs.InvalidRequest, "%s agents do not hold keys; only %s do", a.Client, strings.Join(keyClients, ", "))
+			if !keyClients[a.Client] {
+				return errs.E(errs.InvalidRequest, "%s agents do not hold keys; only code, runner do", a.Client)
 			}
 			var taken []struct {
 				AgentID string `bun:"agent_id"`
@@ -108,22 +105,22 @@ func (s *Service) AddAgentKey(ctx context.Context, by, agent, publicKey string) 
 			kid := KeyID(raw)
 			if _, err := tx.NewRaw(`INSERT INTO agent_keys (agent_id, kid, public_key, created_by) VALUES (?, ?, ?, ?)`,
 				agent, kid, raw, p.ID).Exec(ctx); err != nil {
-				return translate(err, "this public key")
+				return db.Refusal(err, "this public key")
 			}
 			out = &AddedKey{AgentID: agent, KID: kid}
 			return nil
 		})
-	return out, err
+	return out, wrap(err, "add a key for agent %s", agent)
 }
 
 // RevokeAgentKey revokes agent's live key kid and returns how many keys it
 // revoked (0 for a kid it has not, or one already revoked). Refusals:
 // forbidden, not_found (no such agent in the organization).
-func (s *Service) RevokeAgentKey(ctx context.Context, by, agent, kid string) (int64, error) {
+func (m *Module) RevokeAgentKey(ctx context.Context, by, agent, kid string) (int64, error) {
 	var n int64
-	err := s.Act(ctx, by, Approver, "admin.agent_key.revoke", map[string]any{"agent_id": agent, "kid": kid},
-		func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error {
-			if _, err := s.GetAgent(ctx, tx, agent, p.OrgID); err != nil {
+	err := m.ident.Act(ctx, by, identity.Approver, "admin.agent_key.revoke", map[string]any{"agent_id": agent, "kid": kid},
+		func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
+			if _, err := m.ident.GetAgent(ctx, tx, agent, p.OrgID); err != nil {
 				return err
 			}
 			e.AgentID = agent
@@ -135,5 +132,5 @@ func (s *Service) RevokeAgentKey(ctx context.Context, by, agent, kid string) (in
 			n, err = res.RowsAffected()
 			return err
 		})
-	return n, err
+	return n, wrap(err, "revoke key %s of agent %s", kid, agent)
 }

@@ -1,4 +1,4 @@
-package identity
+package mandates
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
+	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/sdk/errs"
@@ -29,6 +30,8 @@ type Replaced struct {
 	Replaced           uuid.UUID `json:"replaced"`
 	Revoked            bool      `json:"revoked"`
 	DescendantMandates int       `json:"descendant_mandates"`
+	// TasksStopped are the open tasks revoking the old root canceled.
+	TasksStopped []string `json:"-"`
 }
 
 // ReplaceMandate issues a new root mandate to the holder of a live root
@@ -38,38 +41,38 @@ type Replaced struct {
 // another organization's id); invalid_request (not a live root, scope,
 // limits, delegations or term malformed); project_mismatch (a scope outside
 // the holder's projects).
-func (s *Service) ReplaceMandate(ctx context.Context, by, id string, in ReplaceInput) (*Replaced, error) {
+func (m *Module) ReplaceMandate(ctx context.Context, by, id string, in ReplaceInput) (*Replaced, error) {
 	var out *Replaced
 	payload := map[string]any{"mandate_id": id, "scope": in.Scope, "limits": in.Limits, "delegations": in.Delegations,
 		"days": in.Days, "revoke": in.Revoke}
-	err := s.Act(ctx, by, Approver, "admin.mandate.replace", payload, func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error {
-		old, err := s.mandates.Get(ctx, tx, id)
+	err := m.ident.Act(ctx, by, identity.Approver, "admin.mandate.replace", payload, func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
+		old, err := m.personMandate(ctx, tx, p, id)
 		if err != nil {
 			return err
 		}
-		a, err := s.GetAgent(ctx, tx, old.Holder, p.OrgID)
+		a, err := m.ident.GetAgent(ctx, tx, old.Holder, p.OrgID)
 		if err != nil {
-			return errs.E(errs.NotFound, "mandate %s does not exist", id)
+			return err
 		}
 		// Lock the old root and read it again, so two replacements (or a
 		// replacement and a revocation) of one root cannot both see it live.
-		if _, err := tx.ExecContext(ctx, `SELECT 1 FROM mandates WHERE id = ? FOR UPDATE`, old.ID.String()); err != nil {
+		if err := m.mandates.Lock(ctx, tx, old.ID.String()); err != nil {
 			return err
 		}
-		if old, err = s.mandates.Get(ctx, tx, id); err != nil {
+		if old, err = m.mandates.Get(ctx, tx, id); err != nil {
 			return err
 		}
-		if old.ParentID != nil || old.RevokedAt != nil || !old.ExpiresAt.After(s.now()) {
+		if old.ParentID != nil || old.RevokedAt != nil || !old.ExpiresAt.After(m.ident.Now()) {
 			return errs.E(errs.InvalidRequest, "mandate %s is not a live root mandate", id)
 		}
 		if len(in.Scope) == 0 {
 			return errs.E(errs.InvalidRequest, "a mandate needs a scope (--scope action@project:p,…)")
 		}
-		ends, err := s.days("--days", in.Days)
+		ends, err := m.ident.Term("--days", in.Days)
 		if err != nil {
 			return err
 		}
-		if err := scopesWithin(in.Scope, a.Projects); err != nil {
+		if err := identity.ScopesWithin(in.Scope, a.Projects); err != nil {
 			return err
 		}
 		limits, delegations := old.Limits, old.DelegationsLeft
@@ -79,27 +82,27 @@ func (s *Service) ReplaceMandate(ctx context.Context, by, id string, in ReplaceI
 		if in.Delegations != nil {
 			delegations = *in.Delegations
 		}
-		m, err := s.mandates.IssueRoot(ctx, tx, mandate.RootInput{Issuer: p.ID, Holder: a.ID, Scope: in.Scope,
+		md, err := m.mandates.IssueRoot(ctx, tx, mandate.RootInput{Issuer: p.ID, Holder: a.ID, Scope: in.Scope,
 			Limits: limits, Delegations: delegations, ExpiresAt: ends})
 		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE agents SET root_mandate_id = ? WHERE id = ?`, m.ID.String(), a.ID); err != nil {
+		if err := m.ident.SetRootMandate(ctx, tx, a.ID, md.ID); err != nil {
 			return err
 		}
-		out = &Replaced{MandateID: m.ID, Replaced: old.ID}
+		out = &Replaced{MandateID: md.ID, Replaced: old.ID}
 		if in.Revoke {
-			ev, err := s.mandates.RevokeSubtree(ctx, tx, old.ID)
+			ev, err := m.mandates.RevokeSubtree(ctx, tx, old.ID)
 			if err != nil {
 				return err
 			}
-			out.Revoked, out.DescendantMandates = true, len(ev.Subtree)-1
+			out.Revoked, out.DescendantMandates, out.TasksStopped = true, len(ev.Subtree)-1, ev.TasksStopped
 		}
-		e.AgentID, e.MandateChain = a.ID, []uuid.UUID{m.ID}
-		e.Payload = map[string]any{"mandate_id": m.ID.String(), "replaced": old.ID.String(), "scope": in.Scope,
+		e.AgentID, e.MandateChain = a.ID, []uuid.UUID{md.ID}
+		e.Payload = map[string]any{"mandate_id": md.ID.String(), "replaced": old.ID.String(), "scope": in.Scope,
 			"limits": limits, "delegations": delegations, "days": in.Days, "revoked": out.Revoked,
 			"descendant_mandates": out.DescendantMandates}
 		return nil
 	})
-	return out, err
+	return out, wrap(err, "replace mandate %s", id)
 }

@@ -1,4 +1,4 @@
-package people
+package credentials
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 
 type trustedRootsOut struct {
 	Body struct {
-		TrustedRoots []identity.TrustedRoot `json:"trusted_roots" nullable:"false"`
+		TrustedRoots []TrustedRoot `json:"trusted_roots" nullable:"false"`
 	}
 }
 
@@ -23,38 +23,38 @@ type addRootIn struct {
 	}
 }
 
-type addedRootOut struct{ Body identity.AddedRoot }
+type addedRootOut struct{ Body AddedRoot }
 
 type rootPath struct {
 	Principal string `path:"principal" pattern:"^[A-Za-z0-9_-]{43}$" doc:"The key, base64url of its 32 raw bytes"`
 }
 
 func (m *Module) registerTrustedRoots(api huma.API) {
-	huma.Register(api, op(http.MethodGet, "/trusted-roots", "list-trusted-roots",
+	huma.Register(api, peopleOp(http.MethodGet, "/trusted-roots", "list-trusted-roots",
 		"List the organization's trusted roots", identity.Viewer), m.listRoots)
-	huma.Register(api, op(http.MethodPost, "/trusted-roots", "add-trusted-root",
+	huma.Register(api, peopleOp(http.MethodPost, "/trusted-roots", "add-trusted-root",
 		"Trust an outside Ed25519 key to issue credentials for a person (a revoked one is reactivated)", identity.Owner,
 		http.StatusBadRequest, http.StatusNotFound), m.addRoot)
-	huma.Register(api, op(http.MethodDelete, "/trusted-roots/{principal}", "revoke-trusted-root",
+	huma.Register(api, peopleOp(http.MethodDelete, "/trusted-roots/{principal}", "revoke-trusted-root",
 		"Stop trusting a key", identity.Owner, http.StatusBadRequest, http.StatusNotFound), m.revokeRoot)
 }
 
 func (m *Module) listRoots(ctx context.Context, _ *struct{}) (*trustedRootsOut, error) {
-	p, err := caller(ctx)
+	p, err := adminPerson(ctx)
 	if err != nil {
 		return nil, err
 	}
 	out := &trustedRootsOut{}
-	out.Body.TrustedRoots, err = m.identity.ListTrustedRoots(ctx, m.db, p.OrgID)
+	out.Body.TrustedRoots, err = m.ListTrustedRoots(ctx, m.db, p.OrgID)
 	return out, err
 }
 
 func (m *Module) addRoot(ctx context.Context, in *addRootIn) (*addedRootOut, error) {
-	p, err := caller(ctx)
+	p, err := adminPerson(ctx)
 	if err != nil {
 		return nil, err
 	}
-	r, err := m.identity.AddTrustedRoot(ctx, p.ID, in.Body.PublicKey, in.Body.Human, in.Body.Label)
+	r, err := m.AddTrustedRoot(ctx, p.ID, in.Body.PublicKey, in.Body.Human, in.Body.Label)
 	if err != nil {
 		return nil, err
 	}
@@ -62,11 +62,11 @@ func (m *Module) addRoot(ctx context.Context, in *addRootIn) (*addedRootOut, err
 }
 
 func (m *Module) revokeRoot(ctx context.Context, in *rootPath) (*revokedOut, error) {
-	p, err := caller(ctx)
+	p, err := adminPerson(ctx)
 	if err != nil {
 		return nil, err
 	}
-	n, err := m.identity.RevokeTrustedRoot(ctx, p.ID, in.Principal)
+	n, err := m.RevokeTrustedRoot(ctx, p.ID, in.Principal)
 	if err != nil {
 		return nil, err
 	}

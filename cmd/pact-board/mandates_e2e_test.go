@@ -1,4 +1,4 @@
-package board_test
+package main
 
 import (
 	"context"
@@ -22,23 +22,26 @@ import (
 	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/core/pgtest"
 	"github.com/pactboard/pact/modules/board"
+	"github.com/pactboard/pact/modules/credentials"
+	"github.com/pactboard/pact/modules/mandates"
 	"github.com/pactboard/pact/sdk/plugintest"
 )
 
-// mandateAdmin is the board module behind a real Admin API server over a
+// mandateAdmin is the board, mandates and credentials modules behind a real Admin API server over a
 // real database, with people signing in through a real issuer: in
 // organization default ana (owner), val (approver) and vic (viewer), the
 // projects web and api, the agents code-web (web, 3 delegations) and
 // gemini-web (web); in organization acme bo (owner), the project rocket and
 // the agent rocket-bot.
 type mandateAdmin struct {
-	d      *db.DB
-	k      *kernel.Kernel
-	ident  *identity.Service
-	iss    *authtest.Issuer
-	cfg    *boot.Config
-	server *httptest.Server
-	roots  map[string]string
+	d        *db.DB
+	k        *kernel.Kernel
+	ident    *identity.Service
+	mandates *mandates.Module
+	iss      *authtest.Issuer
+	cfg      *boot.Config
+	server   *httptest.Server
+	roots    map[string]string
 }
 
 func newMandateAdmin(t *testing.T) *mandateAdmin {
@@ -55,7 +58,8 @@ func newMandateAdmin(t *testing.T) *mandateAdmin {
 	a.ident = identity.NewService(a.d, log, ms, nil)
 	admin := auth.NewAdmin(a.ident, auth.Options{Issuer: plugintest.Issuer(t, a.iss), Audience: a.cfg.AdminAudience, RequireMFA: true})
 	a.k = kernel.New(kernel.Deps{DB: a.d, Log: log, Mandates: ms, Identity: a.ident, Config: a.cfg, AdminAuth: admin})
-	require.NoError(t, a.k.Register(board.New()))
+	a.mandates = mandates.New()
+	require.NoError(t, a.k.Register(board.New(), a.mandates, credentials.New(credentials.Options{Keys: keys})))
 	a.server = httptest.NewServer(a.k.Handler())
 	t.Cleanup(a.server.Close)
 
@@ -148,7 +152,7 @@ func (a *mandateAdmin) delegate(t *testing.T, title string) (task, delegated str
 // root issues a further root mandate to code-web.
 func (a *mandateAdmin) root(t *testing.T) string {
 	t.Helper()
-	m, err := a.ident.IssueMandate(context.Background(), "ana", identity.MandateInput{Holder: "code-web",
+	m, err := a.mandates.IssueMandate(context.Background(), "ana", mandates.IssueInput{Holder: "code-web",
 		Scope: []string{"task.read@project:web", "task.post@project:web"}, Limits: map[string]float64{"tasks": 7}, Delegations: ptr(2)})
 	require.NoError(t, err)
 	return m.ID.String()
@@ -425,3 +429,5 @@ func TestAnotherOrganizationsMandatesAnswerLikeMissingOnes(t *testing.T) {
 	require.Equal(t, 1, a.count(t, `SELECT count(*) FROM agents WHERE id = 'rocket-bot' AND root_mandate_id = ?`, foreign))
 	require.Equal(t, before, a.rows(t))
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,29 @@
+package audit_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+func TestErasePayloadStaysInTheOrganization(t *testing.T) {
+	ctx := context.Background()
+	b := newBoard(t)
+	var id int64
+	require.NoError(t, b.d.NewRaw(`SELECT max(id) FROM entries WHERE org_id = 'default'`).Scan(ctx, &id))
+	_, err := b.mod.ErasePayload(ctx, "bo", id)
+	require.Equal(t, errs.NotFound, errs.CodeOf(err))
+	_, err = b.mod.ErasePayload(ctx, "val", id)
+	require.Equal(t, errs.Forbidden, errs.CodeOf(err))
+	erased, err := b.mod.ErasePayload(ctx, "ana", id)
+	require.NoError(t, err)
+	require.True(t, erased)
+	vs, err := b.log.VerifyOrg(ctx, b.d, "default", nil)
+	require.NoError(t, err)
+	for _, v := range vs {
+		require.True(t, v.OK, v.Reason)
+	}
+}
