@@ -58,11 +58,5 @@ func firstRun(ctx context.Context, d *db.DB, ident *identity.Service, publicURL 
 // firstOwner returns the oldest active owner of the default organization, or
 // "" when the board has nobody yet.
 func firstOwner(ctx context.Context, d *db.DB) (string, error) {
-	var ids []string
-	err := d.NewRaw(`SELECT id FROM humans WHERE org_id = 'default' AND role = 'owner' AND disabled_at IS NULL
-		ORDER BY created_at, id LIMIT 1`).Scan(ctx, &ids)
-	if err != nil || len(ids) == 0 {
-		return "", err
-	}
-	return ids[0], nil
+	return identity.FirstOwner(ctx, d, "default")
 }

@@ -61,8 +61,6 @@ func pendingMoves() []allowance {
 		{"core/identity", "approval_actions", writes, board},
 		{"core/identity", "approval_actions", reads, board},
 
-		{"core/mcpserve", "agents", reads, "moves with issue 10: OAuth asks core/identity for the agent's owner"},
-		{"cmd/pact-board", "humans", reads, "moves with issue 10: the first run asks core/identity for the owner"},
 		{"cmd/pact-admin", "orgs", reads, "moves with issue 10: pact-admin calls the services the Admin API calls"},
 
 		{"modules/board", "agents", writes, "moves with issue 10: listening_until goes through core/identity"},
@@ -82,15 +80,6 @@ func pendingMoves() []allowance {
 		{"modules/people", "agent_tokens", reads, "moves with issue 10: as for humans"},
 		{"modules/people", "mandates", reads, "moves with issue 10: an agent's live mandates come from core/mandate"},
 
-		{"modules/notes", "mandates", reads, "moves with issue 10: a resource read's default chain comes from " +
-			"core/mandate, as the board's does"},
-		{"modules/notes", "agents", reads, "moves with issue 10: as for mandates"},
-
-		{"modules/notify", "notifications", writes, "moves with issue 10: delivery settles outbox rows through " +
-			"core/outbox (claim, settle, retry)"},
-		{"modules/notify", "notifications", reads, "moves with issue 10: as for the writes"},
 		{"modules/notify", "orgs", reads, "moves with issue 10: the Slack secret goes to modules/notify"},
-		{"modules/notify", "humans", reads, "moves with issue 10: the acting person comes from the Admin API's caller " +
-			"(core/identity)"},
 	}
 }

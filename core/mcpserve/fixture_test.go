@@ -7,7 +7,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -18,34 +17,29 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
-	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/core/kernel/kerneltest"
 	"github.com/pactboard/pact/core/mcpserve"
-	"github.com/pactboard/pact/core/pgtest"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) { kerneltest.Main(m) }
 
 const publicURL = "https://board.example"
 
-// Tokens of the fixture. Only live and other are accepted anywhere, each
-// for its own agent.
-const (
-	live    = "pact_live-token-of-code-web"
-	other   = "pact_live-token-of-code-api"
-	expired = "pact_expired-token-of-code-web"
-	revoked = "pact_revoked-token-of-code-web"
-)
-
+// fixture is a kerneltest board with the test tools and the MCP transport
+// at publicURL: ana (owner), the project web and the agents code-web and
+// code-api, each with a live token; code-web also holds an expired and a
+// revoked one. Only live and other are accepted anywhere, each for its own
+// agent.
 type fixture struct {
-	d     *db.DB
-	k     *kernel.Kernel
-	srv   *httptest.Server
+	*kerneltest.World
 	logs  *syncBuffer
 	calls chan blocked // test_block announces each call here
+	since int64        // the last log entry of the set-up
+
+	live, other, expired, revoked string
 }
 
 // blocked is a running test_block call: done closes when its context ends.
@@ -134,30 +128,31 @@ func (m testModule) Register(h *kernel.Host) error {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	f := &fixture{d: pgtest.New(t), logs: &syncBuffer{}, calls: make(chan blocked, 4)}
-	_, err := f.d.ExecContext(context.Background(), `
-		INSERT INTO humans (id, org_id, name, role) VALUES ('ana', 'default', 'Ana', 'owner');
-		INSERT INTO agents (id, org_id, owner, client) VALUES ('code-web', 'default', 'ana', 'code'), ('code-api', 'default', 'ana', 'code');
-		INSERT INTO agent_tokens (token_hash, agent_id, expires_at, revoked_at) VALUES
-			(?, 'code-web', now() + interval '1 day', NULL),
-			(?, 'code-api', now() + interval '1 day', NULL),
-			(?, 'code-web', now() - interval '1 second', NULL),
-			(?, 'code-web', now() + interval '1 day', now());`,
-		identity.HashToken(live), identity.HashToken(other), identity.HashToken(expired), identity.HashToken(revoked))
-	require.NoError(t, err)
-
+	ctx := context.Background()
+	f := &fixture{logs: &syncBuffer{}, calls: make(chan blocked, 4)}
 	logger := hclog.New(&hclog.LoggerOptions{Output: f.logs, Level: hclog.Debug})
-	log := ledger.New(nil)
-	ident := identity.NewService(f.d, log, nil, nil)
-	f.k = kernel.New(kernel.Deps{DB: f.d, Log: log, Identity: ident, Logger: logger})
-	require.NoError(t, f.k.Register(testModule{f},
-		mcpserve.New(mcpserve.Options{Resources: f.k.Resources(), PublicURL: publicURL})))
-	f.srv = httptest.NewServer(f.k.Handler())
-	t.Cleanup(f.srv.Close)
+	f.World = kerneltest.New(t, kerneltest.Options{Logger: logger,
+		MCP: func(*kerneltest.World) mcpserve.Options { return mcpserve.Options{PublicURL: publicURL} }}, testModule{f})
+	f.Person("", "ana", identity.Owner)
+	f.Project("ana", "web", false)
+	f.revoked = f.Agent("ana", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}}).Token
+	_, err := f.Identity.RevokeTokens(ctx, "ana", "code-web")
+	require.NoError(t, err)
+	tok, err := f.Identity.IssueToken(ctx, "ana", "code-web", 1)
+	require.NoError(t, err)
+	f.live = tok.Token
+	f.other = f.Agent("ana", identity.AgentInput{ID: "code-api", Client: "code", Projects: []string{"web"}}).Token
+	// No service issues a token that has already expired: the row is
+	// written as one would be found a second after its expiry.
+	f.expired = "pact_expired-token-of-code-web"
+	_, err = f.DB.ExecContext(ctx, `INSERT INTO agent_tokens (token_hash, agent_id, expires_at)
+		VALUES (?, 'code-web', now() - interval '1 second')`, identity.HashToken(f.expired))
+	require.NoError(t, err)
+	f.since = int64(f.Count(`SELECT coalesce(max(id), 0) FROM entries`))
 	return f
 }
 
-func (f *fixture) url(agent string) string { return f.srv.URL + "/mcp/a/" + agent }
+func (f *fixture) url(agent string) string { return f.URL + "/mcp/a/" + agent }
 
 // bearer adds a token to every request.
 type bearer struct {
@@ -191,7 +186,7 @@ func (f *fixture) connect(t *testing.T, endpoint, token, version string) *mcp.Cl
 // post sends one raw JSON-RPC body to path with token ("" sends none).
 func (f *fixture) post(t *testing.T, path, token, body string) (*http.Response, string) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, f.srv.URL+path, strings.NewReader(body))
+	req, err := http.NewRequest(http.MethodPost, f.URL+path, strings.NewReader(body))
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
@@ -206,14 +201,15 @@ func (f *fixture) post(t *testing.T, path, token, body string) (*http.Response, 
 	return resp, string(b)
 }
 
-// outcomes returns the log's (action, outcome) pairs for agent, oldest first.
+// outcomes returns the log's (action, outcome) pairs for agent since the
+// set-up, oldest first.
 func (f *fixture) outcomes(t *testing.T, agent string) [][2]string {
 	t.Helper()
 	var rows []struct {
 		Action  string `bun:"action"`
 		Outcome string `bun:"outcome"`
 	}
-	require.NoError(t, f.d.NewRaw(`SELECT action, outcome FROM entries WHERE agent_id = ? ORDER BY id`, agent).
+	require.NoError(t, f.DB.NewRaw(`SELECT action, outcome FROM entries WHERE agent_id = ? AND id > ? ORDER BY id`, agent, f.since).
 		Scan(context.Background(), &rows))
 	out := make([][2]string, len(rows))
 	for i, r := range rows {

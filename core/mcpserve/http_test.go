@@ -30,13 +30,13 @@ func TestAuthenticationFailuresAre401WithAChallenge(t *testing.T) {
 		presented             bool
 	}{
 		{"no header", "", "missing bearer token", false},
-		{"another scheme", "Basic " + live, "missing bearer token", false},
+		{"another scheme", "Basic " + f.live, "missing bearer token", false},
 		{"empty bearer", "Bearer ", "missing bearer token", false},
 		{"unknown token", "Bearer pact_nobody", "invalid or expired agent token", true},
 		{"not an agent token", "Bearer eyJhbGciOi.x.y", "invalid or expired agent token", true},
-		{"another agent's token", "Bearer " + other, "invalid or expired agent token", true},
-		{"expired token", "Bearer " + expired, "invalid or expired agent token", true},
-		{"revoked token", "Bearer " + revoked, "invalid or expired agent token", true},
+		{"another agent's token", "Bearer " + f.other, "invalid or expired agent token", true},
+		{"expired token", "Bearer " + f.expired, "invalid or expired agent token", true},
+		{"revoked token", "Bearer " + f.revoked, "invalid or expired agent token", true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -57,11 +57,11 @@ func TestAuthenticationFailuresAre401WithAChallenge(t *testing.T) {
 func TestBearerSchemeIsCaseInsensitive(t *testing.T) {
 	f := newFixture(t)
 	for _, scheme := range []string{"Bearer", "bearer", "BEARER"} {
-		resp, body := f.post(t, "/mcp/a/code-web", scheme+" "+live, initBody("2025-06-18"))
+		resp, body := f.post(t, "/mcp/a/code-web", scheme+" "+f.live, initBody("2025-06-18"))
 		require.Equal(t, http.StatusOK, resp.StatusCode, body)
 	}
 	// The other agent's own token works on its own URL.
-	resp, body := f.post(t, "/mcp/a/code-api/", "Bearer "+other, initBody("2025-06-18"))
+	resp, body := f.post(t, "/mcp/a/code-api/", "Bearer "+f.other, initBody("2025-06-18"))
 	require.Equal(t, http.StatusOK, resp.StatusCode, body)
 }
 
@@ -69,7 +69,7 @@ func TestAnythingButAnAgentURLIs404(t *testing.T) {
 	f := newFixture(t)
 	for _, path := range []string{"/mcp", "/mcp/", "/mcp/a", "/mcp/a/", "/mcp/a/Code-Web", "/mcp/a/-web",
 		"/mcp/a/code_web", "/mcp/a/code-web/extra", "/mcp/b/code-web", "/mcp/a/" + strings.Repeat("a", 64)} {
-		resp, body := f.post(t, path, "Bearer "+live, initBody("2025-06-18"))
+		resp, body := f.post(t, path, "Bearer "+f.live, initBody("2025-06-18"))
 		require.Equal(t, http.StatusNotFound, resp.StatusCode, path)
 		require.JSONEq(t, `{"error":"not_found","message":"use /mcp/a/<agent-id>"}`, body, path)
 	}
@@ -78,7 +78,7 @@ func TestAnythingButAnAgentURLIs404(t *testing.T) {
 func TestProtectedResourceMetadata(t *testing.T) {
 	f := newFixture(t)
 	for _, path := range []string{"code-web", "code-web/"} {
-		resp, err := http.Get(f.srv.URL + "/.well-known/oauth-protected-resource/mcp/a/" + path)
+		resp, err := http.Get(f.URL + "/.well-known/oauth-protected-resource/mcp/a/" + path)
 		require.NoError(t, err)
 		var doc map[string]any
 		require.NoError(t, json.NewDecoder(resp.Body).Decode(&doc))
@@ -94,7 +94,7 @@ func TestProtectedResourceMetadata(t *testing.T) {
 		}, doc)
 	}
 
-	req, _ := http.NewRequest(http.MethodOptions, f.srv.URL+"/.well-known/oauth-protected-resource/mcp/a/code-web", nil)
+	req, _ := http.NewRequest(http.MethodOptions, f.URL+"/.well-known/oauth-protected-resource/mcp/a/code-web", nil)
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	resp.Body.Close()
@@ -104,7 +104,7 @@ func TestProtectedResourceMetadata(t *testing.T) {
 	resp, _ = f.post(t, "/.well-known/oauth-protected-resource/mcp/a/code-web", "", "{}")
 	require.Equal(t, http.StatusMethodNotAllowed, resp.StatusCode)
 
-	resp, err = http.Get(f.srv.URL + "/.well-known/oauth-protected-resource/mcp/a/Nope")
+	resp, err = http.Get(f.URL + "/.well-known/oauth-protected-resource/mcp/a/Nope")
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.Equal(t, http.StatusNotFound, resp.StatusCode)
@@ -114,7 +114,7 @@ func TestLegacyInitializeOverRawHTTP(t *testing.T) {
 	f := newFixture(t)
 	for _, version := range []string{"2025-03-26", "2025-06-18", "2025-11-25", "2024-11-05"} {
 		t.Run(version, func(t *testing.T) {
-			resp, body := f.post(t, "/mcp/a/code-web", "Bearer "+live, initBody(version))
+			resp, body := f.post(t, "/mcp/a/code-web", "Bearer "+f.live, initBody(version))
 			require.Equal(t, http.StatusOK, resp.StatusCode, body)
 			require.Equal(t, "application/json", resp.Header.Get("Content-Type"))
 			var out struct {
@@ -133,7 +133,7 @@ func TestLegacyInitializeOverRawHTTP(t *testing.T) {
 			require.Contains(t, out.Result.Capabilities, "resources")
 
 			// Without a session, the next request stands alone.
-			resp, body = f.post(t, "/mcp/a/code-web", "Bearer "+live,
+			resp, body = f.post(t, "/mcp/a/code-web", "Bearer "+f.live,
 				`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"test_echo","arguments":{"x":7}}}`)
 			require.Equal(t, http.StatusOK, resp.StatusCode, body)
 			require.Contains(t, body, `\"agent\":\"code-web\"`)
@@ -144,7 +144,7 @@ func TestLegacyInitializeOverRawHTTP(t *testing.T) {
 func TestGetIsNotServedStatelessly(t *testing.T) {
 	f := newFixture(t)
 	req, _ := http.NewRequest(http.MethodGet, f.url("code-web"), nil)
-	req.Header.Set("Authorization", "Bearer "+live)
+	req.Header.Set("Authorization", "Bearer "+f.live)
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	resp.Body.Close()

@@ -35,18 +35,18 @@ func TestTypeScriptClientInterop(t *testing.T) {
 			StructuredContent map[string]any
 		}
 	}
-	runNode(t, dir, &out, f.url("code-web"), live, "test_echo", `{"x":3}`)
+	runNode(t, dir, &out, f.url("code-web"), f.live, "test_echo", `{"x":3}`)
 	t.Logf("TypeScript client negotiated %s", out.ProtocolVersion)
 	require.NotEmpty(t, out.ProtocolVersion)
 	require.Equal(t, "pact-board", out.Server.Name)
 	require.NotEmpty(t, out.Instructions)
-	require.Equal(t, f.k.Tools().Names(), out.Tools)
+	require.Equal(t, f.Kernel.Tools().Names(), out.Tools)
 	require.False(t, out.Result.IsError)
 	require.Len(t, out.Result.Content, 1)
 	require.Equal(t, "text", out.Result.Content[0].Type)
 	require.Equal(t, "code-web", out.Result.StructuredContent["agent"])
 
-	runNode(t, dir, &out, f.url("code-web"), live, "test_refuse", `{}`)
+	runNode(t, dir, &out, f.url("code-web"), f.live, "test_refuse", `{}`)
 	require.True(t, out.Result.IsError)
 	require.Equal(t, `{"error":"scope_exceeded","message":"mandate m-1 does not cover task.post:<web>","mandate_id":"m-1"}`,
 		out.Result.Content[0].Text)

@@ -59,18 +59,15 @@ func (o OAuth) Authenticate(ctx context.Context, agent, token string) error {
 	default:
 		return err
 	}
-	var rows []struct {
-		Owner  string `bun:"owner"`
-		Client string `bun:"client"`
-	}
-	if err := o.DB.NewRaw(`SELECT owner, client FROM agents WHERE id = ?`, agent).Scan(ctx, &rows); err != nil {
+	owner, client, err := identity.AgentOwner(ctx, o.DB, agent)
+	if err != nil && errs.CodeOf(err) != errs.NotFound {
 		return errs.Wrap(err, "find agent owner")
 	}
-	if len(rows) == 0 || rows[0].Owner != p.ID {
+	if err != nil || owner != p.ID {
 		return errs.E(errs.Forbidden, "you are not the owner of agent %s", agent)
 	}
-	if !signInClients[rows[0].Client] {
-		return errs.E(errs.Forbidden, "agent %s is a %s agent; it connects with its pact_ token, not a sign-in", agent, rows[0].Client)
+	if !signInClients[client] {
+		return errs.E(errs.Forbidden, "agent %s is a %s agent; it connects with its pact_ token, not a sign-in", agent, client)
 	}
 	return nil
 }

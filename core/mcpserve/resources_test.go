@@ -13,7 +13,7 @@ func TestResourceTemplatesAreReadAsTheURLAgent(t *testing.T) {
 	for _, version := range []string{"", "2025-06-18"} {
 		t.Run("version "+version, func(t *testing.T) {
 			f := newFixture(t)
-			cs := f.connect(t, f.url("code-web"), live, version)
+			cs := f.connect(t, f.url("code-web"), f.live, version)
 			ctx := context.Background()
 			tpls, err := cs.ListResourceTemplates(ctx, nil)
 			require.NoError(t, err)

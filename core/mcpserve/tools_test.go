@@ -15,7 +15,7 @@ import (
 
 func TestServerIdentifiesItselfAndItsRules(t *testing.T) {
 	f := newFixture(t)
-	cs := f.connect(t, f.url("code-web"), live, "")
+	cs := f.connect(t, f.url("code-web"), f.live, "")
 	init := cs.InitializeResult()
 	require.Equal(t, "2026-07-28", init.ProtocolVersion)
 	require.Equal(t, "pact-board", init.ServerInfo.Name)
@@ -30,7 +30,7 @@ func TestServerIdentifiesItselfAndItsRules(t *testing.T) {
 
 func TestToolsListIsTheRegistry(t *testing.T) {
 	f := newFixture(t)
-	cs := f.connect(t, f.url("code-web"), live, "")
+	cs := f.connect(t, f.url("code-web"), f.live, "")
 	res, err := cs.ListTools(context.Background(), nil)
 	require.NoError(t, err)
 	var names []string
@@ -38,8 +38,8 @@ func TestToolsListIsTheRegistry(t *testing.T) {
 		names = append(names, tool.Name)
 	}
 	slices.Sort(names)
-	require.Equal(t, f.k.Tools().Names(), names)
-	for _, kt := range f.k.Tools().List() {
+	require.Equal(t, f.Kernel.Tools().Names(), names)
+	for _, kt := range f.Kernel.Tools().List() {
 		i := slices.IndexFunc(res.Tools, func(t *mcp.Tool) bool { return t.Name == kt.Name })
 		got := res.Tools[i]
 		require.Equal(t, kt.Title, got.Title)
@@ -63,7 +63,7 @@ func TestToolsListIsTheRegistry(t *testing.T) {
 
 func TestSuccessIsStructuredAndTextAsTheURLAgent(t *testing.T) {
 	f := newFixture(t)
-	cs := f.connect(t, f.url("code-web"), live, "")
+	cs := f.connect(t, f.url("code-web"), f.live, "")
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "test_echo",
 		Arguments: map[string]any{"agent": "code-api", "x": 1}})
 	require.NoError(t, err)
@@ -85,7 +85,7 @@ func TestSuccessIsStructuredAndTextAsTheURLAgent(t *testing.T) {
 
 func TestRefusalIsAnErrorResultWithTheExactJSON(t *testing.T) {
 	f := newFixture(t)
-	cs := f.connect(t, f.url("code-web"), live, "")
+	cs := f.connect(t, f.url("code-web"), f.live, "")
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "test_refuse"})
 	require.NoError(t, err)
 	require.True(t, res.IsError)
@@ -96,7 +96,7 @@ func TestRefusalIsAnErrorResultWithTheExactJSON(t *testing.T) {
 
 func TestMistypedArgumentsAreRefusedAndLogged(t *testing.T) {
 	f := newFixture(t)
-	cs := f.connect(t, f.url("code-web"), live, "")
+	cs := f.connect(t, f.url("code-web"), f.live, "")
 	for _, args := range []any{map[string]any{"name": 5}, map[string]any{}, nil} {
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "test_greet", Arguments: args})
 		require.NoError(t, err)
@@ -115,7 +115,7 @@ func TestMistypedArgumentsAreRefusedAndLogged(t *testing.T) {
 
 func TestInternalErrorsHideTheirCause(t *testing.T) {
 	f := newFixture(t)
-	cs := f.connect(t, f.url("code-web"), live, "")
+	cs := f.connect(t, f.url("code-web"), f.live, "")
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "test_crash"})
 	require.NoError(t, err)
 	require.True(t, res.IsError)
@@ -125,7 +125,7 @@ func TestInternalErrorsHideTheirCause(t *testing.T) {
 
 func TestUnknownToolIsAProtocolError(t *testing.T) {
 	f := newFixture(t)
-	cs := f.connect(t, f.url("code-web"), live, "")
+	cs := f.connect(t, f.url("code-web"), f.live, "")
 	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "pact_nope"})
 	require.Error(t, err)
 	require.Empty(t, f.outcomes(t, "code-web"))
@@ -135,7 +135,7 @@ func TestAbandonedCallCancelsTheTool(t *testing.T) {
 	for _, version := range []string{"2026-07-28", "2025-06-18", "2025-03-26"} {
 		t.Run(version, func(t *testing.T) {
 			f := newFixture(t)
-			cs := f.connect(t, f.url("code-web"), live, version)
+			cs := f.connect(t, f.url("code-web"), f.live, version)
 			ctx, cancel := context.WithCancel(context.Background())
 			errc := make(chan error, 1)
 			go func() {
@@ -163,7 +163,7 @@ func TestEveryProtocolVersionCallsTools(t *testing.T) {
 	f := newFixture(t)
 	for _, version := range []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"} {
 		t.Run(version, func(t *testing.T) {
-			cs := f.connect(t, f.url("code-web")+"/", live, version)
+			cs := f.connect(t, f.url("code-web")+"/", f.live, version)
 			require.Equal(t, version, cs.InitializeResult().ProtocolVersion)
 			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "test_echo", Arguments: map[string]any{"x": 2}})
 			require.NoError(t, err)

@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
 
+	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/outbox"
 	"github.com/pactboard/pact/core/pgtest"
 )
@@ -16,10 +18,14 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 
 func TestEnqueueCleansTextAndTakesTheProjectsOrganization(t *testing.T) {
 	ctx := context.Background()
-	d := pgtest.New(t)
-	_, err := d.ExecContext(ctx, `INSERT INTO orgs (id, name, system_chain) VALUES ('acme', 'Acme', '_system:acme');
-		INSERT INTO humans (id, org_id, name, role) VALUES ('bo', 'acme', 'Bo', 'owner');
-		INSERT INTO projects (id, org_id, name, created_by) VALUES ('rocket', 'acme', 'Rocket', 'bo');`)
+	d, _ := pending(t)
+	ident := identity.NewService(d, ledger.New(nil), nil, nil)
+	out, err := ident.SignUp(ctx, identity.SignUpPolicy{Enabled: true, MaxPerHour: 1},
+		identity.SignUpInput{Issuer: "https://issuer.test", Subject: "sub-bo", VerifiedEmail: "bo@example.com",
+			OrgName: "Acme", DisplayName: "Bo", AcceptTerms: true, TermsVersion: "test"})
+	require.NoError(t, err)
+	acme := out.Org.ID
+	_, err = ident.AddProject(ctx, "bo", "rocket", "Rocket", false)
 	require.NoError(t, err)
 	var id int64
 	require.NoError(t, d.InTx(ctx, func(ctx context.Context, tx bun.Tx) (err error) {
@@ -35,7 +41,7 @@ func TestEnqueueCleansTextAndTakesTheProjectsOrganization(t *testing.T) {
 		Key    string  `bun:"idempotency_key"`
 	}
 	require.NoError(t, d.NewRaw(`SELECT org_id, title, detail, idempotency_key FROM notifications WHERE id = ?`, id).Scan(ctx, &row))
-	require.Equal(t, "acme", row.OrgID)
+	require.Equal(t, acme, row.OrgID)
 	require.Len(t, []rune(row.Title), outbox.MaxTitle)
 	require.True(t, strings.HasPrefix(row.Title, "Deploy the site xxx"))
 	require.True(t, strings.HasSuffix(row.Title, "…"))
@@ -45,10 +51,8 @@ func TestEnqueueCleansTextAndTakesTheProjectsOrganization(t *testing.T) {
 
 func TestARolledBackEventLeavesNoNotification(t *testing.T) {
 	ctx := context.Background()
-	d := pgtest.New(t)
-	_, err := d.ExecContext(ctx, `INSERT INTO humans (id, org_id, name, role) VALUES ('ana', 'default', 'Ana', 'owner');
-		INSERT INTO projects (id, org_id, name, created_by) VALUES ('web', 'default', 'Web', 'ana');`)
-	require.NoError(t, err)
+	d, _ := pending(t)
+	var err error
 	err = d.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := outbox.Enqueue(ctx, tx, outbox.Notification{Kind: outbox.Question, ProjectID: "web", Title: "t"}); err != nil {
 			return err

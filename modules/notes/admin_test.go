@@ -2,120 +2,50 @@ package notes_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/pactboard/pact/core/auth"
-	"github.com/pactboard/pact/core/auth/authtest"
-	"github.com/pactboard/pact/core/boot"
-	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/identity"
-	"github.com/pactboard/pact/core/kernel"
-	"github.com/pactboard/pact/core/ledger"
-	"github.com/pactboard/pact/core/mandate"
-	"github.com/pactboard/pact/core/pgtest"
+	"github.com/pactboard/pact/core/kernel/kerneltest"
 	"github.com/pactboard/pact/modules/notes"
-	"github.com/pactboard/pact/sdk/plugintest"
 )
 
-// admin is the notes module behind a real Admin API server over a real
-// database, with people signing in through a real issuer: in organization
-// default ana (owner), val (approver) and vic (viewer) with the project web
-// and the note "deploy"; in organization acme bo with the project rocket and
-// its note "plan".
+// admin is the notes module behind the Admin API of a kerneltest board: in
+// organization default ana (owner), val (approver) and vic (viewer) with
+// the project web and the note "deploy"; in another organization bo with
+// the project rocket and its note "plan".
 type admin struct {
-	d      *db.DB
-	notes  *notes.Module
-	iss    *authtest.Issuer
-	cfg    *boot.Config
-	server *httptest.Server
+	*kerneltest.World
+	notes *notes.Module
 }
 
 func newAdmin(t *testing.T) *admin {
 	t.Helper()
 	ctx := context.Background()
-	a := &admin{d: pgtest.New(t), iss: authtest.New(t), notes: notes.New()}
-	var err error
-	a.cfg, err = boot.Load(func(string) string { return "" })
-	require.NoError(t, err)
-	keys, err := mandate.ParseKeyring("", strings.Repeat("k", 40))
-	require.NoError(t, err)
-	log := ledger.New(nil)
-	ms := mandate.NewService(keys, nil)
-	ident := identity.NewService(a.d, log, ms, nil)
-	auth := auth.NewAdmin(ident, auth.Options{Issuer: plugintest.Issuer(t, a.iss), Audience: a.cfg.AdminAudience, RequireMFA: true})
-	k := kernel.New(kernel.Deps{DB: a.d, Log: log, Mandates: ms, Identity: ident, Config: a.cfg, AdminAuth: auth})
-	require.NoError(t, k.Register(a.notes))
-	a.server = httptest.NewServer(k.Handler())
-	t.Cleanup(a.server.Close)
-
-	_, err = ident.AddHuman(ctx, "", identity.HumanInput{ID: "ana", Name: "Ana", Role: identity.Owner, Email: "ana@example.com"})
-	require.NoError(t, err)
-	for id, role := range map[string]identity.Role{"val": identity.Approver, "vic": identity.Viewer} {
-		_, err = ident.AddHuman(ctx, "ana", identity.HumanInput{ID: id, Name: id, Role: role, Email: id + "@example.com"})
-		require.NoError(t, err)
-	}
-	_, err = ident.AddProject(ctx, "ana", "web", "Web", false)
-	require.NoError(t, err)
+	a := &admin{notes: notes.New()}
+	a.World = kerneltest.New(t, kerneltest.Options{}, a.notes)
+	a.Person("", "ana", identity.Owner)
+	a.Person("ana", "val", identity.Approver)
+	a.Person("ana", "vic", identity.Viewer)
+	a.Project("ana", "web", false)
 	body := "Run make deploy"
-	_, err = a.notes.Write(ctx, "ana", "web", "deploy", nil, &body)
+	_, err := a.notes.Write(ctx, "ana", "web", "deploy", nil, &body)
 	require.NoError(t, err)
-	_, err = a.d.ExecContext(ctx, `INSERT INTO orgs (id, name, system_chain) VALUES ('acme', 'Acme', '_system:acme');
-		INSERT INTO humans (id, org_id, name, role, email) VALUES ('bo', 'acme', 'Bo', 'owner', 'bo@example.com');
-		INSERT INTO projects (id, org_id, name, created_by) VALUES ('rocket', 'acme', 'Rocket', 'bo');`)
-	require.NoError(t, err)
+	a.Org("Acme", "bo")
+	a.Project("bo", "rocket", false)
 	body = "Go to the moon"
 	_, err = a.notes.Write(ctx, "bo", "rocket", "plan", nil, &body)
 	require.NoError(t, err)
 	return a
 }
 
-type reply struct {
-	status int
-	raw    string
-	body   map[string]any
-}
-
-func (a *admin) call(t *testing.T, as, method, path, body string) reply {
-	t.Helper()
-	var r io.Reader
-	if body != "" {
-		r = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, a.server.URL+"/admin/api"+path, r)
-	require.NoError(t, err)
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Authorization", "Bearer "+a.iss.Token(t, authtest.Claims{Subject: "sub-" + as, Email: as + "@example.com",
-		EmailVerified: true, Audience: []string{a.cfg.AdminAudience}}))
-	resp, err := a.server.Client().Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	out := reply{status: resp.StatusCode, raw: string(raw)}
-	_ = json.Unmarshal(raw, &out.body)
-	return out
-}
-
-func (a *admin) count(t *testing.T, q string, args ...any) int {
-	t.Helper()
-	var n int
-	require.NoError(t, a.d.NewRaw(q, args...).Scan(context.Background(), &n))
-	return n
-}
-
 // version is the id of the newest version of note key in project.
 func (a *admin) version(t *testing.T, project, key string) int {
-	return a.count(t, `SELECT max(id) FROM context_note_versions WHERE project_id = ? AND key = ?`, project, key)
+	return a.Count(`SELECT max(id) FROM context_note_versions WHERE project_id = ? AND key = ?`, project, key)
 }
 
 func TestNoteOperationsForEachRole(t *testing.T) {
@@ -140,17 +70,17 @@ func TestNoteOperationsForEachRole(t *testing.T) {
 	for _, o := range ops {
 		for _, r := range roles {
 			t.Run(o.method+o.path+"/"+string(r.role), func(t *testing.T) {
-				entries := a.count(t, `SELECT count(*) FROM entries WHERE outcome = 'ok' AND action LIKE 'admin.context.%'`)
+				entries := a.Count(`SELECT count(*) FROM entries WHERE outcome = 'ok' AND action LIKE 'admin.context.%'`)
 				path := strings.ReplaceAll(o.path, "{version}", fmt.Sprint(a.version(t, "web", "deploy")))
-				got := a.call(t, r.id, o.method, path, o.body)
+				got := a.Admin(r.id, o.method, path, o.body)
 				if r.role.AtLeast(o.min) {
-					require.Equal(t, http.StatusOK, got.status, got.raw)
+					require.Equal(t, http.StatusOK, got.Status, got.Raw)
 					return
 				}
-				require.Equal(t, http.StatusForbidden, got.status, got.raw)
+				require.Equal(t, http.StatusForbidden, got.Status, got.Raw)
 				require.Equal(t, map[string]any{"error": "forbidden",
-					"message": fmt.Sprintf("%s is %s; this needs %s", r.id, r.role, o.min)}, got.body)
-				require.Equal(t, entries, a.count(t, `SELECT count(*) FROM entries WHERE outcome = 'ok' AND action LIKE 'admin.context.%'`))
+					"message": fmt.Sprintf("%s is %s; this needs %s", r.id, r.role, o.min)}, got.Body)
+				require.Equal(t, entries, a.Count(`SELECT count(*) FROM entries WHERE outcome = 'ok' AND action LIKE 'admin.context.%'`))
 			})
 		}
 	}
@@ -158,39 +88,39 @@ func TestNoteOperationsForEachRole(t *testing.T) {
 
 func TestPeopleWriteReadPinAndArchiveNotes(t *testing.T) {
 	a := newAdmin(t)
-	got := a.call(t, "val", "PUT", "/projects/web/context/deploy", `{"title": " How we deploy ", "body": "Use password=hunter2 then make ship"}`)
-	require.Equal(t, 200, got.status, got.raw)
-	require.Equal(t, map[string]any{"ok": true, "project_id": "web", "key": "deploy", "version": 2.0, "archived": false}, got.body)
-	got = a.call(t, "val", "PUT", "/projects/web/context/links", `{"body": "https://example.com"}`)
-	require.Equal(t, 1.0, got.body["version"])
+	got := a.Admin("val", "PUT", "/projects/web/context/deploy", `{"title": " How we deploy ", "body": "Use password=hunter2 then make ship"}`)
+	require.Equal(t, 200, got.Status, got.Raw)
+	require.Equal(t, map[string]any{"ok": true, "project_id": "web", "key": "deploy", "version": 2.0, "archived": false}, got.Body)
+	got = a.Admin("val", "PUT", "/projects/web/context/links", `{"body": "https://example.com"}`)
+	require.Equal(t, 1.0, got.Body["version"])
 
-	require.Equal(t, 200, a.call(t, "val", "POST", "/projects/web/context/links/pin", "").status)
-	got = a.call(t, "val", "PUT", "/projects/web/context/links", `{"body": "people edit pinned notes"}`)
-	require.Equal(t, 200, got.status, got.raw)
+	require.Equal(t, 200, a.Admin("val", "POST", "/projects/web/context/links/pin", "").Status)
+	got = a.Admin("val", "PUT", "/projects/web/context/links", `{"body": "people edit pinned notes"}`)
+	require.Equal(t, 200, got.Status, got.Raw)
 
-	list := a.call(t, "vic", "GET", "/projects/web/context", "")
-	require.Equal(t, 200, list.status, list.raw)
-	notes := list.body["notes"].([]any)
+	list := a.Admin("vic", "GET", "/projects/web/context", "")
+	require.Equal(t, 200, list.Status, list.Raw)
+	notes := list.Body["notes"].([]any)
 	require.Len(t, notes, 2)
 	require.Equal(t, "links", notes[0].(map[string]any)["key"], "pinned first")
 	require.Equal(t, true, notes[0].(map[string]any)["pinned"])
 	require.NotContains(t, notes[1].(map[string]any), "body", "lists carry no bodies")
 	require.Equal(t, "How we deploy", notes[1].(map[string]any)["title"])
 
-	got = a.call(t, "val", "POST", "/projects/web/context/links/archive", "")
-	require.Equal(t, 200, got.status, got.raw)
-	require.Equal(t, map[string]any{"ok": true, "project_id": "web", "key": "links", "version": 3.0, "archived": true}, got.body)
-	require.Len(t, a.call(t, "vic", "GET", "/projects/web/context", "").body["notes"], 1, "archived notes leave the list")
-	all := a.call(t, "vic", "GET", "/projects/web/context?archived=1", "").body["notes"].([]any)
+	got = a.Admin("val", "POST", "/projects/web/context/links/archive", "")
+	require.Equal(t, 200, got.Status, got.Raw)
+	require.Equal(t, map[string]any{"ok": true, "project_id": "web", "key": "links", "version": 3.0, "archived": true}, got.Body)
+	require.Len(t, a.Admin("vic", "GET", "/projects/web/context", "").Body["notes"], 1, "archived notes leave the list")
+	all := a.Admin("vic", "GET", "/projects/web/context?archived=1", "").Body["notes"].([]any)
 	require.Len(t, all, 2)
 	require.NotNil(t, all[0].(map[string]any)["archived_at"])
 
-	one := a.call(t, "vic", "GET", "/projects/web/context/links", "")
-	require.Equal(t, 200, one.status, one.raw)
-	note := one.body["note"].(map[string]any)
+	one := a.Admin("vic", "GET", "/projects/web/context/links", "")
+	require.Equal(t, 200, one.Status, one.Raw)
+	note := one.Body["note"].(map[string]any)
 	require.Equal(t, "people edit pinned notes", note["body"], "an archived note is still read by people")
 	require.NotNil(t, note["archived_at"])
-	versions := one.body["versions"].([]any)
+	versions := one.Body["versions"].([]any)
 	require.Len(t, versions, 3)
 	for i, v := range versions {
 		require.Equal(t, float64(3-i), v.(map[string]any)["version"], "newest first")
@@ -198,42 +128,42 @@ func TestPeopleWriteReadPinAndArchiveNotes(t *testing.T) {
 	require.Equal(t, true, versions[0].(map[string]any)["archived"])
 	require.Equal(t, "human:val", versions[0].(map[string]any)["updated_by"])
 
-	deploy := a.call(t, "vic", "GET", "/projects/web/context/deploy", "")
-	require.NotContains(t, deploy.raw, "hunter2", "secrets are redacted")
+	deploy := a.Admin("vic", "GET", "/projects/web/context/deploy", "")
+	require.NotContains(t, deploy.Raw, "hunter2", "secrets are redacted")
 
-	require.Equal(t, 200, a.call(t, "val", "POST", "/projects/web/context/links/unpin", "").status)
-	got = a.call(t, "val", "PUT", "/projects/web/context/links", `{"body": "back"}`)
-	require.Equal(t, 200, got.status)
-	require.Len(t, a.call(t, "vic", "GET", "/projects/web/context", "").body["notes"], 2, "writing again un-archives")
-	require.Equal(t, 0, a.count(t, `SELECT count(*) FROM context_notes WHERE pinned`))
-	require.Equal(t, 1, a.count(t, `SELECT count(*) FROM entries WHERE action = 'admin.context.archive' AND outcome = 'ok'`))
+	require.Equal(t, 200, a.Admin("val", "POST", "/projects/web/context/links/unpin", "").Status)
+	got = a.Admin("val", "PUT", "/projects/web/context/links", `{"body": "back"}`)
+	require.Equal(t, 200, got.Status)
+	require.Len(t, a.Admin("vic", "GET", "/projects/web/context", "").Body["notes"], 2, "writing again un-archives")
+	require.Equal(t, 0, a.Count(`SELECT count(*) FROM context_notes WHERE pinned`))
+	require.Equal(t, 1, a.Count(`SELECT count(*) FROM entries WHERE action = 'admin.context.archive' AND outcome = 'ok'`))
 
-	got = a.call(t, "val", "POST", "/projects/web/context/ghost/archive", "")
-	require.Equal(t, 404, got.status)
-	require.Equal(t, map[string]any{"error": "not_found", "message": "project web has no note ghost"}, got.body)
-	require.Equal(t, 404, a.call(t, "val", "POST", "/projects/web/context/ghost/pin", "").status)
-	require.Equal(t, 404, a.call(t, "vic", "GET", "/projects/web/context/ghost", "").status)
+	got = a.Admin("val", "POST", "/projects/web/context/ghost/archive", "")
+	require.Equal(t, 404, got.Status)
+	require.Equal(t, map[string]any{"error": "not_found", "message": "project web has no note ghost"}, got.Body)
+	require.Equal(t, 404, a.Admin("val", "POST", "/projects/web/context/ghost/pin", "").Status)
+	require.Equal(t, 404, a.Admin("vic", "GET", "/projects/web/context/ghost", "").Status)
 }
 
 func TestOwnersEraseANoteVersion(t *testing.T) {
 	a := newAdmin(t)
-	got := a.call(t, "val", "PUT", "/projects/web/context/deploy", `{"body": "the secret plan"}`)
-	require.Equal(t, 200, got.status)
+	got := a.Admin("val", "PUT", "/projects/web/context/deploy", `{"body": "the secret plan"}`)
+	require.Equal(t, 200, got.Status)
 	id := a.version(t, "web", "deploy")
-	got = a.call(t, "ana", "POST", fmt.Sprintf("/context-versions/%d/erase", id), "")
-	require.Equal(t, 200, got.status, got.raw)
-	require.Equal(t, map[string]any{"project_id": "web", "key": "deploy", "version": 2.0, "payloads_erased": 1.0}, got.body)
-	one := a.call(t, "vic", "GET", "/projects/web/context/deploy", "")
-	require.Equal(t, "[erased]", one.body["note"].(map[string]any)["body"])
-	v := one.body["versions"].([]any)[0].(map[string]any)
+	got = a.Admin("ana", "POST", fmt.Sprintf("/context-versions/%d/erase", id), "")
+	require.Equal(t, 200, got.Status, got.Raw)
+	require.Equal(t, map[string]any{"project_id": "web", "key": "deploy", "version": 2.0, "payloads_erased": 1.0}, got.Body)
+	one := a.Admin("vic", "GET", "/projects/web/context/deploy", "")
+	require.Equal(t, "[erased]", one.Body["note"].(map[string]any)["body"])
+	v := one.Body["versions"].([]any)[0].(map[string]any)
 	require.Nil(t, v["body"])
 	require.NotNil(t, v["erased_at"])
-	require.Equal(t, "Run make deploy", one.body["versions"].([]any)[1].(map[string]any)["body"], "other versions stay")
-	require.Equal(t, 0, a.count(t, `SELECT count(*) FROM payloads WHERE content::text LIKE '%the secret plan%'`))
+	require.Equal(t, "Run make deploy", one.Body["versions"].([]any)[1].(map[string]any)["body"], "other versions stay")
+	require.Equal(t, 0, a.Count(`SELECT count(*) FROM payloads WHERE content::text LIKE '%the secret plan%'`))
 
-	got = a.call(t, "ana", "POST", fmt.Sprintf("/context-versions/%d/erase", id), "")
-	require.Equal(t, 404, got.status, "once only")
-	require.Equal(t, map[string]any{"error": "not_found", "message": fmt.Sprintf("note version %d does not exist", id)}, got.body)
+	got = a.Admin("ana", "POST", fmt.Sprintf("/context-versions/%d/erase", id), "")
+	require.Equal(t, 404, got.Status, "once only")
+	require.Equal(t, map[string]any{"error": "not_found", "message": fmt.Sprintf("note version %d does not exist", id)}, got.Body)
 }
 
 func TestNoteBadInput(t *testing.T) {
@@ -255,12 +185,12 @@ func TestNoteBadInput(t *testing.T) {
 		{"VersionZero", "POST", "/context-versions/0/erase", "", 422},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := a.call(t, "ana", tc.method, tc.path, tc.body)
-			require.Equal(t, tc.status, got.status, got.raw)
-			require.Equal(t, "invalid_request", got.body["error"], got.raw)
+			got := a.Admin("ana", tc.method, tc.path, tc.body)
+			require.Equal(t, tc.status, got.Status, got.Raw)
+			require.Equal(t, "invalid_request", got.Body["error"], got.Raw)
 		})
 	}
-	require.Equal(t, 1, a.count(t, `SELECT count(*) FROM context_note_versions WHERE project_id = 'web'`), "nothing was written")
+	require.Equal(t, 1, a.Count(`SELECT count(*) FROM context_note_versions WHERE project_id = 'web'`), "nothing was written")
 }
 
 func TestAnotherOrganizationsNotesAnswerLikeMissingOnes(t *testing.T) {
@@ -274,13 +204,13 @@ func TestAnotherOrganizationsNotesAnswerLikeMissingOnes(t *testing.T) {
 		{"POST", "/projects/rocket/context/plan/archive", "/projects/nowhere/context/plan/archive", ""},
 		{"POST", fmt.Sprintf("/context-versions/%d/erase", plan), fmt.Sprintf("/context-versions/%d/erase", plan+1000), ""},
 	} {
-		other := a.call(t, "ana", tc.method, tc.foreign, tc.body)
-		none := a.call(t, "ana", tc.method, tc.missing, tc.body)
-		require.Equal(t, http.StatusNotFound, other.status, other.raw)
-		require.Equal(t, strings.NewReplacer("nowhere", "?", fmt.Sprint(plan+1000), "?").Replace(none.raw),
-			strings.NewReplacer("rocket", "?", fmt.Sprint(plan), "?").Replace(other.raw))
+		other := a.Admin("ana", tc.method, tc.foreign, tc.body)
+		none := a.Admin("ana", tc.method, tc.missing, tc.body)
+		require.Equal(t, http.StatusNotFound, other.Status, other.Raw)
+		require.Equal(t, strings.NewReplacer("nowhere", "?", fmt.Sprint(plan+1000), "?").Replace(none.Raw),
+			strings.NewReplacer("rocket", "?", fmt.Sprint(plan), "?").Replace(other.Raw))
 	}
-	require.Equal(t, 1, a.count(t, `SELECT count(*) FROM context_notes WHERE project_id = 'rocket' AND body = 'Go to the moon'
+	require.Equal(t, 1, a.Count(`SELECT count(*) FROM context_notes WHERE project_id = 'rocket' AND body = 'Go to the moon'
 		AND NOT pinned AND archived_at IS NULL AND version = 1`))
-	require.Equal(t, 1, a.count(t, `SELECT count(*) FROM context_note_versions WHERE project_id = 'rocket' AND erased_at IS NULL`))
+	require.Equal(t, 1, a.Count(`SELECT count(*) FROM context_note_versions WHERE project_id = 'rocket' AND erased_at IS NULL`))
 }

@@ -2,80 +2,41 @@ package notes_test
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/stretchr/testify/require"
-	"github.com/uptrace/bun"
 
-	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/identity"
-	"github.com/pactboard/pact/core/kernel"
-	"github.com/pactboard/pact/core/ledger"
-	"github.com/pactboard/pact/core/mandate"
-	"github.com/pactboard/pact/core/pgtest"
+	"github.com/pactboard/pact/core/kernel/kerneltest"
 	"github.com/pactboard/pact/modules/notes"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
-func TestMain(m *testing.M) {
-	// The Admin API answers with its own error model, as cmd/pact-board sets it.
-	huma.NewError = kernel.NewAdminError
-	huma.NewErrorWithContext = kernel.NewAdminErrorWithContext
-	pgtest.Main(m)
-}
+func TestMain(m *testing.M) { kerneltest.Main(m) }
 
+// fixture is the notes module on a board with ana (owner), the project web
+// and the agent code-web.
 type fixture struct {
-	t          *testing.T
-	d          *db.DB
-	k          *kernel.Kernel
+	*kerneltest.World
 	notes      *notes.Module
 	root, wide string // code-web's root mandate (no context.write) and one with it
 }
 
 func setup(t *testing.T) *fixture {
-	ctx := context.Background()
-	f := &fixture{t: t, d: pgtest.New(t)}
-	keys, err := mandate.ParseKeyring("", strings.Repeat("k", 40))
-	require.NoError(t, err)
-	log := ledger.New(nil)
-	ms := mandate.NewService(keys, nil)
-	ident := identity.NewService(f.d, log, ms, nil)
-	f.k = kernel.New(kernel.Deps{DB: f.d, Log: log, Mandates: ms, Identity: ident})
-	f.notes = notes.New()
-	require.NoError(t, f.k.Register(f.notes))
-	_, err = ident.AddHuman(ctx, "", identity.HumanInput{ID: "ana", Name: "Ana", Role: identity.Owner})
-	require.NoError(t, err)
-	_, err = ident.AddProject(ctx, "ana", "web", "Web", false)
-	require.NoError(t, err)
-	r, err := ident.RegisterAgent(ctx, "ana", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
-	require.NoError(t, err)
-	f.root = r.RootMandateID.String()
-	var m *mandate.Mandate
-	require.NoError(t, f.d.InTx(ctx, func(ctx context.Context, tx bun.Tx) (err error) {
-		m, err = ms.IssueRoot(ctx, tx, mandate.RootInput{Issuer: "ana", Holder: "code-web",
-			Scope: []string{"task.read@project:web", "context.write@project:web"}, Delegations: 1,
-			ExpiresAt: time.Now().Add(30 * 24 * time.Hour)})
-		return err
-	}))
-	f.wide = m.ID.String()
+	f := &fixture{notes: notes.New()}
+	f.World = kerneltest.New(t, kerneltest.Options{}, f.notes)
+	f.Person("", "ana", identity.Owner)
+	f.Project("ana", "web", false)
+	f.Agent("ana", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
+	f.root = f.Root("code-web")
+	f.wide = f.Mandate("ana", "code-web", "task.read@project:web", "context.write@project:web")
 	return f
 }
 
+// note calls pact_note as code-web over MCP.
 func (f *fixture) note(args map[string]any) (map[string]any, error) {
-	raw, _ := json.Marshal(args)
-	out, err := f.k.Tools().Call(context.Background(), "code-web", "pact_note", raw)
-	if err != nil {
-		return nil, err
-	}
-	b, _ := json.Marshal(out)
-	var m map[string]any
-	require.NoError(f.t, json.Unmarshal(b, &m))
-	return m, nil
+	return f.Call("code-web", "pact_note", args)
 }
 
 func TestNotesAreVersionedRedactedAndReferenceData(t *testing.T) {
@@ -104,9 +65,8 @@ func TestNotesAreVersionedRedactedAndReferenceData(t *testing.T) {
 	require.Equal(t, "Run make ship", n["body"])
 	require.Equal(t, "agent:code-web", n["updated_by"])
 
-	var first string
-	require.NoError(t, f.d.NewRaw(`SELECT body FROM context_note_versions WHERE key = 'deploy' AND version = 1`).Scan(context.Background(), &first))
-	require.Equal(t, "Run make deploy with password=[REDACTED]", first)
+	require.Equal(t, 1, f.Count(`SELECT count(*) FROM context_note_versions WHERE key = 'deploy' AND version = 1
+		AND body = 'Run make deploy with password=[REDACTED]'`))
 
 	_, err = f.note(map[string]any{"project_id": "web", "mandate_id": f.wide, "key": "deploy", "archive": true})
 	require.NoError(t, err)
@@ -119,7 +79,7 @@ func TestPinnedFrozenAndBadInput(t *testing.T) {
 	ctx := context.Background()
 	_, err := f.note(map[string]any{"project_id": "web", "mandate_id": f.wide, "key": "rules", "body": "be kind"})
 	require.NoError(t, err)
-	_, err = f.d.ExecContext(ctx, `UPDATE context_notes SET pinned = true WHERE key = 'rules'`)
+	_, err = f.DB.ExecContext(ctx, `UPDATE context_notes SET pinned = true WHERE key = 'rules'`)
 	require.NoError(t, err)
 	_, err = f.note(map[string]any{"project_id": "web", "mandate_id": f.wide, "key": "rules", "body": "be mean"})
 	require.Equal(t, errs.NotePinned, errs.CodeOf(err))
@@ -139,7 +99,7 @@ func TestPinnedFrozenAndBadInput(t *testing.T) {
 	_, err = f.note(map[string]any{"project_id": "api", "mandate_id": f.wide})
 	require.Equal(t, errs.ProjectMismatch, errs.CodeOf(err))
 
-	_, err = f.d.ExecContext(ctx, `UPDATE projects SET frozen = true WHERE id = 'web'`)
+	_, err = f.DB.ExecContext(ctx, `UPDATE projects SET frozen = true WHERE id = 'web'`)
 	require.NoError(t, err)
 	_, err = f.note(map[string]any{"project_id": "web", "mandate_id": f.wide, "key": "k", "body": "x"})
 	require.Equal(t, errs.ProjectFrozen, errs.CodeOf(err))
@@ -151,7 +111,7 @@ func TestNotesAreMCPResources(t *testing.T) {
 	f := setup(t)
 	_, err := f.note(map[string]any{"project_id": "web", "mandate_id": f.wide, "key": "style", "body": "gofmt"})
 	require.NoError(t, err)
-	res := f.k.Resources().List()
+	res := f.Kernel.Resources().List()
 	require.Len(t, res, 2)
 	text, err := res[1].Read(context.Background(), "code-web", "pact://projects/web/context/style", map[string]string{"project_id": "web", "key": "style"})
 	require.NoError(t, err)
@@ -160,9 +120,8 @@ func TestNotesAreMCPResources(t *testing.T) {
 	list, err := res[0].Read(context.Background(), "code-web", "pact://projects/web/context", map[string]string{"project_id": "web"})
 	require.NoError(t, err)
 	require.Contains(t, list, `"key":"style"`)
-	var logged int
-	require.NoError(t, f.d.NewRaw(`SELECT count(*) FROM entries WHERE action = 'pact_note' AND outcome = 'ok'`).Scan(context.Background(), &logged))
-	require.Equal(t, 3, logged, "resource reads are logged as pact_note calls")
+	require.Equal(t, 3, f.Count(`SELECT count(*) FROM entries WHERE action = 'pact_note' AND outcome = 'ok'`),
+		"resource reads are logged as pact_note calls")
 }
 
 func TestPeoplePinWriteAndEraseNotes(t *testing.T) {
@@ -179,21 +138,12 @@ func TestPeoplePinWriteAndEraseNotes(t *testing.T) {
 	require.Equal(t, 2, v)
 	require.Equal(t, errs.NotFound, errs.CodeOf(f.notes.SetPinned(ctx, "ana", "web", "nope", true)))
 
-	var first int64
-	require.NoError(t, f.d.NewRaw(`SELECT id FROM context_note_versions WHERE key = 'contact' AND version = 1`).Scan(ctx, &first))
+	first := int64(f.Count(`SELECT id FROM context_note_versions WHERE key = 'contact' AND version = 1`))
 	erased, err := f.notes.EraseVersion(ctx, "ana", first)
 	require.NoError(t, err)
 	require.EqualValues(t, 1, erased.PayloadsErased, "the pact_note entry that carried the text is erased")
-	var leftovers int
-	require.NoError(t, f.d.NewRaw(`SELECT count(*) FROM payloads WHERE content::text LIKE '%555-0100%'`).Scan(ctx, &leftovers))
-	require.Zero(t, leftovers)
+	require.Zero(t, f.Count(`SELECT count(*) FROM payloads WHERE content::text LIKE '%555-0100%'`))
 	_, err = f.notes.EraseVersion(ctx, "ana", first)
 	require.Equal(t, errs.NotFound, errs.CodeOf(err), "a version is erased once")
-	vs, err := ledger.New(nil).VerifyAll(ctx, f.d, nil)
-	require.NoError(t, err)
-	for _, chains := range vs {
-		for _, c := range chains {
-			require.True(t, c.OK, c.Reason)
-		}
-	}
+	f.VerifyLog()
 }

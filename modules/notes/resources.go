@@ -7,7 +7,6 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/pactboard/pact/core/kernel"
-	"github.com/pactboard/pact/sdk/errs"
 )
 
 func (m *Module) resources() []kernel.Resource {
@@ -21,13 +20,14 @@ func (m *Module) resources() []kernel.Resource {
 	}
 }
 
-// readResource reads through pact_note with the agent's default mandate, so
-// a resource read is verified and logged exactly like the tool call.
+// readResource reads through pact_note with the agent's default mandate
+// (core/mandate's Default), so a resource read is verified and logged
+// exactly like the tool call.
 func (m *Module) readResource(ctx context.Context, agent, uri string, params map[string]string) (string, error) {
 	var mandateID string
 	err := m.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var err error
-		mandateID, err = defaultMandate(ctx, tx, agent)
+		mandateID, err = m.mandates.Default(ctx, tx, agent)
 		return err
 	})
 	if err != nil {
@@ -44,20 +44,4 @@ func (m *Module) readResource(ctx context.Context, agent, uri string, params map
 	}
 	b, err := json.Marshal(out)
 	return string(b), err
-}
-
-// defaultMandate is the live mandate an agent acts under when nothing names
-// one: its root mandate if live, else its shallowest, oldest live one.
-func defaultMandate(ctx context.Context, tx bun.IDB, agent string) (string, error) {
-	var ids []string
-	err := tx.NewRaw(`SELECT m.id::text FROM mandates m JOIN agents a ON a.id = m.holder
-		WHERE m.holder = ? AND m.revoked_at IS NULL AND m.expires_at > now()
-		ORDER BY (m.id = a.root_mandate_id) DESC, m.depth, m.created_at LIMIT 1`, agent).Scan(ctx, &ids)
-	if err != nil {
-		return "", err
-	}
-	if len(ids) == 0 {
-		return "", errs.E(errs.MandateExpired, "agent %s holds no live mandate", agent)
-	}
-	return ids[0], nil
 }

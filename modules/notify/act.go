@@ -5,54 +5,19 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
 // person is the acting person of an admin operation.
-type person struct {
-	ID       string `bun:"id"`
-	OrgID    string `bun:"org_id"`
-	Role     string `bun:"role"`
-	Disabled bool   `bun:"disabled"`
-}
+type person = identity.Person
 
-// rank orders the roles of people (docs/specs/behavior.md §10.1).
-func rank(role string) int {
-	switch role {
-	case "owner":
-		return 2
-	case "approver":
-		return 1
-	case "viewer":
-		return 0
-	}
-	return -1
-}
-
-// loadPerson loads person by and checks they hold at least role min. It
-// returns the person even when refusing, so the refusal is logged in their
-// organization. Refusal: forbidden.
+// loadPerson loads person by and checks they hold at least role min
+// (identity.RequireActingPerson). It returns the person even when refusing, so
+// the refusal is logged in their organization. Refusal: forbidden.
 func loadPerson(ctx context.Context, q bun.IDB, by, min string) (*person, error) {
-	if by == "" {
-		return nil, errs.E(errs.Forbidden, "name the person acting")
-	}
-	var ps []person
-	err := q.NewRaw(`SELECT id, org_id, role, disabled_at IS NOT NULL AS disabled FROM humans WHERE id = ?`, by).Scan(ctx, &ps)
-	if err != nil {
-		return nil, err
-	}
-	if len(ps) == 0 {
-		return nil, errs.E(errs.Forbidden, "%s is not a registered human", by)
-	}
-	p := &ps[0]
-	switch {
-	case p.Disabled:
-		return p, errs.E(errs.Forbidden, "%s is disabled", by)
-	case rank(p.Role) < rank(min):
-		return p, errs.E(errs.Forbidden, "%s is %s; this needs %s", by, p.Role, min)
-	}
-	return p, nil
+	return identity.RequireActingPerson(ctx, q, by, identity.Role(min))
 }
 
 // act runs an admin operation as person by (at least role min), logged as

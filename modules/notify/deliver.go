@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pactboard/pact/core/outbox"
 	"github.com/pactboard/pact/sdk/errs"
 	"github.com/pactboard/pact/sdk/notifier"
 )
@@ -42,29 +43,9 @@ func (s *Service) drain(ctx context.Context, owner string) (int, error) {
 	return n, ctx.Err()
 }
 
-// claim takes the next due row under a lease: the row lock (FOR UPDATE SKIP
-// LOCKED) lasts only this statement, the lease (owner and expiry on the row)
-// until the row is settled or the lease runs out. Taking a row counts an
-// attempt, so a row whose delivery kills its worker still ends up dead.
-// Rows go out earliest due first; ordering by next_attempt_at alone walks
-// the outbox's pending index (a tie-break on id would sort every pending
-// row on each claim).
+// claim takes the next due row under owner's lease (core/outbox.Claim).
 func (s *Service) claim(ctx context.Context, owner string) (*row, error) {
-	var rows []row
-	err := s.db.NewRaw(`UPDATE notifications n
-		SET attempts = n.attempts + 1, lease_owner = ?, lease_expires_at = now() + make_interval(secs => ?)
-		FROM (SELECT id FROM notifications
-		      WHERE sent_at IS NULL AND dead_at IS NULL AND next_attempt_at <= now()
-		        AND (lease_expires_at IS NULL OR lease_expires_at <= now())
-		      ORDER BY next_attempt_at LIMIT 1 FOR UPDATE SKIP LOCKED) c
-		WHERE n.id = c.id
-		RETURNING n.id, n.org_id, n.kind, n.project_id, n.task_id, n.agent_id, n.title, n.detail,
-		          n.idempotency_key, n.created_at, n.attempts, n.last_error`,
-		owner, s.opts.Lease.Seconds()).Scan(ctx, &rows)
-	if err != nil || len(rows) == 0 {
-		return nil, err
-	}
-	return &rows[0], nil
+	return outbox.Claim(ctx, s.db, owner, s.opts.Lease)
 }
 
 // target is one destination of a row's organization.
@@ -138,7 +119,7 @@ func (s *Service) handle(ctx context.Context, owner string, r *row) error {
 			why += "; before that: " + *r.LastError
 		}
 		log.Error("notification is dead", "error", why)
-		return s.settle(ctx, owner, r.ID, `dead_at = now()`, clip(why, 1000))
+		return outbox.Dead(ctx, s.db, owner, r.ID, clip(why, 1000))
 	}
 	ts, err := s.targets(ctx, r)
 	if err != nil {
@@ -146,7 +127,7 @@ func (s *Service) handle(ctx context.Context, owner string, r *row) error {
 	}
 	if len(ts) == 0 {
 		log.Warn("notification set aside: its organization has no destination")
-		return s.settle(ctx, owner, r.ID, `dead_at = now()`, NoDestination)
+		return outbox.Dead(ctx, s.db, owner, r.ID, NoDestination)
 	}
 	msg := s.message(r)
 	var sent bool
@@ -208,15 +189,15 @@ func (s *Service) conclude(ctx context.Context, owner string, r *row, sent bool,
 	switch {
 	case len(retry) > 0 && r.Attempts < s.opts.MaxAttempts:
 		wait := s.backoff(r.Attempts)
-		return s.settle(ctx, owner, r.ID, fmt.Sprintf(`next_attempt_at = now() + make_interval(secs => %f)`, wait.Seconds()), errText)
+		return outbox.Retry(ctx, s.db, owner, r.ID, wait, errText)
 	case len(retry) > 0:
 		log.Error("notification is dead after its last attempt", "attempts", r.Attempts, "error", errText)
-		return s.settle(ctx, owner, r.ID, `dead_at = now()`, errText)
+		return outbox.Dead(ctx, s.db, owner, r.ID, errText)
 	case sent:
-		return s.settle(ctx, owner, r.ID, `sent_at = now()`, errText)
+		return outbox.Sent(ctx, s.db, owner, r.ID, errText)
 	default:
 		log.Error("notification is dead: every destination refused it", "error", errText)
-		return s.settle(ctx, owner, r.ID, `dead_at = now()`, errText)
+		return outbox.Dead(ctx, s.db, owner, r.ID, errText)
 	}
 }
 
@@ -226,25 +207,9 @@ func (s *Service) backoff(n int) time.Duration {
 	return s.opts.RetryBase << min(max(n-1, 0), 20)
 }
 
-// settle ends owner's lease on row id with set (one of the fixed
-// assignments above) and last_error (NULL when empty). A worker that lost
-// its lease to another changes nothing.
-func (s *Service) settle(ctx context.Context, owner string, id int64, set, lastError string) error {
-	_, err := s.db.ExecContext(ctx, `UPDATE notifications SET `+set+`, last_error = ?, lease_expires_at = NULL
-		WHERE id = ? AND lease_owner = ? AND sent_at IS NULL AND dead_at IS NULL`,
-		nullable(lastError), id, owner)
-	return err
-}
-
 // renew extends owner's lease on row id; false when the lease was lost.
 func (s *Service) renew(ctx context.Context, owner string, id int64) (bool, error) {
-	res, err := s.db.ExecContext(ctx, `UPDATE notifications SET lease_expires_at = now() + make_interval(secs => ?)
-		WHERE id = ? AND lease_owner = ? AND sent_at IS NULL AND dead_at IS NULL`, s.opts.Lease.Seconds(), id, owner)
-	if err != nil {
-		return false, err
-	}
-	n, err := res.RowsAffected()
-	return n == 1, err
+	return outbox.Renew(ctx, s.db, owner, id, s.opts.Lease)
 }
 
 // record settles one destination of a notification with several, so its

@@ -172,7 +172,7 @@ func TestAnOrganizationWithoutDestinationIsSetAsideForGood(t *testing.T) {
 	require.NotNil(t, st.DeadAt)
 	require.Equal(t, notify.NoDestination, *st.LastError)
 
-	_, err = d.ExecContext(ctx, `UPDATE orgs SET slack_webhook_url = 'https://hooks.slack.com/services/T/B/acme' WHERE id = 'acme'`)
+	_, err = d.ExecContext(ctx, `UPDATE orgs SET slack_webhook_url = 'https://hooks.slack.com/services/T/B/acme' WHERE id = ?`, acmeOf(t, d))
 	require.NoError(t, err)
 	makeDue(t, d)
 	n, err := svc.DeliverDue(ctx)
@@ -187,7 +187,7 @@ func TestEachOrganizationGoesToItsOwnWebhookAndItsOwnBeatsTheEnvironment(t *test
 	seed(t, d)
 	slack := &recorder{}
 	svc := notify.NewService(d, nil, &notify.Options{Notifiers: plugins{"slack": slack}, SlackWebhookURL: envSlack})
-	_, err := d.ExecContext(ctx, `UPDATE orgs SET slack_webhook_url = 'https://hooks.slack.com/services/T/B/acme' WHERE id = 'acme'`)
+	_, err := d.ExecContext(ctx, `UPDATE orgs SET slack_webhook_url = 'https://hooks.slack.com/services/T/B/acme' WHERE id = ?`, acmeOf(t, d))
 	require.NoError(t, err)
 	enqueue(t, d, outbox.Notification{Kind: outbox.Message, ProjectID: "web", Title: "one"})
 	enqueue(t, d, outbox.Notification{Kind: outbox.Message, ProjectID: "rocket", Title: "two"})

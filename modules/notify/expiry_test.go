@@ -13,7 +13,10 @@ import (
 	"github.com/pactboard/pact/modules/notify"
 )
 
-// agent adds an agent of the default organization with status and projects.
+// agent adds an agent of the default organization with status and projects,
+// and no mandate or token: the expiry sweep's cases give each agent exactly
+// the roots and tokens they are about, which registering (a root and a
+// token of its own) would not.
 func agent(t testing.TB, d *db.DB, id, status string, projects ...string) {
 	t.Helper()
 	ctx := context.Background()
@@ -25,7 +28,8 @@ func agent(t testing.TB, d *db.DB, id, status string, projects ...string) {
 	}
 }
 
-// token adds a token of agent expiring at the SQL expression expires.
+// token adds a token of agent expiring at the SQL expression expires, which
+// may be in the past (no service issues such a token).
 func token(t testing.TB, d *db.DB, agent, expires string) {
 	t.Helper()
 	_, err := d.ExecContext(context.Background(), `INSERT INTO agent_tokens (token_hash, agent_id, expires_at)

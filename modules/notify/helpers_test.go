@@ -20,8 +20,10 @@ import (
 
 	"github.com/pactboard/pact/core/boot"
 	"github.com/pactboard/pact/core/db"
+	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/ledger"
+	mandates "github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/core/outbox"
 	"github.com/pactboard/pact/core/pgtest"
 	"github.com/pactboard/pact/modules/notify"
@@ -31,30 +33,51 @@ import (
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
-// seed adds the people, projects, an agent with a root mandate and a task
-// the tests use: ana owns the default organization (project web), vic is a
-// viewer there, bo owns acme (project rocket). It returns the task's id.
+// seed adds, through core/identity's services, the people, projects and
+// agent the tests use: ana owns the default organization (project web, the
+// agent code-web), vic is a viewer there, bo owns Acme (project rocket;
+// acmeOf names its id). It returns the id of a task of web.
 func seed(t testing.TB, d *db.DB) string {
 	t.Helper()
 	ctx := context.Background()
-	_, err := d.ExecContext(ctx, `
-		INSERT INTO orgs (id, name, system_chain) VALUES ('acme', 'Acme', '_system:acme');
-		INSERT INTO humans (id, org_id, name, role) VALUES ('ana', 'default', 'Ana', 'owner'),
-			('vic', 'default', 'Vic', 'viewer'), ('bo', 'acme', 'Bo', 'owner');
-		INSERT INTO projects (id, org_id, name, created_by) VALUES ('web', 'default', 'Web', 'ana'),
-			('rocket', 'acme', 'Rocket', 'bo');
-		INSERT INTO agents (id, org_id, owner, client) VALUES ('code-web', 'default', 'ana', 'code');
-		INSERT INTO agent_projects (agent_id, project_id, org_id) VALUES ('code-web', 'web', 'default');`)
+	keys, err := mandates.ParseKeyring("", strings.Repeat("k", 40))
 	require.NoError(t, err)
-	m := mandate(t, d, "code-web", "now() + interval '30 days'")
+	ident := identity.NewService(d, ledger.New(nil), mandates.NewService(keys, nil), nil)
+	_, err = ident.AddHuman(ctx, "", identity.HumanInput{ID: "ana", Name: "Ana", Role: identity.Owner})
+	require.NoError(t, err)
+	_, err = ident.AddHuman(ctx, "ana", identity.HumanInput{ID: "vic", Name: "Vic", Role: identity.Viewer})
+	require.NoError(t, err)
+	_, err = ident.AddProject(ctx, "ana", "web", "Web", false)
+	require.NoError(t, err)
+	_, err = ident.SignUp(ctx, identity.SignUpPolicy{Enabled: true, MaxPerHour: 1000}, identity.SignUpInput{
+		Issuer: "https://issuer.test", Subject: "sub-bo", VerifiedEmail: "bo@example.com",
+		OrgName: "Acme", DisplayName: "Bo", AcceptTerms: true, TermsVersion: "test"})
+	require.NoError(t, err)
+	_, err = ident.AddProject(ctx, "bo", "rocket", "Rocket", false)
+	require.NoError(t, err)
+	r, err := ident.RegisterAgent(ctx, "ana", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
+	require.NoError(t, err)
+	// Tasks are modules/board's, and a module's tests may not import another
+	// module: the one row notifications point at is written directly.
 	var task string
 	require.NoError(t, d.NewRaw(`INSERT INTO tasks (id, project_id, title, created_by, mandate_id, status)
-		VALUES (gen_random_uuid(), 'web', 'Deploy', 'code-web', ?, 'submitted') RETURNING id::text`, m).Scan(ctx, &task))
+		VALUES (gen_random_uuid(), 'web', 'Deploy', 'code-web', ?, 'submitted') RETURNING id::text`,
+		r.RootMandateID.String()).Scan(ctx, &task))
 	return task
 }
 
+// acmeOf is the id of bo's organization (sign-up derives it from the name).
+func acmeOf(t testing.TB, d bun.IDB) string {
+	t.Helper()
+	var id string
+	require.NoError(t, d.NewRaw(`SELECT org_id FROM humans WHERE id = 'bo'`).Scan(context.Background(), &id))
+	return id
+}
+
 // mandate inserts a human-issued root mandate of holder expiring at the SQL
-// expression expires, created now (or at created, when given).
+// expression expires, created now (or at created, when given). The expiry
+// sweep's cases need mandates that expired, or were made, in the past,
+// which no service issues.
 func mandate(t testing.TB, d *db.DB, holder, expires string, created ...string) string {
 	t.Helper()
 	at := "now()"

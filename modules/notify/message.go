@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -23,20 +22,7 @@ const (
 )
 
 // row is a claimed outbox row.
-type row struct {
-	ID        int64     `bun:"id"`
-	OrgID     string    `bun:"org_id"`
-	Kind      string    `bun:"kind"`
-	ProjectID string    `bun:"project_id"`
-	TaskID    *string   `bun:"task_id"`
-	AgentID   *string   `bun:"agent_id"`
-	Title     string    `bun:"title"`
-	Detail    *string   `bun:"detail"`
-	Key       string    `bun:"idempotency_key"`
-	CreatedAt time.Time `bun:"created_at"`
-	Attempts  int       `bun:"attempts"`
-	LastError *string   `bun:"last_error"`
-}
+type row = outbox.Claimed
 
 // message builds what every notifier receives for r: the row's text as
 // core/outbox stored it (already redacted and short), its ids, an "Open
@@ -47,7 +33,7 @@ func (s *Service) message(r *row) notifier.Notification {
 	n := notifier.Notification{
 		ID:             strconv.FormatInt(r.ID, 10),
 		IdempotencyKey: r.Key,
-		Kind:           r.Kind,
+		Kind:           string(r.Kind),
 		Title:          r.Title,
 		Detail:         deref(r.Detail),
 		OrgID:          r.OrgID,
@@ -60,7 +46,7 @@ func (s *Service) message(r *row) notifier.Notification {
 	if ui != "" && n.TaskID != "" {
 		n.Links = append(n.Links, notifier.Link{Label: OpenTaskLabel, URL: ui + "/tasks/" + n.TaskID})
 	}
-	if r.Kind == string(outbox.Brief) {
+	if r.Kind == outbox.Brief {
 		if b := parseBrief(n.Detail, ui); b != nil {
 			n.Brief = b
 			n.Detail = briefText(b)

@@ -185,7 +185,7 @@ func TestABoardSealsStoredSecretsAtStart(t *testing.T) {
 	seed(t, d)
 	_, err = d.ExecContext(ctx, `UPDATE orgs SET slack_webhook_url = 'https://hooks.slack.com/services/T/B/plain' WHERE id = 'default';
 		INSERT INTO notify_destinations (org_id, notifier, url, secret, created_by)
-		VALUES ('acme', 'webhook', 'https://receiver.example/plain', 'whsec_plain', 'bo')`)
+		VALUES ((SELECT org_id FROM humans WHERE id = 'bo'), 'webhook', 'https://receiver.example/plain', 'whsec_plain', 'bo')`)
 	require.NoError(t, err)
 
 	keys := keyring(t, "k1")

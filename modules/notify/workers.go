@@ -2,7 +2,6 @@ package notify
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"time"
@@ -57,16 +56,11 @@ func (s *Service) work(ctx context.Context, i int) error {
 // nextDue is how long until a pending row becomes claimable (its retry time,
 // or its lease's expiry when a worker holds it), between minWait and Tick.
 func (s *Service) nextDue(ctx context.Context) (time.Duration, error) {
-	var secs sql.NullFloat64
-	err := s.db.NewRaw(`SELECT extract(epoch FROM min(greatest(next_attempt_at, coalesce(lease_expires_at, next_attempt_at)) - now()))::float8
-		FROM notifications WHERE sent_at IS NULL AND dead_at IS NULL`).Scan(ctx, &secs)
-	if err != nil {
-		return 0, err
+	wait, pending, err := outbox.NextDue(ctx, s.db)
+	if err != nil || !pending {
+		return s.opts.Tick, err
 	}
-	if !secs.Valid {
-		return s.opts.Tick, nil
-	}
-	return min(max(time.Duration(secs.Float64*float64(time.Second)), minWait), s.opts.Tick), nil
+	return min(max(wait, minWait), s.opts.Tick), nil
 }
 
 // listen holds one dedicated connection (configured like the pool's, not

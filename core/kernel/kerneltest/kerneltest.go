@@ -55,6 +55,11 @@ type Options struct {
 	Logger hclog.Logger
 	// NoMCP leaves the MCP transport out (a test that registers its own).
 	NoMCP bool
+	// MCP shapes the MCP transport from the World's services, for a test
+	// of the transport itself (its public URL, an Authenticator). Nil: the
+	// defaults; Resources is always the kernel's, and an empty PublicURL is
+	// http://board.test.
+	MCP func(w *World) mcpserve.Options
 }
 
 // World is one board under test.
@@ -106,7 +111,15 @@ func New(t testing.TB, opts Options, modules ...kernel.Module) *World {
 	w.Kernel = kernel.New(kernel.Deps{DB: w.DB, Log: w.Log, Mandates: w.Mandates, Identity: w.Identity,
 		Events: w.Hub, Config: w.Config, AdminAuth: admin, Logger: opts.Logger})
 	if !opts.NoMCP {
-		modules = append(modules, mcpserve.New(mcpserve.Options{Resources: w.Kernel.Resources(), PublicURL: "http://board.test"}))
+		var o mcpserve.Options
+		if opts.MCP != nil {
+			o = opts.MCP(w)
+		}
+		o.Resources = w.Kernel.Resources()
+		if o.PublicURL == "" {
+			o.PublicURL = "http://board.test"
+		}
+		modules = append(modules, mcpserve.New(o))
 	}
 	require.NoError(t, w.Kernel.Register(modules...))
 	w.serve()

@@ -1,0 +1,39 @@
+package kerneltest_test
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/kernel/kerneltest"
+)
+
+// A second organization is made through the services: its owner signs in
+// to it, adds to it, and the log of both organizations verifies.
+func TestOrgMakesASecondOrganizationItsOwnerSignsInTo(t *testing.T) {
+	w := kerneltest.New(t, kerneltest.Options{}, who{})
+	w.Office()
+	acme := w.Org("Acme", "bo")
+	require.NotEqual(t, "default", acme)
+	w.Person("bo", "bea", identity.Approver)
+	w.Project("bo", "rocket", false)
+	r := w.Admin("bea", "GET", "/who", "")
+	require.Equal(t, http.StatusOK, r.Status, r.Raw)
+	require.Equal(t, "bea", r.Body["id"])
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM projects WHERE id = 'rocket' AND org_id = ?`, acme))
+	require.Equal(t, 2, w.Count(`SELECT count(*) FROM humans WHERE org_id = ?`, acme))
+	w.VerifyLog()
+}
+
+// Mandate issues a further root the agent's calls can name.
+func TestMandateIssuesAFurtherRoot(t *testing.T) {
+	w := kerneltest.New(t, kerneltest.Options{})
+	w.Office()
+	w.Agent("ana", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
+	id := w.Mandate("ana", "code-web", "task.read@project:web")
+	require.NotEqual(t, w.Root("code-web"), id)
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM mandates WHERE id = ? AND holder = 'code-web' AND issuer = 'ana'
+		AND depth = 0 AND scope = '{task.read@project:web}' AND revoked_at IS NULL`, id))
+}
