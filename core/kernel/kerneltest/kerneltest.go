@@ -60,6 +60,10 @@ type Options struct {
 	// defaults; Resources is always the kernel's, and an empty PublicURL is
 	// http://board.test.
 	MCP func(w *World) mcpserve.Options
+	// Modules builds further modules from the World's services (a module
+	// that needs the keyring, say); they register after the ones New is
+	// given and before the MCP transport.
+	Modules func(w *World) []kernel.Module
 }
 
 // World is one board under test.
@@ -110,6 +114,9 @@ func New(t testing.TB, opts Options, modules ...kernel.Module) *World {
 		Audience: w.Config.AdminAudience, RequireMFA: w.Config.AdminRequireMFA})
 	w.Kernel = kernel.New(kernel.Deps{DB: w.DB, Log: w.Log, Mandates: w.Mandates, Identity: w.Identity,
 		Events: w.Hub, Config: w.Config, AdminAuth: admin, Logger: opts.Logger})
+	if opts.Modules != nil {
+		modules = append(modules, opts.Modules(w)...)
+	}
 	if !opts.NoMCP {
 		var o mcpserve.Options
 		if opts.MCP != nil {
