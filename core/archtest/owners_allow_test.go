@@ -74,10 +74,6 @@ func pendingMoves() []allowance {
 		{"cmd/pact-board", "humans", reads, "moves with issue 10: the first run asks core/identity for the owner"},
 		{"cmd/pact-admin", "orgs", reads, "moves with issue 10: pact-admin calls the services the Admin API calls"},
 
-		{"modules/board", "context_notes", reads, "moves with issue 10: modules/notes registers its pact_whoami " +
-			"section (kernel.Whoami)"},
-		{"modules/board", "agent_roles", reads, "moves with issue 10: modules/people registers the role's " +
-			"pact_whoami section (kernel.Whoami)"},
 		{"modules/board", "limit_usage", reads, "moves with issue 10: the mandate impact preview goes to " +
 			"modules/mandates and asks core/mandate for usage"},
 		{"modules/board", "credential_links", reads, "moves with issue 10: the impact preview asks modules/credentials " +

@@ -53,7 +53,7 @@ type world struct {
 	outputs  map[string]*jsonschema.Resolved // tool → its declared output schema
 }
 
-func newWorld(t *testing.T) *world {
+func newWorld(t *testing.T, extra ...kernel.Module) *world {
 	t.Helper()
 	ctx := context.Background()
 	w := &world{t: t, d: pgtest.New(t), roots: map[string]string{}, tokens: map[string]string{}, sessions: map[string]*mcp.ClientSession{}}
@@ -70,7 +70,7 @@ func newWorld(t *testing.T) *world {
 	w.board = board.New()
 	// Agents reach the board as they do in production: a real MCP client
 	// over HTTP to /mcp/a/<agent> with the agent's token.
-	require.NoError(t, w.k.Register(w.board, mcpserve.New(mcpserve.Options{Resources: w.k.Resources(), PublicURL: "http://board.test"})))
+	require.NoError(t, w.k.Register(append(extra, w.board, mcpserve.New(mcpserve.Options{Resources: w.k.Resources(), PublicURL: "http://board.test"}))...))
 	w.srv = httptest.NewServer(w.k.Handler())
 	t.Cleanup(w.srv.Close)
 

@@ -1,23 +1,24 @@
 package board_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun"
 
+	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
 func TestWhoami(t *testing.T) {
 	w := newWorld(t)
-	w.exec(`INSERT INTO context_notes (project_id, key, title, body, version, updated_by) VALUES ('web', 'style', 'Code style', 'gofmt', 1, 'human:ana')`)
 	out := w.ok("code-web", "pact_whoami", nil)
 	agent := out["agent"].(map[string]any)
 	require.Equal(t, "code-web", agent["id"])
 	require.Equal(t, map[string]any{}, agent["preferences"])
 	projects := out["projects"].([]any)
 	require.Len(t, projects, 1)
-	require.Equal(t, []any{map[string]any{"key": "style", "title": "Code style"}}, projects[0].(map[string]any)["context"])
 	require.Len(t, out["mandates"], 1)
 	delegates := out["delegates"].([]any)
 	require.Len(t, delegates, 3)
@@ -93,11 +94,47 @@ func TestDelegatedLimitsCannotExceedTheParent(t *testing.T) {
 	require.NotEmpty(t, out["delegated_mandate_id"])
 }
 
-func TestWhoamiShowsTheRoleAnAgentWasHiredFrom(t *testing.T) {
-	w := newWorld(t)
-	require.Nil(t, w.ok("code-web", "pact_whoami", nil)["agent"].(map[string]any)["role"], "registered by hand: no role")
-	w.exec(`UPDATE agents SET role_id = 'code' WHERE id = 'code-web'`)
-	role := w.ok("code-web", "pact_whoami", nil)["agent"].(map[string]any)["role"].(map[string]any)
-	require.Equal(t, "code", role["id"])
-	require.NotEmpty(t, role["description"])
+// Other modules' sections land where the answer has always carried them:
+// the role in agent, a project section in each project
+// (cmd/pact-board's TestWhoamiIsAssembledFromEveryModulesSections shows
+// the real ones).
+func TestWhoamiCarriesOtherModulesSections(t *testing.T) {
+	w := newWorld(t, whoamiParts{})
+	out := w.ok("code-web", "pact_whoami", nil)
+	require.Equal(t, map[string]any{"id": "role-of-code-web"}, out["agent"].(map[string]any)["role"])
+	require.Equal(t, []any{"notes of web"}, out["projects"].([]any)[0].(map[string]any)["context"])
+	require.ElementsMatch(t, []string{"agent", "projects", "mandates", "delegates", "unread_messages"}, keysOf(out))
+
+	bare := newWorld(t).ok("code-web", "pact_whoami", nil)
+	require.Nil(t, bare["agent"].(map[string]any)["role"], "no module gives a role")
+	require.Nil(t, bare["projects"].([]any)[0].(map[string]any)["context"])
+}
+
+// whoamiParts registers the sections modules/people and modules/notes
+// register, with answers that name what they were asked.
+type whoamiParts struct{}
+
+func (whoamiParts) Name() string { return "parts" }
+
+func (whoamiParts) Register(h *kernel.Host) error {
+	if err := h.WhoamiSection("role", func(_ context.Context, _ bun.IDB, c kernel.WhoamiCaller) (any, error) {
+		return map[string]any{"id": "role-of-" + c.AgentID}, nil
+	}); err != nil {
+		return err
+	}
+	return h.WhoamiProjectSection("context", func(_ context.Context, _ bun.IDB, _ kernel.WhoamiCaller, ps []string) (map[string]any, error) {
+		out := map[string]any{}
+		for _, p := range ps {
+			out[p] = []string{"notes of " + p}
+		}
+		return out, nil
+	})
+}
+
+func keysOf(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
 }

@@ -52,7 +52,7 @@ func (m *Module) Register(h *kernel.Host) error {
 	m.registerTrustedRoots(api)
 	m.registerCredentials(api)
 	h.Handle("POST /connect", http.HandlerFunc(m.serveConnect))
-	return nil
+	return m.addWhoami(h)
 }
 
 // op is an operation of this module: ids are people-<verb>[-<noun>], the
