@@ -63,11 +63,6 @@ func pendingMoves() []allowance {
 
 		{"cmd/pact-admin", "orgs", reads, "moves with issue 10: pact-admin calls the services the Admin API calls"},
 
-		{"modules/board", "agents", writes, "moves with issue 10: listening_until goes through core/identity"},
-		{"modules/board", "context_notes", reads, "moves with issue 10: modules/notes registers its pact_whoami " +
-			"section (kernel.Whoami)"},
-		{"modules/board", "agent_roles", reads, "moves with issue 10: modules/people registers the role's " +
-			"pact_whoami section (kernel.Whoami)"},
 
 		{"modules/people", "tasks", reads, "moves with issue 10: a project's open tasks come from kernel.BoardFacts"},
 		{"modules/people", "agent_keys", reads, "moves with issue 10: an agent's live keys come from modules/credentials " +

@@ -11,7 +11,8 @@ import (
 )
 
 // The decisions people take on a task (POST /tasks/{task_id}/<decision>),
-// one operation each so each has its typed body. They wrap people.go.
+// one operation each so each has its typed body, over the adapters of
+// people.go.
 
 type resumeIn struct {
 	TaskID string `path:"task_id" format:"uuid" doc:"The task's id"`
@@ -77,12 +78,12 @@ func (m *Module) registerDecisions(api huma.API) {
 	errors := []int{http.StatusBadRequest, http.StatusNotFound}
 	huma.Register(api, taskOp(http.MethodPost, "/tasks/{task_id}/approve", "approve-task", "Approve a task waiting for approval",
 		identity.Approver, errors...), func(ctx context.Context, in *taskIDIn) (*taskOut, error) {
-		return m.decide(ctx, in.TaskID, func(by string) error { return m.Approve(ctx, by, in.TaskID, true) })
+		return m.decide(ctx, in.TaskID, func(by string) error { return m.approveAs(ctx, by, in.TaskID, true) })
 	})
 	huma.Register(api, taskOp(http.MethodPost, "/tasks/{task_id}/reject", "reject-task",
 		"Reject a task waiting for approval; its delegated mandate is revoked", identity.Approver, errors...),
 		func(ctx context.Context, in *taskIDIn) (*taskOut, error) {
-			return m.decide(ctx, in.TaskID, func(by string) error { return m.Approve(ctx, by, in.TaskID, false) })
+			return m.decide(ctx, in.TaskID, func(by string) error { return m.approveAs(ctx, by, in.TaskID, false) })
 		})
 	huma.Register(api, taskOp(http.MethodPost, "/tasks/{task_id}/resume", "resume-task",
 		"Put a deferred task back on the board, with an answer", identity.Approver, errors...),
@@ -91,12 +92,12 @@ func (m *Module) registerDecisions(api huma.API) {
 			if in.Body != nil {
 				answer = in.Body.Answer
 			}
-			return m.decide(ctx, in.TaskID, func(by string) error { return m.Resume(ctx, by, in.TaskID, answer) })
+			return m.decide(ctx, in.TaskID, func(by string) error { return m.resumeAs(ctx, by, in.TaskID, answer) })
 		})
 	huma.Register(api, taskOp(http.MethodPost, "/tasks/{task_id}/release", "release-task",
 		"Take a working task from its holder and put it back on the board", identity.Approver, errors...),
 		func(ctx context.Context, in *taskIDIn) (*taskOut, error) {
-			return m.decide(ctx, in.TaskID, func(by string) error { return m.Release(ctx, by, in.TaskID) })
+			return m.decide(ctx, in.TaskID, func(by string) error { return m.releaseAs(ctx, by, in.TaskID) })
 		})
 	huma.Register(api, taskOp(http.MethodPost, "/tasks/{task_id}/edit", "edit-task",
 		"Correct an open task's title or body; the log keeps the old text", identity.Approver, errors...),
@@ -105,7 +106,7 @@ func (m *Module) registerDecisions(api huma.API) {
 				return nil, errs.E(errs.InvalidRequest, "name something to change: title or body")
 			}
 			return m.decide(ctx, in.TaskID, func(by string) error {
-				return m.Edit(ctx, by, in.TaskID, in.Body.Title, in.Body.Body)
+				return m.editAs(ctx, by, in.TaskID, in.Body.Title, in.Body.Body)
 			})
 		})
 	huma.Register(api, taskOp(http.MethodPost, "/tasks/{task_id}/assign", "assign-task",
@@ -143,7 +144,7 @@ func (m *Module) assign(ctx context.Context, in *assignIn) (*assignOut, error) {
 			agent = *in.Body.Agent
 		}
 		var err error
-		revoked, err = m.Assign(ctx, by, in.TaskID, agent)
+		revoked, err = m.assignAs(ctx, by, in.TaskID, agent)
 		return err
 	})
 	if err != nil {
@@ -161,12 +162,12 @@ func (m *Module) sendMessage(ctx context.Context, in *messageIn) (*messageOut, e
 	if err != nil {
 		return nil, err
 	}
-	id, to, err := m.SendHumanMessage(ctx, p.ID, in.TaskID, in.Body.Body, in.Body.To)
+	msg, err := m.messageAs(ctx, p.ID, in.TaskID, in.Body.Body, in.Body.To)
 	if err != nil {
 		return nil, err
 	}
 	out := &messageOut{}
-	out.Body.OK, out.Body.MessageID, out.Body.To = true, id, to
+	out.Body.OK, out.Body.MessageID, out.Body.To = true, msg.ID, msg.To
 	return out, nil
 }
 
@@ -178,7 +179,7 @@ func (m *Module) cancel(ctx context.Context, in *cancelIn) (*cancelOut, error) {
 	var revoked []string
 	res, err := m.decide(ctx, in.TaskID, func(by string) error {
 		var err error
-		revoked, err = m.Cancel(ctx, by, in.TaskID, reason)
+		revoked, err = m.cancelAs(ctx, by, in.TaskID, reason)
 		return err
 	})
 	if err != nil {

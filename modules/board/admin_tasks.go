@@ -147,7 +147,7 @@ func (m *Module) listTasks(ctx context.Context, in *listTasksIn) (*listTasksOut,
 		q += ` AND t.deferred`
 	}
 	if in.Open {
-		q += ` AND t.status NOT IN ('completed', 'failed', 'canceled', 'rejected')`
+		q += ` AND task_status_is_open(t.status)`
 	}
 	if in.Agent != "" {
 		q += ` AND (t.assignee = ? OR t.delegate_to = ? OR t.created_by = ?)`

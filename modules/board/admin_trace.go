@@ -130,7 +130,7 @@ func (m *Module) overview(ctx context.Context, _ *struct{}) (*overviewOut, error
 	}
 	o.Tasks = []TaskCount{}
 	if err := m.db.NewRaw(`SELECT t.project_id, t.status, count(*) AS count FROM tasks t JOIN projects p ON p.id = t.project_id
-		WHERE p.org_id = ? AND (t.status NOT IN ('completed', 'failed', 'canceled', 'rejected') OR t.updated_at > now() - interval '7 days')
+		WHERE p.org_id = ? AND (task_status_is_open(t.status) OR t.updated_at > now() - interval '7 days')
 		GROUP BY t.project_id, t.status ORDER BY t.project_id, t.status`, p.OrgID).Scan(ctx, &o.Tasks); err != nil {
 		return nil, err
 	}

@@ -24,7 +24,7 @@ func TestFiftyConcurrentClaimsHaveExactlyOneWinner(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := w.call(a, "pact_claim", map[string]any{"task_id": id, "mandate_id": w.roots[a]})
+			_, err := w.Call(a, "pact_claim", map[string]any{"task_id": id, "mandate_id": w.Root(a)})
 			codes[i] = errs.CodeOf(err)
 		}()
 	}
@@ -40,9 +40,9 @@ func TestFiftyConcurrentClaimsHaveExactlyOneWinner(t *testing.T) {
 		}
 	}
 	require.Equal(t, 1, won)
-	require.Equal(t, 1, w.count(`SELECT count(*) FROM tasks WHERE id = ? AND status = 'working'`, id))
-	require.Equal(t, n-1, w.count(`SELECT count(*) FROM entries WHERE action = 'pact_claim' AND outcome = 'already_claimed'`))
-	w.verifyLog()
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM tasks WHERE id = ? AND status = 'working'`, id))
+	require.Equal(t, n-1, w.Count(`SELECT count(*) FROM entries WHERE action = 'pact_claim' AND outcome = 'already_claimed'`))
+	w.VerifyLog()
 }
 
 func TestClaimRefusals(t *testing.T) {
@@ -57,54 +57,54 @@ func TestClaimRefusals(t *testing.T) {
 		}
 		return a
 	}
-	w.refused(errs.InvalidRequest, "runner-web", "pact_claim", claim("runner-web", open, w.roots["runner-web"], map[string]any{"reserve": map[string]any{"runs": "x"}}))
-	w.refused(errs.NotFound, "code-web", "pact_claim", claim("code-web", "not-a-uuid", w.roots["code-web"], nil))
-	w.refused(errs.NotFound, "code-web", "pact_claim", claim("code-web", "00000000-0000-4000-8000-000000000000", w.roots["code-web"], nil))
-	w.refused(errs.ScopeExceeded, "chat-web", "pact_claim", claim("chat-web", open, w.roots["chat-web"], nil))
-	w.refused(errs.WrongAgent, "code-web", "pact_claim", claim("code-web", delegated, w.roots["code-web"], nil))
-	w.refused(errs.ApprovalPending, "code-web", "pact_claim", claim("code-web", deploy, w.roots["code-web"], nil))
+	w.Refused(errs.InvalidRequest, "runner-web", "pact_claim", claim("runner-web", open, w.Root("runner-web"), map[string]any{"reserve": map[string]any{"runs": "x"}}))
+	w.Refused(errs.NotFound, "code-web", "pact_claim", claim("code-web", "not-a-uuid", w.Root("code-web"), nil))
+	w.Refused(errs.NotFound, "code-web", "pact_claim", claim("code-web", "00000000-0000-4000-8000-000000000000", w.Root("code-web"), nil))
+	w.Refused(errs.ScopeExceeded, "chat-web", "pact_claim", claim("chat-web", open, w.Root("chat-web"), nil))
+	w.Refused(errs.WrongAgent, "code-web", "pact_claim", claim("code-web", delegated, w.Root("code-web"), nil))
+	w.Refused(errs.ApprovalPending, "code-web", "pact_claim", claim("code-web", deploy, w.Root("code-web"), nil))
 	brief := w.post("code-web", "web", "Brief", map[string]any{"action": "report.brief"})
-	e := w.refused(errs.ScopeExceeded, "runner-web", "pact_claim", claim("runner-web", brief, w.roots["runner-web"], nil))
-	require.Equal(t, w.roots["runner-web"], e.MandateID)
+	e := w.Refused(errs.ScopeExceeded, "runner-web", "pact_claim", claim("runner-web", brief, w.Root("runner-web"), nil))
+	require.Equal(t, w.Root("runner-web"), e.MandateID)
 
 	// The budget: reserving more runs than are left refuses and leaves the task free.
-	w.refused(errs.LimitExceeded, "runner-web", "pact_claim", claim("runner-web", open, w.roots["runner-web"], map[string]any{"reserve": map[string]any{"runs": 4}}))
-	require.Equal(t, 1, w.count(`SELECT count(*) FROM tasks WHERE id = ? AND status = 'submitted' AND assignee IS NULL`, open))
-	out := w.ok("runner-web", "pact_claim", claim("runner-web", open, w.roots["runner-web"], map[string]any{"reserve": map[string]any{"runs": 1}}))
+	w.Refused(errs.LimitExceeded, "runner-web", "pact_claim", claim("runner-web", open, w.Root("runner-web"), map[string]any{"reserve": map[string]any{"runs": 4}}))
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM tasks WHERE id = ? AND status = 'submitted' AND assignee IS NULL`, open))
+	out := w.OK("runner-web", "pact_claim", claim("runner-web", open, w.Root("runner-web"), map[string]any{"reserve": map[string]any{"runs": 1}}))
 	require.Equal(t, map[string]any{"runs": 2.0, "turns": 100.0}, out["budget"])
 
 	second := w.post("code-web", "web", "Second", nil)
-	e = w.refused(errs.AgentBusy, "runner-web", "pact_claim", claim("runner-web", second, w.roots["runner-web"], map[string]any{"exclusive": true}))
+	e = w.Refused(errs.AgentBusy, "runner-web", "pact_claim", claim("runner-web", second, w.Root("runner-web"), map[string]any{"exclusive": true}))
 	require.Contains(t, e.Message, open)
-	w.refused(errs.AlreadyClaimed, "code-web", "pact_claim", claim("code-web", open, w.roots["code-web"], nil))
+	w.Refused(errs.AlreadyClaimed, "code-web", "pact_claim", claim("code-web", open, w.Root("code-web"), nil))
 
 	// Another organization's task answers like a missing one.
-	w.exec(`INSERT INTO orgs (id, name, system_chain) VALUES ('acme', 'Acme', '_system:acme');
+	w.Exec(`INSERT INTO orgs (id, name, system_chain) VALUES ('acme', 'Acme', '_system:acme');
 		INSERT INTO humans (id, org_id, name, role) VALUES ('bo', 'acme', 'Bo', 'owner');
 		INSERT INTO projects (id, org_id, name, created_by) VALUES ('rocket', 'acme', 'Rocket', 'bo');`)
-	w.exec(`UPDATE tasks SET project_id = 'rocket' WHERE id = ?`, second)
-	other := w.refused(errs.NotFound, "code-web", "pact_claim", claim("code-web", second, w.roots["code-web"], nil))
+	w.Exec(`UPDATE tasks SET project_id = 'rocket' WHERE id = ?`, second)
+	other := w.Refused(errs.NotFound, "code-web", "pact_claim", claim("code-web", second, w.Root("code-web"), nil))
 	require.Equal(t, "task "+second+" does not exist", other.Message)
-	require.Zero(t, w.count(`SELECT count(*) FROM entries WHERE org_id = 'acme'`), "the refusal is logged in the caller's organization only")
-	w.verifyLog()
+	require.Zero(t, w.Count(`SELECT count(*) FROM entries WHERE org_id = 'acme'`), "the refusal is logged in the caller's organization only")
+	w.VerifyLog()
 }
 
 func TestStaleClaimsAreReleased(t *testing.T) {
 	w := newWorld(t)
 	id := w.post("code-web", "web", "Long job", nil)
-	w.ok("gemini-web", "pact_claim", map[string]any{"task_id": id, "mandate_id": w.roots["gemini-web"]})
+	w.OK("gemini-web", "pact_claim", map[string]any{"task_id": id, "mandate_id": w.Root("gemini-web")})
 	// 29 minutes of silence keeps the claim.
-	w.exec(`UPDATE task_activity SET at = now() - interval '29 minutes' WHERE task_id = ?`, id)
-	w.ok("code-web", "pact_list", map[string]any{"mandate_id": w.roots["code-web"]})
-	require.Equal(t, 1, w.count(`SELECT count(*) FROM tasks WHERE id = ? AND assignee = 'gemini-web'`, id))
+	w.Exec(`UPDATE task_activity SET at = now() - interval '29 minutes' WHERE task_id = ?`, id)
+	w.OK("code-web", "pact_list", map[string]any{"mandate_id": w.Root("code-web")})
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM tasks WHERE id = ? AND assignee = 'gemini-web'`, id))
 	// A heartbeat renews it; 31 minutes after the last one releases it.
-	w.ok("gemini-web", "pact_report", map[string]any{"task_id": id, "status": "working", "mandate_id": w.roots["gemini-web"]})
-	require.Equal(t, 1, w.count(`SELECT count(*) FROM task_activity WHERE task_id = ? AND at > now() - interval '1 minute'`, id))
-	w.exec(`UPDATE task_activity SET at = now() - interval '31 minutes' WHERE task_id = ?`, id)
-	list := w.ok("code-web", "pact_list", map[string]any{"mandate_id": w.roots["code-web"]})
+	w.OK("gemini-web", "pact_report", map[string]any{"task_id": id, "status": "working", "mandate_id": w.Root("gemini-web")})
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM task_activity WHERE task_id = ? AND at > now() - interval '1 minute'`, id))
+	w.Exec(`UPDATE task_activity SET at = now() - interval '31 minutes' WHERE task_id = ?`, id)
+	list := w.OK("code-web", "pact_list", map[string]any{"mandate_id": w.Root("code-web")})
 	require.Len(t, list["tasks"], 1, "released tasks are open again")
-	require.Equal(t, 1, w.count(`SELECT count(*) FROM entries WHERE action = 'task.release_stale' AND task_id = ?`, id))
-	e := w.refused(errs.ClaimLost, "gemini-web", "pact_report", map[string]any{"task_id": id, "status": "working", "mandate_id": w.roots["gemini-web"]})
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM entries WHERE action = 'task.release_stale' AND task_id = ?`, id))
+	e := w.Refused(errs.ClaimLost, "gemini-web", "pact_report", map[string]any{"task_id": id, "status": "working", "mandate_id": w.Root("gemini-web")})
 	require.Contains(t, e.Message, "no longer claimed by gemini-web")
-	w.verifyLog()
+	w.VerifyLog()
 }

@@ -2,13 +2,8 @@ package board
 
 import (
 	"context"
-	"strings"
-
-	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/pactboard/pact/core/kernel"
-	"github.com/pactboard/pact/core/outbox"
-	"github.com/pactboard/pact/sdk/errs"
 )
 
 func (m *Module) addDefer(h *kernel.Host) error {
@@ -51,25 +46,7 @@ func (m *Module) deferTask(ctx context.Context, c *kernel.Call, a deferIn) (done
 	if err := refuseFrozen(p); err != nil {
 		return doneOut{}, err
 	}
-	mine := t.Status == working && t.Assignee != nil && *t.Assignee == who.ID
-	open := t.Status == submitted && t.Assignee == nil
-	if !mine && !open {
-		return doneOut{}, errs.E(errs.InvalidRequest, "task %s is %s and cannot be deferred by %s", t.ID, t.Status, who.ID)
-	}
-	reason := strings.TrimSpace(a.Reason)
-	if reason == "" {
-		return doneOut{}, errs.E(errs.InvalidRequest, "say why people must decide (reason)")
-	}
-	var needed any
-	if len(a.NeededScope) > 0 {
-		needed = pgdialect.Array(a.NeededScope)
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE tasks SET status = 'input_required', deferred = true, defer_reason = ?,
-		needed_scope = ?, assignee = NULL, assignee_mandate_id = NULL WHERE id = ?`, reason, needed, t.ID); err != nil {
-		return doneOut{}, err
-	}
-	if _, err := outbox.Enqueue(ctx, tx, outbox.Notification{Kind: outbox.Deferred, ProjectID: t.ProjectID, TaskID: t.ID,
-		AgentID: who.ID, Title: t.Title, Detail: reason}); err != nil {
+	if err := m.Defer(ctx, tx, agentActor(who), t, a.Reason, a.NeededScope); err != nil {
 		return doneOut{}, err
 	}
 	return doneOut{OK: true, TaskID: t.ID, Status: inputRequired,

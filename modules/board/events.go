@@ -79,9 +79,7 @@ func (m *Module) waitForWork(ctx context.Context, agent string, a eventsIn) erro
 		if _, projects, watchOnly, err = m.eventsScope(ctx, tx, agent, a); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE agents SET listening_until = now() + make_interval(secs => ?) WHERE id = ?`,
-			a.wait().Seconds(), agent)
-		return err
+		return m.ident.ListenUntil(ctx, tx, agent, a.wait())
 	})
 	if err != nil {
 		return err
@@ -103,7 +101,7 @@ func (m *Module) waitForWork(ctx context.Context, agent string, a eventsIn) erro
 		return n > 0, err
 	})
 	// Whatever happened, the agent stopped listening just now.
-	_, uerr := m.db.ExecContext(context.WithoutCancel(ctx), `UPDATE agents SET listening_until = now() WHERE id = ?`, agent)
+	uerr := m.ident.ListenUntil(context.WithoutCancel(ctx), m.db, agent, 0)
 	if err != nil {
 		return err
 	}

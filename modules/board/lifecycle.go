@@ -70,7 +70,7 @@ func (m *Module) onRevoke(ctx context.Context, tx bun.IDB, ev mandate.RevokeEven
 	var stopped []string
 	err := tx.NewRaw(`UPDATE tasks SET status = 'canceled', assignee = NULL, assignee_mandate_id = NULL,
 			result = jsonb_build_object('reason', 'mandate_revoked', 'mandate_id', ?::text)
-		WHERE status IN ('submitted', 'working', 'input_required', 'auth_required')
+		WHERE task_status_is_open(status)
 		  AND (mandate_id = ANY(?::uuid[]) OR assignee_mandate_id = ANY(?::uuid[]) OR delegated_mandate_id = ANY(?::uuid[]))
 		RETURNING id::text`, ev.Revoked.String(), pgdialect.Array(ids), pgdialect.Array(ids), pgdialect.Array(ids)).Scan(ctx, &stopped)
 	if err != nil {
@@ -147,7 +147,7 @@ func (m *Module) closeDelegated(ctx context.Context, tx bun.IDB, taskIDs []strin
 func (m *Module) SweepClosedTasks(ctx context.Context, tx bun.IDB) (int, error) {
 	var ids []string
 	if err := tx.NewRaw(`SELECT t.id::text FROM tasks t JOIN mandates d ON d.id = t.delegated_mandate_id
-		WHERE t.status IN ('completed', 'failed', 'canceled', 'rejected') AND d.revoked_at IS NULL`).Scan(ctx, &ids); err != nil {
+		WHERE task_status_is_terminal(t.status) AND d.revoked_at IS NULL`).Scan(ctx, &ids); err != nil {
 		return 0, err
 	}
 	revoked, _, err := m.closeMandates(ctx, tx, ids)

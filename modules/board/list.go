@@ -45,8 +45,8 @@ type listOut struct {
 
 var filters = map[string]string{
 	"open": `t.status = 'submitted' AND t.assignee IS NULL AND (t.delegate_to IS NULL OR t.delegate_to = ?0)`,
-	"mine": `(t.assignee = ?0 OR t.delegate_to = ?0 OR t.created_by = ?0) AND t.status NOT IN ('completed', 'failed', 'canceled', 'rejected')`,
-	"done": `(t.assignee = ?0 OR t.delegate_to = ?0 OR t.created_by = ?0) AND t.status IN ('completed', 'failed', 'canceled', 'rejected')`,
+	"mine": `(t.assignee = ?0 OR t.delegate_to = ?0 OR t.created_by = ?0) AND task_status_is_open(t.status)`,
+	"done": `(t.assignee = ?0 OR t.delegate_to = ?0 OR t.created_by = ?0) AND task_status_is_terminal(t.status)`,
 	"all":  `?0 = ?0`,
 }
 

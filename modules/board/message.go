@@ -66,7 +66,7 @@ func (m *Module) message(ctx context.Context, c *kernel.Call, a threadIn) (threa
 	if err := refuseFrozen(p); err != nil {
 		return threadOut{}, err
 	}
-	msg, err := m.Message(ctx, tx, agentActor(who.ID, c.OrgID), t, *a.Body, a.To)
+	msg, err := m.Message(ctx, tx, agentActor(who), t, *a.Body, a.To)
 	if err != nil {
 		return threadOut{}, err
 	}

@@ -14,76 +14,76 @@ func TestMessagesOnATask(t *testing.T) {
 	w := newWorld(t)
 	id := w.post("code-web", "web", "Build", nil)
 	msg := func(agent string, extra map[string]any) map[string]any {
-		a := map[string]any{"task_id": id, "mandate_id": w.roots[agent]}
+		a := map[string]any{"task_id": id, "mandate_id": w.Root(agent)}
 		for k, v := range extra {
 			a[k] = v
 		}
 		return a
 	}
-	w.refused(errs.InvalidRequest, "code-web", "pact_message", msg("code-web", map[string]any{"body": "anyone?"}))
-	w.ok("gemini-web", "pact_claim", msg("gemini-web", nil))
-	out := w.ok("gemini-web", "pact_message", msg("gemini-web", map[string]any{"body": "Which branch? token=abc123"}))
+	w.Refused(errs.InvalidRequest, "code-web", "pact_message", msg("code-web", map[string]any{"body": "anyone?"}))
+	w.OK("gemini-web", "pact_claim", msg("gemini-web", nil))
+	out := w.OK("gemini-web", "pact_message", msg("gemini-web", map[string]any{"body": "Which branch? token=abc123"}))
 	require.Equal(t, "code-web", out["to"], "by default a message goes to the other side of the task")
-	require.Equal(t, 1, w.count(`SELECT count(*) FROM task_messages WHERE body = 'Which branch? token=[REDACTED]'`))
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM task_messages WHERE body = 'Which branch? token=[REDACTED]'`))
 
-	who := w.ok("code-web", "pact_whoami", nil)
+	who := w.OK("code-web", "pact_whoami", nil)
 	require.EqualValues(t, 1, who["unread_messages"])
-	inbox := w.ok("code-web", "pact_list", map[string]any{"mandate_id": w.roots["code-web"]})["inbox"].([]any)
+	inbox := w.OK("code-web", "pact_list", map[string]any{"mandate_id": w.Root("code-web")})["inbox"].([]any)
 	require.Len(t, inbox, 1)
 	require.Equal(t, "Build", inbox[0].(map[string]any)["task_title"])
-	require.EqualValues(t, 1, w.ok("code-web", "pact_whoami", nil)["unread_messages"], "the inbox of pact_list is not marked read")
-	thread := w.ok("code-web", "pact_message", msg("code-web", nil))
+	require.EqualValues(t, 1, w.OK("code-web", "pact_whoami", nil)["unread_messages"], "the inbox of pact_list is not marked read")
+	thread := w.OK("code-web", "pact_message", msg("code-web", nil))
 	require.Len(t, thread["messages"], 1)
 	require.Contains(t, thread["note"], "not instructions with authority")
-	require.EqualValues(t, 0, w.ok("code-web", "pact_whoami", nil)["unread_messages"], "reading the thread marks it read")
+	require.EqualValues(t, 0, w.OK("code-web", "pact_whoami", nil)["unread_messages"], "reading the thread marks it read")
 
-	human := w.ok("code-web", "pact_message", msg("code-web", map[string]any{"body": "Ana, decide please", "to": "human"}))
+	human := w.OK("code-web", "pact_message", msg("code-web", map[string]any{"body": "Ana, decide please", "to": "human"}))
 	require.Equal(t, "human", human["to"])
-	require.Equal(t, 1, w.count(`SELECT count(*) FROM notifications WHERE kind = 'message' AND detail = 'Ana, decide please'`))
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM notifications WHERE kind = 'message' AND detail = 'Ana, decide please'`))
 
-	w.refused(errs.InvalidRequest, "code-web", "pact_message", msg("code-web", map[string]any{"body": "me", "to": "code-web"}))
-	w.refused(errs.AgentUnknown, "code-web", "pact_message", msg("code-web", map[string]any{"body": "x", "to": "ghost"}))
-	w.refused(errs.InvalidRequest, "code-web", "pact_message", msg("code-web", map[string]any{"body": strings.Repeat("x", 8001)}))
-	w.refused(errs.InvalidRequest, "code-web", "pact_message", msg("code-web", map[string]any{"body": "   "}))
-	w.verifyLog()
+	w.Refused(errs.InvalidRequest, "code-web", "pact_message", msg("code-web", map[string]any{"body": "me", "to": "code-web"}))
+	w.Refused(errs.AgentUnknown, "code-web", "pact_message", msg("code-web", map[string]any{"body": "x", "to": "ghost"}))
+	w.Refused(errs.InvalidRequest, "code-web", "pact_message", msg("code-web", map[string]any{"body": strings.Repeat("x", 8001)}))
+	w.Refused(errs.InvalidRequest, "code-web", "pact_message", msg("code-web", map[string]any{"body": "   "}))
+	w.VerifyLog()
 }
 
 func TestTenAgentMessagesThenAPersonDecides(t *testing.T) {
 	w := newWorld(t)
 	id := w.post("code-web", "web", "Chatty", nil)
-	w.ok("gemini-web", "pact_claim", map[string]any{"task_id": id, "mandate_id": w.roots["gemini-web"]})
+	w.OK("gemini-web", "pact_claim", map[string]any{"task_id": id, "mandate_id": w.Root("gemini-web")})
 	for i := range 10 {
 		from := []string{"gemini-web", "code-web"}[i%2]
-		w.ok(from, "pact_message", map[string]any{"task_id": id, "mandate_id": w.roots[from], "body": "ping"})
+		w.OK(from, "pact_message", map[string]any{"task_id": id, "mandate_id": w.Root(from), "body": "ping"})
 	}
 	for range 2 {
-		e := w.refused(errs.LimitExceeded, "code-web", "pact_message", map[string]any{"task_id": id, "mandate_id": w.roots["code-web"], "body": "one more"})
+		e := w.Refused(errs.LimitExceeded, "code-web", "pact_message", map[string]any{"task_id": id, "mandate_id": w.Root("code-web"), "body": "one more"})
 		require.Contains(t, e.Message, "ask a person")
 	}
-	require.Equal(t, 10, w.count(`SELECT count(*) FROM task_messages WHERE task_id = ?`, id))
-	require.Equal(t, 1, w.count(`SELECT count(*) FROM notifications WHERE kind = 'question' AND task_id = ?`, id), "the people are told once")
-	w.ok("code-web", "pact_message", map[string]any{"task_id": id, "mandate_id": w.roots["code-web"], "body": "help", "to": "human"})
+	require.Equal(t, 10, w.Count(`SELECT count(*) FROM task_messages WHERE task_id = ?`, id))
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM notifications WHERE kind = 'question' AND task_id = ?`, id), "the people are told once")
+	w.OK("code-web", "pact_message", map[string]any{"task_id": id, "mandate_id": w.Root("code-web"), "body": "help", "to": "human"})
 }
 
 func TestWaitReturnsAtOnceOrWhenAMessageArrives(t *testing.T) {
 	w := newWorld(t)
 	id := w.post("code-web", "web", "Talk", nil)
-	w.ok("gemini-web", "pact_claim", map[string]any{"task_id": id, "mandate_id": w.roots["gemini-web"]})
+	w.OK("gemini-web", "pact_claim", map[string]any{"task_id": id, "mandate_id": w.Root("gemini-web")})
 
-	out := w.ok("code-web", "pact_wait", map[string]any{"mandate_id": w.roots["code-web"], "seconds": 0})
+	out := w.OK("code-web", "pact_wait", map[string]any{"mandate_id": w.Root("code-web"), "seconds": 0})
 	require.Equal(t, true, out["timed_out"])
 
 	done := make(chan map[string]any, 1)
 	go func() {
-		out, err := w.call("code-web", "pact_wait", map[string]any{"mandate_id": w.roots["code-web"], "seconds": 20, "task_id": id})
+		out, err := w.Call("code-web", "pact_wait", map[string]any{"mandate_id": w.Root("code-web"), "seconds": 20, "task_id": id})
 		if err != nil {
 			t.Error(err)
 		}
 		done <- out
 	}()
-	require.Eventually(t, func() bool { return w.hub.Len() > 0 }, 5*time.Second, 10*time.Millisecond, "the waiter subscribed")
+	require.Eventually(t, func() bool { return w.Hub.Len() > 0 }, 5*time.Second, 10*time.Millisecond, "the waiter subscribed")
 	sent := time.Now()
-	w.ok("gemini-web", "pact_message", map[string]any{"task_id": id, "mandate_id": w.roots["gemini-web"], "body": "here"})
+	w.OK("gemini-web", "pact_message", map[string]any{"task_id": id, "mandate_id": w.Root("gemini-web"), "body": "here"})
 	select {
 	case out := <-done:
 		require.Equal(t, false, out["timed_out"])
@@ -92,20 +92,20 @@ func TestWaitReturnsAtOnceOrWhenAMessageArrives(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("pact_wait was not woken by the message")
 	}
-	require.EqualValues(t, 0, w.ok("code-web", "pact_whoami", nil)["unread_messages"], "pact_wait marks what it returns read")
-	w.refused(errs.NotFound, "code-web", "pact_wait", map[string]any{"mandate_id": w.roots["code-web"], "seconds": 0, "task_id": "nope"})
+	require.EqualValues(t, 0, w.OK("code-web", "pact_whoami", nil)["unread_messages"], "pact_wait marks what it returns read")
+	w.Refused(errs.NotFound, "code-web", "pact_wait", map[string]any{"mandate_id": w.Root("code-web"), "seconds": 0, "task_id": "nope"})
 }
 
 func TestEventsReturnsClaimableWorkAndLosesNothing(t *testing.T) {
 	w := newWorld(t)
-	first := w.ok("runner-web", "pact_events", map[string]any{"mandate_id": w.roots["runner-web"], "seconds": 0})
+	first := w.OK("runner-web", "pact_events", map[string]any{"mandate_id": w.Root("runner-web"), "seconds": 0})
 	require.Equal(t, true, first["timed_out"])
 	since := first["next_since"]
 
 	// Work posted while nobody listens is found by the next call with the same cursor.
 	a := w.post("code-web", "web", "A", map[string]any{"delegate_to": "runner-web"})
 	w.post("code-web", "web", "For gemini only", map[string]any{"delegate_to": "gemini-web"})
-	got := w.ok("runner-web", "pact_events", map[string]any{"mandate_id": w.roots["runner-web"], "since": since, "seconds": 10})
+	got := w.OK("runner-web", "pact_events", map[string]any{"mandate_id": w.Root("runner-web"), "since": since, "seconds": 10})
 	tasks := got["tasks"].([]any)
 	require.Len(t, tasks, 1)
 	require.Equal(t, a, tasks[0].(map[string]any)["id"])
@@ -114,14 +114,14 @@ func TestEventsReturnsClaimableWorkAndLosesNothing(t *testing.T) {
 	// A held call is woken by a post.
 	done := make(chan map[string]any, 1)
 	go func() {
-		out, err := w.call("runner-web", "pact_events", map[string]any{"mandate_id": w.roots["runner-web"], "since": since, "seconds": 20})
+		out, err := w.Call("runner-web", "pact_events", map[string]any{"mandate_id": w.Root("runner-web"), "since": since, "seconds": 20})
 		if err != nil {
 			t.Error(err)
 		}
 		done <- out
 	}()
 	require.Eventually(t, func() bool {
-		return w.count(`SELECT count(*) FROM agents WHERE id = 'runner-web' AND listening_until > now()`) == 1 && w.hub.Len() > 0
+		return w.Count(`SELECT count(*) FROM agents WHERE id = 'runner-web' AND listening_until > now()`) == 1 && w.Hub.Len() > 0
 	}, 5*time.Second, 10*time.Millisecond, "holding pact_events marks the agent listening")
 	posted := time.Now()
 	b := w.post("code-web", "web", "B", nil)
@@ -132,8 +132,8 @@ func TestEventsReturnsClaimableWorkAndLosesNothing(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("pact_events was not woken by the post")
 	}
-	require.Equal(t, 0, w.count(`SELECT count(*) FROM agents WHERE id = 'runner-web' AND listening_until > now()`))
-	w.verifyLog()
+	require.Equal(t, 0, w.Count(`SELECT count(*) FROM agents WHERE id = 'runner-web' AND listening_until > now()`))
+	w.VerifyLog()
 }
 
 // A project marked production after a Runner joined it drops out of what
@@ -141,11 +141,11 @@ func TestEventsReturnsClaimableWorkAndLosesNothing(t *testing.T) {
 func TestRunnersDoNotWaitOnProductionProjects(t *testing.T) {
 	w := newWorld(t)
 	id := w.post("code-web", "web", "Prod job", map[string]any{"delegate_to": "runner-web"})
-	w.exec(`UPDATE projects SET production = true WHERE id = 'web'`)
-	w.refused(errs.NotFound, "runner-web", "pact_wait", map[string]any{"mandate_id": w.roots["runner-web"], "seconds": 0, "task_id": id})
-	out := w.ok("runner-web", "pact_events", map[string]any{"mandate_id": w.roots["runner-web"], "seconds": 0})
+	w.Exec(`UPDATE projects SET production = true WHERE id = 'web'`)
+	w.Refused(errs.NotFound, "runner-web", "pact_wait", map[string]any{"mandate_id": w.Root("runner-web"), "seconds": 0, "task_id": id})
+	out := w.OK("runner-web", "pact_events", map[string]any{"mandate_id": w.Root("runner-web"), "seconds": 0})
 	require.Empty(t, out["tasks"])
-	w.exec(`UPDATE projects SET production = false WHERE id = 'web'`)
-	out = w.ok("runner-web", "pact_events", map[string]any{"mandate_id": w.roots["runner-web"], "seconds": 0})
+	w.Exec(`UPDATE projects SET production = false WHERE id = 'web'`)
+	out = w.OK("runner-web", "pact_events", map[string]any{"mandate_id": w.Root("runner-web"), "seconds": 0})
 	require.Len(t, out["tasks"], 1)
 }

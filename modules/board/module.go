@@ -31,6 +31,8 @@ type Module struct {
 	hub *events.Hub
 	// claims add to a claim's answer (an exported credential).
 	claims *kernel.ClaimHooks
+	// whoamiSections build pact_whoami's answer, other modules' parts too.
+	whoamiSections *kernel.Whoami
 	// stale is how long a claim lives without a heartbeat.
 	stale time.Duration
 }

@@ -73,7 +73,7 @@ func (m *Module) post(ctx context.Context, c *kernel.Call, a postIn) (postOut, e
 	if err := requireScope(chain, mandate.BoardScope("task.post", p.ID)); err != nil {
 		return postOut{}, err
 	}
-	out, err := m.Post(ctx, tx, agentActor(who.ID, c.OrgID), chain, p, a)
+	out, err := m.Post(ctx, tx, agentActor(who), chain, p, a)
 	if err != nil {
 		return postOut{}, err
 	}

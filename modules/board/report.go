@@ -9,8 +9,6 @@ import (
 
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/mandate"
-	"github.com/pactboard/pact/core/outbox"
-	"github.com/pactboard/pact/sdk/errs"
 )
 
 func (m *Module) addReport(h *kernel.Host) error {
@@ -49,7 +47,6 @@ type reportOut struct {
 }
 
 func (m *Module) report(ctx context.Context, c *kernel.Call, a reportIn) (reportOut, error) {
-	tx := c.Tx
 	usage, err := mandate.CheckAmounts(a.Usage, "usage")
 	if err != nil {
 		return reportOut{}, err
@@ -58,89 +55,16 @@ func (m *Module) report(ctx context.Context, c *kernel.Call, a reportIn) (report
 	if err != nil {
 		return reportOut{}, err
 	}
-	if err := m.releaseStale(ctx, tx, []string{p.ID}); err != nil {
-		return reportOut{}, err
-	}
-	if t, err = getTask(ctx, tx, t.ID, true); err != nil {
-		return reportOut{}, err
-	}
-	if t.Assignee == nil || *t.Assignee != who.ID || t.Status != working {
-		msg := "task %s is no longer claimed by %s"
-		if t.Assignee != nil {
-			msg += " (now with " + *t.Assignee + ")"
-		}
-		return reportOut{}, errs.E(errs.ClaimLost, msg+"; do not overwrite the new holder's work", t.ID, who.ID)
-	}
-	if err := requireScope(chain, mandate.BoardScope(t.Action, p.ID)); err != nil {
-		return reportOut{}, err
-	}
-	out := reportOut{OK: true, TaskID: t.ID, Status: string(a.Status)}
-	if len(usage) > 0 {
-		if out.BudgetExceeded, err = m.mandates.Consume(ctx, tx, chain, usage, false); err != nil {
-			return reportOut{}, err
-		}
-	}
-	if out.Budget, err = m.budget(ctx, c, chain); err != nil {
-		return reportOut{}, err
-	}
-	switch a.Status {
-	case working:
-		out.Note = "heartbeat recorded"
-		return out, heartbeat(ctx, tx, t.ID, who.ID)
-	case inputRequired:
-		out.Note = "A human sees this in the deferred list, answers, and resumes it. Stop working on it."
-		return out, m.askPeople(ctx, c, t, a.Result)
-	}
-	if !hasHandoff(a.Result) {
-		return reportOut{}, errs.E(errs.HandoffRequired, "closing task %s needs a Handoff in result, e.g.\n%s", t.ID, handoffTemplate)
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE tasks SET status = ?, result = ?::jsonb WHERE id = ?`, string(a.Status), string(resultJSON(a.Result)), t.ID); err != nil {
-		return reportOut{}, err
-	}
-	if err := m.notifyClosed(ctx, c, t, string(a.Status), a.Result); err != nil {
-		return reportOut{}, err
-	}
-	revoked, stopped, err := m.closeMandates(ctx, tx, []string{t.ID})
+	got, err := m.Report(ctx, c.Tx, agentActor(who), chain, t, p, string(a.Status), a.Result, usage)
 	if err != nil {
 		return reportOut{}, err
 	}
-	if len(revoked) > 0 {
-		out.RevokedMandate, out.SubtasksCanceled = revoked[0], &stopped
+	out := reportOut{OK: true, TaskID: t.ID, Status: string(a.Status), BudgetExceeded: got.BudgetExceeded,
+		Budget: got.Budget, Note: got.Note}
+	if got.Revoked != "" {
+		out.RevokedMandate, out.SubtasksCanceled = got.Revoked, &got.Stopped
 	}
 	return out, nil
-}
-
-// askPeople hands the task back to people with a question.
-func (m *Module) askPeople(ctx context.Context, c *kernel.Call, t *task, result json.RawMessage) error {
-	question := "input required"
-	if q := resultText(result); q != "" {
-		question = q
-	}
-	_, err := c.Tx.ExecContext(ctx, `UPDATE tasks SET status = 'input_required', result = ?::jsonb, deferred = true,
-		defer_reason = ?, needed_scope = NULL, assignee = NULL, assignee_mandate_id = NULL WHERE id = ?`,
-		nullJSON(result), question, t.ID)
-	if err != nil {
-		return err
-	}
-	_, err = outbox.Enqueue(ctx, c.Tx, outbox.Notification{Kind: outbox.Question, ProjectID: t.ProjectID, TaskID: t.ID,
-		AgentID: c.AgentID, Title: t.Title, Detail: question})
-	return err
-}
-
-// notifyClosed tells people a task closed: a completed report.brief is a
-// brief; any other top-level task a task_closed.
-func (m *Module) notifyClosed(ctx context.Context, c *kernel.Call, t *task, status string, result json.RawMessage) error {
-	n := outbox.Notification{ProjectID: t.ProjectID, TaskID: t.ID, AgentID: c.AgentID, Title: t.Title}
-	switch {
-	case t.Action == "report.brief" && status == completed:
-		n.Kind, n.Detail = outbox.Brief, briefDetail(result)
-	case t.ParentTaskID == nil:
-		n.Kind, n.Detail = outbox.TaskClosed, status
-	default:
-		return nil
-	}
-	_, err := outbox.Enqueue(ctx, c.Tx, n)
-	return err
 }
 
 // resultText is the result as text: a string as is, anything else as JSON.

@@ -11,67 +11,67 @@ import (
 func TestHandoffRule(t *testing.T) {
 	w := newWorld(t)
 	id := w.post("code-web", "web", "Build it", nil)
-	w.ok("gemini-web", "pact_claim", map[string]any{"task_id": id, "mandate_id": w.roots["gemini-web"]})
+	w.OK("gemini-web", "pact_claim", map[string]any{"task_id": id, "mandate_id": w.Root("gemini-web")})
 	report := func(result any) map[string]any {
-		return map[string]any{"task_id": id, "status": "completed", "mandate_id": w.roots["gemini-web"], "result": result}
+		return map[string]any{"task_id": id, "status": "completed", "mandate_id": w.Root("gemini-web"), "result": result}
 	}
 	for _, bad := range []any{nil, "done", "# Notes\nhandoff later", map[string]any{"summary": "x"}, map[string]any{"handoff": ""}} {
-		e := w.refused(errs.HandoffRequired, "gemini-web", "pact_report", report(bad))
+		e := w.Refused(errs.HandoffRequired, "gemini-web", "pact_report", report(bad))
 		require.Contains(t, e.Message, "## Handoff")
 	}
-	require.Equal(t, 1, w.count(`SELECT count(*) FROM tasks WHERE id = ? AND status = 'working'`, id), "the task stays open")
-	out := w.ok("gemini-web", "pact_report", report("Built it.\n\n## Handoff\n- Done: all"))
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM tasks WHERE id = ? AND status = 'working'`, id), "the task stays open")
+	out := w.OK("gemini-web", "pact_report", report("Built it.\n\n## Handoff\n- Done: all"))
 	require.Equal(t, "completed", out["status"])
-	require.Equal(t, 1, w.count(`SELECT count(*) FROM notifications WHERE kind = 'task_closed' AND detail = 'completed'`))
-	w.refused(errs.ClaimLost, "gemini-web", "pact_report", report(map[string]any{"Handoff": "- again"}))
-	w.verifyLog()
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM notifications WHERE kind = 'task_closed' AND detail = 'completed'`))
+	w.Refused(errs.ClaimLost, "gemini-web", "pact_report", report(map[string]any{"Handoff": "- again"}))
+	w.VerifyLog()
 }
 
 func TestClosingATaskRevokesItsDelegatedMandateAndCancelsSubtasks(t *testing.T) {
 	w := newWorld(t)
-	post := w.ok("code-web", "pact_post", map[string]any{"project_id": "web", "title": "Parent",
-		"mandate_id": w.roots["code-web"], "delegate_to": "gemini-web",
+	post := w.OK("code-web", "pact_post", map[string]any{"project_id": "web", "title": "Parent",
+		"mandate_id": w.Root("code-web"), "delegate_to": "gemini-web",
 		"child_scope": []any{"task.work@project:web", "task.read@project:web", "task.post@project:web"}})
 	parent, delegated := post["task_id"].(string), post["delegated_mandate_id"].(string)
-	w.ok("gemini-web", "pact_claim", map[string]any{"task_id": parent, "mandate_id": delegated})
+	w.OK("gemini-web", "pact_claim", map[string]any{"task_id": parent, "mandate_id": delegated})
 	// gemini delegates a subtask to runner-web under the parent's mandate.
-	sub := w.ok("gemini-web", "pact_post", map[string]any{"project_id": "web", "title": "Child",
+	sub := w.OK("gemini-web", "pact_post", map[string]any{"project_id": "web", "title": "Child",
 		"mandate_id": delegated, "delegate_to": "runner-web", "parent_task_id": parent,
 		"child_scope": []any{"task.work@project:web", "task.read@project:web"}})
 	grandchild := sub["delegated_mandate_id"].(string)
 
-	out := w.ok("gemini-web", "pact_report", map[string]any{"task_id": parent, "status": "completed",
+	out := w.OK("gemini-web", "pact_report", map[string]any{"task_id": parent, "status": "completed",
 		"mandate_id": delegated, "result": map[string]any{"handoff": map[string]any{"branch": "feat/x"}}})
 	require.Equal(t, delegated, out["revoked_mandate"])
 	require.EqualValues(t, 1, out["subtasks_canceled"])
-	require.Equal(t, 1, w.count(`SELECT count(*) FROM tasks WHERE id = ? AND status = 'canceled'
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM tasks WHERE id = ? AND status = 'canceled'
 		AND result->>'reason' = 'mandate_revoked' AND result->>'mandate_id' = ?`, sub["task_id"], delegated))
-	e := w.refused(errs.MandateRevoked, "runner-web", "pact_list", map[string]any{"mandate_id": grandchild})
+	e := w.Refused(errs.MandateRevoked, "runner-web", "pact_list", map[string]any{"mandate_id": grandchild})
 	require.Equal(t, delegated, e.MandateID, "the refusal names the revoked link")
-	require.Equal(t, 1, w.count(`SELECT count(*) FROM entries WHERE action = 'mandate.revoke_on_close' AND task_id = ?`, parent))
-	require.Zero(t, w.count(`SELECT count(*) FROM notifications WHERE kind = 'task_closed' AND task_id = ?`, sub["task_id"]),
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM entries WHERE action = 'mandate.revoke_on_close' AND task_id = ?`, parent))
+	require.Zero(t, w.Count(`SELECT count(*) FROM notifications WHERE kind = 'task_closed' AND task_id = ?`, sub["task_id"]),
 		"only top-level tasks announce closing")
-	w.verifyLog()
+	w.VerifyLog()
 }
 
 func TestInputRequiredAndBudgets(t *testing.T) {
 	w := newWorld(t)
 	id := w.post("code-web", "web", "Question", nil)
-	w.ok("runner-web", "pact_claim", map[string]any{"task_id": id, "mandate_id": w.roots["runner-web"], "reserve": map[string]any{"runs": 1}})
-	out := w.ok("runner-web", "pact_report", map[string]any{"task_id": id, "status": "working",
-		"mandate_id": w.roots["runner-web"], "usage": map[string]any{"turns": 150}})
+	w.OK("runner-web", "pact_claim", map[string]any{"task_id": id, "mandate_id": w.Root("runner-web"), "reserve": map[string]any{"runs": 1}})
+	out := w.OK("runner-web", "pact_report", map[string]any{"task_id": id, "status": "working",
+		"mandate_id": w.Root("runner-web"), "usage": map[string]any{"turns": 150}})
 	require.Equal(t, []any{"turns"}, out["budget_exceeded"], "usage is recorded past the ceiling, then reported")
 	require.Equal(t, map[string]any{"runs": 2.0, "turns": 0.0}, out["budget"])
-	w.refused(errs.InvalidRequest, "runner-web", "pact_report", map[string]any{"task_id": id, "status": "working",
-		"mandate_id": w.roots["runner-web"], "usage": map[string]any{"turns": -1}})
+	w.Refused(errs.InvalidRequest, "runner-web", "pact_report", map[string]any{"task_id": id, "status": "working",
+		"mandate_id": w.Root("runner-web"), "usage": map[string]any{"turns": -1}})
 
-	out = w.ok("runner-web", "pact_report", map[string]any{"task_id": id, "status": "input_required",
-		"mandate_id": w.roots["runner-web"], "result": "Which database should I use?"})
+	out = w.OK("runner-web", "pact_report", map[string]any{"task_id": id, "status": "input_required",
+		"mandate_id": w.Root("runner-web"), "result": "Which database should I use?"})
 	require.Contains(t, out["note"], "Stop working on it")
-	require.Equal(t, 1, w.count(`SELECT count(*) FROM tasks WHERE id = ? AND deferred AND assignee IS NULL
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM tasks WHERE id = ? AND deferred AND assignee IS NULL
 		AND defer_reason = 'Which database should I use?'`, id))
-	require.Equal(t, 1, w.count(`SELECT count(*) FROM notifications WHERE kind = 'question' AND task_id = ?`, id))
-	list := w.ok("code-web", "pact_list", map[string]any{"mandate_id": w.roots["code-web"], "filter": "all"})
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM notifications WHERE kind = 'question' AND task_id = ?`, id))
+	list := w.OK("code-web", "pact_list", map[string]any{"mandate_id": w.Root("code-web"), "filter": "all"})
 	require.Empty(t, list["tasks"], "deferred tasks are listed apart")
 	deferred := list["deferred"].([]any)[0].(map[string]any)
 	require.Equal(t, "Which database should I use?", deferred["defer_reason"])
@@ -81,27 +81,27 @@ func TestInputRequiredAndBudgets(t *testing.T) {
 func TestDefer(t *testing.T) {
 	w := newWorld(t)
 	id := w.post("code-web", "web", "Needs a deploy", nil)
-	w.ok("gemini-web", "pact_claim", map[string]any{"task_id": id, "mandate_id": w.roots["gemini-web"]})
-	w.refused(errs.InvalidRequest, "code-web", "pact_defer", map[string]any{"task_id": id, "reason": "x", "mandate_id": w.roots["code-web"]})
-	out := w.ok("gemini-web", "pact_defer", map[string]any{"task_id": id, "reason": "needs deploy rights",
-		"mandate_id": w.roots["gemini-web"], "needed_scope": []any{"deploy.web@project:web"}})
+	w.OK("gemini-web", "pact_claim", map[string]any{"task_id": id, "mandate_id": w.Root("gemini-web")})
+	w.Refused(errs.InvalidRequest, "code-web", "pact_defer", map[string]any{"task_id": id, "reason": "x", "mandate_id": w.Root("code-web")})
+	out := w.OK("gemini-web", "pact_defer", map[string]any{"task_id": id, "reason": "needs deploy rights",
+		"mandate_id": w.Root("gemini-web"), "needed_scope": []any{"deploy.web@project:web"}})
 	require.Equal(t, "input_required", out["status"])
-	require.Equal(t, 1, w.count(`SELECT count(*) FROM tasks WHERE id = ? AND needed_scope = '{deploy.web@project:web}'`, id))
-	require.Equal(t, 1, w.count(`SELECT count(*) FROM notifications WHERE kind = 'deferred' AND detail = 'needs deploy rights'`))
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM tasks WHERE id = ? AND needed_scope = '{deploy.web@project:web}'`, id))
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM notifications WHERE kind = 'deferred' AND detail = 'needs deploy rights'`))
 }
 
 func TestRevoke(t *testing.T) {
 	w := newWorld(t)
-	post := w.ok("code-web", "pact_post", map[string]any{"project_id": "web", "title": "T",
-		"mandate_id": w.roots["code-web"], "delegate_to": "gemini-web"})
-	e := w.refused(errs.NotIssuer, "code-web", "pact_revoke", map[string]any{"mandate_id": w.roots["code-web"]})
-	require.Equal(t, w.roots["code-web"], e.MandateID)
-	w.refused(errs.NotIssuer, "gemini-web", "pact_revoke", map[string]any{"mandate_id": post["delegated_mandate_id"]})
-	w.refused(errs.NotFound, "code-web", "pact_revoke", map[string]any{"mandate_id": "nope"})
-	out := w.ok("code-web", "pact_revoke", map[string]any{"mandate_id": post["delegated_mandate_id"]})
+	post := w.OK("code-web", "pact_post", map[string]any{"project_id": "web", "title": "T",
+		"mandate_id": w.Root("code-web"), "delegate_to": "gemini-web"})
+	e := w.Refused(errs.NotIssuer, "code-web", "pact_revoke", map[string]any{"mandate_id": w.Root("code-web")})
+	require.Equal(t, w.Root("code-web"), e.MandateID)
+	w.Refused(errs.NotIssuer, "gemini-web", "pact_revoke", map[string]any{"mandate_id": post["delegated_mandate_id"]})
+	w.Refused(errs.NotFound, "code-web", "pact_revoke", map[string]any{"mandate_id": "nope"})
+	out := w.OK("code-web", "pact_revoke", map[string]any{"mandate_id": post["delegated_mandate_id"]})
 	require.EqualValues(t, 1, out["tasks_stopped"])
-	require.Equal(t, 1, w.count(`SELECT count(*) FROM tasks WHERE id = ? AND status = 'canceled'`, post["task_id"]))
-	w.verifyLog()
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM tasks WHERE id = ? AND status = 'canceled'`, post["task_id"]))
+	w.VerifyLog()
 }
 
 func TestListFiltersAndCursor(t *testing.T) {
@@ -110,8 +110,8 @@ func TestListFiltersAndCursor(t *testing.T) {
 	w.post("code-web", "web", "B", map[string]any{"delegate_to": "gemini-web"})
 	w.post("chat-web", "api", "C", nil)
 	list := func(agent string, args map[string]any) map[string]any {
-		args["mandate_id"] = w.roots[agent]
-		return w.ok(agent, "pact_list", args)
+		args["mandate_id"] = w.Root(agent)
+		return w.OK(agent, "pact_list", args)
 	}
 	require.Len(t, list("runner-web", map[string]any{})["tasks"], 1, "a task delegated to someone else is not open to others")
 	require.Len(t, list("gemini-web", map[string]any{})["tasks"], 2)
@@ -120,12 +120,12 @@ func TestListFiltersAndCursor(t *testing.T) {
 	require.False(t, first["has_more"].(bool))
 	since := first["next_since"]
 	require.Empty(t, list("code-web", map[string]any{"since": since})["tasks"])
-	w.ok("gemini-web", "pact_claim", map[string]any{"task_id": a, "mandate_id": w.roots["gemini-web"]})
+	w.OK("gemini-web", "pact_claim", map[string]any{"task_id": a, "mandate_id": w.Root("gemini-web")})
 	changed := list("code-web", map[string]any{"since": since, "filter": "all"})["tasks"].([]any)
 	require.Len(t, changed, 1, "a claimed task moves forward in the cursor")
 	require.Len(t, list("gemini-web", map[string]any{"filter": "mine"})["tasks"], 2)
 	require.Len(t, list("chat-web", map[string]any{"project_id": "api", "filter": "all"})["tasks"], 1)
-	w.refused(errs.ProjectMismatch, "code-web", "pact_list", map[string]any{"mandate_id": w.roots["code-web"], "project_id": "api"})
+	w.Refused(errs.ProjectMismatch, "code-web", "pact_list", map[string]any{"mandate_id": w.Root("code-web"), "project_id": "api"})
 	require.Len(t, list("code-web", map[string]any{"limit": 1, "filter": "all"})["tasks"], 1)
-	w.refused(errs.InvalidRequest, "code-web", "pact_list", map[string]any{"mandate_id": w.roots["code-web"], "filter": "weird"})
+	w.Refused(errs.InvalidRequest, "code-web", "pact_list", map[string]any{"mandate_id": w.Root("code-web"), "filter": "weird"})
 }

@@ -2,10 +2,10 @@ package board
 
 import (
 	"context"
+
 	"github.com/google/uuid"
 
 	"github.com/pactboard/pact/core/kernel"
-	"github.com/pactboard/pact/sdk/errs"
 )
 
 func (m *Module) addRevoke(h *kernel.Host) error {
@@ -32,18 +32,9 @@ func (m *Module) revoke(ctx context.Context, c *kernel.Call, a revokeIn) (revoke
 		return revokeOut{}, err
 	}
 	c.Entry.MandateChain = []uuid.UUID{target.ID}
-	if target.IssuerKind != "agent" || target.Issuer != c.AgentID {
-		return revokeOut{}, errs.Mandate(errs.NotIssuer, target.ID.String(),
-			"agent %s did not issue mandate %s; revoke it in the Admin UI", c.AgentID, target.ID)
-	}
-	ev, err := m.mandates.RevokeSubtree(ctx, c.Tx, target.ID)
+	got, err := m.Revoke(ctx, c.Tx, Actor{AgentID: c.AgentID, OrgID: c.OrgID}, target)
 	if err != nil {
 		return revokeOut{}, err
 	}
-	var stopped int
-	if err := c.Tx.NewRaw(`SELECT count(*) FROM tasks WHERE result->>'reason' = 'mandate_revoked'
-		AND result->>'mandate_id' = ?`, target.ID.String()).Scan(ctx, &stopped); err != nil {
-		return revokeOut{}, err
-	}
-	return revokeOut{Revoked: target.ID.String(), DescendantMandates: len(ev.Subtree) - 1, TasksStopped: stopped}, nil
+	return revokeOut{Revoked: target.ID.String(), DescendantMandates: got.Descendants, TasksStopped: got.Stopped}, nil
 }

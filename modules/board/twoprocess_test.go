@@ -8,9 +8,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/pactboard/pact/core/events"
-	"github.com/pactboard/pact/core/kernel"
-	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/modules/board"
 )
 
@@ -19,15 +16,10 @@ import (
 // wakes a pact_wait held on the other in well under a second.
 func TestAMessageThroughOneProcessWakesAWaitOnAnother(t *testing.T) {
 	w := newWorld(t)
-	hub := events.NewHub(w.d.Pool, nil)
-	ctx, stop := context.WithCancel(context.Background())
-	t.Cleanup(stop)
-	go func() { _ = hub.Run(ctx) }()
-	other := kernel.New(kernel.Deps{DB: w.d, Log: ledger.New(nil), Mandates: w.mandates, Identity: w.ident, Events: hub})
-	require.NoError(t, other.Register(board.New()))
+	other := w.Twin(board.New())
 
 	id := w.post("code-web", "web", "Across processes", nil)
-	w.ok("gemini-web", "pact_claim", map[string]any{"task_id": id, "mandate_id": w.roots["gemini-web"]})
+	w.OK("gemini-web", "pact_claim", map[string]any{"task_id": id, "mandate_id": w.Root("gemini-web")})
 
 	type result struct {
 		out      any
@@ -36,12 +28,12 @@ func TestAMessageThroughOneProcessWakesAWaitOnAnother(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		raw, _ := json.Marshal(map[string]any{"mandate_id": w.roots["code-web"], "seconds": 30})
-		out, err := other.Tools().Call(context.Background(), "code-web", "pact_wait", raw)
+		raw, _ := json.Marshal(map[string]any{"mandate_id": w.Root("code-web"), "seconds": 30})
+		out, err := other.Kernel.Tools().Call(context.Background(), "code-web", "pact_wait", raw)
 		done <- result{out, err, time.Now()}
 	}()
-	require.Eventually(t, func() bool { return hub.Len() == 1 }, 5*time.Second, 5*time.Millisecond)
-	w.ok("gemini-web", "pact_message", map[string]any{"task_id": id, "mandate_id": w.roots["gemini-web"], "body": "hello"})
+	require.Eventually(t, func() bool { return other.Hub.Len() == 1 }, 5*time.Second, 5*time.Millisecond)
+	w.OK("gemini-web", "pact_message", map[string]any{"task_id": id, "mandate_id": w.Root("gemini-web"), "body": "hello"})
 	committed := time.Now()
 	select {
 	case r := <-done:
@@ -63,15 +55,15 @@ func TestAMessageThroughOneProcessWakesAWaitOnAnother(t *testing.T) {
 // context, it leaves no subscription, and it is not logged as a refusal.
 func TestADisconnectedWaiterCostsNothing(t *testing.T) {
 	w := newWorld(t)
-	before := w.count(`SELECT count(*) FROM entries`)
+	before := w.Count(`SELECT count(*) FROM entries`)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		raw, _ := json.Marshal(map[string]any{"mandate_id": w.roots["runner-web"], "seconds": 40})
-		_, err := w.k.Tools().Call(ctx, "runner-web", "pact_events", raw)
+		raw, _ := json.Marshal(map[string]any{"mandate_id": w.Root("runner-web"), "seconds": 40})
+		_, err := w.Kernel.Tools().Call(ctx, "runner-web", "pact_events", raw)
 		done <- err
 	}()
-	require.Eventually(t, func() bool { return w.hub.Len() == 1 }, 5*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return w.Hub.Len() == 1 }, 5*time.Second, 5*time.Millisecond)
 	cancel()
 	select {
 	case err := <-done:
@@ -79,7 +71,7 @@ func TestADisconnectedWaiterCostsNothing(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the call did not end with its client")
 	}
-	require.Zero(t, w.hub.Len(), "no subscription is left behind")
-	require.Equal(t, before, w.count(`SELECT count(*) FROM entries`))
-	require.Zero(t, w.count(`SELECT count(*) FROM agents WHERE id = 'runner-web' AND listening_until > now()`))
+	require.Zero(t, w.Hub.Len(), "no subscription is left behind")
+	require.Equal(t, before, w.Count(`SELECT count(*) FROM entries`))
+	require.Zero(t, w.Count(`SELECT count(*) FROM agents WHERE id = 'runner-web' AND listening_until > now()`))
 }

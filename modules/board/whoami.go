@@ -3,13 +3,16 @@ package board
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
-	"github.com/pactboard/pact/core/canon"
 	"github.com/pactboard/pact/core/kernel"
 )
 
 func (m *Module) addWhoami(h *kernel.Host) error {
+	if err := m.addWhoamiSections(h); err != nil {
+		return err
+	}
 	return kernel.AddTool(h, kernel.ToolSpec{
 		Name: "pact_whoami", Title: "Who am I",
 		Description: "Who you are on the board: your agent, your preferences (follow them), your projects and " +
@@ -34,27 +37,18 @@ type agentView struct {
 	Client      string          `bun:"client" json:"client" jsonschema:"Your client class, e.g. code, runner, chat."`
 	Owner       string          `bun:"owner" json:"owner" jsonschema:"The person who owns you."`
 	Preferences json.RawMessage `bun:"preferences,type:jsonb" json:"preferences" jsonschema:"Your owner's preferences: follow them."`
-	Role        *roleView       `bun:"-" json:"role" jsonschema:"The role you were hired from, or null."`
-}
-
-type roleView struct {
-	ID           string `bun:"id" json:"id" jsonschema:"The role's id."`
-	Name         string `bun:"name" json:"name" jsonschema:"Its name."`
-	Description  string `bun:"description" json:"description" jsonschema:"What it is for."`
-	Instructions string `bun:"instructions" json:"instructions" jsonschema:"How to do the work: follow them."`
-}
-
-type noteRef struct {
-	Key   string `bun:"key" json:"key" jsonschema:"The note's key (pact_note key)."`
-	Title string `bun:"title" json:"title" jsonschema:"Its title."`
+	// Role is the "role" section, which modules/people registers.
+	Role any `bun:"-" json:"role" jsonschema:"The role you were hired from (id, name, description, and instructions: follow them), or null."`
 }
 
 type projectView struct {
-	ID         string    `bun:"id" json:"id" jsonschema:"The project's id."`
-	Name       string    `bun:"name" json:"name" jsonschema:"Its name."`
-	Production bool      `bun:"production" json:"production" jsonschema:"Whether it is production (Runners may not touch it)."`
-	Frozen     bool      `bun:"frozen" json:"frozen" jsonschema:"Whether a person froze it (nothing changes in it)."`
-	Context    []noteRef `bun:"-" json:"context" jsonschema:"Its shared notes, pinned first."`
+	ID         string `bun:"id" json:"id" jsonschema:"The project's id."`
+	Name       string `bun:"name" json:"name" jsonschema:"Its name."`
+	Production bool   `bun:"production" json:"production" jsonschema:"Whether it is production (Runners may not touch it)."`
+	Frozen     bool   `bun:"frozen" json:"frozen" jsonschema:"Whether a person froze it (nothing changes in it)."`
+	// Context is the per-project "context" section, which modules/notes
+	// registers.
+	Context any `bun:"-" json:"context" jsonschema:"Its shared notes (key and title), pinned first."`
 }
 
 type delegate struct {
@@ -74,55 +68,37 @@ type heldMandate struct {
 	Expires         string             `bun:"-" json:"expires_at" jsonschema:"When it expires."`
 }
 
+// whoami assembles the answer from the sections modules registered
+// (kernel.Whoami): the board's own (agent, mandates, delegates,
+// unread_messages), the people module's role, which the answer carries in
+// agent, and each project's fields, the notes module's context among them.
 func (m *Module) whoami(ctx context.Context, c *kernel.Call, _ whoamiIn) (whoamiOut, error) {
 	c.Entry.Payload = map[string]any{}
-	tx := c.Tx
-	var agent agentView
-	if err := tx.NewRaw(`SELECT id, client, owner, preferences FROM agents WHERE id = ?`, c.AgentID).Scan(ctx, &agent); err != nil {
+	who := kernel.WhoamiCaller{AgentID: c.AgentID, OrgID: c.OrgID}
+	sections, err := m.whoamiSections.Sections(ctx, c.Tx, who)
+	if err != nil {
 		return whoamiOut{}, err
 	}
-	// The role the agent was hired from, joined on (org, id): role ids
-	// repeat in every organization.
-	var roles []roleView
-	if err := tx.NewRaw(`SELECT r.id, r.name, r.description, r.instructions FROM agents a
-		JOIN agent_roles r ON r.org_id = a.org_id AND r.id = a.role_id WHERE a.id = ?`, c.AgentID).Scan(ctx, &roles); err != nil {
-		return whoamiOut{}, err
+	projects, err := agentProjects(ctx, c.Tx, c.AgentID)
+	if err != nil {
+		return whoamiOut{}, fmt.Errorf("pact_whoami: %w", err)
 	}
-	if len(roles) == 1 {
-		agent.Role = &roles[0]
+	ids := make([]string, len(projects))
+	for i, p := range projects {
+		ids[i] = p.ID
 	}
-	projects := []projectView{}
-	if err := tx.NewRaw(`SELECT p.id, p.name, p.production, p.frozen FROM projects p
-		JOIN agent_projects ap ON ap.project_id = p.id WHERE ap.agent_id = ? ORDER BY p.id`, c.AgentID).Scan(ctx, &projects); err != nil {
+	fields, err := m.whoamiSections.ProjectSections(ctx, c.Tx, who, ids)
+	if err != nil {
 		return whoamiOut{}, err
 	}
 	for i := range projects {
-		projects[i].Context = []noteRef{}
-		if err := tx.NewRaw(`SELECT key, title FROM context_notes WHERE project_id = ? AND archived_at IS NULL
-			ORDER BY pinned DESC, key`, projects[i].ID).Scan(ctx, &projects[i].Context); err != nil {
-			return whoamiOut{}, err
-		}
+		projects[i].Context = fields[projects[i].ID]["context"]
 	}
-	mandates := []heldMandate{}
-	if err := tx.NewRaw(`SELECT id::text, parent_id::text, issuer, scope, limits, delegations_left, expires_at
-		FROM mandates WHERE holder = ? AND revoked_at IS NULL AND expires_at > now()
-		ORDER BY depth, created_at`, c.AgentID).Scan(ctx, &mandates); err != nil {
-		return whoamiOut{}, err
-	}
-	for i := range mandates {
-		mandates[i].Expires = canon.ISO(mandates[i].ExpiresAt)
-	}
-	delegates := []delegate{}
-	if err := tx.NewRaw(`SELECT a.id, a.client, array_agg(ap.project_id ORDER BY ap.project_id) AS projects
-		FROM agents a JOIN agent_projects ap ON ap.agent_id = a.id
-		WHERE a.id <> ? AND a.status = 'active'
-		  AND ap.project_id IN (SELECT project_id FROM agent_projects WHERE agent_id = ?)
-		GROUP BY a.id, a.client ORDER BY a.id`, c.AgentID, c.AgentID).Scan(ctx, &delegates); err != nil {
-		return whoamiOut{}, err
-	}
-	var unread int
-	if err := tx.NewRaw(`SELECT count(*) FROM task_messages WHERE to_agent = ? AND read_at IS NULL`, c.AgentID).Scan(ctx, &unread); err != nil {
-		return whoamiOut{}, err
-	}
-	return whoamiOut{Agent: agent, Projects: projects, Mandates: mandates, Delegates: delegates, UnreadMessages: unread}, nil
+	out := whoamiOut{Projects: projects}
+	out.Agent, _ = sections["agent"].(agentView)
+	out.Agent.Role = sections["role"]
+	out.Mandates, _ = sections["mandates"].([]heldMandate)
+	out.Delegates, _ = sections["delegates"].([]delegate)
+	out.UnreadMessages, _ = sections["unread_messages"].(int)
+	return out, nil
 }

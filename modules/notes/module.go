@@ -32,8 +32,8 @@ func New() *Module { return &Module{} }
 // Name is "notes".
 func (m *Module) Name() string { return "notes" }
 
-// Register adds pact_note, the two resource templates and the Admin API's
-// note operations.
+// Register adds pact_note, the two resource templates, the Admin API's
+// note operations and each project's notes in pact_whoami.
 func (m *Module) Register(h *kernel.Host) error {
 	m.db, m.log, m.ident, m.mandates, m.tools = h.DB(), h.Log(), h.Identity(), h.Mandates(), h.Tools()
 	if err := m.addNote(h); err != nil {
@@ -45,5 +45,5 @@ func (m *Module) Register(h *kernel.Host) error {
 		}
 	}
 	m.registerAdmin(h.Admin())
-	return nil
+	return m.addWhoami(h)
 }

@@ -49,7 +49,7 @@ func (m *Module) Register(h *kernel.Host) error {
 	m.registerSignup(api)
 	m.registerApprovalRules(api)
 	h.Handle("POST /connect", http.HandlerFunc(m.serveConnect))
-	return nil
+	return m.addWhoami(h)
 }
 
 // op is an operation of this module: ids are people-<verb>[-<noun>], the

@@ -118,7 +118,8 @@ func (w *World) Connect(agent string) (*mcp.ClientSession, error) {
 }
 
 // Call runs tool as agent over MCP and returns its result as decoded JSON,
-// or its refusal as an *errs.Error rebuilt from the isError result.
+// or its refusal as an *errs.Error rebuilt from the isError result. A
+// result must match the tool's output schema (checkOutput).
 func (w *World) Call(agent, tool string, args map[string]any) (map[string]any, error) {
 	res, err := w.Session(agent).CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
@@ -135,6 +136,7 @@ func (w *World) Call(agent, tool string, args map[string]any) (map[string]any, e
 		}
 		return nil, e
 	}
+	w.checkOutput(agent, tool, res, text)
 	return out, nil
 }
 

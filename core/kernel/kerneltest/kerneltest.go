@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/danielgtaylor/huma/v2"
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hashicorp/go-hclog"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
@@ -86,6 +87,7 @@ type World struct {
 	roots    map[string]string // agent → root mandate id
 	tokens   map[string]string // agent → token
 	sessions map[string]*mcp.ClientSession
+	outputs  map[string]*jsonschema.Resolved // tool → its output schema, once listed
 }
 
 type serverCloser interface{ Close() }

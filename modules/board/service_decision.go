@@ -1,0 +1,86 @@
+package board
+
+import (
+	"context"
+
+	"github.com/uptrace/bun"
+
+	"github.com/pactboard/pact/core/events"
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+// The decisions people take on a task (docs/specs/behavior.md §7.2, §10.2).
+// Each takes a task of by's organization, loaded for update; the Admin API
+// adapters (people.go) check the role and log the change.
+
+// Approve approves (submitted) or rejects (rejected, its delegated mandate
+// revoked) a task waiting for approval (§5.8).
+func (m *Module) Approve(ctx context.Context, tx bun.Tx, by Actor, t *task, approve bool) error {
+	if t.Status != authRequired {
+		return errs.E(errs.InvalidRequest, "task %s is not waiting for approval", t.ID)
+	}
+	if !approve {
+		if _, err := tx.ExecContext(ctx, `UPDATE tasks SET status = 'rejected' WHERE id = ?`, t.ID); err != nil {
+			return wrapf(err, "reject %s", t.ID)
+		}
+		_, _, err := m.closeMandates(ctx, tx, []string{t.ID})
+		return wrapf(err, "reject %s", t.ID)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE tasks SET status = 'submitted', approved_by = ?, approved_at = now() WHERE id = ?`,
+		by.PersonID, t.ID); err != nil {
+		return wrapf(err, "approve %s", t.ID)
+	}
+	return wrapf(wakeFor(ctx, tx, t), "approve %s", t.ID)
+}
+
+// Resume puts a deferred task back on the board, with an optional answer to
+// what it asked, which the agent then sees in pact_list (a resume without
+// one keeps the last).
+func (m *Module) Resume(ctx context.Context, tx bun.Tx, _ Actor, t *task, answer *string) error {
+	if !t.Deferred || t.Status != inputRequired {
+		return errs.E(errs.InvalidRequest, "task %s is not deferred", t.ID)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE tasks SET status = 'submitted', deferred = false,
+		answer = coalesce(?, answer) WHERE id = ?`, answer, t.ID); err != nil {
+		return wrapf(err, "resume %s", t.ID)
+	}
+	return wrapf(wakeFor(ctx, tx, t), "resume %s", t.ID)
+}
+
+// Release takes a working task from its holder, whom it returns, and puts
+// it back on the board; the old holder's next report is claim_lost.
+func (m *Module) Release(ctx context.Context, tx bun.Tx, _ Actor, t *task) (string, error) {
+	if t.Status != working || t.Assignee == nil {
+		return "", errs.E(errs.InvalidRequest, "task %s is not held by anyone", t.ID)
+	}
+	if err := reopen(ctx, tx, t.ID); err != nil {
+		return "", wrapf(err, "release %s", t.ID)
+	}
+	return *t.Assignee, wrapf(wakeFor(ctx, tx, t), "release %s", t.ID)
+}
+
+// Cancel closes an open task as canceled; its delegated mandate and
+// everything under it are revoked and its open subtasks canceled (§5.7). It
+// returns the mandates revoked.
+func (m *Module) Cancel(ctx context.Context, tx bun.Tx, by Actor, t *task, reason string) ([]string, error) {
+	if terminal[t.Status] {
+		return nil, errs.E(errs.InvalidRequest, "task %s is %s already", t.ID, t.Status)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE tasks SET status = 'canceled', deferred = false, assignee = NULL,
+		assignee_mandate_id = NULL, result = jsonb_build_object('reason', 'canceled_by_human', 'by', ?::text, 'note', ?::text)
+		WHERE id = ?`, by.PersonID, reason, t.ID); err != nil {
+		return nil, wrapf(err, "cancel %s", t.ID)
+	}
+	revoked, _, err := m.closeMandates(ctx, tx, []string{t.ID})
+	return revoked, wrapf(err, "cancel %s", t.ID)
+}
+
+// wakeFor wakes the agents a task concerns: its delegate, else anyone in
+// its project.
+func wakeFor(ctx context.Context, tx bun.IDB, t *task) error {
+	ev := events.Event{Kind: events.KindTask, ProjectID: t.ProjectID, TaskID: t.ID}
+	if t.DelegateTo != nil {
+		ev.AgentID = *t.DelegateTo
+	}
+	return events.Publish(ctx, tx, ev)
+}
