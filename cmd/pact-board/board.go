@@ -110,11 +110,9 @@ func (m *Main) Run(ctx context.Context) error {
 		Audience: m.Config.AdminAudience, RequireMFA: m.Config.AdminRequireMFA})
 	k := kernel.New(kernel.Deps{DB: d, Log: log, Mandates: mandateSvc, Identity: ident, Events: hub, AdminAuth: adminAuth,
 		Logger: m.Logger, Config: m.Config})
-	// The modules, in a fixed order; mcp comes last and serves every tool and
-	// resource the others registered.
-	if err := k.Register(wellKnown{keys: keys}, eventsListener{hub: hub}, board.New(), mandates.New(), notes.New(), people.New(), audit.New(),
-		notify.New(notify.Options{Notifiers: plugins}), credentials.New(credentials.Options{Plugins: plugins, Keys: keys}),
-		mcpserve.New(mcpOptions(m.Config, k, ident, d, issuer))); err != nil {
+	// mcp comes last and serves every tool and resource the others registered.
+	if err := k.Register(append(boardModules(keys, hub, plugins, plugins),
+		mcpserve.New(mcpOptions(m.Config, k, ident, d, issuer)))...); err != nil {
 		return err
 	}
 	if m.Demo {
@@ -210,4 +208,13 @@ func adminIssuer(plugins *pluginhost.Host, logger hclog.Logger) auth.Issuer {
 		return nil
 	}
 	return issuer
+}
+
+// boardModules are the board's modules in their fixed order, all but the
+// MCP transport. The tests build their board from this list too, so what
+// they check is what pact-board serves.
+func boardModules(keys *mandate.Keyring, hub *events.Hub, notifiers notify.Notifiers, creds credentials.Plugins) []kernel.Module {
+	return []kernel.Module{wellKnown{keys: keys}, eventsListener{hub: hub}, board.New(), mandates.New(), notes.New(),
+		people.New(), audit.New(), notify.New(notify.Options{Notifiers: notifiers}),
+		credentials.New(credentials.Options{Plugins: creds, Keys: keys})}
 }

@@ -4,27 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/pactboard/pact/core/auth"
-	"github.com/pactboard/pact/core/auth/authtest"
-	"github.com/pactboard/pact/core/boot"
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
-	"github.com/pactboard/pact/core/ledger"
-	"github.com/pactboard/pact/core/mandate"
-	"github.com/pactboard/pact/core/pgtest"
+	"github.com/pactboard/pact/core/kernel/kerneltest"
 	"github.com/pactboard/pact/modules/board"
 	"github.com/pactboard/pact/modules/credentials"
 	"github.com/pactboard/pact/modules/mandates"
-	"github.com/pactboard/pact/sdk/plugintest"
 )
 
 // mandateAdmin is the board, mandates and credentials modules behind a real Admin API server over a
@@ -34,58 +26,38 @@ import (
 // gemini-web (web); in organization acme bo (owner), the project rocket and
 // the agent rocket-bot.
 type mandateAdmin struct {
+	*kerneltest.World
 	d        *db.DB
 	k        *kernel.Kernel
 	ident    *identity.Service
 	mandates *mandates.Module
-	iss      *authtest.Issuer
-	cfg      *boot.Config
-	server   *httptest.Server
 	roots    map[string]string
 }
 
 func newMandateAdmin(t *testing.T) *mandateAdmin {
 	t.Helper()
 	ctx := context.Background()
-	a := &mandateAdmin{d: pgtest.New(t), iss: authtest.New(t), roots: map[string]string{}}
-	var err error
-	a.cfg, err = boot.Load(func(string) string { return "" })
-	require.NoError(t, err)
-	keys, err := mandate.ParseKeyring("", strings.Repeat("k", 40))
-	require.NoError(t, err)
-	log := ledger.New(nil)
-	ms := mandate.NewService(keys, nil)
-	a.ident = identity.NewService(a.d, log, ms, nil)
-	admin := auth.NewAdmin(a.ident, auth.Options{Issuer: plugintest.Issuer(t, a.iss), Audience: a.cfg.AdminAudience, RequireMFA: true})
-	a.k = kernel.New(kernel.Deps{DB: a.d, Log: log, Mandates: ms, Identity: a.ident, Config: a.cfg, AdminAuth: admin})
-	a.mandates = mandates.New()
-	require.NoError(t, a.k.Register(board.New(), a.mandates, credentials.New(credentials.Options{Keys: keys})))
-	a.server = httptest.NewServer(a.k.Handler())
-	t.Cleanup(a.server.Close)
-
-	_, err = a.ident.AddHuman(ctx, "", identity.HumanInput{ID: "ana", Name: "Ana", Role: identity.Owner, Email: "ana@example.com"})
-	require.NoError(t, err)
-	for id, role := range map[string]identity.Role{"val": identity.Approver, "vic": identity.Viewer} {
-		_, err = a.ident.AddHuman(ctx, "ana", identity.HumanInput{ID: id, Name: id, Role: role, Email: id + "@example.com"})
-		require.NoError(t, err)
-	}
-	for _, p := range []string{"web", "api"} {
-		_, err = a.ident.AddProject(ctx, "ana", p, p, false)
-		require.NoError(t, err)
-	}
+	a := &mandateAdmin{mandates: mandates.New(), roots: map[string]string{}}
+	a.World = kerneltest.New(t, kerneltest.Options{Modules: func(w *kerneltest.World) []kernel.Module {
+		return []kernel.Module{board.New(), a.mandates, credentials.New(credentials.Options{Keys: w.Mandates.Keys()})}
+	}})
+	a.d, a.k, a.ident = a.DB, a.Kernel, a.Identity
+	a.Person("", "ana", identity.Owner)
+	a.Person("ana", "val", identity.Approver)
+	a.Person("ana", "vic", identity.Viewer)
+	a.Project("ana", "web", false)
+	a.Project("ana", "api", false)
 	for _, ag := range []struct{ id, client string }{{"code-web", "code"}, {"gemini-web", "gemini"}} {
-		r, err := a.ident.RegisterAgent(ctx, "ana", identity.AgentInput{ID: ag.id, Client: ag.client, Projects: []string{"web"},
-			Delegations: ptr(3), Limits: map[string]float64{"tasks": 50}})
-		require.NoError(t, err)
-		a.roots[ag.id] = r.RootMandateID.String()
+		a.roots[ag.id] = a.Agent("ana", identity.AgentInput{ID: ag.id, Client: ag.client, Projects: []string{"web"},
+			Delegations: ptr(3), Limits: map[string]float64{"tasks": 50}}).RootMandateID.String()
 	}
-	_, err = a.d.ExecContext(ctx, `INSERT INTO orgs (id, name, system_chain) VALUES ('acme', 'Acme', '_system:acme');
+	// A second organization: sign-up, which makes one through the services,
+	// names it with a random suffix, and these tests name acme's rows.
+	_, err := a.d.ExecContext(ctx, `INSERT INTO orgs (id, name, system_chain) VALUES ('acme', 'Acme', '_system:acme');
 		INSERT INTO humans (id, org_id, name, role, email) VALUES ('bo', 'acme', 'Bo', 'owner', 'bo@example.com');
 		INSERT INTO projects (id, org_id, name, created_by) VALUES ('rocket', 'acme', 'Rocket', 'bo');`)
 	require.NoError(t, err)
-	r, err := a.ident.RegisterAgent(ctx, "bo", identity.AgentInput{ID: "rocket-bot", Client: "code", Projects: []string{"rocket"}})
-	require.NoError(t, err)
-	a.roots["rocket-bot"] = r.RootMandateID.String()
+	a.roots["rocket-bot"] = a.Agent("bo", identity.AgentInput{ID: "rocket-bot", Client: "code", Projects: []string{"rocket"}}).RootMandateID.String()
 	return a
 }
 
@@ -98,32 +70,13 @@ type adminReply struct {
 // call sends body (JSON text, or "" for none) as person as.
 func (a *mandateAdmin) call(t *testing.T, as, method, path, body string) adminReply {
 	t.Helper()
-	var r io.Reader
-	if body != "" {
-		r = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, a.server.URL+"/admin/api"+path, r)
-	require.NoError(t, err)
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Authorization", "Bearer "+a.iss.Token(t, authtest.Claims{Subject: "sub-" + as, Email: as + "@example.com",
-		EmailVerified: true, Audience: []string{a.cfg.AdminAudience}}))
-	resp, err := a.server.Client().Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	out := adminReply{status: resp.StatusCode, raw: string(raw)}
-	_ = json.Unmarshal(raw, &out.body)
-	return out
+	r := a.Admin(as, method, path, body)
+	return adminReply{status: r.Status, raw: r.Raw, body: r.Body}
 }
 
 func (a *mandateAdmin) count(t *testing.T, q string, args ...any) int {
 	t.Helper()
-	var n int
-	require.NoError(t, a.d.NewRaw(q, args...).Scan(context.Background(), &n))
-	return n
+	return a.Count(q, args...)
 }
 
 // tool runs an MCP tool as agent through the kernel's pipeline.

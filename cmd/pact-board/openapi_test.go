@@ -7,7 +7,6 @@ import (
 	"flag"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,23 +15,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/pactboard/pact/core/auth"
 	"github.com/pactboard/pact/core/auth/authtest"
 	"github.com/pactboard/pact/core/boot"
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
-	"github.com/pactboard/pact/core/ledger"
-	"github.com/pactboard/pact/core/mandate"
-	"github.com/pactboard/pact/core/mcpserve"
-	"github.com/pactboard/pact/core/pgtest"
-	"github.com/pactboard/pact/modules/audit"
-	"github.com/pactboard/pact/modules/board"
-	"github.com/pactboard/pact/modules/credentials"
-	"github.com/pactboard/pact/modules/mandates"
-	"github.com/pactboard/pact/modules/notes"
-	"github.com/pactboard/pact/modules/people"
-	"github.com/pactboard/pact/sdk/plugintest"
+	"github.com/pactboard/pact/core/kernel/kerneltest"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/openapi.json from the Admin API the board serves")
@@ -40,36 +28,23 @@ var update = flag.Bool("update", false, "rewrite docs/openapi.json from the Admi
 // openAPIFile is the committed Admin API document.
 var openAPIFile = filepath.Join("..", "..", "docs", "openapi.json")
 
-// adminBoard is a kernel with every module pact-board registers (board.go's
-// list) plus those whose Admin API operations are not wired there yet, over
-// a real database, with people signing in through a real issuer.
+// adminBoard is the board pact-board builds (boardModules) on the test
+// harness, with people signing in through a real issuer.
 type adminBoard struct {
-	d      *db.DB
-	ident  *identity.Service
-	iss    *authtest.Issuer
-	cfg    *boot.Config
-	k      *kernel.Kernel
-	server *httptest.Server
+	*kerneltest.World
+	d     *db.DB
+	ident *identity.Service
+	iss   *authtest.Issuer
+	cfg   *boot.Config
+	k     *kernel.Kernel
 }
 
 func newAdminBoard(t *testing.T) *adminBoard {
 	t.Helper()
-	a := &adminBoard{d: pgtest.New(t), iss: authtest.New(t)}
-	var err error
-	a.cfg, err = boot.Load(func(string) string { return "" })
-	require.NoError(t, err)
-	keys, err := mandate.ParseKeyring("", testSigningKey)
-	require.NoError(t, err)
-	log := ledger.New(nil)
-	mandateSvc := mandate.NewService(keys, nil)
-	a.ident = identity.NewService(a.d, log, mandateSvc, nil)
-	admin := auth.NewAdmin(a.ident, auth.Options{Issuer: plugintest.Issuer(t, a.iss), Audience: a.cfg.AdminAudience, RequireMFA: true})
-	a.k = kernel.New(kernel.Deps{DB: a.d, Log: log, Mandates: mandateSvc, Identity: a.ident, Config: a.cfg, AdminAuth: admin})
-	require.NoError(t, a.k.Register(wellKnown{keys: keys}, eventsListener{}, board.New(), mandates.New(), notes.New(), people.New(), audit.New(),
-		credentials.New(credentials.Options{Keys: keys}), mcpserve.New(mcpserve.Options{Resources: a.k.Resources(), Version: kernel.Version})))
-	a.server = httptest.NewServer(a.k.Handler())
-	t.Cleanup(a.server.Close)
-	return a
+	w := kerneltest.New(t, kerneltest.Options{Modules: func(w *kerneltest.World) []kernel.Module {
+		return boardModules(w.Mandates.Keys(), nil, nil, nil)
+	}})
+	return &adminBoard{World: w, d: w.DB, ident: w.Identity, iss: w.Issuer, cfg: w.Config, k: w.Kernel}
 }
 
 // servedDocument fetches /admin/api/openapi.json from base, indented as
@@ -92,7 +67,7 @@ func servedDocument(t *testing.T, base string) []byte {
 // the board serves; go test ./cmd/pact-board -run OpenAPIDocumentIsCommitted
 // -update rewrites it.
 func TestOpenAPIDocumentIsCommitted(t *testing.T) {
-	served := servedDocument(t, newAdminBoard(t).server.URL)
+	served := servedDocument(t, newAdminBoard(t).URL)
 	if *update {
 		require.NoError(t, os.WriteFile(openAPIFile, served, 0o644))
 	}
@@ -104,7 +79,7 @@ func TestOpenAPIDocumentIsCommitted(t *testing.T) {
 
 // TestRealBoardServesOnlyCommittedOperations starts pact-board itself and
 // requires every operation it serves to be in docs/openapi.json, so a
-// module wired in board.go but missing from newAdminBoard fails here.
+// module pact-board wires but the test board lacks fails here.
 func TestRealBoardServesOnlyCommittedOperations(t *testing.T) {
 	base, _, _ := startBoard(t, nil)
 	served, committed := operations(t, servedDocument(t, base)), operations(t, mustRead(t, openAPIFile))

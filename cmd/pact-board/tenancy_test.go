@@ -128,8 +128,8 @@ func TestTenancy(t *testing.T) {
 					ref := op.RequestBody.Content["application/json"].Schema.Ref
 					body = sampleBody(t, doc.Components.Schemas[strings.TrimPrefix(ref, "#/components/schemas/")])
 				}
-				fs, fb := send(t, a.server.URL, token, strings.ToUpper(method), foreign, body)
-				ms, mb := send(t, a.server.URL, token, strings.ToUpper(method), missing, body)
+				fs, fb := send(t, a.URL, token, strings.ToUpper(method), foreign, body)
+				ms, mb := send(t, a.URL, token, strings.ToUpper(method), missing, body)
 				require.Contains(t, []int{http.StatusBadRequest, http.StatusNotFound}, ms, "%s %s: %s", method, missing, mb)
 				require.Equal(t, ms, fs, "%s %s: %s", method, foreign, fb)
 				for i := range foreignIDs {

@@ -38,7 +38,7 @@ func (a *adminBoard) toolAgents(t *testing.T) (*mcp.ClientSession, map[string]st
 		roots[id], tokens[id] = r.RootMandateID.String(), r.Token
 	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "tools-test", Version: "1"}, nil)
-	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: a.server.URL + "/mcp/a/code-web",
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: a.URL + "/mcp/a/code-web",
 		HTTPClient: &http.Client{Transport: withToken{tokens["code-web"]}}, MaxRetries: -1, DisableStandaloneSSE: true}, nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = cs.Close() })

@@ -25,8 +25,6 @@ var harnessHomes = []string{"core/kernel", "core/kernel/kerneltest"}
 // only shrinks: an entry that excuses nothing fails.
 func pendingHarness() []string {
 	return []string{
-		"cmd/pact-board/mandates_e2e_test.go",
-		"cmd/pact-board/openapi_test.go",
 		"modules/audit/audit_test.go",
 		"modules/credentials/admin_harness_test.go",
 		"modules/credentials/credentials_test.go",
