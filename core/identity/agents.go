@@ -20,6 +20,13 @@ var clients = map[string]bool{"chat": true, "cowork": true, "design": true, "cod
 // singleProject clients work in exactly one project.
 var singleProject = map[string]bool{"code": true, "runner": true}
 
+// ValidClient reports whether client is a client an agent can be.
+func ValidClient(client string) bool { return clients[client] }
+
+// SingleProject reports whether agents of client work in exactly one
+// project.
+func SingleProject(client string) bool { return singleProject[client] }
+
 // Agent is a registered agent.
 type Agent struct {
 	ID            string          `bun:"id" json:"id"`
@@ -144,7 +151,7 @@ func (s *Service) register(ctx context.Context, tx bun.Tx, p *Person, e *ledger.
 		}
 		production := false
 		for _, pr := range in.Projects {
-			proj, err := projectInOrg(ctx, tx, pr, p.OrgID)
+			proj, err := ProjectInOrg(ctx, tx, pr, p.OrgID)
 			if err != nil {
 				return err
 			}

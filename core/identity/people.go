@@ -171,6 +171,21 @@ func (s *Service) GetPerson(ctx context.Context, tx bun.IDB, id string) (*Person
 	return &ps[0], nil
 }
 
+// ListPeople lists the people of org, by id.
+func (s *Service) ListPeople(ctx context.Context, tx bun.IDB, org string) ([]Person, error) {
+	out := []Person{}
+	err := tx.NewRaw(`SELECT `+personCols+` FROM humans WHERE org_id = ? ORDER BY id`, org).Scan(ctx, &out)
+	return out, err
+}
+
+// HumanExists reports whether id names a person of any organization (ids
+// are global).
+func (s *Service) HumanExists(ctx context.Context, tx bun.IDB, id string) (bool, error) {
+	var taken bool
+	err := tx.NewRaw(`SELECT EXISTS (SELECT 1 FROM humans WHERE id = ?)`, id).Scan(ctx, &taken)
+	return taken, err
+}
+
 // idFree refuses an id already used in table (ids are global across
 // organizations).
 func idFree(ctx context.Context, tx bun.IDB, table, id, what string) error {

@@ -68,7 +68,7 @@ func (s *Service) SetProjectFlags(ctx context.Context, by, id string, f ProjectF
 			if f.Production == nil && f.Frozen == nil {
 				return errs.E(errs.InvalidRequest, "name a flag to change: --production true|false or --frozen true|false")
 			}
-			pr, err := projectInOrg(ctx, tx, id, p.OrgID)
+			pr, err := ProjectInOrg(ctx, tx, id, p.OrgID)
 			if err != nil {
 				return err
 			}
@@ -82,10 +82,17 @@ func (s *Service) SetProjectFlags(ctx context.Context, by, id string, f ProjectF
 	return out, err
 }
 
-// projectInOrg returns project id when it belongs to org; otherwise
+// ListProjects lists the projects of org, by id.
+func (s *Service) ListProjects(ctx context.Context, tx bun.IDB, org string) ([]Project, error) {
+	out := []Project{}
+	err := tx.NewRaw(`SELECT `+projectCols+` FROM projects WHERE org_id = ? ORDER BY id`, org).Scan(ctx, &out)
+	return out, err
+}
+
+// ProjectInOrg returns project id when it belongs to org; otherwise
 // not_found, with the same words whether it is missing or another
 // organization's.
-func projectInOrg(ctx context.Context, tx bun.IDB, id, org string) (*Project, error) {
+func ProjectInOrg(ctx context.Context, tx bun.IDB, id, org string) (*Project, error) {
 	var ps []Project
 	if err := tx.NewRaw(`SELECT `+projectCols+` FROM projects WHERE id = ? AND org_id = ?`, id, org).Scan(ctx, &ps); err != nil {
 		return nil, err

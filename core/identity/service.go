@@ -12,7 +12,6 @@ import (
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/mandate"
-	"github.com/pactboard/pact/core/seal"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -40,7 +39,6 @@ type Service struct {
 	db       *db.DB
 	log      *ledger.Log
 	mandates *mandate.Service
-	box      *seal.Box // nil without mandates: nothing can be sealed
 	now      func() time.Time
 	rand     io.Reader
 }
@@ -48,9 +46,6 @@ type Service struct {
 // NewService returns a Service.
 func NewService(d *db.DB, log *ledger.Log, mandates *mandate.Service, opts *Options) *Service {
 	s := &Service{db: d, log: log, mandates: mandates, now: time.Now, rand: rand.Reader}
-	if mandates != nil {
-		s.box = seal.New(mandates.Keys())
-	}
 	if opts != nil && opts.Now != nil {
 		s.now = opts.Now
 	}

@@ -63,6 +63,46 @@ func (s *Service) SignIn(ctx context.Context, issuer, sub, verifiedEmail string)
 	return p, nil
 }
 
+// AccountPerson is the person an account already is (bound to issuer and
+// sub) or was invited as (verifiedEmail, bound to no account), for
+// sign-up. A person with that email bound to another account counts as
+// bound.
+func (s *Service) AccountPerson(ctx context.Context, tx bun.IDB, issuer, sub, verifiedEmail string) (p *Person, bound bool, err error) {
+	p, err = s.personWhere(ctx, tx, `auth_issuer = ? AND auth_sub = ?`, issuer, sub)
+	if err != nil || p != nil || verifiedEmail == "" {
+		return p, p != nil, err
+	}
+	p, err = s.personWhere(ctx, tx, `lower(email) = lower(?)`, verifiedEmail)
+	if err != nil || p == nil {
+		return nil, false, err
+	}
+	err = tx.NewRaw(`SELECT auth_sub IS NOT NULL FROM humans WHERE id = ?`, p.ID).Scan(ctx, &bound)
+	return p, bound, err
+}
+
+// IsAccountOf reports whether person id is bound to issuer and sub.
+func (s *Service) IsAccountOf(ctx context.Context, tx bun.IDB, id, issuer, sub string) (bool, error) {
+	var same bool
+	err := tx.NewRaw(`SELECT coalesce(auth_issuer = ? AND auth_sub = ?, false) FROM humans WHERE id = ?`,
+		issuer, sub, id).Scan(ctx, &same)
+	return same, err
+}
+
+// BindAccount binds person id, bound to no account yet, to issuer and sub
+// in tx, and reports whether it did (false: already bound).
+func (s *Service) BindAccount(ctx context.Context, tx bun.IDB, id, issuer, sub string) (bool, error) {
+	res, err := tx.ExecContext(ctx, `UPDATE humans SET auth_issuer = ?, auth_sub = ? WHERE id = ? AND auth_sub IS NULL`,
+		issuer, sub, id)
+	if err != nil {
+		return false, translate(err, "the account of human "+id)
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
+}
+
+// Disabled is the refusal of a disabled person's account.
+func Disabled() error { return disabled() }
+
 func (s *Service) personWhere(ctx context.Context, tx bun.IDB, where string, args ...any) (*Person, error) {
 	var ps []Person
 	if err := tx.NewRaw(`SELECT `+personCols+` FROM humans WHERE `+where, args...).Scan(ctx, &ps); err != nil {

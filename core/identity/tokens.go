@@ -44,6 +44,20 @@ func (s *Service) insertToken(ctx context.Context, tx bun.IDB, agent string, exp
 	return token, err
 }
 
+// NewToken stores a new token of agent lasting until expires, in tx, and
+// returns it: the caller hands it over once (a redeemed setup code).
+func (s *Service) NewToken(ctx context.Context, tx bun.IDB, agent string, expires time.Time) (string, error) {
+	return s.insertToken(ctx, tx, agent, expires)
+}
+
+// LiveTokenCount is how many unrevoked, unexpired tokens agent has.
+func (s *Service) LiveTokenCount(ctx context.Context, tx bun.IDB, agent string) (int, error) {
+	var n int
+	err := tx.NewRaw(`SELECT count(*) FROM agent_tokens WHERE agent_id = ? AND revoked_at IS NULL AND expires_at > ?`,
+		agent, s.now()).Scan(ctx, &n)
+	return n, err
+}
+
 // IssuedToken is a new token, shown once.
 type IssuedToken struct {
 	AgentID   string    `json:"agent_id"`

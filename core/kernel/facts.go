@@ -22,13 +22,20 @@ type BoardFacts interface {
 }
 
 // seams are the kernel's registries through which modules ask each other
-// for what they own: pact_whoami's sections and the board's facts.
+// for what they own: pact_whoami's sections, the board's facts, agents'
+// keys, Slack webhooks and the hooks of a new organization.
 type seams struct {
-	whoami *Whoami
-	board  *boardFacts
+	whoami     *Whoami
+	board      *boardFacts
+	keys       *agentKeys
+	slack      *slackWebhooks
+	orgCreated *OrgCreatedHooks
 }
 
-func newSeams() *seams { return &seams{whoami: newWhoami(), board: &boardFacts{}} }
+func newSeams() *seams {
+	return &seams{whoami: newWhoami(), board: &boardFacts{}, keys: &agentKeys{}, slack: &slackWebhooks{},
+		orgCreated: &OrgCreatedHooks{}}
+}
 
 // boardFacts forwards to the module that provides them, so a module that
 // registers before the board can keep the handle it gets at Register.

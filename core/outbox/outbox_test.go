@@ -9,6 +9,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/kernel/kerneltest"
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/outbox"
 	"github.com/pactboard/pact/core/pgtest"
@@ -20,12 +21,9 @@ func TestEnqueueCleansTextAndTakesTheProjectsOrganization(t *testing.T) {
 	ctx := context.Background()
 	d, _ := pending(t)
 	ident := identity.NewService(d, ledger.New(nil), nil, nil)
-	out, err := ident.SignUp(ctx, identity.SignUpPolicy{Enabled: true, MaxPerHour: 1},
-		identity.SignUpInput{Issuer: "https://issuer.test", Subject: "sub-bo", VerifiedEmail: "bo@example.com",
-			OrgName: "Acme", DisplayName: "Bo", AcceptTerms: true, TermsVersion: "test"})
-	require.NoError(t, err)
-	acme := out.Org.ID
-	_, err = ident.AddProject(ctx, "bo", "rocket", "Rocket", false)
+	kerneltest.MakeOrg(t, d, ledger.New(nil), ident, "https://issuer.test", "acme", "bo", nil)
+	acme := "acme"
+	_, err := ident.AddProject(ctx, "bo", "rocket", "Rocket", false)
 	require.NoError(t, err)
 	var id int64
 	require.NoError(t, d.InTx(ctx, func(ctx context.Context, tx bun.Tx) (err error) {

@@ -65,6 +65,7 @@ func (m *Module) Register(h *kernel.Host) error {
 	}
 	api := h.Admin()
 	m.registerTaskAdmin(api)
+	m.registerApprovalRules(h)
 	h.MandateReports().ReportTasks(mandateTasks{})
 	return nil
 }

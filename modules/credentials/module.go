@@ -73,6 +73,7 @@ func (m *Module) Register(h *kernel.Host) error {
 	}
 	m.mandates.OnRevoke(m.publishRevocations)
 	h.MandateReports().ReportCredentials(mandateCredentials{})
+	h.ProvideAgentKeys(liveKeys{})
 	h.Handle("GET /.well-known/pact-revocations/{format}", http.HandlerFunc(m.serveList))
 	m.registerAdmin(h.Admin())
 	if m.format != "" {

@@ -35,7 +35,7 @@ func newAdmin(t *testing.T) *admin {
 	body := "Run make deploy"
 	_, err := a.notes.Write(ctx, "ana", "web", "deploy", nil, &body)
 	require.NoError(t, err)
-	a.Org("Acme", "bo")
+	a.Org("acme", "bo")
 	a.Project("bo", "rocket", false)
 	body = "Go to the moon"
 	_, err = a.notes.Write(ctx, "bo", "rocket", "plan", nil, &body)

@@ -22,6 +22,7 @@ import (
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/core/kernel/kerneltest"
 	"github.com/pactboard/pact/core/ledger"
 	mandates "github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/core/outbox"
@@ -35,8 +36,7 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 
 // seed adds, through core/identity's services, the people, projects and
 // agent the tests use: ana owns the default organization (project web, the
-// agent code-web), vic is a viewer there, bo owns Acme (project rocket;
-// acmeOf names its id). It returns the id of a task of web.
+// agent code-web), vic is a viewer there, bo owns acme (project rocket). It returns the id of a task of web.
 func seed(t testing.TB, d *db.DB) string {
 	t.Helper()
 	ctx := context.Background()
@@ -49,10 +49,7 @@ func seed(t testing.TB, d *db.DB) string {
 	require.NoError(t, err)
 	_, err = ident.AddProject(ctx, "ana", "web", "Web", false)
 	require.NoError(t, err)
-	_, err = ident.SignUp(ctx, identity.SignUpPolicy{Enabled: true, MaxPerHour: 1000}, identity.SignUpInput{
-		Issuer: "https://issuer.test", Subject: "sub-bo", VerifiedEmail: "bo@example.com",
-		OrgName: "Acme", DisplayName: "Bo", AcceptTerms: true, TermsVersion: "test"})
-	require.NoError(t, err)
+	kerneltest.MakeOrg(t, d, ledger.New(nil), ident, "https://issuer.test", "acme", "bo", nil)
 	_, err = ident.AddProject(ctx, "bo", "rocket", "Rocket", false)
 	require.NoError(t, err)
 	r, err := ident.RegisterAgent(ctx, "ana", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
@@ -66,7 +63,7 @@ func seed(t testing.TB, d *db.DB) string {
 	return task
 }
 
-// acmeOf is the id of bo's organization (sign-up derives it from the name).
+// acmeOf is the id of bo's organization.
 func acmeOf(t testing.TB, d bun.IDB) string {
 	t.Helper()
 	var id string

@@ -128,6 +128,7 @@ func (m *Module) Register(h *kernel.Host) error {
 	}
 	m.svc = NewService(h.DB(), h.Log(), &opts)
 	if people := h.Identity(); people != nil {
+		h.ProvideSlackWebhooks(m.svc.SlackWebhooks(people))
 		h.Worker("reseal", func(ctx context.Context) error { return m.svc.resealAll(ctx, people) })
 	}
 	h.Worker("listen", m.svc.listen)

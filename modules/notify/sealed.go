@@ -27,7 +27,7 @@ func (s *Service) openTarget(orgID string, t *target) {
 			}
 			return
 		}
-		urlPlace = identity.SlackWebhookPlace(orgID)
+		urlPlace = slackPlace(orgID)
 	}
 	u, err := s.opts.Seal.Open(t.URL, urlPlace)
 	if err == nil && t.Secret != nil {
@@ -45,10 +45,10 @@ func (s *Service) openTarget(orgID string, t *target) {
 }
 
 // resealAll seals again what is not sealed under the board's active key:
-// the organizations' Slack webhooks (through people) and the destinations'
+// the organizations' Slack webhooks (written through core/identity) and the destinations'
 // URLs and secrets. It runs once at start; an error is retried.
 func (s *Service) resealAll(ctx context.Context, people *identity.Service) error {
-	orgs, err := people.ResealOrgSecrets(ctx)
+	orgs, err := s.ResealOrgSecrets(ctx, people)
 	if err != nil {
 		return fmt.Errorf("reseal Slack webhooks: %w", err)
 	}

@@ -67,8 +67,7 @@ func TestSecretsAreSealedAtRest(t *testing.T) {
 		Notifiers: plugins{"webhook": &poster{client: rcv.Client()}, "slack": slack}})
 
 	const hook = "https://hooks.slack.com/services/T0/B0/slacksecretpath"
-	_, err := people.UpdateOrg(ctx, "ana", identity.OrgUpdate{SlackWebhookURL: ptr(hook)})
-	require.NoError(t, err)
+	require.NoError(t, svc.SlackWebhooks(people).SetSlackWebhook(ctx, d, "default", hook))
 	added, err := svc.AddDestination(ctx, "ana", notify.DestinationInput{Notifier: "webhook", URL: rcv.URL + "/hooks/pathsecret"})
 	require.NoError(t, err)
 
@@ -105,9 +104,9 @@ func TestSecretsAreSealedAtRest(t *testing.T) {
 	require.Equal(t, hook, got[0].Dest.URL, "the Slack plugin gets the webhook in clear")
 	_, byPath, _ := rcv.counts()
 	require.Equal(t, 1, byPath["/hooks/pathsecret"])
-	org, err := people.GetOrg(ctx, d, "default")
+	hint, err := svc.SlackWebhooks(people).SlackHint(ctx, d, "default")
 	require.NoError(t, err)
-	require.Equal(t, "…path", *org.SlackHint)
+	require.Equal(t, "…path", *hint)
 }
 
 // Values written before sealing, and values sealed under a key that is no
@@ -129,7 +128,7 @@ func TestResealAndRetiredKeys(t *testing.T) {
 		keys := keyring(t, kids...)
 		people := identity.NewService(d, ledger.New(nil), mandates.NewService(keys, nil), nil)
 		svc := notify.NewService(d, ledger.New(nil), &notify.Options{Seal: seal.New(keys)})
-		n, err := people.ResealOrgSecrets(ctx)
+		n, err := svc.ResealOrgSecrets(ctx, people)
 		require.NoError(t, err)
 		m, err := svc.ResealDestinations(ctx)
 		require.NoError(t, err)
@@ -157,9 +156,9 @@ func TestResealAndRetiredKeys(t *testing.T) {
 	slack, hookPlugin := &recorder{}, &recorder{}
 	svc := notify.NewService(d, ledger.New(nil), &notify.Options{Seal: seal.New(keys),
 		Notifiers: plugins{"webhook": hookPlugin, "slack": slack}})
-	org, err := people.GetOrg(ctx, d, "default")
+	hint, err := svc.SlackWebhooks(people).SlackHint(ctx, d, "default")
 	require.NoError(t, err)
-	require.Contains(t, *org.SlackHint, "set it again")
+	require.Contains(t, *hint, "set it again")
 	list, err := svc.ListDestinations(ctx, "ana")
 	require.NoError(t, err)
 	require.Contains(t, list.Items[0].URLHint, "add it again")

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/modules/people"
 )
 
 // withAgents adds to newBoard's board the agent reg-web (registered by
@@ -22,7 +23,7 @@ func withAgents(t *testing.T, b *board) {
 	ctx := context.Background()
 	_, err := b.ident.RegisterAgent(ctx, "ana", identity.AgentInput{ID: "reg-web", Client: "code", Projects: []string{"web"}})
 	require.NoError(t, err)
-	_, err = b.ident.Hire(ctx, "val", identity.HireInput{Role: "code", Project: "web", ID: "hired-web"})
+	_, err = b.mod.Hire(ctx, "val", people.HireInput{Role: "code", Project: "web", ID: "hired-web"})
 	require.NoError(t, err)
 	_, err = b.d.ExecContext(ctx, `
 		INSERT INTO agent_roles (org_id, id, name, client, actions) VALUES ('acme', 'rocketeer', 'Rocketeer', 'code', '{task.read}');
@@ -145,7 +146,7 @@ func TestHireGivesASetupCodeRedeemedOnce(t *testing.T) {
 
 	again := b.connectCode(t, `{"code": "`+code+`"}`)
 	require.Equal(t, http.StatusForbidden, again.status, again.raw)
-	require.Equal(t, map[string]any{"error": "forbidden", "message": identity.RedeemRefused}, again.body, "single use")
+	require.Equal(t, map[string]any{"error": "forbidden", "message": people.RedeemRefused}, again.body, "single use")
 	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM agent_tokens WHERE agent_id = 'code-web'`))
 	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM entries e JOIN payloads p ON p.id = e.payload_ref
 		WHERE e.action = 'admin.agent.connect' AND e.actor = 'agent:code-web' AND e.outcome = 'forbidden'

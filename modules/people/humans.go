@@ -98,7 +98,7 @@ func (m *Module) listHumans(ctx context.Context, _ *struct{}) (*humansOut, error
 		return nil, err
 	}
 	out := &humansOut{}
-	out.Body.Humans, err = listHumans(ctx, m.db, p.OrgID)
+	out.Body.Humans, err = m.humanRows(ctx, m.db, p.OrgID)
 	return out, err
 }
 

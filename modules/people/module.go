@@ -1,14 +1,19 @@
-// Package people is the Admin API's view of the organization itself: who is
-// calling (GET /me), its people, its projects, its settings and its kill
-// switch. Every operation acts as the signed-in person (kernel.AdminPerson)
-// through core/identity, which checks their role again, confines every id
-// to their organization and logs each change; reads are filtered by the
-// person's organization, so another organization's id answers exactly like
-// a missing one.
+// Package people is the organization itself: who is calling (GET /me), its
+// people, projects and agents, its settings and kill switch, and the work
+// of staffing it: sign-up, agent roles, hiring from a role and the setup
+// codes hired agents connect with. It owns role_templates, agent_roles and
+// setup_codes; the principals themselves are core/identity's, which it
+// reads and changes through identity's methods. Every operation acts as
+// the signed-in person (kernel.AdminPerson) through identity's Act, which
+// checks their role again, confines every id to their organization and
+// logs each change; reads are filtered by the person's organization, so
+// another organization's id answers exactly like a missing one.
 package people
 
 import (
 	"context"
+	"crypto/rand"
+	"io"
 	"net/http"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -17,6 +22,8 @@ import (
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -26,20 +33,30 @@ const maxBody = 16 << 10
 // Module is the people module.
 type Module struct {
 	db       *db.DB
+	log      *ledger.Log
 	identity *identity.Service
+	mandates *mandate.Service
 	cfg      *boot.Config
 	verifier kernel.AdminVerifier
+	// What other modules own, asked through the kernel.
+	facts      kernel.BoardFacts
+	keys       kernel.AgentKeys
+	slack      kernel.SlackWebhooks
+	orgCreated *kernel.OrgCreatedHooks
+	rand       io.Reader // setup codes and sign-up's id suffixes
 }
 
 // New returns the people module.
-func New() *Module { return &Module{} }
+func New() *Module { return &Module{rand: rand.Reader} }
 
 // Name is "people".
 func (m *Module) Name() string { return "people" }
 
 // Register adds the module's Admin API operations.
 func (m *Module) Register(h *kernel.Host) error {
-	m.db, m.identity, m.cfg, m.verifier = h.DB(), h.Identity(), h.Config(), h.AdminVerifier()
+	m.db, m.log, m.identity, m.mandates = h.DB(), h.Log(), h.Identity(), h.Mandates()
+	m.cfg, m.verifier = h.Config(), h.AdminVerifier()
+	m.facts, m.keys, m.slack, m.orgCreated = h.BoardFacts(), h.AgentKeys(), h.SlackWebhooks(), h.OrgCreated()
 	api := h.Admin()
 	m.registerHumans(api)
 	m.registerProjects(api)
@@ -47,7 +64,6 @@ func (m *Module) Register(h *kernel.Host) error {
 	m.registerAgents(api)
 	m.registerRoles(api)
 	m.registerSignup(api)
-	m.registerApprovalRules(api)
 	h.Handle("POST /connect", http.HandlerFunc(m.serveConnect))
 	return m.addWhoami(h)
 }

@@ -40,6 +40,9 @@ type board struct {
 	iss    *authtest.Issuer
 	cfg    *boot.Config
 	server *httptest.Server
+	mod    *people.Module
+	stand  *standIn
+	log    *ledger.Log
 }
 
 // newBoard makes, in organization default, ana (owner), val (approver)
@@ -55,11 +58,13 @@ func newBoard(t *testing.T) *board {
 	keys, err := mandate.ParseKeyring("", strings.Repeat("s", 32))
 	require.NoError(t, err)
 	log := ledger.New(nil)
+	b.log = log
 	mandates := mandate.NewService(keys, nil)
 	b.ident = identity.NewService(b.d, log, mandates, nil)
 	admin := auth.NewAdmin(b.ident, auth.Options{Issuer: plugintest.Issuer(t, b.iss), Audience: b.cfg.AdminAudience, RequireMFA: true})
 	k := kernel.New(kernel.Deps{DB: b.d, Log: log, Mandates: mandates, Identity: b.ident, Config: b.cfg, AdminAuth: admin})
-	require.NoError(t, k.Register(people.New()))
+	b.mod, b.stand = people.New(), &standIn{}
+	require.NoError(t, k.Register(b.mod, b.stand))
 	b.server = httptest.NewServer(k.Handler())
 	t.Cleanup(b.server.Close)
 

@@ -60,7 +60,7 @@ func (m *Module) listProjects(ctx context.Context, _ *struct{}) (*projectsOut, e
 		return nil, err
 	}
 	out := &projectsOut{}
-	out.Body.Projects, err = listProjects(ctx, m.db, p.OrgID, "")
+	out.Body.Projects, err = m.projectRows(ctx, m.db, p.OrgID, "")
 	return out, err
 }
 
@@ -87,7 +87,7 @@ func (m *Module) updateProject(ctx context.Context, in *updateProjectIn) (*proje
 	if err != nil {
 		return nil, err
 	}
-	ps, err := listProjects(ctx, m.db, p.OrgID, in.ProjectID)
+	ps, err := m.projectRows(ctx, m.db, p.OrgID, in.ProjectID)
 	if err != nil {
 		return nil, err
 	}

@@ -4,160 +4,224 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
-	"net/http"
+	"regexp"
 	"strings"
+	"time"
 
-	"github.com/danielgtaylor/huma/v2"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
+	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/identity"
-	"github.com/pactboard/pact/core/kernel"
-	"github.com/pactboard/pact/core/redact"
+	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
-type rolesIn struct {
-	Archived bool `query:"archived" doc:"Include archived roles"`
+var (
+	roleID     = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,30}$`)
+	settingKey = regexp.MustCompile(`^(PACT_RUNNER_[A-Z0-9_]+|DATABASE_URL)$`)
+)
+
+// AgentRole is a job description agents are hired from: what its mandate
+// grants (project-relative actions), its budget and terms, and for runners
+// the settings their machine runs with. Role ids repeat per organization.
+type AgentRole struct {
+	ID           string             `bun:"id" json:"id"`
+	OrgID        string             `bun:"org_id" json:"-"`
+	Name         string             `bun:"name" json:"name"`
+	Description  string             `bun:"description" json:"description"`
+	Client       string             `bun:"client" json:"client"`
+	Actions      []string           `bun:"actions,array" json:"actions"`
+	Limits       map[string]float64 `bun:"limits,type:jsonb" json:"limits"`
+	Delegations  int                `bun:"delegations" json:"delegations"`
+	MandateDays  float64            `bun:"mandate_days" json:"mandate_days"`
+	TokenDays    float64            `bun:"token_days" json:"token_days"`
+	Settings     map[string]string  `bun:"settings,type:jsonb" json:"settings"`
+	Instructions string             `bun:"instructions" json:"instructions"`
+	Position     int                `bun:"position" json:"position"`
+	ArchivedAt   *time.Time         `bun:"archived_at" json:"archived_at"`
+	UpdatedAt    time.Time          `bun:"updated_at" json:"updated_at"`
+	UpdatedBy    *string            `bun:"updated_by" json:"updated_by"`
 }
 
-type rolesOut struct {
-	Body struct {
-		Roles []identity.AgentRole `json:"roles" nullable:"false"`
-	}
-}
+const roleCols = `id, org_id, name, description, client, actions, limits, delegations, mandate_days, token_days,
+	settings, instructions, position, archived_at, updated_at, updated_by`
 
-type roleOut struct{ Body identity.AgentRole }
-
-type rolePath struct {
-	RoleID string `path:"role_id" pattern:"^[a-z0-9][a-z0-9-]{0,30}$"`
-}
-
-type saveRoleIn struct {
-	RoleID string `path:"role_id" pattern:"^[a-z0-9][a-z0-9-]{0,30}$"`
-	Body   struct {
-		Name         string             `json:"name" maxLength:"80"`
-		Description  string             `json:"description,omitempty" maxLength:"2000"`
-		Client       string             `json:"client" enum:"chat,cowork,design,code,gemini,runner"`
-		Actions      []string           `json:"actions" doc:"Project-relative actions its mandate grants, e.g. task.work; at least one"`
-		Limits       map[string]float64 `json:"limits,omitempty"`
-		Delegations  *int               `json:"delegations,omitempty" minimum:"0" maximum:"5" doc:"Default 1"`
-		MandateDays  float64            `json:"mandate_days,omitempty" doc:"Default 30"`
-		TokenDays    float64            `json:"token_days,omitempty" doc:"Default 90"`
-		Settings     map[string]string  `json:"settings,omitempty" doc:"PACT_RUNNER_* (or DATABASE_URL) for runners; {project} is filled in"`
-		Instructions string             `json:"instructions,omitempty" maxLength:"20000"`
-		Position     *int               `json:"position,omitempty" doc:"Order in the list; default 100"`
-	}
-}
-
-func (m *Module) registerRoles(api huma.API) {
-	huma.Register(api, op(http.MethodGet, "/roles", "list-roles", "List the roles agents are hired from", identity.Viewer), m.listRoles)
-	huma.Register(api, op(http.MethodPut, "/roles/{role_id}", "save-role", "Create or replace a role (un-archives it)",
-		identity.Approver, http.StatusBadRequest), m.saveRole)
-	huma.Register(api, op(http.MethodPost, "/roles/{role_id}/archive", "archive-role",
-		"Archive a role: it hires no one; its agents keep working", identity.Approver, http.StatusNotFound), m.archiveRole)
-}
-
-func (m *Module) listRoles(ctx context.Context, in *rolesIn) (*rolesOut, error) {
-	p, err := caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := &rolesOut{}
-	out.Body.Roles, err = m.identity.ListRoles(ctx, m.db, p.OrgID, in.Archived)
-	// A role's DATABASE_URL carries a password; anyone may list roles, so
-	// the listing says it is set and never what it is.
-	for i := range out.Body.Roles {
-		if v := out.Body.Roles[i].Settings["DATABASE_URL"]; v != "" {
-			out.Body.Roles[i].Settings["DATABASE_URL"] = redact.Mark
-		}
-	}
+// ListRoles lists org's roles by position, then id; archived ones only when
+// archived is set.
+func (m *Module) ListRoles(ctx context.Context, tx bun.IDB, org string, archived bool) ([]AgentRole, error) {
+	out := []AgentRole{}
+	err := tx.NewRaw(`SELECT `+roleCols+` FROM agent_roles WHERE org_id = ? AND (? OR archived_at IS NULL)
+		ORDER BY position, id`, org, archived).Scan(ctx, &out)
 	return out, err
 }
 
-func (m *Module) saveRole(ctx context.Context, in *saveRoleIn) (*roleOut, error) {
-	p, err := caller(ctx)
-	if err != nil {
+// GetRole returns org's role id (archived or not), or not_found.
+func (m *Module) GetRole(ctx context.Context, tx bun.IDB, org, id string) (*AgentRole, error) {
+	var rs []AgentRole
+	if err := tx.NewRaw(`SELECT `+roleCols+` FROM agent_roles WHERE org_id = ? AND id = ?`, org, id).Scan(ctx, &rs); err != nil {
 		return nil, err
 	}
-	b := in.Body
-	r, err := m.identity.SaveRole(ctx, p.ID, identity.RoleInput{ID: in.RoleID, Name: b.Name, Description: b.Description,
-		Client: b.Client, Actions: b.Actions, Limits: b.Limits, Delegations: b.Delegations, MandateDays: b.MandateDays,
-		TokenDays: b.TokenDays, Settings: b.Settings, Instructions: b.Instructions, Position: b.Position})
-	if err != nil {
-		return nil, err
+	if len(rs) == 0 {
+		return nil, errs.E(errs.NotFound, "role %s does not exist", id)
 	}
-	return &roleOut{Body: *r}, nil
+	return &rs[0], nil
 }
 
-func (m *Module) archiveRole(ctx context.Context, in *rolePath) (*roleOut, error) {
-	p, err := caller(ctx)
-	if err != nil {
-		return nil, err
+// liveRole is GetRole refusing an archived role (invalid_request).
+func (m *Module) liveRole(ctx context.Context, tx bun.IDB, org, id string) (*AgentRole, error) {
+	r, err := m.GetRole(ctx, tx, org, id)
+	if err == nil && r.ArchivedAt != nil {
+		return nil, errs.E(errs.InvalidRequest, "role %s is archived; it hires no one", id)
 	}
-	r, err := m.identity.ArchiveRole(ctx, p.ID, in.RoleID)
-	if err != nil {
-		return nil, err
-	}
-	return &roleOut{Body: *r}, nil
+	return r, err
 }
 
-// maxConnectBody bounds a POST /connect body.
-const maxConnectBody = 4096
-
-// Connected is what POST /connect answers, once per setup code.
-type Connected struct {
-	AgentID      string            `json:"agent_id"`
-	Client       string            `json:"client"`
-	Project      string            `json:"project"`
-	BoardURL     string            `json:"board_url"`
-	MCPURL       string            `json:"mcp_url"`
-	Token        string            `json:"token"`
-	Role         *string           `json:"role"`
-	Settings     map[string]string `json:"settings"`
-	Instructions string            `json:"instructions"`
+// RoleInput describes a role to save. Zero Delegations, MandateDays,
+// TokenDays and Position take the defaults 1, 30, 90 and 100.
+type RoleInput struct {
+	ID           string             `json:"id"`
+	Name         string             `json:"name"`
+	Description  string             `json:"description"`
+	Client       string             `json:"client"`
+	Actions      []string           `json:"actions"`
+	Limits       map[string]float64 `json:"limits"`
+	Delegations  *int               `json:"delegations"`
+	MandateDays  float64            `json:"mandate_days"`
+	TokenDays    float64            `json:"token_days"`
+	Settings     map[string]string  `json:"settings"`
+	Instructions string             `json:"instructions"`
+	Position     *int               `json:"position"`
 }
 
-// serveConnect redeems a setup code (docs/specs/behavior.md §10.3). It takes no
-// authentication: the code is the credential.
-func (m *Module) serveConnect(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Cache-Control", "no-store")
-	raw, err := readAtMost(r, maxConnectBody)
-	if err != nil {
-		kernel.WriteError(w, http.StatusRequestEntityTooLarge, errs.E(errs.InvalidRequest, "body too large"))
-		return
-	}
-	var body struct {
-		Code string `json:"code"`
-	}
-	if json.Unmarshal(raw, &body) != nil || !strings.HasPrefix(body.Code, identity.SetupCodePrefix) {
-		kernel.WriteError(w, http.StatusBadRequest, errs.E(errs.InvalidRequest, `send {"code": "pcs_..."}`))
-		return
-	}
-	red, err := m.identity.RedeemSetupCode(r.Context(), body.Code)
-	if err != nil {
-		if e, ok := errs.As(err); ok && e.Code == errs.Forbidden {
-			kernel.WriteError(w, http.StatusForbidden, e)
-			return
+// SaveRole creates or replaces a role of the acting approver's
+// organization; saving an archived role un-archives it. Refusals: forbidden,
+// invalid_request (id, name, client, actions, limits, settings or a value
+// out of range).
+func (m *Module) SaveRole(ctx context.Context, by string, in RoleInput) (*AgentRole, error) {
+	in.Name, in.Description = strings.TrimSpace(in.Name), strings.TrimSpace(in.Description)
+	var out *AgentRole
+	logged := in
+	if _, ok := in.Settings["DATABASE_URL"]; ok {
+		// A database URL holds a password: the log says it was set, never what.
+		logged.Settings = map[string]string{}
+		for k, v := range in.Settings {
+			logged.Settings[k] = v
 		}
-		kernel.WriteError(w, http.StatusInternalServerError, errs.Public(err))
-		return
+		logged.Settings["DATABASE_URL"] = "(set)"
 	}
-	base := m.cfg.BoardURL
-	kernel.WriteJSON(w, http.StatusOK, Connected{AgentID: red.AgentID, Client: red.Client, Project: red.Project,
-		BoardURL: base, MCPURL: base + "/mcp/a/" + red.AgentID, Token: red.Token, Role: red.Role,
-		Settings: red.Settings, Instructions: red.Instructions})
+	err := m.identity.Act(ctx, by, identity.Approver, "admin.role.save", logged, func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
+		if err := validRole(in); err != nil {
+			return err
+		}
+		del, pos := 1, 100
+		if in.Delegations != nil {
+			del = *in.Delegations
+		}
+		if in.Position != nil {
+			pos = *in.Position
+		}
+		md, td := in.MandateDays, in.TokenDays
+		if md == 0 {
+			md = 30
+		}
+		if td == 0 {
+			td = 90
+		}
+		limits, _ := json.Marshal(orEmpty(in.Limits))
+		settings, _ := json.Marshal(orEmpty(in.Settings))
+		_, err := tx.ExecContext(ctx, `INSERT INTO agent_roles (org_id, id, name, description, client, actions, limits,
+				delegations, mandate_days, token_days, settings, instructions, position, updated_by)
+			VALUES (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?::jsonb, ?, ?, ?)
+			ON CONFLICT (org_id, id) DO UPDATE SET name = excluded.name, description = excluded.description,
+				client = excluded.client, actions = excluded.actions, limits = excluded.limits,
+				delegations = excluded.delegations, mandate_days = excluded.mandate_days,
+				token_days = excluded.token_days, settings = excluded.settings,
+				instructions = excluded.instructions, position = excluded.position,
+				archived_at = NULL, updated_at = now(), updated_by = excluded.updated_by`,
+			p.OrgID, in.ID, in.Name, in.Description, in.Client, pgdialect.Array(in.Actions), string(limits),
+			del, md, td, string(settings), in.Instructions, pos, p.ID)
+		if err != nil {
+			if db.PgCode(err) == db.CheckViolation {
+				return errs.E(errs.InvalidRequest, "role %s is out of range: %s", in.ID, pgConstraint(err))
+			}
+			return db.Refusal(err, "role "+in.ID)
+		}
+		out, err = m.GetRole(ctx, tx, p.OrgID, in.ID)
+		return err
+	})
+	return out, err
 }
 
-var errTooLarge = errors.New("body too large")
+// pgConstraint names the constraint a PostgreSQL error broke.
+func pgConstraint(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.ConstraintName
+	}
+	return ""
+}
 
-// readAtMost reads r's body, refusing one longer than n bytes.
-func readAtMost(r *http.Request, n int64) ([]byte, error) {
-	if r.ContentLength > n {
-		return nil, errTooLarge
+func orEmpty[V any](m map[string]V) map[string]V {
+	if m == nil {
+		return map[string]V{}
 	}
-	raw, err := io.ReadAll(io.LimitReader(r.Body, n+1))
-	if err != nil || int64(len(raw)) > n {
-		return nil, errTooLarge
+	return m
+}
+
+func validRole(in RoleInput) error {
+	if !roleID.MatchString(in.ID) {
+		return errs.E(errs.InvalidRequest, "role id %q must be 1-31 characters of a-z, 0-9 and '-', starting with a letter or digit", in.ID)
 	}
-	return raw, nil
+	if in.Name == "" {
+		return errs.E(errs.InvalidRequest, "a role needs a name")
+	}
+	if !identity.ValidClient(in.Client) {
+		return errs.E(errs.InvalidRequest, "client must be one of chat, cowork, design, code, gemini, runner, not %q", in.Client)
+	}
+	if len(in.Actions) == 0 {
+		return errs.E(errs.InvalidRequest, "a role needs at least one action")
+	}
+	for _, a := range in.Actions {
+		if strings.Contains(a, "@") {
+			return errs.E(errs.InvalidRequest, "role actions are project-relative (e.g. task.work), not %q", a)
+		}
+		if err := mandate.ValidScope(a); err != nil {
+			return errs.E(errs.InvalidRequest, "role action %q is not a valid action", a)
+		}
+	}
+	for k, v := range in.Limits {
+		if !(v >= 0) {
+			return errs.E(errs.InvalidRequest, "limit %s must be a number of at least 0", k)
+		}
+	}
+	for k := range in.Settings {
+		if !settingKey.MatchString(k) {
+			return errs.E(errs.InvalidRequest, "setting %q must be PACT_RUNNER_<NAME> or DATABASE_URL", k)
+		}
+	}
+	return nil
+}
+
+// ArchiveRole archives a role of the acting approver's organization: it
+// hires no one from now on; agents hired from it keep working. Refusals:
+// forbidden, not_found.
+func (m *Module) ArchiveRole(ctx context.Context, by, id string) (*AgentRole, error) {
+	var out *AgentRole
+	err := m.identity.Act(ctx, by, identity.Approver, "admin.role.archive", map[string]any{"role_id": id},
+		func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
+			if _, err := m.GetRole(ctx, tx, p.OrgID, id); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, `UPDATE agent_roles SET archived_at = coalesce(archived_at, now()), updated_at = now(),
+				updated_by = ? WHERE org_id = ? AND id = ?`, p.ID, p.OrgID, id)
+			if err != nil {
+				return err
+			}
+			out, err = m.GetRole(ctx, tx, p.OrgID, id)
+			return err
+		})
+	return out, err
 }

@@ -2,89 +2,244 @@ package people
 
 import (
 	"context"
-	"encoding/json"
-	"net/http"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
 
-	"github.com/danielgtaylor/huma/v2"
+	"github.com/uptrace/bun"
 
 	"github.com/pactboard/pact/core/identity"
-	"github.com/pactboard/pact/core/kernel"
-	"github.com/pactboard/pact/sdk/authissuer"
+	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
-type signupIn struct {
-	Body struct {
-		OrgName      string `json:"org_name" maxLength:"200" example:"Acme"`
-		DisplayName  string `json:"display_name" maxLength:"200" example:"Ana Ruiz"`
-		AcceptTerms  bool   `json:"accept_terms" doc:"Must be true"`
-		TermsVersion string `json:"terms_version" maxLength:"200" example:"2026-01"`
+// Sign-up refusals people read.
+const (
+	SignupClosedMessage = "sign-up is closed on this board; ask an owner of an organization to invite you"
+	SignupBusyMessage   = "too many organizations were made in the last hour; try again later"
+	NoVerifiedEmail     = "this sign-in has no verified email"
+	AcceptTermsMessage  = "accept the terms to sign up"
+)
+
+// SignUpPolicy is the board's sign-up configuration (PACT_SIGNUP_ENABLED,
+// PACT_SIGNUP_MAX_PER_HOUR).
+type SignUpPolicy struct {
+	Enabled bool
+	// MaxPerHour opens the circuit breaker when this many organizations or
+	// more were made by sign-up in the last hour; 0 refuses every sign-up.
+	MaxPerHour int
+}
+
+// SignUpInput is a verified account asking for its own organization.
+type SignUpInput struct {
+	// Issuer and Subject name the account; VerifiedEmail is its email only
+	// when the issuer vouched for it.
+	Issuer, Subject, VerifiedEmail string
+	OrgName, DisplayName           string
+	AcceptTerms                    bool
+	TermsVersion                   string
+}
+
+// SignUp makes a new organization with the account as its owner (docs/specs/behavior.md
+// §10.5): its id derived from the name, its own system chain, the terms
+// recorded, the roles of role_templates, what the modules seed for a new
+// organization (kernel.OrgCreatedHooks: the board's default approval
+// rules), and org.created as its first log entry. An account whose verified email
+// an owner invited joins that organization instead (Invited) and makes
+// none. Concurrent sign-ups of one account make one organization: they
+// serialise on an advisory lock and the later ones find a person.
+// Refusals: account_disabled, already_registered, signup_closed,
+// invalid_request (no verified email, terms not accepted, a name or the
+// terms version blank or too long), signup_busy. Refusals are not logged:
+// the account has no organization to log them in.
+func (m *Module) SignUp(ctx context.Context, pol SignUpPolicy, in SignUpInput) (*SignedUp, error) {
+	in.OrgName, in.DisplayName = strings.TrimSpace(in.OrgName), strings.TrimSpace(in.DisplayName)
+	in.TermsVersion, in.VerifiedEmail = strings.TrimSpace(in.TermsVersion), strings.TrimSpace(in.VerifiedEmail)
+	if in.Issuer == "" || in.Subject == "" {
+		return nil, errs.E(errs.Unauthorized, "this sign-in names no account")
 	}
-}
-
-// SignedUp is the owner a sign-up made, or the invited person it bound, and
-// their organization.
-type SignedUp struct {
-	Human   Human    `json:"human"`
-	Org     OrgBrief `json:"org"`
-	Invited bool     `json:"invited" doc:"An owner had invited this email: the account joined that organization and none was made"`
-}
-
-type signedUpOut struct{ Body SignedUp }
-
-func (m *Module) registerSignup(api huma.API) {
-	o := huma.Operation{OperationID: "people-signup", Method: http.MethodPost, Path: "/signup",
-		Summary: "Sign up: make an organization and become its owner (PACT_SIGNUP_ENABLED)",
-		Description: "Takes a signed-in account that is no person of the board yet. An account whose verified " +
-			"email an owner invited joins that organization instead and makes none.",
-		Tags: []string{"people"}, MaxBodyBytes: maxBody, DefaultStatus: http.StatusCreated,
-		Security: []map[string][]string{{"bearer": {}}},
-		Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusConflict,
-			http.StatusTooManyRequests},
-		Metadata: map[string]any{kernel.MetaPublic: true},
-		// The token is checked before the body, so a caller without one
-		// learns nothing about the request.
-		Middlewares: huma.Middlewares{m.verifyAccount}}
-	huma.Register(api, o, m.signup)
-}
-
-type accountKey struct{}
-
-// verifyAccount checks the request's token (auth.Admin.Verify: no person
-// needed) and hands the account to signup.
-func (m *Module) verifyAccount(ctx huma.Context, next func(huma.Context)) {
-	acct, err := m.verifier.Verify(ctx.Context(), ctx.Header("Authorization"))
-	if err != nil {
-		ae := kernel.ToAdminError(err)
-		if ae.GetStatus() == http.StatusUnauthorized {
-			ctx.SetHeader("WWW-Authenticate", `Bearer realm="PACT Board Admin API"`)
+	var out *SignedUp
+	var known *identity.Person // the person the account is, or was invited as
+	err := m.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended(?, 0))`,
+			"signup:"+in.Issuer+":"+in.Subject); err != nil {
+			return err
 		}
-		ctx.SetHeader("Content-Type", "application/json")
-		ctx.SetStatus(ae.GetStatus())
-		_ = json.NewEncoder(ctx.BodyWriter()).Encode(ae)
-		return
+		p, bound, err := m.identity.AccountPerson(ctx, tx, in.Issuer, in.Subject, in.VerifiedEmail)
+		if err != nil {
+			return err
+		}
+		known = p
+		switch {
+		case p != nil && p.DisabledAt != nil:
+			return identity.Disabled()
+		case bound:
+			return errs.E(errs.AlreadyRegistered, "this account is already %s of organization %s; sign in instead", p.ID, p.OrgID)
+		case !pol.Enabled:
+			return errs.E(errs.SignupClosed, SignupClosedMessage)
+		case in.VerifiedEmail == "":
+			return errs.E(errs.InvalidRequest, NoVerifiedEmail)
+		}
+		if err := validSignUp(in); err != nil {
+			return err
+		}
+		if p != nil {
+			out, err = m.joinInvited(ctx, tx, p, in)
+			return err
+		}
+		recent, err := m.identity.SignUpsLastHour(ctx, tx)
+		if err != nil {
+			return err
+		}
+		if recent >= pol.MaxPerHour {
+			return errs.E(errs.SignupBusy, SignupBusyMessage)
+		}
+		out, err = m.createOrg(ctx, tx, in)
+		return err
+	})
+	if errs.IsRefusal(err) && known != nil {
+		return nil, m.logSignUpRefusal(ctx, known, in, err)
 	}
-	next(huma.WithValue(ctx, accountKey{}, acct))
-}
-
-// signup authenticates its caller itself (the gate wants a person; this
-// caller is not one yet) and hands the account to identity.SignUp.
-func (m *Module) signup(ctx context.Context, in *signupIn) (*signedUpOut, error) {
-	acct, _ := ctx.Value(accountKey{}).(*authissuer.Identity)
-	if acct == nil {
-		return nil, errs.E(errs.Unauthorized, "send a person's OAuth access token: Authorization: Bearer <token>")
-	}
-	email := ""
-	if acct.EmailVerified {
-		email = acct.Email
-	}
-	b := in.Body
-	s, err := m.identity.SignUp(ctx, identity.SignUpPolicy{Enabled: m.cfg.SignupEnabled, MaxPerHour: m.cfg.SignupMaxPerHour},
-		identity.SignUpInput{Issuer: acct.Issuer, Subject: acct.Subject, VerifiedEmail: email, OrgName: b.OrgName,
-			DisplayName: b.DisplayName, AcceptTerms: b.AcceptTerms, TermsVersion: b.TermsVersion})
 	if err != nil {
 		return nil, err
 	}
-	return &signedUpOut{Body: SignedUp{Human: human(&s.Human), Invited: s.Invited,
-		Org: OrgBrief{ID: s.Org.ID, Name: s.Org.Name, Halted: s.Org.Halted}}}, nil
+	return out, nil
+}
+
+// logSignUpRefusal records a refused sign-up in the organization of the
+// person the account is (or was invited as): a disabled person trying
+// again, an account already registered, an invitation's sign-up with bad
+// input, or another account presenting a registered person's verified
+// email. A refusal that names no person has no organization to log it in.
+func (m *Module) logSignUpRefusal(ctx context.Context, p *identity.Person, in SignUpInput, refusal error) error {
+	sameAccount, err := m.identity.IsAccountOf(ctx, m.db, p.ID, in.Issuer, in.Subject)
+	if err != nil {
+		return fmt.Errorf("log the refused sign-up %v: %w", refusal, err)
+	}
+	// The caller proved to be p: by p's account, or by p's verified email
+	// (same_account false: another account, or an invitation not taken yet).
+	return m.log.RecordRefusal(ctx, m.db, ledger.Entry{OrgID: p.OrgID, Actor: "human:" + p.ID, Action: "admin.signup",
+		Payload: map[string]any{"human_id": p.ID, "issuer": in.Issuer, "same_account": sameAccount}}, refusal)
+}
+
+// joinInvited binds invited person p to the account, as a first sign-in
+// would, and logs admin.human.bind in their organization.
+func (m *Module) joinInvited(ctx context.Context, tx bun.Tx, p *identity.Person, in SignUpInput) (*SignedUp, error) {
+	bound, err := m.identity.BindAccount(ctx, tx, p.ID, in.Issuer, in.Subject)
+	if err != nil {
+		return nil, err
+	}
+	if !bound {
+		return nil, errs.E(errs.AlreadyRegistered, "this account is already %s of organization %s; sign in instead", p.ID, p.OrgID)
+	}
+	if _, err := m.log.Append(ctx, tx, ledger.Entry{Actor: "human:" + p.ID, Action: "admin.human.bind", OrgID: p.OrgID,
+		Payload: map[string]any{"human_id": p.ID, "issuer": in.Issuer, "via": "signup"}}); err != nil {
+		return nil, err
+	}
+	o, err := m.identity.GetOrg(ctx, tx, p.OrgID)
+	if err != nil {
+		return nil, err
+	}
+	return &SignedUp{Human: human(p), Invited: true, Org: OrgBrief{ID: o.ID, Name: o.Name, Halted: o.Halted}}, nil
+}
+
+// createOrg makes the organization and its owner, seeds it and logs
+// org.created.
+func (m *Module) createOrg(ctx context.Context, tx bun.Tx, in SignUpInput) (*SignedUp, error) {
+	orgID, err := m.freeID(ctx, tx, m.identity.OrgExists, slug(in.OrgName, 30, "org"), 6, true)
+	if err != nil {
+		return nil, err
+	}
+	local, _, _ := strings.Cut(in.VerifiedEmail, "@")
+	humanID, err := m.freeID(ctx, tx, m.identity.HumanExists, slug(local, 30, "owner"), 4, false)
+	if err != nil {
+		return nil, err
+	}
+	owner, err := m.identity.CreateOrg(ctx, tx, identity.NewOrg{ID: orgID, Name: in.OrgName, TermsVersion: in.TermsVersion,
+		OwnerID: humanID, OwnerName: in.DisplayName, Email: in.VerifiedEmail, Issuer: in.Issuer, Subject: in.Subject})
+	if err != nil {
+		return nil, err
+	}
+	out := &SignedUp{Org: OrgBrief{ID: orgID, Name: in.OrgName}, Human: human(owner)}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO agent_roles (org_id, id, name, description, client, actions, limits,
+			delegations, mandate_days, token_days, settings, instructions, position)
+		SELECT ?, id, name, description, client, actions, limits, delegations, mandate_days, token_days, settings,
+			instructions, position FROM role_templates`, orgID); err != nil {
+		return nil, err
+	}
+	if err := m.orgCreated.Run(ctx, tx, orgID); err != nil {
+		return nil, err
+	}
+	_, err = m.log.Append(ctx, tx, ledger.Entry{Actor: "human:" + humanID, Action: "org.created", OrgID: orgID,
+		Payload: map[string]any{"org_id": orgID, "name": in.OrgName, "owner": humanID, "display_name": in.DisplayName,
+			"terms_version": in.TermsVersion, "issuer": in.Issuer}})
+	return out, err
+}
+
+// freeID returns base if taken says it is free (and always suffixed when
+// suffixAlways), else base-<n hex digits>, trying a few random suffixes.
+func (m *Module) freeID(ctx context.Context, tx bun.IDB, taken func(context.Context, bun.IDB, string) (bool, error),
+	base string, n int, suffixAlways bool) (string, error) {
+	for try := 0; try < 8; try++ {
+		id := base
+		if suffixAlways || try > 0 {
+			b := make([]byte, (n+1)/2)
+			if _, err := io.ReadFull(m.rand, b); err != nil {
+				return "", err
+			}
+			id = base + "-" + hex.EncodeToString(b)[:n]
+		}
+		used, err := taken(ctx, tx, id)
+		if err != nil {
+			return "", err
+		}
+		if !used {
+			return id, nil
+		}
+	}
+	return "", errs.E(errs.IDTaken, "could not find a free id from %s; try again", base)
+}
+
+// slug lowercases s, turns each run of characters other than a-z and 0-9
+// into one '-', trims '-' and cuts it to at most max characters; fallback
+// when nothing is left.
+func slug(s string, max int, fallback string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = false
+			b.WriteRune(r)
+			continue
+		}
+		dash = true
+	}
+	out := b.String()
+	if len(out) > max {
+		out = strings.TrimRight(out[:max], "-")
+	}
+	if out == "" {
+		return fallback
+	}
+	return out
+}
+
+func validSignUp(in SignUpInput) error {
+	if !in.AcceptTerms {
+		return errs.E(errs.InvalidRequest, AcceptTermsMessage)
+	}
+	for _, f := range []struct {
+		what, v string
+		max     int
+	}{{"org_name", in.OrgName, 80}, {"display_name", in.DisplayName, 80}, {"terms_version", in.TermsVersion, 64}} {
+		if n := utf8.RuneCountInString(f.v); n == 0 || n > f.max {
+			return errs.E(errs.InvalidRequest, "%s must be 1-%d characters", f.what, f.max)
+		}
+	}
+	return nil
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pactboard/pact/core/auth/authtest"
-	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/modules/people"
 )
 
 const signupBody = `{"org_name": "Eve's Lab", "display_name": "Eve", "accept_terms": true, "terms_version": "2026-01"}`
@@ -24,7 +24,7 @@ func TestSignUpIsClosedByDefault(t *testing.T) {
 	b := newBoard(t)
 	got := b.callWith(t, b.account(t, "sub-eve", "eve@example.com", true), "POST", "/signup", signupBody)
 	require.Equal(t, http.StatusForbidden, got.status, got.raw)
-	require.Equal(t, map[string]any{"error": "signup_closed", "message": identity.SignupClosedMessage}, got.body)
+	require.Equal(t, map[string]any{"error": "signup_closed", "message": people.SignupClosedMessage}, got.body)
 	require.Equal(t, "no-store", got.header.Get("Cache-Control"))
 	require.Equal(t, 0, b.count(t, `SELECT count(*) FROM humans WHERE email = 'eve@example.com'`))
 }
@@ -53,9 +53,7 @@ func TestSignUpOverHTTP(t *testing.T) {
 	me := b.callWith(t, eve, "GET", "/me", "")
 	require.Equal(t, 200, me.status, me.raw)
 	require.Equal(t, org["id"], me.body["org"].(map[string]any)["id"], "bound to the token's issuer and subject")
-	rules := b.callWith(t, eve, "GET", "/approval-rules", "")
-	require.Equal(t, 200, rules.status, rules.raw)
-	require.Equal(t, []any{"customer.message", "deploy.*", "finance.*"}, rules.body["actions"])
+	require.Equal(t, []string{org["id"].(string)}, b.stand.orgsCreated(), "the modules seeded it (the board: its approval rules)")
 	roles := b.callWith(t, eve, "GET", "/roles", "")
 	require.Len(t, roles.body["roles"], 8, "seeded from role_templates")
 	humans := b.callWith(t, eve, "GET", "/humans", "")
@@ -91,7 +89,7 @@ func TestSignUpOverHTTP(t *testing.T) {
 	b.cfg.SignupMaxPerHour = 1
 	got = b.callWith(t, b.account(t, "sub-fay", "fay@example.com", true), "POST", "/signup", signupBody)
 	require.Equal(t, http.StatusTooManyRequests, got.status, got.raw)
-	require.Equal(t, map[string]any{"error": "signup_busy", "message": identity.SignupBusyMessage}, got.body)
+	require.Equal(t, map[string]any{"error": "signup_busy", "message": people.SignupBusyMessage}, got.body)
 }
 
 func TestSignUpBadInput(t *testing.T) {
@@ -107,9 +105,9 @@ func TestSignUpBadInput(t *testing.T) {
 		{"AgentToken", "pact_" + strings.Repeat("x", 43), signupBody, 401, "unauthorized", "not an agent token"},
 		{"NoSecondFactor", b.iss.Token(t, authtest.Claims{Subject: "sub-kim", Email: "kim@example.com", EmailVerified: true,
 			AMR: []string{"pwd"}, Audience: []string{b.cfg.AdminAudience}}), signupBody, 401, "unauthorized", "second factor"},
-		{"UnverifiedEmail", b.account(t, "sub-kim", "kim@example.com", false), signupBody, 400, "invalid_request", identity.NoVerifiedEmail},
+		{"UnverifiedEmail", b.account(t, "sub-kim", "kim@example.com", false), signupBody, 400, "invalid_request", people.NoVerifiedEmail},
 		{"TermsNotAccepted", kim, `{"org_name": "K", "display_name": "Kim", "accept_terms": false, "terms_version": "1"}`,
-			400, "invalid_request", identity.AcceptTermsMessage},
+			400, "invalid_request", people.AcceptTermsMessage},
 		{"BlankOrgName", kim, `{"org_name": " ", "display_name": "Kim", "accept_terms": true, "terms_version": "1"}`,
 			400, "invalid_request", "org_name"},
 		{"MissingTerms", kim, `{"org_name": "K", "display_name": "Kim", "accept_terms": true}`, 422, "invalid_request", ""},

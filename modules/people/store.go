@@ -2,45 +2,92 @@ package people
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/uptrace/bun"
 
-	"github.com/pactboard/pact/sdk/errs"
+	"github.com/pactboard/pact/core/identity"
 )
 
-// listHumans lists the people of org, by id.
-func listHumans(ctx context.Context, tx bun.IDB, org string) ([]Human, error) {
-	out := []Human{}
-	err := tx.NewRaw(`SELECT id, name, role, email, created_at, disabled_at FROM humans WHERE org_id = ? ORDER BY id`, org).
-		Scan(ctx, &out)
-	return out, err
-}
+// The listings join what several owners keep: the rows of people, projects
+// and agents come from core/identity, a project's open tasks from the board
+// (kernel.BoardFacts), an agent's live mandates from core/mandate and its
+// live keys from the credentials module (kernel.AgentKeys), so this module
+// reads none of their tables (docs/architecture.md, "Table ownership").
 
-// listProjects lists the projects of org, by id, with their open tasks;
-// only project id when it is given (not_found when org has no such
-// project).
-func listProjects(ctx context.Context, tx bun.IDB, org, id string) ([]Project, error) {
-	out := []Project{}
-	err := tx.NewRaw(`SELECT p.id, p.name, p.production, p.frozen, p.created_by, p.created_at,
-		(SELECT count(*) FROM tasks t WHERE t.project_id = p.id
-			AND t.status IN ('submitted', 'working', 'input_required', 'auth_required')) AS open_tasks
-		FROM projects p WHERE p.org_id = ? AND (? = '' OR p.id = ?) ORDER BY p.id`, org, id, id).Scan(ctx, &out)
-	if err == nil && id != "" && len(out) == 0 {
-		return nil, errs.E(errs.NotFound, "project %s does not exist", id)
+// humanRows lists the people of org, by id.
+func (m *Module) humanRows(ctx context.Context, tx bun.IDB, org string) ([]Human, error) {
+	ps, err := m.identity.ListPeople(ctx, tx, org)
+	out := make([]Human, 0, len(ps))
+	for i := range ps {
+		out = append(out, human(&ps[i]))
 	}
 	return out, err
 }
 
-// listAgents lists the agents of org by id; only agent id when it is given.
-func listAgents(ctx context.Context, tx bun.IDB, org, id string) ([]Agent, error) {
-	out := []Agent{}
-	err := tx.NewRaw(`SELECT a.id, a.owner, a.client, a.status, a.last_seen, a.created_at, a.root_mandate_id,
-		a.preferences, a.role_id, a.replaced_by, a.listening_until,
-		coalesce((SELECT array_agg(project_id ORDER BY project_id) FROM agent_projects WHERE agent_id = a.id), '{}') AS projects,
-		(SELECT count(*) FROM agent_tokens t WHERE t.agent_id = a.id AND t.revoked_at IS NULL AND t.expires_at > now()) AS live_tokens,
-		(SELECT count(*) FROM mandates md WHERE md.holder = a.id AND md.revoked_at IS NULL AND md.expires_at > now()) AS live_mandates,
-		(SELECT count(*) FROM agent_keys k WHERE k.agent_id = a.id AND k.revoked_at IS NULL) AS live_keys,
-		coalesce(a.listening_until > now() - interval '30 seconds', false) AS online
-		FROM agents a WHERE a.org_id = ? AND (? = '' OR a.id = ?) ORDER BY a.id`, org, id, id).Scan(ctx, &out)
-	return out, err
+// projectRows lists the projects of org, by id, with their open tasks;
+// only project id when it is given (not_found when org has no such
+// project).
+func (m *Module) projectRows(ctx context.Context, tx bun.IDB, org, id string) ([]Project, error) {
+	var ps []identity.Project
+	if id == "" {
+		var err error
+		if ps, err = m.identity.ListProjects(ctx, tx, org); err != nil {
+			return nil, err
+		}
+	} else {
+		p, err := identity.ProjectInOrg(ctx, tx, id, org)
+		if err != nil {
+			return nil, err
+		}
+		ps = []identity.Project{*p}
+	}
+	ids := make([]string, 0, len(ps))
+	for _, p := range ps {
+		ids = append(ids, p.ID)
+	}
+	open, err := m.facts.OpenTaskCounts(ctx, tx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Project, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, Project{ID: p.ID, Name: p.Name, Production: p.Production, Frozen: p.Frozen,
+			CreatedBy: p.CreatedBy, CreatedAt: p.CreatedAt, OpenTasks: open[p.ID]})
+	}
+	return out, nil
+}
+
+// agentRows lists the agents of org by id; only agent id when it is given.
+func (m *Module) agentRows(ctx context.Context, tx bun.IDB, org, id string) ([]Agent, error) {
+	as, err := m.identity.ListAgents(ctx, tx, org, id)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(as))
+	for _, a := range as {
+		ids = append(ids, a.ID)
+	}
+	mandates, err := m.mandates.LiveHeldCounts(ctx, tx, ids)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := m.keys.LiveKeyCounts(ctx, tx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Agent, 0, len(as))
+	for _, a := range as {
+		var prefs map[string]any
+		if len(a.Preferences) > 0 {
+			if err := json.Unmarshal(a.Preferences, &prefs); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, Agent{ID: a.ID, Owner: a.Owner, Client: a.Client, Status: a.Status, LastSeen: a.LastSeen,
+			CreatedAt: a.CreatedAt, RootMandateID: a.RootMandateID, Preferences: prefs, RoleID: a.RoleID,
+			ReplacedBy: a.ReplacedBy, Projects: a.Projects, LiveTokens: a.LiveTokens, LiveMandates: mandates[a.ID],
+			LiveKeys: keys[a.ID], ListeningUntil: a.ListeningUntil, Online: a.Online})
+	}
+	return out, nil
 }

@@ -2,28 +2,52 @@ package kerneltest
 
 import (
 	"context"
+	"strings"
+	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
 
+	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/mandate"
 )
 
-// Org makes another organization through identity.SignUp, as its owner's
-// first sign-in would, and returns its id (derived from name, with a random
-// suffix). The owner is person owner with the email <owner>@example.com,
-// bound to the issuer's account sub-<owner>, so AdminToken(owner) signs in
-// as them; Person(owner, …) and Project(owner, …) add to the organization.
-func (w *World) Org(name, owner string) string {
+// Org makes organization id with its owner through identity.CreateOrg, as
+// sign-up does, runs the kernel's "organization created" hooks (the
+// board's approval rules, when the board is registered) and logs
+// org.created, in one transaction (see MakeOrg). AdminToken(owner) signs in
+// as the owner; Person(owner, …) and Project(owner, …) add to it.
+func (w *World) Org(id, owner string) string {
 	w.T.Helper()
-	out, err := w.Identity.SignUp(context.Background(), identity.SignUpPolicy{Enabled: true, MaxPerHour: 1000},
-		identity.SignUpInput{Issuer: w.Issuer.URL, Subject: "sub-" + owner, VerifiedEmail: owner + "@example.com",
-			OrgName: name, DisplayName: owner, AcceptTerms: true, TermsVersion: "test"})
-	require.NoError(w.T, err)
-	require.Equal(w.T, owner, out.Human.ID, "the email's local part names the owner")
-	return out.Org.ID
+	MakeOrg(w.T, w.DB, w.Log, w.Identity, w.Issuer.URL, id, owner, w.Kernel.OrgCreated())
+	return id
+}
+
+// MakeOrg makes organization id (named after it) with person owner, whose
+// email is <owner>@example.com and whose account is sub-<owner> at issuer,
+// through identity.CreateOrg; runs hooks (nil: none) and logs org.created
+// in the same transaction. It is for tests that have no World.
+func MakeOrg(t testing.TB, d *db.DB, log *ledger.Log, ident *identity.Service, issuer, id, owner string, hooks *kernel.OrgCreatedHooks) {
+	t.Helper()
+	require.NoError(t, d.InTx(context.Background(), func(ctx context.Context, tx bun.Tx) error {
+		if _, err := ident.CreateOrg(ctx, tx, identity.NewOrg{ID: id, Name: strings.ToUpper(id[:1]) + id[1:],
+			TermsVersion: "test", OwnerID: owner, OwnerName: owner, Email: owner + "@example.com",
+			Issuer: issuer, Subject: "sub-" + owner}); err != nil {
+			return err
+		}
+		if hooks != nil {
+			if err := hooks.Run(ctx, tx, id); err != nil {
+				return err
+			}
+		}
+		_, err := log.Append(ctx, tx, ledger.Entry{Actor: "human:" + owner, Action: "org.created", OrgID: id,
+			Payload: map[string]any{"org_id": id, "owner": owner}})
+		return err
+	}))
 }
 
 // Mandate issues a further root mandate from person by to agent holder with

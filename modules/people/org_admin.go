@@ -29,11 +29,6 @@ type Slack struct {
 	Hint       *string `json:"hint" example:"…a1b2" doc:"… and the URL's last 4 characters"`
 }
 
-func settings(o *identity.Org) OrgSettings {
-	return OrgSettings{ID: o.ID, Name: o.Name, Halted: o.Halted, TermsVersion: o.TermsVersion, CreatedAt: o.CreatedAt,
-		Slack: Slack{Configured: o.SlackHint != nil, Hint: o.SlackHint}}
-}
-
 type orgOut struct{ Body OrgSettings }
 
 // clearable is a JSON string that tells apart absent (unchanged) and null
@@ -91,11 +86,11 @@ func (m *Module) getOrg(ctx context.Context, _ *struct{}) (*orgOut, error) {
 	if err != nil {
 		return nil, err
 	}
-	o, err := m.identity.GetOrg(ctx, m.db, p.OrgID)
+	o, err := m.OrgSettings(ctx, m.db, p.OrgID)
 	if err != nil {
 		return nil, err
 	}
-	return &orgOut{Body: settings(o)}, nil
+	return &orgOut{Body: *o}, nil
 }
 
 func (m *Module) updateOrg(ctx context.Context, in *updateOrgIn) (*orgOut, error) {
@@ -103,11 +98,11 @@ func (m *Module) updateOrg(ctx context.Context, in *updateOrgIn) (*orgOut, error
 	if err != nil {
 		return nil, err
 	}
-	o, err := m.identity.UpdateOrg(ctx, p.ID, identity.OrgUpdate{Name: in.Body.Name, SlackWebhookURL: in.Body.SlackWebhookURL.update()})
+	o, err := m.UpdateOrg(ctx, p.ID, OrgUpdate{Name: in.Body.Name, SlackWebhookURL: in.Body.SlackWebhookURL.update()})
 	if err != nil {
 		return nil, err
 	}
-	return &orgOut{Body: settings(o)}, nil
+	return &orgOut{Body: *o}, nil
 }
 
 func (m *Module) setKillSwitch(ctx context.Context, in *killSwitchIn) (*killSwitchOut, error) {

@@ -94,9 +94,9 @@ type hiredOut struct{ Body Hired }
 
 type connectOut struct{ Body Connect }
 
-type connectionOut struct{ Body identity.Connection }
+type connectionOut struct{ Body Connection }
 
-type renewedOut struct{ Body identity.Renewed }
+type renewedOut struct{ Body Renewed }
 
 type changeRoleIn struct {
 	AgentID string `path:"agent_id" pattern:"^[a-z0-9][a-z0-9-]{0,62}$"`
@@ -197,13 +197,13 @@ func (m *Module) listAgents(ctx context.Context, _ *struct{}) (*agentsOut, error
 		return nil, err
 	}
 	out := &agentsOut{}
-	out.Body.Agents, err = listAgents(ctx, m.db, p.OrgID, "")
+	out.Body.Agents, err = m.agentRows(ctx, m.db, p.OrgID, "")
 	return out, err
 }
 
 // agent is agent id of the caller's organization as the list shows it.
 func (m *Module) agent(ctx context.Context, org, id string) (Agent, error) {
-	as, err := listAgents(ctx, m.db, org, id)
+	as, err := m.agentRows(ctx, m.db, org, id)
 	if err != nil {
 		return Agent{}, err
 	}
@@ -231,31 +231,18 @@ func (m *Module) registerAgent(ctx context.Context, in *registerIn) (*registered
 	return &registeredOut{Body: *r}, nil
 }
 
-// connectInfo completes c with the board's URLs.
-func (m *Module) connectInfo(agent string, c *identity.Connect) Connect {
-	out := Connect{Kind: c.Kind, Code: c.Code, ExpiresAt: c.ExpiresAt}
-	base := m.cfg.BoardURL
-	if c.Kind == "oauth" {
-		out.URL = base + "/mcp/a/" + agent
-	} else {
-		out.Command = "pact-connect " + base + " " + c.Code
-	}
-	return out
-}
-
 func (m *Module) hire(ctx context.Context, in *hireIn) (*hiredOut, error) {
 	p, err := caller(ctx)
 	if err != nil {
 		return nil, err
 	}
 	b := in.Body
-	h, err := m.identity.Hire(ctx, p.ID, identity.HireInput{Role: b.Role, Project: b.Project, ID: b.ID, Limits: b.Limits,
+	h, err := m.Hire(ctx, p.ID, HireInput{Role: b.Role, Project: b.Project, ID: b.ID, Limits: b.Limits,
 		Delegations: b.Delegations, Days: b.Days, Owner: b.Owner, Replaces: b.Replaces})
 	if err != nil {
 		return nil, err
 	}
-	return &hiredOut{Body: Hired{AgentID: h.AgentID, RootMandateID: h.RootMandateID, ConnectorPath: h.ConnectorPath,
-		Role: h.Role, Connect: m.connectInfo(h.AgentID, &h.Connect)}}, nil
+	return &hiredOut{Body: *h}, nil
 }
 
 func (m *Module) connection(ctx context.Context, in *agentPath) (*connectionOut, error) {
@@ -263,7 +250,7 @@ func (m *Module) connection(ctx context.Context, in *agentPath) (*connectionOut,
 	if err != nil {
 		return nil, err
 	}
-	c, err := m.identity.GetConnection(ctx, m.db, p.OrgID, in.AgentID)
+	c, err := m.GetConnection(ctx, m.db, p.OrgID, in.AgentID)
 	if err != nil {
 		return nil, err
 	}
@@ -275,14 +262,14 @@ func (m *Module) renew(ctx context.Context, in *agentPath) (*renewedOut, error) 
 	if err != nil {
 		return nil, err
 	}
-	r, err := m.identity.Renew(ctx, p.ID, in.AgentID)
+	r, err := m.Renew(ctx, p.ID, in.AgentID)
 	if err != nil {
 		return nil, err
 	}
 	return &renewedOut{Body: *r}, nil
 }
 
-func (m *Module) updated(ctx context.Context, org string, u *identity.AgentUpdated) (*agentUpdatedOut, error) {
+func (m *Module) updated(ctx context.Context, org string, u *AgentChange) (*agentUpdatedOut, error) {
 	a, err := m.agent(ctx, org, u.Agent.ID)
 	if err != nil {
 		return nil, err
@@ -296,7 +283,7 @@ func (m *Module) changeRole(ctx context.Context, in *changeRoleIn) (*agentUpdate
 	if err != nil {
 		return nil, err
 	}
-	u, err := m.identity.ChangeRole(ctx, p.ID, in.AgentID, in.Body.RoleID)
+	u, err := m.ChangeRole(ctx, p.ID, in.AgentID, in.Body.RoleID)
 	if err != nil {
 		return nil, err
 	}
@@ -309,7 +296,7 @@ func (m *Module) updateAgent(ctx context.Context, in *updateAgentIn) (*agentUpda
 		return nil, err
 	}
 	b := in.Body
-	u, err := m.identity.UpdateAgent(ctx, p.ID, in.AgentID, identity.AgentUpdate{RoleID: b.RoleID, Owner: b.Owner, Projects: b.Projects})
+	u, err := m.UpdateAgent(ctx, p.ID, in.AgentID, AgentUpdate{RoleID: b.RoleID, Owner: b.Owner, Projects: b.Projects})
 	if err != nil {
 		return nil, err
 	}
@@ -321,11 +308,11 @@ func (m *Module) setupCode(ctx context.Context, in *agentPath) (*connectOut, err
 	if err != nil {
 		return nil, err
 	}
-	c, err := m.identity.NewSetupCode(ctx, p.ID, in.AgentID)
+	c, err := m.NewSetupCode(ctx, p.ID, in.AgentID)
 	if err != nil {
 		return nil, err
 	}
-	return &connectOut{Body: m.connectInfo(in.AgentID, c)}, nil
+	return &connectOut{Body: *c}, nil
 }
 
 func (m *Module) setStatus(ctx context.Context, in *statusIn) (*agentOut, error) {

@@ -1,4 +1,4 @@
-package identity
+package people
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/sdk/errs"
 )
@@ -27,22 +28,22 @@ const RedeemRefused = "this setup code is unknown, used or expired; get a new on
 
 // connect is how agent (of client) connects; for a token client it mints
 // a setup code, created by person by, of which only the hash is kept.
-func (s *Service) connect(ctx context.Context, tx bun.IDB, by, agent, client string) (*Connect, error) {
+func (m *Module) connect(ctx context.Context, tx bun.IDB, by, agent, client string) (*Connect, error) {
 	if oauthClients[client] {
-		return &Connect{Kind: "oauth"}, nil
+		return &Connect{Kind: "oauth", URL: m.cfg.BoardURL + "/mcp/a/" + agent}, nil
 	}
 	b := make([]byte, 18)
-	if _, err := io.ReadFull(s.rand, b); err != nil {
+	if _, err := io.ReadFull(m.rand, b); err != nil {
 		return nil, err
 	}
 	code := SetupCodePrefix + base64.RawURLEncoding.EncodeToString(b)
-	ends := s.now().Add(SetupCodeTTL).UTC().Truncate(time.Microsecond)
+	ends := m.identity.Now().Add(SetupCodeTTL).UTC().Truncate(time.Microsecond)
 	_, err := tx.ExecContext(ctx, `INSERT INTO setup_codes (code_hash, agent_id, created_by, created_at, expires_at)
-		VALUES (?, ?, ?, ?, ?)`, HashToken(code), agent, by, s.now().UTC(), ends)
+		VALUES (?, ?, ?, ?, ?)`, identity.HashToken(code), agent, by, m.identity.Now().UTC(), ends)
 	if err != nil {
 		return nil, err
 	}
-	return &Connect{Kind: "setup_code", Code: code, ExpiresAt: &ends}, nil
+	return &Connect{Kind: "setup_code", Code: code, ExpiresAt: &ends, Command: "pact-connect " + m.cfg.BoardURL + " " + code}, nil
 }
 
 // NewSetupCode gives an agent of the acting approver's organization new
@@ -50,11 +51,11 @@ func (s *Service) connect(ctx context.Context, tx bun.IDB, by, agent, client str
 // unused codes stay valid until they expire), the connector for the rest.
 // Refusals: forbidden, not_found (missing, another organization's or
 // banned).
-func (s *Service) NewSetupCode(ctx context.Context, by, agent string) (*Connect, error) {
+func (m *Module) NewSetupCode(ctx context.Context, by, agent string) (*Connect, error) {
 	var out *Connect
-	err := s.Act(ctx, by, Approver, "admin.agent.setup_code", map[string]any{"agent_id": agent},
-		func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error {
-			a, err := s.GetAgent(ctx, tx, agent, p.OrgID)
+	err := m.identity.Act(ctx, by, identity.Approver, "admin.agent.setup_code", map[string]any{"agent_id": agent},
+		func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
+			a, err := m.identity.GetAgent(ctx, tx, agent, p.OrgID)
 			if err == nil && a.Status == "banned" {
 				err = errs.E(errs.NotFound, "agent %s does not exist", agent)
 			}
@@ -62,7 +63,7 @@ func (s *Service) NewSetupCode(ctx context.Context, by, agent string) (*Connect,
 				return err
 			}
 			e.AgentID = agent
-			out, err = s.connect(ctx, tx, p.ID, agent, a.Client)
+			out, err = m.connect(ctx, tx, p.ID, agent, a.Client)
 			return err
 		})
 	return out, err
@@ -87,32 +88,30 @@ type Redeemed struct {
 // (used, expired, banned agent) is logged in its organization as a refused
 // admin.agent.connect by that agent, with the reason: a used code presented
 // again means it leaked. An unknown code names no organization to log in.
-func (s *Service) RedeemSetupCode(ctx context.Context, code string) (*Redeemed, error) {
+func (m *Module) RedeemSetupCode(ctx context.Context, code string) (*Redeemed, error) {
 	refused := errs.E(errs.Forbidden, "%s", RedeemRefused)
 	if !strings.HasPrefix(code, SetupCodePrefix) {
 		return nil, refused
 	}
-	out, err := s.redeem(ctx, code, refused)
+	out, err := m.redeem(ctx, code, refused)
 	if errors.Is(err, refused) {
-		return nil, s.logRefusedRedemption(ctx, code, refused)
+		return nil, m.logRefusedRedemption(ctx, code, refused)
 	}
 	return out, err
 }
 
 // logRefusedRedemption records the refusal of a known code; refused is
 // returned either way.
-func (s *Service) logRefusedRedemption(ctx context.Context, code string, refused error) error {
+func (m *Module) logRefusedRedemption(ctx context.Context, code string, refused error) error {
 	var rows []struct {
 		AgentID  string     `bun:"agent_id"`
-		OrgID    string     `bun:"org_id"`
-		Status   string     `bun:"status"`
 		UsedAt   *time.Time `bun:"used_at"`
 		Expires  time.Time  `bun:"expires_at"`
 		Creator  string     `bun:"created_by"`
 		Received time.Time  `bun:"created_at"`
 	}
-	err := s.db.NewRaw(`SELECT c.agent_id, a.org_id, a.status, c.used_at, c.expires_at, c.created_by, c.created_at
-		FROM setup_codes c JOIN agents a ON a.id = c.agent_id WHERE c.code_hash = ?`, HashToken(code)).Scan(ctx, &rows)
+	err := m.db.NewRaw(`SELECT agent_id, used_at, expires_at, created_by, created_at FROM setup_codes
+		WHERE code_hash = ?`, identity.HashToken(code)).Scan(ctx, &rows)
 	if err != nil {
 		return fmt.Errorf("look up a refused setup code: %w", err)
 	}
@@ -120,38 +119,42 @@ func (s *Service) logRefusedRedemption(ctx context.Context, code string, refused
 		return refused
 	}
 	r := rows[0]
+	a, err := m.identity.GetAgent(ctx, m.db, r.AgentID, "")
+	if err != nil {
+		return fmt.Errorf("look up the agent of a refused setup code: %w", err)
+	}
 	reason := "refused" // only when another redemption is committing
 	switch {
 	case r.UsedAt != nil:
 		reason = "used"
-	case !r.Expires.After(s.now()):
+	case !r.Expires.After(m.identity.Now()):
 		reason = "expired"
-	case r.Status == "banned":
+	case a.Status == "banned":
 		reason = "banned"
 	}
-	return s.log.RecordRefusal(ctx, s.db, ledger.Entry{OrgID: r.OrgID, AgentID: r.AgentID, Actor: "agent:" + r.AgentID,
+	return m.log.RecordRefusal(ctx, m.db, ledger.Entry{OrgID: a.OrgID, AgentID: r.AgentID, Actor: "agent:" + r.AgentID,
 		Action: "admin.agent.connect", Payload: map[string]any{"agent_id": r.AgentID, "reason": reason,
 			"code_created_by": r.Creator, "code_created_at": r.Received}}, refused)
 }
 
 // redeem is RedeemSetupCode's transaction; it returns refused itself for
 // a code it cannot redeem.
-func (s *Service) redeem(ctx context.Context, code string, refused error) (*Redeemed, error) {
+func (m *Module) redeem(ctx context.Context, code string, refused error) (*Redeemed, error) {
 	var out *Redeemed
-	err := s.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	err := m.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		var rows []struct {
 			AgentID   string `bun:"agent_id"`
 			CreatedBy string `bun:"created_by"`
 		}
 		err := tx.NewRaw(`UPDATE setup_codes SET used_at = ? WHERE code_hash = ? AND used_at IS NULL AND expires_at > ?
-			RETURNING agent_id, created_by`, s.now().UTC(), HashToken(code), s.now()).Scan(ctx, &rows)
+			RETURNING agent_id, created_by`, m.identity.Now().UTC(), identity.HashToken(code), m.identity.Now()).Scan(ctx, &rows)
 		if err != nil {
 			return err
 		}
 		if len(rows) == 0 {
 			return refused
 		}
-		a, err := s.GetAgent(ctx, tx, rows[0].AgentID, "")
+		a, err := m.identity.GetAgent(ctx, tx, rows[0].AgentID, "")
 		if err != nil {
 			return err
 		}
@@ -164,7 +167,7 @@ func (s *Service) redeem(ctx context.Context, code string, refused error) (*Rede
 			out.Project = a.Projects[0]
 		}
 		if a.RoleID != nil {
-			r, err := s.GetRole(ctx, tx, a.OrgID, *a.RoleID)
+			r, err := m.GetRole(ctx, tx, a.OrgID, *a.RoleID)
 			if err != nil {
 				return err
 			}
@@ -173,14 +176,14 @@ func (s *Service) redeem(ctx context.Context, code string, refused error) (*Rede
 				out.Settings[k] = strings.ReplaceAll(v, "{project}", out.Project)
 			}
 		}
-		ends, err := s.Term("the token term", days)
+		ends, err := m.identity.Term("the token term", days)
 		if err != nil {
 			return err
 		}
-		if out.Token, err = s.insertToken(ctx, tx, a.ID, ends); err != nil {
+		if out.Token, err = m.identity.NewToken(ctx, tx, a.ID, ends); err != nil {
 			return err
 		}
-		_, err = s.log.Append(ctx, tx, ledger.Entry{OrgID: a.OrgID, AgentID: a.ID, Actor: "human:" + rows[0].CreatedBy,
+		_, err = m.log.Append(ctx, tx, ledger.Entry{OrgID: a.OrgID, AgentID: a.ID, Actor: "human:" + rows[0].CreatedBy,
 			Action: "admin.agent.connect", Payload: map[string]any{"agent_id": a.ID, "token_expires_at": ends},
 			Outcome: ledger.OK})
 		return err
@@ -213,8 +216,8 @@ type Connection struct {
 
 // GetConnection reports the connection state of agent id of org, or
 // not_found.
-func (s *Service) GetConnection(ctx context.Context, tx bun.IDB, org, id string) (*Connection, error) {
-	a, err := s.GetAgent(ctx, tx, id, org)
+func (m *Module) GetConnection(ctx context.Context, tx bun.IDB, org, id string) (*Connection, error) {
+	a, err := m.identity.GetAgent(ctx, tx, id, org)
 	if err != nil {
 		return nil, err
 	}
@@ -224,8 +227,7 @@ func (s *Service) GetConnection(ctx context.Context, tx bun.IDB, org, id string)
 		ORDER BY created_at DESC LIMIT 1`, id).Scan(ctx, &codes); err != nil {
 		return nil, err
 	}
-	if err := tx.NewRaw(`SELECT count(*) FROM agent_tokens WHERE agent_id = ? AND revoked_at IS NULL AND expires_at > ?`,
-		id, s.now()).Scan(ctx, &out.LiveTokens); err != nil {
+	if out.LiveTokens, err = m.identity.LiveTokenCount(ctx, tx, id); err != nil {
 		return nil, err
 	}
 	seenAfter := func(t time.Time) bool { return a.LastSeen != nil && a.LastSeen.After(t) }
@@ -238,7 +240,7 @@ func (s *Service) GetConnection(ctx context.Context, tx bun.IDB, org, id string)
 		out.State = "connected"
 	case codes[0].UsedAt != nil:
 		out.State = "code_redeemed"
-	case !codes[0].ExpiresAt.After(s.now()):
+	case !codes[0].ExpiresAt.After(m.identity.Now()):
 		out.State = "expired"
 	default:
 		out.State = "waiting_for_code"

@@ -1,4 +1,4 @@
-package identity
+package board
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
+	"github.com/pactboard/pact/core/db"
+	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/sdk/errs"
@@ -16,9 +18,21 @@ import (
 // MaxApprovalRules bounds an organization's approval rules.
 const MaxApprovalRules = 100
 
+// DefaultApprovalRules are the approval rules an organization made by
+// sign-up starts with (docs/specs/behavior.md §5.8).
+var DefaultApprovalRules = []string{"deploy.*", "finance.*", "customer.message"}
+
+// seedApprovalRules gives a new organization the default approval rules,
+// in the transaction that creates it (kernel.OrgCreatedHooks).
+func (m *Module) seedApprovalRules(ctx context.Context, tx bun.Tx, org string) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO approval_actions (org_id, action) SELECT ?, unnest(?::text[])`,
+		org, pgdialect.Array(DefaultApprovalRules))
+	return err
+}
+
 // ApprovalRules lists org's approval rules: the actions whose tasks wait
 // for a person's approval (docs/specs/behavior.md §5.8), sorted.
-func (s *Service) ApprovalRules(ctx context.Context, tx bun.IDB, org string) ([]string, error) {
+func (m *Module) ApprovalRules(ctx context.Context, tx bun.IDB, org string) ([]string, error) {
 	out := []string{}
 	err := tx.NewRaw(`SELECT action FROM approval_actions WHERE org_id = ? ORDER BY action`, org).Scan(ctx, &out)
 	return out, err
@@ -30,7 +44,7 @@ func (s *Service) ApprovalRules(ctx context.Context, tx bun.IDB, org string) ([]
 // (task.work, deploy.* — a trailing .* covers every sub-action), never
 // scoped to a project. Logged as admin.approval_rules.update with the old
 // and new lists. Refusals: forbidden, invalid_request.
-func (s *Service) SetApprovalRules(ctx context.Context, by string, actions []string) ([]string, error) {
+func (m *Module) SetApprovalRules(ctx context.Context, by string, actions []string) ([]string, error) {
 	rules := make([]string, 0, len(actions))
 	for _, a := range actions {
 		rules = append(rules, strings.TrimSpace(a))
@@ -38,12 +52,12 @@ func (s *Service) SetApprovalRules(ctx context.Context, by string, actions []str
 	slices.Sort(rules)
 	rules = slices.Compact(rules)
 	payload := map[string]any{"actions": rules}
-	err := s.Act(ctx, by, Owner, "admin.approval_rules.update", payload,
-		func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error {
+	err := m.ident.Act(ctx, by, identity.Owner, "admin.approval_rules.update", payload,
+		func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
 			if err := validApprovalRules(rules); err != nil {
 				return err
 			}
-			old, err := s.ApprovalRules(ctx, tx, p.OrgID)
+			old, err := m.ApprovalRules(ctx, tx, p.OrgID)
 			if err != nil {
 				return err
 			}
@@ -56,7 +70,7 @@ func (s *Service) SetApprovalRules(ctx context.Context, by string, actions []str
 			}
 			_, err = tx.ExecContext(ctx, `INSERT INTO approval_actions (org_id, action) SELECT ?, unnest(?::text[])`,
 				p.OrgID, pgdialect.Array(rules))
-			return translate(err, "an approval rule")
+			return db.Refusal(err, "an approval rule")
 		})
 	if err != nil {
 		return nil, err

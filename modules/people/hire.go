@@ -1,4 +1,4 @@
-package identity
+package people
 
 import (
 	"context"
@@ -6,8 +6,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
 
+	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/sdk/errs"
@@ -16,10 +16,6 @@ import (
 // oauthClients sign in through a Claude app with their owner's account;
 // the rest hold a token, handed over through a setup code.
 var oauthClients = map[string]bool{"chat": true, "cowork": true, "design": true}
-
-// UsesOAuth reports whether agents of client sign in through a Claude app
-// (chat, cowork, design) rather than with a token.
-func UsesOAuth(client string) bool { return oauthClients[client] }
 
 // HireInput describes an agent to hire from a role. Zero values take the
 // role's: id <role>-<project>, its limits, delegations and mandate term.
@@ -32,25 +28,6 @@ type HireInput struct {
 	Days        float64            `json:"days,omitempty"`
 	Owner       string             `json:"owner,omitempty"`
 	Replaces    string             `json:"replaces,omitempty"`
-}
-
-// Connect says how a hired agent connects: through a Claude app with its
-// owner's account (Kind "oauth"), or by trading a one-time setup code for
-// its token (Kind "setup_code"). It never holds a token.
-type Connect struct {
-	Kind      string     `json:"kind"`
-	Code      string     `json:"code,omitempty"`
-	ExpiresAt *time.Time `json:"expires_at,omitempty"`
-}
-
-// Hired is what a hire answers.
-type Hired struct {
-	AgentID       string    `json:"agent_id"`
-	RootMandateID uuid.UUID `json:"root_mandate_id"`
-	ConnectorPath string    `json:"connector_path"`
-	Role          string    `json:"role"`
-	Client        string    `json:"client"`
-	Connect       Connect   `json:"connect"`
 }
 
 // roleScope is role's actions on each of projects.
@@ -71,16 +48,16 @@ func roleScope(r *AgentRole, projects []string) []string {
 // it at the new one and revokes its tokens. Refusals: forbidden; not_found
 // (role, owner, project or replaced agent); invalid_request (archived role,
 // malformed input); id_taken; project_mismatch.
-func (s *Service) Hire(ctx context.Context, by string, in HireInput) (*Hired, error) {
+func (m *Module) Hire(ctx context.Context, by string, in HireInput) (*Hired, error) {
 	var out *Hired
-	err := s.Act(ctx, by, Approver, "admin.agent.hire", in, func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error {
+	err := m.identity.Act(ctx, by, identity.Approver, "admin.agent.hire", in, func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
 		if in.Project == "" {
 			return errs.E(errs.ProjectRequired, "hiring needs a project")
 		}
 		if !roleID.MatchString(in.Role) {
 			return errs.E(errs.NotFound, "role %s does not exist", in.Role)
 		}
-		r, err := s.liveRole(ctx, tx, p.OrgID, in.Role)
+		r, err := m.liveRole(ctx, tx, p.OrgID, in.Role)
 		if err != nil {
 			return err
 		}
@@ -100,32 +77,29 @@ func (s *Service) Hire(ctx context.Context, by string, in HireInput) (*Hired, er
 		if days == 0 {
 			days = r.MandateDays
 		}
-		var old *Agent
+		var old *identity.Agent
 		if in.Replaces != "" {
-			if old, err = s.GetAgent(ctx, tx, in.Replaces, p.OrgID); err != nil {
+			if old, err = m.identity.GetAgent(ctx, tx, in.Replaces, p.OrgID); err != nil {
 				return err
 			}
 		}
-		reg, err := s.register(ctx, tx, p, e, AgentInput{ID: id, Client: r.Client, Projects: []string{in.Project},
+		reg, err := m.identity.RegisterHired(ctx, tx, p, e, identity.AgentInput{ID: id, Client: r.Client, Projects: []string{in.Project},
 			Scope: roleScope(r, []string{in.Project}), Limits: limits, Delegations: &del, MandateDays: days,
-			Owner: in.Owner}, r.ID, false)
+			Owner: in.Owner}, r.ID)
 		if err != nil {
 			return err
 		}
 		if old != nil {
-			if _, err := tx.ExecContext(ctx, `UPDATE agents SET status = 'banned', replaced_by = ? WHERE id = ?`, id, old.ID); err != nil {
-				return err
-			}
-			if _, err := tx.ExecContext(ctx, `UPDATE agent_tokens SET revoked_at = now() WHERE agent_id = ? AND revoked_at IS NULL`, old.ID); err != nil {
+			if err := m.identity.ReplaceAgent(ctx, tx, old.ID, id); err != nil {
 				return err
 			}
 		}
-		c, err := s.connect(ctx, tx, p.ID, id, r.Client)
+		c, err := m.connect(ctx, tx, p.ID, id, r.Client)
 		if err != nil {
 			return err
 		}
 		out = &Hired{AgentID: id, RootMandateID: reg.RootMandateID, ConnectorPath: reg.ConnectorPath, Role: r.ID,
-			Client: r.Client, Connect: *c}
+			Connect: *c}
 		return nil
 	})
 	return out, err
@@ -141,11 +115,11 @@ type Renewed struct {
 // Renew issues a hired agent a fresh root mandate from its role for its
 // first project; the old root keeps running until it ends. Refusals:
 // forbidden, not_found, invalid_request (not hired from a role, or banned).
-func (s *Service) Renew(ctx context.Context, by, id string) (*Renewed, error) {
+func (m *Module) Renew(ctx context.Context, by, id string) (*Renewed, error) {
 	var out *Renewed
-	err := s.Act(ctx, by, Approver, "admin.agent.renew", map[string]any{"agent_id": id},
-		func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error {
-			a, err := s.GetAgent(ctx, tx, id, p.OrgID)
+	err := m.identity.Act(ctx, by, identity.Approver, "admin.agent.renew", map[string]any{"agent_id": id},
+		func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
+			a, err := m.identity.GetAgent(ctx, tx, id, p.OrgID)
 			if err != nil {
 				return err
 			}
@@ -156,33 +130,32 @@ func (s *Service) Renew(ctx context.Context, by, id string) (*Renewed, error) {
 			if a.Status == "banned" || len(a.Projects) == 0 {
 				return errs.E(errs.InvalidRequest, "agent %s is banned or has no project", id)
 			}
-			r, err := s.GetRole(ctx, tx, p.OrgID, *a.RoleID)
+			r, err := m.GetRole(ctx, tx, p.OrgID, *a.RoleID)
 			if err != nil {
 				return err
 			}
-			m, err := s.issueFromRole(ctx, tx, p, a.ID, r, a.Projects[:1])
+			md, err := m.issueFromRole(ctx, tx, p, a.ID, r, a.Projects[:1])
 			if err != nil {
 				return err
 			}
-			e.MandateChain, e.ProjectID = []uuid.UUID{m.ID}, a.Projects[0]
-			out = &Renewed{AgentID: id, MandateID: m.ID, ExpiresAt: m.ExpiresAt}
+			e.MandateChain, e.ProjectID = []uuid.UUID{md.ID}, a.Projects[0]
+			out = &Renewed{AgentID: id, MandateID: md.ID, ExpiresAt: md.ExpiresAt}
 			return nil
 		})
 	return out, err
 }
 
-func (s *Service) issueFromRole(ctx context.Context, tx bun.Tx, p *Person, agent string, r *AgentRole, projects []string) (*mandate.Mandate, error) {
-	ends, err := s.Term("the role's mandate term", r.MandateDays)
+func (m *Module) issueFromRole(ctx context.Context, tx bun.Tx, p *identity.Person, agent string, r *AgentRole, projects []string) (*mandate.Mandate, error) {
+	ends, err := m.identity.Term("the role's mandate term", r.MandateDays)
 	if err != nil {
 		return nil, err
 	}
-	m, err := s.mandates.IssueRoot(ctx, tx, mandate.RootInput{Issuer: p.ID, Holder: agent, Scope: roleScope(r, projects),
+	md, err := m.mandates.IssueRoot(ctx, tx, mandate.RootInput{Issuer: p.ID, Holder: agent, Scope: roleScope(r, projects),
 		Limits: r.Limits, Delegations: r.Delegations, ExpiresAt: ends})
 	if err != nil {
 		return nil, err
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE agents SET root_mandate_id = ? WHERE id = ?`, m.ID, agent)
-	return m, err
+	return md, m.identity.SetRootMandate(ctx, tx, agent, md.ID)
 }
 
 // AgentUpdate names what to change of an agent; nil leaves it.
@@ -192,12 +165,12 @@ type AgentUpdate struct {
 	Projects []string
 }
 
-// AgentUpdated is an agent after an update, with what a reissue did.
-type AgentUpdated struct {
-	Agent           *Agent     `json:"agent"`
-	MandateID       *uuid.UUID `json:"mandate_id"`
-	ExpiresAt       *time.Time `json:"expires_at"`
-	RevokedMandates []string   `json:"revoked_mandates"`
+// AgentChange is an agent after an update, with what a reissue did.
+type AgentChange struct {
+	Agent           *identity.Agent `json:"agent"`
+	MandateID       *uuid.UUID      `json:"mandate_id"`
+	ExpiresAt       *time.Time      `json:"expires_at"`
+	RevokedMandates []string        `json:"revoked_mandates"`
 }
 
 // UpdateAgent changes an agent's owner, role or projects. A new role or
@@ -207,21 +180,21 @@ type AgentUpdated struct {
 // owner, role, project); invalid_request (banned, nothing to change, role
 // archived or of another client, project count); project_mismatch (a runner
 // on a production project).
-func (s *Service) UpdateAgent(ctx context.Context, by, id string, u AgentUpdate) (*AgentUpdated, error) {
-	return s.updateAgent(ctx, by, id, u, "admin.agent.update")
+func (m *Module) UpdateAgent(ctx context.Context, by, id string, u AgentUpdate) (*AgentChange, error) {
+	return m.changeAgent(ctx, by, id, u, "admin.agent.update")
 }
 
 // ChangeRole moves an agent to another role of its client: UpdateAgent with
 // only a role, logged as admin.agent.role.
-func (s *Service) ChangeRole(ctx context.Context, by, id, role string) (*AgentUpdated, error) {
-	return s.updateAgent(ctx, by, id, AgentUpdate{RoleID: &role}, "admin.agent.role")
+func (m *Module) ChangeRole(ctx context.Context, by, id, role string) (*AgentChange, error) {
+	return m.changeAgent(ctx, by, id, AgentUpdate{RoleID: &role}, "admin.agent.role")
 }
 
-func (s *Service) updateAgent(ctx context.Context, by, id string, u AgentUpdate, action string) (*AgentUpdated, error) {
-	var out *AgentUpdated
+func (m *Module) changeAgent(ctx context.Context, by, id string, u AgentUpdate, action string) (*AgentChange, error) {
+	var out *AgentChange
 	payload := map[string]any{"agent_id": id, "role_id": u.RoleID, "owner": u.Owner, "projects": u.Projects}
-	err := s.Act(ctx, by, Approver, action, payload, func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error {
-		a, err := s.GetAgent(ctx, tx, id, p.OrgID)
+	err := m.identity.Act(ctx, by, identity.Approver, action, payload, func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
+		a, err := m.identity.GetAgent(ctx, tx, id, p.OrgID)
 		if err != nil {
 			return err
 		}
@@ -232,21 +205,21 @@ func (s *Service) updateAgent(ctx context.Context, by, id string, u AgentUpdate,
 		if u.RoleID == nil && u.Owner == nil && u.Projects == nil {
 			return errs.E(errs.InvalidRequest, "name something to change: role_id, owner or projects")
 		}
-		out = &AgentUpdated{RevokedMandates: []string{}}
+		out = &AgentChange{RevokedMandates: []string{}}
 		if u.Owner != nil {
-			if err := s.RequireHumanInOrg(ctx, tx, *u.Owner, p.OrgID); err != nil {
+			if err := m.identity.RequireHumanInOrg(ctx, tx, *u.Owner, p.OrgID); err != nil {
 				return err
 			}
-			if _, err := tx.ExecContext(ctx, `UPDATE agents SET owner = ? WHERE id = ?`, *u.Owner, id); err != nil {
+			if err := m.identity.SetAgentOwner(ctx, tx, id, *u.Owner); err != nil {
 				return err
 			}
 		}
 		if u.RoleID != nil || u.Projects != nil {
-			if err := s.reissue(ctx, tx, p, e, a, u, out); err != nil {
+			if err := m.reissue(ctx, tx, p, e, a, u, out); err != nil {
 				return err
 			}
 		}
-		out.Agent, err = s.GetAgent(ctx, tx, id, p.OrgID)
+		out.Agent, err = m.identity.GetAgent(ctx, tx, id, p.OrgID)
 		return err
 	})
 	return out, err
@@ -254,7 +227,7 @@ func (s *Service) updateAgent(ctx context.Context, by, id string, u AgentUpdate,
 
 // reissue gives a the role and projects u names (else its own) and a new
 // root from the role over all of them, revoking every root it held before.
-func (s *Service) reissue(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry, a *Agent, u AgentUpdate, out *AgentUpdated) error {
+func (m *Module) reissue(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry, a *identity.Agent, u AgentUpdate, out *AgentChange) error {
 	role := u.RoleID
 	if role == nil {
 		role = a.RoleID
@@ -262,7 +235,7 @@ func (s *Service) reissue(ctx context.Context, tx bun.Tx, p *Person, e *ledger.E
 	if role == nil {
 		return errs.E(errs.InvalidRequest, "agent %s has no role; give it one with role_id", a.ID)
 	}
-	r, err := s.liveRole(ctx, tx, p.OrgID, *role)
+	r, err := m.liveRole(ctx, tx, p.OrgID, *role)
 	if err != nil {
 		return err
 	}
@@ -276,11 +249,11 @@ func (s *Service) reissue(ctx context.Context, tx bun.Tx, p *Person, e *ledger.E
 	if len(projects) == 0 {
 		return errs.E(errs.ProjectRequired, "an agent needs at least one project")
 	}
-	if singleProject[a.Client] && len(projects) != 1 {
+	if identity.SingleProject(a.Client) && len(projects) != 1 {
 		return errs.E(errs.InvalidRequest, "%s agents work in exactly one project; got %d", a.Client, len(projects))
 	}
 	for _, pr := range projects {
-		proj, err := projectInOrg(ctx, tx, pr, p.OrgID)
+		proj, err := identity.ProjectInOrg(ctx, tx, pr, p.OrgID)
 		if err != nil {
 			return err
 		}
@@ -288,32 +261,27 @@ func (s *Service) reissue(ctx context.Context, tx bun.Tx, p *Person, e *ledger.E
 			return errs.E(errs.ProjectMismatch, "runners never work on production projects")
 		}
 	}
-	var live []uuid.UUID
-	if err := tx.NewRaw(`SELECT id FROM mandates WHERE holder = ? AND parent_id IS NULL AND revoked_at IS NULL
-		AND expires_at > ? ORDER BY created_at`, a.ID, s.now()).Scan(ctx, &live); err != nil {
+	live, err := m.mandates.LiveRoots(ctx, tx, a.ID, m.identity.Now())
+	if err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM agent_projects WHERE agent_id = ?`, a.ID); err != nil {
+	if err := m.identity.SetAgentProjects(ctx, tx, a.ID, p.OrgID, projects); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO agent_projects (agent_id, project_id, org_id)
-		SELECT ?, unnest(?::text[]), ?`, a.ID, pgdialect.Array(projects), p.OrgID); err != nil {
-		return translate(err, "projects of agent "+a.ID)
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE agents SET role_id = ? WHERE id = ?`, r.ID, a.ID); err != nil {
+	if err := m.identity.SetAgentRole(ctx, tx, a.ID, r.ID); err != nil {
 		return err
 	}
-	m, err := s.issueFromRole(ctx, tx, p, a.ID, r, projects)
+	md, err := m.issueFromRole(ctx, tx, p, a.ID, r, projects)
 	if err != nil {
 		return err
 	}
 	for _, old := range live {
-		if _, err := s.mandates.RevokeSubtree(ctx, tx, old); err != nil {
+		if _, err := m.mandates.RevokeSubtree(ctx, tx, old); err != nil {
 			return err
 		}
 		out.RevokedMandates = append(out.RevokedMandates, old.String())
 	}
-	out.MandateID, out.ExpiresAt = &m.ID, &m.ExpiresAt
-	e.MandateChain = []uuid.UUID{m.ID}
+	out.MandateID, out.ExpiresAt = &md.ID, &md.ExpiresAt
+	e.MandateChain = []uuid.UUID{md.ID}
 	return nil
 }

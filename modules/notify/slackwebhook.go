@@ -1,0 +1,105 @@
+package notify
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/uptrace/bun"
+
+	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/core/seal"
+)
+
+// The organization's Slack webhook URL is a secret the board reads back to
+// deliver, so this module alone seals and opens it (core/seal). The column,
+// orgs.slack_webhook_url, is core/identity's: the module reads it where it
+// delivers and writes it through identity.SetOrgSecret.
+
+// slackColumn is the orgs column holding the sealed webhook.
+const slackColumn = "slack_webhook_url"
+
+// slackPlace is where an organization's Slack webhook URL is sealed for:
+// the column and the organization.
+func slackPlace(orgID string) string { return "orgs.slack_webhook_url/" + orgID }
+
+// slackWebhooks answers kernel.SlackWebhooks for the organization's
+// settings (the people module).
+type slackWebhooks struct {
+	box   *seal.Box
+	ident *identity.Service
+}
+
+// SlackWebhooks is the keeper of Slack webhooks the module provides the
+// kernel (kernel.SlackWebhooks): sealing with the service's box, writing
+// through ident.
+func (s *Service) SlackWebhooks(ident *identity.Service) kernel.SlackWebhooks {
+	return slackWebhooks{box: s.opts.Seal, ident: ident}
+}
+
+// SetSlackWebhook seals url for org and stores it; "" removes it.
+func (w slackWebhooks) SetSlackWebhook(ctx context.Context, tx bun.IDB, org, url string) error {
+	var sealed *string
+	if url != "" {
+		v, err := w.box.Seal(url, slackPlace(org))
+		if err != nil {
+			return fmt.Errorf("seal the Slack webhook of %s: %w", org, err)
+		}
+		sealed = &v
+	}
+	_, err := w.ident.SetOrgSecret(ctx, tx, org, slackColumn, sealed, nil)
+	return err
+}
+
+// SlackHint is "…" and the webhook's last 4 characters, a note to set it
+// again when it no longer opens (sealed under a key that left the
+// keyring), or nil when org has none.
+func (w slackWebhooks) SlackHint(ctx context.Context, tx bun.IDB, org string) (*string, error) {
+	var sealed []string
+	if err := tx.NewRaw(`SELECT coalesce(slack_webhook_url, '') FROM orgs WHERE id = ?`, org).Scan(ctx, &sealed); err != nil {
+		return nil, err
+	}
+	if len(sealed) == 0 || sealed[0] == "" {
+		return nil, nil
+	}
+	hint := "unreadable (sealed under a retired board key): set it again"
+	if u, err := w.box.Open(sealed[0], slackPlace(org)); err == nil {
+		r := []rune(u)
+		hint = "…" + string(r[max(0, len(r)-4):])
+	}
+	return &hint, nil
+}
+
+// ResealOrgSecrets seals again every organization's Slack webhook that is
+// not sealed under the board's active key: values written before sealing,
+// or under a key rotated out of first place. A value another process
+// changed meanwhile is left to it. Values that no longer open (their key
+// left the keyring) are left as they are; their hint says to set them
+// again. It returns how many it sealed.
+func (s *Service) ResealOrgSecrets(ctx context.Context, ident *identity.Service) (int, error) {
+	var rows []struct {
+		ID  string `bun:"id"`
+		URL string `bun:"slack_webhook_url"`
+	}
+	if err := s.db.NewRaw(`SELECT id, slack_webhook_url FROM orgs WHERE slack_webhook_url IS NOT NULL`).Scan(ctx, &rows); err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, r := range rows {
+		if !s.opts.Seal.Stale(r.URL) {
+			continue
+		}
+		sealed, err := s.opts.Seal.Reseal(r.URL, slackPlace(r.ID))
+		if err != nil {
+			continue // no longer opens: its hint says to set it again
+		}
+		changed, err := ident.SetOrgSecret(ctx, s.db, r.ID, slackColumn, &sealed, &r.URL)
+		if err != nil {
+			return n, err
+		}
+		if changed {
+			n++
+		}
+	}
+	return n, nil
+}

@@ -1,0 +1,88 @@
+package people
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/sdk/authissuer"
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+type signupIn struct {
+	Body struct {
+		OrgName      string `json:"org_name" maxLength:"200" example:"Acme"`
+		DisplayName  string `json:"display_name" maxLength:"200" example:"Ana Ruiz"`
+		AcceptTerms  bool   `json:"accept_terms" doc:"Must be true"`
+		TermsVersion string `json:"terms_version" maxLength:"200" example:"2026-01"`
+	}
+}
+
+// SignedUp is the owner a sign-up made, or the invited person it bound, and
+// their organization.
+type SignedUp struct {
+	Human   Human    `json:"human"`
+	Org     OrgBrief `json:"org"`
+	Invited bool     `json:"invited" doc:"An owner had invited this email: the account joined that organization and none was made"`
+}
+
+type signedUpOut struct{ Body SignedUp }
+
+func (m *Module) registerSignup(api huma.API) {
+	o := huma.Operation{OperationID: "people-signup", Method: http.MethodPost, Path: "/signup",
+		Summary: "Sign up: make an organization and become its owner (PACT_SIGNUP_ENABLED)",
+		Description: "Takes a signed-in account that is no person of the board yet. An account whose verified " +
+			"email an owner invited joins that organization instead and makes none.",
+		Tags: []string{"people"}, MaxBodyBytes: maxBody, DefaultStatus: http.StatusCreated,
+		Security: []map[string][]string{{"bearer": {}}},
+		Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusConflict,
+			http.StatusTooManyRequests},
+		Metadata: map[string]any{kernel.MetaPublic: true},
+		// The token is checked before the body, so a caller without one
+		// learns nothing about the request.
+		Middlewares: huma.Middlewares{m.verifyAccount}}
+	huma.Register(api, o, m.signup)
+}
+
+type accountKey struct{}
+
+// verifyAccount checks the request's token (auth.Admin.Verify: no person
+// needed) and hands the account to signup.
+func (m *Module) verifyAccount(ctx huma.Context, next func(huma.Context)) {
+	acct, err := m.verifier.Verify(ctx.Context(), ctx.Header("Authorization"))
+	if err != nil {
+		ae := kernel.ToAdminError(err)
+		if ae.GetStatus() == http.StatusUnauthorized {
+			ctx.SetHeader("WWW-Authenticate", `Bearer realm="PACT Board Admin API"`)
+		}
+		ctx.SetHeader("Content-Type", "application/json")
+		ctx.SetStatus(ae.GetStatus())
+		_ = json.NewEncoder(ctx.BodyWriter()).Encode(ae)
+		return
+	}
+	next(huma.WithValue(ctx, accountKey{}, acct))
+}
+
+// signup authenticates its caller itself (the gate wants a person; this
+// caller is not one yet) and hands the account to SignUp.
+func (m *Module) signup(ctx context.Context, in *signupIn) (*signedUpOut, error) {
+	acct, _ := ctx.Value(accountKey{}).(*authissuer.Identity)
+	if acct == nil {
+		return nil, errs.E(errs.Unauthorized, "send a person's OAuth access token: Authorization: Bearer <token>")
+	}
+	email := ""
+	if acct.EmailVerified {
+		email = acct.Email
+	}
+	b := in.Body
+	s, err := m.SignUp(ctx, SignUpPolicy{Enabled: m.cfg.SignupEnabled, MaxPerHour: m.cfg.SignupMaxPerHour},
+		SignUpInput{Issuer: acct.Issuer, Subject: acct.Subject, VerifiedEmail: email, OrgName: b.OrgName,
+			DisplayName: b.DisplayName, AcceptTerms: b.AcceptTerms, TermsVersion: b.TermsVersion})
+	if err != nil {
+		return nil, err
+	}
+	return &signedUpOut{Body: *s}, nil
+}
