@@ -25,11 +25,11 @@ func logVerify() command {
 				}
 				var out map[string][]ledger.Verdict
 				if *org != "" {
-					var n int
-					if err := a.db.NewRaw(`SELECT count(*) FROM orgs WHERE id = ?`, *org).Scan(ctx, &n); err != nil {
+					exists, err := a.ident.OrgExists(ctx, a.db, *org)
+					if err != nil {
 						return nil, err
 					}
-					if n == 0 {
+					if !exists {
 						return nil, errs.E(errs.NotFound, "organization %s does not exist", *org)
 					}
 					vs, err := a.log.VerifyOrg(ctx, a.db, *org, progress)

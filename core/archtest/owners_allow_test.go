@@ -43,13 +43,3 @@ func allowedReads() []allowance {
 			"it through identity.SetOrgSecret"},
 	}
 }
-
-// pendingMoves are today's accesses by a package that is not the table's
-// owner, excused while issue 10 moves the code to its owner or puts a kernel
-// seam in front of it. The list only shrinks: remove an entry when its move
-// lands (the checker fails on an entry that excuses nothing).
-func pendingMoves() []allowance {
-	return []allowance{
-		{"cmd/pact-admin", "orgs", reads, "moves with issue 10: pact-admin calls the services the Admin API calls"},
-	}
-}

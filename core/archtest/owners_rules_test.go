@@ -86,7 +86,7 @@ func TestOwnershipCheckerCatchesViolations(t *testing.T) {
 	refs := scanCode(t, root, pop, "core", "modules")
 	allowed := []allowance{{"modules/people", "agents", reads, "principals"}}
 
-	got := checkOwnership(owners, refs, nil, allowed)
+	got := checkOwnership(owners, refs, allowed)
 	require.ElementsMatch(t, []string{
 		"modules/people reads tasks (owner: modules/board) at modules/people/store.go:4: " +
 			"ask the owner through a kernel seam, or list the read in allowedReads with its reason",
@@ -99,21 +99,19 @@ func TestOwnershipCheckerCatchesViolations(t *testing.T) {
 	}, got.violations)
 	require.Empty(t, got.unused)
 
-	// pendingMoves excuses both kinds and says so; allowedReads never
-	// excuses a write.
-	pending := []allowance{{"modules/people", "tasks", reads, "moves"}, {"modules/people", "tasks", writes, "moves"}}
-	got = checkOwnership(owners, refs, pending, append(allowed, allowance{"core/db", "tasks", writes, "no"}))
-	require.Len(t, got.pending, 2)
-	require.Contains(t, got.pending[0], "modules/people reads tasks (owner: modules/board) at modules/people/store.go:4: moves")
-	require.Len(t, got.violations, 2, "%v", got.violations)
-	require.Equal(t, []string{"allowance core/db writes tasks excuses nothing: remove it"}, got.unused)
+	// allowedReads never excuses a write.
+	got = checkOwnership(owners, refs, append(allowed, allowance{"core/db", "tasks", writes, "no"},
+		allowance{"modules/people", "tasks", writes, "no"}))
+	require.Len(t, got.violations, 4, "%v", got.violations)
+	require.Equal(t, []string{"allowance core/db writes tasks excuses nothing: remove it",
+		"allowance modules/people writes tasks excuses nothing: remove it"}, got.unused)
 }
 
 // An allowance without a reason, or one that excuses nothing, fails: the
 // lists only hold what is true today.
 func TestAllowancesMustBeHonest(t *testing.T) {
 	got := checkOwnership(map[string]string{"tasks": "modules/board"}, nil,
-		[]allowance{{"modules/people", "tasks", reads, "moves"}}, []allowance{{"modules/notes", "tasks", reads, ""}})
+		[]allowance{{"modules/people", "tasks", reads, "joins"}, {"modules/notes", "tasks", reads, ""}})
 	require.Equal(t, []string{
 		"allowance modules/people reads tasks excuses nothing: remove it",
 		"allowance modules/notes reads tasks has no reason",

@@ -71,16 +71,14 @@ type allowance struct {
 	why        string
 }
 
-// ownership is what the checker found: violations fail, pending are the
-// accesses excused by pendingMoves (logged until they are gone), unused are
-// allowances that excuse nothing and must be removed.
+// ownership is what the checker found: violations fail, and so do unused,
+// the allowances that excuse nothing and must be removed.
 type ownership struct {
-	violations, pending, unused []string
+	violations, unused []string
 }
 
-// checkOwnership applies the rule to refs. pending may excuse reads and
-// writes (code that moves to the owner); allowed excuses reads only.
-func checkOwnership(owners map[string]string, refs []tableRef, pending, allowed []allowance) ownership {
+// checkOwnership applies the rule to refs; allowed excuses reads only.
+func checkOwnership(owners map[string]string, refs []tableRef, allowed []allowance) ownership {
 	var out ownership
 	used := map[allowance]bool{}
 	find := func(list []allowance, r tableRef) (allowance, bool) {
@@ -102,11 +100,6 @@ func checkOwnership(owners map[string]string, refs []tableRef, pending, allowed 
 			continue
 		}
 		msg := fmt.Sprintf("%s %s %s (owner: %s) at %s", r.pkg, r.kind, r.table, owner, r.at)
-		if a, ok := find(pending, r); ok {
-			used[a] = true
-			out.pending = append(out.pending, msg+": "+a.why)
-			continue
-		}
 		if a, ok := find(allowed, r); ok && r.kind == reads {
 			used[a] = true
 			continue
@@ -118,7 +111,7 @@ func checkOwnership(owners map[string]string, refs []tableRef, pending, allowed 
 		}
 		out.violations = append(out.violations, msg)
 	}
-	for _, a := range slices.Concat(pending, allowed) {
+	for _, a := range allowed {
 		switch {
 		case a.why == "":
 			out.unused = append(out.unused, fmt.Sprintf("allowance %s %s %s has no reason", a.pkg, a.kind, a.table))
@@ -158,8 +151,7 @@ func TestEveryTableHasAnOwner(t *testing.T) {
 
 // The SQL of every non-test Go file under core/, modules/ and cmd/ writes
 // only the tables its package owns, and reads another's only where
-// allowedReads says why. pendingMoves are logged, not failed, until the
-// code that issue 10 moves has moved.
+// allowedReads says why.
 func TestTablesAreWrittenOnlyByTheirOwner(t *testing.T) {
 	root := repoRoot(t)
 	owners := readOwners(t, pgtest.New(t))
@@ -169,10 +161,7 @@ func TestTablesAreWrittenOnlyByTheirOwner(t *testing.T) {
 	}
 	refs := scanCode(t, root, population, "core", "modules", "cmd")
 	require.NotEmpty(t, refs, "the code was scanned")
-	got := checkOwnership(owners, refs, pendingMoves(), allowedReads())
-	for _, p := range got.pending {
-		t.Log("pending:", p)
-	}
+	got := checkOwnership(owners, refs, allowedReads())
 	for _, v := range got.violations {
 		t.Error(v)
 	}
