@@ -1,11 +1,19 @@
 package db
 
-import "github.com/pactboard/pact/sdk/errs"
+import (
+	"fmt"
+
+	"github.com/pactboard/pact/sdk/errs"
+)
 
 // Refusal turns the database's refusals of a write into the board's codes,
 // for the rare race a service's pre-check could not see; what names the
-// thing written in the message. Any other error comes back as it is.
+// thing written in the message. Any other error comes back wrapped with
+// what, so the log says which write failed; nil stays nil.
 func Refusal(err error, what string) error {
+	if err == nil {
+		return nil
+	}
 	switch PgCode(err) {
 	case UniqueViolation:
 		return errs.E(errs.IDTaken, "%s is already taken", what)
@@ -14,5 +22,5 @@ func Refusal(err error, what string) error {
 	case CheckViolation:
 		return errs.E(errs.InvalidRequest, "%s is out of range", what)
 	}
-	return err
+	return fmt.Errorf("write %s: %w", what, err)
 }
