@@ -93,6 +93,17 @@ func AdminPerson(ctx context.Context) *identity.Person {
 	return p
 }
 
+// SignedIn returns the person calling an Admin API operation that is not
+// public; without one (a handler wired as public by mistake) it refuses
+// with unauthorized rather than act as nobody.
+func SignedIn(ctx context.Context) (*identity.Person, error) {
+	p := AdminPerson(ctx)
+	if p == nil {
+		return nil, errs.E(errs.Unauthorized, "no signed-in person on this request")
+	}
+	return p, nil
+}
+
 // checkAdminOperation refuses, at registration, an operation that says
 // neither who may call it nor that it is public, so no route can forget
 // the gate. Its panic becomes the module's Register error.

@@ -11,8 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/danielgtaylor/huma/v2"
 	"github.com/google/uuid"
+
+	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/identity"
@@ -58,15 +59,6 @@ func op(method, path, id, summary string, min identity.Role, errors ...int) huma
 		Tags: []string{"audit"}, Errors: errors, MaxBodyBytes: maxBody}, min)
 }
 
-// caller is the person the gate let through.
-func caller(ctx context.Context) (*identity.Person, error) {
-	p := kernel.AdminPerson(ctx)
-	if p == nil {
-		return nil, errs.E(errs.Unauthorized, "no signed-in person on this request")
-	}
-	return p, nil
-}
-
 type listEntriesIn struct {
 	Project string `query:"project" maxLength:"63" doc:"Only entries of this project"`
 	Agent   string `query:"agent" maxLength:"63" doc:"Only entries of this agent"`
@@ -100,7 +92,7 @@ func instant(name, s string) (*time.Time, error) {
 }
 
 func (m *Module) listEntries(ctx context.Context, in *listEntriesIn) (*entriesOut, error) {
-	p, err := caller(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +129,7 @@ type eraseOut struct {
 }
 
 func (m *Module) erase(ctx context.Context, in *eraseIn) (*eraseOut, error) {
-	p, err := caller(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +145,7 @@ type verifyOut struct {
 }
 
 func (m *Module) verify(ctx context.Context, _ *struct{}) (*verifyOut, error) {
-	p, err := caller(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}

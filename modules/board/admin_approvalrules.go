@@ -8,7 +8,6 @@ import (
 
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
-	"github.com/pactboard/pact/sdk/errs"
 )
 
 // ApprovalRules are the actions whose tasks wait for a person's approval.
@@ -40,20 +39,19 @@ func approvalOp(method, id, summary string, min identity.Role, errors ...int) hu
 }
 
 func (m *Module) getApprovalRules(ctx context.Context, _ *struct{}) (*approvalRulesOut, error) {
-	p := kernel.AdminPerson(ctx)
-	if p == nil {
-		return nil, errs.E(errs.Unauthorized, "no signed-in person on this request")
+	p, err := kernel.SignedIn(ctx)
+	if err != nil {
+		return nil, err
 	}
 	out := &approvalRulesOut{}
-	var err error
 	out.Body.Actions, err = m.ApprovalRules(ctx, m.db, p.OrgID)
 	return out, err
 }
 
 func (m *Module) setApprovalRules(ctx context.Context, in *approvalRulesIn) (*approvalRulesOut, error) {
-	p := kernel.AdminPerson(ctx)
-	if p == nil {
-		return nil, errs.E(errs.Unauthorized, "no signed-in person on this request")
+	p, err := kernel.SignedIn(ctx)
+	if err != nil {
+		return nil, err
 	}
 	rules, err := m.SetApprovalRules(ctx, p.ID, in.Body.Actions)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -121,7 +122,7 @@ func (m *Module) registerDecisions(api huma.API) {
 
 // decide runs a decision as the signed-in person and answers with the task.
 func (m *Module) decide(ctx context.Context, id string, fn func(by string) error) (*taskOut, error) {
-	p, err := taskPerson(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +159,7 @@ func (m *Module) assign(ctx context.Context, in *assignIn) (*assignOut, error) {
 }
 
 func (m *Module) sendMessage(ctx context.Context, in *messageIn) (*messageOut, error) {
-	p, err := taskPerson(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -30,15 +30,6 @@ func taskOp(method, path, id, summary string, min identity.Role, errors ...int) 
 		Tags: []string{"tasks"}, Errors: errors, MaxBodyBytes: taskMaxBody}, min)
 }
 
-// taskPerson is the person the gate let through.
-func taskPerson(ctx context.Context) (*identity.Person, error) {
-	p := kernel.AdminPerson(ctx)
-	if p == nil {
-		return nil, errs.E(errs.Unauthorized, "no signed-in person on this request")
-	}
-	return p, nil
-}
-
 // AdminTask is a task as people see it.
 type AdminTask struct {
 	ID                 string          `json:"id" format:"uuid"`
@@ -129,7 +120,7 @@ func (m *Module) registerTaskAdmin(api huma.API) {
 }
 
 func (m *Module) listTasks(ctx context.Context, in *listTasksIn) (*listTasksOut, error) {
-	p, err := taskPerson(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/uptrace/bun/dialect/pgdialect"
 
+	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/ledger"
 )
 
@@ -48,7 +49,7 @@ type TaskTrace struct {
 type traceOut struct{ Body TaskTrace }
 
 func (m *Module) traceTask(ctx context.Context, in *taskIDIn) (*traceOut, error) {
-	p, err := taskPerson(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +107,7 @@ type Overview struct {
 type overviewOut struct{ Body Overview }
 
 func (m *Module) overview(ctx context.Context, _ *struct{}) (*overviewOut, error) {
-	p, err := taskPerson(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}

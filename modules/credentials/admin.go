@@ -41,7 +41,7 @@ func (m *Module) registerAdmin(api huma.API) {
 }
 
 func (m *Module) importCredential(ctx context.Context, in *importIn) (*importOut, error) {
-	p, err := adminPerson(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -65,15 +65,6 @@ const maxPeopleBody = 16 << 10
 func peopleOp(method, path, id, summary string, min identity.Role, errors ...int) huma.Operation {
 	return kernel.AdminOp(huma.Operation{OperationID: "people-" + id, Method: method, Path: path, Summary: summary,
 		Tags: []string{"people"}, Errors: errors, MaxBodyBytes: maxPeopleBody}, min)
-}
-
-// adminPerson is the person the gate let through.
-func adminPerson(ctx context.Context) (*identity.Person, error) {
-	p := kernel.AdminPerson(ctx)
-	if p == nil {
-		return nil, errs.E(errs.Unauthorized, "no signed-in person on this request")
-	}
-	return p, nil
 }
 
 // wrap says what was being done around an error that is not a refusal, so

@@ -7,6 +7,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/kernel"
 )
 
 type agentKeysOut struct {
@@ -46,7 +47,7 @@ func (m *Module) registerKeys(api huma.API) {
 }
 
 func (m *Module) listKeys(ctx context.Context, in *agentPath) (*agentKeysOut, error) {
-	p, err := adminPerson(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +57,7 @@ func (m *Module) listKeys(ctx context.Context, in *agentPath) (*agentKeysOut, er
 }
 
 func (m *Module) addKey(ctx context.Context, in *addKeyIn) (*addedKeyOut, error) {
-	p, err := adminPerson(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +69,7 @@ func (m *Module) addKey(ctx context.Context, in *addKeyIn) (*addedKeyOut, error)
 }
 
 func (m *Module) revokeKey(ctx context.Context, in *keyPath) (*revokedOut, error) {
-	p, err := adminPerson(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}

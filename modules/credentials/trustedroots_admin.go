@@ -7,6 +7,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/kernel"
 )
 
 type trustedRootsOut struct {
@@ -40,7 +41,7 @@ func (m *Module) registerTrustedRoots(api huma.API) {
 }
 
 func (m *Module) listRoots(ctx context.Context, _ *struct{}) (*trustedRootsOut, error) {
-	p, err := adminPerson(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +51,7 @@ func (m *Module) listRoots(ctx context.Context, _ *struct{}) (*trustedRootsOut, 
 }
 
 func (m *Module) addRoot(ctx context.Context, in *addRootIn) (*addedRootOut, error) {
-	p, err := adminPerson(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +63,7 @@ func (m *Module) addRoot(ctx context.Context, in *addRootIn) (*addedRootOut, err
 }
 
 func (m *Module) revokeRoot(ctx context.Context, in *rootPath) (*revokedOut, error) {
-	p, err := adminPerson(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}

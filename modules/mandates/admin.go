@@ -9,7 +9,6 @@ import (
 
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
-	"github.com/pactboard/pact/sdk/errs"
 )
 
 // mandateBody bounds mandate request bodies: a scope list and a few limits.
@@ -42,15 +41,6 @@ func mandateOp(method, path, id, summary string, min identity.Role, errors ...in
 		o.DefaultStatus = http.StatusCreated
 	}
 	return kernel.AdminOp(o, min)
-}
-
-// adminPerson is the person the gate let through.
-func adminPerson(ctx context.Context) (*identity.Person, error) {
-	p := kernel.AdminPerson(ctx)
-	if p == nil {
-		return nil, errs.E(errs.Unauthorized, "no signed-in person on this request")
-	}
-	return p, nil
 }
 
 // MandateTask is the task a mandate was delegated for.
@@ -173,7 +163,7 @@ type replaceMandateOut struct {
 }
 
 func (m *Module) adminListMandates(ctx context.Context, in *listMandatesIn) (*listMandatesOut, error) {
-	p, err := adminPerson(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +173,7 @@ func (m *Module) adminListMandates(ctx context.Context, in *listMandatesIn) (*li
 }
 
 func (m *Module) adminIssueMandate(ctx context.Context, in *issueMandateIn) (*mandateIDOut, error) {
-	p, err := adminPerson(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -199,7 +189,7 @@ func (m *Module) adminIssueMandate(ctx context.Context, in *issueMandateIn) (*ma
 }
 
 func (m *Module) adminMandateImpact(ctx context.Context, in *mandatePath) (*impactOut, error) {
-	p, err := adminPerson(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -211,7 +201,7 @@ func (m *Module) adminMandateImpact(ctx context.Context, in *mandatePath) (*impa
 }
 
 func (m *Module) adminRevokeMandate(ctx context.Context, in *mandatePath) (*revokeMandateOut, error) {
-	p, err := adminPerson(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +216,7 @@ func (m *Module) adminRevokeMandate(ctx context.Context, in *mandatePath) (*revo
 }
 
 func (m *Module) adminReplaceMandate(ctx context.Context, in *replaceMandateIn) (*replaceMandateOut, error) {
-	p, err := adminPerson(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -5,8 +5,9 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/danielgtaylor/huma/v2"
 	"github.com/uptrace/bun"
+
+	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
@@ -132,14 +133,6 @@ type eraseIn struct {
 
 type erasedOut struct{ Body Erased }
 
-func caller(ctx context.Context) (*identity.Person, error) {
-	p := kernel.AdminPerson(ctx)
-	if p == nil {
-		return nil, errs.E(errs.Unauthorized, "no signed-in person on this request")
-	}
-	return p, nil
-}
-
 // readableProject confines a read to the person's organization: another
 // organization's project answers like a missing one.
 func readableProject(ctx context.Context, tx bun.IDB, p *identity.Person, project string) error {
@@ -166,7 +159,7 @@ func (n note) admin(withBody bool) Note {
 }
 
 func (m *Module) adminList(ctx context.Context, in *listIn) (*listOut, error) {
-	p, err := caller(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +180,7 @@ func (m *Module) adminList(ctx context.Context, in *listIn) (*listOut, error) {
 }
 
 func (m *Module) adminGet(ctx context.Context, in *notePath) (*getOut, error) {
-	p, err := caller(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -227,7 +220,7 @@ func (m *Module) adminGet(ctx context.Context, in *notePath) (*getOut, error) {
 }
 
 func (m *Module) adminWrite(ctx context.Context, in *writeIn) (*writtenOut, error) {
-	p, err := caller(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +234,7 @@ func (m *Module) adminWrite(ctx context.Context, in *writeIn) (*writtenOut, erro
 
 func (m *Module) adminPin(pinned bool) func(context.Context, *notePath) (*pinOut, error) {
 	return func(ctx context.Context, in *notePath) (*pinOut, error) {
-		p, err := caller(ctx)
+		p, err := kernel.SignedIn(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -255,7 +248,7 @@ func (m *Module) adminPin(pinned bool) func(context.Context, *notePath) (*pinOut
 }
 
 func (m *Module) adminArchive(ctx context.Context, in *notePath) (*writtenOut, error) {
-	p, err := caller(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -267,7 +260,7 @@ func (m *Module) adminArchive(ctx context.Context, in *notePath) (*writtenOut, e
 }
 
 func (m *Module) adminErase(ctx context.Context, in *eraseIn) (*erasedOut, error) {
-	p, err := caller(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
