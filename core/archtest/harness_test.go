@@ -27,7 +27,6 @@ func pendingHarness() []string {
 	return []string{
 		"modules/credentials/admin_harness_test.go",
 		"modules/credentials/credentials_test.go",
-		"modules/mandates/mandates_test.go",
 		"modules/notify/helpers_test.go",
 		"modules/notify/sealed_test.go",
 		"modules/people/people_test.go",

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -61,6 +62,9 @@ type Options struct {
 	// defaults; Resources is always the kernel's, and an empty PublicURL is
 	// http://board.test.
 	MCP func(w *World) mcpserve.Options
+	// Now is the clock of the World's identity service, which the modules
+	// acting through it share (nil: time.Now), for a test that moves time.
+	Now func() time.Time
 	// Modules builds further modules from the World's services (a module
 	// that needs the keyring, say); they register after the ones New is
 	// given and before the MCP transport.
@@ -104,7 +108,7 @@ func New(t testing.TB, opts Options, modules ...kernel.Module) *World {
 	keys, err := mandate.ParseKeyring("", strings.Repeat("k", 40))
 	require.NoError(t, err)
 	w.Mandates = mandate.NewService(keys, nil)
-	w.Identity = identity.NewService(w.DB, w.Log, w.Mandates, nil)
+	w.Identity = identity.NewService(w.DB, w.Log, w.Mandates, &identity.Options{Now: opts.Now})
 	if opts.Events {
 		w.Hub = events.NewHub(w.DB.Pool, nil)
 		ctx, stop := context.WithCancel(context.Background())
