@@ -27,7 +27,6 @@ func pendingHarness() []string {
 	return []string{
 		"modules/notify/helpers_test.go",
 		"modules/notify/sealed_test.go",
-		"modules/people/people_test.go",
 	}
 }
 
