@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pactboard/pact/core/db"
-	"github.com/pactboard/pact/core/pgtest"
 	"github.com/pactboard/pact/modules/notify"
 )
 
@@ -60,8 +59,8 @@ func expirySvc(d *db.DB) *notify.Service {
 
 func TestExpiryWarningsGoOutOncePerSubjectAndStage(t *testing.T) {
 	ctx := context.Background()
-	d := pgtest.New(t)
-	seed(t, d)
+	w := newWorld(t)
+	d := w.DB
 	agent(t, d, "runner-web", "active", "web")
 	mandate(t, d, "runner-web", "now() + interval '1 day'")
 	token(t, d, "runner-web", "now() + interval '1 day'")
@@ -90,8 +89,8 @@ func TestExpiryWarningsGoOutOncePerSubjectAndStage(t *testing.T) {
 
 func TestExpiredWithinADayIsAnnouncedAndOlderIsNot(t *testing.T) {
 	ctx := context.Background()
-	d := pgtest.New(t)
-	seed(t, d)
+	w := newWorld(t)
+	d := w.DB
 	agent(t, d, "recent", "active", "web")
 	m := mandate(t, d, "recent", "now() - interval '1 hour'", "now() - interval '10 days'")
 	token(t, d, "recent", "now() - interval '2 hours'")
@@ -115,8 +114,8 @@ func TestExpiredWithinADayIsAnnouncedAndOlderIsNot(t *testing.T) {
 
 func TestRenewedPausedReplacedProjectlessRevokedAndDelegatedAreSilent(t *testing.T) {
 	ctx := context.Background()
-	d := pgtest.New(t)
-	seed(t, d)
+	w := newWorld(t)
+	d := w.DB
 	soon, created := "now() + interval '1 day'", "now() - interval '1 hour'"
 
 	agent(t, d, "renewed", "active", "web")
@@ -159,8 +158,8 @@ func TestRenewedPausedReplacedProjectlessRevokedAndDelegatedAreSilent(t *testing
 
 func TestOneSweepPerTenMinutesAcrossProcesses(t *testing.T) {
 	ctx := context.Background()
-	d := pgtest.New(t)
-	seed(t, d)
+	w := newWorld(t)
+	d := w.DB
 	agent(t, d, "runner-web", "active", "web")
 	mandate(t, d, "runner-web", "now() + interval '1 day'")
 	token(t, d, "runner-web", "now() + interval '1 day'")
@@ -198,15 +197,12 @@ func TestOneSweepPerTenMinutesAcrossProcesses(t *testing.T) {
 }
 
 func TestTheBoardSweepsAndDeliversExpiryWarnings(t *testing.T) {
-	dsn := pgtest.NewDSN(t)
-	d, err := db.Open(context.Background(), dsn)
-	require.NoError(t, err)
-	t.Cleanup(d.Close)
-	seed(t, d)
+	w := newWorld(t)
+	d := w.DB
 	agent(t, d, "runner-web", "active", "web")
 	token(t, d, "runner-web", "now() + interval '1 hour'")
 	slack := &recorder{}
-	startProcess(t, dsn, map[string]string{"PACT_SLACK_WEBHOOK_URL": envSlack, "PACT_EXPIRY_WARN_HOURS": "2"},
+	startProcess(w, map[string]string{"PACT_SLACK_WEBHOOK_URL": envSlack, "PACT_EXPIRY_WARN_HOURS": "2"},
 		notify.Options{Notifiers: plugins{"slack": slack}})
 	eventually(t, 10*time.Second, func() bool { return len(slack.deliveries()) == 1 }, "the warning is delivered")
 	require.Equal(t, "expiring", slack.deliveries()[0].N.Kind)

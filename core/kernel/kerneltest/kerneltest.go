@@ -73,8 +73,10 @@ type Options struct {
 
 // World is one board under test.
 type World struct {
-	T        testing.TB
-	DB       *db.DB
+	T  testing.TB
+	DB *db.DB
+	// DSN names the World's database, for a Process's own pool.
+	DSN      string
 	Log      *ledger.Log
 	Mandates *mandate.Service
 	Identity *identity.Service
@@ -100,9 +102,12 @@ type serverCloser interface{ Close() }
 // transport (unless opts.NoMCP), as cmd/pact-board does.
 func New(t testing.TB, opts Options, modules ...kernel.Module) *World {
 	t.Helper()
-	w := &World{T: t, DB: pgtest.New(t), Log: ledger.New(nil), Issuer: authtest.New(t),
+	w := &World{T: t, DSN: pgtest.NewDSN(t), Log: ledger.New(nil), Issuer: authtest.New(t),
 		roots: map[string]string{}, tokens: map[string]string{}, sessions: map[string]*mcp.ClientSession{}}
 	var err error
+	w.DB, err = db.Open(context.Background(), w.DSN)
+	require.NoError(t, err)
+	t.Cleanup(w.DB.Close)
 	w.Config, err = boot.Load(func(k string) string { return opts.Env[k] })
 	require.NoError(t, err)
 	keys, err := mandate.ParseKeyring("", strings.Repeat("k", 40))
