@@ -97,7 +97,8 @@ func TestExpiredWithinADayIsAnnouncedAndOlderIsNot(t *testing.T) {
 	agent(t, d, "old-news", "active", "web")
 	mandate(t, d, "old-news", "now() - interval '3 days'", "now() - interval '10 days'")
 	token(t, d, "old-news", "now() - interval '25 hours'")
-	// Warned while it was expiring: expiring and expired are two stages.
+	// Warned while it was expiring: expiring and expired are two stages. The
+	// mandate was made already expired, so no sweep could have left this row.
 	_, err := d.ExecContext(ctx, `INSERT INTO expiry_notices (subject, stage) VALUES (?, 'expiring')`, "mandate:"+m)
 	require.NoError(t, err)
 
@@ -135,6 +136,7 @@ func TestRenewedPausedReplacedProjectlessRevokedAndDelegatedAreSilent(t *testing
 	mandate(t, d, "nowhere", soon)
 	token(t, d, "nowhere", soon)
 	agent(t, d, "revoked", "active", "web")
+	// Rows as mandate() writes them (see agent): the one root each case is about.
 	_, err = d.ExecContext(ctx, `INSERT INTO mandates (id, issuer_kind, issuer, holder, scope, delegations_left, depth,
 		expires_at, signature, revoked_at) VALUES (gen_random_uuid(), 'human', 'ana', 'revoked', '{task.work}', 0, 0, `+soon+`, 'sig', now())`)
 	require.NoError(t, err)
