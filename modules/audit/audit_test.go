@@ -2,49 +2,30 @@ package audit_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/danielgtaylor/huma/v2"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pactboard/pact/core/auth"
-	"github.com/pactboard/pact/core/auth/authtest"
-	"github.com/pactboard/pact/core/boot"
-	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/identity"
-	"github.com/pactboard/pact/core/kernel"
-	"github.com/pactboard/pact/core/ledger"
-	"github.com/pactboard/pact/core/mandate"
-	"github.com/pactboard/pact/core/pgtest"
+	"github.com/pactboard/pact/core/kernel/kerneltest"
 	"github.com/pactboard/pact/modules/audit"
-	"github.com/pactboard/pact/sdk/plugintest"
 )
 
-func TestMain(m *testing.M) {
-	huma.NewError = kernel.NewAdminError
-	huma.NewErrorWithContext = kernel.NewAdminErrorWithContext
-	pgtest.Main(m)
-}
+func TestMain(m *testing.M) { kerneltest.Main(m) }
 
-// board is a kernel with the audit module over a real database, behind a
-// real HTTP server, with people signing in through a real issuer; ana (owner),
-// val (approver) and vic (viewer) are of organization default, bo of acme.
+// board is the audit module on kerneltest's World: ana (owner), val
+// (approver) and vic (viewer) of organization default with the one project
+// web (its chains are _system and web), the agent code-web, one refused project add by vic, and
+// organization acme of bo with its project rocket. People sign in with MFA
+// required (the default).
 type board struct {
-	d      *db.DB
-	ident  *identity.Service
-	mod    *audit.Module
-	log    *ledger.Log
-	iss    *authtest.Issuer
-	cfg    *boot.Config
-	server *httptest.Server
+	*kerneltest.World
+	mod *audit.Module
 	// acmeEntry is an entry of acme's.
 	acmeEntry int64
 }
@@ -52,90 +33,29 @@ type board struct {
 func newBoard(t *testing.T) *board {
 	t.Helper()
 	ctx := context.Background()
-	b := &board{d: pgtest.New(t), iss: authtest.New(t), mod: audit.New(), log: ledger.New(nil)}
-	var err error
-	b.cfg, err = boot.Load(func(string) string { return "" })
-	require.NoError(t, err)
-	keys, err := mandate.ParseKeyring("", strings.Repeat("s", 32))
-	require.NoError(t, err)
-	log := b.log
-	mandates := mandate.NewService(keys, nil)
-	b.ident = identity.NewService(b.d, log, mandates, nil)
-	admin := auth.NewAdmin(b.ident, auth.Options{Issuer: plugintest.Issuer(t, b.iss), Audience: b.cfg.AdminAudience, RequireMFA: true})
-	k := kernel.New(kernel.Deps{DB: b.d, Log: log, Mandates: mandates, Identity: b.ident, Config: b.cfg, AdminAuth: admin})
-	require.NoError(t, k.Register(b.mod))
-	b.server = httptest.NewServer(k.Handler())
-	t.Cleanup(b.server.Close)
-
-	_, err = b.ident.AddHuman(ctx, "", identity.HumanInput{ID: "ana", Name: "Ana", Role: identity.Owner, Email: "ana@example.com"})
-	require.NoError(t, err)
-	for _, h := range []struct {
-		id   string
-		role identity.Role
-	}{{"val", identity.Approver}, {"vic", identity.Viewer}} {
-		_, err = b.ident.AddHuman(ctx, "ana", identity.HumanInput{ID: h.id, Name: h.id, Role: h.role, Email: h.id + "@example.com"})
-		require.NoError(t, err)
-	}
-	_, err = b.ident.AddProject(ctx, "ana", "web", "Web", false)
-	require.NoError(t, err)
-	_, err = b.ident.RegisterAgent(ctx, "ana", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
-	require.NoError(t, err)
-	_, err = b.ident.AddProject(ctx, "vic", "nope", "Nope", false)
+	mod := audit.New()
+	b := &board{World: kerneltest.New(t, kerneltest.Options{NoMCP: true}, mod), mod: mod}
+	b.Person("", "ana", identity.Owner)
+	b.Person("ana", "val", identity.Approver)
+	b.Person("ana", "vic", identity.Viewer)
+	b.Project("ana", "web", false)
+	b.Agent("ana", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
+	_, err := b.Identity.AddProject(ctx, "vic", "nope", "Nope", false)
 	require.Error(t, err, "a refusal, logged")
 
-	_, err = b.d.ExecContext(ctx, `INSERT INTO orgs (id, name, system_chain) VALUES ('acme', 'Acme', '_system:acme');
-		INSERT INTO humans (id, org_id, name, role, email) VALUES ('bo', 'acme', 'Bo', 'owner', 'bo@example.com')`)
-	require.NoError(t, err)
-	_, err = b.ident.AddProject(ctx, "bo", "rocket", "Rocket secret", false)
-	require.NoError(t, err)
-	require.NoError(t, b.d.NewRaw(`SELECT max(id) FROM entries WHERE org_id = 'acme'`).Scan(ctx, &b.acmeEntry))
+	b.Org("acme", "bo")
+	b.Project("bo", "rocket", false)
+	b.acmeEntry = int64(b.Count(`SELECT max(id) FROM entries WHERE org_id = 'acme'`))
 	return b
-}
-
-type reply struct {
-	status int
-	raw    string
-	body   map[string]any
-}
-
-// call sends body (JSON text, or "" for none) as person as.
-func (b *board) call(t *testing.T, as, method, path, body string) reply {
-	t.Helper()
-	var r io.Reader
-	if body != "" {
-		r = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, b.server.URL+"/admin/api"+path, r)
-	require.NoError(t, err)
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Authorization", "Bearer "+b.iss.Token(t, authtest.Claims{Subject: "sub-" + as, Email: as + "@example.com",
-		EmailVerified: true, Audience: []string{b.cfg.AdminAudience}}))
-	resp, err := b.server.Client().Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	out := reply{status: resp.StatusCode, raw: string(raw)}
-	_ = json.Unmarshal(raw, &out.body)
-	return out
-}
-
-func (b *board) count(t *testing.T, q string, args ...any) int {
-	t.Helper()
-	var n int
-	require.NoError(t, b.d.NewRaw(q, args...).Scan(context.Background(), &n))
-	return n
 }
 
 // entries lists GET /entries?query as vic and returns the entries.
 func (b *board) entries(t *testing.T, query string) []map[string]any {
 	t.Helper()
-	got := b.call(t, "vic", "GET", "/entries?"+query, "")
-	require.Equal(t, 200, got.status, got.raw)
+	got := b.Admin("vic", "GET", "/entries?"+query, "")
+	require.Equal(t, 200, got.Status, got.Raw)
 	var out []map[string]any
-	for _, e := range got.body["entries"].([]any) {
+	for _, e := range got.Body["entries"].([]any) {
 		out = append(out, e.(map[string]any))
 	}
 	return out
@@ -144,7 +64,7 @@ func (b *board) entries(t *testing.T, query string) []map[string]any {
 func TestListEntries(t *testing.T) {
 	b := newBoard(t)
 	all := b.entries(t, "")
-	require.Equal(t, b.count(t, `SELECT count(*) FROM entries WHERE org_id = 'default'`), len(all), "only the caller's organization")
+	require.Equal(t, b.Count(`SELECT count(*) FROM entries WHERE org_id = 'default'`), len(all), "only the caller's organization")
 	for i := 1; i < len(all); i++ {
 		require.Greater(t, all[i-1]["id"], all[i]["id"], "newest first")
 	}
@@ -201,9 +121,9 @@ func TestListEntriesBadInput(t *testing.T) {
 		{"refused=maybe", http.StatusUnprocessableEntity},
 	} {
 		t.Run(tc.query, func(t *testing.T) {
-			got := b.call(t, "vic", "GET", "/entries?"+tc.query, "")
-			require.Equal(t, tc.status, got.status, got.raw)
-			require.Equal(t, "invalid_request", got.body["error"], got.raw)
+			got := b.Admin("vic", "GET", "/entries?"+tc.query, "")
+			require.Equal(t, tc.status, got.Status, got.Raw)
+			require.Equal(t, "invalid_request", got.Body["error"], got.Raw)
 		})
 	}
 }
@@ -212,41 +132,41 @@ func TestEraseEntry(t *testing.T) {
 	b := newBoard(t)
 	id := b.entries(t, "action=admin.project.add")[0]["id"]
 	path := fmt.Sprintf("/entries/%v/erase", id)
-	got := b.call(t, "ana", "POST", path, "")
-	require.Equal(t, 200, got.status, got.raw)
-	require.JSONEq(t, `{"erased": true}`, got.raw)
+	got := b.Admin("ana", "POST", path, "")
+	require.Equal(t, 200, got.Status, got.Raw)
+	require.JSONEq(t, `{"erased": true}`, got.Raw)
 	e := b.entries(t, "action=admin.project.add")[0]
 	require.Equal(t, true, e["payload_erased"])
 	require.Nil(t, e["payload"])
-	require.JSONEq(t, `{"erased": false}`, b.call(t, "ana", "POST", path, "").raw, "erased before")
-	require.Equal(t, 2, b.count(t, `SELECT count(*) FROM entries WHERE action = 'admin.payload.erase' AND outcome = 'ok'`), "each erasure is logged")
+	require.JSONEq(t, `{"erased": false}`, b.Admin("ana", "POST", path, "").Raw, "erased before")
+	require.Equal(t, 2, b.Count(`SELECT count(*) FROM entries WHERE action = 'admin.payload.erase' AND outcome = 'ok'`), "each erasure is logged")
 
-	got = b.call(t, "ana", "GET", "/log/verify", "")
-	require.Equal(t, 200, got.status, got.raw)
-	for _, v := range got.body["verdicts"].([]any) {
+	got = b.Admin("ana", "GET", "/log/verify", "")
+	require.Equal(t, 200, got.Status, got.Raw)
+	for _, v := range got.Body["verdicts"].([]any) {
 		require.Equal(t, true, v.(map[string]any)["ok"], "an erased payload still verifies")
 	}
 
-	other := b.call(t, "ana", "POST", fmt.Sprintf("/entries/%d/erase", b.acmeEntry), "")
-	missing := b.call(t, "ana", "POST", "/entries/900000000/erase", "")
-	require.Equal(t, http.StatusNotFound, other.status, other.raw)
-	require.Equal(t, strings.ReplaceAll(missing.raw, "900000000", "?"), strings.ReplaceAll(other.raw, fmt.Sprint(b.acmeEntry), "?"))
-	require.Equal(t, 0, b.count(t, `SELECT count(*) FROM payloads p JOIN entries e ON e.payload_ref = p.id
+	other := b.Admin("ana", "POST", fmt.Sprintf("/entries/%d/erase", b.acmeEntry), "")
+	missing := b.Admin("ana", "POST", "/entries/900000000/erase", "")
+	require.Equal(t, http.StatusNotFound, other.Status, other.Raw)
+	require.Equal(t, strings.ReplaceAll(missing.Raw, "900000000", "?"), strings.ReplaceAll(other.Raw, fmt.Sprint(b.acmeEntry), "?"))
+	require.Equal(t, 0, b.Count(`SELECT count(*) FROM payloads p JOIN entries e ON e.payload_ref = p.id
 		WHERE e.org_id = 'acme' AND p.erased_at IS NOT NULL`), "acme's payloads stay")
 
 	for _, bad := range []string{"/entries/0/erase", "/entries/x/erase", "/entries/-3/erase"} {
-		got := b.call(t, "ana", "POST", bad, "")
-		require.Equal(t, http.StatusUnprocessableEntity, got.status, got.raw)
-		require.Equal(t, "invalid_request", got.body["error"])
+		got := b.Admin("ana", "POST", bad, "")
+		require.Equal(t, http.StatusUnprocessableEntity, got.Status, got.Raw)
+		require.Equal(t, "invalid_request", got.Body["error"])
 	}
 }
 
 func TestVerifyLog(t *testing.T) {
 	b := newBoard(t)
-	got := b.call(t, "vic", "GET", "/log/verify", "")
-	require.Equal(t, 200, got.status, got.raw)
+	got := b.Admin("vic", "GET", "/log/verify", "")
+	require.Equal(t, 200, got.Status, got.Raw)
 	var keys []string
-	for _, v := range got.body["verdicts"].([]any) {
+	for _, v := range got.Body["verdicts"].([]any) {
 		v := v.(map[string]any)
 		keys = append(keys, v["chain_key"].(string))
 		require.Equal(t, true, v["ok"])
@@ -254,10 +174,9 @@ func TestVerifyLog(t *testing.T) {
 	}
 	require.Equal(t, []string{"_system", "web"}, keys, "the organization's chains, not acme's")
 
-	_, err := b.d.ExecContext(context.Background(), `UPDATE entry_chain_heads SET last_hash = repeat('f', 64) WHERE chain_key = 'web'`)
-	require.NoError(t, err)
-	got = b.call(t, "vic", "GET", "/log/verify", "")
-	web := got.body["verdicts"].([]any)[1].(map[string]any)
+	b.Exec(`UPDATE entry_chain_heads SET last_hash = repeat('f', 64) WHERE chain_key = 'web'`)
+	got = b.Admin("vic", "GET", "/log/verify", "")
+	web := got.Body["verdicts"].([]any)[1].(map[string]any)
 	require.Equal(t, false, web["ok"])
 	require.Contains(t, web["reason"], "chain head does not match")
 }
@@ -284,14 +203,14 @@ func TestEveryOperationForEachRole(t *testing.T) {
 				path = fmt.Sprintf(path, ids[i]["id"])
 			}
 			t.Run(o.method+path+"/"+string(r.role), func(t *testing.T) {
-				got := b.call(t, r.id, o.method, path, "")
+				got := b.Admin(r.id, o.method, path, "")
 				if r.role.AtLeast(o.min) {
-					require.Equal(t, 200, got.status, got.raw)
+					require.Equal(t, 200, got.Status, got.Raw)
 					return
 				}
-				require.Equal(t, http.StatusForbidden, got.status, got.raw)
+				require.Equal(t, http.StatusForbidden, got.Status, got.Raw)
 				require.Equal(t, map[string]any{"error": "forbidden",
-					"message": fmt.Sprintf("%s is %s; this needs %s", r.id, r.role, o.min)}, got.body)
+					"message": fmt.Sprintf("%s is %s; this needs %s", r.id, r.role, o.min)}, got.Body)
 			})
 		}
 	}

@@ -12,8 +12,7 @@ import (
 func TestErasePayloadStaysInTheOrganization(t *testing.T) {
 	ctx := context.Background()
 	b := newBoard(t)
-	var id int64
-	require.NoError(t, b.d.NewRaw(`SELECT max(id) FROM entries WHERE org_id = 'default'`).Scan(ctx, &id))
+	id := int64(b.Count(`SELECT max(id) FROM entries WHERE org_id = 'default'`))
 	_, err := b.mod.ErasePayload(ctx, "bo", id)
 	require.Equal(t, errs.NotFound, errs.CodeOf(err))
 	_, err = b.mod.ErasePayload(ctx, "val", id)
@@ -21,7 +20,7 @@ func TestErasePayloadStaysInTheOrganization(t *testing.T) {
 	erased, err := b.mod.ErasePayload(ctx, "ana", id)
 	require.NoError(t, err)
 	require.True(t, erased)
-	vs, err := b.log.VerifyOrg(ctx, b.d, "default", nil)
+	vs, err := b.Log.VerifyOrg(ctx, b.DB, "default", nil)
 	require.NoError(t, err)
 	for _, v := range vs {
 		require.True(t, v.OK, v.Reason)

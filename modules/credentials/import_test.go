@@ -3,6 +3,7 @@ package credentials_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"testing"
 	"time"
 
@@ -39,12 +40,10 @@ func (i *importer) Import(_ context.Context, r credential.ImportRequest) (*crede
 func TestImportCredentialMakesARootThatAnswersToItsTrustedRoot(t *testing.T) {
 	ctx := context.Background()
 	f := newBoard(t)
-	_, err := f.ident.AddProject(ctx, "ana", "prod", "Production site", true)
-	require.NoError(t, err)
-	_, err = f.ident.RegisterAgent(ctx, "val", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
-	require.NoError(t, err)
+	f.Project("ana", "prod", true)
+	f.Agent("val", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
 	root := bytes.Repeat([]byte{5}, 32)
-	_, err = f.d.ExecContext(ctx, `INSERT INTO trusted_roots (principal, org_id, human, created_by) VALUES (?, 'default', 'val', 'ana')`, root)
+	_, err := f.mod.AddTrustedRoot(ctx, "ana", base64.RawURLEncoding.EncodeToString(root), "val", "")
 	require.NoError(t, err)
 	link := &credential.ImportedLink{Scope: []string{"task.work@project:web"}, Limits: map[string]float64{"cost": 5},
 		ExpiresAt: time.Now().Add(48 * time.Hour).UTC().Truncate(time.Microsecond), ExternalID: "tnu_wrt_1", IssuerPrincipal: root, MaxDelegations: 5}
@@ -69,6 +68,6 @@ func TestImportCredentialMakesARootThatAnswersToItsTrustedRoot(t *testing.T) {
 	require.Equal(t, errs.ChainBroken, errs.CodeOf(err))
 	_, err = f.mod.ImportCredential(ctx, "bo", "code-web", "tenuo", "stack", p.get)
 	require.Equal(t, errs.NotFound, errs.CodeOf(err), "another organization's agent")
-	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM mandates WHERE format = 'tenuo'`), "refusals import nothing")
-	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM entries WHERE action = 'admin.credential.import' AND outcome = 'ok'`))
+	require.Equal(t, 1, f.Count(`SELECT count(*) FROM mandates WHERE format = 'tenuo'`), "refusals import nothing")
+	require.Equal(t, 1, f.Count(`SELECT count(*) FROM entries WHERE action = 'admin.credential.import' AND outcome = 'ok'`))
 }

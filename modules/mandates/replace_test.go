@@ -15,7 +15,7 @@ import (
 func TestReplaceMandateNeedsALiveRootOfTheOrganization(t *testing.T) {
 	ctx := context.Background()
 	f := withPeople(t)
-	reg, err := f.ident.RegisterAgent(ctx, "val", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
+	reg, err := f.Identity.RegisterAgent(ctx, "val", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
 	require.NoError(t, err)
 	old := reg.RootMandateID.String()
 	in := mandates.ReplaceInput{Scope: []string{"task.read@project:web"}}
@@ -30,14 +30,14 @@ func TestReplaceMandateNeedsALiveRootOfTheOrganization(t *testing.T) {
 	require.Equal(t, errs.InvalidRequest, errs.CodeOf(err))
 	_, err = f.svc.ReplaceMandate(ctx, "val", old, mandates.ReplaceInput{Scope: in.Scope, Delegations: ptr(6)})
 	require.Equal(t, errs.InvalidRequest, errs.CodeOf(err))
-	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM mandates WHERE holder = 'code-web'`), "refusals issue nothing")
+	require.Equal(t, 1, f.Count(`SELECT count(*) FROM mandates WHERE holder = 'code-web'`), "refusals issue nothing")
 
 	r, err := f.svc.ReplaceMandate(ctx, "val", old, in)
 	require.NoError(t, err)
 	require.Equal(t, old, r.Replaced.String())
 	require.False(t, r.Revoked)
-	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM agents WHERE id = 'code-web' AND root_mandate_id = ?`, r.MandateID))
-	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM entries WHERE action = 'admin.mandate.replace' AND outcome = 'ok'
+	require.Equal(t, 1, f.Count(`SELECT count(*) FROM agents WHERE id = 'code-web' AND root_mandate_id = ?`, r.MandateID))
+	require.Equal(t, 1, f.Count(`SELECT count(*) FROM entries WHERE action = 'admin.mandate.replace' AND outcome = 'ok'
 		AND agent_id = 'code-web'`))
 
 	f.now = f.now.Add(31 * 24 * time.Hour)

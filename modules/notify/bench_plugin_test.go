@@ -15,9 +15,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/pactboard/pact/core/db"
-	"github.com/pactboard/pact/core/pgtest"
 	"github.com/pactboard/pact/core/pluginhost"
+	"github.com/pactboard/pact/core/seal"
 	"github.com/pactboard/pact/modules/notify"
 )
 
@@ -40,30 +39,26 @@ func BenchmarkDeliveryThroughWebhookPlugin(b *testing.B) {
 	for _, workers := range []int{1, 4} {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
 			ctx := context.Background()
-			dsn := pgtest.NewDSN(b)
-			d, err := db.Open(ctx, dsn)
-			require.NoError(b, err)
-			b.Cleanup(d.Close)
-			seed(b, d)
+			w := newWorld(b)
+			d := w.DB
 			rcv := newWebhookReceiver(b)
 			key := make([]byte, 32)
 			_, _ = rand.Read(key)
-			_, err = d.ExecContext(ctx, `INSERT INTO notify_destinations (org_id, notifier, url, secret, created_by)
-				VALUES ('default', 'webhook', ?, ?, 'ana')`, rcv.URL, "whsec_"+base64.StdEncoding.EncodeToString(key))
+			svc := notify.NewService(d, nil, &notify.Options{Notifiers: host, Seal: seal.New(w.Mandates.Keys())})
+			_, err := svc.AddDestination(ctx, "ana", notify.DestinationInput{Notifier: "webhook", URL: rcv.URL,
+				Secret: "whsec_" + base64.StdEncoding.EncodeToString(key)})
 			require.NoError(b, err)
-			_, err = d.ExecContext(ctx, `INSERT INTO notifications (org_id, kind, project_id, title)
-				SELECT 'default', 'message', 'web', 'message ' || g FROM generate_series(1, ?) g`, b.N)
-			require.NoError(b, err)
+			enqueueMany(b, d, b.N)
 
 			b.ResetTimer()
 			start := time.Now()
-			p := startProcess(b, dsn, map[string]string{}, notify.Options{Notifiers: host, Workers: workers})
+			p := startProcess(w, map[string]string{}, notify.Options{Notifiers: host, Workers: workers})
 			for range b.N {
 				<-rcv.arrive
 			}
 			elapsed := time.Since(start)
 			b.StopTimer()
-			p.stop()
+			p.Stop()
 			b.ReportMetric(float64(b.N)/elapsed.Seconds(), "deliveries/s")
 		})
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pactboard/pact/core/outbox"
-	"github.com/pactboard/pact/core/pgtest"
 	"github.com/pactboard/pact/modules/notify"
 	"github.com/pactboard/pact/sdk/errs"
 	"github.com/pactboard/pact/sdk/notifier"
@@ -18,8 +17,9 @@ const envSlack = "https://hooks.slack.com/services/T0/B0/env"
 
 func TestDeliveryCarriesTheRowTextIDsKeyAndTaskLink(t *testing.T) {
 	ctx := context.Background()
-	d := pgtest.New(t)
-	task := seed(t, d)
+	w := newWorld(t)
+	d := w.DB
+	task := w.task
 	slack := &recorder{}
 	svc := notify.NewService(d, nil, &notify.Options{Notifiers: plugins{"slack": slack},
 		SlackWebhookURL: envSlack, AdminUIURL: "https://admin.example.com/"})
@@ -53,8 +53,9 @@ func TestDeliveryCarriesTheRowTextIDsKeyAndTaskLink(t *testing.T) {
 
 func TestAStructuredBriefIsParsedAndAPlainOneIsNot(t *testing.T) {
 	ctx := context.Background()
-	d := pgtest.New(t)
-	task := seed(t, d)
+	w := newWorld(t)
+	d := w.DB
+	task := w.task
 	slack := &recorder{}
 	svc := notify.NewService(d, nil, &notify.Options{Notifiers: plugins{"slack": slack},
 		SlackWebhookURL: envSlack, AdminUIURL: "https://admin.example.com"})
@@ -83,8 +84,8 @@ func TestAStructuredBriefIsParsedAndAPlainOneIsNot(t *testing.T) {
 
 func TestARetryWaitsThirtySecondsDoublingThenSucceeds(t *testing.T) {
 	ctx := context.Background()
-	d := pgtest.New(t)
-	seed(t, d)
+	w := newWorld(t)
+	d := w.DB
 	slack := &recorder{fail: 2, err: errs.E(errs.Unavailable, "slack answered 503: try later")}
 	svc := notify.NewService(d, nil, &notify.Options{Notifiers: plugins{"slack": slack}, SlackWebhookURL: envSlack})
 	id := enqueue(t, d, outbox.Notification{Kind: outbox.Question, ProjectID: "web", Title: "Which colour?"})
@@ -116,8 +117,8 @@ func TestARetryWaitsThirtySecondsDoublingThenSucceeds(t *testing.T) {
 
 func TestEightFailedAttemptsMakeARowDeadWithItsLastError(t *testing.T) {
 	ctx := context.Background()
-	d := pgtest.New(t)
-	seed(t, d)
+	w := newWorld(t)
+	d := w.DB
 	slack := &recorder{fail: 1000, err: errs.E(errs.Unavailable, "slack answered 500: boom")}
 	svc := notify.NewService(d, nil, &notify.Options{Notifiers: plugins{"slack": slack}, SlackWebhookURL: envSlack})
 	id := enqueue(t, d, outbox.Notification{Kind: outbox.Message, ProjectID: "web", Title: "hello"})
@@ -146,8 +147,8 @@ func TestEightFailedAttemptsMakeARowDeadWithItsLastError(t *testing.T) {
 
 func TestAPermanentRefusalKillsTheRowAtOnce(t *testing.T) {
 	ctx := context.Background()
-	d := pgtest.New(t)
-	seed(t, d)
+	w := newWorld(t)
+	d := w.DB
 	slack := &recorder{fail: 1, err: errs.E(errs.InvalidRequest, "slack answered 404: no_service")}
 	svc := notify.NewService(d, nil, &notify.Options{Notifiers: plugins{"slack": slack}, SlackWebhookURL: envSlack})
 	id := enqueue(t, d, outbox.Notification{Kind: outbox.Message, ProjectID: "web", Title: "hello"})
@@ -161,8 +162,8 @@ func TestAPermanentRefusalKillsTheRowAtOnce(t *testing.T) {
 
 func TestAnOrganizationWithoutDestinationIsSetAsideForGood(t *testing.T) {
 	ctx := context.Background()
-	d := pgtest.New(t)
-	seed(t, d)
+	w := newWorld(t)
+	d := w.DB
 	slack := &recorder{}
 	svc := notify.NewService(d, nil, &notify.Options{Notifiers: plugins{"slack": slack}, SlackWebhookURL: envSlack})
 	id := enqueue(t, d, outbox.Notification{Kind: outbox.Message, ProjectID: "rocket", Title: "to acme"})
@@ -183,8 +184,8 @@ func TestAnOrganizationWithoutDestinationIsSetAsideForGood(t *testing.T) {
 
 func TestEachOrganizationGoesToItsOwnWebhookAndItsOwnBeatsTheEnvironment(t *testing.T) {
 	ctx := context.Background()
-	d := pgtest.New(t)
-	seed(t, d)
+	w := newWorld(t)
+	d := w.DB
 	slack := &recorder{}
 	svc := notify.NewService(d, nil, &notify.Options{Notifiers: plugins{"slack": slack}, SlackWebhookURL: envSlack})
 	_, err := d.ExecContext(ctx, `UPDATE orgs SET slack_webhook_url = 'https://hooks.slack.com/services/T/B/acme' WHERE id = ?`, acmeOf(t, d))
@@ -212,8 +213,8 @@ func TestEachOrganizationGoesToItsOwnWebhookAndItsOwnBeatsTheEnvironment(t *test
 
 func TestAMissingNotifierPluginIsRetriedWithAClearError(t *testing.T) {
 	ctx := context.Background()
-	d := pgtest.New(t)
-	seed(t, d)
+	w := newWorld(t)
+	d := w.DB
 	svc := notify.NewService(d, nil, &notify.Options{Notifiers: plugins{}, SlackWebhookURL: envSlack})
 	id := enqueue(t, d, outbox.Notification{Kind: outbox.Message, ProjectID: "web", Title: "hello"})
 	_, err := svc.DeliverDue(ctx)
@@ -231,8 +232,8 @@ func TestAMissingNotifierPluginIsRetriedWithAClearError(t *testing.T) {
 
 func TestSecretsInErrorsAreNotKept(t *testing.T) {
 	ctx := context.Background()
-	d := pgtest.New(t)
-	seed(t, d)
+	w := newWorld(t)
+	d := w.DB
 	slack := &recorder{fail: 1, err: errs.E(errs.Unavailable, `Post "`+envSlack+`": dial tcp: timeout`)}
 	svc := notify.NewService(d, nil, &notify.Options{Notifiers: plugins{"slack": slack}, SlackWebhookURL: envSlack})
 	id := enqueue(t, d, outbox.Notification{Kind: outbox.Message, ProjectID: "web", Title: "hello"})

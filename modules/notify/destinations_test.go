@@ -8,15 +8,14 @@ import (
 
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/outbox"
-	"github.com/pactboard/pact/core/pgtest"
 	"github.com/pactboard/pact/modules/notify"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
 func TestAnOwnerAddsADestinationWhoseSecretIsShownOnce(t *testing.T) {
 	ctx := context.Background()
-	d := pgtest.New(t)
-	seed(t, d)
+	w := newWorld(t)
+	d := w.DB
 	rcv := newReceiver(t)
 	svc := notify.NewService(d, ledger.New(nil), &notify.Options{SlackWebhookURL: envSlack,
 		Notifiers: plugins{"webhook": &poster{client: rcv.Client()}, "slack": &recorder{}}})
@@ -71,8 +70,8 @@ func TestAnOwnerAddsADestinationWhoseSecretIsShownOnce(t *testing.T) {
 
 func TestADisabledDestinationIsSentNothingMore(t *testing.T) {
 	ctx := context.Background()
-	d := pgtest.New(t)
-	seed(t, d)
+	w := newWorld(t)
+	d := w.DB
 	hook := &recorder{}
 	svc := notify.NewService(d, nil, &notify.Options{Notifiers: plugins{"webhook": hook}})
 	added, err := svc.AddDestination(ctx, "bo", notify.DestinationInput{Notifier: "webhook", URL: "https://acme.example/hook", Secret: "whsec_given"})
@@ -107,8 +106,8 @@ func TestADisabledDestinationIsSentNothingMore(t *testing.T) {
 
 func TestDestinationChangesAreRefusedWithClearCodes(t *testing.T) {
 	ctx := context.Background()
-	d := pgtest.New(t)
-	seed(t, d)
+	w := newWorld(t)
+	d := w.DB
 	svc := notify.NewService(d, nil, &notify.Options{Notifiers: plugins{"webhook": &poster{}}})
 	ok := notify.DestinationInput{Notifier: "webhook", URL: "https://example.com/hook"}
 	for _, tt := range []struct {

@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pactboard/pact/core/db"
-	"github.com/pactboard/pact/core/pgtest"
 	"github.com/pactboard/pact/modules/notify"
 )
 
@@ -60,8 +59,8 @@ func expirySvc(d *db.DB) *notify.Service {
 
 func TestExpiryWarningsGoOutOncePerSubjectAndStage(t *testing.T) {
 	ctx := context.Background()
-	d := pgtest.New(t)
-	seed(t, d)
+	w := newWorld(t)
+	d := w.DB
 	agent(t, d, "runner-web", "active", "web")
 	mandate(t, d, "runner-web", "now() + interval '1 day'")
 	token(t, d, "runner-web", "now() + interval '1 day'")
@@ -90,15 +89,16 @@ func TestExpiryWarningsGoOutOncePerSubjectAndStage(t *testing.T) {
 
 func TestExpiredWithinADayIsAnnouncedAndOlderIsNot(t *testing.T) {
 	ctx := context.Background()
-	d := pgtest.New(t)
-	seed(t, d)
+	w := newWorld(t)
+	d := w.DB
 	agent(t, d, "recent", "active", "web")
 	m := mandate(t, d, "recent", "now() - interval '1 hour'", "now() - interval '10 days'")
 	token(t, d, "recent", "now() - interval '2 hours'")
 	agent(t, d, "old-news", "active", "web")
 	mandate(t, d, "old-news", "now() - interval '3 days'", "now() - interval '10 days'")
 	token(t, d, "old-news", "now() - interval '25 hours'")
-	// Warned while it was expiring: expiring and expired are two stages.
+	// Warned while it was expiring: expiring and expired are two stages. The
+	// mandate was made already expired, so no sweep could have left this row.
 	_, err := d.ExecContext(ctx, `INSERT INTO expiry_notices (subject, stage) VALUES (?, 'expiring')`, "mandate:"+m)
 	require.NoError(t, err)
 
@@ -115,8 +115,8 @@ func TestExpiredWithinADayIsAnnouncedAndOlderIsNot(t *testing.T) {
 
 func TestRenewedPausedReplacedProjectlessRevokedAndDelegatedAreSilent(t *testing.T) {
 	ctx := context.Background()
-	d := pgtest.New(t)
-	seed(t, d)
+	w := newWorld(t)
+	d := w.DB
 	soon, created := "now() + interval '1 day'", "now() - interval '1 hour'"
 
 	agent(t, d, "renewed", "active", "web")
@@ -136,6 +136,7 @@ func TestRenewedPausedReplacedProjectlessRevokedAndDelegatedAreSilent(t *testing
 	mandate(t, d, "nowhere", soon)
 	token(t, d, "nowhere", soon)
 	agent(t, d, "revoked", "active", "web")
+	// Rows as mandate() writes them (see agent): the one root each case is about.
 	_, err = d.ExecContext(ctx, `INSERT INTO mandates (id, issuer_kind, issuer, holder, scope, delegations_left, depth,
 		expires_at, signature, revoked_at) VALUES (gen_random_uuid(), 'human', 'ana', 'revoked', '{task.work}', 0, 0, `+soon+`, 'sig', now())`)
 	require.NoError(t, err)
@@ -159,8 +160,8 @@ func TestRenewedPausedReplacedProjectlessRevokedAndDelegatedAreSilent(t *testing
 
 func TestOneSweepPerTenMinutesAcrossProcesses(t *testing.T) {
 	ctx := context.Background()
-	d := pgtest.New(t)
-	seed(t, d)
+	w := newWorld(t)
+	d := w.DB
 	agent(t, d, "runner-web", "active", "web")
 	mandate(t, d, "runner-web", "now() + interval '1 day'")
 	token(t, d, "runner-web", "now() + interval '1 day'")
@@ -198,15 +199,12 @@ func TestOneSweepPerTenMinutesAcrossProcesses(t *testing.T) {
 }
 
 func TestTheBoardSweepsAndDeliversExpiryWarnings(t *testing.T) {
-	dsn := pgtest.NewDSN(t)
-	d, err := db.Open(context.Background(), dsn)
-	require.NoError(t, err)
-	t.Cleanup(d.Close)
-	seed(t, d)
+	w := newWorld(t)
+	d := w.DB
 	agent(t, d, "runner-web", "active", "web")
 	token(t, d, "runner-web", "now() + interval '1 hour'")
 	slack := &recorder{}
-	startProcess(t, dsn, map[string]string{"PACT_SLACK_WEBHOOK_URL": envSlack, "PACT_EXPIRY_WARN_HOURS": "2"},
+	startProcess(w, map[string]string{"PACT_SLACK_WEBHOOK_URL": envSlack, "PACT_EXPIRY_WARN_HOURS": "2"},
 		notify.Options{Notifiers: plugins{"slack": slack}})
 	eventually(t, 10*time.Second, func() bool { return len(slack.deliveries()) == 1 }, "the warning is delivered")
 	require.Equal(t, "expiring", slack.deliveries()[0].N.Kind)

@@ -18,49 +18,42 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
 
-	"github.com/pactboard/pact/core/boot"
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/identity"
-	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/kernel/kerneltest"
-	"github.com/pactboard/pact/core/ledger"
-	mandates "github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/core/outbox"
-	"github.com/pactboard/pact/core/pgtest"
 	"github.com/pactboard/pact/modules/notify"
 	"github.com/pactboard/pact/sdk/errs"
 	"github.com/pactboard/pact/sdk/notifier"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) { kerneltest.Main(m) }
 
-// seed adds, through core/identity's services, the people, projects and
-// agent the tests use: ana owns the default organization (project web, the
-// agent code-web), vic is a viewer there, bo owns acme (project rocket). It returns the id of a task of web.
-func seed(t testing.TB, d *db.DB) string {
+// world is a board for notify's tests on kerneltest's World, with no
+// modules of its own (a test builds the notify service over w.DB, or runs
+// board processes with the notify module through Process): ana owns the
+// default organization (project web, the agent code-web), vic is a viewer
+// there, bo owns acme (project rocket); task is a task of web.
+type world struct {
+	*kerneltest.World
+	task string
+}
+
+func newWorld(t testing.TB) *world {
 	t.Helper()
-	ctx := context.Background()
-	keys, err := mandates.ParseKeyring("", strings.Repeat("k", 40))
-	require.NoError(t, err)
-	ident := identity.NewService(d, ledger.New(nil), mandates.NewService(keys, nil), nil)
-	_, err = ident.AddHuman(ctx, "", identity.HumanInput{ID: "ana", Name: "Ana", Role: identity.Owner})
-	require.NoError(t, err)
-	_, err = ident.AddHuman(ctx, "ana", identity.HumanInput{ID: "vic", Name: "Vic", Role: identity.Viewer})
-	require.NoError(t, err)
-	_, err = ident.AddProject(ctx, "ana", "web", "Web", false)
-	require.NoError(t, err)
-	kerneltest.MakeOrg(t, d, ledger.New(nil), ident, "https://issuer.test", "acme", "bo", nil)
-	_, err = ident.AddProject(ctx, "bo", "rocket", "Rocket", false)
-	require.NoError(t, err)
-	r, err := ident.RegisterAgent(ctx, "ana", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
-	require.NoError(t, err)
+	w := &world{World: kerneltest.New(t, kerneltest.Options{NoMCP: true})}
+	w.Person("", "ana", identity.Owner)
+	w.Person("ana", "vic", identity.Viewer)
+	w.Project("ana", "web", false)
+	w.Org("acme", "bo")
+	w.Project("bo", "rocket", false)
+	r := w.Agent("ana", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
 	// Tasks are modules/board's, and a module's tests may not import another
 	// module: the one row notifications point at is written directly.
-	var task string
-	require.NoError(t, d.NewRaw(`INSERT INTO tasks (id, project_id, title, created_by, mandate_id, status)
+	require.NoError(t, w.DB.NewRaw(`INSERT INTO tasks (id, project_id, title, created_by, mandate_id, status)
 		VALUES (gen_random_uuid(), 'web', 'Deploy', 'code-web', ?, 'submitted') RETURNING id::text`,
-		r.RootMandateID.String()).Scan(ctx, &task))
-	return task
+		r.RootMandateID.String()).Scan(context.Background(), &w.task))
+	return w
 }
 
 // acmeOf is the id of bo's organization.
@@ -98,6 +91,21 @@ func enqueue(t testing.TB, d *db.DB, n outbox.Notification) int64 {
 		return err
 	}))
 	return id
+}
+
+// enqueueMany writes n messages of web into the outbox in one transaction,
+// as a burst of board events would.
+func enqueueMany(t testing.TB, d *db.DB, n int) {
+	t.Helper()
+	require.NoError(t, d.InTx(context.Background(), func(ctx context.Context, tx bun.Tx) error {
+		for i := range n {
+			if _, err := outbox.Enqueue(ctx, tx, outbox.Notification{Kind: outbox.Message, ProjectID: "web",
+				Title: fmt.Sprintf("message %d", i+1)}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
 }
 
 // rowState is what the tests check of an outbox row.
@@ -264,40 +272,12 @@ func (r *receiver) counts() (byKey, byPath map[string]int, total int) {
 	return byKey, byPath, r.total
 }
 
-// process is one board process running the notify module through a real
-// kernel, over its own connection pool.
-type process struct {
-	module *notify.Module
-	cancel context.CancelFunc
-	done   chan struct{}
-}
-
-// startProcess opens dsn and runs a kernel with the notify module until the
-// test ends or stop is called. env is the process's environment.
-func startProcess(t testing.TB, dsn string, env map[string]string, opts notify.Options) *process {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	d, err := db.Open(ctx, dsn)
-	require.NoError(t, err)
-	cfg, err := boot.Load(func(k string) string { return env[k] })
-	require.NoError(t, err)
-	k := kernel.New(kernel.Deps{DB: d, Log: ledger.New(nil), Config: cfg})
-	p := &process{module: notify.New(opts), cancel: cancel, done: make(chan struct{})}
-	require.NoError(t, k.Register(p.module))
-	go func() {
-		defer close(p.done)
-		_ = k.Run(ctx)
-		d.Close()
-	}()
-	t.Cleanup(p.stop)
-	return p
-}
-
-// stop cancels the process's context and waits for its workers to return,
-// as a process killed between two statements would leave the database.
-func (p *process) stop() {
-	p.cancel()
-	<-p.done
+// startProcess runs a board process with the notify module on w's
+// database, over its own connection pool, until the test ends or Stop is
+// called. env is the process's environment.
+func startProcess(w *world, env map[string]string, opts notify.Options) *kerneltest.Process {
+	w.T.Helper()
+	return w.Process(env, notify.New(opts))
 }
 
 // eventually fails t unless cond holds within d.

@@ -12,14 +12,11 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
 
-	"github.com/pactboard/pact/core/boot"
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/identity"
-	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/ledger"
 	mandates "github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/core/outbox"
-	"github.com/pactboard/pact/core/pgtest"
 	"github.com/pactboard/pact/core/seal"
 	"github.com/pactboard/pact/modules/notify"
 )
@@ -58,8 +55,8 @@ func sealedColumns(t *testing.T, d *db.DB) map[string]bool {
 // key must be marked sealed (or be a hash), so a new one cannot escape.
 func TestSecretsAreSealedAtRest(t *testing.T) {
 	ctx := context.Background()
-	d := pgtest.New(t)
-	seed(t, d)
+	w := newWorld(t)
+	d := w.DB
 	keys := keyring(t, "k1")
 	people := identity.NewService(d, ledger.New(nil), mandates.NewService(keys, nil), nil)
 	slack, rcv := &recorder{}, newReceiver(t)
@@ -115,14 +112,14 @@ func TestSecretsAreSealedAtRest(t *testing.T) {
 // for good rather than retried.
 func TestResealAndRetiredKeys(t *testing.T) {
 	ctx := context.Background()
-	d := pgtest.New(t)
-	seed(t, d)
+	w := newWorld(t)
+	d := w.DB
 	const hook = "https://hooks.slack.com/services/T/B/plain"
-	_, err := d.ExecContext(ctx, `UPDATE orgs SET slack_webhook_url = ? WHERE id = 'default'`, hook)
-	require.NoError(t, err)
-	_, err = d.ExecContext(ctx, `INSERT INTO notify_destinations (org_id, notifier, url, secret, created_by)
+	// Values in clear, as a board before sealing wrote them: no service
+	// writes a secret unsealed.
+	w.Exec(`UPDATE orgs SET slack_webhook_url = ? WHERE id = 'default'`, hook)
+	w.Exec(`INSERT INTO notify_destinations (org_id, notifier, url, secret, created_by)
 		VALUES ('default', 'webhook', 'https://receiver.example/plain', 'whsec_plain', 'ana')`)
-	require.NoError(t, err)
 
 	reseal := func(kids ...string) (*notify.Service, *identity.Service) {
 		keys := keyring(t, kids...)
@@ -176,39 +173,26 @@ func TestResealAndRetiredKeys(t *testing.T) {
 // A board process seals what it finds in clear when it starts: the notify
 // module's reseal worker, with the kernel's keyring and identity service.
 func TestABoardSealsStoredSecretsAtStart(t *testing.T) {
-	ctx := context.Background()
-	dsn := pgtest.NewDSN(t)
-	d, err := db.Open(ctx, dsn)
-	require.NoError(t, err)
-	t.Cleanup(d.Close)
-	seed(t, d)
-	_, err = d.ExecContext(ctx, `UPDATE orgs SET slack_webhook_url = 'https://hooks.slack.com/services/T/B/plain' WHERE id = 'default';
+	w := newWorld(t)
+	d := w.DB
+	// Values in clear, as a board before sealing wrote them: no service
+	// writes a secret unsealed.
+	w.Exec(`UPDATE orgs SET slack_webhook_url = 'https://hooks.slack.com/services/T/B/plain' WHERE id = 'default';
 		INSERT INTO notify_destinations (org_id, notifier, url, secret, created_by)
 		VALUES ((SELECT org_id FROM humans WHERE id = 'bo'), 'webhook', 'https://receiver.example/plain', 'whsec_plain', 'bo')`)
-	require.NoError(t, err)
 
-	keys := keyring(t, "k1")
-	m := mandates.NewService(keys, nil)
-	cfg, err := boot.Load(func(string) string { return "" })
-	require.NoError(t, err)
-	k := kernel.New(kernel.Deps{DB: d, Log: ledger.New(nil), Mandates: m, Config: cfg,
-		Identity: identity.NewService(d, ledger.New(nil), m, nil)})
-	require.NoError(t, k.Register(notify.New(notify.Options{})))
-	runCtx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { defer close(done); _ = k.Run(runCtx) }()
-	t.Cleanup(func() { cancel(); <-done })
-
+	startProcess(w, nil, notify.Options{})
+	active := seal.Prefix + w.Mandates.Keys().ActiveKid() + ":%"
 	eventually(t, 30*time.Second, func() bool {
-		return countWhere(t, d, "orgs", `slack_webhook_url LIKE 'sealed:v1:k1:%'`) == 1 &&
-			countWhere(t, d, "notify_destinations", `url LIKE 'sealed:v1:k1:%' AND secret LIKE 'sealed:v1:k1:%'`) == 1
+		return countWhere(t, d, "orgs", `slack_webhook_url LIKE ?`, active) == 1 &&
+			countWhere(t, d, "notify_destinations", `url LIKE ? AND secret LIKE ?`, active, active) == 1
 	}, "the stored secrets are sealed under the active key")
 }
 
-func countWhere(t *testing.T, d bun.IDB, table, where string) int {
+func countWhere(t *testing.T, d bun.IDB, table, where string, args ...any) int {
 	t.Helper()
 	var n int
-	require.NoError(t, d.NewRaw(`SELECT count(*) FROM `+table+` WHERE `+where).Scan(context.Background(), &n))
+	require.NoError(t, d.NewRaw(`SELECT count(*) FROM `+table+` WHERE `+where, args...).Scan(context.Background(), &n))
 	return n
 }
 

@@ -10,23 +10,19 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
 
-	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/outbox"
-	"github.com/pactboard/pact/core/pgtest"
 	"github.com/pactboard/pact/modules/notify"
 	"github.com/pactboard/pact/sdk/errs"
 	"github.com/pactboard/pact/sdk/notifier"
 )
 
 func TestAWorkerWakesOnTheCommitAndDelivers(t *testing.T) {
-	dsn := pgtest.NewDSN(t)
-	d, err := db.Open(context.Background(), dsn)
-	require.NoError(t, err)
-	t.Cleanup(d.Close)
-	task := seed(t, d)
+	w := newWorld(t)
+	d := w.DB
+	task := w.task
 	rcv := newReceiver(t)
 	// A tick of an hour: only the LISTEN wake can deliver within the test.
-	startProcess(t, dsn, map[string]string{"PACT_SLACK_WEBHOOK_URL": rcv.URL + "/slack"},
+	startProcess(w, map[string]string{"PACT_SLACK_WEBHOOK_URL": rcv.URL + "/slack"},
 		notify.Options{Notifiers: plugins{"slack": &poster{client: rcv.Client()}}, Tick: time.Hour})
 	time.Sleep(200 * time.Millisecond) // let the workers go idle first
 
@@ -41,16 +37,13 @@ func TestAWorkerWakesOnTheCommitAndDelivers(t *testing.T) {
 }
 
 func TestTwoProcessesWithTwoWorkersEachDeliverEveryRowOnce(t *testing.T) {
-	dsn := pgtest.NewDSN(t)
-	d, err := db.Open(context.Background(), dsn)
-	require.NoError(t, err)
-	t.Cleanup(d.Close)
-	seed(t, d)
+	w := newWorld(t)
+	d := w.DB
 	rcv := newReceiver(t)
 	env := map[string]string{"PACT_SLACK_WEBHOOK_URL": rcv.URL + "/slack"}
 	opts := notify.Options{Notifiers: plugins{"slack": &poster{client: rcv.Client()}}, Workers: 2}
-	startProcess(t, dsn, env, opts)
-	startProcess(t, dsn, env, opts)
+	startProcess(w, env, opts)
+	startProcess(w, env, opts)
 
 	const rows = 300
 	var wg sync.WaitGroup
@@ -116,15 +109,12 @@ func (h *hanging) Deliver(ctx context.Context, _ notifier.Destination, n notifie
 }
 
 func TestAWorkerKilledMidDeliveryLeavesTheRowToAnotherWithTheSameKey(t *testing.T) {
-	dsn := pgtest.NewDSN(t)
-	d, err := db.Open(context.Background(), dsn)
-	require.NoError(t, err)
-	t.Cleanup(d.Close)
-	seed(t, d)
+	w := newWorld(t)
+	d := w.DB
 	env := map[string]string{"PACT_SLACK_WEBHOOK_URL": envSlack}
 	stuck := &hanging{entered: make(chan string, 1), release: make(chan error), honour: true}
 	lease := 700 * time.Millisecond
-	a := startProcess(t, dsn, env, notify.Options{Notifiers: plugins{"slack": stuck}, Workers: 1, Lease: lease})
+	a := startProcess(w, env, notify.Options{Notifiers: plugins{"slack": stuck}, Workers: 1, Lease: lease})
 	id := enqueue(t, d, outbox.Notification{Kind: outbox.Question, ProjectID: "web", Title: "Which colour?"})
 	var first string
 	select {
@@ -132,14 +122,14 @@ func TestAWorkerKilledMidDeliveryLeavesTheRowToAnotherWithTheSameKey(t *testing.
 	case <-time.After(10 * time.Second):
 		t.Fatal("process A never started the delivery")
 	}
-	a.stop() // killed mid-delivery: nothing settles the row
+	a.Stop() // killed mid-delivery: nothing settles the row
 	claimedBy := state(t, d, id).LeaseOwner
 	require.NotNil(t, claimedBy)
 	require.Nil(t, state(t, d, id).SentAt)
 
 	slack := &recorder{}
 	started := time.Now()
-	b := startProcess(t, dsn, env, notify.Options{Notifiers: plugins{"slack": slack}, Workers: 1, Lease: lease})
+	b := startProcess(w, env, notify.Options{Notifiers: plugins{"slack": slack}, Workers: 1, Lease: lease})
 	eventually(t, 10*time.Second, func() bool { return len(slack.deliveries()) == 1 }, "process B delivers the row")
 	require.GreaterOrEqual(t, time.Since(started), lease/2, "B waited for A's lease to expire")
 	second := slack.deliveries()[0].N.IdempotencyKey
@@ -148,14 +138,14 @@ func TestAWorkerKilledMidDeliveryLeavesTheRowToAnotherWithTheSameKey(t *testing.
 	st := state(t, d, id)
 	require.Equal(t, 2, st.Attempts)
 	require.NotEqual(t, *claimedBy, *st.LeaseOwner)
-	b.stop()
+	b.Stop()
 	require.Len(t, slack.deliveries(), 1)
 }
 
 func TestAHungWorkerThatLostItsLeaseCannotUndoTheDelivery(t *testing.T) {
 	ctx := context.Background()
-	d := pgtest.New(t)
-	seed(t, d)
+	w := newWorld(t)
+	d := w.DB
 	stuck := &hanging{entered: make(chan string, 1), release: make(chan error)}
 	opts := notify.Options{SlackWebhookURL: envSlack, Lease: 300 * time.Millisecond}
 	opts.Notifiers = plugins{"slack": stuck}
@@ -186,8 +176,8 @@ func TestAHungWorkerThatLostItsLeaseCannotUndoTheDelivery(t *testing.T) {
 
 func TestSeveralDestinationsRetryOnlyTheOneThatFailed(t *testing.T) {
 	ctx := context.Background()
-	d := pgtest.New(t)
-	seed(t, d)
+	w := newWorld(t)
+	d := w.DB
 	slack := &recorder{}
 	hook := &recorder{fail: 1, err: errs.E(errs.Unavailable, "receiver answered 503")}
 	svc := notify.NewService(d, nil, &notify.Options{SlackWebhookURL: envSlack,

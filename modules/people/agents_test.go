@@ -12,38 +12,36 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/kernel/kerneltest"
 	"github.com/pactboard/pact/modules/people"
 )
 
 // withAgents adds to newBoard's board the agent reg-web (registered by
 // hand, code, web) and hired-web (hired from role code by val), and in
-// acme the role rocketeer and the agent rocket-bot.
+// acme the role rocketeer and the agent rocket-bot hired from it by bo
+// (with the setup code hiring a code agent makes).
 func withAgents(t *testing.T, b *board) {
 	t.Helper()
 	ctx := context.Background()
-	_, err := b.ident.RegisterAgent(ctx, "ana", identity.AgentInput{ID: "reg-web", Client: "code", Projects: []string{"web"}})
+	b.Agent("ana", identity.AgentInput{ID: "reg-web", Client: "code", Projects: []string{"web"}})
+	_, err := b.mod.Hire(ctx, "val", people.HireInput{Role: "code", Project: "web", ID: "hired-web"})
 	require.NoError(t, err)
-	_, err = b.mod.Hire(ctx, "val", people.HireInput{Role: "code", Project: "web", ID: "hired-web"})
+	_, err = b.mod.SaveRole(ctx, "bo", people.RoleInput{ID: "rocketeer", Name: "Rocketeer", Client: "code", Actions: []string{"task.read"}})
 	require.NoError(t, err)
-	_, err = b.d.ExecContext(ctx, `
-		INSERT INTO agent_roles (org_id, id, name, client, actions) VALUES ('acme', 'rocketeer', 'Rocketeer', 'code', '{task.read}');
-		INSERT INTO agents (id, org_id, owner, client, role_id) VALUES ('rocket-bot', 'acme', 'bo', 'code', 'rocketeer');`)
+	_, err = b.mod.Hire(ctx, "bo", people.HireInput{Role: "rocketeer", Project: "rocket", ID: "rocket-bot"})
 	require.NoError(t, err)
 }
 
 // connectCode posts body to POST /connect on the board (no token).
-func (b *board) connectCode(t *testing.T, body string) reply {
+func (b *board) connectCode(t *testing.T, body string) kerneltest.Reply {
 	t.Helper()
-	req, err := http.NewRequest("POST", b.server.URL+"/connect", strings.NewReader(body))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := b.server.Client().Do(req)
+	resp, err := http.Post(b.URL+"/connect", "application/json", strings.NewReader(body))
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
-	out := reply{status: resp.StatusCode, header: resp.Header, raw: string(raw)}
-	_ = json.Unmarshal(raw, &out.body)
+	out := kerneltest.Reply{Status: resp.StatusCode, Header: resp.Header, Raw: string(raw)}
+	_ = json.Unmarshal(raw, &out.Body)
 	return out
 }
 
@@ -85,127 +83,125 @@ func TestAgentOperationsForEachRole(t *testing.T) {
 				if o.body != nil {
 					body = o.body(r.id)
 				}
-				got := b.call(t, r.id, o.method, o.path, body)
-				require.Equal(t, "no-store", got.header.Get("Cache-Control"))
+				got := b.Admin(r.id, o.method, o.path, body)
+				require.Equal(t, "no-store", got.Header.Get("Cache-Control"))
 				if r.role.AtLeast(o.min) {
-					require.Equal(t, o.ok, got.status, got.raw)
+					require.Equal(t, o.ok, got.Status, got.Raw)
 					return
 				}
-				require.Equal(t, http.StatusForbidden, got.status, got.raw)
+				require.Equal(t, http.StatusForbidden, got.Status, got.Raw)
 				require.Equal(t, map[string]any{"error": "forbidden",
-					"message": fmt.Sprintf("%s is %s; this needs %s", r.id, r.role, o.min)}, got.body)
+					"message": fmt.Sprintf("%s is %s; this needs %s", r.id, r.role, o.min)}, got.Body)
 			})
 		}
 	}
 	// Banning needs an owner even though the operation admits approvers.
-	got := b.call(t, "val", "POST", "/agents/reg-web/status", `{"status": "banned"}`)
-	require.Equal(t, http.StatusForbidden, got.status, got.raw)
-	require.Equal(t, "val is approver; this needs owner", got.body["message"])
-	got = b.call(t, "ana", "POST", "/agents/reg-web/status", `{"status": "banned"}`)
-	require.Equal(t, 200, got.status, got.raw)
-	require.Equal(t, "banned", got.body["status"])
+	got := b.Admin("val", "POST", "/agents/reg-web/status", `{"status": "banned"}`)
+	require.Equal(t, http.StatusForbidden, got.Status, got.Raw)
+	require.Equal(t, "val is approver; this needs owner", got.Body["message"])
+	got = b.Admin("ana", "POST", "/agents/reg-web/status", `{"status": "banned"}`)
+	require.Equal(t, 200, got.Status, got.Raw)
+	require.Equal(t, "banned", got.Body["status"])
 }
 
 func TestHireGivesASetupCodeRedeemedOnce(t *testing.T) {
 	b := newBoard(t)
-	got := b.call(t, "val", "POST", "/agents/hire", `{"role": "code", "project": "web"}`)
-	require.Equal(t, http.StatusCreated, got.status, got.raw)
-	require.Equal(t, "code-web", got.body["agent_id"], "id defaults to <role>-<project>")
-	require.Equal(t, "code", got.body["role"])
-	require.NotContains(t, got.raw, "pact_", "a hire never shows a token")
-	c := got.body["connect"].(map[string]any)
+	got := b.Admin("val", "POST", "/agents/hire", `{"role": "code", "project": "web"}`)
+	require.Equal(t, http.StatusCreated, got.Status, got.Raw)
+	require.Equal(t, "code-web", got.Body["agent_id"], "id defaults to <role>-<project>")
+	require.Equal(t, "code", got.Body["role"])
+	require.NotContains(t, got.Raw, "pact_", "a hire never shows a token")
+	c := got.Body["connect"].(map[string]any)
 	require.Equal(t, "setup_code", c["kind"])
 	code := c["code"].(string)
 	require.Regexp(t, `^pcs_[A-Za-z0-9_-]{24}$`, code)
-	require.Equal(t, "pact-connect "+b.cfg.BoardURL+" "+code, c["command"])
-	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM setup_codes WHERE code_hash = ? AND expires_at BETWEEN now() + interval '14 minutes' AND now() + interval '15 minutes'`,
+	require.Equal(t, "pact-connect "+b.Config.BoardURL+" "+code, c["command"])
+	require.Equal(t, 1, b.Count(`SELECT count(*) FROM setup_codes WHERE code_hash = ? AND expires_at BETWEEN now() + interval '14 minutes' AND now() + interval '15 minutes'`,
 		identity.HashToken(code)), "only the hash is kept, for 15 minutes")
-	require.Equal(t, 0, b.count(t, `SELECT count(*) FROM agent_tokens WHERE agent_id = 'code-web'`))
-	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM mandates WHERE holder = 'code-web' AND parent_id IS NULL
+	require.Equal(t, 0, b.Count(`SELECT count(*) FROM agent_tokens WHERE agent_id = 'code-web'`))
+	require.Equal(t, 1, b.Count(`SELECT count(*) FROM mandates WHERE holder = 'code-web' AND parent_id IS NULL
 		AND delegations_left = 3 AND scope = '{task.read@project:web,task.post@project:web,task.work@project:web,context.write@project:web}'`),
 		"the role's scope and delegations")
-	conn := b.call(t, "vic", "GET", "/agents/code-web/connection", "")
-	require.Equal(t, 200, conn.status, conn.raw)
-	require.Equal(t, "waiting_for_code", conn.body["state"])
+	conn := b.Admin("vic", "GET", "/agents/code-web/connection", "")
+	require.Equal(t, 200, conn.Status, conn.Raw)
+	require.Equal(t, "waiting_for_code", conn.Body["state"])
 
 	got = b.connectCode(t, `{"code": "`+code+`"}`)
-	require.Equal(t, 200, got.status, got.raw)
-	require.Equal(t, "no-store", got.header.Get("Cache-Control"))
-	require.Equal(t, "code-web", got.body["agent_id"])
-	require.Equal(t, "web", got.body["project"])
-	require.Equal(t, "code", got.body["role"])
-	require.Equal(t, b.cfg.BoardURL+"/mcp/a/code-web", got.body["mcp_url"])
-	token := got.body["token"].(string)
-	ok, err := b.ident.AuthenticateAgent(context.Background(), b.d, "code-web", token)
+	require.Equal(t, 200, got.Status, got.Raw)
+	require.Equal(t, "no-store", got.Header.Get("Cache-Control"))
+	require.Equal(t, "code-web", got.Body["agent_id"])
+	require.Equal(t, "web", got.Body["project"])
+	require.Equal(t, "code", got.Body["role"])
+	require.Equal(t, b.Config.BoardURL+"/mcp/a/code-web", got.Body["mcp_url"])
+	token := got.Body["token"].(string)
+	ok, err := b.Identity.AuthenticateAgent(context.Background(), b.DB, "code-web", token)
 	require.NoError(t, err)
 	require.True(t, ok, "the token is a live token of that agent")
-	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM agent_tokens WHERE agent_id = 'code-web'
+	require.Equal(t, 1, b.Count(`SELECT count(*) FROM agent_tokens WHERE agent_id = 'code-web'
 		AND expires_at BETWEEN now() + interval '89 days' AND now() + interval '91 days'`), "the role's token term")
-	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM entries WHERE action = 'admin.agent.connect' AND actor = 'human:val' AND outcome = 'ok'`))
-	require.Equal(t, "code_redeemed", b.call(t, "vic", "GET", "/agents/code-web/connection", "").body["state"])
+	require.Equal(t, 1, b.Count(`SELECT count(*) FROM entries WHERE action = 'admin.agent.connect' AND actor = 'human:val' AND outcome = 'ok'`))
+	require.Equal(t, "code_redeemed", b.Admin("vic", "GET", "/agents/code-web/connection", "").Body["state"])
 
 	again := b.connectCode(t, `{"code": "`+code+`"}`)
-	require.Equal(t, http.StatusForbidden, again.status, again.raw)
-	require.Equal(t, map[string]any{"error": "forbidden", "message": people.RedeemRefused}, again.body, "single use")
-	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM agent_tokens WHERE agent_id = 'code-web'`))
-	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM entries e JOIN payloads p ON p.id = e.payload_ref
+	require.Equal(t, http.StatusForbidden, again.Status, again.Raw)
+	require.Equal(t, map[string]any{"error": "forbidden", "message": people.RedeemRefused}, again.Body, "single use")
+	require.Equal(t, 1, b.Count(`SELECT count(*) FROM agent_tokens WHERE agent_id = 'code-web'`))
+	require.Equal(t, 1, b.Count(`SELECT count(*) FROM entries e JOIN payloads p ON p.id = e.payload_ref
 		WHERE e.action = 'admin.agent.connect' AND e.actor = 'agent:code-web' AND e.outcome = 'forbidden'
 		AND p.content->>'reason' = 'used'`), "a used code presented again is logged in its organization")
 
-	_, err = b.d.ExecContext(context.Background(), `UPDATE agents SET last_seen = now() WHERE id = 'code-web'`)
-	require.NoError(t, err)
-	require.Equal(t, "connected", b.call(t, "vic", "GET", "/agents/code-web/connection", "").body["state"])
+	b.Exec(`UPDATE agents SET last_seen = now() WHERE id = 'code-web'`)
+	require.Equal(t, "connected", b.Admin("vic", "GET", "/agents/code-web/connection", "").Body["state"])
 
 	// A new code for a new machine; it expires unused.
-	got = b.call(t, "val", "POST", "/agents/code-web/setup-code", "")
-	require.Equal(t, 200, got.status, got.raw)
-	code2 := got.body["code"].(string)
-	_, err = b.d.ExecContext(context.Background(), `UPDATE setup_codes SET expires_at = now() - interval '1 second' WHERE code_hash = ?`, identity.HashToken(code2))
-	require.NoError(t, err)
-	require.Equal(t, http.StatusForbidden, b.connectCode(t, `{"code": "`+code2+`"}`).status, "expired")
-	require.Equal(t, "expired", b.call(t, "vic", "GET", "/agents/code-web/connection", "").body["state"])
-	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM entries e JOIN payloads p ON p.id = e.payload_ref
+	got = b.Admin("val", "POST", "/agents/code-web/setup-code", "")
+	require.Equal(t, 200, got.Status, got.Raw)
+	code2 := got.Body["code"].(string)
+	b.Exec(`UPDATE setup_codes SET expires_at = now() - interval '1 second' WHERE code_hash = ?`, identity.HashToken(code2))
+	require.Equal(t, http.StatusForbidden, b.connectCode(t, `{"code": "`+code2+`"}`).Status, "expired")
+	require.Equal(t, "expired", b.Admin("vic", "GET", "/agents/code-web/connection", "").Body["state"])
+	require.Equal(t, 1, b.Count(`SELECT count(*) FROM entries e JOIN payloads p ON p.id = e.payload_ref
 		WHERE e.action = 'admin.agent.connect' AND e.outcome = 'forbidden' AND p.content->>'reason' = 'expired'`))
-	refusals := b.count(t, `SELECT count(*) FROM entries WHERE outcome <> 'ok'`)
-	require.Equal(t, http.StatusForbidden, b.connectCode(t, `{"code": "pcs_unknown"}`).status)
-	require.Equal(t, refusals, b.count(t, `SELECT count(*) FROM entries WHERE outcome <> 'ok'`),
+	refusals := b.Count(`SELECT count(*) FROM entries WHERE outcome <> 'ok'`)
+	require.Equal(t, http.StatusForbidden, b.connectCode(t, `{"code": "pcs_unknown"}`).Status)
+	require.Equal(t, refusals, b.Count(`SELECT count(*) FROM entries WHERE outcome <> 'ok'`),
 		"an unknown code names no organization: nothing is logged")
 }
 
 func TestHireFromOAuthAndRunnerRoles(t *testing.T) {
 	b := newBoard(t)
-	got := b.call(t, "val", "POST", "/agents/hire", `{"role": "chat", "project": "web"}`)
-	require.Equal(t, http.StatusCreated, got.status, got.raw)
-	require.Equal(t, map[string]any{"kind": "oauth", "url": b.cfg.BoardURL + "/mcp/a/chat-web"}, got.body["connect"])
-	require.Equal(t, 0, b.count(t, `SELECT count(*) FROM setup_codes`))
-	got = b.call(t, "val", "POST", "/agents/chat-web/setup-code", "")
-	require.Equal(t, 200, got.status)
-	require.Equal(t, "oauth", got.body["kind"])
+	got := b.Admin("val", "POST", "/agents/hire", `{"role": "chat", "project": "web"}`)
+	require.Equal(t, http.StatusCreated, got.Status, got.Raw)
+	require.Equal(t, map[string]any{"kind": "oauth", "url": b.Config.BoardURL + "/mcp/a/chat-web"}, got.Body["connect"])
+	require.Equal(t, 0, b.Count(`SELECT count(*) FROM setup_codes`))
+	got = b.Admin("val", "POST", "/agents/chat-web/setup-code", "")
+	require.Equal(t, 200, got.Status)
+	require.Equal(t, "oauth", got.Body["kind"])
 
-	got = b.call(t, "val", "POST", "/agents/hire", `{"role": "secretary", "project": "web", "owner": "vic", "limits": {"runs": 5}}`)
-	require.Equal(t, http.StatusCreated, got.status, got.raw)
-	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM agents WHERE id = 'secretary-web' AND owner = 'vic' AND role_id = 'secretary'`))
-	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM mandates WHERE holder = 'secretary-web' AND limits = '{"runs": 5}'`), "limits override the role's")
-	red := b.connectCode(t, `{"code": "`+got.body["connect"].(map[string]any)["code"].(string)+`"}`)
-	require.Equal(t, 200, red.status, red.raw)
-	settings := red.body["settings"].(map[string]any)
+	got = b.Admin("val", "POST", "/agents/hire", `{"role": "secretary", "project": "web", "owner": "vic", "limits": {"runs": 5}}`)
+	require.Equal(t, http.StatusCreated, got.Status, got.Raw)
+	require.Equal(t, 1, b.Count(`SELECT count(*) FROM agents WHERE id = 'secretary-web' AND owner = 'vic' AND role_id = 'secretary'`))
+	require.Equal(t, 1, b.Count(`SELECT count(*) FROM mandates WHERE holder = 'secretary-web' AND limits = '{"runs": 5}'`), "limits override the role's")
+	red := b.connectCode(t, `{"code": "`+got.Body["connect"].(map[string]any)["code"].(string)+`"}`)
+	require.Equal(t, 200, red.Status, red.Raw)
+	settings := red.Body["settings"].(map[string]any)
 	require.Equal(t, "runner-web,code-web", settings["PACT_RUNNER_WORKERS"], "{project} filled in")
 	require.Contains(t, settings["PACT_RUNNER_SCHEDULE"], `project_id=\"web\"`)
 }
 
 func TestHireReplacesBansTheOldAgent(t *testing.T) {
 	b := newBoard(t)
-	got := b.call(t, "val", "POST", "/agents/hire", `{"role": "code", "project": "web"}`)
-	require.Equal(t, http.StatusCreated, got.status, got.raw)
-	oldCode := got.body["connect"].(map[string]any)["code"].(string)
-	require.Equal(t, 200, b.call(t, "val", "POST", "/agents/code-web/tokens", `{}`).status)
+	got := b.Admin("val", "POST", "/agents/hire", `{"role": "code", "project": "web"}`)
+	require.Equal(t, http.StatusCreated, got.Status, got.Raw)
+	oldCode := got.Body["connect"].(map[string]any)["code"].(string)
+	require.Equal(t, 200, b.Admin("val", "POST", "/agents/code-web/tokens", `{}`).Status)
 
-	got = b.call(t, "val", "POST", "/agents/hire", `{"role": "code", "project": "web", "id": "code-web-2", "replaces": "code-web"}`)
-	require.Equal(t, http.StatusCreated, got.status, got.raw)
-	list := b.call(t, "vic", "GET", "/agents", "")
-	require.Equal(t, 200, list.status)
+	got = b.Admin("val", "POST", "/agents/hire", `{"role": "code", "project": "web", "id": "code-web-2", "replaces": "code-web"}`)
+	require.Equal(t, http.StatusCreated, got.Status, got.Raw)
+	list := b.Admin("vic", "GET", "/agents", "")
+	require.Equal(t, 200, list.Status)
 	byID := map[string]map[string]any{}
-	for _, a := range list.body["agents"].([]any) {
+	for _, a := range list.Body["agents"].([]any) {
 		byID[a.(map[string]any)["id"].(string)] = a.(map[string]any)
 	}
 	require.Equal(t, "banned", byID["code-web"]["status"])
@@ -215,82 +211,82 @@ func TestHireReplacesBansTheOldAgent(t *testing.T) {
 	require.Equal(t, "code", byID["code-web-2"]["role_id"])
 	require.Equal(t, 1.0, byID["code-web-2"]["live_mandates"])
 	require.Equal(t, false, byID["code-web-2"]["online"])
-	require.Equal(t, http.StatusForbidden, b.connectCode(t, `{"code": "`+oldCode+`"}`).status, "a banned agent's code is refused")
-	require.Equal(t, http.StatusNotFound, b.call(t, "val", "POST", "/agents/code-web/setup-code", "").status)
+	require.Equal(t, http.StatusForbidden, b.connectCode(t, `{"code": "`+oldCode+`"}`).Status, "a banned agent's code is refused")
+	require.Equal(t, http.StatusNotFound, b.Admin("val", "POST", "/agents/code-web/setup-code", "").Status)
 
-	got = b.call(t, "val", "POST", "/agents/hire", `{"role": "code", "project": "web", "id": "code-web-3", "replaces": "nobody"}`)
-	require.Equal(t, http.StatusNotFound, got.status, got.raw)
-	require.Equal(t, 0, b.count(t, `SELECT count(*) FROM agents WHERE id = 'code-web-3'`), "nothing half-written")
+	got = b.Admin("val", "POST", "/agents/hire", `{"role": "code", "project": "web", "id": "code-web-3", "replaces": "nobody"}`)
+	require.Equal(t, http.StatusNotFound, got.Status, got.Raw)
+	require.Equal(t, 0, b.Count(`SELECT count(*) FROM agents WHERE id = 'code-web-3'`), "nothing half-written")
 }
 
 func TestRolesRenewAndRoleChange(t *testing.T) {
 	ctx := context.Background()
 	b := newBoard(t)
 	withAgents(t, b)
-	got := b.call(t, "vic", "GET", "/roles", "")
-	require.Equal(t, 200, got.status, got.raw)
+	got := b.Admin("vic", "GET", "/roles", "")
+	require.Equal(t, 200, got.Status, got.Raw)
 	var ids []string
-	for _, r := range got.body["roles"].([]any) {
+	for _, r := range got.Body["roles"].([]any) {
 		ids = append(ids, r.(map[string]any)["id"].(string))
 	}
 	require.Equal(t, []string{"chat", "code", "gemini", "runner", "worker", "secretary", "design", "cowork"}, ids)
 
-	got = b.call(t, "val", "PUT", "/roles/reviewer", `{"name": "Reviewer", "client": "code", "actions": ["task.read", "task.work"], "limits": {"runs": 3}}`)
-	require.Equal(t, 200, got.status, got.raw)
-	require.Equal(t, 1.0, got.body["delegations"])
-	require.Equal(t, 90.0, got.body["token_days"])
+	got = b.Admin("val", "PUT", "/roles/reviewer", `{"name": "Reviewer", "client": "code", "actions": ["task.read", "task.work"], "limits": {"runs": 3}}`)
+	require.Equal(t, 200, got.Status, got.Raw)
+	require.Equal(t, 1.0, got.Body["delegations"])
+	require.Equal(t, 90.0, got.Body["token_days"])
 
 	// Renew: a fresh root from the role; the old one keeps running.
 	var before string
-	require.NoError(t, b.d.NewRaw(`SELECT root_mandate_id::text FROM agents WHERE id = 'hired-web'`).Scan(ctx, &before))
-	got = b.call(t, "val", "POST", "/agents/hired-web/renew", "")
-	require.Equal(t, 200, got.status, got.raw)
-	require.NotEqual(t, before, got.body["mandate_id"])
-	require.Equal(t, 2, b.count(t, `SELECT count(*) FROM mandates WHERE holder = 'hired-web' AND revoked_at IS NULL`))
-	got = b.call(t, "val", "POST", "/agents/reg-web/renew", "")
-	require.Equal(t, http.StatusBadRequest, got.status, got.raw)
-	require.Contains(t, got.body["message"], "not hired from a role")
+	require.NoError(t, b.DB.NewRaw(`SELECT root_mandate_id::text FROM agents WHERE id = 'hired-web'`).Scan(ctx, &before))
+	got = b.Admin("val", "POST", "/agents/hired-web/renew", "")
+	require.Equal(t, 200, got.Status, got.Raw)
+	require.NotEqual(t, before, got.Body["mandate_id"])
+	require.Equal(t, 2, b.Count(`SELECT count(*) FROM mandates WHERE holder = 'hired-web' AND revoked_at IS NULL`))
+	got = b.Admin("val", "POST", "/agents/reg-web/renew", "")
+	require.Equal(t, http.StatusBadRequest, got.Status, got.Raw)
+	require.Contains(t, got.Body["message"], "not hired from a role")
 
 	// A role change reissues from the new role and revokes every old root.
-	got = b.call(t, "val", "POST", "/agents/hired-web/role", `{"role_id": "reviewer"}`)
-	require.Equal(t, 200, got.status, got.raw)
-	require.Len(t, got.body["revoked_mandates"], 2)
-	require.Equal(t, "reviewer", got.body["agent"].(map[string]any)["role_id"])
-	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM mandates WHERE holder = 'hired-web' AND revoked_at IS NULL
+	got = b.Admin("val", "POST", "/agents/hired-web/role", `{"role_id": "reviewer"}`)
+	require.Equal(t, 200, got.Status, got.Raw)
+	require.Len(t, got.Body["revoked_mandates"], 2)
+	require.Equal(t, "reviewer", got.Body["agent"].(map[string]any)["role_id"])
+	require.Equal(t, 1, b.Count(`SELECT count(*) FROM mandates WHERE holder = 'hired-web' AND revoked_at IS NULL
 		AND scope = '{task.read@project:web,task.work@project:web}' AND limits = '{"runs": 3}'`))
-	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM entries WHERE action = 'admin.agent.role' AND outcome = 'ok'`))
+	require.Equal(t, 1, b.Count(`SELECT count(*) FROM entries WHERE action = 'admin.agent.role' AND outcome = 'ok'`))
 
 	for _, tc := range []struct{ body, says string }{
 		{`{"role_id": "chat"}`, "role chat is for chat agents"},
 		{`{"role_id": "rocketeer"}`, "role rocketeer does not exist"},
 	} {
-		got = b.call(t, "val", "POST", "/agents/hired-web/role", tc.body)
-		require.Contains(t, []int{400, 404}, got.status, got.raw)
-		require.Contains(t, got.body["message"], tc.says)
+		got = b.Admin("val", "POST", "/agents/hired-web/role", tc.body)
+		require.Contains(t, []int{400, 404}, got.Status, got.Raw)
+		require.Contains(t, got.Body["message"], tc.says)
 	}
-	got = b.call(t, "val", "PATCH", "/agents/hired-web", `{"owner": "vic"}`)
-	require.Equal(t, 200, got.status, got.raw)
-	require.Empty(t, got.body["revoked_mandates"], "a new owner changes nothing else")
-	require.Equal(t, "vic", got.body["agent"].(map[string]any)["owner"])
-	got = b.call(t, "val", "PATCH", "/agents/hired-web", `{"projects": ["web", "rocket"]}`)
-	require.Equal(t, http.StatusBadRequest, got.status, got.raw)
+	got = b.Admin("val", "PATCH", "/agents/hired-web", `{"owner": "vic"}`)
+	require.Equal(t, 200, got.Status, got.Raw)
+	require.Empty(t, got.Body["revoked_mandates"], "a new owner changes nothing else")
+	require.Equal(t, "vic", got.Body["agent"].(map[string]any)["owner"])
+	got = b.Admin("val", "PATCH", "/agents/hired-web", `{"projects": ["web", "rocket"]}`)
+	require.Equal(t, http.StatusBadRequest, got.Status, got.Raw)
 
 	// Archived roles hire no one; their agents keep working.
-	got = b.call(t, "val", "POST", "/roles/reviewer/archive", "")
-	require.Equal(t, 200, got.status, got.raw)
-	require.NotNil(t, got.body["archived_at"])
-	got = b.call(t, "val", "POST", "/agents/hire", `{"role": "reviewer", "project": "web"}`)
-	require.Equal(t, http.StatusBadRequest, got.status, got.raw)
-	require.Contains(t, got.body["message"], "archived")
-	require.Len(t, b.call(t, "vic", "GET", "/roles", "").body["roles"], 8)
-	require.Len(t, b.call(t, "vic", "GET", "/roles?archived=true", "").body["roles"], 9)
-	require.Equal(t, 200, b.call(t, "val", "PUT", "/roles/reviewer", `{"name": "Reviewer", "client": "code", "actions": ["task.read"]}`).status)
-	require.Len(t, b.call(t, "vic", "GET", "/roles", "").body["roles"], 9, "saving un-archives")
+	got = b.Admin("val", "POST", "/roles/reviewer/archive", "")
+	require.Equal(t, 200, got.Status, got.Raw)
+	require.NotNil(t, got.Body["archived_at"])
+	got = b.Admin("val", "POST", "/agents/hire", `{"role": "reviewer", "project": "web"}`)
+	require.Equal(t, http.StatusBadRequest, got.Status, got.Raw)
+	require.Contains(t, got.Body["message"], "archived")
+	require.Len(t, b.Admin("vic", "GET", "/roles", "").Body["roles"], 8)
+	require.Len(t, b.Admin("vic", "GET", "/roles?archived=true", "").Body["roles"], 9)
+	require.Equal(t, 200, b.Admin("val", "PUT", "/roles/reviewer", `{"name": "Reviewer", "client": "code", "actions": ["task.read"]}`).Status)
+	require.Len(t, b.Admin("vic", "GET", "/roles", "").Body["roles"], 9, "saving un-archives")
 
-	got = b.call(t, "val", "PUT", "/roles/db-runner", `{"name": "DB", "client": "runner", "actions": ["task.work"],
+	got = b.Admin("val", "PUT", "/roles/db-runner", `{"name": "DB", "client": "runner", "actions": ["task.work"],
 		"settings": {"DATABASE_URL": "postgres://u:hunter2@db/x", "PACT_RUNNER_MAX_TURNS": "5"}}`)
-	require.Equal(t, 200, got.status, got.raw)
-	require.Equal(t, 0, b.count(t, `SELECT count(*) FROM payloads WHERE content::text LIKE '%hunter2%'`), "the log never holds the database URL")
+	require.Equal(t, 200, got.Status, got.Raw)
+	require.Equal(t, 0, b.Count(`SELECT count(*) FROM payloads WHERE content::text LIKE '%hunter2%'`), "the log never holds the database URL")
 }
 
 func TestAgentBadInput(t *testing.T) {
@@ -320,16 +316,16 @@ func TestAgentBadInput(t *testing.T) {
 		{"RoleIDShape", "PUT", "/roles/UPPER", `{"name": "X", "client": "code", "actions": ["task.read"]}`, 422},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := b.call(t, "ana", tc.method, tc.path, tc.body)
-			require.Equal(t, tc.status, got.status, got.raw)
-			require.NotEmpty(t, got.body["error"], got.raw)
+			got := b.Admin("ana", tc.method, tc.path, tc.body)
+			require.Equal(t, tc.status, got.Status, got.Raw)
+			require.NotEmpty(t, got.Body["error"], got.Raw)
 			if tc.status == 400 || tc.status == 422 {
-				require.Contains(t, []any{"invalid_request", "project_required"}, got.body["error"], got.raw)
+				require.Contains(t, []any{"invalid_request", "project_required"}, got.Body["error"], got.Raw)
 			}
 		})
 	}
-	require.Equal(t, 0, b.count(t, `SELECT count(*) FROM agents WHERE id = 'x'`))
-	require.Equal(t, 0, b.count(t, `SELECT count(*) FROM agent_roles WHERE id = 'x'`))
+	require.Equal(t, 0, b.Count(`SELECT count(*) FROM agents WHERE id = 'x'`))
+	require.Equal(t, 0, b.Count(`SELECT count(*) FROM agent_roles WHERE id = 'x'`))
 
 	for _, tc := range []struct {
 		name, body string
@@ -342,8 +338,8 @@ func TestAgentBadInput(t *testing.T) {
 	} {
 		t.Run("Connect"+tc.name, func(t *testing.T) {
 			got := b.connectCode(t, tc.body)
-			require.Equal(t, tc.status, got.status, got.raw)
-			require.Equal(t, map[string]any{"error": "invalid_request", "message": tc.says}, got.body)
+			require.Equal(t, tc.status, got.Status, got.Raw)
+			require.Equal(t, map[string]any{"error": "invalid_request", "message": tc.says}, got.Body)
 		})
 	}
 }
@@ -351,6 +347,8 @@ func TestAgentBadInput(t *testing.T) {
 func TestAnotherOrganizationsAgentsAndRolesAnswerLikeMissingOnes(t *testing.T) {
 	b := newBoard(t)
 	withAgents(t, b)
+	acmeCodes := `SELECT count(*) FROM setup_codes s JOIN agents a ON a.id = s.agent_id WHERE a.org_id = 'acme'`
+	require.Equal(t, 1, b.Count(acmeCodes), "the one hiring rocket-bot made")
 	for _, tc := range []struct{ method, path, foreign, missing, body string }{
 		{"GET", "/agents/%s/connection", "rocket-bot", "no-bot", ""},
 		{"POST", "/agents/%s/renew", "rocket-bot", "no-bot", ""},
@@ -366,18 +364,18 @@ func TestAnotherOrganizationsAgentsAndRolesAnswerLikeMissingOnes(t *testing.T) {
 			}
 			return tc.body
 		}
-		other := b.call(t, "ana", tc.method, fmt.Sprintf(tc.path, tc.foreign), body(tc.foreign))
-		missing := b.call(t, "ana", tc.method, fmt.Sprintf(tc.path, tc.missing), body(tc.missing))
-		require.Equal(t, http.StatusNotFound, other.status, other.raw)
-		require.Equal(t, strings.ReplaceAll(missing.raw, tc.missing, "?"), strings.ReplaceAll(other.raw, tc.foreign, "?"))
+		other := b.Admin("ana", tc.method, fmt.Sprintf(tc.path, tc.foreign), body(tc.foreign))
+		missing := b.Admin("ana", tc.method, fmt.Sprintf(tc.path, tc.missing), body(tc.missing))
+		require.Equal(t, http.StatusNotFound, other.Status, other.Raw)
+		require.Equal(t, strings.ReplaceAll(missing.Raw, tc.missing, "?"), strings.ReplaceAll(other.Raw, tc.foreign, "?"))
 	}
-	got := b.call(t, "ana", "POST", "/agents/hire", `{"role": "rocketeer", "project": "web"}`)
-	require.Equal(t, http.StatusNotFound, got.status, "acme's role hires no one here")
-	got = b.call(t, "ana", "POST", "/agents/hire", `{"role": "code", "project": "rocket"}`)
-	require.Equal(t, http.StatusNotFound, got.status, got.raw)
-	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM agent_roles WHERE org_id = 'acme' AND archived_at IS NULL`))
-	require.Equal(t, 0, b.count(t, `SELECT count(*) FROM setup_codes s JOIN agents a ON a.id = s.agent_id WHERE a.org_id = 'acme'`))
-	for _, a := range b.call(t, "vic", "GET", "/agents", "").body["agents"].([]any) {
+	got := b.Admin("ana", "POST", "/agents/hire", `{"role": "rocketeer", "project": "web"}`)
+	require.Equal(t, http.StatusNotFound, got.Status, "acme's role hires no one here")
+	got = b.Admin("ana", "POST", "/agents/hire", `{"role": "code", "project": "rocket"}`)
+	require.Equal(t, http.StatusNotFound, got.Status, got.Raw)
+	require.Equal(t, 1, b.Count(`SELECT count(*) FROM agent_roles WHERE org_id = 'acme' AND archived_at IS NULL`))
+	require.Equal(t, 1, b.Count(acmeCodes), "ana made acme's agent no setup code")
+	for _, a := range b.Admin("vic", "GET", "/agents", "").Body["agents"].([]any) {
 		require.NotEqual(t, "rocket-bot", a.(map[string]any)["id"])
 	}
 }
@@ -387,13 +385,13 @@ func TestAnotherOrganizationsAgentsAndRolesAnswerLikeMissingOnes(t *testing.T) {
 func TestRoleDatabaseURLIsNeverListed(t *testing.T) {
 	b := newBoard(t)
 	withAgents(t, b)
-	got := b.call(t, "val", "PUT", "/roles/dbrunner", `{"name": "DB runner", "client": "runner", "actions": ["task.work"],
+	got := b.Admin("val", "PUT", "/roles/dbrunner", `{"name": "DB runner", "client": "runner", "actions": ["task.work"],
 		"settings": {"DATABASE_URL": "postgres://app:hunter2@db/app"}}`)
-	require.Equal(t, 200, got.status, got.raw)
+	require.Equal(t, 200, got.Status, got.Raw)
 	for _, who := range []string{"vic", "val", "ana"} {
-		got = b.call(t, who, "GET", "/roles", "")
-		require.Equal(t, 200, got.status, got.raw)
-		require.NotContains(t, got.raw, "hunter2")
-		require.Contains(t, got.raw, `"DATABASE_URL":"[REDACTED]"`)
+		got = b.Admin(who, "GET", "/roles", "")
+		require.Equal(t, 200, got.Status, got.Raw)
+		require.NotContains(t, got.Raw, "hunter2")
+		require.Contains(t, got.Raw, `"DATABASE_URL":"[REDACTED]"`)
 	}
 }

@@ -1,7 +1,6 @@
 package people_test
 
 import (
-	"context"
 	"net/http"
 	"strings"
 	"testing"
@@ -13,49 +12,49 @@ import (
 
 func TestMe(t *testing.T) {
 	b := newBoard(t)
-	got := b.call(t, "val", "GET", "/me", "")
-	require.Equal(t, 200, got.status, got.raw)
+	got := b.Admin("val", "GET", "/me", "")
+	require.Equal(t, 200, got.Status, got.Raw)
 	require.JSONEq(t, `{"id": "val", "name": "Val", "role": "approver", "email": "val@example.com",
-		"org": {"id": "default", "name": "Default organization", "halted": false}}`, got.raw)
+		"org": {"id": "default", "name": "Default organization", "halted": false}}`, got.Raw)
 }
 
 func TestHumans(t *testing.T) {
 	b := newBoard(t)
-	got := b.call(t, "vic", "GET", "/humans", "")
-	require.Equal(t, 200, got.status)
+	got := b.Admin("vic", "GET", "/humans", "")
+	require.Equal(t, 200, got.Status)
 	var ids []string
-	for _, h := range got.body["humans"].([]any) {
+	for _, h := range got.Body["humans"].([]any) {
 		ids = append(ids, h.(map[string]any)["id"].(string))
 	}
 	require.Equal(t, []string{"ana", "val", "vic"}, ids, "only the caller's organization, by id")
 
-	got = b.call(t, "ana", "POST", "/humans", `{"id": "zoe", "name": " Zoe ", "email": "zoe@example.com"}`)
-	require.Equal(t, http.StatusCreated, got.status, got.raw)
-	require.Equal(t, "viewer", got.body["role"], "invited as viewer by default")
-	require.Equal(t, "Zoe", got.body["name"])
-	require.Equal(t, 200, b.call(t, "zoe", "GET", "/me", "").status, "the invitee signs in with their verified email")
+	got = b.Admin("ana", "POST", "/humans", `{"id": "zoe", "name": " Zoe ", "email": "zoe@example.com"}`)
+	require.Equal(t, http.StatusCreated, got.Status, got.Raw)
+	require.Equal(t, "viewer", got.Body["role"], "invited as viewer by default")
+	require.Equal(t, "Zoe", got.Body["name"])
+	require.Equal(t, 200, b.Admin("zoe", "GET", "/me", "").Status, "the invitee signs in with their verified email")
 
-	got = b.call(t, "ana", "POST", "/humans", `{"id": "bo", "name": "Bo", "email": "bo2@example.com"}`)
-	require.Equal(t, http.StatusConflict, got.status)
-	require.Equal(t, "id_taken", got.body["error"], "ids are global")
+	got = b.Admin("ana", "POST", "/humans", `{"id": "bo", "name": "Bo", "email": "bo2@example.com"}`)
+	require.Equal(t, http.StatusConflict, got.Status)
+	require.Equal(t, "id_taken", got.Body["error"], "ids are global")
 
-	got = b.call(t, "ana", "PATCH", "/humans/zoe", `{"email": "zoe@new.example.com", "role": "approver"}`)
-	require.Equal(t, 200, got.status, got.raw)
-	require.Equal(t, "approver", got.body["role"])
-	require.Equal(t, 0, b.count(t, `SELECT count(*) FROM humans WHERE id = 'zoe' AND auth_sub IS NOT NULL`), "a new email unbinds")
-	require.Equal(t, 403, b.call(t, "zoe", "GET", "/me", "").status, "the old address no longer signs in")
+	got = b.Admin("ana", "PATCH", "/humans/zoe", `{"email": "zoe@new.example.com", "role": "approver"}`)
+	require.Equal(t, 200, got.Status, got.Raw)
+	require.Equal(t, "approver", got.Body["role"])
+	require.Equal(t, 0, b.Count(`SELECT count(*) FROM humans WHERE id = 'zoe' AND auth_sub IS NOT NULL`), "a new email unbinds")
+	require.Equal(t, 403, b.Admin("zoe", "GET", "/me", "").Status, "the old address no longer signs in")
 
-	got = b.call(t, "ana", "PATCH", "/humans/ana", `{"role": "viewer"}`)
-	require.Equal(t, http.StatusBadRequest, got.status)
-	require.Equal(t, "invalid_request", got.body["error"])
-	require.Contains(t, got.body["message"], "active owner")
+	got = b.Admin("ana", "PATCH", "/humans/ana", `{"role": "viewer"}`)
+	require.Equal(t, http.StatusBadRequest, got.Status)
+	require.Equal(t, "invalid_request", got.Body["error"])
+	require.Contains(t, got.Body["message"], "active owner")
 
-	got = b.call(t, "ana", "PATCH", "/humans/vic", `{}`)
-	require.Equal(t, http.StatusBadRequest, got.status)
-	require.Contains(t, got.body["message"], "name something to change")
+	got = b.Admin("ana", "PATCH", "/humans/vic", `{}`)
+	require.Equal(t, http.StatusBadRequest, got.Status)
+	require.Contains(t, got.Body["message"], "name something to change")
 
-	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM entries WHERE action = 'admin.human.update' AND outcome = 'ok'`))
-	require.Equal(t, 2, b.count(t, `SELECT count(*) FROM entries WHERE action = 'admin.human.update' AND outcome = 'invalid_request'`),
+	require.Equal(t, 1, b.Count(`SELECT count(*) FROM entries WHERE action = 'admin.human.update' AND outcome = 'ok'`))
+	require.Equal(t, 2, b.Count(`SELECT count(*) FROM entries WHERE action = 'admin.human.update' AND outcome = 'invalid_request'`),
 		"refusals are logged with their code")
 }
 
@@ -76,86 +75,84 @@ func TestBadInput(t *testing.T) {
 		{"NoFlag", "PATCH", "/projects/web", `{}`, http.StatusBadRequest},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := b.call(t, "ana", tc.method, tc.path, tc.body)
-			require.Equal(t, tc.status, got.status, got.raw)
-			require.Equal(t, "invalid_request", got.body["error"], got.raw)
+			got := b.Admin("ana", tc.method, tc.path, tc.body)
+			require.Equal(t, tc.status, got.Status, got.Raw)
+			require.Equal(t, "invalid_request", got.Body["error"], got.Raw)
 		})
 	}
-	require.Equal(t, 0, b.count(t, `SELECT count(*) FROM humans WHERE id = 'x'`))
-	require.Equal(t, 0, b.count(t, `SELECT count(*) FROM projects WHERE id = 'x'`))
+	require.Equal(t, 0, b.Count(`SELECT count(*) FROM humans WHERE id = 'x'`))
+	require.Equal(t, 0, b.Count(`SELECT count(*) FROM projects WHERE id = 'x'`))
 }
 
 func TestProjects(t *testing.T) {
-	ctx := context.Background()
 	b := newBoard(t)
-	reg, err := b.ident.RegisterAgent(ctx, "ana", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
-	require.NoError(t, err)
-	_, err = b.d.ExecContext(ctx, `INSERT INTO tasks (id, project_id, title, created_by, mandate_id, status)
+	reg := b.Agent("ana", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
+	// The board's rows: a module's test may not import the board to post them.
+	b.Exec(`INSERT INTO tasks (id, project_id, title, created_by, mandate_id, status)
 		SELECT gen_random_uuid(), 'web', 't', 'code-web', ?, s FROM unnest(ARRAY['submitted', 'auth_required', 'completed', 'canceled']) s`,
 		reg.RootMandateID)
-	require.NoError(t, err)
 
-	got := b.call(t, "ana", "POST", "/projects", `{"id": "api", "name": "API", "production": true}`)
-	require.Equal(t, http.StatusCreated, got.status, got.raw)
-	require.Equal(t, true, got.body["production"])
+	got := b.Admin("ana", "POST", "/projects", `{"id": "api", "name": "API", "production": true}`)
+	require.Equal(t, http.StatusCreated, got.Status, got.Raw)
+	require.Equal(t, true, got.Body["production"])
 
-	got = b.call(t, "vic", "GET", "/projects", "")
-	require.Equal(t, 200, got.status)
-	ps := got.body["projects"].([]any)
+	got = b.Admin("vic", "GET", "/projects", "")
+	require.Equal(t, 200, got.Status)
+	ps := got.Body["projects"].([]any)
 	require.Len(t, ps, 2, "rocket is acme's")
 	require.Equal(t, "api", ps[0].(map[string]any)["id"])
 	require.Equal(t, "web", ps[1].(map[string]any)["id"])
 	require.Equal(t, 2.0, ps[1].(map[string]any)["open_tasks"])
 
-	got = b.call(t, "ana", "PATCH", "/projects/web", `{"frozen": true}`)
-	require.Equal(t, 200, got.status, got.raw)
-	require.Equal(t, true, got.body["frozen"])
-	require.Equal(t, 2.0, got.body["open_tasks"])
+	got = b.Admin("ana", "PATCH", "/projects/web", `{"frozen": true}`)
+	require.Equal(t, 200, got.Status, got.Raw)
+	require.Equal(t, true, got.Body["frozen"])
+	require.Equal(t, 2.0, got.Body["open_tasks"])
 }
 
 func TestOrgSettingsNeverShowTheWebhook(t *testing.T) {
 	b := newBoard(t)
-	got := b.call(t, "vic", "GET", "/org", "")
-	require.Equal(t, 200, got.status)
-	require.Equal(t, map[string]any{"configured": false, "hint": nil}, got.body["slack"])
+	got := b.Admin("vic", "GET", "/org", "")
+	require.Equal(t, 200, got.Status)
+	require.Equal(t, map[string]any{"configured": false, "hint": nil}, got.Body["slack"])
 
 	hook := "https://hooks.slack.com/services/T0/B0/" + "secretsecret" + "wxyz"
-	got = b.call(t, "ana", "PUT", "/org", `{"name": " Renamed ", "slack_webhook_url": "`+hook+`"}`)
-	require.Equal(t, 200, got.status, got.raw)
-	require.Equal(t, "Renamed", got.body["name"])
-	require.Equal(t, map[string]any{"configured": true, "hint": "…wxyz"}, got.body["slack"])
-	require.NotContains(t, got.raw, "secretsecret")
+	got = b.Admin("ana", "PUT", "/org", `{"name": " Renamed ", "slack_webhook_url": "`+hook+`"}`)
+	require.Equal(t, 200, got.Status, got.Raw)
+	require.Equal(t, "Renamed", got.Body["name"])
+	require.Equal(t, map[string]any{"configured": true, "hint": "…wxyz"}, got.Body["slack"])
+	require.NotContains(t, got.Raw, "secretsecret")
 	for _, path := range []string{"/org", "/me"} {
-		require.NotContains(t, b.call(t, "vic", "GET", path, "").raw, "secretsecret")
+		require.NotContains(t, b.Admin("vic", "GET", path, "").Raw, "secretsecret")
 	}
 
-	got = b.call(t, "ana", "PUT", "/org", `{"name": "Renamed again"}`)
-	require.Equal(t, true, got.body["slack"].(map[string]any)["configured"], "absent leaves the webhook")
-	got = b.call(t, "ana", "PUT", "/org", `{"slack_webhook_url": null}`)
-	require.Equal(t, 200, got.status, got.raw)
-	require.Equal(t, map[string]any{"configured": false, "hint": nil}, got.body["slack"], "null clears")
+	got = b.Admin("ana", "PUT", "/org", `{"name": "Renamed again"}`)
+	require.Equal(t, true, got.Body["slack"].(map[string]any)["configured"], "absent leaves the webhook")
+	got = b.Admin("ana", "PUT", "/org", `{"slack_webhook_url": null}`)
+	require.Equal(t, 200, got.Status, got.Raw)
+	require.Equal(t, map[string]any{"configured": false, "hint": nil}, got.Body["slack"], "null clears")
 
 	for _, bad := range []string{"http://hooks.slack.com/services/T/B/x", "https://hooks.slack.com.evil/services/T/B/x",
 		"https://hooks.slack.com/services/T/B/x?y=1", "https://hooks.slack.com/services/"} {
-		got = b.call(t, "ana", "PUT", "/org", `{"slack_webhook_url": "`+bad+`"}`)
-		require.Equal(t, http.StatusBadRequest, got.status, bad)
-		require.Equal(t, "invalid_request", got.body["error"])
+		got = b.Admin("ana", "PUT", "/org", `{"slack_webhook_url": "`+bad+`"}`)
+		require.Equal(t, http.StatusBadRequest, got.Status, bad)
+		require.Equal(t, "invalid_request", got.Body["error"])
 	}
-	got = b.call(t, "ana", "PUT", "/org", `{"name": ""}`)
-	require.Equal(t, http.StatusBadRequest, got.status)
-	require.Equal(t, 0, b.count(t, `SELECT count(*) FROM payloads WHERE content::text LIKE '%secretsecret%'`))
+	got = b.Admin("ana", "PUT", "/org", `{"name": ""}`)
+	require.Equal(t, http.StatusBadRequest, got.Status)
+	require.Equal(t, 0, b.Count(`SELECT count(*) FROM payloads WHERE content::text LIKE '%secretsecret%'`))
 }
 
 func TestKillSwitch(t *testing.T) {
 	b := newBoard(t)
-	got := b.call(t, "ana", "POST", "/kill-switch", `{"halted": true}`)
-	require.Equal(t, 200, got.status, got.raw)
-	require.JSONEq(t, `{"halted": true}`, got.raw)
-	me := b.call(t, "vic", "GET", "/me", "")
-	require.Equal(t, true, me.body["org"].(map[string]any)["halted"])
-	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM orgs WHERE halted`), "only ana's organization")
-	require.Equal(t, 200, b.call(t, "ana", "POST", "/kill-switch", `{"halted": false}`).status)
-	require.Equal(t, 0, b.count(t, `SELECT count(*) FROM orgs WHERE halted`))
+	got := b.Admin("ana", "POST", "/kill-switch", `{"halted": true}`)
+	require.Equal(t, 200, got.Status, got.Raw)
+	require.JSONEq(t, `{"halted": true}`, got.Raw)
+	me := b.Admin("vic", "GET", "/me", "")
+	require.Equal(t, true, me.Body["org"].(map[string]any)["halted"])
+	require.Equal(t, 1, b.Count(`SELECT count(*) FROM orgs WHERE halted`), "only ana's organization")
+	require.Equal(t, 200, b.Admin("ana", "POST", "/kill-switch", `{"halted": false}`).Status)
+	require.Equal(t, 0, b.Count(`SELECT count(*) FROM orgs WHERE halted`))
 }
 
 func TestAnotherOrganizationsIDsAnswerLikeMissingOnes(t *testing.T) {
@@ -164,12 +161,12 @@ func TestAnotherOrganizationsIDsAnswerLikeMissingOnes(t *testing.T) {
 		{"/humans/", "bo", "nobody", `{"name": "X"}`},
 		{"/projects/", "rocket", "nowhere", `{"frozen": true}`},
 	} {
-		other := b.call(t, "ana", "PATCH", tc.path+tc.foreign, tc.body)
-		missing := b.call(t, "ana", "PATCH", tc.path+tc.missing, tc.body)
-		require.Equal(t, http.StatusNotFound, other.status)
-		require.Equal(t, missing.status, other.status)
-		require.Equal(t, strings.ReplaceAll(missing.raw, tc.missing, "?"), strings.ReplaceAll(other.raw, tc.foreign, "?"))
+		other := b.Admin("ana", "PATCH", tc.path+tc.foreign, tc.body)
+		missing := b.Admin("ana", "PATCH", tc.path+tc.missing, tc.body)
+		require.Equal(t, http.StatusNotFound, other.Status)
+		require.Equal(t, missing.Status, other.Status)
+		require.Equal(t, strings.ReplaceAll(missing.Raw, tc.missing, "?"), strings.ReplaceAll(other.Raw, tc.foreign, "?"))
 	}
-	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM humans WHERE id = 'bo' AND name = 'Bo'`))
-	require.Equal(t, 0, b.count(t, `SELECT count(*) FROM projects WHERE frozen`))
+	require.Equal(t, 1, b.Count(`SELECT count(*) FROM humans WHERE id = 'bo' AND name = 'Bo'`))
+	require.Equal(t, 0, b.Count(`SELECT count(*) FROM projects WHERE frozen`))
 }

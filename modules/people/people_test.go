@@ -1,140 +1,45 @@
 package people_test
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
-	"github.com/danielgtaylor/huma/v2"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pactboard/pact/core/auth"
 	"github.com/pactboard/pact/core/auth/authtest"
-	"github.com/pactboard/pact/core/boot"
-	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/identity"
-	"github.com/pactboard/pact/core/kernel"
-	"github.com/pactboard/pact/core/ledger"
-	"github.com/pactboard/pact/core/mandate"
-	"github.com/pactboard/pact/core/pgtest"
+	"github.com/pactboard/pact/core/kernel/kerneltest"
 	"github.com/pactboard/pact/modules/people"
-	"github.com/pactboard/pact/sdk/plugintest"
 )
 
-func TestMain(m *testing.M) {
-	huma.NewError = kernel.NewAdminError
-	huma.NewErrorWithContext = kernel.NewAdminErrorWithContext
-	pgtest.Main(m)
-}
+func TestMain(m *testing.M) { kerneltest.Main(m) }
 
-// board is a kernel with the people module over a real database, behind a
-// real HTTP server, with people signing in through a real issuer.
+// board is the people module on kerneltest's World, with the test's
+// stand-in for what the board and notify modules provide (standIn); people
+// sign in over the Admin API with MFA required.
 type board struct {
-	d      *db.DB
-	ident  *identity.Service
-	iss    *authtest.Issuer
-	cfg    *boot.Config
-	server *httptest.Server
-	mod    *people.Module
-	stand  *standIn
-	log    *ledger.Log
+	*kerneltest.World
+	mod   *people.Module
+	stand *standIn
 }
 
 // newBoard makes, in organization default, ana (owner), val (approver)
-// and vic (viewer) with the project web; in organization acme, bo (owner)
-// with the project rocket. Each has the email <id>@example.com.
+// and vic (viewer) with the project web; in organization acme, made as
+// sign-up makes one (so the stand-in saw it created), bo (owner) with the
+// project rocket. Each has the email <id>@example.com.
 func newBoard(t *testing.T) *board {
 	t.Helper()
-	ctx := context.Background()
-	b := &board{d: pgtest.New(t), iss: authtest.New(t)}
-	var err error
-	b.cfg, err = boot.Load(func(string) string { return "" })
-	require.NoError(t, err)
-	keys, err := mandate.ParseKeyring("", strings.Repeat("s", 32))
-	require.NoError(t, err)
-	log := ledger.New(nil)
-	b.log = log
-	mandates := mandate.NewService(keys, nil)
-	b.ident = identity.NewService(b.d, log, mandates, nil)
-	admin := auth.NewAdmin(b.ident, auth.Options{Issuer: plugintest.Issuer(t, b.iss), Audience: b.cfg.AdminAudience, RequireMFA: true})
-	k := kernel.New(kernel.Deps{DB: b.d, Log: log, Mandates: mandates, Identity: b.ident, Config: b.cfg, AdminAuth: admin})
-	b.mod, b.stand = people.New(), &standIn{}
-	require.NoError(t, k.Register(b.mod, b.stand))
-	b.server = httptest.NewServer(k.Handler())
-	t.Cleanup(b.server.Close)
-
-	_, err = b.ident.AddHuman(ctx, "", identity.HumanInput{ID: "ana", Name: "Ana", Role: identity.Owner, Email: "ana@example.com"})
-	require.NoError(t, err)
-	for id, role := range map[string]identity.Role{"val": identity.Approver, "vic": identity.Viewer} {
-		_, err = b.ident.AddHuman(ctx, "ana", identity.HumanInput{ID: id, Name: strings.ToUpper(id[:1]) + id[1:], Role: role, Email: id + "@example.com"})
-		require.NoError(t, err)
-	}
-	_, err = b.ident.AddProject(ctx, "ana", "web", "Web", false)
-	require.NoError(t, err)
-	_, err = b.d.ExecContext(ctx, `INSERT INTO orgs (id, name, system_chain) VALUES ('acme', 'Acme', '_system:acme');
-		INSERT INTO humans (id, org_id, name, role, email) VALUES ('bo', 'acme', 'Bo', 'owner', 'bo@example.com');
-		INSERT INTO projects (id, org_id, name, created_by) VALUES ('rocket', 'acme', 'Rocket', 'bo');`)
-	require.NoError(t, err)
+	b := &board{mod: people.New(), stand: &standIn{}}
+	b.World = kerneltest.New(t, kerneltest.Options{NoMCP: true}, b.mod, b.stand)
+	b.Person("", "ana", identity.Owner)
+	b.Person("ana", "val", identity.Approver)
+	b.Person("ana", "vic", identity.Viewer)
+	b.Project("ana", "web", false)
+	b.Org("acme", "bo")
+	b.Project("bo", "rocket", false)
 	return b
-}
-
-// token is an access token of person id (sub-<id>, <id>@example.com).
-func (b *board) token(t *testing.T, id string) string {
-	return b.iss.Token(t, authtest.Claims{Subject: "sub-" + id, Email: id + "@example.com", EmailVerified: true,
-		Audience: []string{b.cfg.AdminAudience}})
-}
-
-type reply struct {
-	status int
-	header http.Header
-	raw    string
-	body   map[string]any
-}
-
-// call sends body (JSON text, or "" for none) as person as ("" for no token).
-func (b *board) call(t *testing.T, as, method, path, body string) reply {
-	t.Helper()
-	token := ""
-	if as != "" {
-		token = b.token(t, as)
-	}
-	return b.callWith(t, token, method, path, body)
-}
-
-func (b *board) callWith(t *testing.T, token, method, path, body string) reply {
-	t.Helper()
-	var r io.Reader
-	if body != "" {
-		r = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, b.server.URL+"/admin/api"+path, r)
-	require.NoError(t, err)
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := b.server.Client().Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	out := reply{status: resp.StatusCode, header: resp.Header, raw: string(raw)}
-	_ = json.Unmarshal(raw, &out.body)
-	return out
-}
-
-func (b *board) count(t *testing.T, q string, args ...any) int {
-	t.Helper()
-	var n int
-	require.NoError(t, b.d.NewRaw(q, args...).Scan(context.Background(), &n))
-	return n
 }
 
 // TestEveryOperationForEachRole calls every operation as each role and
@@ -172,15 +77,15 @@ func TestEveryOperationForEachRole(t *testing.T) {
 				if o.body != nil {
 					body = o.body(r.id)
 				}
-				got := b.call(t, r.id, o.method, o.path, body)
-				require.Equal(t, "no-store", got.header.Get("Cache-Control"))
+				got := b.Admin(r.id, o.method, o.path, body)
+				require.Equal(t, "no-store", got.Header.Get("Cache-Control"))
 				if r.role.AtLeast(o.min) {
-					require.Equal(t, o.ok, got.status, got.raw)
+					require.Equal(t, o.ok, got.Status, got.Raw)
 					return
 				}
-				require.Equal(t, http.StatusForbidden, got.status, got.raw)
+				require.Equal(t, http.StatusForbidden, got.Status, got.Raw)
 				require.Equal(t, map[string]any{"error": "forbidden",
-					"message": fmt.Sprintf("%s is %s; this needs %s", r.id, r.role, o.min)}, got.body)
+					"message": fmt.Sprintf("%s is %s; this needs %s", r.id, r.role, o.min)}, got.Body)
 			})
 		}
 	}
@@ -195,24 +100,24 @@ func TestSignInOverHTTP(t *testing.T) {
 	}{
 		{"NoToken", "", 401, "unauthorized", "Bearer"},
 		{"AgentToken", "pact_" + strings.Repeat("x", 43), 401, "unauthorized", "the Admin API takes a person's OAuth token"},
-		{"NoSecondFactor", b.iss.Token(t, authtest.Claims{Subject: "sub-ana", Email: "ana@example.com", EmailVerified: true,
-			AMR: []string{"pwd"}, Audience: []string{b.cfg.AdminAudience}}), 401, "unauthorized", "second factor"},
-		{"AgentURLAudience", b.iss.Token(t, authtest.Claims{Subject: "sub-ana", Email: "ana@example.com", EmailVerified: true,
-			Audience: []string{b.cfg.PublicURL + "/mcp/a/code-web"}}), 401, "unauthorized", "audience"},
-		{"Stranger", b.iss.Token(t, authtest.Claims{Subject: "sub-eve", Email: "eve@example.com", EmailVerified: true,
-			Audience: []string{b.cfg.AdminAudience}}), 403, "not_registered", identity.NotRegisteredMessage},
+		{"NoSecondFactor", b.Issuer.Token(t, authtest.Claims{Subject: "sub-ana", Email: "ana@example.com", EmailVerified: true,
+			AMR: []string{"pwd"}, Audience: []string{b.Config.AdminAudience}}), 401, "unauthorized", "second factor"},
+		{"AgentURLAudience", b.Issuer.Token(t, authtest.Claims{Subject: "sub-ana", Email: "ana@example.com", EmailVerified: true,
+			Audience: []string{b.Config.PublicURL + "/mcp/a/code-web"}}), 401, "unauthorized", "audience"},
+		{"Stranger", b.Issuer.Token(t, authtest.Claims{Subject: "sub-eve", Email: "eve@example.com", EmailVerified: true,
+			Audience: []string{b.Config.AdminAudience}}), 403, "not_registered", identity.NotRegisteredMessage},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := b.callWith(t, tc.token, "GET", "/me", "")
-			require.Equal(t, tc.status, got.status, got.raw)
-			require.Equal(t, tc.code, got.body["error"])
-			require.Contains(t, got.body["message"], tc.says)
-			require.Equal(t, "no-store", got.header.Get("Cache-Control"))
+			got := b.AdminWith(tc.token, "GET", "/me", "")
+			require.Equal(t, tc.status, got.Status, got.Raw)
+			require.Equal(t, tc.code, got.Body["error"])
+			require.Contains(t, got.Body["message"], tc.says)
+			require.Equal(t, "no-store", got.Header.Get("Cache-Control"))
 		})
 	}
 
-	require.Equal(t, 200, b.call(t, "ana", "PATCH", "/humans/vic", `{"disabled": true}`).status)
-	got := b.call(t, "vic", "GET", "/me", "")
-	require.Equal(t, 403, got.status)
-	require.Equal(t, "account_disabled", got.body["error"])
+	require.Equal(t, 200, b.Admin("ana", "PATCH", "/humans/vic", `{"disabled": true}`).Status)
+	got := b.Admin("vic", "GET", "/me", "")
+	require.Equal(t, 403, got.Status)
+	require.Equal(t, "account_disabled", got.Body["error"])
 }

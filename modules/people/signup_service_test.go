@@ -32,32 +32,33 @@ func TestSignUpMakesASeededOrganization(t *testing.T) {
 	require.Equal(t, "zoe-r", s.Human.ID, "slug of the email's local part")
 	require.Equal(t, identity.Owner, s.Human.Role)
 	org := s.Org.ID
-	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM orgs WHERE id = ? AND system_chain = ? AND terms_version = '2026-01'
+	require.Equal(t, 1, f.Count(`SELECT count(*) FROM orgs WHERE id = ? AND system_chain = ? AND terms_version = '2026-01'
 		AND terms_accepted_at IS NOT NULL AND created_by = 'zoe-r' AND NOT halted`, org, "_system:"+org))
-	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM humans WHERE id = 'zoe-r' AND name = 'Zoë'
+	require.Equal(t, 1, f.Count(`SELECT count(*) FROM humans WHERE id = 'zoe-r' AND name = 'Zoë'
 		AND auth_issuer = 'https://id.example.com' AND auth_sub = 'sub-zoe'`))
-	require.Equal(t, 8, f.count(t, `SELECT count(*) FROM agent_roles WHERE org_id = ?`, org))
-	require.Equal(t, f.count(t, `SELECT count(*) FROM role_templates`), f.count(t, `SELECT count(*) FROM agent_roles r
+	require.Equal(t, 8, f.Count(`SELECT count(*) FROM agent_roles WHERE org_id = ?`, org))
+	require.Equal(t, f.Count(`SELECT count(*) FROM role_templates`), f.Count(`SELECT count(*) FROM agent_roles r
 		JOIN role_templates t USING (id, name, client, actions, limits, delegations, settings) WHERE r.org_id = ?`, org))
-	require.Equal(t, []string{org}, f.stand.orgsCreated(), "the modules seeded it (the board: its approval rules)")
+	// acme is newBoard's, made as sign-up makes one.
+	require.Equal(t, []string{"acme", org}, f.stand.orgsCreated(), "the modules seeded it (the board: its approval rules)")
 	var first struct {
 		Action, Actor, ChainKey string
 	}
-	require.NoError(t, f.d.NewRaw(`SELECT action, actor, chain_key FROM entries WHERE org_id = ? ORDER BY id LIMIT 1`, org).
+	require.NoError(t, f.DB.NewRaw(`SELECT action, actor, chain_key FROM entries WHERE org_id = ? ORDER BY id LIMIT 1`, org).
 		Scan(ctx, &first.Action, &first.Actor, &first.ChainKey))
 	require.Equal(t, "org.created", first.Action)
 	require.Equal(t, "human:zoe-r", first.Actor)
 	require.Equal(t, "_system:"+org, first.ChainKey)
-	vs, err := f.log.VerifyOrg(ctx, f.d, org, nil)
+	vs, err := f.Log.VerifyOrg(ctx, f.DB, org, nil)
 	require.NoError(t, err)
 	require.Len(t, vs, 1)
 	require.True(t, vs[0].OK, vs[0].Reason)
 
 	// The owner works in their own organization and nowhere else.
-	p, err := f.ident.SignIn(ctx, "https://id.example.com", "sub-zoe", "")
+	p, err := f.Identity.SignIn(ctx, "https://id.example.com", "sub-zoe", "")
 	require.NoError(t, err)
 	require.Equal(t, org, p.OrgID)
-	_, err = f.ident.AddProject(ctx, "zoe-r", "zoe-site", "Site", false)
+	_, err = f.Identity.AddProject(ctx, "zoe-r", "zoe-site", "Site", false)
 	require.NoError(t, err)
 
 	// Same local part, another person: the human id gets a suffix.
@@ -70,12 +71,12 @@ func TestSignUpMakesASeededOrganization(t *testing.T) {
 func TestSignUpRefusals(t *testing.T) {
 	ctx := context.Background()
 	f := newBoard(t)
-	_, err := f.ident.SignIn(ctx, "https://id.example.com", "sub-ana", "ana@example.com")
+	_, err := f.Identity.SignIn(ctx, "https://id.example.com", "sub-ana", "ana@example.com")
 	require.NoError(t, err)
-	_, err = f.ident.UpdateHuman(ctx, "ana", "vic", identity.HumanUpdate{Email: ptr("vic@example.com"), Disabled: ptr(true)})
+	_, err = f.Identity.UpdateHuman(ctx, "ana", "vic", identity.HumanUpdate{Email: ptr("vic@example.com"), Disabled: ptr(true)})
 	require.NoError(t, err)
-	orgs := f.count(t, `SELECT count(*) FROM orgs`)
-	entries := f.count(t, `SELECT count(*) FROM entries`)
+	orgs := f.Count(`SELECT count(*) FROM orgs`)
+	entries := f.Count(`SELECT count(*) FROM entries`)
 	mod := func(fn func(*people.SignUpInput)) people.SignUpInput {
 		in := signUpAs("sub-new", "new@example.com")
 		fn(&in)
@@ -107,15 +108,15 @@ func TestSignUpRefusals(t *testing.T) {
 			require.Contains(t, err.Error(), tc.says)
 		})
 	}
-	require.Equal(t, orgs, f.count(t, `SELECT count(*) FROM orgs`), "nothing half-written")
+	require.Equal(t, orgs, f.Count(`SELECT count(*) FROM orgs`), "nothing half-written")
 	// Refusals that name a person (Bound, BoundEmail, BoundEvenWhenClosed,
 	// Disabled) are logged in their organization; the others name none.
-	require.Equal(t, entries+4, f.count(t, `SELECT count(*) FROM entries`))
-	require.Equal(t, 3, f.count(t, `SELECT count(*) FROM entries WHERE action = 'admin.signup'
+	require.Equal(t, entries+4, f.Count(`SELECT count(*) FROM entries`))
+	require.Equal(t, 3, f.Count(`SELECT count(*) FROM entries WHERE action = 'admin.signup'
 		AND actor = 'human:ana' AND outcome = 'already_registered' AND org_id = 'default'`))
-	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM entries WHERE action = 'admin.signup'
+	require.Equal(t, 1, f.Count(`SELECT count(*) FROM entries WHERE action = 'admin.signup'
 		AND actor = 'human:vic' AND outcome = 'account_disabled'`))
-	require.Equal(t, 2, f.count(t, `SELECT count(*) FROM entries e JOIN payloads p ON p.id = e.payload_ref
+	require.Equal(t, 2, f.Count(`SELECT count(*) FROM entries e JOIN payloads p ON p.id = e.payload_ref
 		WHERE e.action = 'admin.signup' AND p.content->>'same_account' = 'false'`),
 		"BoundEmail (another account) and Disabled (vic, found by email, never bound)")
 }
@@ -123,7 +124,8 @@ func TestSignUpRefusals(t *testing.T) {
 func TestSignUpBreaker(t *testing.T) {
 	ctx := context.Background()
 	f := newBoard(t)
-	pol := people.SignUpPolicy{Enabled: true, MaxPerHour: 2}
+	// Three an hour: newBoard's acme, made as sign-up makes one, is the first.
+	pol := people.SignUpPolicy{Enabled: true, MaxPerHour: 3}
 	for i := range 2 {
 		_, err := f.mod.SignUp(ctx, pol, signUpAs(fmt.Sprint("sub-", i), fmt.Sprintf("p%d@example.com", i)))
 		require.NoError(t, err)
@@ -131,8 +133,7 @@ func TestSignUpBreaker(t *testing.T) {
 	_, err := f.mod.SignUp(ctx, pol, signUpAs("sub-3", "p3@example.com"))
 	require.Equal(t, errs.SignupBusy, errs.CodeOf(err))
 	// An hour later the breaker closes again.
-	_, err = f.d.ExecContext(ctx, `UPDATE orgs SET created_at = now() - interval '61 minutes' WHERE created_by IS NOT NULL`)
-	require.NoError(t, err)
+	f.Exec(`UPDATE orgs SET created_at = now() - interval '61 minutes' WHERE created_by IS NOT NULL`)
 	_, err = f.mod.SignUp(ctx, pol, signUpAs("sub-3", "p3@example.com"))
 	require.NoError(t, err)
 }
@@ -140,18 +141,18 @@ func TestSignUpBreaker(t *testing.T) {
 func TestSignUpOfAnInvitedPersonJoinsTheirOrganization(t *testing.T) {
 	ctx := context.Background()
 	f := newBoard(t)
-	_, err := f.ident.AddHuman(ctx, "ana", identity.HumanInput{ID: "zed", Name: "Zed", Role: identity.Approver, Email: "zed@example.com"})
+	_, err := f.Identity.AddHuman(ctx, "ana", identity.HumanInput{ID: "zed", Name: "Zed", Role: identity.Approver, Email: "zed@example.com"})
 	require.NoError(t, err)
-	orgs := f.count(t, `SELECT count(*) FROM orgs`)
+	orgs := f.Count(`SELECT count(*) FROM orgs`)
 	s, err := f.mod.SignUp(ctx, openSignUp, signUpAs("sub-zed", "ZED@example.com"))
 	require.NoError(t, err)
 	require.True(t, s.Invited)
 	require.Equal(t, "zed", s.Human.ID)
 	require.Equal(t, identity.Approver, s.Human.Role, "the role the owner gave")
 	require.Equal(t, people.OrgBrief{ID: "default", Name: "Default organization"}, s.Org)
-	require.Equal(t, orgs, f.count(t, `SELECT count(*) FROM orgs`), "no organization is made")
-	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM humans WHERE id = 'zed' AND auth_sub = 'sub-zed'`))
-	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM entries WHERE org_id = 'default' AND action = 'admin.human.bind' AND actor = 'human:zed'`))
+	require.Equal(t, orgs, f.Count(`SELECT count(*) FROM orgs`), "no organization is made")
+	require.Equal(t, 1, f.Count(`SELECT count(*) FROM humans WHERE id = 'zed' AND auth_sub = 'sub-zed'`))
+	require.Equal(t, 1, f.Count(`SELECT count(*) FROM entries WHERE org_id = 'default' AND action = 'admin.human.bind' AND actor = 'human:zed'`))
 	_, err = f.mod.SignUp(ctx, openSignUp, signUpAs("sub-zed", "zed@example.com"))
 	require.Equal(t, errs.AlreadyRegistered, errs.CodeOf(err), "once")
 }
@@ -180,8 +181,8 @@ func TestConcurrentSignUpsOfOneAccountMakeOneOrganization(t *testing.T) {
 		require.Equal(t, errs.AlreadyRegistered, c)
 	}
 	require.Equal(t, 1, ok, "%v", codes)
-	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM orgs WHERE created_by IS NOT NULL`))
-	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM humans WHERE auth_sub = 'sub-twin'`))
+	require.Equal(t, 1, f.Count(signedUp))
+	require.Equal(t, 1, f.Count(`SELECT count(*) FROM humans WHERE auth_sub = 'sub-twin'`))
 }
 
 func TestUpdateOrgNeverLogsTheWebhook(t *testing.T) {
@@ -196,9 +197,9 @@ func TestUpdateOrgNeverLogsTheWebhook(t *testing.T) {
 	o, err = f.mod.UpdateOrg(ctx, "ana", people.OrgUpdate{SlackWebhookURL: ptr(" ")})
 	require.NoError(t, err)
 	require.Nil(t, o.Slack.Hint)
-	require.Equal(t, 0, f.count(t, `SELECT count(*) FROM payloads WHERE content::text LIKE '%hooks.slack%'`))
-	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM payloads WHERE content->>'slack_webhook' = 'set'`))
-	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM payloads WHERE content->>'slack_webhook' = 'cleared'`))
+	require.Equal(t, 0, f.Count(`SELECT count(*) FROM payloads WHERE content::text LIKE '%hooks.slack%'`))
+	require.Equal(t, 1, f.Count(`SELECT count(*) FROM payloads WHERE content->>'slack_webhook' = 'set'`))
+	require.Equal(t, 1, f.Count(`SELECT count(*) FROM payloads WHERE content->>'slack_webhook' = 'cleared'`))
 
 	for _, tc := range []struct {
 		name string

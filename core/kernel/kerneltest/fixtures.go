@@ -15,7 +15,7 @@ import (
 func (w *World) Person(by, id string, role identity.Role) *identity.Person {
 	w.T.Helper()
 	p, err := w.Identity.AddHuman(context.Background(), by, identity.HumanInput{ID: id,
-		Name: strings.ToUpper(id[:1]) + id[1:], Role: role, Email: id + "@example.com"})
+		Name: capital(id), Role: role, Email: id + "@example.com"})
 	require.NoError(w.T, err)
 	return p
 }
@@ -78,3 +78,6 @@ func (w *World) Office() {
 	w.Project("ana", "api", false)
 	w.Project("ana", "prod", true)
 }
+
+// capital is id with its first letter upper-cased, the name fixtures give.
+func capital(id string) string { return strings.ToUpper(id[:1]) + id[1:] }

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -61,6 +62,9 @@ type Options struct {
 	// defaults; Resources is always the kernel's, and an empty PublicURL is
 	// http://board.test.
 	MCP func(w *World) mcpserve.Options
+	// Now is the clock of the World's identity service, which the modules
+	// acting through it share (nil: time.Now), for a test that moves time.
+	Now func() time.Time
 	// Modules builds further modules from the World's services (a module
 	// that needs the keyring, say); they register after the ones New is
 	// given and before the MCP transport.
@@ -69,8 +73,10 @@ type Options struct {
 
 // World is one board under test.
 type World struct {
-	T        testing.TB
-	DB       *db.DB
+	T  testing.TB
+	DB *db.DB
+	// DSN names the World's database, for a Process's own pool.
+	DSN      string
 	Log      *ledger.Log
 	Mandates *mandate.Service
 	Identity *identity.Service
@@ -96,15 +102,18 @@ type serverCloser interface{ Close() }
 // transport (unless opts.NoMCP), as cmd/pact-board does.
 func New(t testing.TB, opts Options, modules ...kernel.Module) *World {
 	t.Helper()
-	w := &World{T: t, DB: pgtest.New(t), Log: ledger.New(nil), Issuer: authtest.New(t),
+	w := &World{T: t, DSN: pgtest.NewDSN(t), Log: ledger.New(nil), Issuer: authtest.New(t),
 		roots: map[string]string{}, tokens: map[string]string{}, sessions: map[string]*mcp.ClientSession{}}
 	var err error
+	w.DB, err = db.Open(context.Background(), w.DSN)
+	require.NoError(t, err)
+	t.Cleanup(w.DB.Close)
 	w.Config, err = boot.Load(func(k string) string { return opts.Env[k] })
 	require.NoError(t, err)
 	keys, err := mandate.ParseKeyring("", strings.Repeat("k", 40))
 	require.NoError(t, err)
 	w.Mandates = mandate.NewService(keys, nil)
-	w.Identity = identity.NewService(w.DB, w.Log, w.Mandates, nil)
+	w.Identity = identity.NewService(w.DB, w.Log, w.Mandates, &identity.Options{Now: opts.Now})
 	if opts.Events {
 		w.Hub = events.NewHub(w.DB.Pool, nil)
 		ctx, stop := context.WithCancel(context.Background())

@@ -2,7 +2,6 @@ package kerneltest
 
 import (
 	"context"
-	"strings"
 	"testing"
 	"time"
 
@@ -27,16 +26,17 @@ func (w *World) Org(id, owner string) string {
 	return id
 }
 
-// MakeOrg makes organization id (named after it) with person owner, whose
-// email is <owner>@example.com and whose account is sub-<owner> at issuer,
-// through identity.CreateOrg; runs hooks (nil: none) and logs org.created
+// MakeOrg makes organization id with person owner (each named after its
+// id, capitalized, as Person names people), whose email is
+// <owner>@example.com and whose account is sub-<owner> at issuer, through
+// identity.CreateOrg; runs hooks (nil: none) and logs org.created
 // in the same transaction. It is for tests that have no World.
 func MakeOrg(t testing.TB, d *db.DB, log *ledger.Log, ident *identity.Service, issuer, id, owner string, hooks *kernel.OrgCreatedHooks) {
 	t.Helper()
 	require.NoError(t, d.InTx(context.Background(), func(ctx context.Context, tx bun.Tx) error {
-		if _, err := ident.CreateOrg(ctx, tx, identity.NewOrg{ID: id, Name: strings.ToUpper(id[:1]) + id[1:],
-			TermsVersion: "test", OwnerID: owner, OwnerName: owner, Email: owner + "@example.com",
-			Issuer: issuer, Subject: "sub-" + owner}); err != nil {
+		if _, err := ident.CreateOrg(ctx, tx, identity.NewOrg{ID: id, Name: capital(id), TermsVersion: "test",
+			OwnerID: owner, OwnerName: capital(owner), Email: owner + "@example.com", Issuer: issuer,
+			Subject: "sub-" + owner}); err != nil {
 			return err
 		}
 		if hooks != nil {

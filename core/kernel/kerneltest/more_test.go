@@ -3,6 +3,7 @@ package kerneltest_test
 import (
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -36,4 +37,11 @@ func TestMandateIssuesAFurtherRoot(t *testing.T) {
 	require.NotEqual(t, w.Root("code-web"), id)
 	require.Equal(t, 1, w.Count(`SELECT count(*) FROM mandates WHERE id = ? AND holder = 'code-web' AND issuer = 'ana'
 		AND depth = 0 AND scope = '{task.read@project:web}' AND revoked_at IS NULL`, id))
+}
+
+// Options.Now is the clock of the World's identity service.
+func TestNowIsTheIdentityClock(t *testing.T) {
+	at := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	w := kerneltest.New(t, kerneltest.Options{NoMCP: true, Now: func() time.Time { return at }})
+	require.Equal(t, at, w.Identity.Now())
 }
