@@ -20,14 +20,6 @@ var buildsAWorld = regexp.MustCompile(`\bkernel\.New\(|\bhuma\.NewError(WithCont
 // test kernel.New itself) and the one harness, core/kernel/kerneltest.
 var harnessHomes = []string{"core/kernel", "core/kernel/kerneltest"}
 
-// pendingHarness are the test files that still build their own world,
-// excused while they move onto core/kernel/kerneltest. Issue 10 moved them
-// all: the list is empty and only shrinks, and an entry that excuses
-// nothing fails.
-func pendingHarness() []string {
-	return nil
-}
-
 // harnessCopies returns the test files under root, among files, that build
 // their own world outside the harness's homes.
 func harnessCopies(t *testing.T, root string, files []string) []string {
@@ -53,22 +45,9 @@ func TestOneTestHarness(t *testing.T) {
 	require.NoError(t, err)
 	files := strings.Fields(string(out))
 	require.Greater(t, len(files), 50, "git ls-files found too few test files")
-	copies := harnessCopies(t, "../..", files)
-	pending := pendingHarness()
-	var problems []string
-	for _, f := range copies {
-		if !slices.Contains(pending, f) {
-			problems = append(problems, f+" builds its own kernel: use core/kernel/kerneltest")
-		} else {
-			t.Logf("pending: %s still builds its own kernel", f)
-		}
+	for _, f := range harnessCopies(t, "../..", files) {
+		t.Errorf("%s builds its own kernel or sets huma's error: use core/kernel/kerneltest", f)
 	}
-	for _, p := range pending {
-		if !slices.Contains(copies, p) {
-			problems = append(problems, "pendingHarness entry "+p+" excuses nothing: remove it")
-		}
-	}
-	require.Empty(t, problems)
 }
 
 // The harness rule catches a copy and spares the harness's homes.
