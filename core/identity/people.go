@@ -98,11 +98,11 @@ func (s *Service) AddHuman(ctx context.Context, by string, in HumanInput) (*Pers
 			return err
 		}
 		if in.Email != "" {
-			var n int
-			if err := tx.NewRaw(`SELECT count(*) FROM humans WHERE lower(email) = lower(?)`, in.Email).Scan(ctx, &n); err != nil {
+			taken, err := s.EmailTaken(ctx, tx, in.Email, "")
+			if err != nil {
 				return err
 			}
-			if n > 0 {
+			if taken {
 				return errs.E(errs.IDTaken, "email %s is already registered", in.Email)
 			}
 		}

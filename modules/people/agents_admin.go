@@ -152,7 +152,7 @@ type tokenIn struct {
 	}
 }
 
-type tokenOut struct{ Body identity.IssuedToken }
+type tokenOut struct{ Body IssuedToken }
 
 type revokedTokensOut struct {
 	Body struct {
@@ -320,7 +320,7 @@ func (m *Module) setStatus(ctx context.Context, in *statusIn) (*agentOut, error)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := m.identity.SetAgentStatus(ctx, p.ID, in.AgentID, in.Body.Status); err != nil {
+	if _, err := m.SetAgentStatus(ctx, p.ID, in.AgentID, in.Body.Status); err != nil {
 		return nil, err
 	}
 	a, err := m.agent(ctx, p.OrgID, in.AgentID)
@@ -336,7 +336,7 @@ func (m *Module) setPreferences(ctx context.Context, in *preferencesIn) (*prefer
 	if err != nil {
 		return nil, errs.E(errs.InvalidRequest, "preferences must be a JSON object")
 	}
-	prefs, err := m.identity.SetPreferences(ctx, p.ID, in.AgentID, raw)
+	prefs, err := m.SetPreferences(ctx, p.ID, in.AgentID, raw)
 	if err != nil {
 		return nil, err
 	}
@@ -351,7 +351,7 @@ func (m *Module) issueToken(ctx context.Context, in *tokenIn) (*tokenOut, error)
 	if err != nil {
 		return nil, err
 	}
-	t, err := m.identity.IssueToken(ctx, p.ID, in.AgentID, in.Body.Days)
+	t, err := m.IssueToken(ctx, p.ID, in.AgentID, in.Body.Days)
 	if err != nil {
 		return nil, err
 	}
@@ -363,7 +363,7 @@ func (m *Module) revokeTokens(ctx context.Context, in *agentPath) (*revokedToken
 	if err != nil {
 		return nil, err
 	}
-	n, err := m.identity.RevokeTokens(ctx, p.ID, in.AgentID)
+	n, err := m.RevokeTokens(ctx, p.ID, in.AgentID)
 	if err != nil {
 		return nil, err
 	}

@@ -124,8 +124,8 @@ func (m *Module) updateHuman(ctx context.Context, in *updateHumanIn) (*humanOut,
 		return nil, err
 	}
 	b := in.Body
-	h, err := m.identity.UpdateHuman(ctx, p.ID, in.HumanID,
-		identity.HumanUpdate{Name: b.Name, Email: b.Email, Role: b.Role, Disabled: b.Disabled})
+	h, err := m.UpdateHuman(ctx, p.ID, in.HumanID,
+		HumanUpdate{Name: b.Name, Email: b.Email, Role: b.Role, Disabled: b.Disabled})
 	if err != nil {
 		return nil, err
 	}

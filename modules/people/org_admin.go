@@ -110,7 +110,7 @@ func (m *Module) setKillSwitch(ctx context.Context, in *killSwitchIn) (*killSwit
 	if err != nil {
 		return nil, err
 	}
-	if err := m.identity.SetOrgHalted(ctx, p.ID, in.Body.Halted); err != nil {
+	if err := m.SetOrgHalted(ctx, p.ID, in.Body.Halted); err != nil {
 		return nil, err
 	}
 	return &killSwitchOut{Body: in.Body}, nil

@@ -82,8 +82,8 @@ func (m *Module) updateProject(ctx context.Context, in *updateProjectIn) (*proje
 	if err != nil {
 		return nil, err
 	}
-	_, err = m.identity.SetProjectFlags(ctx, p.ID, in.ProjectID,
-		identity.ProjectFlags{Production: in.Body.Production, Frozen: in.Body.Frozen})
+	_, err = m.SetProjectFlags(ctx, p.ID, in.ProjectID,
+		ProjectFlags{Production: in.Body.Production, Frozen: in.Body.Frozen})
 	if err != nil {
 		return nil, err
 	}
