@@ -76,12 +76,9 @@ func (s *Service) ListProjects(ctx context.Context, tx bun.IDB, org string) ([]P
 // not_found, with the same words whether it is missing or another
 // organization's.
 func ProjectInOrg(ctx context.Context, tx bun.IDB, id, org string) (*Project, error) {
-	var ps []Project
-	if err := tx.NewRaw(`SELECT `+projectCols+` FROM projects WHERE id = ? AND org_id = ?`, id, org).Scan(ctx, &ps); err != nil {
-		return nil, err
-	}
-	if len(ps) == 0 {
+	p, err := LoadProject(ctx, tx, id)
+	if err == nil && (p == nil || p.OrgID != org) {
 		return nil, errs.E(errs.NotFound, "project %s does not exist", id)
 	}
-	return &ps[0], nil
+	return p, err
 }
