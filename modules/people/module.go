@@ -7,7 +7,9 @@
 // the signed-in person (kernel.AdminPerson) through identity's Act, which
 // checks their role again, confines every id to their organization and
 // logs each change; reads are filtered by the person's organization, so
-// another organization's id answers exactly like a missing one.
+// another organization's id answers exactly like a missing one. The
+// platform operator's commands (pact-admin's org-* and platform-*) act as
+// no person: they are logged with actor "system".
 package people
 
 import (
