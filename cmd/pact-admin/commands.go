@@ -12,6 +12,7 @@ import (
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/modules/mandates"
+	"github.com/pactboard/pact/modules/people"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -62,7 +63,7 @@ func commands() map[string]command {
 				fs.Var(&prod, "production", "true or false")
 				fs.Var(&frozen, "frozen", "true or false")
 				return func(ctx context.Context, a *app, pos []string) (any, error) {
-					return a.ident.SetProjectFlags(ctx, *by, pos[0], identity.ProjectFlags{Production: prod.v, Frozen: frozen.v})
+					return a.people.SetProjectFlags(ctx, *by, pos[0], people.ProjectFlags{Production: prod.v, Frozen: frozen.v})
 				}
 			}},
 		agentRegister(),
@@ -71,7 +72,7 @@ func commands() map[string]command {
 			setup: func(fs *flag.FlagSet) runner {
 				by := byFlag(fs)
 				return func(ctx context.Context, a *app, pos []string) (any, error) {
-					return a.ident.SetAgentStatus(ctx, *by, pos[0], pos[1])
+					return a.people.SetAgentStatus(ctx, *by, pos[0], pos[1])
 				}
 			}},
 		{name: "agent-prefs", args: "<id> '<JSON object>' --by approver", positionals: 2, needsDB: true,
@@ -79,7 +80,7 @@ func commands() map[string]command {
 			setup: func(fs *flag.FlagSet) runner {
 				by := byFlag(fs)
 				return func(ctx context.Context, a *app, pos []string) (any, error) {
-					prefs, err := a.ident.SetPreferences(ctx, *by, pos[0], []byte(pos[1]))
+					prefs, err := a.people.SetPreferences(ctx, *by, pos[0], []byte(pos[1]))
 					return map[string]any{"agent_id": pos[0], "preferences": prefs}, err
 				}
 			}},
@@ -88,7 +89,7 @@ func commands() map[string]command {
 			setup: func(fs *flag.FlagSet) runner {
 				by, days := byFlag(fs), fs.Float64("days", 30, "days until the token expires (at most 365)")
 				return func(ctx context.Context, a *app, pos []string) (any, error) {
-					return a.ident.IssueToken(ctx, *by, pos[0], *days)
+					return a.people.IssueToken(ctx, *by, pos[0], *days)
 				}
 			}},
 		{name: "token-revoke", args: "<agent> --by approver", positionals: 1, needsDB: true,
@@ -96,7 +97,7 @@ func commands() map[string]command {
 			setup: func(fs *flag.FlagSet) runner {
 				by := byFlag(fs)
 				return func(ctx context.Context, a *app, pos []string) (any, error) {
-					n, err := a.ident.RevokeTokens(ctx, *by, pos[0])
+					n, err := a.people.RevokeTokens(ctx, *by, pos[0])
 					return map[string]any{"agent_id": pos[0], "revoked": n}, err
 				}
 			}},
@@ -201,7 +202,7 @@ func haltCommand(name string, halted bool) command {
 		setup: func(fs *flag.FlagSet) runner {
 			by := byFlag(fs)
 			return func(ctx context.Context, a *app, _ []string) (any, error) {
-				return map[string]bool{"halted": halted}, a.ident.SetOrgHalted(ctx, *by, halted)
+				return map[string]bool{"halted": halted}, a.people.SetOrgHalted(ctx, *by, halted)
 			}
 		}}
 }

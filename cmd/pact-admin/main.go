@@ -30,6 +30,7 @@ import (
 	"github.com/pactboard/pact/modules/credentials"
 	"github.com/pactboard/pact/modules/mandates"
 	"github.com/pactboard/pact/modules/notes"
+	"github.com/pactboard/pact/modules/people"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -63,6 +64,7 @@ type app struct {
 	mandateAdmin *mandates.Module
 	audit        *audit.Module
 	credentials  *credentials.Module
+	people       *people.Module
 	stdout       io.Writer
 	stderr       io.Writer
 	terminal     bool
@@ -151,9 +153,9 @@ func (a *app) open(ctx context.Context) (func(), error) {
 	// under it) exactly as in the board, so a person's action here has the
 	// same effects as through the Admin API.
 	a.board, a.mandateAdmin, a.audit = board.New(), mandates.New(), audit.New()
-	a.credentials = credentials.New(credentials.Options{Keys: keys})
+	a.credentials, a.people = credentials.New(credentials.Options{Keys: keys}), people.New()
 	k := kernel.New(kernel.Deps{DB: d, Log: a.log, Mandates: a.mandates, Identity: a.ident, Logger: logger, Config: a.cfg})
-	if err := k.Register(a.board, a.mandateAdmin, notes.New(), a.audit, a.credentials); err != nil {
+	if err := k.Register(a.board, a.mandateAdmin, notes.New(), a.people, a.audit, a.credentials); err != nil {
 		_ = release()
 		return nil, err
 	}

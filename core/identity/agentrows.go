@@ -45,7 +45,31 @@ func (s *Service) ReplaceAgent(ctx context.Context, tx bun.IDB, old, by string) 
 	if _, err := tx.ExecContext(ctx, `UPDATE agents SET status = 'banned', replaced_by = ? WHERE id = ?`, by, old); err != nil {
 		return err
 	}
-	_, err := tx.ExecContext(ctx, `UPDATE agent_tokens SET revoked_at = now() WHERE agent_id = ? AND revoked_at IS NULL`, old)
+	_, err := s.RevokeAgentTokens(ctx, tx, old)
+	return err
+}
+
+// RevokeAgentTokens revokes every live token of agent, in tx, and returns
+// how many.
+func (s *Service) RevokeAgentTokens(ctx context.Context, tx bun.IDB, agent string) (int64, error) {
+	res, err := tx.ExecContext(ctx, `UPDATE agent_tokens SET revoked_at = now() WHERE agent_id = ? AND revoked_at IS NULL`, agent)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// SetAgentStatus sets agent's status (active, paused or banned), in tx;
+// the caller checked it. Refusals: the database's (db.Refusal).
+func (s *Service) SetAgentStatus(ctx context.Context, tx bun.IDB, agent, status string) error {
+	_, err := tx.ExecContext(ctx, `UPDATE agents SET status = ? WHERE id = ?`, status, agent)
+	return translate(err, "agent "+agent)
+}
+
+// SetAgentPreferences stores prefs, a JSON object the caller checked, as
+// agent's preferences, in tx.
+func (s *Service) SetAgentPreferences(ctx context.Context, tx bun.IDB, agent string, prefs []byte) error {
+	_, err := tx.ExecContext(ctx, `UPDATE agents SET preferences = ?::jsonb WHERE id = ?`, string(prefs), agent)
 	return err
 }
 

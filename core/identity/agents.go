@@ -190,7 +190,7 @@ func (s *Service) register(ctx context.Context, tx bun.Tx, p *Person, e *ledger.
 		if !withToken {
 			return nil
 		}
-		out.Token, err = s.insertToken(ctx, tx, in.ID, tokenEnds)
+		out.Token, err = s.NewToken(ctx, tx, in.ID, tokenEnds)
 		out.TokenExpiresAt = tokenEnds
 		return err
 	}()
@@ -227,37 +227,6 @@ func (s *Service) RequireHumanInOrg(ctx context.Context, tx bun.IDB, owner, org 
 		return errs.E(errs.NotFound, "human %s does not exist", owner)
 	}
 	return nil
-}
-
-// Agent statuses.
-var statuses = map[string]bool{"active": true, "paused": true, "banned": true}
-
-// SetAgentStatus pauses, bans or reactivates an agent. Banning needs an
-// owner; the rest an approver. Refusals: forbidden, invalid_request,
-// not_found.
-func (s *Service) SetAgentStatus(ctx context.Context, by, id, status string) (*Agent, error) {
-	min := Approver
-	if status == "banned" {
-		min = Owner
-	}
-	var out *Agent
-	err := s.Act(ctx, by, min, "admin.agent.status", map[string]any{"agent_id": id, "status": status},
-		func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error {
-			if !statuses[status] {
-				return errs.E(errs.InvalidRequest, "status must be active, paused or banned, not %q", status)
-			}
-			if _, err := s.GetAgent(ctx, tx, id, p.OrgID); err != nil {
-				return err
-			}
-			e.AgentID = id
-			if _, err := tx.ExecContext(ctx, `UPDATE agents SET status = ? WHERE id = ?`, status, id); err != nil {
-				return err
-			}
-			var err error
-			out, err = s.GetAgent(ctx, tx, id, p.OrgID)
-			return err
-		})
-	return out, err
 }
 
 // SetRootMandate makes mandate id the root mandate agent answers with, for

@@ -1,6 +1,9 @@
 // Package identity keeps the principals mandates name — organizations,
-// people, projects, agents and agent tokens — and the kill switches, together
-// with the operations people and the platform's operator perform on them.
+// people, projects, agents and agent tokens — and the kill switches: their
+// creation, the reads and row-level writes the modules make of them (only
+// this package writes its tables; docs/architecture.md, "Table ownership"),
+// authentication of agents and people, and Act, which runs a person's
+// operation and logs it. Administering them is modules/people's.
 //
 // Every operation that changes something runs through the ledger: the
 // change and its admin.* entry commit together, and a refusal is logged with

@@ -56,14 +56,13 @@ const personCols = `id, org_id, name, role, email, disabled_at, created_at`
 // returns the person even when refusing, so the refusal is logged in their
 // organization.
 func RequirePerson(ctx context.Context, tx bun.IDB, id string, min Role) (*Person, error) {
-	var ps []Person
-	if err := tx.NewRaw(`SELECT `+personCols+` FROM humans WHERE id = ?`, id).Scan(ctx, &ps); err != nil {
+	p, err := personWhere(ctx, tx, `id = ?`, id)
+	if err != nil {
 		return nil, err
 	}
-	if len(ps) == 0 {
+	if p == nil {
 		return nil, errs.E(errs.Forbidden, "%s is not a registered human", id)
 	}
-	p := &ps[0]
 	if p.DisabledAt != nil {
 		return p, errs.E(errs.Forbidden, "%s is disabled", id)
 	}
@@ -98,11 +97,11 @@ func (s *Service) AddHuman(ctx context.Context, by string, in HumanInput) (*Pers
 			return err
 		}
 		if in.Email != "" {
-			var n int
-			if err := tx.NewRaw(`SELECT count(*) FROM humans WHERE lower(email) = lower(?)`, in.Email).Scan(ctx, &n); err != nil {
+			taken, err := s.EmailTaken(ctx, tx, in.Email, "")
+			if err != nil {
 				return err
 			}
-			if n > 0 {
+			if taken {
 				return errs.E(errs.IDTaken, "email %s is already registered", in.Email)
 			}
 		}
@@ -161,14 +160,11 @@ func validHuman(in HumanInput) error {
 
 // GetPerson returns person id, or not_found.
 func (s *Service) GetPerson(ctx context.Context, tx bun.IDB, id string) (*Person, error) {
-	var ps []Person
-	if err := tx.NewRaw(`SELECT `+personCols+` FROM humans WHERE id = ?`, id).Scan(ctx, &ps); err != nil {
-		return nil, err
+	p, err := personWhere(ctx, tx, `id = ?`, id)
+	if err == nil && p == nil {
+		err = errs.E(errs.NotFound, "human %s does not exist", id)
 	}
-	if len(ps) == 0 {
-		return nil, errs.E(errs.NotFound, "human %s does not exist", id)
-	}
-	return &ps[0], nil
+	return p, err
 }
 
 // ListPeople lists the people of org, by id.

@@ -53,33 +53,16 @@ func (s *Service) AddProject(ctx context.Context, by, id, name string, productio
 	return out, err
 }
 
-// ProjectFlags are the flags SetProjectFlags changes; nil leaves one as it is.
-type ProjectFlags struct {
-	Production *bool `json:"production,omitempty"`
-	Frozen     *bool `json:"frozen,omitempty"`
-}
-
-// SetProjectFlags marks a project production or frozen (owners only).
-// Refusals: forbidden, not_found, invalid_request (no flag given).
-func (s *Service) SetProjectFlags(ctx context.Context, by, id string, f ProjectFlags) (*Project, error) {
-	var out *Project
-	err := s.Act(ctx, by, Owner, "admin.project.flags", map[string]any{"project_id": id, "flags": f},
-		func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error {
-			if f.Production == nil && f.Frozen == nil {
-				return errs.E(errs.InvalidRequest, "name a flag to change: --production true|false or --frozen true|false")
-			}
-			pr, err := ProjectInOrg(ctx, tx, id, p.OrgID)
-			if err != nil {
-				return err
-			}
-			e.ProjectID = id
-			var upd Project
-			err = tx.NewRaw(`UPDATE projects SET production = coalesce(?, production), frozen = coalesce(?, frozen)
-				WHERE id = ? RETURNING `+projectCols, f.Production, f.Frozen, pr.ID).Scan(ctx, &upd)
-			out = &upd
-			return err
-		})
-	return out, err
+// SetProjectFlags changes project id's production and frozen flags, in
+// tx; nil leaves one as it is.
+func (s *Service) SetProjectFlags(ctx context.Context, tx bun.IDB, id string, production, frozen *bool) (*Project, error) {
+	var p Project
+	err := tx.NewRaw(`UPDATE projects SET production = coalesce(?, production), frozen = coalesce(?, frozen)
+		WHERE id = ? RETURNING `+projectCols, production, frozen, id).Scan(ctx, &p)
+	if err != nil {
+		return nil, err
+	}
+	return &p, nil
 }
 
 // ListProjects lists the projects of org, by id.
@@ -93,12 +76,9 @@ func (s *Service) ListProjects(ctx context.Context, tx bun.IDB, org string) ([]P
 // not_found, with the same words whether it is missing or another
 // organization's.
 func ProjectInOrg(ctx context.Context, tx bun.IDB, id, org string) (*Project, error) {
-	var ps []Project
-	if err := tx.NewRaw(`SELECT `+projectCols+` FROM projects WHERE id = ? AND org_id = ?`, id, org).Scan(ctx, &ps); err != nil {
-		return nil, err
-	}
-	if len(ps) == 0 {
+	p, err := LoadProject(ctx, tx, id)
+	if err == nil && (p == nil || p.OrgID != org) {
 		return nil, errs.E(errs.NotFound, "project %s does not exist", id)
 	}
-	return &ps[0], nil
+	return p, err
 }

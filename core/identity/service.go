@@ -79,14 +79,6 @@ func (s *Service) Act(ctx context.Context, by string, min Role, action string, p
 	})
 }
 
-// operator runs fn as the platform's operator (whoever runs pact-admin
-// against the database) and records it with actor "system" in org's log.
-func (s *Service) operator(ctx context.Context, org, action string, payload any,
-	fn func(ctx context.Context, tx bun.Tx, e *ledger.Entry) error) error {
-	e := ledger.Entry{Actor: "system", Action: action, Payload: payload, OrgID: org}
-	return s.log.Record(ctx, s.db, e, fn)
-}
-
 // Now is the service's clock, which the modules acting through it share.
 func (s *Service) Now() time.Time { return s.now() }
 

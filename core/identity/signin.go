@@ -24,7 +24,7 @@ func (s *Service) SignIn(ctx context.Context, issuer, sub, verifiedEmail string)
 	if issuer == "" || sub == "" {
 		return nil, errs.E(errs.NotRegistered, NotRegisteredMessage)
 	}
-	p, err := s.personWhere(ctx, s.db, `auth_issuer = ? AND auth_sub = ?`, issuer, sub)
+	p, err := personWhere(ctx, s.db, `auth_issuer = ? AND auth_sub = ?`, issuer, sub)
 	if err != nil || p != nil {
 		return enabled(p, err)
 	}
@@ -32,7 +32,7 @@ func (s *Service) SignIn(ctx context.Context, issuer, sub, verifiedEmail string)
 	if verifiedEmail == "" {
 		return nil, errs.E(errs.NotRegistered, NotRegisteredMessage)
 	}
-	p, err = s.personWhere(ctx, s.db, `lower(email) = lower(?) AND auth_sub IS NULL`, verifiedEmail)
+	p, err = personWhere(ctx, s.db, `lower(email) = lower(?) AND auth_sub IS NULL`, verifiedEmail)
 	if err != nil || p == nil {
 		return nil, orNotRegistered(err)
 	}
@@ -55,7 +55,7 @@ func (s *Service) SignIn(ctx context.Context, issuer, sub, verifiedEmail string)
 	})
 	if errs.CodeOf(err) == errs.NotRegistered || errs.CodeOf(err) == errs.IDTaken {
 		// A concurrent first sign-in of the same account won the race.
-		return enabled(s.personWhere(ctx, s.db, `auth_issuer = ? AND auth_sub = ?`, issuer, sub))
+		return enabled(personWhere(ctx, s.db, `auth_issuer = ? AND auth_sub = ?`, issuer, sub))
 	}
 	if err != nil {
 		return nil, err
@@ -68,11 +68,11 @@ func (s *Service) SignIn(ctx context.Context, issuer, sub, verifiedEmail string)
 // sign-up. A person with that email bound to another account counts as
 // bound.
 func (s *Service) AccountPerson(ctx context.Context, tx bun.IDB, issuer, sub, verifiedEmail string) (p *Person, bound bool, err error) {
-	p, err = s.personWhere(ctx, tx, `auth_issuer = ? AND auth_sub = ?`, issuer, sub)
+	p, err = personWhere(ctx, tx, `auth_issuer = ? AND auth_sub = ?`, issuer, sub)
 	if err != nil || p != nil || verifiedEmail == "" {
 		return p, p != nil, err
 	}
-	p, err = s.personWhere(ctx, tx, `lower(email) = lower(?)`, verifiedEmail)
+	p, err = personWhere(ctx, tx, `lower(email) = lower(?)`, verifiedEmail)
 	if err != nil || p == nil {
 		return nil, false, err
 	}
@@ -103,7 +103,8 @@ func (s *Service) BindAccount(ctx context.Context, tx bun.IDB, id, issuer, sub s
 // Disabled is the refusal of a disabled person's account.
 func Disabled() error { return disabled() }
 
-func (s *Service) personWhere(ctx context.Context, tx bun.IDB, where string, args ...any) (*Person, error) {
+// personWhere is the first person matching where, or nil.
+func personWhere(ctx context.Context, tx bun.IDB, where string, args ...any) (*Person, error) {
 	var ps []Person
 	if err := tx.NewRaw(`SELECT `+personCols+` FROM humans WHERE `+where, args...).Scan(ctx, &ps); err != nil {
 		return nil, err

@@ -11,9 +11,6 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
-
-	"github.com/pactboard/pact/core/ledger"
-	"github.com/pactboard/pact/sdk/errs"
 )
 
 // TokenPrefix starts every agent token.
@@ -25,29 +22,18 @@ func HashToken(token string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// newToken is "pact_" + base64url (no padding) of 32 random bytes.
-func (s *Service) newToken() (string, error) {
+// NewToken stores a new token of agent lasting until expires, in tx, and
+// returns it, for the caller to hand over once: "pact_" + base64url (no
+// padding) of 32 random bytes.
+func (s *Service) NewToken(ctx context.Context, tx bun.IDB, agent string, expires time.Time) (string, error) {
 	b := make([]byte, 32)
 	if _, err := io.ReadFull(s.rand, b); err != nil {
 		return "", err
 	}
-	return TokenPrefix + base64.RawURLEncoding.EncodeToString(b), nil
-}
-
-func (s *Service) insertToken(ctx context.Context, tx bun.IDB, agent string, expires time.Time) (string, error) {
-	token, err := s.newToken()
-	if err != nil {
-		return "", err
-	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO agent_tokens (token_hash, agent_id, expires_at) VALUES (?, ?, ?)`,
+	token := TokenPrefix + base64.RawURLEncoding.EncodeToString(b)
+	_, err := tx.ExecContext(ctx, `INSERT INTO agent_tokens (token_hash, agent_id, expires_at) VALUES (?, ?, ?)`,
 		HashToken(token), agent, expires)
 	return token, err
-}
-
-// NewToken stores a new token of agent lasting until expires, in tx, and
-// returns it: the caller hands it over once (a redeemed setup code).
-func (s *Service) NewToken(ctx context.Context, tx bun.IDB, agent string, expires time.Time) (string, error) {
-	return s.insertToken(ctx, tx, agent, expires)
 }
 
 // LiveTokenCount is how many unrevoked, unexpired tokens agent has.
@@ -55,59 +41,6 @@ func (s *Service) LiveTokenCount(ctx context.Context, tx bun.IDB, agent string) 
 	var n int
 	err := tx.NewRaw(`SELECT count(*) FROM agent_tokens WHERE agent_id = ? AND revoked_at IS NULL AND expires_at > ?`,
 		agent, s.now()).Scan(ctx, &n)
-	return n, err
-}
-
-// IssuedToken is a new token, shown once.
-type IssuedToken struct {
-	AgentID   string    `json:"agent_id"`
-	Token     string    `json:"token"`
-	ExpiresAt time.Time `json:"expires_at"`
-}
-
-// IssueToken gives an agent a further token for days days (default 30).
-// Refusals: forbidden, invalid_request, not_found.
-func (s *Service) IssueToken(ctx context.Context, by, agent string, days float64) (*IssuedToken, error) {
-	var out *IssuedToken
-	err := s.Act(ctx, by, Approver, "admin.token.issue", map[string]any{"agent_id": agent, "days": days},
-		func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error {
-			ends, err := s.Term("--days", days)
-			if err != nil {
-				return err
-			}
-			a, err := s.GetAgent(ctx, tx, agent, p.OrgID)
-			if err != nil {
-				return err
-			}
-			if a.Status == "banned" {
-				return errs.E(errs.AgentPaused, "agent %s is banned; it gets no tokens", agent)
-			}
-			e.AgentID = agent
-			token, err := s.insertToken(ctx, tx, agent, ends)
-			out = &IssuedToken{AgentID: agent, Token: token, ExpiresAt: ends}
-			return err
-		})
-	return out, err
-}
-
-// RevokeTokens revokes every live token of an agent and returns how many.
-// Refusals: forbidden, not_found.
-func (s *Service) RevokeTokens(ctx context.Context, by, agent string) (int64, error) {
-	var n int64
-	err := s.Act(ctx, by, Approver, "admin.token.revoke", map[string]any{"agent_id": agent},
-		func(ctx context.Context, tx bun.Tx, p *Person, e *ledger.Entry) error {
-			if _, err := s.GetAgent(ctx, tx, agent, p.OrgID); err != nil {
-				return err
-			}
-			e.AgentID = agent
-			res, err := tx.ExecContext(ctx, `UPDATE agent_tokens SET revoked_at = now() WHERE agent_id = ? AND revoked_at IS NULL`, agent)
-			if err != nil {
-				return err
-			}
-			n, err = res.RowsAffected()
-			e.Payload = map[string]any{"agent_id": agent, "revoked": n}
-			return err
-		})
 	return n, err
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun"
 
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
@@ -136,16 +137,24 @@ func newFixture(t *testing.T) *fixture {
 	f.Person("", "ana", identity.Owner)
 	f.Project("ana", "web", false)
 	f.revoked = f.Agent("ana", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}}).Token
-	_, err := f.Identity.RevokeTokens(ctx, "ana", "code-web")
-	require.NoError(t, err)
-	tok, err := f.Identity.IssueToken(ctx, "ana", "code-web", 1)
-	require.NoError(t, err)
-	f.live = tok.Token
+	// The first token revoked and a second issued, as people's token
+	// operations do through these row methods (core cannot import modules).
+	require.NoError(t, f.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) (err error) {
+		if _, err = f.Identity.RevokeAgentTokens(ctx, tx, "code-web"); err != nil {
+			return err
+		}
+		ends, err := f.Identity.Term("--days", 1)
+		if err != nil {
+			return err
+		}
+		f.live, err = f.Identity.NewToken(ctx, tx, "code-web", ends)
+		return err
+	}))
 	f.other = f.Agent("ana", identity.AgentInput{ID: "code-api", Client: "code", Projects: []string{"web"}}).Token
 	// No service issues a token that has already expired: the row is
 	// written as one would be found a second after its expiry.
 	f.expired = "pact_expired-token-of-code-web"
-	_, err = f.DB.ExecContext(ctx, `INSERT INTO agent_tokens (token_hash, agent_id, expires_at)
+	_, err := f.DB.ExecContext(ctx, `INSERT INTO agent_tokens (token_hash, agent_id, expires_at)
 		VALUES (?, 'code-web', now() - interval '1 second')`, identity.HashToken(f.expired))
 	require.NoError(t, err)
 	f.since = int64(f.Count(`SELECT coalesce(max(id), 0) FROM entries`))

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -152,7 +153,7 @@ type tokenIn struct {
 	}
 }
 
-type tokenOut struct{ Body identity.IssuedToken }
+type tokenOut struct{ Body IssuedToken }
 
 type revokedTokensOut struct {
 	Body struct {
@@ -192,7 +193,7 @@ func (m *Module) registerAgents(api huma.API) {
 }
 
 func (m *Module) listAgents(ctx context.Context, _ *struct{}) (*agentsOut, error) {
-	p, err := caller(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -214,7 +215,7 @@ func (m *Module) agent(ctx context.Context, org, id string) (Agent, error) {
 }
 
 func (m *Module) registerAgent(ctx context.Context, in *registerIn) (*registeredOut, error) {
-	p, err := caller(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -232,7 +233,7 @@ func (m *Module) registerAgent(ctx context.Context, in *registerIn) (*registered
 }
 
 func (m *Module) hire(ctx context.Context, in *hireIn) (*hiredOut, error) {
-	p, err := caller(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -246,7 +247,7 @@ func (m *Module) hire(ctx context.Context, in *hireIn) (*hiredOut, error) {
 }
 
 func (m *Module) connection(ctx context.Context, in *agentPath) (*connectionOut, error) {
-	p, err := caller(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -258,7 +259,7 @@ func (m *Module) connection(ctx context.Context, in *agentPath) (*connectionOut,
 }
 
 func (m *Module) renew(ctx context.Context, in *agentPath) (*renewedOut, error) {
-	p, err := caller(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -279,7 +280,7 @@ func (m *Module) updated(ctx context.Context, org string, u *AgentChange) (*agen
 }
 
 func (m *Module) changeRole(ctx context.Context, in *changeRoleIn) (*agentUpdatedOut, error) {
-	p, err := caller(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -291,7 +292,7 @@ func (m *Module) changeRole(ctx context.Context, in *changeRoleIn) (*agentUpdate
 }
 
 func (m *Module) updateAgent(ctx context.Context, in *updateAgentIn) (*agentUpdatedOut, error) {
-	p, err := caller(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -304,7 +305,7 @@ func (m *Module) updateAgent(ctx context.Context, in *updateAgentIn) (*agentUpda
 }
 
 func (m *Module) setupCode(ctx context.Context, in *agentPath) (*connectOut, error) {
-	p, err := caller(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -316,11 +317,11 @@ func (m *Module) setupCode(ctx context.Context, in *agentPath) (*connectOut, err
 }
 
 func (m *Module) setStatus(ctx context.Context, in *statusIn) (*agentOut, error) {
-	p, err := caller(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := m.identity.SetAgentStatus(ctx, p.ID, in.AgentID, in.Body.Status); err != nil {
+	if _, err := m.SetAgentStatus(ctx, p.ID, in.AgentID, in.Body.Status); err != nil {
 		return nil, err
 	}
 	a, err := m.agent(ctx, p.OrgID, in.AgentID)
@@ -328,7 +329,7 @@ func (m *Module) setStatus(ctx context.Context, in *statusIn) (*agentOut, error)
 }
 
 func (m *Module) setPreferences(ctx context.Context, in *preferencesIn) (*preferencesOut, error) {
-	p, err := caller(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -336,7 +337,7 @@ func (m *Module) setPreferences(ctx context.Context, in *preferencesIn) (*prefer
 	if err != nil {
 		return nil, errs.E(errs.InvalidRequest, "preferences must be a JSON object")
 	}
-	prefs, err := m.identity.SetPreferences(ctx, p.ID, in.AgentID, raw)
+	prefs, err := m.SetPreferences(ctx, p.ID, in.AgentID, raw)
 	if err != nil {
 		return nil, err
 	}
@@ -347,11 +348,11 @@ func (m *Module) setPreferences(ctx context.Context, in *preferencesIn) (*prefer
 }
 
 func (m *Module) issueToken(ctx context.Context, in *tokenIn) (*tokenOut, error) {
-	p, err := caller(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	t, err := m.identity.IssueToken(ctx, p.ID, in.AgentID, in.Body.Days)
+	t, err := m.IssueToken(ctx, p.ID, in.AgentID, in.Body.Days)
 	if err != nil {
 		return nil, err
 	}
@@ -359,11 +360,11 @@ func (m *Module) issueToken(ctx context.Context, in *tokenIn) (*tokenOut, error)
 }
 
 func (m *Module) revokeTokens(ctx context.Context, in *agentPath) (*revokedTokensOut, error) {
-	p, err := caller(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	n, err := m.identity.RevokeTokens(ctx, p.ID, in.AgentID)
+	n, err := m.RevokeTokens(ctx, p.ID, in.AgentID)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/kernel"
 )
 
 // Human is a person of the caller's organization.
@@ -80,7 +81,7 @@ func (m *Module) registerHumans(api huma.API) {
 }
 
 func (m *Module) me(ctx context.Context, _ *struct{}) (*meOut, error) {
-	p, err := caller(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +94,7 @@ func (m *Module) me(ctx context.Context, _ *struct{}) (*meOut, error) {
 }
 
 func (m *Module) listHumans(ctx context.Context, _ *struct{}) (*humansOut, error) {
-	p, err := caller(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +104,7 @@ func (m *Module) listHumans(ctx context.Context, _ *struct{}) (*humansOut, error
 }
 
 func (m *Module) invite(ctx context.Context, in *inviteIn) (*humanOut, error) {
-	p, err := caller(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -119,13 +120,13 @@ func (m *Module) invite(ctx context.Context, in *inviteIn) (*humanOut, error) {
 }
 
 func (m *Module) updateHuman(ctx context.Context, in *updateHumanIn) (*humanOut, error) {
-	p, err := caller(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
 	b := in.Body
-	h, err := m.identity.UpdateHuman(ctx, p.ID, in.HumanID,
-		identity.HumanUpdate{Name: b.Name, Email: b.Email, Role: b.Role, Disabled: b.Disabled})
+	h, err := m.UpdateHuman(ctx, p.ID, in.HumanID,
+		HumanUpdate{Name: b.Name, Email: b.Email, Role: b.Role, Disabled: b.Disabled})
 	if err != nil {
 		return nil, err
 	}

@@ -7,11 +7,12 @@
 // the signed-in person (kernel.AdminPerson) through identity's Act, which
 // checks their role again, confines every id to their organization and
 // logs each change; reads are filtered by the person's organization, so
-// another organization's id answers exactly like a missing one.
+// another organization's id answers exactly like a missing one. The
+// platform operator's commands (pact-admin's org-* and platform-*) act as
+// no person: they are logged with actor "system".
 package people
 
 import (
-	"context"
 	"crypto/rand"
 	"io"
 	"net/http"
@@ -24,7 +25,6 @@ import (
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/mandate"
-	"github.com/pactboard/pact/sdk/errs"
 )
 
 // maxBody bounds request bodies; every body here is a few fields.
@@ -78,13 +78,4 @@ func op(method, path, id, summary string, min identity.Role, errors ...int) huma
 		o.DefaultStatus = http.StatusCreated
 	}
 	return kernel.AdminOp(o, min)
-}
-
-// caller is the person the gate let through.
-func caller(ctx context.Context) (*identity.Person, error) {
-	p := kernel.AdminPerson(ctx)
-	if p == nil {
-		return nil, errs.E(errs.Unauthorized, "no signed-in person on this request")
-	}
-	return p, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/kernel"
 )
 
 // OrgSettings are the organization's settings. The Slack webhook URL is a
@@ -82,7 +83,7 @@ func (m *Module) registerOrg(api huma.API) {
 }
 
 func (m *Module) getOrg(ctx context.Context, _ *struct{}) (*orgOut, error) {
-	p, err := caller(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +95,7 @@ func (m *Module) getOrg(ctx context.Context, _ *struct{}) (*orgOut, error) {
 }
 
 func (m *Module) updateOrg(ctx context.Context, in *updateOrgIn) (*orgOut, error) {
-	p, err := caller(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -106,11 +107,11 @@ func (m *Module) updateOrg(ctx context.Context, in *updateOrgIn) (*orgOut, error
 }
 
 func (m *Module) setKillSwitch(ctx context.Context, in *killSwitchIn) (*killSwitchOut, error) {
-	p, err := caller(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if err := m.identity.SetOrgHalted(ctx, p.ID, in.Body.Halted); err != nil {
+	if err := m.SetOrgHalted(ctx, p.ID, in.Body.Halted); err != nil {
 		return nil, err
 	}
 	return &killSwitchOut{Body: in.Body}, nil

@@ -8,6 +8,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/kernel"
 )
 
 // Project is a project of the caller's organization.
@@ -55,7 +56,7 @@ func (m *Module) registerProjects(api huma.API) {
 }
 
 func (m *Module) listProjects(ctx context.Context, _ *struct{}) (*projectsOut, error) {
-	p, err := caller(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +66,7 @@ func (m *Module) listProjects(ctx context.Context, _ *struct{}) (*projectsOut, e
 }
 
 func (m *Module) createProject(ctx context.Context, in *createProjectIn) (*projectOut, error) {
-	p, err := caller(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -78,12 +79,12 @@ func (m *Module) createProject(ctx context.Context, in *createProjectIn) (*proje
 }
 
 func (m *Module) updateProject(ctx context.Context, in *updateProjectIn) (*projectOut, error) {
-	p, err := caller(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	_, err = m.identity.SetProjectFlags(ctx, p.ID, in.ProjectID,
-		identity.ProjectFlags{Production: in.Body.Production, Frozen: in.Body.Frozen})
+	_, err = m.SetProjectFlags(ctx, p.ID, in.ProjectID,
+		ProjectFlags{Production: in.Body.Production, Frozen: in.Body.Frozen})
 	if err != nil {
 		return nil, err
 	}

@@ -58,7 +58,7 @@ func (m *Module) registerRoles(api huma.API) {
 }
 
 func (m *Module) listRoles(ctx context.Context, in *rolesIn) (*rolesOut, error) {
-	p, err := caller(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +75,7 @@ func (m *Module) listRoles(ctx context.Context, in *rolesIn) (*rolesOut, error) 
 }
 
 func (m *Module) saveRole(ctx context.Context, in *saveRoleIn) (*roleOut, error) {
-	p, err := caller(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +90,7 @@ func (m *Module) saveRole(ctx context.Context, in *saveRoleIn) (*roleOut, error)
 }
 
 func (m *Module) archiveRole(ctx context.Context, in *rolePath) (*roleOut, error) {
-	p, err := caller(ctx)
+	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}

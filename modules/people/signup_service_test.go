@@ -73,7 +73,7 @@ func TestSignUpRefusals(t *testing.T) {
 	f := newBoard(t)
 	_, err := f.Identity.SignIn(ctx, "https://id.example.com", "sub-ana", "ana@example.com")
 	require.NoError(t, err)
-	_, err = f.Identity.UpdateHuman(ctx, "ana", "vic", identity.HumanUpdate{Email: ptr("vic@example.com"), Disabled: ptr(true)})
+	_, err = f.mod.UpdateHuman(ctx, "ana", "vic", people.HumanUpdate{Email: ptr("vic@example.com"), Disabled: ptr(true)})
 	require.NoError(t, err)
 	orgs := f.Count(`SELECT count(*) FROM orgs`)
 	entries := f.Count(`SELECT count(*) FROM entries`)

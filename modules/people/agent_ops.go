@@ -1,0 +1,139 @@
+package people
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/pactboard/pact/core/canon"
+	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+// Agent statuses.
+var statuses = map[string]bool{"active": true, "paused": true, "banned": true}
+
+// SetAgentStatus pauses, bans or reactivates an agent. Banning needs an
+// owner; the rest an approver. Refusals: forbidden, invalid_request,
+// not_found.
+func (m *Module) SetAgentStatus(ctx context.Context, by, id, status string) (*identity.Agent, error) {
+	min := identity.Approver
+	if status == "banned" {
+		min = identity.Owner
+	}
+	var out *identity.Agent
+	err := m.identity.Act(ctx, by, min, "admin.agent.status", map[string]any{"agent_id": id, "status": status},
+		func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
+			if !statuses[status] {
+				return errs.E(errs.InvalidRequest, "status must be active, paused or banned, not %q", status)
+			}
+			if _, err := m.identity.GetAgent(ctx, tx, id, p.OrgID); err != nil {
+				return err
+			}
+			e.AgentID = id
+			if err := m.identity.SetAgentStatus(ctx, tx, id, status); err != nil {
+				return err
+			}
+			var err error
+			out, err = m.identity.GetAgent(ctx, tx, id, p.OrgID)
+			return err
+		})
+	return out, err
+}
+
+// MaxPreferences caps an agent's preferences, as JSON text, in characters:
+// they ride along in every session.
+const MaxPreferences = 4000
+
+// SetPreferences replaces an agent's preferences with raw, which must be a
+// JSON object of at most MaxPreferences characters. Refusals: forbidden,
+// invalid_request, not_found.
+func (m *Module) SetPreferences(ctx context.Context, by, id string, raw []byte) (json.RawMessage, error) {
+	var out json.RawMessage
+	err := m.identity.Act(ctx, by, identity.Approver, "admin.agent.preferences", map[string]any{"agent_id": id, "preferences": json.RawMessage(nil)},
+		func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
+			prefs, err := parsePreferences(raw)
+			if err != nil {
+				return err
+			}
+			if _, err := m.identity.GetAgent(ctx, tx, id, p.OrgID); err != nil {
+				return err
+			}
+			e.AgentID = id
+			e.Payload = map[string]any{"agent_id": id, "preferences": json.RawMessage(prefs)}
+			out = prefs
+			return m.identity.SetAgentPreferences(ctx, tx, id, prefs)
+		})
+	return out, err
+}
+
+func parsePreferences(raw []byte) ([]byte, error) {
+	tree, err := canon.Decode(raw)
+	if err != nil {
+		return nil, errs.E(errs.InvalidRequest, "preferences must be a JSON object: %v", err)
+	}
+	if _, ok := tree.(map[string]any); !ok {
+		return nil, errs.E(errs.InvalidRequest, "preferences must be a JSON object")
+	}
+	text, err := canon.Marshal(tree)
+	if err != nil {
+		return nil, errs.E(errs.InvalidRequest, "preferences: %v", err)
+	}
+	if n := len([]rune(string(text))); n > MaxPreferences {
+		return nil, errs.E(errs.InvalidRequest, "preferences are %d characters as compact JSON; the limit is %d", n, MaxPreferences)
+	}
+	return text, nil
+}
+
+// IssuedToken is a new token, shown once.
+type IssuedToken struct {
+	AgentID   string    `json:"agent_id"`
+	Token     string    `json:"token"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+// IssueToken gives an agent a further token for days days (default 30).
+// Refusals: forbidden, invalid_request, not_found, agent_paused (banned).
+func (m *Module) IssueToken(ctx context.Context, by, agent string, days float64) (*IssuedToken, error) {
+	var out *IssuedToken
+	err := m.identity.Act(ctx, by, identity.Approver, "admin.token.issue", map[string]any{"agent_id": agent, "days": days},
+		func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
+			ends, err := m.identity.Term("--days", days)
+			if err != nil {
+				return err
+			}
+			a, err := m.identity.GetAgent(ctx, tx, agent, p.OrgID)
+			if err != nil {
+				return err
+			}
+			if a.Status == "banned" {
+				return errs.E(errs.AgentPaused, "agent %s is banned; it gets no tokens", agent)
+			}
+			e.AgentID = agent
+			token, err := m.identity.NewToken(ctx, tx, agent, ends)
+			out = &IssuedToken{AgentID: agent, Token: token, ExpiresAt: ends}
+			return err
+		})
+	return out, err
+}
+
+// RevokeTokens revokes every live token of an agent and returns how many.
+// Refusals: forbidden, not_found.
+func (m *Module) RevokeTokens(ctx context.Context, by, agent string) (int64, error) {
+	var n int64
+	err := m.identity.Act(ctx, by, identity.Approver, "admin.token.revoke", map[string]any{"agent_id": agent},
+		func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
+			if _, err := m.identity.GetAgent(ctx, tx, agent, p.OrgID); err != nil {
+				return err
+			}
+			e.AgentID = agent
+			var err error
+			n, err = m.identity.RevokeAgentTokens(ctx, tx, agent)
+			e.Payload = map[string]any{"agent_id": agent, "revoked": n}
+			return err
+		})
+	return n, err
+}

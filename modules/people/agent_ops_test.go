@@ -1,0 +1,131 @@
+package people_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/modules/people"
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+func TestPreferences(t *testing.T) {
+	ctx := context.Background()
+	w, mod := office(t)
+	w.Agent("val", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
+	got, err := mod.SetPreferences(ctx, "val", "code-web", []byte(`{"language": "en", "style": {"short": true}}`))
+	require.NoError(t, err)
+	require.JSONEq(t, `{"language":"en","style":{"short":true}}`, string(got))
+	for name, raw := range map[string]string{
+		"array":     `[1]`,
+		"string":    `"x"`,
+		"malformed": `{"a":`,
+		"oversize":  `{"a":"` + strings.Repeat("x", people.MaxPreferences) + `"}`,
+	} {
+		_, err := mod.SetPreferences(ctx, "val", "code-web", []byte(raw))
+		require.Equal(t, errs.InvalidRequest, errs.CodeOf(err), name)
+	}
+	a, err := w.Identity.GetAgent(ctx, w.DB, "code-web", "")
+	require.NoError(t, err)
+	require.JSONEq(t, `{"language":"en","style":{"short":true}}`, string(a.Preferences), "refusals leave preferences as they were")
+	_, err = mod.SetPreferences(ctx, "bo", "code-web", []byte(`{}`))
+	require.Equal(t, errs.NotFound, errs.CodeOf(err))
+}
+
+func TestIssueAndRevokeTokens(t *testing.T) {
+	ctx := context.Background()
+	w, mod := office(t)
+	first := w.Agent("val", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}}).Token
+	auth := func(token string) bool {
+		ok, err := w.Identity.AuthenticateAgent(ctx, w.DB, "code-web", token)
+		require.NoError(t, err)
+		return ok
+	}
+	second, err := mod.IssueToken(ctx, "val", "code-web", 0)
+	require.NoError(t, err)
+	require.True(t, auth(second.Token))
+	_, err = mod.IssueToken(ctx, "val", "code-web", 400)
+	require.Equal(t, errs.InvalidRequest, errs.CodeOf(err), "at most 365 days")
+	_, err = mod.IssueToken(ctx, "bo", "code-web", 0)
+	require.Equal(t, errs.NotFound, errs.CodeOf(err))
+	_, err = mod.RevokeTokens(ctx, "vic", "code-web")
+	require.Equal(t, errs.Forbidden, errs.CodeOf(err))
+
+	n, err := mod.RevokeTokens(ctx, "val", "code-web")
+	require.NoError(t, err)
+	require.EqualValues(t, 2, n)
+	require.False(t, auth(first))
+	require.False(t, auth(second.Token))
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM entries e JOIN payloads p ON p.id = e.payload_ref
+		WHERE e.action = 'admin.token.revoke' AND e.agent_id = 'code-web' AND e.outcome = 'ok'
+		AND p.content = '{"agent_id": "code-web", "revoked": 2}'::jsonb`), "the log says how many")
+
+	_, err = mod.SetAgentStatus(ctx, "ana", "code-web", "banned")
+	require.NoError(t, err)
+	_, err = mod.IssueToken(ctx, "val", "code-web", 0)
+	require.Equal(t, errs.AgentPaused, errs.CodeOf(err), "a banned agent gets no tokens")
+}
+
+func TestAgentStatusBanNeedsAnOwner(t *testing.T) {
+	ctx := context.Background()
+	w, mod := office(t)
+	w.Agent("val", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
+	a, err := mod.SetAgentStatus(ctx, "val", "code-web", "paused")
+	require.NoError(t, err)
+	require.Equal(t, "paused", a.Status)
+	_, err = mod.SetAgentStatus(ctx, "val", "code-web", "banned")
+	require.Equal(t, errs.Forbidden, errs.CodeOf(err))
+	_, err = mod.SetAgentStatus(ctx, "ana", "code-web", "gone")
+	require.Equal(t, errs.InvalidRequest, errs.CodeOf(err))
+	_, err = mod.SetAgentStatus(ctx, "bo", "code-web", "active")
+	require.Equal(t, errs.NotFound, errs.CodeOf(err))
+	a, err = mod.SetAgentStatus(ctx, "ana", "code-web", "banned")
+	require.NoError(t, err)
+	require.Equal(t, "banned", a.Status)
+}
+
+func TestKillSwitches(t *testing.T) {
+	ctx := context.Background()
+	w, mod := office(t)
+	halted := func(org string) bool {
+		h, err := w.Identity.Halted(ctx, w.DB, org)
+		require.NoError(t, err)
+		return h
+	}
+	require.False(t, halted("default"))
+	require.NoError(t, mod.SetOrgHalted(ctx, "ana", true))
+	require.True(t, halted("default"))
+	require.False(t, halted("acme"), "one organization halting never stops another")
+	require.Equal(t, errs.Forbidden, errs.CodeOf(mod.SetOrgHalted(ctx, "val", false)))
+	require.NoError(t, mod.SetOrgHalted(ctx, "ana", false))
+
+	require.NoError(t, mod.SetOrgHaltedByOperator(ctx, "acme", true))
+	require.True(t, halted("acme"))
+	require.Equal(t, errs.NotFound, errs.CodeOf(mod.SetOrgHaltedByOperator(ctx, "nope", true)))
+	require.NoError(t, mod.SetOrgHaltedByOperator(ctx, "acme", false))
+
+	require.NoError(t, mod.SetPlatformHalted(ctx, true))
+	require.True(t, halted("default"))
+	require.True(t, halted("acme"))
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM entries WHERE org_id = 'acme' AND action = 'platform.halt' AND actor = 'system'`))
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM entries WHERE org_id = 'default' AND action = 'platform.halt'`))
+	require.NoError(t, mod.SetPlatformHalted(ctx, false))
+	require.False(t, halted("acme"))
+
+	orgs, err := mod.ListOrgs(ctx)
+	require.NoError(t, err)
+	require.Len(t, orgs, 2)
+	require.Equal(t, "acme", orgs[0].ID)
+	require.Equal(t, 1, orgs[0].People)
+	require.Equal(t, 3, orgs[1].People)
+	require.Equal(t, 3, orgs[1].Projects)
+
+	require.NoError(t, mod.RenameOrg(ctx, "acme", " Acme Rockets "))
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM orgs WHERE id = 'acme' AND name = 'Acme Rockets'`))
+	require.Equal(t, errs.InvalidRequest, errs.CodeOf(mod.RenameOrg(ctx, "acme", "")))
+	require.Equal(t, errs.NotFound, errs.CodeOf(mod.RenameOrg(ctx, "nope", "Nope")))
+	w.VerifyLog()
+}
