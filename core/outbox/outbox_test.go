@@ -50,8 +50,7 @@ func TestEnqueueCleansTextAndTakesTheProjectsOrganization(t *testing.T) {
 func TestARolledBackEventLeavesNoNotification(t *testing.T) {
 	ctx := context.Background()
 	d, _ := pending(t)
-	var err error
-	err = d.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	err := d.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := outbox.Enqueue(ctx, tx, outbox.Notification{Kind: outbox.Question, ProjectID: "web", Title: "t"}); err != nil {
 			return err
 		}

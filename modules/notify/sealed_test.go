@@ -195,5 +195,3 @@ func countWhere(t *testing.T, d bun.IDB, table, where string, args ...any) int {
 	require.NoError(t, d.NewRaw(`SELECT count(*) FROM `+table+` WHERE `+where, args...).Scan(context.Background(), &n))
 	return n
 }
-
-func ptr[T any](v T) *T { return &v }
