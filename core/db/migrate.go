@@ -45,7 +45,7 @@ func (d *DB) MigrateFS(ctx context.Context, files fs.FS) ([]string, error) {
 	}
 	var done []string
 	if err := conn.NewSelect().Table("schema_migrations").Column("name").Scan(ctx, &done); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("db.MigrateFS: %w", err)
 	}
 	applied := map[string]bool{}
 	for _, n := range done {
@@ -63,7 +63,7 @@ func (d *DB) MigrateFS(ctx context.Context, files fs.FS) ([]string, error) {
 		err = conn.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 			// Straight to database/sql: bun would read "?" in the SQL as a placeholder.
 			if _, err := tx.Tx.ExecContext(ctx, string(body)); err != nil {
-				return err
+				return fmt.Errorf("db.MigrateFS: %w", err)
 			}
 			_, err := tx.ExecContext(ctx, "INSERT INTO schema_migrations (name) VALUES (?)", name)
 			return err

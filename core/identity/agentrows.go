@@ -2,6 +2,7 @@ package identity
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -43,7 +44,7 @@ func (s *Service) RegisterHired(ctx context.Context, tx bun.Tx, p *Person, e *le
 // tokens, in tx.
 func (s *Service) ReplaceAgent(ctx context.Context, tx bun.IDB, old, by string) error {
 	if _, err := tx.ExecContext(ctx, `UPDATE agents SET status = 'banned', replaced_by = ? WHERE id = ?`, by, old); err != nil {
-		return err
+		return fmt.Errorf("identity.ReplaceAgent: %w", err)
 	}
 	_, err := s.RevokeAgentTokens(ctx, tx, old)
 	return err
@@ -54,7 +55,7 @@ func (s *Service) ReplaceAgent(ctx context.Context, tx bun.IDB, old, by string) 
 func (s *Service) RevokeAgentTokens(ctx context.Context, tx bun.IDB, agent string) (int64, error) {
 	res, err := tx.ExecContext(ctx, `UPDATE agent_tokens SET revoked_at = now() WHERE agent_id = ? AND revoked_at IS NULL`, agent)
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("identity.RevokeAgentTokens: %w", err)
 	}
 	return res.RowsAffected()
 }
@@ -91,7 +92,7 @@ func (s *Service) SetAgentRole(ctx context.Context, tx bun.IDB, agent, role stri
 // organization.
 func (s *Service) SetAgentProjects(ctx context.Context, tx bun.IDB, agent, org string, projects []string) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM agent_projects WHERE agent_id = ?`, agent); err != nil {
-		return err
+		return fmt.Errorf("identity.SetAgentProjects: %w", err)
 	}
 	_, err := tx.ExecContext(ctx, `INSERT INTO agent_projects (agent_id, project_id, org_id)
 		SELECT ?, unnest(?::text[]), ?`, agent, pgdialect.Array(projects), org)

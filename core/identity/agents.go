@@ -3,6 +3,7 @@ package identity
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -53,7 +54,7 @@ func (s *Service) GetAgent(ctx context.Context, tx bun.IDB, id, org string) (*Ag
 	var as []Agent
 	err := tx.NewRaw(`SELECT `+agentCols+` FROM agents a WHERE a.id = ? AND (? = '' OR a.org_id = ?)`, id, org, org).Scan(ctx, &as)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("identity.GetAgent: %w", err)
 	}
 	if len(as) == 0 {
 		return nil, errs.E(errs.NotFound, "agent %s does not exist", id)
@@ -179,7 +180,7 @@ func (s *Service) register(ctx context.Context, tx bun.Tx, p *Person, e *ledger.
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE agents SET root_mandate_id = ? WHERE id = ?`, m.ID, in.ID); err != nil {
-			return err
+			return fmt.Errorf("identity.register: %w", err)
 		}
 		e.AgentID, e.MandateChain = in.ID, []uuid.UUID{m.ID}
 		if len(in.Projects) == 1 {
@@ -221,7 +222,7 @@ func (s *Service) RequireHumanInOrg(ctx context.Context, tx bun.IDB, owner, org 
 	var n int
 	err := tx.NewRaw(`SELECT count(*) FROM humans WHERE id = ? AND org_id = ? AND disabled_at IS NULL`, owner, org).Scan(ctx, &n)
 	if err != nil {
-		return err
+		return fmt.Errorf("identity.RequireHumanInOrg: %w", err)
 	}
 	if n == 0 {
 		return errs.E(errs.NotFound, "human %s does not exist", owner)

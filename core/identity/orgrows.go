@@ -24,7 +24,7 @@ func (s *Service) GetOrg(ctx context.Context, tx bun.IDB, id string) (*Org, erro
 	var rows []Org
 	err := tx.NewRaw(`SELECT id, name, halted, terms_version, created_at FROM orgs WHERE id = ?`, id).Scan(ctx, &rows)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("identity.GetOrg: %w", err)
 	}
 	if len(rows) == 0 {
 		return nil, errs.E(errs.NotFound, "organization %s does not exist", id)

@@ -2,6 +2,7 @@ package identity
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -125,11 +126,11 @@ func (s *Service) AddHuman(ctx context.Context, by string, in HumanInput) (*Pers
 	err := s.log.Record(ctx, s.db, e, func(ctx context.Context, tx bun.Tx, e *ledger.Entry) error {
 		// Serialise bootstraps so two first people cannot both slip in.
 		if _, err := tx.ExecContext(ctx, `LOCK TABLE humans IN SHARE ROW EXCLUSIVE MODE`); err != nil {
-			return err
+			return fmt.Errorf("identity.AddHuman: %w", err)
 		}
 		var n int
 		if err := tx.NewRaw(`SELECT count(*) FROM humans`).Scan(ctx, &n); err != nil {
-			return err
+			return fmt.Errorf("identity.AddHuman: %w", err)
 		}
 		if n > 0 {
 			return errs.E(errs.Forbidden, "the board already has people: name the owner adding this person with --by <human-id>")
@@ -187,7 +188,7 @@ func (s *Service) HumanExists(ctx context.Context, tx bun.IDB, id string) (bool,
 func idFree(ctx context.Context, tx bun.IDB, table, id, what string) error {
 	var n int
 	if err := tx.NewRaw(`SELECT count(*) FROM `+table+` WHERE id = ?`, id).Scan(ctx, &n); err != nil {
-		return err
+		return fmt.Errorf("identity.idFree: %w", err)
 	}
 	if n > 0 {
 		return errs.E(errs.IDTaken, "%s id %s is already taken", what, id)

@@ -2,6 +2,7 @@ package identity
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -60,7 +61,7 @@ func (s *Service) SetProjectFlags(ctx context.Context, tx bun.IDB, id string, pr
 	err := tx.NewRaw(`UPDATE projects SET production = coalesce(?, production), frozen = coalesce(?, frozen)
 		WHERE id = ? RETURNING `+projectCols, production, frozen, id).Scan(ctx, &p)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("identity.SetProjectFlags: %w", err)
 	}
 	return &p, nil
 }

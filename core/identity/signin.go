@@ -2,6 +2,7 @@ package identity
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/uptrace/bun"
@@ -107,7 +108,7 @@ func Disabled() error { return disabled() }
 func personWhere(ctx context.Context, tx bun.IDB, where string, args ...any) (*Person, error) {
 	var ps []Person
 	if err := tx.NewRaw(`SELECT `+personCols+` FROM humans WHERE `+where, args...).Scan(ctx, &ps); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("identity.personWhere: %w", err)
 	}
 	if len(ps) == 0 {
 		return nil, nil

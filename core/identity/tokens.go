@@ -6,6 +6,7 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"strings"
 	"time"
@@ -55,7 +56,7 @@ func (s *Service) AuthenticateAgent(ctx context.Context, tx bun.IDB, agent, toke
 	err := tx.NewRaw(`SELECT agent_id FROM agent_tokens WHERE token_hash = ? AND revoked_at IS NULL AND expires_at > ?`,
 		HashToken(token), s.now()).Scan(ctx, &owners)
 	if err != nil {
-		return false, err
+		return false, fmt.Errorf("identity.AuthenticateAgent: %w", err)
 	}
 	return len(owners) == 1 && subtle.ConstantTimeCompare([]byte(owners[0]), []byte(agent)) == 1, nil
 }

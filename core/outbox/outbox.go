@@ -78,7 +78,7 @@ func Enqueue(ctx context.Context, tx bun.IDB, n Notification) (int64, error) {
 		return 0, fmt.Errorf("outbox: enqueue %s for project %s: %w", n.Kind, n.ProjectID, err)
 	}
 	if _, err := tx.ExecContext(ctx, `SELECT pg_notify(?, ?)`, Channel, fmt.Sprint(id)); err != nil {
-		return 0, err
+		return 0, fmt.Errorf("outbox.Enqueue: %w", err)
 	}
 	return id, nil
 }

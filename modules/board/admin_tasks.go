@@ -9,6 +9,7 @@ package board
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -77,7 +78,7 @@ func (m *Module) orgTask(ctx context.Context, org, id string) (*task, error) {
 	if t != nil {
 		var n int
 		if err := m.db.NewRaw(`SELECT count(*) FROM projects WHERE id = ? AND org_id = ?`, t.ProjectID, org).Scan(ctx, &n); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("board.orgTask: %w", err)
 		}
 		if n == 0 {
 			t = nil
@@ -147,7 +148,7 @@ func (m *Module) listTasks(ctx context.Context, in *listTasksIn) (*listTasksOut,
 	q += ` ORDER BY t.updated_at DESC, t.id LIMIT 200`
 	var ts []task
 	if err := m.db.NewRaw(q, args...).Scan(ctx, &ts); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("board.listTasks: %w", err)
 	}
 	out := &listTasksOut{}
 	out.Body.Tasks = make([]AdminTask, 0, len(ts))

@@ -3,6 +3,7 @@ package board
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/uptrace/bun/dialect/pgdialect"
@@ -120,7 +121,7 @@ func (m *Module) overview(ctx context.Context, _ *struct{}) (*overviewOut, error
 		N      int    `bun:"n"`
 	}
 	if err := m.db.NewRaw(`SELECT status, count(*) AS n FROM agents WHERE org_id = ? GROUP BY status`, p.OrgID).Scan(ctx, &byStatus); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("board.overview: %w", err)
 	}
 	for _, s := range byStatus {
 		o.AgentsByStatus[s.Status] = s.N

@@ -2,6 +2,7 @@ package board
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -63,7 +64,7 @@ func (m *Module) SetApprovalRules(ctx context.Context, by string, actions []stri
 			}
 			payload["previous"] = old
 			if _, err := tx.ExecContext(ctx, `DELETE FROM approval_actions WHERE org_id = ?`, p.OrgID); err != nil {
-				return err
+				return fmt.Errorf("board.SetApprovalRules: %w", err)
 			}
 			if len(rules) == 0 {
 				return nil

@@ -2,6 +2,7 @@ package board
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
@@ -26,7 +27,7 @@ func (m *Module) OpenTaskCounts(ctx context.Context, tx bun.IDB, projectIDs []st
 		WHERE project_id = ANY(?::text[]) AND task_status_is_open(status) GROUP BY project_id`,
 		pgdialect.Array(projectIDs)).Scan(ctx, &rows)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("board.OpenTaskCounts: %w", err)
 	}
 	out := make(map[string]int, len(projectIDs))
 	for _, p := range projectIDs {

@@ -2,6 +2,7 @@ package board
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
@@ -43,7 +44,7 @@ func (m *Module) releaseStale(ctx context.Context, tx bun.IDB, projects []string
 		RETURNING t.id::text AS id, t.project_id, stale.assignee AS released_from`,
 		pgdialect.Array(projects), m.stale.Seconds()).Scan(ctx, &released)
 	if err != nil {
-		return err
+		return fmt.Errorf("board.releaseStale: %w", err)
 	}
 	for _, r := range released {
 		if err := events.Publish(ctx, tx, events.Event{Kind: events.KindTask, ProjectID: r.ProjectID, TaskID: r.ID}); err != nil {

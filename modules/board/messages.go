@@ -2,6 +2,7 @@ package board
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -67,7 +68,7 @@ func unreadMessages(ctx context.Context, tx bun.IDB, agent string, projects []st
 		WHERE m.to_agent = ? AND m.read_at IS NULL AND t.project_id = ANY(?) AND (? = '' OR m.task_id::text = ?)
 		ORDER BY m.id LIMIT 50`, agent, pgdialect.Array(projects), taskID, taskID).Scan(ctx, &rows)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("board.unreadMessages: %w", err)
 	}
 	out := make([]messageView, 0, len(rows))
 	ids := make([]int64, 0, len(rows))
@@ -77,7 +78,7 @@ func unreadMessages(ctx context.Context, tx bun.IDB, agent string, projects []st
 	}
 	if markRead && len(ids) > 0 {
 		if _, err := tx.ExecContext(ctx, `UPDATE task_messages SET read_at = now() WHERE id = ANY(?)`, pgdialect.Array(ids)); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("board.unreadMessages: %w", err)
 		}
 	}
 	return out, nil

@@ -2,6 +2,7 @@ package board
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/uptrace/bun"
@@ -41,7 +42,7 @@ func personTask(ctx context.Context, tx bun.IDB, p *identity.Person, e *ledger.E
 	var org string
 	if t != nil {
 		if err := tx.NewRaw(`SELECT org_id FROM projects WHERE id = ?`, t.ProjectID).Scan(ctx, &org); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("board.personTask: %w", err)
 		}
 	}
 	if t == nil || org != p.OrgID {

@@ -2,6 +2,7 @@ package board
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/uptrace/bun"
 
@@ -90,7 +91,7 @@ func delegateTarget(ctx context.Context, tx bun.IDB, me, id, projectID string) (
 	}
 	var status []string
 	if err := tx.NewRaw(`SELECT status FROM agents WHERE id = ?`, id).Scan(ctx, &status); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("board.delegateTarget: %w", err)
 	}
 	if len(status) == 0 || status[0] == "banned" {
 		return nil, unknown

@@ -150,7 +150,7 @@ func (m *Module) checkCap(ctx context.Context, tx bun.IDB, t *task) error {
 	}
 	err = m.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext(?))`, "message-cap:"+t.ID); err != nil {
-			return err
+			return fmt.Errorf("board.checkCap: %w", err)
 		}
 		var told int
 		if err := tx.NewRaw(`SELECT count(*) FROM notifications WHERE task_id = ? AND kind = 'question' AND detail = ?`,

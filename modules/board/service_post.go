@@ -129,7 +129,7 @@ func (m *Module) Post(ctx context.Context, tx bun.Tx, by Actor, chain mandate.Ch
 func (m *Module) needsApproval(ctx context.Context, tx bun.IDB, org, action string) (bool, error) {
 	var rules []string
 	if err := tx.NewRaw(`SELECT action FROM approval_actions WHERE org_id = ?`, org).Scan(ctx, &rules); err != nil {
-		return false, err
+		return false, fmt.Errorf("board.needsApproval: %w", err)
 	}
 	for _, r := range rules {
 		if mandate.ActionCovers(r, action) {

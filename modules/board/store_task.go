@@ -3,6 +3,7 @@ package board
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
@@ -15,11 +16,11 @@ import (
 // the agent's row first, so two sessions of one agent serialise here.
 func heldTask(ctx context.Context, tx bun.IDB, agent string) (string, error) {
 	if _, err := tx.ExecContext(ctx, `SELECT id FROM agents WHERE id = ? FOR UPDATE`, agent); err != nil {
-		return "", err
+		return "", fmt.Errorf("board.heldTask: %w", err)
 	}
 	var held []string
 	if err := tx.NewRaw(`SELECT id::text FROM tasks WHERE assignee = ? AND status = 'working' LIMIT 1`, agent).Scan(ctx, &held); err != nil {
-		return "", err
+		return "", fmt.Errorf("board.heldTask: %w", err)
 	}
 	if len(held) == 0 {
 		return "", nil

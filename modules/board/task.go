@@ -3,6 +3,7 @@ package board
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
@@ -72,7 +73,7 @@ func getTask(ctx context.Context, tx bun.IDB, id string, forUpdate bool) (*task,
 	}
 	var ts []task
 	if err := tx.NewRaw(q, id).Scan(ctx, &ts); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("board.getTask: %w", err)
 	}
 	if len(ts) == 0 {
 		return nil, nil

@@ -3,6 +3,7 @@ package credentials
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
@@ -43,10 +44,10 @@ func (m *Module) ImportCredential(ctx context.Context, by, agentID, format, cred
 			e.AgentID = a.ID
 			var roots, keys [][]byte
 			if err := tx.NewRaw(`SELECT principal FROM trusted_roots WHERE org_id = ? AND revoked_at IS NULL`, p.OrgID).Scan(ctx, &roots); err != nil {
-				return err
+				return fmt.Errorf("credentials.ImportCredential: %w", err)
 			}
 			if err := tx.NewRaw(`SELECT public_key FROM agent_keys WHERE agent_id = ? AND revoked_at IS NULL`, a.ID).Scan(ctx, &keys); err != nil {
-				return err
+				return fmt.Errorf("credentials.ImportCredential: %w", err)
 			}
 			impl, err := plugin()
 			if err != nil {

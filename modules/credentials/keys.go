@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/base64"
+	"fmt"
 	"strings"
 	"time"
 
@@ -127,7 +128,7 @@ func (m *Module) RevokeAgentKey(ctx context.Context, by, agent, kid string) (int
 			res, err := tx.NewRaw(`UPDATE agent_keys SET revoked_at = now() WHERE agent_id = ? AND kid = ? AND revoked_at IS NULL`,
 				agent, kid).Exec(ctx)
 			if err != nil {
-				return err
+				return fmt.Errorf("credentials.RevokeAgentKey: %w", err)
 			}
 			n, err = res.RowsAffected()
 			return err

@@ -69,7 +69,7 @@ func (m *Module) revocationList(ctx context.Context, format string) (*credential
 	var revoked []string
 	err := m.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if err := tx.NewRaw(`SELECT version FROM credential_revocation_version WHERE format = ?`, format).Scan(ctx, &version); err != nil {
-			return err
+			return fmt.Errorf("credentials.revocationList: %w", err)
 		}
 		return tx.NewRaw(`SELECT external_id FROM credential_revocations WHERE format = ? AND expires_at > now()
 			ORDER BY external_id`, format).Scan(ctx, &revoked)

@@ -3,6 +3,7 @@ package credentials
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
 	"strings"
 	"time"
 
@@ -133,7 +134,7 @@ func (m *Module) RevokeTrustedRoot(ctx context.Context, by, principal string) (i
 			}
 			res, err := tx.NewRaw(`UPDATE trusted_roots SET revoked_at = now() WHERE principal = ? AND revoked_at IS NULL`, raw).Exec(ctx)
 			if err != nil {
-				return err
+				return fmt.Errorf("credentials.RevokeTrustedRoot: %w", err)
 			}
 			n, err = res.RowsAffected()
 			return err

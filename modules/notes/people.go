@@ -2,6 +2,7 @@ package notes
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/uptrace/bun"
 
@@ -53,7 +54,7 @@ func (m *Module) SetPinned(ctx context.Context, by, project, key string, pinned 
 			}
 			res, err := tx.ExecContext(ctx, `UPDATE context_notes SET pinned = ? WHERE project_id = ? AND key = ?`, pinned, project, key)
 			if err != nil {
-				return err
+				return fmt.Errorf("notes.SetPinned: %w", err)
 			}
 			if n, _ := res.RowsAffected(); n == 0 {
 				return errs.E(errs.NotFound, "project %s has no note %s", project, key)
@@ -95,7 +96,7 @@ func (m *Module) EraseVersion(ctx context.Context, by string, versionID int64) (
 			v := vs[0]
 			e.ProjectID = v.ProjectID
 			if _, err := tx.ExecContext(ctx, `UPDATE context_note_versions SET body = NULL, erased_at = now() WHERE id = ?`, versionID); err != nil {
-				return err
+				return fmt.Errorf("notes.EraseVersion: %w", err)
 			}
 			if _, err := tx.ExecContext(ctx, `UPDATE context_notes SET body = '[erased]' WHERE project_id = ? AND key = ? AND version = ?`,
 				v.ProjectID, v.Key, v.Version); err != nil {

@@ -93,7 +93,7 @@ func (s *Service) targets(ctx context.Context, r *row) ([]target, error) {
 		ORDER BY t.ord`,
 		s.opts.SlackNotifier, r.OrgID, r.OrgID, r.ID).Scan(ctx, &ts)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("notify.targets: %w", err)
 	}
 	out := ts[:0]
 	for _, t := range ts {

@@ -3,6 +3,7 @@ package notify
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"regexp"
 	"time"
@@ -147,7 +148,7 @@ func (s *Service) ListDestinations(ctx context.Context, by string) (*Destination
 	}
 	var slack *string
 	if err := s.db.NewRaw(`SELECT nullif(slack_webhook_url, '') FROM orgs WHERE id = ?`, p.OrgID).Scan(ctx, &slack); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("notify.ListDestinations: %w", err)
 	}
 	out := &Destinations{Items: []Destination{}}
 	switch {
@@ -159,7 +160,7 @@ func (s *Service) ListDestinations(ctx context.Context, by string) (*Destination
 	var rows []destRow
 	err = s.db.NewRaw(`SELECT `+destinationCols+` FROM notify_destinations WHERE org_id = ? ORDER BY id`, p.OrgID).Scan(ctx, &rows)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("notify.ListDestinations: %w", err)
 	}
 	for _, r := range rows {
 		out.Items = append(out.Items, s.listed(&r))
@@ -181,7 +182,7 @@ func (s *Service) DisableDestination(ctx context.Context, by string, id int64) (
 				SET disabled_at = coalesce(disabled_at, now()), disabled_by = coalesce(disabled_by, ?)
 				WHERE id = ? AND org_id = ? RETURNING `+destinationCols, p.ID, id, p.OrgID).Scan(ctx, &rows)
 			if err != nil {
-				return err
+				return fmt.Errorf("notify.DisableDestination: %w", err)
 			}
 			if len(rows) == 0 {
 				return errs.E(errs.NotFound, "no destination %d in organization %s", id, p.OrgID)

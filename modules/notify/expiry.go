@@ -2,6 +2,7 @@ package notify
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -110,7 +111,7 @@ func (s *Service) sweep(ctx context.Context, tx bun.Tx) (int, error) {
 		WHERE s.expires_at <= now() + make_interval(secs => ?) AND s.expires_at > now() - interval '1 day'
 		ORDER BY s.agent_id, s.what, s.ref`, s.opts.ExpiryWarn.Seconds()).Scan(ctx, &subjects)
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("notify.sweep: %w", err)
 	}
 	queued := 0
 	for _, e := range subjects {

@@ -74,7 +74,7 @@ func (s *Service) ResealDestinations(ctx context.Context) (int, error) {
 		Secret *string `bun:"secret"`
 	}
 	if err := s.db.NewRaw(`SELECT id, org_id, url, secret FROM notify_destinations ORDER BY id`).Scan(ctx, &rows); err != nil {
-		return 0, err
+		return 0, fmt.Errorf("notify.ResealDestinations: %w", err)
 	}
 	n := 0
 	for _, r := range rows {

@@ -57,7 +57,7 @@ func (w slackWebhooks) SetSlackWebhook(ctx context.Context, tx bun.IDB, org, url
 func (w slackWebhooks) SlackHint(ctx context.Context, tx bun.IDB, org string) (*string, error) {
 	var sealed []string
 	if err := tx.NewRaw(`SELECT coalesce(slack_webhook_url, '') FROM orgs WHERE id = ?`, org).Scan(ctx, &sealed); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("notify.SlackHint: %w", err)
 	}
 	if len(sealed) == 0 || sealed[0] == "" {
 		return nil, nil
@@ -82,7 +82,7 @@ func (s *Service) ResealOrgSecrets(ctx context.Context, ident *identity.Service)
 		URL string `bun:"slack_webhook_url"`
 	}
 	if err := s.db.NewRaw(`SELECT id, slack_webhook_url FROM orgs WHERE slack_webhook_url IS NOT NULL`).Scan(ctx, &rows); err != nil {
-		return 0, err
+		return 0, fmt.Errorf("notify.ResealOrgSecrets: %w", err)
 	}
 	n := 0
 	for _, r := range rows {

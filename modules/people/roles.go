@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 	"time"
@@ -62,7 +63,7 @@ func (m *Module) ListRoles(ctx context.Context, tx bun.IDB, org string, archived
 func (m *Module) GetRole(ctx context.Context, tx bun.IDB, org, id string) (*AgentRole, error) {
 	var rs []AgentRole
 	if err := tx.NewRaw(`SELECT `+roleCols+` FROM agent_roles WHERE org_id = ? AND id = ?`, org, id).Scan(ctx, &rs); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("people.GetRole: %w", err)
 	}
 	if len(rs) == 0 {
 		return nil, errs.E(errs.NotFound, "role %s does not exist", id)

@@ -41,7 +41,7 @@ func (m *Module) connect(ctx context.Context, tx bun.IDB, by, agent, client stri
 	_, err := tx.ExecContext(ctx, `INSERT INTO setup_codes (code_hash, agent_id, created_by, created_at, expires_at)
 		VALUES (?, ?, ?, ?, ?)`, identity.HashToken(code), agent, by, m.identity.Now().UTC(), ends)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("people.connect: %w", err)
 	}
 	return &Connect{Kind: "setup_code", Code: code, ExpiresAt: &ends, Command: "pact-connect " + m.cfg.BoardURL + " " + code}, nil
 }
@@ -149,7 +149,7 @@ func (m *Module) redeem(ctx context.Context, code string, refused error) (*Redee
 		err := tx.NewRaw(`UPDATE setup_codes SET used_at = ? WHERE code_hash = ? AND used_at IS NULL AND expires_at > ?
 			RETURNING agent_id, created_by`, m.identity.Now().UTC(), identity.HashToken(code), m.identity.Now()).Scan(ctx, &rows)
 		if err != nil {
-			return err
+			return fmt.Errorf("people.redeem: %w", err)
 		}
 		if len(rows) == 0 {
 			return refused
@@ -228,7 +228,7 @@ func (m *Module) GetConnection(ctx context.Context, tx bun.IDB, org, id string) 
 		return nil, err
 	}
 	if out.LiveTokens, err = m.identity.LiveTokenCount(ctx, tx, id); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("people.GetConnection: %w", err)
 	}
 	seenAfter := func(t time.Time) bool { return a.LastSeen != nil && a.LastSeen.After(t) }
 	switch {

@@ -170,7 +170,7 @@ func (m *Module) createOrg(ctx context.Context, tx bun.Tx, in SignUpInput) (*Sig
 		return nil, err
 	}
 	if err := m.orgCreated.Run(ctx, tx, orgID); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("people.createOrg: %w", err)
 	}
 	_, err = m.log.Append(ctx, tx, ledger.Entry{Actor: "human:" + humanID, Action: "org.created", OrgID: orgID,
 		Payload: map[string]any{"org_id": orgID, "name": in.OrgName, "owner": humanID, "display_name": in.DisplayName,
