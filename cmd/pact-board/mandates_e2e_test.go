@@ -130,10 +130,7 @@ func (a *mandateAdmin) state(t *testing.T) string {
 
 func TestMandateOperationsForEachRole(t *testing.T) {
 	a := newMandateAdmin(t)
-	roles := []struct {
-		id   string
-		role identity.Role
-	}{{"vic", identity.Viewer}, {"val", identity.Approver}, {"ana", identity.Owner}}
+	roles := kerneltest.Staff()
 	ops := []struct {
 		method, path, body string
 		min                identity.Role
@@ -148,16 +145,14 @@ func TestMandateOperationsForEachRole(t *testing.T) {
 	}
 	for _, o := range ops {
 		for _, r := range roles {
-			t.Run(o.method+o.path+"/"+string(r.role), func(t *testing.T) {
+			t.Run(o.method+o.path+"/"+string(r.Role), func(t *testing.T) {
 				before := a.count(t, `SELECT count(*) FROM mandates WHERE revoked_at IS NULL`)
-				got := a.call(t, r.id, o.method, strings.ReplaceAll(o.path, "{root}", a.root(t)), o.body)
-				if r.role.AtLeast(o.min) {
+				got := a.call(t, r.ID, o.method, strings.ReplaceAll(o.path, "{root}", a.root(t)), o.body)
+				if r.Role.AtLeast(o.min) {
 					require.Equal(t, o.ok, got.status, got.raw)
 					return
 				}
-				require.Equal(t, http.StatusForbidden, got.status, got.raw)
-				require.Equal(t, map[string]any{"error": "forbidden",
-					"message": fmt.Sprintf("%s is %s; this needs %s", r.id, r.role, o.min)}, got.body)
+				kerneltest.RequireBelowRole(t, kerneltest.Reply{Status: got.status, Raw: got.raw, Body: got.body}, r, o.min)
 				require.Equal(t, before+1, a.count(t, `SELECT count(*) FROM mandates WHERE revoked_at IS NULL`),
 					"a refusal issues, revokes and replaces nothing")
 			})
