@@ -146,8 +146,8 @@ func (a *app) open(ctx context.Context) (func(), error) {
 		a.applied = []string{}
 	}
 	a.db = d
-	a.log = ledger.New(nil)
-	a.mandates = mandate.NewService(keys, nil)
+	a.log = ledger.New(&ledger.Options{Statements: a.cfg.DBStatements})
+	a.mandates = mandate.NewService(keys, &mandate.Options{Statements: a.cfg.DBStatements})
 	a.ident = identity.NewService(d, a.log, a.mandates, nil)
 	// The modules register their hooks (revoking a mandate cancels the tasks
 	// under it) exactly as in the board, so a person's action here has the

@@ -97,8 +97,8 @@ func (m *Main) Run(ctx context.Context) error {
 		}
 	}()
 
-	log := ledger.New(nil)
-	mandateSvc := mandate.NewService(keys, nil)
+	log := ledger.New(&ledger.Options{Statements: m.Config.DBStatements})
+	mandateSvc := mandate.NewService(keys, &mandate.Options{Statements: m.Config.DBStatements})
 	ident := identity.NewService(d, log, mandateSvc, nil)
 	// The admin service never has a waiting agent, so it does not listen.
 	var hub *events.Hub

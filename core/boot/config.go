@@ -34,6 +34,8 @@ type Config struct {
 	DatabaseURL string
 	// DataDir holds the embedded cluster and the generated signing key.
 	DataDir string
+	// DBStatements is PACT_DB_STATEMENTS: db.Prepared or db.Unprepared.
+	DBStatements string
 
 	// SigningKey is PACT_SIGNING_KEY as given; use [SigningKey] to get the
 	// key the board runs with.

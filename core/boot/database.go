@@ -65,7 +65,7 @@ func Connect(ctx context.Context, cfg *Config, logger hclog.Logger) (*db.DB, fun
 	} else {
 		logger.Info("external PostgreSQL from DATABASE_URL")
 	}
-	d, err := db.Open(ctx, dsn)
+	d, err := db.Open(ctx, dsn, db.Options{Statements: cfg.DBStatements})
 	if err != nil {
 		return nil, nil, errors.Join(err, leave())
 	}

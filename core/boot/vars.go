@@ -11,6 +11,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/pactboard/pact/core/db"
 )
 
 // VarDoc documents one environment variable: --help prints these, and the
@@ -66,6 +68,16 @@ func vars() []variable {
 			".pact", func(c *Config, s string) error { c.DataDir = s; return nil }},
 		{doc("PG_BIN", "searched", "directory holding initdb, pg_ctl and postgres (else PATH, else /usr/lib/postgresql/*/bin)"),
 			"", func(*Config, string) error { return nil }}, // read by core/pgcluster
+		{doc("PACT_DB_STATEMENTS", "prepared", "how the hot path sends its statements: prepared (parsed and planned once per connection; "+
+			"needs a direct connection, PgBouncer in session mode, or PgBouncer 1.21+ with max_prepared_statements) "+
+			"or unprepared (for poolers in transaction mode without prepared statements)"),
+			"prepared", func(c *Config, s string) error {
+				if _, err := db.StatementMode(s); err != nil {
+					return err
+				}
+				c.DBStatements = s
+				return nil
+			}},
 		{doc("PACT_SIGNING_KEY", "generated", "at least 32 random characters; required with DATABASE_URL unless PACT_BOARD_KEYS is set; "+
 			"verifies legacy HMAC mandates and seeds the Ed25519 key; embedded default: PACT_DATA_DIR/signing.key"),
 			"", func(c *Config, s string) error { c.SigningKey = s; return nil }},

@@ -20,20 +20,40 @@ import (
 // what bun does not do (LISTEN, COPY).
 type DB struct {
 	*bun.DB
-	Pool *pgxpool.Pool
+	Pool  *pgxpool.Pool
+	trips *roundTrips
+	mode  pgx.QueryExecMode // of Fetch and Write
+}
+
+// Options shape Open.
+type Options struct {
+	// Statements is the mode of the hot path's hand-written statements:
+	// Prepared (the default) or Unprepared (statements.go).
+	Statements string
 }
 
 // Open connects to dsn. Every connection reads timestamps in UTC, so hashes
 // and signatures see one spelling per instant.
-func Open(ctx context.Context, dsn string) (*DB, error) {
+func Open(ctx context.Context, dsn string, opts ...Options) (*DB, error) {
+	var o Options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	mode, err := StatementMode(o.Statements)
+	if err != nil {
+		return nil, err
+	}
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("parse DATABASE_URL: %w", err)
 	}
 	// bun formats arguments into the SQL text; the simple protocol keeps pgx
-	// from preparing and caching every distinct statement.
+	// from preparing and caching every distinct statement. Fetch and Write
+	// name their own mode.
 	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
 	cfg.ConnConfig.RuntimeParams["timezone"] = "UTC"
+	trips := &roundTrips{}
+	cfg.ConnConfig.Tracer = trips
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open the connection pool: %w", err)
@@ -42,7 +62,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
 	}
-	return &DB{DB: bun.NewDB(stdlib.OpenDBFromPool(pool), pgdialect.New()), Pool: pool}, nil
+	return &DB{DB: bun.NewDB(stdlib.OpenDBFromPool(pool), pgdialect.New()), Pool: pool, trips: trips, mode: mode}, nil
 }
 
 // Close closes bun's handle and the pool.

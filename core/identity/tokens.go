@@ -53,8 +53,9 @@ func (s *Service) AuthenticateAgent(ctx context.Context, tx bun.IDB, agent, toke
 		return false, nil
 	}
 	var owners []string
-	err := tx.NewRaw(`SELECT agent_id FROM agent_tokens WHERE token_hash = ? AND revoked_at IS NULL AND expires_at > ?`,
-		HashToken(token), s.now()).Scan(ctx, &owners)
+	err := s.db.Fetch(ctx, tx, &owners,
+		`SELECT agent_id FROM agent_tokens WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > $2`,
+		HashToken(token), s.now())
 	if err != nil {
 		return false, fmt.Errorf("identity.AuthenticateAgent: %w", err)
 	}

@@ -35,6 +35,13 @@ type Tool struct {
 	// Run is the tool body. It runs in the call's transaction and fills in
 	// the call's entry (project, task, mandate chain) as it learns them.
 	Run func(ctx context.Context, c *Call) (any, error)
+	// RoundTrips is the most exchanges with PostgreSQL one call of the tool
+	// makes, from the bearer-token check to COMMIT (a batch is one; a
+	// connection's one-time prepare of a statement is not counted). The
+	// board's test of every tool holds each tool to it exactly
+	// (docs/invariants.md PERF-001), so a change that adds a round trip
+	// says so here.
+	RoundTrips int
 	// Wait, when set, runs before the call's transaction and may block (up
 	// to 50 s) until there is something for Run to return. It holds no
 	// transaction while it waits, so a thousand waiting agents hold no
@@ -49,6 +56,9 @@ type Call struct {
 	AgentID string
 	// OrgID is the caller's organization.
 	OrgID string
+	// Caller is the agent as the gate read it, in the call's transaction:
+	// its organization, client and projects.
+	Caller *identity.Caller
 	// Args are the call's arguments, as sent.
 	Args json.RawMessage
 	// Tx is the call's transaction: the body's writes and the entry commit
@@ -139,8 +149,10 @@ func (r *Tools) Names() []string {
 //  1. gate, in the call's transaction: agent_unknown when the agent does
 //     not exist; system_halted when the platform's or its organization's
 //     kill switch is on; agent_paused when it is paused, banned or replaced;
+//     the same statement stamps last_seen;
 //  2. the arguments are checked against the tool's input schema
-//     (invalid_request naming what is wrong); last_seen is stamped;
+//     (invalid_request naming what is wrong), and a refusal rolls the
+//     stamp back with everything else;
 //  3. the tool body runs;
 //  4. on success the entry (actor agent:<id>, action = the tool's name,
 //     outcome ok) is appended in the same transaction, which then commits;
@@ -174,9 +186,9 @@ func (r *Tools) Call(ctx context.Context, agent, name string, args json.RawMessa
 		}
 	}
 	err := r.log.Record(ctx, r.db, e, func(ctx context.Context, tx bun.Tx, e *ledger.Entry) error {
-		org, err := identity.Admit(ctx, tx, agent)
-		if org != "" {
-			e.OrgID = org
+		who, err := identity.Admit(ctx, r.db, tx, agent, true)
+		if who != nil {
+			e.OrgID = who.OrgID
 		}
 		if err != nil {
 			return err
@@ -184,10 +196,7 @@ func (r *Tools) Call(ctx context.Context, agent, name string, args json.RawMessa
 		if err := validArgs(schema, args); err != nil {
 			return err
 		}
-		if err := identity.MarkSeen(ctx, tx, agent); err != nil {
-			return err
-		}
-		result, err = t.Run(ctx, &Call{AgentID: agent, OrgID: org, Args: args, Tx: tx, Entry: e})
+		result, err = t.Run(ctx, &Call{AgentID: agent, OrgID: who.OrgID, Caller: who, Args: args, Tx: tx, Entry: e})
 		return err
 	})
 	return result, err
@@ -213,7 +222,7 @@ func validArgs(schema *jsonschema.Resolved, args json.RawMessage) error {
 func (r *Tools) wait(ctx context.Context, t *Tool, schema *jsonschema.Resolved, agent string, args json.RawMessage) error {
 	var orgErr error
 	err := r.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		_, orgErr = identity.Admit(ctx, tx, agent)
+		_, orgErr = identity.Admit(ctx, r.db, tx, agent, false)
 		return nil
 	})
 	if err != nil {

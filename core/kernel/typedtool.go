@@ -22,6 +22,8 @@ type ToolSpec struct {
 	// describe on its own, such as a string enum; a field of such a type
 	// still takes its description from its jsonschema tag.
 	Types map[reflect.Type]*jsonschema.Schema
+	// RoundTrips is the tool's round-trip budget (Tool.RoundTrips).
+	RoundTrips int
 	// Wait, when set, is the tool's Wait phase (Tool.Wait); WaitFor adapts
 	// a typed one.
 	Wait func(ctx context.Context, agent string, args json.RawMessage) error
@@ -59,6 +61,7 @@ func TypedTool[In, Out any](spec ToolSpec, run func(ctx context.Context, c *Call
 		return Tool{}, err
 	}
 	return Tool{Name: spec.Name, Title: spec.Title, Description: spec.Description, Input: in, Output: out, Wait: spec.Wait,
+		RoundTrips: spec.RoundTrips,
 		Run: func(ctx context.Context, c *Call) (any, error) {
 			a, err := decodeArgs[In](spec.Name, c.Args)
 			if err != nil {

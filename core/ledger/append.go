@@ -3,16 +3,18 @@ package ledger
 import (
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/pactboard/pact/core/canon"
+	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/redact"
 )
 
@@ -50,18 +52,27 @@ type Appended struct {
 type Options struct {
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Statements is the database's statement mode (db.StatementMode);
+	// empty means prepared.
+	Statements string
 }
 
 // Log appends entries and verifies chains.
 type Log struct {
-	now func() time.Time
+	now  func() time.Time
+	mode pgx.QueryExecMode // of Append's statement
 }
 
 // New returns a Log.
 func New(opts *Options) *Log {
-	l := &Log{now: time.Now}
+	l := &Log{now: time.Now, mode: pgx.QueryExecModeCacheStatement}
 	if opts != nil && opts.Now != nil {
 		l.now = opts.Now
+	}
+	if opts != nil {
+		if m, err := db.StatementMode(opts.Statements); err == nil {
+			l.mode = m
+		}
 	}
 	return l
 }
@@ -84,21 +95,31 @@ type hashed struct {
 // sum hashes the fields as a map, which canon encodes without a detour
 // through encoding/json (verification calls this once per entry).
 func (h hashed) sum() (string, error) {
+	raw, err := h.canonical()
+	if err != nil {
+		return "", err
+	}
+	return sha256hex(raw), nil
+}
+
+// canonical is the canonical JSON an entry's hash covers.
+func (h hashed) canonical() ([]byte, error) {
 	opt := func(p *string) any {
 		if p == nil {
 			return nil
 		}
 		return *p
 	}
-	return canon.Hash(map[string]any{
+	return canon.Marshal(map[string]any{
 		"chain_key": h.ChainKey, "project_id": opt(h.ProjectID), "task_id": opt(h.TaskID),
 		"agent_id": opt(h.AgentID), "actor": h.Actor, "mandate_chain": h.MandateChain, "action": h.Action,
 		"payload_hash": h.PayloadHash, "outcome": h.Outcome, "at": h.At, "prev_hash": h.PrevHash,
 	})
 }
 
-// Append adds e at the end of its chain inside tx. The chain head is locked
-// until tx ends, so appends to one chain serialise and never fork.
+// Append adds e at the end of its chain inside tx, in one round trip (the
+// SQL function ledger_append). The chain head is locked until tx ends, so
+// appends to one chain serialise and never fork.
 func (l *Log) Append(ctx context.Context, tx bun.IDB, e Entry) (*Appended, error) {
 	if e.Actor == "" || e.Action == "" {
 		return nil, fmt.Errorf("ledger: an entry needs an actor and an action")
@@ -110,50 +131,85 @@ func (l *Log) Append(ctx context.Context, tx bun.IDB, e Entry) (*Appended, error
 	if err != nil {
 		return nil, fmt.Errorf("ledger: payload of %s: %w", e.Action, err)
 	}
-	var org, systemChain string
-	err = tx.NewRaw(`SELECT o.id, o.system_chain FROM orgs o WHERE o.id = coalesce(
-		(SELECT org_id FROM projects WHERE id = ?), (SELECT org_id FROM agents WHERE id = ?), ?, 'default')`,
-		e.ProjectID, e.AgentID, nullable(e.OrgID)).Scan(ctx, &org, &systemChain)
-	if err != nil {
-		return nil, fmt.Errorf("ledger: find the entry's organization: %w", err)
-	}
-	chainKey := systemChain
-	if e.ProjectID != "" {
-		chainKey = e.ProjectID
-	}
-	// Upsert-and-lock the head in one statement; the row lock is held until
-	// the transaction ends.
-	var prev string
-	err = tx.NewRaw(`INSERT INTO entry_chain_heads (chain_key, last_hash) VALUES (?, ?)
-		ON CONFLICT (chain_key) DO UPDATE SET chain_key = excluded.chain_key RETURNING last_hash`,
-		chainKey, Genesis).Scan(ctx, &prev)
-	if err != nil {
-		return nil, fmt.Errorf("ledger: lock chain %s: %w", chainKey, err)
-	}
 	at := l.now().UTC().Truncate(time.Microsecond)
 	h := hashed{
-		ChainKey: chainKey, ProjectID: nullable(e.ProjectID), TaskID: nullable(e.TaskID),
+		ProjectID: nullable(e.ProjectID), TaskID: nullable(e.TaskID),
 		AgentID: nullable(e.AgentID), Actor: e.Actor, MandateChain: uuidStrings(e.MandateChain),
-		Action: e.Action, PayloadHash: payloadHash, Outcome: e.Outcome, At: canon.ISO(at), PrevHash: prev,
+		Action: e.Action, PayloadHash: payloadHash, Outcome: e.Outcome, At: canon.ISO(at),
 	}
-	hash, err := h.sum()
+	before, between, after, err := h.material()
 	if err != nil {
-		return nil, fmt.Errorf("ledger: hash an entry of chain %s: %w", chainKey, err)
+		return nil, fmt.Errorf("ledger: hash an entry of %s: %w", e.Action, err)
 	}
-	out := &Appended{ChainKey: chainKey, OrgID: org, Hash: hash, At: at}
-	err = tx.NewRaw(`WITH p AS (INSERT INTO payloads (content) VALUES (?::jsonb) RETURNING id),
-		e AS (INSERT INTO entries (org_id, chain_key, project_id, task_id, agent_id, actor, mandate_chain,
-			action, payload_hash, payload_ref, outcome, at, prev_hash, hash)
-			SELECT ?, ?, ?, ?::uuid, ?, ?, ?::uuid[], ?, ?, p.id, ?, ?, ?, ? FROM p RETURNING id),
-		h AS (UPDATE entry_chain_heads SET last_hash = ? WHERE chain_key = ?)
-		SELECT id FROM e`,
-		string(content), org, chainKey, h.ProjectID, h.TaskID, h.AgentID, e.Actor,
-		pgdialect.Array(h.MandateChain), e.Action, payloadHash, e.Outcome, at, prev, hash,
-		hash, chainKey).Scan(ctx, &out.ID)
+	sqlTx, err := db.Handle(tx)
 	if err != nil {
-		return nil, fmt.Errorf("ledger: append to chain %s: %w", chainKey, err)
+		return nil, err
+	}
+	out := &Appended{At: at}
+	rows, err := sqlTx.QueryContext(ctx, `SELECT r_id, r_org, r_chain, r_hash FROM ledger_append(
+		$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`, l.mode,
+		nullable(e.OrgID), h.ProjectID, h.TaskID, h.AgentID, e.Actor, h.MandateChain, e.Action,
+		payloadHash, content, e.Outcome, at, before, between, after)
+	if err == nil {
+		err = scanOne(rows, &out.ID, &out.OrgID, &out.ChainKey, &out.Hash)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("ledger: append %s: %w", e.Action, err)
 	}
 	return out, nil
+}
+
+// scanOne scans the one row of rows and closes them.
+func scanOne(rows *sql.Rows, dest ...any) error {
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return sql.ErrNoRows
+	}
+	if err := rows.Scan(dest...); err != nil {
+		return err
+	}
+	return rows.Close()
+}
+
+// material is h's canonical JSON in three parts, around its chain key and
+// its previous hash, which ledger_append fills in under the chain's lock:
+// sum() = sha256(before + chain key + between + prev hash + after). It
+// encodes h with one-letter stand-ins and finds each value where two
+// encodings that differ only in it first differ.
+func (h hashed) material() (before, between, after []byte, err error) {
+	enc := func(chain, prev string) ([]byte, error) {
+		h.ChainKey, h.PrevHash = chain, prev
+		return h.canonical()
+	}
+	x, err := enc("a", "a")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	y, err := enc("b", "a")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	z, err := enc("a", "b")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	i, j := firstDiff(x, y), firstDiff(x, z)
+	if i < 0 || j <= i {
+		return nil, nil, nil, fmt.Errorf("ledger: cannot place the chain key and previous hash in an entry's JSON")
+	}
+	return x[:i], x[i+1 : j], x[j+1:], nil
+}
+
+func firstDiff(a, b []byte) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return -1
 }
 
 // preparePayload redacts the payload and returns its canonical JSON and hash.

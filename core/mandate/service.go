@@ -12,8 +12,10 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
 
+	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -24,6 +26,9 @@ type Options struct {
 	// Rand is where new mandate ids come from; nil is crypto/rand. It must be
 	// safe for concurrent use.
 	Rand io.Reader
+	// Statements is the database's statement mode (db.StatementMode);
+	// empty means prepared.
+	Statements string
 }
 
 // Service issues, verifies, spends against and revokes mandates. Every method
@@ -31,6 +36,7 @@ type Options struct {
 // that records it commit together. A Service is safe for concurrent use once
 // its revoke hooks are registered.
 type Service struct {
+	mode  pgx.QueryExecMode // of the chain's statement
 	keys  *Keyring
 	now   func() time.Time
 	rand  io.Reader
@@ -40,7 +46,12 @@ type Service struct {
 // NewService returns a Service that signs and verifies with keys. opts may be
 // nil.
 func NewService(keys *Keyring, opts *Options) *Service {
-	s := &Service{keys: keys, now: time.Now, rand: rand.Reader}
+	s := &Service{keys: keys, now: time.Now, rand: rand.Reader, mode: pgx.QueryExecModeCacheStatement}
+	if opts != nil {
+		if m, err := db.StatementMode(opts.Statements); err == nil {
+			s.mode = m
+		}
+	}
 	if opts != nil && opts.Now != nil {
 		s.now = opts.Now
 	}

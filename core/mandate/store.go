@@ -34,12 +34,12 @@ const (
 	// valid chain has, so a deeper one is seen), and joins the org of the
 	// root's human issuer and of every holder. Links come root first.
 	chainSQL = `WITH RECURSIVE chain AS (
-		SELECT ` + mandateColumns + `, 0 AS lvl FROM mandates WHERE id = ?
+		SELECT ` + mandateColumns + `, 0 AS lvl FROM mandates WHERE id = $1::uuid
 		UNION ALL
 		SELECT p.id, p.parent_id, p.issuer_kind, p.issuer, p.holder, p.scope, p.limits, p.delegations_left, p.depth,
 			p.expires_at, p.revoked_at, p.signature, p.format, p.external_id, p.issuer_principal, p.created_at, c.lvl + 1
 		FROM mandates p JOIN chain c ON p.id = c.parent_id
-		WHERE c.lvl <= ?
+		WHERE c.lvl <= $2
 	)
 	SELECT c.id, c.parent_id, c.issuer_kind, c.issuer, c.holder, c.scope, c.limits, c.delegations_left, c.depth,
 		c.expires_at, c.revoked_at, c.signature, c.format, c.external_id, c.issuer_principal, c.created_at,

@@ -6,6 +6,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/pactboard/pact/core/canon"
+	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -34,7 +35,7 @@ func (s *Service) Verify(ctx context.Context, tx bun.IDB, leafID, holder string)
 	if !ok {
 		return nil, errs.Mandate(errs.ChainBroken, leafID, "mandate %s does not exist", leafID)
 	}
-	chain, orgs, issuerIsHuman, err := loadChain(ctx, tx, id.String())
+	chain, orgs, issuerIsHuman, err := s.loadChain(ctx, tx, id.String())
 	if err != nil {
 		return nil, err
 	}
@@ -77,11 +78,15 @@ func (s *Service) Verify(ctx context.Context, tx bun.IDB, leafID, holder string)
 	return chain, nil
 }
 
-// loadChain runs chainSQL: the links root first, the set of organizations of
+// loadChain runs chainSQL, prepared (docs/benchmarks.md, "Round trips"): the links root first, the set of organizations of
 // the root's issuer and of every holder, and whether the root's issuer is a
 // registered person.
-func loadChain(ctx context.Context, tx bun.IDB, leafID string) (Chain, map[string]bool, bool, error) {
-	rows, err := tx.QueryContext(ctx, chainSQL, leafID, MaxDepth)
+func (s *Service) loadChain(ctx context.Context, tx bun.IDB, leafID string) (Chain, map[string]bool, bool, error) {
+	h, err := db.Handle(tx)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	rows, err := h.QueryContext(ctx, chainSQL, s.mode, leafID, MaxDepth)
 	if err != nil {
 		return nil, nil, false, errs.Wrap(err, "load mandate chain")
 	}
@@ -171,7 +176,7 @@ func (s *Service) Lineage(ctx context.Context, tx bun.IDB, id string) (Chain, er
 	if _, ok := parseID(id); !ok {
 		return nil, errs.E(errs.NotFound, "mandate %s does not exist", id)
 	}
-	chain, _, _, err := loadChain(ctx, tx, id)
+	chain, _, _, err := s.loadChain(ctx, tx, id)
 	if err != nil {
 		return nil, err
 	}

@@ -107,10 +107,7 @@ func (m *Module) workOn(ctx context.Context, c *kernel.Call, mandateID, taskID s
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	who, err := loadCaller(ctx, c.Tx, c.AgentID)
-	if err != nil {
-		return nil, nil, nil, nil, err
-	}
+	who := c.Caller
 	t, p, err := m.visibleTask(ctx, c, who, taskID)
 	if err != nil {
 		return nil, nil, nil, nil, err

@@ -14,7 +14,7 @@ import (
 
 func (m *Module) addList(h *kernel.Host) error {
 	return kernel.AddTool(h, kernel.ToolSpec{
-		Name: "pact_list", Title: "List tasks",
+		Name: "pact_list", RoundTrips: 11, Title: "List tasks",
 		Description: "List tasks of your projects: open ones you may claim (filter open, the default), yours " +
 			"(mine), closed ones (done) or everything (all), plus tasks deferred to people and your unread " +
 			"messages (inbox). Pass next_since back as since to see only what changed.",
@@ -59,10 +59,7 @@ func (m *Module) list(ctx context.Context, c *kernel.Call, a listIn) (listOut, e
 	if err != nil {
 		return listOut{}, err
 	}
-	who, err := loadCaller(ctx, tx, c.AgentID)
-	if err != nil {
-		return listOut{}, err
-	}
+	who := c.Caller
 	readable := readableProjects(who, chain)
 	if a.ProjectID != nil && *a.ProjectID != "" {
 		if !contains(readable, *a.ProjectID) {
