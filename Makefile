@@ -15,7 +15,7 @@ BUF := github.com/bufbuild/buf/cmd/buf@v1.75.0
 # walks them all from the root.
 MODULES := . sdk plugins/examples/notifier-hello docs/examples/tenuo-verifier
 
-.PHONY: build plugins proto client client-check run test install-deps lint fmt-check vet staticcheck bench fmt clean
+.PHONY: build plugins proto client client-check run test install-deps lint fmt-check vet staticcheck bench bench-ratios fmt clean
 
 build: plugins
 	@mkdir -p bin
@@ -100,8 +100,29 @@ staticcheck:
 		(cd $$m && $(GO) run $(STATICCHECK) ./...) || exit 1; \
 	done
 
+# Benchmarks measure, never assert (docs/benchmarks.md). One package at a
+# time (-p 1): two packages' benchmarks sharing the 2 cores would measure
+# each other. Both targets end with benchratio's table: the speed goals
+# beside the references measured in the same run.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(call with-ratios,$(GO) test -p 1 -run '^$$' -bench . -benchmem ./...)
+
+# Only what the table needs: the board's four tools, the go-sdk floor and
+# the pgbench references, in one test binary on one test cluster.
+# BENCHCOUNT=3 repeats each; the table then shows medians.
+BENCHTIME ?= 2s
+BENCHCOUNT ?= 1
+BENCH_REFS := '^Benchmark(MCPCalls|MCPFloor|PgbenchPost|PgbenchClaim)$$/^(pact_(whoami|list|post|claim)|clients=[0-9]+)$$'
+
+bench-ratios:
+	$(call with-ratios,$(GO) test -run '^$$' -bench $(BENCH_REFS) -benchtime $(BENCHTIME) -count $(BENCHCOUNT) ./cmd/pact-board/)
+
+# with-ratios runs a go test command, showing its output as it comes, then
+# prints cmd/benchratio's table of it; it fails when the command does.
+define with-ratios
+	@set -o pipefail; out=$$(mktemp); \
+	$(1) | tee $$out && $(GO) run ./cmd/benchratio $$out; rc=$$?; rm -f $$out; exit $$rc
+endef
 
 fmt:
 	gofmt -w .

@@ -10,12 +10,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -33,6 +30,7 @@ import (
 // benchBoard is a running board with registered agents, all in project web.
 type benchBoard struct {
 	base   string
+	dsn    string // the board's database
 	d      *db.DB // the benchmark's own handle on the board's database
 	logs   *syncBuffer
 	agents []benchAgent
@@ -94,7 +92,7 @@ func startBenchBoard(b testing.TB, client string, ids ...string) *benchBoard {
 	if _, err := ident.AddProject(ctx, "ana", "web", "Web", false); err != nil {
 		b.Fatal(err)
 	}
-	bb := &benchBoard{base: "http://" + m.Addr().String(), d: d, logs: logs}
+	bb := &benchBoard{base: "http://" + m.Addr().String(), dsn: dsn, d: d, logs: logs}
 	for _, id := range ids {
 		r, err := ident.RegisterAgent(ctx, "ana", identity.AgentInput{ID: id, Client: client, Projects: []string{"web"},
 			Scope: []string{"task.read@project:web", "task.post@project:web", "task.work@project:web"}})
@@ -105,53 +103,6 @@ func startBenchBoard(b testing.TB, client string, ids ...string) *benchBoard {
 	}
 	return bb
 }
-
-// agentTransport is one agent's own HTTP client state (as each agent
-// process would have), adding its bearer token to every request.
-type agentTransport struct {
-	token string
-	base  *http.Transport
-}
-
-func (t agentTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+t.token)
-	return t.base.RoundTrip(r)
-}
-
-// session connects a real go-sdk client as agent a, with its own transport.
-func (bb *benchBoard) session(b testing.TB, a benchAgent) *mcp.ClientSession {
-	b.Helper()
-	c := mcp.NewClient(&mcp.Implementation{Name: "bench-" + a.id, Version: "1"}, nil)
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: bb.base + "/mcp/a/" + a.id,
-		HTTPClient: &http.Client{Transport: agentTransport{token: a.token, base: tr}}, MaxRetries: -1, DisableStandaloneSSE: true}, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = cs.Close(); tr.CloseIdleConnections() })
-	return cs
-}
-
-// callTool makes one call and returns its JSON text; a refusal is an error.
-func callTool(ctx context.Context, cs *mcp.ClientSession, name string, args map[string]any) (string, error) {
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", name, err)
-	}
-	if len(res.Content) != 1 {
-		return "", fmt.Errorf("%s: %d contents", name, len(res.Content))
-	}
-	text := res.Content[0].(*mcp.TextContent).Text
-	if res.IsError {
-		return text, &refusedError{tool: name, text: text}
-	}
-	return text, nil
-}
-
-type refusedError struct{ tool, text string }
-
-func (e *refusedError) Error() string { return e.tool + " refused: " + e.text }
 
 // seedTasks inserts n open, undelegated tasks in project web posted by
 // agent a, straight into the database (what pact_post would leave, minus
@@ -166,22 +117,6 @@ func (bb *benchBoard) seedTasks(b testing.TB, a benchAgent, n int) []string {
 		b.Fatal(err)
 	}
 	return ids
-}
-
-func latencyAt(sorted []time.Duration, p int) time.Duration {
-	if len(sorted) == 0 {
-		return 0
-	}
-	return sorted[min(len(sorted)-1, len(sorted)*p/100)]
-}
-
-func inMS(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-// reportLatency reports p50 and p99 of lat (sorted in place) in ms.
-func reportLatency(b *testing.B, lat []time.Duration, prefix string) {
-	slices.Sort(lat)
-	b.ReportMetric(inMS(latencyAt(lat, 50)), prefix+"p50-ms")
-	b.ReportMetric(inMS(latencyAt(lat, 99)), prefix+"p99-ms")
 }
 
 // BenchmarkMCPCalls is calls per second and latency of the board's common
@@ -226,42 +161,14 @@ func BenchmarkMCPCalls(b *testing.B) {
 				if tool.tasks {
 					tasks = bb.seedTasks(b, bb.agents[0], b.N)
 				}
-				var next atomic.Int64
-				lat := make([][]time.Duration, clients)
-				errs := make([]error, clients)
-				var wg sync.WaitGroup
-				b.ResetTimer()
-				start := time.Now()
-				for c := range clients {
-					wg.Go(func() {
-						ctx := context.Background()
-						for {
-							k := int(next.Add(1))
-							if k > b.N {
-								return
-							}
-							var task string
-							if tool.tasks {
-								task = tasks[k-1]
-							}
-							t0 := time.Now()
-							_, err := callTool(ctx, sessions[c], tool.name, tool.args(c, task))
-							lat[c] = append(lat[c], time.Since(t0))
-							if err != nil {
-								errs[c] = err
-								return
-							}
-						}
-					})
-				}
-				wg.Wait()
-				elapsed := time.Since(start)
-				b.StopTimer()
-				if err := errors.Join(errs...); err != nil {
-					b.Fatal(err)
-				}
-				b.ReportMetric(float64(b.N)/elapsed.Seconds(), "calls/s")
-				reportLatency(b, slices.Concat(lat...), "")
+				loadCalls(b, clients, func(ctx context.Context, c, k int) error {
+					var task string
+					if tool.tasks {
+						task = tasks[k-1]
+					}
+					_, err := callTool(ctx, sessions[c], tool.name, tool.args(c, task))
+					return err
+				})
 				if tool.tasks { // keep the stale-claim scan of later runs as short as at the start
 					if _, err := bb.d.ExecContext(context.Background(),
 						`UPDATE tasks SET status = 'completed' WHERE status = 'working'`); err != nil {

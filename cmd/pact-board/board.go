@@ -44,8 +44,9 @@ type Main struct {
 	// Out is where --demo prints how to connect the agent; nil discards.
 	Out io.Writer
 
-	ready chan struct{}
-	addr  net.Addr
+	ready     chan struct{}
+	addr      net.Addr
+	pprofAddr net.Addr
 
 	mu      sync.Mutex
 	release func() error
@@ -121,6 +122,11 @@ func (m *Main) Run(ctx context.Context) error {
 		}
 	}
 
+	stopPprof, err := m.startPprof()
+	if err != nil {
+		return err
+	}
+	defer stopPprof()
 	ln, err := net.Listen("tcp", m.Config.Addr())
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", m.Config.Addr(), err)

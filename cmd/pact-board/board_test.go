@@ -49,6 +49,13 @@ func (b *syncBuffer) String() string {
 // Run's error.
 func startBoard(t *testing.T, extra map[string]string) (base string, logs *syncBuffer, stop func() error) {
 	t.Helper()
+	m, logs, stop := startMain(t, extra)
+	return "http://" + m.Addr().String(), logs, stop
+}
+
+// startMain is startBoard returning the running Main.
+func startMain(t *testing.T, extra map[string]string) (m *Main, logs *syncBuffer, stop func() error) {
+	t.Helper()
 	vars := map[string]string{
 		"DATABASE_URL":     pgtest.NewDSN(t),
 		"PACT_SIGNING_KEY": testSigningKey,
@@ -61,7 +68,7 @@ func startBoard(t *testing.T, extra map[string]string) (base string, logs *syncB
 	cfg, err := boot.Load(func(k string) string { return vars[k] })
 	require.NoError(t, err)
 	logs = &syncBuffer{}
-	m := NewMain(cfg, hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Debug}))
+	m = NewMain(cfg, hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Debug}))
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -90,7 +97,7 @@ func startBoard(t *testing.T, extra map[string]string) (base string, logs *syncB
 		return runErr
 	}
 	t.Cleanup(func() { _ = stop() })
-	return "http://" + m.Addr().String(), logs, stop
+	return m, logs, stop
 }
 
 func get(t *testing.T, url string) (*http.Response, map[string]any) {

@@ -82,6 +82,10 @@ type Config struct {
 	// PluginTimeout is the deadline of every plugin call.
 	PluginTimeout time.Duration
 
+	// PprofAddr is where net/http/pprof is served, on a listener of its
+	// own; "" serves it nowhere.
+	PprofAddr string
+
 	// LogFormat is "text" or "json"; LogLevel an hclog level name.
 	LogFormat string
 	LogLevel  string

@@ -41,6 +41,7 @@ func TestLoadDefaults(t *testing.T) {
 	require.Equal(t, ".pact", filepath.Base(c.DataDir))
 	require.Equal(t, "text", c.LogFormat)
 	require.Equal(t, "info", c.LogLevel)
+	require.Empty(t, c.PprofAddr, "profiling is off unless asked for")
 }
 
 func TestLoadReadsValues(t *testing.T) {
@@ -61,6 +62,7 @@ func TestLoadReadsValues(t *testing.T) {
 		"PACT_SIGNUP_MAX_PER_HOUR": "-4",
 		"PACT_LOG_FORMAT":          "json",
 		"PACT_LOG_LEVEL":           "DEBUG",
+		"PACT_PPROF_ADDR":          "127.0.0.1:6060",
 	}))
 	require.NoError(t, err)
 	require.False(t, c.Embedded())
@@ -78,6 +80,7 @@ func TestLoadReadsValues(t *testing.T) {
 	require.Zero(t, c.SignupMaxPerHour)
 	require.Equal(t, "json", c.LogFormat)
 	require.Equal(t, "debug", c.LogLevel)
+	require.Equal(t, "127.0.0.1:6060", c.PprofAddr)
 }
 
 func TestLoadAdminRoleHasItsOwnPort(t *testing.T) {
@@ -114,6 +117,8 @@ func TestLoadRefusesBadValues(t *testing.T) {
 		{"PACT_SLACK_WEBHOOK_URL", "hooks.slack.com/x", "http:// or https:// URL"},
 		{"PACT_LOG_FORMAT", "xml", "text or json"},
 		{"PACT_LOG_LEVEL", "loud", "trace, debug"},
+		{"PACT_PPROF_ADDR", "6060", "expected host:port"},
+		{"PACT_PPROF_ADDR", "localhost:pprof", "expected host:port"},
 	} {
 		t.Run(tt.name+"="+tt.value, func(t *testing.T) {
 			_, err := boot.Load(env(map[string]string{tt.name: tt.value}))

@@ -123,6 +123,9 @@ func vars() []variable {
 			"", func(c *Config, s string) error { c.Plugins = s; return nil }},
 		{doc("PACT_PLUGIN_TIMEOUT_SECONDS", "10", "deadline of every plugin call, in seconds"),
 			"10", func(c *Config, s string) (err error) { c.PluginTimeout, err = positive(s, time.Second); return }},
+		{doc("PACT_PPROF_ADDR", "", "host:port serving net/http/pprof on a listener of its own, never the public one; "+
+			"keep it on loopback (127.0.0.1:6060): unauthenticated, it shows the process internals; unset serves none"),
+			"", setPprofAddr},
 		{doc("PACT_LOG_FORMAT", "text", "text or json"),
 			"text", setLogFormat},
 		{doc("PACT_LOG_LEVEL", "info", "trace, debug, info, warn, error or off"),
@@ -181,6 +184,20 @@ func setSignupMax(c *Config, s string) error {
 		n = 30
 	}
 	c.SignupMaxPerHour = max(n, 0)
+	return nil
+}
+
+// setPprofAddr accepts what net.Listen accepts as host:port with a numeric
+// port, so a typo fails at start-up with the variable's name.
+func setPprofAddr(c *Config, s string) error {
+	if s == "" {
+		return nil
+	}
+	_, port, err := net.SplitHostPort(s)
+	if n, perr := strconv.Atoi(port); err != nil || perr != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("%q is not an address; expected host:port, such as 127.0.0.1:6060", s)
+	}
+	c.PprofAddr = s
 	return nil
 }
 
