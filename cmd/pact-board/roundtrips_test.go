@@ -46,7 +46,8 @@ func TestEveryToolKeepsItsRoundTripBudget(t *testing.T) {
 	var report strings.Builder
 	for _, tool := range a.k.Tools().List() {
 		require.Positive(t, most[tool.Name], "%s was never called: add it to callEveryTool", tool.Name)
-		fmt.Fprintf(&report, "%-12s %2d (budget %d)\n", tool.Name, most[tool.Name], tool.RoundTrips)
+		fmt.Fprintf(&report, "%-12s %2d (budget %d)\n  %s\n", tool.Name, most[tool.Name], tool.RoundTrips,
+			strings.Join(shorten(seen[tool.Name]), "\n  "))
 	}
 	t.Logf("round trips per call:\n%s", report.String())
 	for _, tool := range a.k.Tools().List() {

@@ -30,6 +30,8 @@ func allowedReads() []allowance {
 		{"modules/board", "notifications", reads, "the message cap tells the people once (BOARD-008): the board " +
 			"looks for the notice it enqueued through core/outbox"},
 		{"modules/notes", "projects", reads, principals},
+		{"modules/people", "agents", reads, "pact_whoami's role section joins the caller to its role in one " +
+			"statement (PERF-001), where a lookup through core/identity would be a second round trip"},
 		{"modules/credentials", "agents", reads, "an export names the holder's client, read with its key"},
 		{"modules/credentials", "mandates", reads, "a revocation lasts as long as the link it revokes: its expiry " +
 			"is the mandate's, read in the revoking statement"},

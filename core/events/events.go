@@ -73,16 +73,27 @@ type Event struct {
 // hub when the transaction commits, and dropped if it rolls back. Called
 // outside a transaction, it is delivered at once.
 func Publish(ctx context.Context, tx bun.IDB, ev Event) error {
-	if ev.Kind == "" {
-		return fmt.Errorf("events: an event needs a kind")
-	}
-	payload, err := json.Marshal(ev)
+	payload, err := Payload(ev)
 	if err != nil {
 		return err
 	}
-	if len(payload) > maxPayload {
-		return fmt.Errorf("events: payload of %d bytes is over the notification limit", len(payload))
-	}
-	_, err = tx.ExecContext(ctx, `SELECT pg_notify(?, ?)`, Channel, string(payload))
+	_, err = tx.ExecContext(ctx, `SELECT pg_notify(?, ?)`, Channel, payload)
 	return err
+}
+
+// Payload is the notification Publish sends for ev on Channel, for a caller
+// that folds pg_notify(Channel, payload) into a statement of its own to
+// save a round trip.
+func Payload(ev Event) (string, error) {
+	if ev.Kind == "" {
+		return "", fmt.Errorf("events: an event needs a kind")
+	}
+	payload, err := json.Marshal(ev)
+	if err != nil {
+		return "", err
+	}
+	if len(payload) > maxPayload {
+		return "", fmt.Errorf("events: payload of %d bytes is over the notification limit", len(payload))
+	}
+	return string(payload), nil
 }

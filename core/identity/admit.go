@@ -2,6 +2,7 @@ package identity
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/uptrace/bun"
@@ -22,6 +23,7 @@ func Admit(ctx context.Context, d *db.DB, tx bun.IDB, agent string, seen bool) (
 		OrgID      string   `bun:"org_id"`
 		Client     string   `bun:"client"`
 		Projects   []string `bun:"projects,array"`
+		Rows       []byte   `bun:"project_rows"`
 		Status     string   `bun:"status"`
 		ReplacedBy *string  `bun:"replaced_by"`
 		Halted     bool     `bun:"halted"`
@@ -29,11 +31,13 @@ func Admit(ctx context.Context, d *db.DB, tx bun.IDB, agent string, seen bool) (
 	err := d.Fetch(ctx, tx, &rows, `WITH a AS (
 			SELECT a.id, a.org_id, a.client, a.status, a.replaced_by, (s.halted OR o.halted) AS halted,
 				coalesce((SELECT array_agg(project_id ORDER BY project_id) FROM agent_projects WHERE agent_id = a.id),
-					'{}') AS projects
+					'{}') AS projects,
+				(SELECT coalesce(json_agg(p ORDER BY p.id), '[]') FROM (SELECT `+projectCols+` FROM projects
+					WHERE id IN (SELECT project_id FROM agent_projects WHERE agent_id = a.id)) p) AS project_rows
 			  FROM agents a JOIN orgs o ON o.id = a.org_id CROSS JOIN system_state s WHERE a.id = $1),
 		seen AS (UPDATE agents SET last_seen = now() FROM a
 			WHERE $2 AND agents.id = a.id AND a.status = 'active' AND NOT a.halted)
-		SELECT org_id, client, projects, status, replaced_by, halted FROM a`, agent, seen)
+		SELECT org_id, client, projects, project_rows, status, replaced_by, halted FROM a`, agent, seen)
 	if err != nil {
 		return nil, fmt.Errorf("admit agent %s: %w", agent, err)
 	}
@@ -42,6 +46,9 @@ func Admit(ctx context.Context, d *db.DB, tx bun.IDB, agent string, seen bool) (
 	}
 	a := rows[0]
 	c := &Caller{ID: agent, OrgID: a.OrgID, Client: a.Client, Projects: a.Projects}
+	if err := json.Unmarshal(a.Rows, &c.rows); err != nil {
+		return nil, fmt.Errorf("admit agent %s: its projects: %w", agent, err)
+	}
 	switch {
 	case a.Halted:
 		return c, errs.E(errs.SystemHalted, "the kill switch is on; the board takes no calls until a person turns it off")

@@ -13,10 +13,23 @@ import (
 type Caller struct {
 	ID, OrgID, Client string
 	Projects          []string // sorted
+	// rows are the rows of Projects when the gate read them (Admit).
+	rows []Project
 }
 
 // In reports whether the agent is registered in project.
 func (c *Caller) In(project string) bool { return slices.Contains(c.Projects, project) }
+
+// Project is the row of one of the caller's projects as the gate read it,
+// or nil when it is not one of them or the gate did not read them.
+func (c *Caller) Project(id string) *Project {
+	for i := range c.rows {
+		if c.rows[i].ID == id {
+			return &c.rows[i]
+		}
+	}
+	return nil
+}
 
 // LoadCaller returns agent id as a Caller. The tool pipeline's gate has
 // already refused an unknown agent, so a missing one is an error here.

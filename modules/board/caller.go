@@ -79,12 +79,15 @@ func refuseFrozen(p *project) error {
 // the caller must be registered in its project. It records the task and its
 // project on the call's entry.
 func (m *Module) visibleTask(ctx context.Context, c *kernel.Call, who *caller, id string) (*task, *project, error) {
-	t, err := getTask(ctx, c.Tx, id, false)
+	t, err := m.getTask(ctx, c.Tx, id, false)
 	if err != nil {
 		return nil, nil, err
 	}
 	var p *project
 	if t != nil {
+		p = who.Project(t.ProjectID) // read by the gate; another project needs a query
+	}
+	if t != nil && p == nil {
 		if p, err = loadProject(ctx, c.Tx, t.ProjectID); err != nil {
 			return nil, nil, err
 		}

@@ -145,7 +145,7 @@ func (m *Module) work(ctx context.Context, c *kernel.Call, a eventsIn) (eventsOu
 		}
 		next = max(next, head)
 	}
-	inbox, err := unreadMessages(ctx, c.Tx, c.AgentID, projects, "", false)
+	inbox, err := m.unreadMessages(ctx, c.Tx, c.AgentID, projects, "", false)
 	if err != nil {
 		return eventsOut{}, err
 	}

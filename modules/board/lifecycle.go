@@ -15,9 +15,9 @@ import (
 // heartbeat records that the assignee is alive on a working task, so its
 // claim is not released. Any successful call by the assignee naming the
 // task counts.
-func heartbeat(ctx context.Context, tx bun.IDB, taskID, agent string) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO task_activity (task_id, agent_id, at)
-		SELECT id, assignee, now() FROM tasks WHERE id = ? AND status = 'working' AND assignee = ?
+func (m *Module) heartbeat(ctx context.Context, tx bun.IDB, taskID, agent string) error {
+	_, err := m.db.Write(ctx, tx, `INSERT INTO task_activity (task_id, agent_id, at)
+		SELECT id, assignee, now() FROM tasks WHERE id = $1::uuid AND status = 'working' AND assignee = $2
 		ON CONFLICT (task_id) DO UPDATE SET agent_id = excluded.agent_id, at = excluded.at`, taskID, agent)
 	return err
 }
@@ -34,15 +34,15 @@ func (m *Module) releaseStale(ctx context.Context, tx bun.IDB, projects []string
 		ProjectID string `bun:"project_id"`
 		From      string `bun:"released_from"`
 	}
-	err := tx.NewRaw(`WITH stale AS (
+	err := m.db.Fetch(ctx, tx, &released, `WITH stale AS (
 			SELECT t.id, t.assignee FROM tasks t LEFT JOIN task_activity a ON a.task_id = t.id
-			WHERE t.status = 'working' AND t.project_id = ANY(?)
-			  AND coalesce(a.at, t.claimed_at) < now() - make_interval(secs => ?)
+			WHERE t.status = 'working' AND t.project_id = ANY($1)
+			  AND coalesce(a.at, t.claimed_at) < now() - make_interval(secs => $2)
 			FOR UPDATE OF t)
 		UPDATE tasks t SET status = 'submitted', assignee = NULL, assignee_mandate_id = NULL, claimed_at = NULL
 		FROM stale WHERE t.id = stale.id
 		RETURNING t.id::text AS id, t.project_id, stale.assignee AS released_from`,
-		pgdialect.Array(projects), m.stale.Seconds()).Scan(ctx, &released)
+		projects, m.stale.Seconds())
 	if err != nil {
 		return fmt.Errorf("board.releaseStale: %w", err)
 	}
@@ -105,7 +105,7 @@ type closed struct {
 func (m *Module) closeDelegated(ctx context.Context, tx bun.IDB, taskIDs []string) (closed, error) {
 	var c closed
 	for _, id := range taskIDs {
-		t, err := getTask(ctx, tx, id, false)
+		t, err := m.getTask(ctx, tx, id, false)
 		if err != nil {
 			return c, err
 		}

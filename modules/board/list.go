@@ -5,7 +5,6 @@ import (
 	"reflect"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/mandate"
@@ -44,10 +43,10 @@ type listOut struct {
 }
 
 var filters = map[string]string{
-	"open": `t.status = 'submitted' AND t.assignee IS NULL AND (t.delegate_to IS NULL OR t.delegate_to = ?0)`,
-	"mine": `(t.assignee = ?0 OR t.delegate_to = ?0 OR t.created_by = ?0) AND task_status_is_open(t.status)`,
-	"done": `(t.assignee = ?0 OR t.delegate_to = ?0 OR t.created_by = ?0) AND task_status_is_terminal(t.status)`,
-	"all":  `?0 = ?0`,
+	"open": `t.status = 'submitted' AND t.assignee IS NULL AND (t.delegate_to IS NULL OR t.delegate_to = $1)`,
+	"mine": `(t.assignee = $1 OR t.delegate_to = $1 OR t.created_by = $1) AND task_status_is_open(t.status)`,
+	"done": `(t.assignee = $1 OR t.delegate_to = $1 OR t.created_by = $1) AND task_status_is_terminal(t.status)`,
+	"all":  `$1::text = $1`,
 }
 
 func (m *Module) list(ctx context.Context, c *kernel.Call, a listIn) (listOut, error) {
@@ -82,29 +81,29 @@ func (m *Module) list(ctx context.Context, c *kernel.Call, a listIn) (listOut, e
 		cursor = *a.Since
 	}
 	where := filters[string(a.Filter)]
-	args := []any{who.ID, pgdialect.Array(readable), cursor}
+	args := []any{who.ID, readable, cursor}
 	if a.ParentTaskID != nil && *a.ParentTaskID != "" {
-		parent, err := getTask(ctx, tx, *a.ParentTaskID, false)
+		parent, err := m.getTask(ctx, tx, *a.ParentTaskID, false)
 		if err != nil {
 			return listOut{}, err
 		}
 		if parent == nil || !contains(readable, parent.ProjectID) {
 			return listOut{}, errs.E(errs.NotFound, "task %s does not exist", *a.ParentTaskID)
 		}
-		where += ` AND t.parent_task_id = ?3`
-		args = append(args, parent.ID)
+		where += ` AND t.parent_task_id = $5::uuid`
+		args = append(args, n, parent.ID)
 	} else {
-		args = append(args, nil)
+		args = append(args, n)
 	}
 	rows := []task{}
-	q := `SELECT ` + taskColumns("t") + ` FROM tasks t WHERE t.project_id = ANY(?1) AND t.change_seq > ?2 AND ` +
-		where + ` ORDER BY t.change_seq LIMIT ?4`
-	if err := tx.NewRaw(q, append(args, n)...).Scan(ctx, &rows); err != nil {
+	q := `SELECT ` + taskColumns("t") + ` FROM tasks t WHERE t.project_id = ANY($2) AND t.change_seq > $3 AND ` +
+		where + ` ORDER BY t.change_seq LIMIT $4`
+	if err := m.db.Fetch(ctx, tx, &rows, q, args...); err != nil {
 		return listOut{}, err
 	}
 	deferredRows := []task{}
-	if err := tx.NewRaw(`SELECT `+taskColumns("t")+` FROM tasks t WHERE t.project_id = ANY(?) AND t.deferred
-		AND t.change_seq > ? ORDER BY t.change_seq LIMIT 200`, pgdialect.Array(readable), cursor).Scan(ctx, &deferredRows); err != nil {
+	if err := m.db.Fetch(ctx, tx, &deferredRows, `SELECT `+taskColumns("t")+` FROM tasks t WHERE t.project_id = ANY($1)
+		AND t.deferred AND t.change_seq > $2 ORDER BY t.change_seq LIMIT 200`, readable, cursor); err != nil {
 		return listOut{}, err
 	}
 	tasks, deferred := []taskView{}, []taskView{}
@@ -118,12 +117,13 @@ func (m *Module) list(ctx context.Context, c *kernel.Call, a listIn) (listOut, e
 	for i := range deferredRows {
 		deferred = append(deferred, deferredRows[i].summary())
 	}
-	inbox, err := unreadMessages(ctx, tx, who.ID, readable, "", false)
+	inbox, err := m.unreadMessages(ctx, tx, who.ID, readable, "", false)
 	if err != nil {
 		return listOut{}, err
 	}
 	var head int64
-	if err := tx.NewRaw(`SELECT coalesce(max(change_seq), 0) FROM tasks WHERE project_id = ANY(?)`, pgdialect.Array(readable)).Scan(ctx, &head); err != nil {
+	if err := m.db.FetchInto(ctx, tx, `SELECT coalesce(max(change_seq), 0) FROM tasks WHERE project_id = ANY($1)`,
+		[]any{readable}, &head); err != nil {
 		return listOut{}, err
 	}
 	return listOut{Tasks: tasks, Deferred: deferred, NextSince: next, HasMore: len(rows) == n, Inbox: inbox, Head: head}, nil

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/pactboard/pact/core/canon"
 )
@@ -60,13 +59,13 @@ func (r messageRow) view(withTitle bool) messageView {
 
 // unreadMessages returns up to 50 unread messages to agent in projects,
 // oldest first, optionally only on task; markRead marks them read.
-func unreadMessages(ctx context.Context, tx bun.IDB, agent string, projects []string, taskID string, markRead bool) ([]messageView, error) {
+func (m *Module) unreadMessages(ctx context.Context, tx bun.IDB, agent string, projects []string, taskID string, markRead bool) ([]messageView, error) {
 	var rows []messageRow
-	err := tx.NewRaw(`SELECT m.id, m.task_id::text AS task_id, t.title AS task_title, m.from_agent, m.from_human,
-			m.to_agent, m.body, m.created_at, m.read_at
+	err := m.db.Fetch(ctx, tx, &rows, `SELECT m.id, m.task_id::text AS task_id, t.title AS task_title, m.from_agent,
+			m.from_human, m.to_agent, m.body, m.created_at, m.read_at
 		FROM task_messages m JOIN tasks t ON t.id = m.task_id
-		WHERE m.to_agent = ? AND m.read_at IS NULL AND t.project_id = ANY(?) AND (? = '' OR m.task_id::text = ?)
-		ORDER BY m.id LIMIT 50`, agent, pgdialect.Array(projects), taskID, taskID).Scan(ctx, &rows)
+		WHERE m.to_agent = $1 AND m.read_at IS NULL AND t.project_id = ANY($2) AND ($3 = '' OR m.task_id::text = $3)
+		ORDER BY m.id LIMIT 50`, agent, projects, taskID)
 	if err != nil {
 		return nil, fmt.Errorf("board.unreadMessages: %w", err)
 	}
@@ -77,7 +76,7 @@ func unreadMessages(ctx context.Context, tx bun.IDB, agent string, projects []st
 		ids = append(ids, r.ID)
 	}
 	if markRead && len(ids) > 0 {
-		if _, err := tx.ExecContext(ctx, `UPDATE task_messages SET read_at = now() WHERE id = ANY(?)`, pgdialect.Array(ids)); err != nil {
+		if _, err := m.db.Write(ctx, tx, `UPDATE task_messages SET read_at = now() WHERE id = ANY($1)`, ids); err != nil {
 			return nil, fmt.Errorf("board.unreadMessages: %w", err)
 		}
 	}

@@ -25,7 +25,7 @@ func (m *Module) onTask(ctx context.Context, by, action, taskID string, payload 
 	decide func(ctx context.Context, tx bun.Tx, who Actor, t *task, e *ledger.Entry) error) error {
 	return m.ident.Act(ctx, by, identity.Approver, action, payload,
 		func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
-			t, err := personTask(ctx, tx, p, e, taskID)
+			t, err := m.personTask(ctx, tx, p, e, taskID)
 			if err != nil {
 				return err
 			}
@@ -34,8 +34,8 @@ func (m *Module) onTask(ctx context.Context, by, action, taskID string, payload 
 }
 
 // personTask loads a task of the person's organization for update.
-func personTask(ctx context.Context, tx bun.IDB, p *identity.Person, e *ledger.Entry, id string) (*task, error) {
-	t, err := getTask(ctx, tx, id, true)
+func (m *Module) personTask(ctx context.Context, tx bun.IDB, p *identity.Person, e *ledger.Entry, id string) (*task, error) {
+	t, err := m.getTask(ctx, tx, id, true)
 	if err != nil {
 		return nil, err
 	}

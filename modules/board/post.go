@@ -13,7 +13,7 @@ import (
 
 func (m *Module) addPost(h *kernel.Host) error {
 	return kernel.AddTool(h, kernel.ToolSpec{
-		Name: "pact_post", RoundTrips: 13, Title: "Post a task",
+		Name: "pact_post", RoundTrips: 11, Title: "Post a task",
 		Description: "Post a task to a project's board. Name an agent in delegate_to to hand it the task " +
 			"together with a narrower mandate (child_scope, child_limits) cut from yours; it starts when that " +
 			"agent next pulls work. Actions a person must approve (deploys, finance, customer messages) wait " +
@@ -57,9 +57,9 @@ func (m *Module) post(ctx context.Context, c *kernel.Call, a postIn) (postOut, e
 	if err := projectFor(who, a.ProjectID); err != nil {
 		return postOut{}, err
 	}
-	p, err := loadProject(ctx, tx, a.ProjectID)
-	if err != nil {
-		return postOut{}, err
+	p := who.Project(a.ProjectID) // read by the gate
+	if p == nil {
+		return postOut{}, errs.E(errs.ProjectMismatch, "agent %s is not registered in project %s", who.ID, a.ProjectID)
 	}
 	c.Entry.ProjectID = p.ID
 	if err := refuseFrozen(p); err != nil {

@@ -42,7 +42,7 @@ func (m *Module) Claim(ctx context.Context, tx bun.Tx, by Actor, chain mandate.C
 		return claimed{}, wrapf(err, "claim %s", t.ID)
 	}
 	if exclusive {
-		held, err := heldTask(ctx, tx, by.AgentID)
+		held, err := m.heldTask(ctx, tx, by.AgentID)
 		if err != nil {
 			return claimed{}, wrapf(err, "claim %s", t.ID)
 		}
@@ -50,7 +50,7 @@ func (m *Module) Claim(ctx context.Context, tx bun.Tx, by Actor, chain mandate.C
 			return claimed{}, errs.E(errs.AgentBusy, "agent %s already works on task %s; finish it first", by.AgentID, held)
 		}
 	}
-	ok, err := claimTask(ctx, tx, t.ID, by.AgentID, chain.Leaf().ID)
+	ok, err := m.claimTask(ctx, tx, t.ID, by.AgentID, chain.Leaf().ID)
 	if err != nil {
 		return claimed{}, wrapf(err, "claim %s", t.ID)
 	}
@@ -58,9 +58,6 @@ func (m *Module) Claim(ctx context.Context, tx bun.Tx, by Actor, chain mandate.C
 		return claimed{}, m.notClaimable(ctx, tx, t.ID)
 	}
 	if _, err := m.mandates.Consume(ctx, tx, chain, reserve, true); err != nil {
-		return claimed{}, wrapf(err, "claim %s", t.ID)
-	}
-	if err := heartbeat(ctx, tx, t.ID, by.AgentID); err != nil {
 		return claimed{}, wrapf(err, "claim %s", t.ID)
 	}
 	var out claimed
@@ -76,7 +73,7 @@ func (m *Module) Claim(ctx context.Context, tx bun.Tx, by Actor, chain mandate.C
 
 // notClaimable says why a claim found the task taken or closed.
 func (m *Module) notClaimable(ctx context.Context, tx bun.IDB, id string) error {
-	now, err := getTask(ctx, tx, id, false)
+	now, err := m.getTask(ctx, tx, id, false)
 	if err != nil {
 		return wrapf(err, "claim %s", id)
 	}

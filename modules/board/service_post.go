@@ -33,7 +33,7 @@ func (m *Module) Post(ctx context.Context, tx bun.Tx, by Actor, chain mandate.Ch
 		return postOut{}, err
 	}
 	if a.ParentTaskID != nil && *a.ParentTaskID != "" {
-		parent, err := getTask(ctx, tx, *a.ParentTaskID, false)
+		parent, err := m.getTask(ctx, tx, *a.ParentTaskID, false)
 		if err != nil {
 			return postOut{}, err
 		}
@@ -82,20 +82,24 @@ func (m *Module) Post(ctx context.Context, tx bun.Tx, by Actor, chain mandate.Ch
 		s := delegated.ID.String()
 		delegatedID = &s
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO tasks (id, project_id, title, body, action, created_by, mandate_id,
-		delegate_to, delegated_mandate_id, status, parent_task_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		id, p.ID, a.Title, a.Body, a.Action, by.AgentID, chain.Leaf().ID, a.DelegateTo, delegatedID, status, a.ParentTaskID)
+	// The task and, unless it waits for approval, its wakeup, in one
+	// statement (events.Payload).
+	ev := events.Event{Kind: events.KindTask, OrgID: p.OrgID, ProjectID: p.ID, TaskID: id}
+	if a.DelegateTo != nil {
+		ev.AgentID = *a.DelegateTo
+	}
+	wake, err := events.Payload(ev)
+	if err != nil {
+		return postOut{}, err
+	}
+	_, err = m.db.Write(ctx, tx, `WITH t AS (INSERT INTO tasks (id, project_id, title, body, action, created_by, mandate_id,
+			delegate_to, delegated_mandate_id, status, parent_task_id)
+			VALUES ($1::uuid, $2, $3, $4, $5, $6, $7::uuid, $8, $9::uuid, $10, $11::uuid) RETURNING id)
+		SELECT pg_notify($12, $13) FROM t WHERE $14`,
+		id, p.ID, a.Title, a.Body, a.Action, by.AgentID, chain.Leaf().ID.String(), a.DelegateTo, delegatedID, status,
+		a.ParentTaskID, events.Channel, wake, !needsApproval)
 	if err != nil {
 		return postOut{}, fmt.Errorf("post task in project %s: %w", p.ID, err)
-	}
-	if !needsApproval {
-		ev := events.Event{Kind: events.KindTask, OrgID: p.OrgID, ProjectID: p.ID, TaskID: id}
-		if a.DelegateTo != nil {
-			ev.AgentID = *a.DelegateTo
-		}
-		if err := events.Publish(ctx, tx, ev); err != nil {
-			return postOut{}, err
-		}
 	}
 	notes := []string{}
 	if needsApproval {
@@ -128,7 +132,7 @@ func (m *Module) Post(ctx context.Context, tx bun.Tx, by Actor, chain mandate.Ch
 // action (docs/specs/behavior.md §5.8).
 func (m *Module) needsApproval(ctx context.Context, tx bun.IDB, org, action string) (bool, error) {
 	var rules []string
-	if err := tx.NewRaw(`SELECT action FROM approval_actions WHERE org_id = ?`, org).Scan(ctx, &rules); err != nil {
+	if err := m.db.Fetch(ctx, tx, &rules, `SELECT action FROM approval_actions WHERE org_id = $1`, org); err != nil {
 		return false, fmt.Errorf("board.needsApproval: %w", err)
 	}
 	for _, r := range rules {

@@ -34,7 +34,7 @@ func (m *Module) Report(ctx context.Context, tx bun.Tx, by Actor, chain mandate.
 		return reported{}, wrapf(err, "report on %s", t.ID)
 	}
 	id := t.ID
-	t, err := getTask(ctx, tx, id, true)
+	t, err := m.getTask(ctx, tx, id, true)
 	if err != nil {
 		return reported{}, wrapf(err, "report on %s", id)
 	}
@@ -60,7 +60,7 @@ func (m *Module) Report(ctx context.Context, tx bun.Tx, by Actor, chain mandate.
 	switch status {
 	case working:
 		out.Note = "heartbeat recorded"
-		return out, wrapf(heartbeat(ctx, tx, t.ID, by.AgentID), "report on %s", t.ID)
+		return out, wrapf(m.heartbeat(ctx, tx, t.ID, by.AgentID), "report on %s", t.ID)
 	case inputRequired:
 		out.Note = "A human sees this in the deferred list, answers, and resumes it. Stop working on it."
 		return out, wrapf(askPeople(ctx, tx, by, t, result), "report on %s", t.ID)

@@ -14,30 +14,31 @@ import (
 
 // heldTask is the id of a working task agent holds, "" when none; it locks
 // the agent's row first, so two sessions of one agent serialise here.
-func heldTask(ctx context.Context, tx bun.IDB, agent string) (string, error) {
-	if _, err := tx.ExecContext(ctx, `SELECT id FROM agents WHERE id = ? FOR UPDATE`, agent); err != nil {
+func (m *Module) heldTask(ctx context.Context, tx bun.IDB, agent string) (string, error) {
+	var held *string
+	err := m.db.FetchInto(ctx, tx, `SELECT (SELECT id::text FROM tasks WHERE assignee = $1 AND status = 'working' LIMIT 1)
+		FROM agents WHERE id = $1 FOR UPDATE`, []any{agent}, &held)
+	if err != nil {
 		return "", fmt.Errorf("board.heldTask: %w", err)
 	}
-	var held []string
-	if err := tx.NewRaw(`SELECT id::text FROM tasks WHERE assignee = ? AND status = 'working' LIMIT 1`, agent).Scan(ctx, &held); err != nil {
-		return "", fmt.Errorf("board.heldTask: %w", err)
-	}
-	if len(held) == 0 {
+	if held == nil {
 		return "", nil
 	}
-	return held[0], nil
+	return *held, nil
 }
 
-// claimTask gives an open, unheld task to agent under mandate; false when
-// it was not open and unheld any more.
-func claimTask(ctx context.Context, tx bun.IDB, taskID, agent string, mandate uuid.UUID) (bool, error) {
-	res, err := tx.ExecContext(ctx, `UPDATE tasks SET assignee = ?, assignee_mandate_id = ?, status = 'working', claimed_at = now()
-		WHERE id = ? AND assignee IS NULL AND status = 'submitted'`, agent, mandate, taskID)
-	if err != nil {
-		return false, err
-	}
-	n, _ := res.RowsAffected()
-	return n > 0, nil
+// claimTask gives an open, unheld task to agent under mandate, and records
+// the claim as the assignee's first heartbeat, in one statement; false when
+// the task was not open and unheld any more.
+func (m *Module) claimTask(ctx context.Context, tx bun.IDB, taskID, agent string, mandate uuid.UUID) (bool, error) {
+	var n int
+	err := m.db.FetchInto(ctx, tx, `WITH c AS (
+			UPDATE tasks SET assignee = $1, assignee_mandate_id = $2::uuid, status = 'working', claimed_at = now()
+			WHERE id = $3::uuid AND assignee IS NULL AND status = 'submitted' RETURNING id, assignee),
+		h AS (INSERT INTO task_activity (task_id, agent_id, at) SELECT id, assignee, now() FROM c
+			ON CONFLICT (task_id) DO UPDATE SET agent_id = excluded.agent_id, at = excluded.at)
+		SELECT count(*) FROM c`, []any{agent, mandate.String(), taskID}, &n)
+	return n > 0, err
 }
 
 // closeTask sets a closing status and its result.

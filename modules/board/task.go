@@ -63,16 +63,16 @@ func taskColumns(a string) string {
 
 // getTask returns task id, or nil when there is none (a malformed id is no
 // task either). forUpdate locks the row.
-func getTask(ctx context.Context, tx bun.IDB, id string, forUpdate bool) (*task, error) {
+func (m *Module) getTask(ctx context.Context, tx bun.IDB, id string, forUpdate bool) (*task, error) {
 	if _, err := uuid.Parse(id); err != nil {
 		return nil, nil
 	}
-	q := `SELECT ` + taskColumns("tasks") + ` FROM tasks WHERE id = ?`
+	q := `SELECT ` + taskColumns("tasks") + ` FROM tasks WHERE id = $1`
 	if forUpdate {
 		q += ` FOR UPDATE`
 	}
 	var ts []task
-	if err := tx.NewRaw(q, id).Scan(ctx, &ts); err != nil {
+	if err := m.db.Fetch(ctx, tx, &ts, q, id); err != nil {
 		return nil, fmt.Errorf("board.getTask: %w", err)
 	}
 	if len(ts) == 0 {

@@ -97,7 +97,7 @@ func (m *Module) waitScope(ctx context.Context, tx bun.IDB, agent, mandateID, ta
 		}
 	}
 	if taskID != "" {
-		t, err := getTask(ctx, tx, taskID, false)
+		t, err := m.getTask(ctx, tx, taskID, false)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -145,11 +145,11 @@ func (m *Module) takeMessages(ctx context.Context, c *kernel.Call, a waitIn) (wa
 	c.Entry.MandateChain = chain.IDs()
 	if a.task() != "" {
 		c.Entry.TaskID = a.task()
-		if t, _ := getTask(ctx, c.Tx, a.task(), false); t != nil {
+		if t, _ := m.getTask(ctx, c.Tx, a.task(), false); t != nil {
 			c.Entry.ProjectID = t.ProjectID
 		}
 	}
-	msgs, err := unreadMessages(ctx, c.Tx, c.AgentID, projects, a.task(), true)
+	msgs, err := m.unreadMessages(ctx, c.Tx, c.AgentID, projects, a.task(), true)
 	if err != nil {
 		return waitOut{}, err
 	}

@@ -3,7 +3,6 @@ package board
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/pactboard/pact/core/kernel"
@@ -14,7 +13,7 @@ func (m *Module) addWhoami(h *kernel.Host) error {
 		return err
 	}
 	return kernel.AddTool(h, kernel.ToolSpec{
-		Name: "pact_whoami", RoundTrips: 12, Title: "Who am I",
+		Name: "pact_whoami", RoundTrips: 11, Title: "Who am I",
 		Description: "Who you are on the board: your agent, your preferences (follow them), your projects and " +
 			"their shared notes, the mandates you hold, the agents you can delegate to, and how many unread " +
 			"messages wait for you. Call it first in every session.",
@@ -79,10 +78,7 @@ func (m *Module) whoami(ctx context.Context, c *kernel.Call, _ whoamiIn) (whoami
 	if err != nil {
 		return whoamiOut{}, err
 	}
-	projects, err := agentProjects(ctx, c.Tx, c.AgentID)
-	if err != nil {
-		return whoamiOut{}, fmt.Errorf("pact_whoami: %w", err)
-	}
+	projects := agentProjects(c.Caller)
 	ids := make([]string, len(projects))
 	for i, p := range projects {
 		ids[i] = p.ID

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/pactboard/pact/core/kernel"
 )
@@ -20,20 +19,20 @@ type noteRef struct {
 // the notes are this module's table, so it reads them (docs/architecture.md,
 // "Table ownership").
 func (m *Module) addWhoami(h *kernel.Host) error {
-	return h.WhoamiProjectSection("context", projectContext)
+	return h.WhoamiProjectSection("context", m.projectContext)
 }
 
 // projectContext lists the live notes of every project asked for, pinned
 // first then by key, in one query; a project without notes has an empty
 // list, never null.
-func projectContext(ctx context.Context, tx bun.IDB, _ kernel.WhoamiCaller, projectIDs []string) (map[string]any, error) {
+func (m *Module) projectContext(ctx context.Context, tx bun.IDB, _ kernel.WhoamiCaller, projectIDs []string) (map[string]any, error) {
 	var rows []struct {
 		ProjectID string `bun:"project_id"`
 		noteRef
 	}
-	if err := tx.NewRaw(`SELECT project_id, key, title FROM context_notes
-		WHERE project_id = ANY(?::text[]) AND archived_at IS NULL ORDER BY project_id, pinned DESC, key`,
-		pgdialect.Array(projectIDs)).Scan(ctx, &rows); err != nil {
+	if err := m.db.Fetch(ctx, tx, &rows, `SELECT project_id, key, title FROM context_notes
+		WHERE project_id = ANY($1) AND archived_at IS NULL ORDER BY project_id, pinned DESC, key`,
+		projectIDs); err != nil {
 		return nil, fmt.Errorf("project notes: %w", err)
 	}
 	refs := make(map[string][]noteRef, len(projectIDs))

@@ -28,16 +28,10 @@ func (m *Module) addWhoami(h *kernel.Host) error {
 // Roles are keyed by (organization, id): role ids repeat in every
 // organization.
 func (m *Module) whoamiRole(ctx context.Context, tx bun.IDB, c kernel.WhoamiCaller) (any, error) {
-	a, err := m.identity.GetAgent(ctx, tx, c.AgentID, c.OrgID)
-	if err != nil {
-		return nil, fmt.Errorf("role of agent %s: %w", c.AgentID, err)
-	}
-	if a.RoleID == nil {
-		return nil, nil
-	}
 	var roles []roleView
-	if err := tx.NewRaw(`SELECT id, name, description, instructions FROM agent_roles WHERE org_id = ? AND id = ?`,
-		a.OrgID, *a.RoleID).Scan(ctx, &roles); err != nil {
+	if err := m.db.Fetch(ctx, tx, &roles, `SELECT r.id, r.name, r.description, r.instructions
+		FROM agents a JOIN agent_roles r ON r.org_id = a.org_id AND r.id = a.role_id
+		WHERE a.id = $1 AND a.org_id = $2`, c.AgentID, c.OrgID); err != nil {
 		return nil, fmt.Errorf("role of agent %s: %w", c.AgentID, err)
 	}
 	if len(roles) == 0 {
