@@ -52,6 +52,11 @@ func Open(ctx context.Context, dsn string, opts ...Options) (*DB, error) {
 	// name their own mode.
 	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
 	cfg.ConnConfig.RuntimeParams["timezone"] = "UTC"
+	// The board's statements are short and indexed. PostgreSQL's planner
+	// cannot see that a fresh table (system_state, one row) is small, so
+	// its estimates can cross jit_above_cost, and compiling a statement
+	// then takes 40-50 ms for a 0.1 ms query (docs/benchmarks.md, "JIT").
+	cfg.ConnConfig.RuntimeParams["jit"] = "off"
 	trips := &roundTrips{}
 	cfg.ConnConfig.Tracer = trips
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/uptrace/bun"
+	"github.com/pactboard/pact/core/db"
 )
 
 // Delivery is the other half of the outbox: a deliverer (modules/notify)
@@ -38,10 +38,10 @@ type Claimed struct {
 // or returns nil when none is due. Rows go out earliest due first; ordering
 // by next_attempt_at alone walks the outbox's pending index (a tie-break on
 // id would sort every pending row on each claim).
-func Claim(ctx context.Context, db bun.IDB, owner string, lease time.Duration) (*Claimed, error) {
+func Claim(ctx context.Context, d *db.DB, owner string, lease time.Duration) (*Claimed, error) {
 	var rows []Claimed
-	err := db.NewRaw(`UPDATE notifications n
-		SET attempts = n.attempts + 1, lease_owner = ?, lease_expires_at = now() + make_interval(secs => ?)
+	err := d.Fetch(ctx, d, &rows, `UPDATE notifications n
+		SET attempts = n.attempts + 1, lease_owner = $1, lease_expires_at = now() + make_interval(secs => $2)
 		FROM (SELECT id FROM notifications
 		      WHERE sent_at IS NULL AND dead_at IS NULL AND next_attempt_at <= now()
 		        AND (lease_expires_at IS NULL OR lease_expires_at <= now())
@@ -49,7 +49,7 @@ func Claim(ctx context.Context, db bun.IDB, owner string, lease time.Duration) (
 		WHERE n.id = c.id
 		RETURNING n.id, n.org_id, n.kind, n.project_id, n.task_id, n.agent_id, n.title, n.detail,
 		          n.idempotency_key, n.created_at, n.attempts, n.last_error`,
-		owner, lease.Seconds()).Scan(ctx, &rows)
+		owner, lease.Seconds())
 	if err != nil {
 		return nil, fmt.Errorf("outbox: claim for %s: %w", owner, err)
 	}
@@ -62,27 +62,29 @@ func Claim(ctx context.Context, db bun.IDB, owner string, lease time.Duration) (
 // Sent settles owner's row id as delivered. lastError ("" for none) keeps
 // what some destinations said when others took it. A deliverer that lost
 // its lease to another changes nothing, here and in Dead, Retry and Renew.
-func Sent(ctx context.Context, db bun.IDB, owner string, id int64, lastError string) error {
-	return settle(ctx, db, owner, id, `sent_at = now()`, lastError)
+func Sent(ctx context.Context, d *db.DB, owner string, id int64, lastError string) error {
+	return settle(ctx, d, owner, id, `sent_at = now()`, nil, lastError)
 }
 
 // Dead settles owner's row id as never to be delivered, keeping why.
-func Dead(ctx context.Context, db bun.IDB, owner string, id int64, why string) error {
-	return settle(ctx, db, owner, id, `dead_at = now()`, why)
+func Dead(ctx context.Context, d *db.DB, owner string, id int64, why string) error {
+	return settle(ctx, d, owner, id, `dead_at = now()`, nil, why)
 }
 
 // Retry ends owner's lease on row id and makes it due again after wait,
 // keeping the error of this attempt.
-func Retry(ctx context.Context, db bun.IDB, owner string, id int64, wait time.Duration, lastError string) error {
-	return settle(ctx, db, owner, id, fmt.Sprintf(`next_attempt_at = now() + make_interval(secs => %f)`, wait.Seconds()), lastError)
+func Retry(ctx context.Context, d *db.DB, owner string, id int64, wait time.Duration, lastError string) error {
+	return settle(ctx, d, owner, id, `next_attempt_at = now() + make_interval(secs => $4)`, []any{wait.Seconds()}, lastError)
 }
 
 // settle ends owner's lease on row id with set (one of the fixed
-// assignments above) and last_error (NULL when empty).
-func settle(ctx context.Context, db bun.IDB, owner string, id int64, set, lastError string) error {
-	_, err := db.ExecContext(ctx, `UPDATE notifications SET `+set+`, last_error = ?, lease_expires_at = NULL
-		WHERE id = ? AND lease_owner = ? AND sent_at IS NULL AND dead_at IS NULL`,
-		nullable(lastError), id, owner)
+// assignments above, whose own arguments are extra, from $4) and
+// last_error (NULL when empty). Each assignment is its own prepared
+// statement.
+func settle(ctx context.Context, d *db.DB, owner string, id int64, set string, extra []any, lastError string) error {
+	_, err := d.Write(ctx, d, `UPDATE notifications SET `+set+`, last_error = $1, lease_expires_at = NULL
+		WHERE id = $2 AND lease_owner = $3 AND sent_at IS NULL AND dead_at IS NULL`,
+		append([]any{nullable(lastError), id, owner}, extra...)...)
 	if err != nil {
 		return fmt.Errorf("outbox: settle notification %d: %w", id, err)
 	}
@@ -91,23 +93,22 @@ func settle(ctx context.Context, db bun.IDB, owner string, id int64, set, lastEr
 
 // Renew extends owner's lease on row id to lease from now; false when the
 // lease was lost.
-func Renew(ctx context.Context, db bun.IDB, owner string, id int64, lease time.Duration) (bool, error) {
-	res, err := db.ExecContext(ctx, `UPDATE notifications SET lease_expires_at = now() + make_interval(secs => ?)
-		WHERE id = ? AND lease_owner = ? AND sent_at IS NULL AND dead_at IS NULL`, lease.Seconds(), id, owner)
+func Renew(ctx context.Context, d *db.DB, owner string, id int64, lease time.Duration) (bool, error) {
+	n, err := d.Write(ctx, d, `UPDATE notifications SET lease_expires_at = now() + make_interval(secs => $1)
+		WHERE id = $2 AND lease_owner = $3 AND sent_at IS NULL AND dead_at IS NULL`, lease.Seconds(), id, owner)
 	if err != nil {
 		return false, fmt.Errorf("outbox: renew the lease on notification %d: %w", id, err)
 	}
-	n, err := res.RowsAffected()
-	return n == 1, err
+	return n == 1, nil
 }
 
 // NextDue is how long until a pending row becomes claimable (its retry
 // time, or its lease's expiry when a deliverer holds it; negative when one
 // is overdue), and false when no row is pending.
-func NextDue(ctx context.Context, db bun.IDB) (time.Duration, bool, error) {
+func NextDue(ctx context.Context, d *db.DB) (time.Duration, bool, error) {
 	var secs sql.NullFloat64
-	err := db.NewRaw(`SELECT extract(epoch FROM min(greatest(next_attempt_at, coalesce(lease_expires_at, next_attempt_at)) - now()))::float8
-		FROM notifications WHERE sent_at IS NULL AND dead_at IS NULL`).Scan(ctx, &secs)
+	err := d.FetchInto(ctx, d, `SELECT extract(epoch FROM min(greatest(next_attempt_at, coalesce(lease_expires_at, next_attempt_at)) - now()))::float8
+		FROM notifications WHERE sent_at IS NULL AND dead_at IS NULL`, nil, &secs)
 	if err != nil {
 		return 0, false, fmt.Errorf("outbox: next due: %w", err)
 	}
