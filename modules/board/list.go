@@ -2,6 +2,8 @@ package board
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"reflect"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -13,7 +15,7 @@ import (
 
 func (m *Module) addList(h *kernel.Host) error {
 	return kernel.AddTool(h, kernel.ToolSpec{
-		Name: "pact_list", RoundTrips: 11, Title: "List tasks",
+		Name: "pact_list", RoundTrips: 8, Title: "List tasks",
 		Description: "List tasks of your projects: open ones you may claim (filter open, the default), yours " +
 			"(mine), closed ones (done) or everything (all), plus tasks deferred to people and your unread " +
 			"messages (inbox). Pass next_since back as since to see only what changed.",
@@ -81,7 +83,9 @@ func (m *Module) list(ctx context.Context, c *kernel.Call, a listIn) (listOut, e
 		cursor = *a.Since
 	}
 	where := filters[string(a.Filter)]
-	args := []any{who.ID, readable, cursor}
+	// $1 the caller, $2 its readable projects, $3 no task (unreadSQL),
+	// $4 the cursor, $5 the page size, $6 the parent task.
+	args := []any{who.ID, readable, "", cursor, n}
 	if a.ParentTaskID != nil && *a.ParentTaskID != "" {
 		parent, err := m.getTask(ctx, tx, *a.ParentTaskID, false)
 		if err != nil {
@@ -90,21 +94,46 @@ func (m *Module) list(ctx context.Context, c *kernel.Call, a listIn) (listOut, e
 		if parent == nil || !contains(readable, parent.ProjectID) {
 			return listOut{}, errs.E(errs.NotFound, "task %s does not exist", *a.ParentTaskID)
 		}
-		where += ` AND t.parent_task_id = $5::uuid`
-		args = append(args, n, parent.ID)
-	} else {
-		args = append(args, n)
+		where += ` AND t.parent_task_id = $6::uuid`
+		args = append(args, parent.ID)
 	}
-	rows := []task{}
-	q := `SELECT ` + taskColumns("t") + ` FROM tasks t WHERE t.project_id = ANY($2) AND t.change_seq > $3 AND ` +
-		where + ` ORDER BY t.change_seq LIMIT $4`
-	if err := m.db.Fetch(ctx, tx, &rows, q, args...); err != nil {
+	// The page, the deferred tasks, the inbox and the head in one statement
+	// (docs/benchmarks.md, "Round trips"); the stale claims were released
+	// in the statement before, whose effects one statement could not see.
+	var answer struct {
+		Page     []byte `bun:"page"`
+		Deferred []byte `bun:"deferred"`
+		Inbox    []byte `bun:"inbox"`
+		Head     int64  `bun:"head"`
+	}
+	q := `WITH page_rows AS (SELECT ` + taskColumns("t") + ` FROM tasks t
+			WHERE t.project_id = ANY($2) AND t.change_seq > $4 AND ` + where + ` ORDER BY t.change_seq LIMIT $5),
+		deferred_rows AS (SELECT ` + taskColumns("t") + ` FROM tasks t
+			WHERE t.project_id = ANY($2) AND t.deferred AND t.change_seq > $4 ORDER BY t.change_seq LIMIT 200),
+		inbox_rows AS (` + unreadSQL + `)
+		SELECT (SELECT coalesce(json_agg(p ORDER BY p.change_seq), '[]') FROM page_rows p) AS page,
+			(SELECT coalesce(json_agg(d ORDER BY d.change_seq), '[]') FROM deferred_rows d) AS deferred,
+			(SELECT coalesce(json_agg(i ORDER BY i.id), '[]') FROM inbox_rows i) AS inbox,
+			(SELECT coalesce(max(change_seq), 0) FROM tasks WHERE project_id = ANY($2)) AS head`
+	if err := m.db.Fetch(ctx, tx, &answer, q, args...); err != nil {
 		return listOut{}, err
 	}
-	deferredRows := []task{}
-	if err := m.db.Fetch(ctx, tx, &deferredRows, `SELECT `+taskColumns("t")+` FROM tasks t WHERE t.project_id = ANY($1)
-		AND t.deferred AND t.change_seq > $2 ORDER BY t.change_seq LIMIT 200`, readable, cursor); err != nil {
-		return listOut{}, err
+	var rows, deferredRows []task
+	var unread []messageRow
+	for _, part := range []struct {
+		raw  []byte
+		into any
+	}{{answer.Page, &rows}, {answer.Deferred, &deferredRows}, {answer.Inbox, &unread}} {
+		if err := json.Unmarshal(part.raw, part.into); err != nil {
+			return listOut{}, fmt.Errorf("pact_list: read the answer: %w", err)
+		}
+	}
+	for _, ts := range [][]task{rows, deferredRows} {
+		for i := range ts {
+			if string(ts[i].Result) == "null" { // a NULL column, as a direct scan leaves it
+				ts[i].Result = nil
+			}
+		}
 	}
 	tasks, deferred := []taskView{}, []taskView{}
 	next := cursor
@@ -117,16 +146,12 @@ func (m *Module) list(ctx context.Context, c *kernel.Call, a listIn) (listOut, e
 	for i := range deferredRows {
 		deferred = append(deferred, deferredRows[i].summary())
 	}
-	inbox, err := m.unreadMessages(ctx, tx, who.ID, readable, "", false)
-	if err != nil {
-		return listOut{}, err
+	inbox := make([]messageView, 0, len(unread))
+	for _, r := range unread {
+		inbox = append(inbox, r.view(true))
 	}
-	var head int64
-	if err := m.db.FetchInto(ctx, tx, `SELECT coalesce(max(change_seq), 0) FROM tasks WHERE project_id = ANY($1)`,
-		[]any{readable}, &head); err != nil {
-		return listOut{}, err
-	}
-	return listOut{Tasks: tasks, Deferred: deferred, NextSince: next, HasMore: len(rows) == n, Inbox: inbox, Head: head}, nil
+	return listOut{Tasks: tasks, Deferred: deferred, NextSince: next, HasMore: len(rows) == n, Inbox: inbox,
+		Head: answer.Head}, nil
 }
 
 // readableProjects are the caller's projects whose task.read the chain's

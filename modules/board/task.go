@@ -27,29 +27,30 @@ const (
 
 var terminal = map[string]bool{completed: true, failed: true, canceled: true, rejected: true}
 
-// task is a row of tasks.
+// task is a row of tasks. Its json names are its columns, so a statement
+// can return rows as json_agg (pact_list's answer is one statement).
 type task struct {
-	ID                 string          `bun:"id"`
-	ProjectID          string          `bun:"project_id"`
-	Title              string          `bun:"title"`
-	Body               string          `bun:"body"`
-	Action             string          `bun:"action"`
-	CreatedBy          string          `bun:"created_by"`
-	MandateID          string          `bun:"mandate_id"`
-	DelegateTo         *string         `bun:"delegate_to"`
-	DelegatedMandateID *string         `bun:"delegated_mandate_id"`
-	Assignee           *string         `bun:"assignee"`
-	AssigneeMandateID  *string         `bun:"assignee_mandate_id"`
-	Status             string          `bun:"status"`
-	Deferred           bool            `bun:"deferred"`
-	DeferReason        *string         `bun:"defer_reason"`
-	NeededScope        []string        `bun:"needed_scope,array"`
-	Result             json.RawMessage `bun:"result,type:jsonb"`
-	Answer             *string         `bun:"answer"`
-	ParentTaskID       *string         `bun:"parent_task_id"`
-	ChangeSeq          int64           `bun:"change_seq"`
-	UpdatedAt          time.Time       `bun:"updated_at"`
-	CreatedAt          time.Time       `bun:"created_at"`
+	ID                 string          `bun:"id" json:"id"`
+	ProjectID          string          `bun:"project_id" json:"project_id"`
+	Title              string          `bun:"title" json:"title"`
+	Body               string          `bun:"body" json:"body"`
+	Action             string          `bun:"action" json:"action"`
+	CreatedBy          string          `bun:"created_by" json:"created_by"`
+	MandateID          string          `bun:"mandate_id" json:"mandate_id"`
+	DelegateTo         *string         `bun:"delegate_to" json:"delegate_to"`
+	DelegatedMandateID *string         `bun:"delegated_mandate_id" json:"delegated_mandate_id"`
+	Assignee           *string         `bun:"assignee" json:"assignee"`
+	AssigneeMandateID  *string         `bun:"assignee_mandate_id" json:"assignee_mandate_id"`
+	Status             string          `bun:"status" json:"status"`
+	Deferred           bool            `bun:"deferred" json:"deferred"`
+	DeferReason        *string         `bun:"defer_reason" json:"defer_reason"`
+	NeededScope        []string        `bun:"needed_scope,array" json:"needed_scope"`
+	Result             json.RawMessage `bun:"result,type:jsonb" json:"result"`
+	Answer             *string         `bun:"answer" json:"answer"`
+	ParentTaskID       *string         `bun:"parent_task_id" json:"parent_task_id"`
+	ChangeSeq          int64           `bun:"change_seq" json:"change_seq"`
+	UpdatedAt          time.Time       `bun:"updated_at" json:"updated_at"`
+	CreatedAt          time.Time       `bun:"created_at" json:"created_at"`
 }
 
 // taskColumns lists a task's columns for alias a (a table name or alias).
