@@ -34,6 +34,10 @@ type WhoamiSectionFunc func(ctx context.Context, tx bun.IDB, caller WhoamiCaller
 // nil.
 type WhoamiProjectFunc func(ctx context.Context, tx bun.IDB, caller WhoamiCaller, projectIDs []string) (map[string]any, error)
 
+// WhoamiGroupFunc builds several top-level sections at once (one query for
+// all of them), returning each by name.
+type WhoamiGroupFunc func(ctx context.Context, tx bun.IDB, caller WhoamiCaller) (map[string]any, error)
+
 // Whoami is the registry of pact_whoami's sections.
 type Whoami struct {
 	mu       sync.Mutex
@@ -44,7 +48,10 @@ type Whoami struct {
 type whoamiEntry[F any] struct {
 	module string
 	build  F
+	group  *whoamiGroup // set for a section built with others
 }
+
+type whoamiGroup struct{ build WhoamiGroupFunc }
 
 // sectionName is a section's JSON field name.
 var sectionName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
@@ -64,6 +71,27 @@ func (w *Whoami) AddSection(module, name string, build WhoamiSectionFunc) error 
 	return addWhoami(w.sections, module, name, build, build == nil)
 }
 
+// AddSectionGroup registers module's top-level sections names, built
+// together by build (once per answer), with the same refusals as AddSection
+// for each name; it registers all of them or none.
+func (w *Whoami) AddSectionGroup(module string, names []string, build WhoamiGroupFunc) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	g := &whoamiGroup{build: build}
+	added := []string{}
+	for _, n := range names {
+		if err := addWhoami(w.sections, module, n, WhoamiSectionFunc(nil), build == nil); err != nil {
+			for _, a := range added {
+				delete(w.sections, a)
+			}
+			return err
+		}
+		w.sections[n] = whoamiEntry[WhoamiSectionFunc]{module: module, group: g}
+		added = append(added, n)
+	}
+	return nil
+}
+
 // AddProjectSection registers module's per-project section name, with the
 // same refusals as AddSection.
 func (w *Whoami) AddProjectSection(module, name string, build WhoamiProjectFunc) error {
@@ -81,7 +109,7 @@ func addWhoami[F any](m map[string]whoamiEntry[F], module, name string, build F,
 	case taken:
 		return fmt.Errorf("pact_whoami section %s is registered by %s and %s", name, prev.module, module)
 	}
-	m[name] = whoamiEntry[F]{module, build}
+	m[name] = whoamiEntry[F]{module: module, build: build}
 	return nil
 }
 
@@ -102,12 +130,26 @@ func (w *Whoami) Sections(ctx context.Context, tx bun.IDB, caller WhoamiCaller) 
 	names, entries := sortedNames(w.sections), maps.Clone(w.sections)
 	w.mu.Unlock()
 	out := make(map[string]any, len(names))
+	built := map[*whoamiGroup]map[string]any{}
 	for _, n := range names {
-		v, err := entries[n].build(ctx, tx, caller)
-		if err != nil {
-			return nil, fmt.Errorf("pact_whoami section %s.%s: %w", entries[n].module, n, err)
+		e := entries[n]
+		if e.group == nil {
+			v, err := e.build(ctx, tx, caller)
+			if err != nil {
+				return nil, fmt.Errorf("pact_whoami section %s.%s: %w", e.module, n, err)
+			}
+			out[n] = v
+			continue
 		}
-		out[n] = v
+		vs, done := built[e.group]
+		if !done {
+			var err error
+			if vs, err = e.group.build(ctx, tx, caller); err != nil {
+				return nil, fmt.Errorf("pact_whoami section %s.%s: %w", e.module, n, err)
+			}
+			built[e.group] = vs
+		}
+		out[n] = vs[n]
 	}
 	return out, nil
 }
@@ -148,6 +190,12 @@ func sortedNames[V any](m map[string]V) []string {
 // named name (its JSON field), built by build in the call's transaction.
 func (h *Host) WhoamiSection(name string, build WhoamiSectionFunc) error {
 	return h.k.seams.whoami.AddSection(h.module, name, build)
+}
+
+// WhoamiSectionGroup registers several top-level sections of pact_whoami's
+// answer that build reads together, in one query.
+func (h *Host) WhoamiSectionGroup(names []string, build WhoamiGroupFunc) error {
+	return h.k.seams.whoami.AddSectionGroup(h.module, names, build)
 }
 
 // WhoamiProjectSection registers a field of each project in pact_whoami's

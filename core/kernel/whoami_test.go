@@ -112,3 +112,27 @@ func TestWhoamiRefusesBadSections(t *testing.T) {
 		})
 	}
 }
+
+// A group of sections is built once per answer, and registers all of its
+// names or none of them.
+func TestWhoamiSectionGroupIsBuiltOnce(t *testing.T) {
+	ctx := context.Background()
+	w := kernel.New(kernel.Deps{DB: pgtest.New(t)}).Whoami()
+	builds := 0
+	group := func(context.Context, bun.IDB, kernel.WhoamiCaller) (map[string]any, error) {
+		builds++
+		return map[string]any{"agent": "a", "mandates": []string{"m"}}, nil
+	}
+	require.NoError(t, w.AddSection("people", "role", echo(new([]string), "role")))
+	require.ErrorContains(t, w.AddSectionGroup("board", []string{"agent", "role"}, group), "role is registered by people and board")
+	sections, _ := w.Names()
+	require.Equal(t, []string{"role"}, sections, "a refused group leaves none of its names")
+
+	require.NoError(t, w.AddSectionGroup("board", []string{"agent", "mandates"}, group))
+	out, err := w.Sections(ctx, pgtest.New(t), kernel.WhoamiCaller{AgentID: "x"})
+	require.NoError(t, err)
+	require.Equal(t, 1, builds)
+	require.Equal(t, "a", out["agent"])
+	require.Equal(t, []string{"m"}, out["mandates"])
+	require.Equal(t, "role:x", out["role"])
+}

@@ -2,7 +2,9 @@ package board
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/uptrace/bun"
 
@@ -14,23 +16,57 @@ import (
 
 func (m *Module) addWhoamiSections(h *kernel.Host) error {
 	m.whoamiSections = h.Whoami()
-	for name, build := range map[string]kernel.WhoamiSectionFunc{
-		"agent": m.whoamiAgent, "mandates": m.heldMandates, "delegates": m.delegates, "unread_messages": m.unreadCount,
-	} {
-		if err := h.WhoamiSection(name, build); err != nil {
-			return err
-		}
-	}
-	return nil
+	return h.WhoamiSectionGroup([]string{"agent", "mandates", "delegates", "unread_messages"}, m.whoamiOwn)
 }
 
-// whoamiAgent is the caller; its role is the people module's section.
-func (m *Module) whoamiAgent(ctx context.Context, tx bun.IDB, c kernel.WhoamiCaller) (any, error) {
-	var agent agentView
-	if err := m.db.Fetch(ctx, tx, &agent, `SELECT id, client, owner, preferences FROM agents WHERE id = $1`, c.AgentID); err != nil {
+// whoamiOwn reads the board's sections in one statement: the caller (its
+// role is the people module's section), its live mandates, roots first,
+// the active agents sharing a project with it, and how many messages to it
+// are unread.
+func (m *Module) whoamiOwn(ctx context.Context, tx bun.IDB, c kernel.WhoamiCaller) (map[string]any, error) {
+	var row struct {
+		Agent     []byte `bun:"agent"`
+		Mandates  []byte `bun:"mandates"`
+		Delegates []byte `bun:"delegates"`
+		Unread    int    `bun:"unread"`
+	}
+	err := m.db.Fetch(ctx, tx, &row, `SELECT
+		(SELECT json_build_object('id', a.id, 'client', a.client, 'owner', a.owner, 'preferences', a.preferences)
+			FROM agents a WHERE a.id = $1) AS agent,
+		(SELECT coalesce(json_agg(json_build_object('id', m.id, 'parent_id', m.parent_id, 'issuer', m.issuer,
+				'scope', m.scope, 'limits', m.limits, 'delegations_left', m.delegations_left, 'expires_at', m.expires_at)
+				ORDER BY m.depth, m.created_at), '[]')
+			FROM mandates m WHERE m.holder = $1 AND m.revoked_at IS NULL AND m.expires_at > now()) AS mandates,
+		(SELECT coalesce(json_agg(d ORDER BY d.id), '[]') FROM (
+			SELECT a.id, a.client, array_agg(ap.project_id ORDER BY ap.project_id) AS projects
+			FROM agents a JOIN agent_projects ap ON ap.agent_id = a.id
+			WHERE a.id <> $1 AND a.status = 'active'
+			  AND ap.project_id IN (SELECT project_id FROM agent_projects WHERE agent_id = $1)
+			GROUP BY a.id, a.client) d) AS delegates,
+		(SELECT count(*) FROM task_messages WHERE to_agent = $1 AND read_at IS NULL) AS unread`, c.AgentID)
+	if err != nil {
 		return nil, fmt.Errorf("agent %s: %w", c.AgentID, err)
 	}
-	return agent, nil
+	var agent agentView
+	var held []struct {
+		heldMandate
+		ExpiresAt time.Time `json:"expires_at"`
+	}
+	delegates := []delegate{}
+	for _, part := range []struct {
+		raw  []byte
+		into any
+	}{{row.Agent, &agent}, {row.Mandates, &held}, {row.Delegates, &delegates}} {
+		if err := json.Unmarshal(part.raw, part.into); err != nil {
+			return nil, fmt.Errorf("agent %s: read its sections: %w", c.AgentID, err)
+		}
+	}
+	mandates := make([]heldMandate, len(held))
+	for i, h := range held {
+		mandates[i] = h.heldMandate
+		mandates[i].ExpiresAt, mandates[i].Expires = h.ExpiresAt, canon.ISO(h.ExpiresAt)
+	}
+	return map[string]any{"agent": agent, "mandates": mandates, "delegates": delegates, "unread_messages": row.Unread}, nil
 }
 
 // agentProjects are the caller's projects, by id, without their sections,
@@ -43,42 +79,4 @@ func agentProjects(who *caller) []projectView {
 		}
 	}
 	return projects
-}
-
-// heldMandates are the caller's live mandates, roots first.
-func (m *Module) heldMandates(ctx context.Context, tx bun.IDB, c kernel.WhoamiCaller) (any, error) {
-	mandates := []heldMandate{}
-	if err := m.db.Fetch(ctx, tx, &mandates, `SELECT id::text, parent_id::text, issuer, scope, limits, delegations_left,
-			expires_at
-		FROM mandates WHERE holder = $1 AND revoked_at IS NULL AND expires_at > now()
-		ORDER BY depth, created_at`, c.AgentID); err != nil {
-		return nil, fmt.Errorf("mandates of agent %s: %w", c.AgentID, err)
-	}
-	for i := range mandates {
-		mandates[i].Expires = canon.ISO(mandates[i].ExpiresAt)
-	}
-	return mandates, nil
-}
-
-// delegates are the active agents sharing a project with the caller.
-func (m *Module) delegates(ctx context.Context, tx bun.IDB, c kernel.WhoamiCaller) (any, error) {
-	out := []delegate{}
-	if err := m.db.Fetch(ctx, tx, &out, `SELECT a.id, a.client, array_agg(ap.project_id ORDER BY ap.project_id) AS projects
-		FROM agents a JOIN agent_projects ap ON ap.agent_id = a.id
-		WHERE a.id <> $1 AND a.status = 'active'
-		  AND ap.project_id IN (SELECT project_id FROM agent_projects WHERE agent_id = $1)
-		GROUP BY a.id, a.client ORDER BY a.id`, c.AgentID); err != nil {
-		return nil, fmt.Errorf("delegates of agent %s: %w", c.AgentID, err)
-	}
-	return out, nil
-}
-
-// unreadCount is how many messages to the caller are unread.
-func (m *Module) unreadCount(ctx context.Context, tx bun.IDB, c kernel.WhoamiCaller) (any, error) {
-	var unread int
-	if err := m.db.FetchInto(ctx, tx, `SELECT count(*) FROM task_messages WHERE to_agent = $1 AND read_at IS NULL`,
-		[]any{c.AgentID}, &unread); err != nil {
-		return nil, fmt.Errorf("unread messages of agent %s: %w", c.AgentID, err)
-	}
-	return unread, nil
 }
