@@ -101,6 +101,19 @@ func ActionCovers(granted, needed string) bool {
 	return false
 }
 
+// CoveringPatterns lists every action pattern that covers action
+// (ActionCovers), so a query can find the patterns that cover an action with
+// = ANY instead of reading them all.
+func CoveringPatterns(action string) []string {
+	out := []string{"*", action, action + ".*"}
+	for i, c := range action {
+		if c == '.' {
+			out = append(out, action[:i]+".*")
+		}
+	}
+	return out
+}
+
 // ScopeCovers reports whether the scope granted covers the scope needed. Two
 // board scopes must name the same project and the granted action must cover
 // the needed one; a board scope never covers an opaque one nor the other way

@@ -13,7 +13,7 @@ import (
 
 func (m *Module) addPost(h *kernel.Host) error {
 	return kernel.AddTool(h, kernel.ToolSpec{
-		Name: "pact_post", RoundTrips: 11, Title: "Post a task",
+		Name: "pact_post", RoundTrips: 9, Title: "Post a task",
 		Description: "Post a task to a project's board. Name an agent in delegate_to to hand it the task " +
 			"together with a narrower mandate (child_scope, child_limits) cut from yours; it starts when that " +
 			"agent next pulls work. Actions a person must approve (deploys, finance, customer messages) wait " +
@@ -81,22 +81,26 @@ func (m *Module) post(ctx context.Context, c *kernel.Call, a postIn) (postOut, e
 
 // delegateTarget checks agent id that agent me delegates a task to or
 // messages: another agent of the project, not banned.
-func delegateTarget(ctx context.Context, tx bun.IDB, me, id, projectID string) (*caller, error) {
+func (m *Module) delegateTarget(ctx context.Context, tx bun.IDB, me, id, projectID string) (*caller, error) {
 	unknown := errs.E(errs.AgentUnknown, "agent %s is not registered in project %s", id, projectID)
 	if id == me {
 		return nil, unknown
 	}
-	var status []string
-	if err := tx.NewRaw(`SELECT status FROM agents WHERE id = ?`, id).Scan(ctx, &status); err != nil {
+	var rows []struct {
+		Status   string   `bun:"status"`
+		OrgID    string   `bun:"org_id"`
+		Client   string   `bun:"client"`
+		Projects []string `bun:"projects,array"`
+	}
+	if err := m.db.Fetch(ctx, tx, &rows, `SELECT a.status, a.org_id, a.client,
+		coalesce((SELECT array_agg(project_id ORDER BY project_id) FROM agent_projects WHERE agent_id = a.id), '{}') AS projects
+		FROM agents a WHERE a.id = $1`, id); err != nil {
 		return nil, fmt.Errorf("board.delegateTarget: %w", err)
 	}
-	if len(status) == 0 || status[0] == "banned" {
+	if len(rows) == 0 || rows[0].Status == "banned" {
 		return nil, unknown
 	}
-	target, err := loadCaller(ctx, tx, id)
-	if err != nil {
-		return nil, err
-	}
+	target := &caller{ID: id, OrgID: rows[0].OrgID, Client: rows[0].Client, Projects: rows[0].Projects}
 	if !target.In(projectID) {
 		return nil, unknown
 	}

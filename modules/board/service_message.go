@@ -94,7 +94,7 @@ func (m *Module) recipient(ctx context.Context, tx bun.IDB, me string, t *task, 
 	case to != nil && *to == me:
 		return "", errs.E(errs.InvalidRequest, "a message to yourself is a note; use pact_note")
 	case to != nil && *to != "":
-		target, err := delegateTarget(ctx, tx, me, *to, t.ProjectID)
+		target, err := m.delegateTarget(ctx, tx, me, *to, t.ProjectID)
 		if err != nil {
 			return "", err
 		}

@@ -46,7 +46,7 @@ func (m *Module) Post(ctx context.Context, tx bun.Tx, by Actor, chain mandate.Ch
 	var delegated *mandate.Mandate
 	var target *caller
 	if a.DelegateTo != nil && *a.DelegateTo != "" {
-		if target, err = delegateTarget(ctx, tx, by.AgentID, *a.DelegateTo, p.ID); err != nil {
+		if target, err = m.delegateTarget(ctx, tx, by.AgentID, *a.DelegateTo, p.ID); err != nil {
 			return postOut{}, err
 		}
 		scope := a.ChildScope
@@ -68,22 +68,15 @@ func (m *Module) Post(ctx context.Context, tx bun.Tx, by Actor, chain mandate.Ch
 	if _, err := m.mandates.Consume(ctx, tx, chain, spend, true); err != nil {
 		return postOut{}, err
 	}
-	needsApproval, err := m.needsApproval(ctx, tx, p.OrgID, a.Action)
-	if err != nil {
-		return postOut{}, err
-	}
 	id := uuid.NewString()
-	status := submitted
-	if needsApproval {
-		status = authRequired
-	}
 	var delegatedID *string
 	if delegated != nil {
 		s := delegated.ID.String()
 		delegatedID = &s
 	}
-	// The task and, unless it waits for approval, its wakeup, in one
-	// statement (events.Payload).
+	// The task, held for approval when an approval rule of the organization
+	// covers its action (docs/specs/behavior.md §5.8), and, unless held, its
+	// wakeup (events.Payload): one statement.
 	ev := events.Event{Kind: events.KindTask, OrgID: p.OrgID, ProjectID: p.ID, TaskID: id}
 	if a.DelegateTo != nil {
 		ev.AgentID = *a.DelegateTo
@@ -92,15 +85,22 @@ func (m *Module) Post(ctx context.Context, tx bun.Tx, by Actor, chain mandate.Ch
 	if err != nil {
 		return postOut{}, err
 	}
-	_, err = m.db.Write(ctx, tx, `WITH t AS (INSERT INTO tasks (id, project_id, title, body, action, created_by, mandate_id,
-			delegate_to, delegated_mandate_id, status, parent_task_id)
-			VALUES ($1::uuid, $2, $3, $4, $5, $6, $7::uuid, $8, $9::uuid, $10, $11::uuid) RETURNING id)
-		SELECT pg_notify($12, $13) FROM t WHERE $14`,
-		id, p.ID, a.Title, a.Body, a.Action, by.AgentID, chain.Leaf().ID.String(), a.DelegateTo, delegatedID, status,
-		a.ParentTaskID, events.Channel, wake, !needsApproval)
+	var status string
+	var woken int
+	err = m.db.FetchInto(ctx, tx, `WITH t AS (INSERT INTO tasks (id, project_id, title, body, action, created_by,
+			mandate_id, delegate_to, delegated_mandate_id, parent_task_id, status)
+			VALUES ($1::uuid, $2, $3, $4, $5, $6, $7::uuid, $8, $9::uuid, $10::uuid,
+				CASE WHEN EXISTS (SELECT 1 FROM approval_actions WHERE org_id = $11 AND action = ANY($12::text[]))
+					THEN '`+authRequired+`' ELSE '`+submitted+`' END)
+			RETURNING status),
+		woken AS (SELECT pg_notify($13, $14) FROM t WHERE t.status = '`+submitted+`')
+		SELECT t.status, (SELECT count(*) FROM woken) FROM t`,
+		[]any{id, p.ID, a.Title, a.Body, a.Action, by.AgentID, chain.Leaf().ID.String(), a.DelegateTo, delegatedID,
+			a.ParentTaskID, p.OrgID, mandate.CoveringPatterns(a.Action), events.Channel, wake}, &status, &woken)
 	if err != nil {
 		return postOut{}, fmt.Errorf("post task in project %s: %w", p.ID, err)
 	}
+	needsApproval := status == authRequired
 	notes := []string{}
 	if needsApproval {
 		if _, err := outbox.Enqueue(ctx, tx, outbox.Notification{Kind: outbox.ApprovalNeeded, ProjectID: p.ID, TaskID: id,
@@ -126,19 +126,4 @@ func (m *Module) Post(ctx context.Context, tx bun.Tx, by Actor, chain mandate.Ch
 		out.DelegatedMandateID = *delegatedID
 	}
 	return out, nil
-}
-
-// needsApproval reports whether an approval rule of the organization covers
-// action (docs/specs/behavior.md §5.8).
-func (m *Module) needsApproval(ctx context.Context, tx bun.IDB, org, action string) (bool, error) {
-	var rules []string
-	if err := m.db.Fetch(ctx, tx, &rules, `SELECT action FROM approval_actions WHERE org_id = $1`, org); err != nil {
-		return false, fmt.Errorf("board.needsApproval: %w", err)
-	}
-	for _, r := range rules {
-		if mandate.ActionCovers(r, action) {
-			return true, nil
-		}
-	}
-	return false, nil
 }
