@@ -1,9 +1,9 @@
 package main
 
 // The pgbench references: the references the board's write tools are
-// measured against (docs/benchmarks.md, "References"). pgbench runs the
-// statements of one pact_post (testdata/post.pgbench) or one winning
-// pact_claim (testdata/claim.pgbench), prepared, from 16 clients, against
+// measured against (docs/benchmarks.md, "References"). pgbench commits the
+// transaction every pact_post (testdata/post.pgbench) or winning pact_claim
+// (testdata/claim.pgbench) must commit, prepared, from 16 clients, against
 // the seed BenchmarkMCPCalls runs on, with the board running beside it as it
 // does there (its LISTEN connection hears each post's pg_notify).
 
