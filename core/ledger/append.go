@@ -66,37 +66,6 @@ func New(opts *Options) *Log {
 	return l
 }
 
-// hashed is exactly what an entry's hash covers; org_id is not part of it.
-type hashed struct {
-	ChainKey     string   `json:"chain_key"`
-	ProjectID    *string  `json:"project_id"`
-	TaskID       *string  `json:"task_id"`
-	AgentID      *string  `json:"agent_id"`
-	Actor        string   `json:"actor"`
-	MandateChain []string `json:"mandate_chain"`
-	Action       string   `json:"action"`
-	PayloadHash  string   `json:"payload_hash"`
-	Outcome      string   `json:"outcome"`
-	At           string   `json:"at"`
-	PrevHash     string   `json:"prev_hash"`
-}
-
-// sum hashes the fields as a map, which canon encodes without a detour
-// through encoding/json (verification calls this once per entry).
-func (h hashed) sum() (string, error) {
-	opt := func(p *string) any {
-		if p == nil {
-			return nil
-		}
-		return *p
-	}
-	return canon.Hash(map[string]any{
-		"chain_key": h.ChainKey, "project_id": opt(h.ProjectID), "task_id": opt(h.TaskID),
-		"agent_id": opt(h.AgentID), "actor": h.Actor, "mandate_chain": h.MandateChain, "action": h.Action,
-		"payload_hash": h.PayloadHash, "outcome": h.Outcome, "at": h.At, "prev_hash": h.PrevHash,
-	})
-}
-
 // Append adds e at the end of its chain inside tx. The chain head is locked
 // until tx ends, so appends to one chain serialise and never fork.
 func (l *Log) Append(ctx context.Context, tx bun.IDB, e Entry) (*Appended, error) {
@@ -131,15 +100,17 @@ func (l *Log) Append(ctx context.Context, tx bun.IDB, e Entry) (*Appended, error
 		return nil, fmt.Errorf("ledger: lock chain %s: %w", chainKey, err)
 	}
 	at := l.now().UTC().Truncate(time.Microsecond)
+	mandates := uuidStrings(e.MandateChain)
 	h := hashed{
-		ChainKey: chainKey, ProjectID: nullable(e.ProjectID), TaskID: nullable(e.TaskID),
-		AgentID: nullable(e.AgentID), Actor: e.Actor, MandateChain: uuidStrings(e.MandateChain),
-		Action: e.Action, PayloadHash: payloadHash, Outcome: e.Outcome, At: canon.ISO(at), PrevHash: prev,
+		ChainKey: []byte(chainKey), ProjectID: bytesOf(e.ProjectID), TaskID: bytesOf(e.TaskID),
+		AgentID: bytesOf(e.AgentID), Actor: []byte(e.Actor), MandateChain: make([][]byte, len(mandates)),
+		Action: []byte(e.Action), PayloadHash: []byte(payloadHash), Outcome: []byte(e.Outcome), At: at,
+		PrevHash: []byte(prev),
 	}
-	hash, err := h.sum()
-	if err != nil {
-		return nil, fmt.Errorf("ledger: hash an entry of chain %s: %w", chainKey, err)
+	for i, id := range mandates {
+		h.MandateChain[i] = []byte(id)
 	}
+	hash := h.sum()
 	out := &Appended{ChainKey: chainKey, OrgID: org, Hash: hash, At: at}
 	err = tx.NewRaw(`WITH p AS (INSERT INTO payloads (content) VALUES (?::jsonb) RETURNING id),
 		e AS (INSERT INTO entries (org_id, chain_key, project_id, task_id, agent_id, actor, mandate_chain,
@@ -147,8 +118,8 @@ func (l *Log) Append(ctx context.Context, tx bun.IDB, e Entry) (*Appended, error
 			SELECT ?, ?, ?, ?::uuid, ?, ?, ?::uuid[], ?, ?, p.id, ?, ?, ?, ? FROM p RETURNING id),
 		h AS (UPDATE entry_chain_heads SET last_hash = ? WHERE chain_key = ?)
 		SELECT id FROM e`,
-		string(content), org, chainKey, h.ProjectID, h.TaskID, h.AgentID, e.Actor,
-		pgdialect.Array(h.MandateChain), e.Action, payloadHash, e.Outcome, at, prev, hash,
+		string(content), org, chainKey, nullable(e.ProjectID), nullable(e.TaskID), nullable(e.AgentID), e.Actor,
+		pgdialect.Array(mandates), e.Action, payloadHash, e.Outcome, at, prev, hash,
 		hash, chainKey).Scan(ctx, &out.ID)
 	if err != nil {
 		return nil, fmt.Errorf("ledger: append to chain %s: %w", chainKey, err)
