@@ -22,7 +22,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // Marshal returns the canonical JSON of v. v may be any value encoding/json
@@ -55,11 +54,41 @@ func Hash(v any) (string, error) {
 // .ffffff microseconds only when they are not zero. Finer precision is
 // truncated: PostgreSQL keeps microseconds.
 func ISO(t time.Time) string {
+	return string(AppendISO(nil, t))
+}
+
+// AppendISO appends ISO's spelling of t to dst, for encoders that build
+// hashed bytes without a string per field. It writes the digits itself, the
+// same as time's layouts "2006-01-02T15:04:05[.000000]+00:00" (the log's
+// verification spells a time per entry); years beyond 0–9999 go through the
+// layouts.
+func AppendISO(dst []byte, t time.Time) []byte {
 	t = t.UTC().Truncate(time.Microsecond)
-	if t.Nanosecond() == 0 {
-		return t.Format("2006-01-02T15:04:05+00:00")
+	year, month, day := t.Date()
+	if year < 0 || year > 9999 {
+		if t.Nanosecond() == 0 {
+			return t.AppendFormat(dst, "2006-01-02T15:04:05+00:00")
+		}
+		return t.AppendFormat(dst, "2006-01-02T15:04:05.000000+00:00")
 	}
-	return t.Format("2006-01-02T15:04:05.000000+00:00")
+	hour, minute, second := t.Clock()
+	digits := func(dst []byte, v, n int) []byte { // v in n digits, zero-padded
+		dst = append(dst, "000000"[:n]...)
+		for i := len(dst) - 1; v > 0; i, v = i-1, v/10 {
+			dst[i] = byte('0' + v%10)
+		}
+		return dst
+	}
+	dst = append(digits(dst, year, 4), '-')
+	dst = append(digits(dst, int(month), 2), '-')
+	dst = append(digits(dst, day, 2), 'T')
+	dst = append(digits(dst, hour, 2), ':')
+	dst = append(digits(dst, minute, 2), ':')
+	dst = digits(dst, second, 2)
+	if us := t.Nanosecond() / 1000; us != 0 {
+		dst = digits(append(dst, '.'), us, 6)
+	}
+	return append(dst, "+00:00"...)
 }
 
 // normalize turns v into a tree of map[string]any, []any, string, bool, nil
@@ -236,33 +265,4 @@ func encode(b *bytes.Buffer, v any) error {
 		return fmt.Errorf("canonical json: unexpected %T", v)
 	}
 	return nil
-}
-
-func writeString(b *bytes.Buffer, s string) {
-	b.WriteByte('"')
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		switch {
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\b':
-			b.WriteString(`\b`)
-		case r == '\f':
-			b.WriteString(`\f`)
-		case r < 0x20:
-			fmt.Fprintf(b, `\u%04x`, r)
-		default:
-			b.WriteRune(r) // invalid UTF-8 becomes U+FFFD, as encoding/json does
-		}
-	}
-	b.WriteByte('"')
 }

@@ -3,6 +3,7 @@ package canon_test
 import (
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"os"
 	"testing"
 	"time"
@@ -60,6 +61,29 @@ func TestRefusesNonFiniteNumbers(t *testing.T) {
 func TestISO(t *testing.T) {
 	require.Equal(t, "2026-11-29T21:38:42+00:00", canon.ISO(time.Date(2026, 11, 29, 22, 38, 42, 0, time.FixedZone("", 3600))))
 	require.Equal(t, "2026-11-29T21:38:42.000120+00:00", canon.ISO(time.Date(2026, 11, 29, 21, 38, 42, 120999, time.UTC)))
+}
+
+// AppendISO writes its digits itself: it must spell every time as time's
+// layouts do.
+func TestAppendISOMatchesTheLayouts(t *testing.T) {
+	layout := func(t time.Time) string {
+		t = t.UTC().Truncate(time.Microsecond)
+		if t.Nanosecond() == 0 {
+			return t.Format("2006-01-02T15:04:05+00:00")
+		}
+		return t.Format("2006-01-02T15:04:05.000000+00:00")
+	}
+	times := []time.Time{time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC),
+		time.Date(10000, 1, 1, 0, 0, 0, 1000, time.UTC), time.Date(-1, 6, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(2026, 11, 29, 21, 38, 42, 999, time.FixedZone("", 3600)), time.Date(294276, 1, 1, 0, 0, 0, 0, time.UTC)}
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 20000 {
+		times = append(times, time.Unix(r.Int64N(1<<38)-1<<37, r.Int64N(1e9)).In(time.FixedZone("", r.IntN(50000)-25000)))
+	}
+	for _, at := range times {
+		require.Equal(t, layout(at), string(canon.AppendISO([]byte{}, at)), "%v", at)
+		require.Equal(t, layout(at), canon.ISO(at))
+	}
 }
 
 func FuzzMarshalIsStable(f *testing.F) {

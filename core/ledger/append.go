@@ -77,46 +77,6 @@ func New(opts *Options) *Log {
 	return l
 }
 
-// hashed is exactly what an entry's hash covers; org_id is not part of it.
-type hashed struct {
-	ChainKey     string   `json:"chain_key"`
-	ProjectID    *string  `json:"project_id"`
-	TaskID       *string  `json:"task_id"`
-	AgentID      *string  `json:"agent_id"`
-	Actor        string   `json:"actor"`
-	MandateChain []string `json:"mandate_chain"`
-	Action       string   `json:"action"`
-	PayloadHash  string   `json:"payload_hash"`
-	Outcome      string   `json:"outcome"`
-	At           string   `json:"at"`
-	PrevHash     string   `json:"prev_hash"`
-}
-
-// sum hashes the fields as a map, which canon encodes without a detour
-// through encoding/json (verification calls this once per entry).
-func (h hashed) sum() (string, error) {
-	raw, err := h.canonical()
-	if err != nil {
-		return "", err
-	}
-	return sha256hex(raw), nil
-}
-
-// canonical is the canonical JSON an entry's hash covers.
-func (h hashed) canonical() ([]byte, error) {
-	opt := func(p *string) any {
-		if p == nil {
-			return nil
-		}
-		return *p
-	}
-	return canon.Marshal(map[string]any{
-		"chain_key": h.ChainKey, "project_id": opt(h.ProjectID), "task_id": opt(h.TaskID),
-		"agent_id": opt(h.AgentID), "actor": h.Actor, "mandate_chain": h.MandateChain, "action": h.Action,
-		"payload_hash": h.PayloadHash, "outcome": h.Outcome, "at": h.At, "prev_hash": h.PrevHash,
-	})
-}
-
 // Append adds e at the end of its chain inside tx, in one round trip (the
 // SQL function ledger_append). The chain head is locked until tx ends, so
 // appends to one chain serialise and never fork.
@@ -132,10 +92,14 @@ func (l *Log) Append(ctx context.Context, tx bun.IDB, e Entry) (*Appended, error
 		return nil, fmt.Errorf("ledger: payload of %s: %w", e.Action, err)
 	}
 	at := l.now().UTC().Truncate(time.Microsecond)
+	mandates := uuidStrings(e.MandateChain)
 	h := hashed{
-		ProjectID: nullable(e.ProjectID), TaskID: nullable(e.TaskID),
-		AgentID: nullable(e.AgentID), Actor: e.Actor, MandateChain: uuidStrings(e.MandateChain),
-		Action: e.Action, PayloadHash: payloadHash, Outcome: e.Outcome, At: canon.ISO(at),
+		ProjectID: bytesOf(e.ProjectID), TaskID: bytesOf(e.TaskID), AgentID: bytesOf(e.AgentID),
+		Actor: []byte(e.Actor), MandateChain: make([][]byte, len(mandates)), Action: []byte(e.Action),
+		PayloadHash: []byte(payloadHash), Outcome: []byte(e.Outcome), At: at,
+	}
+	for i, id := range mandates {
+		h.MandateChain[i] = []byte(id)
 	}
 	before, between, after, err := h.material()
 	if err != nil {
@@ -148,7 +112,7 @@ func (l *Log) Append(ctx context.Context, tx bun.IDB, e Entry) (*Appended, error
 	out := &Appended{At: at}
 	rows, err := sqlTx.QueryContext(ctx, `SELECT r_id, r_org, r_chain, r_hash FROM ledger_append(
 		$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`, l.mode,
-		nullable(e.OrgID), h.ProjectID, h.TaskID, h.AgentID, e.Actor, h.MandateChain, e.Action,
+		nullable(e.OrgID), nullable(e.ProjectID), nullable(e.TaskID), nullable(e.AgentID), e.Actor, mandates, e.Action,
 		payloadHash, content, e.Outcome, at, before, between, after)
 	if err == nil {
 		err = scanOne(rows, &out.ID, &out.OrgID, &out.ChainKey, &out.Hash)
@@ -180,22 +144,11 @@ func scanOne(rows *sql.Rows, dest ...any) error {
 // encodes h with one-letter stand-ins and finds each value where two
 // encodings that differ only in it first differ.
 func (h hashed) material() (before, between, after []byte, err error) {
-	enc := func(chain, prev string) ([]byte, error) {
-		h.ChainKey, h.PrevHash = chain, prev
-		return h.canonical()
+	enc := func(chain, prev string) []byte {
+		h.ChainKey, h.PrevHash = []byte(chain), []byte(prev)
+		return h.appendCanonical(make([]byte, 0, 512))
 	}
-	x, err := enc("a", "a")
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	y, err := enc("b", "a")
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	z, err := enc("a", "b")
-	if err != nil {
-		return nil, nil, nil, err
-	}
+	x, y, z := enc("a", "a"), enc("b", "a"), enc("a", "b")
 	i, j := firstDiff(x, y), firstDiff(x, z)
 	if i < 0 || j <= i {
 		return nil, nil, nil, fmt.Errorf("ledger: cannot place the chain key and previous hash in an entry's JSON")

@@ -2,13 +2,12 @@ package ledger
 
 import (
 	"context"
-	"database/sql"
+	"errors"
 	"fmt"
-	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
 
-	"github.com/pactboard/pact/core/canon"
 	"github.com/pactboard/pact/core/db"
 )
 
@@ -26,38 +25,39 @@ type Verdict struct {
 // Progress is told how many entries were checked since its last call.
 type Progress func(checked int)
 
-// page bounds memory: verification holds one page of entries at a time,
-// however long the chain.
+// page is how many checked entries each progress call reports (the last
+// call, the rest).
 const page = 1000
 
-type row struct {
-	ID           int64     `bun:"id"`
-	ChainKey     string    `bun:"chain_key"`
-	ProjectID    *string   `bun:"project_id"`
-	TaskID       *string   `bun:"task_id"`
-	AgentID      *string   `bun:"agent_id"`
-	Actor        string    `bun:"actor"`
-	MandateChain []string  `bun:"mandate_chain,array"`
-	Action       string    `bun:"action"`
-	PayloadHash  string    `bun:"payload_hash"`
-	Outcome      string    `bun:"outcome"`
-	At           time.Time `bun:"at"`
-	PrevHash     string    `bun:"prev_hash"`
-	Hash         string    `bun:"hash"`
-	Content      *string   `bun:"content"`
-	Erased       bool      `bun:"erased"`
-}
+// batch is how many rows one query reads. Memory stays bounded whatever the
+// batch: rows are checked as they arrive, and pgx holds no more of them than
+// its read buffer. A batch this size lets PostgreSQL plan for much of a chain
+// at once (a hash join and one sort when the chain is most of the log, the
+// chain's index otherwise), while a broken entry still leaves at most one
+// batch to read and drop; a cursor's FETCH would first store its rows.
+const batch = 10000
+
+// chainRows reads the entries of chain $1 after id $2. The chain key is not
+// read back: it is the parameter, and equality of text is equality of bytes.
+const chainRows = `SELECT e.id, e.project_id, e.task_id, e.agent_id, e.actor, e.mandate_chain, e.action,
+		e.payload_hash, e.outcome, e.at, e.prev_hash, e.hash, p.content, p.erased_at IS NOT NULL
+	FROM entries e JOIN payloads p ON p.id = e.payload_ref
+	WHERE e.chain_key = $1 AND e.id > $2 ORDER BY e.id LIMIT $3`
 
 // VerifyChain checks one chain from its first entry: each prev_hash links to
 // the entry before, each hash matches the entry's contents, each payload not
 // erased matches its payload_hash, and the chain head names the last entry.
 // It reads one snapshot, so appends during the run cannot look like damage.
+//
+// It reads with pgx rather than bun and checks each row in the driver's
+// buffer, in the binary format: scanning rows into structs by reflection,
+// and the text format, cost more than the hashing (docs/benchmarks.md).
 func (l *Log) VerifyChain(ctx context.Context, d *db.DB, chainKey string, progress Progress) (Verdict, error) {
 	v := Verdict{ChainKey: chainKey}
-	err := d.RunInTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true},
-		func(ctx context.Context, tx bun.Tx) error {
+	err := pgx.BeginTxFunc(ctx, d.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
+		func(tx pgx.Tx) error {
 			var err error
-			v, err = verifyChain(ctx, tx, chainKey, progress)
+			v, err = verifyChain(ctx, tx, chainKey, batch, progress)
 			if err != nil {
 				return fmt.Errorf("ledger: verify chain %s: %w", chainKey, err)
 			}
@@ -66,85 +66,57 @@ func (l *Log) VerifyChain(ctx context.Context, d *db.DB, chainKey string, progre
 	return v, err
 }
 
-func verifyChain(ctx context.Context, tx bun.IDB, chainKey string, progress Progress) (Verdict, error) {
+func verifyChain(ctx context.Context, tx pgx.Tx, chainKey string, size int, progress Progress) (Verdict, error) {
 	v := Verdict{ChainKey: chainKey}
-	prev, last := Genesis, ""
-	broken := func(id int64, reason string) (Verdict, error) {
-		v.BrokenAt, v.Reason = &id, reason
-		return v, nil
-	}
-	for after := int64(0); ; {
-		var rows []row
-		err := tx.NewRaw(`SELECT e.id, e.chain_key, e.project_id, e.task_id::text AS task_id, e.agent_id, e.actor,
-				e.mandate_chain::text[] AS mandate_chain, e.action, e.payload_hash, e.outcome, e.at,
-				e.prev_hash, e.hash, p.content::text AS content, p.erased_at IS NOT NULL AS erased
-			FROM entries e JOIN payloads p ON p.id = e.payload_ref
-			WHERE e.chain_key = ? AND e.id > ? ORDER BY e.id LIMIT ?`, chainKey, after, page).Scan(ctx, &rows)
+	c := newChecker(chainKey)
+	// Every column in binary, which the server writes and the checker reads
+	// without text conversions, except the payload: jsonb's text is what gets
+	// re-encoded. Binary results need the extended protocol and the rows'
+	// description, which pgx caches per connection (one round trip, not two):
+	// chainRows is a constant, so its description cannot change under the
+	// cache.
+	formats := pgx.QueryResultFormats{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1}
+	// size is batch but in tests, which read short chains in many queries.
+	for after, n := int64(0), size; n == size; {
+		rows, err := tx.Query(ctx, chainRows, pgx.QueryExecModeCacheDescribe, formats, chainKey, after, size)
 		if err != nil {
 			return v, fmt.Errorf("ledger: read chain %s: %w", chainKey, err)
 		}
-		for _, r := range rows {
-			if r.PrevHash != prev {
-				return broken(r.ID, "prev_hash does not match the previous entry")
-			}
-			h := hashed{ChainKey: r.ChainKey, ProjectID: r.ProjectID, TaskID: r.TaskID, AgentID: r.AgentID,
-				Actor: r.Actor, MandateChain: r.MandateChain, Action: r.Action, PayloadHash: r.PayloadHash,
-				Outcome: r.Outcome, At: canon.ISO(r.At), PrevHash: r.PrevHash}
-			if h.MandateChain == nil {
-				h.MandateChain = []string{}
-			}
-			sum, err := h.sum()
-			if err != nil {
-				return v, err
-			}
-			if sum != r.Hash {
-				return broken(r.ID, "entry contents do not match its hash")
-			}
-			if !r.Erased {
-				ok, err := payloadMatches(r.Content, r.PayloadHash)
-				if err != nil || !ok {
-					return broken(r.ID, "payload does not match payload_hash")
+		for n = 0; rows.Next(); n++ {
+			id, reason, err := c.check(rows.RawValues())
+			if err != nil || reason != "" {
+				rows.Close()
+				if err != nil {
+					return v, fmt.Errorf("ledger: entry %d of chain %s: %w", id, chainKey, err)
 				}
+				v.BrokenAt, v.Reason = &id, reason
+				return v, nil
 			}
-			prev, last = r.Hash, r.Hash
-			v.Checked++
-			after = r.ID
+			if v.Checked++; v.Checked%page == 0 && progress != nil {
+				progress(page)
+			}
+			after = id
 		}
-		if progress != nil && len(rows) > 0 {
-			progress(len(rows))
+		if rows.Close(); rows.Err() != nil {
+			return v, fmt.Errorf("ledger: read chain %s: %w", chainKey, rows.Err())
 		}
-		if len(rows) < page {
-			break
-		}
+	}
+	if rest := int(v.Checked % page); rest > 0 && progress != nil {
+		progress(rest)
 	}
 	if v.Checked > 0 {
 		var head string
-		err := tx.NewRaw(`SELECT last_hash FROM entry_chain_heads WHERE chain_key = ?`, chainKey).Scan(ctx, &head)
-		if err != nil && err != sql.ErrNoRows {
-			return v, err
+		err := tx.QueryRow(ctx, `SELECT last_hash FROM entry_chain_heads WHERE chain_key = $1`, chainKey).Scan(&head)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return v, fmt.Errorf("ledger: read the head of chain %s: %w", chainKey, err)
 		}
-		if head != last {
+		if head != string(c.prev) {
 			v.Reason = "chain head does not match the last entry (entries missing?)"
 			return v, nil
 		}
 	}
 	v.OK = true
 	return v, nil
-}
-
-func payloadMatches(content *string, want string) (bool, error) {
-	if content == nil {
-		return false, nil
-	}
-	tree, err := canon.Decode([]byte(*content))
-	if err != nil {
-		return false, err
-	}
-	b, err := canon.Marshal(tree)
-	if err != nil {
-		return false, err
-	}
-	return sha256hex(b) == want, nil
 }
 
 // ChainKeys returns the chains of organization org, in key order: its
