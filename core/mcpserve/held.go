@@ -35,18 +35,26 @@ import (
 // When the client goes away during the wait, there is no second pass, as
 // there would be nothing to answer.
 
+// maxHeldBody bounds the body heldTool reads: a call that waits is a few
+// hundred bytes, and a larger body goes to the SDK as it came.
+const maxHeldBody = 64 << 10
+
 // heldTool returns the body of a POST and the tool it calls when it is one
-// JSON-RPC tools/call of a tool with a Wait phase. The body is read in full,
-// as the SDK would, and r.Body replaced so the SDK reads the same bytes (and
-// the same error, if reading failed). Telling a request wrongly only
-// changes where a wait happens: the SDK still judges the request.
+// JSON-RPC tools/call of a tool with a Wait phase. It reads the body (up to
+// maxHeldBody), as the SDK would, and replaces r.Body so the SDK reads the
+// same bytes, then the rest or the same error. Telling a request wrongly
+// only changes where a wait happens: the SDK still judges the request.
 func (s *Server) heldTool(r *http.Request) (body []byte, tool string) {
 	if r.Method != http.MethodPost || r.Body == nil || len(s.waits) == 0 {
 		return nil, ""
 	}
-	body, err := io.ReadAll(r.Body)
-	r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{err}))
-	if err != nil {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxHeldBody+1))
+	var rest io.Reader = errReader{err}
+	if len(body) > maxHeldBody {
+		rest = r.Body
+	}
+	r.Body = readCloser{io.MultiReader(bytes.NewReader(body), rest), r.Body}
+	if err != nil || len(body) > maxHeldBody {
 		return nil, ""
 	}
 	var msg struct {
@@ -59,6 +67,12 @@ func (s *Server) heldTool(r *http.Request) (body []byte, tool string) {
 		return nil, ""
 	}
 	return body, msg.Params.Name
+}
+
+// readCloser reads the body heldTool replayed and closes the original.
+type readCloser struct {
+	io.Reader
+	io.Closer
 }
 
 // errReader returns err, or io.EOF for a body read to its end.

@@ -167,3 +167,14 @@ func TestACallThatNeedNotWaitIsAnsweredAtOnce(t *testing.T) {
 	require.Less(t, time.Since(start), 10*time.Second)
 	require.Equal(t, [][2]string{{"test_wait", "scope_exceeded"}, {"test_wait", "ok"}}, f.outcomes(t, "code-web"))
 }
+
+// A body larger than any call that waits goes to the SDK whole, the part
+// read to look at it first.
+func TestALargeBodyReachesTheSDKWhole(t *testing.T) {
+	f := newFixture(t)
+	big := strings.Repeat("a", 100_000)
+	status, _, body, err := f.rawCall(context.Background(), "test_echo", map[string]any{"agent": big}, nil)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, status, body)
+	require.Contains(t, body, `\"agent\":\"`+big+`\"`)
+}
