@@ -101,7 +101,7 @@ staticcheck:
 	done
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./...
 
 fmt:
 	gofmt -w .
