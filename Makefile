@@ -105,7 +105,7 @@ staticcheck:
 # each other. Both targets end with benchratio's table: the speed goals
 # beside the references measured in the same run.
 bench:
-	$(call with-ratios,$(GO) test -p 1 -run '^$$' -bench . -benchmem ./...)
+	$(call with-ratios,$(GO) test -p 1 -run '^$$' -bench . -benchmem -timeout 60m ./...)
 
 # Only what the table needs: the board's four tools, the go-sdk floor and
 # the pgbench references, in one test binary on one test cluster.

@@ -12,6 +12,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/pactboard/pact/core/db"
+	"github.com/pactboard/pact/core/events"
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/sdk/errs"
@@ -42,11 +43,13 @@ type Tool struct {
 	// (docs/invariants.md PERF-001), so a change that adds a round trip
 	// says so here.
 	RoundTrips int
-	// Wait, when set, runs before the call's transaction and may block (up
-	// to 50 s) until there is something for Run to return. It holds no
-	// transaction while it waits, so a thousand waiting agents hold no
-	// connections. A refusal from Wait is logged like one from Run.
-	Wait func(ctx context.Context, agent string, args json.RawMessage) error
+	// Wait, when set, runs before the call's transaction: it checks that
+	// the agent may wait and returns what to wait for, which the pipeline
+	// runs (up to 50 s) until there is something for Run to return, or
+	// hands to the transport (WithHolder). No transaction is held while it
+	// waits, so a thousand waiting agents hold no connections. A nil wait
+	// goes straight to Run. A refusal from Wait is logged like one from Run.
+	Wait func(ctx context.Context, agent string, args json.RawMessage) (*events.Wait, error)
 }
 
 // Call is one tool call in the pipeline.
@@ -219,7 +222,11 @@ func validArgs(schema *jsonschema.Resolved, args json.RawMessage) error {
 
 // wait runs a tool's Wait phase after the gate and the argument check that
 // the pipeline will repeat in its transaction; a refused agent never waits.
+// A call whose wait has already run (Waited) takes that wait's outcome.
 func (r *Tools) wait(ctx context.Context, t *Tool, schema *jsonschema.Resolved, agent string, args json.RawMessage) error {
+	if w, ok := waitedFor(ctx, t.Name); ok {
+		return w.err
+	}
 	var orgErr error
 	err := r.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		_, orgErr = identity.Admit(ctx, r.db, tx, agent, false)
@@ -234,5 +241,9 @@ func (r *Tools) wait(ctx context.Context, t *Tool, schema *jsonschema.Resolved, 
 	if err := validArgs(schema, args); err != nil {
 		return err
 	}
-	return t.Wait(ctx, agent, args)
+	w, err := t.Wait(ctx, agent, args)
+	if err != nil || w == nil {
+		return err
+	}
+	return hold(ctx, t.Name, w)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/pactboard/pact/core/events"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -26,7 +27,7 @@ type ToolSpec struct {
 	RoundTrips int
 	// Wait, when set, is the tool's Wait phase (Tool.Wait); WaitFor adapts
 	// a typed one.
-	Wait func(ctx context.Context, agent string, args json.RawMessage) error
+	Wait func(ctx context.Context, agent string, args json.RawMessage) (*events.Wait, error)
 }
 
 // Amounts is an object of numbers, e.g. {"runs": 1}, or null. Its values
@@ -72,11 +73,11 @@ func TypedTool[In, Out any](spec ToolSpec, run func(ctx context.Context, c *Call
 }
 
 // WaitFor adapts a typed Wait phase of tool name to ToolSpec.Wait.
-func WaitFor[In any](name string, wait func(ctx context.Context, agent string, in In) error) func(context.Context, string, json.RawMessage) error {
-	return func(ctx context.Context, agent string, args json.RawMessage) error {
+func WaitFor[In any](name string, wait func(ctx context.Context, agent string, in In) (*events.Wait, error)) func(context.Context, string, json.RawMessage) (*events.Wait, error) {
+	return func(ctx context.Context, agent string, args json.RawMessage) (*events.Wait, error) {
 		a, err := decodeArgs[In](name, args)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		return wait(ctx, agent, a)
 	}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
 
+	"github.com/pactboard/pact/core/events"
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/kernel/kerneltest"
@@ -39,6 +41,10 @@ type fixture struct {
 	logs  *syncBuffer
 	calls chan blocked // test_block announces each call here
 	since int64        // the last log entry of the set-up
+	// ready is what test_wait waits for; prepared and ended count its
+	// waits made and ended.
+	ready           atomic.Bool
+	prepared, ended atomic.Int32
 
 	live, other, expired, revoked string
 }
@@ -96,6 +102,12 @@ func (m testModule) Register(h *kernel.Host) error {
 					return map[string]bool{"finished": true}, nil
 				}
 			}},
+		{Name: "test_wait", Title: "Wait", Description: "Waits up to ms milliseconds for the fixture's ready.",
+			Input: object(map[string]*jsonschema.Schema{"ms": {Type: "integer"}, "refuse": {Type: "boolean"}}),
+			Wait:  m.wait,
+			Run: func(_ context.Context, c *kernel.Call) (any, error) {
+				return map[string]any{"agent": c.AgentID, "ready": m.f.ready.Load()}, nil
+			}},
 	}
 	for _, t := range tools {
 		if err := h.Tool(t); err != nil {
@@ -125,6 +137,24 @@ func (m testModule) Register(h *kernel.Host) error {
 			return string(b), nil
 		},
 	})
+}
+
+// wait is test_wait's Wait phase. With no hub, its wait ends when its
+// check finds ready or at its deadline.
+func (m testModule) wait(_ context.Context, _ string, args json.RawMessage) (*events.Wait, error) {
+	m.f.prepared.Add(1)
+	var in struct {
+		MS     int
+		Refuse bool
+	}
+	_ = json.Unmarshal(args, &in)
+	if in.Refuse {
+		return nil, errs.E(errs.ScopeExceeded, "may not wait")
+	}
+	var none *events.Hub
+	return none.NewWait(nil, time.Duration(in.MS)*time.Millisecond,
+		func(context.Context) (bool, error) { return m.f.ready.Load(), nil },
+		func(context.Context) error { m.f.ended.Add(1); return nil }), nil
 }
 
 func newFixture(t *testing.T) *fixture {

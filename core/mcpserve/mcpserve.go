@@ -64,6 +64,10 @@ type Server struct {
 	once    sync.Once
 	handler http.Handler
 	err     error
+	// waits names the tools with a Wait phase, whose calls are served in
+	// two passes (held.go); passes has a slot per pass at once.
+	waits  map[string]bool
+	passes chan struct{}
 }
 
 var agentID = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
@@ -150,8 +154,12 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 		kernel.WriteError(w, http.StatusInternalServerError, errs.Public(err))
 		return
 	}
-	ctx := context.WithValue(r.Context(), callerKey{}, &caller{agent: agent, req: r.Context()})
-	h.ServeHTTP(w, r.WithContext(ctx))
+	c := &caller{agent: agent, req: r.Context()}
+	if body, tool := s.heldTool(r); tool != "" {
+		s.serveHeld(w, r, h, c, body, tool)
+		return
+	}
+	h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callerKey{}, c)))
 }
 
 // build makes the SDK server and handler once, from the registries as they
@@ -167,6 +175,11 @@ func (s *Server) build() (http.Handler, error) {
 				Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Resources: &mcp.ResourceCapabilities{}},
 			})
 		s.addTools(srv)
+		s.waits = map[string]bool{}
+		for _, t := range s.opts.Tools.List() {
+			s.waits[t.Name] = t.Wait != nil
+		}
+		s.passes = make(chan struct{}, s.heldPasses())
 		if s.err = s.addResources(srv); s.err != nil {
 			s.opts.Logger.Error("cannot serve MCP", "error", s.err)
 			return

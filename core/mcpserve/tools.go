@@ -12,9 +12,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -43,6 +45,9 @@ func (s *Server) callTool(name string) mcp.ToolHandler {
 		ctx, cancel := bound(ctx, c)
 		defer cancel()
 		out, err := s.opts.Tools.Call(ctx, c.agent, name, req.Params.Arguments)
+		if errors.Is(err, kernel.ErrHeld) {
+			return heldResult(), nil // dropped: the call is answered after its wait (held.go)
+		}
 		if err != nil {
 			return s.toolError(ctx, c.agent, name, err), nil
 		}
@@ -56,6 +61,11 @@ func (s *Server) callTool(name string) mcp.ToolHandler {
 		}
 		return res, nil
 	}
+}
+
+// heldResult answers the first pass of a held call; no client sees it.
+func heldResult() *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "held"}}}
 }
 
 // toolError turns err into the isError result agents see. Refusals were

@@ -69,9 +69,10 @@ func (m *Module) eventsScope(ctx context.Context, tx bun.IDB, agent string, a ev
 	return chain, projects, postOnly[who.Client], nil
 }
 
-// waitForWork blocks until there is claimable work or a message for the
-// caller, marking it listening meanwhile.
-func (m *Module) waitForWork(ctx context.Context, agent string, a eventsIn) error {
+// waitForWork checks the caller may wait and marks it listening, then
+// returns the wait for claimable work or a message to it; whatever ends
+// the wait marks the agent no longer listening.
+func (m *Module) waitForWork(ctx context.Context, agent string, a eventsIn) (*events.Wait, error) {
 	var projects []string
 	var watchOnly bool
 	err := m.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
@@ -82,7 +83,7 @@ func (m *Module) waitForWork(ctx context.Context, agent string, a eventsIn) erro
 		return m.ident.ListenUntil(ctx, tx, agent, a.wait())
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	match := func(ev events.Event) bool {
 		switch ev.Kind {
@@ -93,19 +94,15 @@ func (m *Module) waitForWork(ctx context.Context, agent string, a eventsIn) erro
 		}
 		return false
 	}
-	err = m.waitUntil(ctx, a.wait(), match, func(ctx context.Context) (bool, error) {
+	ready := func(ctx context.Context) (bool, error) {
 		var n int
 		err := m.db.NewRaw(`SELECT (SELECT count(*) FROM task_messages WHERE to_agent = ? AND read_at IS NULL)
 			+ CASE WHEN ? THEN 0 ELSE (SELECT count(*)`+claimableSQL+`) END`,
 			agent, watchOnly, pgdialect.Array(projects), a.cursor(), agent).Scan(ctx, &n)
 		return n > 0, err
-	})
-	// Whatever happened, the agent stopped listening just now.
-	uerr := m.ident.ListenUntil(context.WithoutCancel(ctx), m.db, agent, 0)
-	if err != nil {
-		return err
 	}
-	return uerr
+	stop := func(ctx context.Context) error { return m.ident.ListenUntil(ctx, m.db, agent, 0) }
+	return m.hub.NewWait(match, a.wait(), ready, stop), nil
 }
 
 // work is pact_events' logged part: the claimable tasks after the cursor and

@@ -52,9 +52,9 @@ func (a waitIn) task() string {
 	return *a.TaskID
 }
 
-// waitForMessage checks the caller may read what it waits for, then blocks
-// until a message to it is committed (in any board process) or the time is up.
-func (m *Module) waitForMessage(ctx context.Context, agent string, a waitIn) error {
+// waitForMessage checks the caller may read what it waits for, then
+// returns the wait for a message to it, committed in any board process.
+func (m *Module) waitForMessage(ctx context.Context, agent string, a waitIn) (*events.Wait, error) {
 	var projects []string
 	err := m.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var err error
@@ -62,18 +62,19 @@ func (m *Module) waitForMessage(ctx context.Context, agent string, a waitIn) err
 		return err
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	match := func(ev events.Event) bool {
 		return ev.Kind == events.KindMessage && ev.AgentID == agent && (a.task() == "" || ev.TaskID == a.task())
 	}
-	return m.waitUntil(ctx, a.deadline(30*time.Second), match, func(ctx context.Context) (bool, error) {
+	ready := func(ctx context.Context) (bool, error) {
 		var n int
 		err := m.db.NewRaw(`SELECT count(*) FROM task_messages msg JOIN tasks t ON t.id = msg.task_id
 			WHERE msg.to_agent = ? AND msg.read_at IS NULL AND t.project_id = ANY(?) AND (? = '' OR msg.task_id::text = ?)`,
 			agent, pgdialect.Array(projects), a.task(), a.task()).Scan(ctx, &n)
 		return n > 0, err
-	})
+	}
+	return m.hub.NewWait(match, a.deadline(30*time.Second), ready, nil), nil
 }
 
 // waitScope verifies the chain and returns it, the caller, and the projects
@@ -106,33 +107,6 @@ func (m *Module) waitScope(ctx context.Context, tx bun.IDB, agent, mandateID, ta
 		}
 	}
 	return chain, who, readable, nil
-}
-
-// waitUntil runs the waiter's contract of core/events: subscribe, check,
-// wait for a wake, check again, until ready says yes or the time is up.
-func (m *Module) waitUntil(ctx context.Context, d time.Duration, match func(events.Event) bool,
-	ready func(ctx context.Context) (bool, error)) error {
-	var wake <-chan struct{}
-	if m.hub != nil {
-		sub := m.hub.Subscribe(match)
-		defer sub.Close()
-		wake = sub.C()
-	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	for {
-		ok, err := ready(ctx)
-		if err != nil || ok {
-			return err
-		}
-		select {
-		case <-wake:
-		case <-timer.C:
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
 }
 
 // takeMessages is pact_wait's logged part: the unread messages, marked read.
