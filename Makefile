@@ -15,7 +15,7 @@ BUF := github.com/bufbuild/buf/cmd/buf@v1.75.0
 # walks them all from the root.
 MODULES := . sdk plugins/examples/notifier-hello docs/examples/tenuo-verifier
 
-.PHONY: build plugins proto client client-check run test install-deps lint fmt-check vet staticcheck bench bench-ratios fmt clean
+.PHONY: build plugins proto client client-check run test install-deps lint fmt-check vet staticcheck bench bench-ratios pgbouncer-check fmt clean
 
 build: plugins
 	@mkdir -p bin
@@ -123,6 +123,19 @@ define with-ratios
 	@set -o pipefail; out=$$(mktemp); \
 	$(1) | tee $$out && $(GO) run ./cmd/benchratio $$out; rc=$$?; rm -f $$out; exit $$rc
 endef
+
+# The board behind PgBouncer (docs/operations.md, "PostgreSQL behind a
+# pooler"): every tool through PgBouncer in transaction and session mode,
+# the migrators, the startup parameters. It installs nothing: it needs
+# PgBouncer (Debian/Ubuntu: apt-get install pgbouncer) at PGBOUNCER. make
+# test skips these tests, PACT_PGBOUNCER being unset there.
+PGBOUNCER ?= /usr/sbin/pgbouncer
+
+pgbouncer-check:
+	@if [ ! -x "$(PGBOUNCER)" ]; then \
+		echo "pgbouncer-check needs PgBouncer at $(PGBOUNCER): apt-get install pgbouncer," >&2; \
+		echo "or name another binary: make pgbouncer-check PGBOUNCER=/path/to/pgbouncer" >&2; exit 1; fi
+	PACT_PGBOUNCER=$(PGBOUNCER) $(GO) test -p 1 -count=1 -v -run 'PgBouncer|Unprepared' ./core/db/ ./cmd/pact-board/
 
 fmt:
 	gofmt -w .

@@ -104,7 +104,7 @@ func (m *Main) Run(ctx context.Context) error {
 	// The admin service never has a waiting agent, so it does not listen.
 	var hub *events.Hub
 	if m.Config.Role != boot.RoleAdmin {
-		hub = events.NewHub(d.Pool, m.Logger.Named("events"))
+		hub = events.NewHub(d.ListenConfig(), m.Logger.Named("events"))
 	}
 	issuer := adminIssuer(plugins, m.Logger)
 	adminAuth := auth.NewAdmin(ident, auth.Options{Issuer: issuer,

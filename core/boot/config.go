@@ -32,6 +32,9 @@ type Config struct {
 	// DatabaseURL is an external PostgreSQL; "" means the embedded default
 	// cluster under DataDir/pg.
 	DatabaseURL string
+	// DatabaseListenURL is where the LISTEN connections go; "" means
+	// DatabaseURL (docs/operations.md, "PostgreSQL behind a pooler").
+	DatabaseListenURL string
 	// DataDir holds the embedded cluster and the generated signing key.
 	DataDir string
 	// DBStatements is PACT_DB_STATEMENTS: db.Prepared or db.Unprepared.

@@ -47,6 +47,7 @@ func TestLoadDefaults(t *testing.T) {
 func TestLoadReadsValues(t *testing.T) {
 	c, err := boot.Load(env(map[string]string{
 		"DATABASE_URL":             "postgres://x@y/z",
+		"DATABASE_LISTEN_URL":      "postgres://x@direct/z",
 		"PACT_DATA_DIR":            "/var/lib/pact",
 		"HOST":                     "0.0.0.0",
 		"PORT":                     "9000",
@@ -66,6 +67,7 @@ func TestLoadReadsValues(t *testing.T) {
 	}))
 	require.NoError(t, err)
 	require.False(t, c.Embedded())
+	require.Equal(t, "postgres://x@direct/z", c.DatabaseListenURL)
 	require.Equal(t, "/var/lib/pact", c.DataDir)
 	require.Equal(t, "0.0.0.0:9000", c.Addr())
 	require.Equal(t, "https://board.example.com", c.PublicURL)

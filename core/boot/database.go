@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -65,9 +66,53 @@ func Connect(ctx context.Context, cfg *Config, logger hclog.Logger) (*db.DB, fun
 	} else {
 		logger.Info("external PostgreSQL from DATABASE_URL")
 	}
-	d, err := db.Open(ctx, dsn, db.Options{Statements: cfg.DBStatements})
+	opts := db.Options{Statements: cfg.DBStatements}
+	if !cfg.Embedded() {
+		opts.ListenURL = cfg.DatabaseListenURL
+	} else if cfg.DatabaseListenURL != "" {
+		logger.Warn("DATABASE_LISTEN_URL is ignored without DATABASE_URL: the embedded cluster is reached directly")
+	}
+	d, err := db.Open(ctx, dsn, opts)
 	if err != nil {
 		return nil, nil, errors.Join(err, leave())
 	}
+	if !cfg.Embedded() {
+		warnPooler(ctx, d, cfg, logger)
+	}
 	return d, func() error { d.Close(); return leave() }, nil
+}
+
+// warnPooler logs what a pooler between the board and PostgreSQL may break
+// and the setting that avoids it (docs/operations.md, "PostgreSQL behind a
+// pooler"). Session mode breaks none of it; the board cannot tell the
+// modes apart, so the warnings say what to check.
+func warnPooler(ctx context.Context, d *db.DB, cfg *Config, logger hclog.Logger) {
+	s, err := d.Probe(ctx)
+	if err != nil {
+		logger.Warn("could not tell whether DATABASE_URL goes through a pooler", "error", err)
+		return
+	}
+	const see = "docs/operations.md, \"PostgreSQL behind a pooler\""
+	if s.Pooled && mode(cfg.DBStatements) == db.Prepared {
+		logger.Warn("DATABASE_URL goes through a pooler and PACT_DB_STATEMENTS is prepared: unless it is in session mode "+
+			"(or PgBouncer 1.21+ with max_prepared_statements above 0), tool calls fail with "+
+			"\"prepared statement ... does not exist\" or \"already exists\"; set PACT_DB_STATEMENTS=unprepared", "see", see)
+	}
+	if s.ListenPooled {
+		logger.Warn("the event listeners' connections go through a pooler: unless it is in session mode it drops notifications, "+
+			"so pact_wait and pact_events answer only at their deadline and the outbox waits for its next tick; "+
+			"set DATABASE_LISTEN_URL to PostgreSQL itself or to PgBouncer in session mode", "see", see)
+	}
+	if s.JIT != "off" {
+		logger.Warn("jit is "+s.JIT+" in the board's sessions: a pooler dropped the board's jit=off startup parameter; "+
+			"turn it off on the server side (PgBouncer: connect_query = 'SET jit = off')", "see", see)
+	}
+}
+
+// mode is a PACT_DB_STATEMENTS value as db names it.
+func mode(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return db.Prepared
+	}
+	return strings.ToLower(strings.TrimSpace(s))
 }

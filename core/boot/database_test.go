@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pactboard/pact/core/boot"
@@ -49,7 +50,25 @@ func TestOpenDatabaseExternal(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, d.PingContext(ctx))
 	require.Contains(t, logs.String(), "schema is up to date", "the test database is migrated already")
+	require.NotContains(t, logs.String(), "[WARN]", "a direct connection is no pooler, and its sessions have jit off")
 	require.NoError(t, release())
+}
+
+// DATABASE_LISTEN_URL is where the listeners connect, checked at start.
+func TestOpenDatabaseListenURL(t *testing.T) {
+	ctx := context.Background()
+	dsn, other := pgtest.NewDSN(t), pgtest.NewDSN(t)
+	d, release, err := boot.OpenDatabase(ctx, config(t, map[string]string{"DATABASE_URL": dsn, "DATABASE_LISTEN_URL": other}),
+		hclog.NewNullLogger())
+	require.NoError(t, err)
+	defer release()
+	want, err := pgx.ParseConfig(other)
+	require.NoError(t, err)
+	require.Equal(t, want.Database, d.ListenConfig().Database)
+
+	_, _, err = boot.OpenDatabase(ctx, config(t, map[string]string{"DATABASE_URL": dsn,
+		"DATABASE_LISTEN_URL": "postgres://nobody@127.0.0.1:1/none?connect_timeout=2"}), hclog.NewNullLogger())
+	require.ErrorContains(t, err, "connect to PostgreSQL at DATABASE_LISTEN_URL")
 }
 
 func TestOpenDatabaseBadURL(t *testing.T) {

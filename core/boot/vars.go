@@ -64,6 +64,9 @@ func vars() []variable {
 	return []variable{
 		{doc("DATABASE_URL", "embedded", "PostgreSQL connection string; unset runs an embedded cluster under PACT_DATA_DIR/pg"),
 			"", func(c *Config, s string) error { c.DatabaseURL = s; return nil }},
+		{doc("DATABASE_LISTEN_URL", "DATABASE_URL", "PostgreSQL connection string of the event listeners' own connections (LISTEN); "+
+			"set it to PostgreSQL itself, or to PgBouncer in session mode, when DATABASE_URL goes through a pooler in transaction mode"),
+			"", func(c *Config, s string) error { c.DatabaseListenURL = s; return nil }},
 		{doc("PACT_DATA_DIR", ".pact", "directory for the embedded cluster and the generated signing key"),
 			".pact", func(c *Config, s string) error { c.DataDir = s; return nil }},
 		{doc("PG_BIN", "searched", "directory holding initdb, pg_ctl and postgres (else PATH, else /usr/lib/postgresql/*/bin)"),

@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -20,9 +21,10 @@ import (
 // what bun does not do (LISTEN, COPY).
 type DB struct {
 	*bun.DB
-	Pool  *pgxpool.Pool
-	trips *roundTrips
-	mode  pgx.QueryExecMode // of Fetch and Write
+	Pool   *pgxpool.Pool
+	trips  *roundTrips
+	mode   pgx.QueryExecMode // of Fetch and Write
+	listen *pgx.ConnConfig   // of the LISTEN connections; nil: the pool's
 }
 
 // Options shape Open.
@@ -30,6 +32,11 @@ type Options struct {
 	// Statements is the mode of the hot path's hand-written statements:
 	// Prepared (the default) or Unprepared (statements.go).
 	Statements string
+	// ListenURL, when set, is where the event listeners' dedicated
+	// connections go (ListenConfig) instead of dsn: PostgreSQL itself when
+	// dsn leads to a pooler in transaction mode, which drops notifications
+	// (docs/operations.md, "PostgreSQL behind a pooler").
+	ListenURL string
 }
 
 // Open connects to dsn. Every connection reads timestamps in UTC, so hashes
@@ -51,23 +58,67 @@ func Open(ctx context.Context, dsn string, opts ...Options) (*DB, error) {
 	// from preparing and caching every distinct statement. Fetch and Write
 	// name their own mode.
 	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
-	cfg.ConnConfig.RuntimeParams["timezone"] = "UTC"
-	// The board's statements are short and indexed. PostgreSQL's planner
-	// cannot see that a fresh table (system_state, one row) is small, so
-	// its estimates can cross jit_above_cost, and compiling a statement
-	// then takes 40-50 ms for a 0.1 ms query (docs/benchmarks.md, "JIT").
-	cfg.ConnConfig.RuntimeParams["jit"] = "off"
+	sessionSettings(cfg.ConnConfig)
 	trips := &roundTrips{}
 	cfg.ConnConfig.Tracer = trips
+	var listen *pgx.ConnConfig
+	if o.ListenURL != "" {
+		if listen, err = pgx.ParseConfig(o.ListenURL); err != nil {
+			return nil, fmt.Errorf("parse DATABASE_LISTEN_URL: %w", err)
+		}
+		sessionSettings(listen)
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open the connection pool: %w", err)
 	}
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
+		return nil, fmt.Errorf("connect to PostgreSQL: %w", explainRefusal(err))
 	}
-	return &DB{DB: bun.NewDB(stdlib.OpenDBFromPool(pool), pgdialect.New()), Pool: pool, trips: trips, mode: mode}, nil
+	if listen != nil {
+		conn, err := pgx.ConnectConfig(ctx, listen)
+		if err != nil {
+			pool.Close()
+			return nil, fmt.Errorf("connect to PostgreSQL at DATABASE_LISTEN_URL: %w", explainRefusal(err))
+		}
+		_ = conn.Close(ctx)
+	}
+	return &DB{DB: bun.NewDB(stdlib.OpenDBFromPool(pool), pgdialect.New()), Pool: pool, trips: trips, mode: mode,
+		listen: listen}, nil
+}
+
+// sessionSettings are the settings every connection of the board starts
+// with, sent as startup parameters (a pooler may refuse them:
+// explainRefusal).
+func sessionSettings(c *pgx.ConnConfig) {
+	c.RuntimeParams["timezone"] = "UTC"
+	// The board's statements are short and indexed. PostgreSQL's planner
+	// cannot see that a fresh table (system_state, one row) is small, so
+	// its estimates can cross jit_above_cost, and compiling a statement
+	// then takes 40-50 ms for a 0.1 ms query (docs/benchmarks.md, "Round trips").
+	c.RuntimeParams["jit"] = "off"
+}
+
+// explainRefusal adds what to do to PgBouncer's refusal of a startup
+// parameter it does not know (jit), which otherwise reads as a protocol
+// error.
+func explainRefusal(err error) error {
+	if PgCode(err) != "08P01" || !strings.Contains(err.Error(), "unsupported startup parameter") {
+		return err
+	}
+	return fmt.Errorf("%w; a pooler in front of PostgreSQL refuses a setting the board starts its sessions with "+
+		"(jit=off, timezone=UTC): with PgBouncer, set ignore_startup_parameters = jit and turn jit off on the server "+
+		"side, e.g. connect_query = 'SET jit = off' (docs/operations.md, \"PostgreSQL behind a pooler\")", err)
+}
+
+// ListenConfig is the configuration of a dedicated LISTEN connection: the
+// one Options.ListenURL names, else the pool's.
+func (d *DB) ListenConfig() *pgx.ConnConfig {
+	if d.listen != nil {
+		return d.listen.Copy()
+	}
+	return d.Pool.Config().ConnConfig
 }
 
 // Close closes bun's handle and the pool.

@@ -12,8 +12,13 @@ import (
 	"github.com/pactboard/pact/migrations"
 )
 
-// migrationLock is the pg_advisory_lock key that serialises migrators, so
-// several board processes starting at once apply each file exactly once.
+// migrationLock is the pg_advisory_xact_lock key that serialises migrators,
+// so several board processes starting at once apply each file exactly once.
+// The lock is a transaction's, never the session's: behind a pooler in
+// transaction mode a session lock stays on whichever server connection took
+// it, so it neither excludes the next migrator nor is released by the
+// unlock, which may run on another (docs/operations.md, "PostgreSQL behind
+// a pooler").
 const migrationLock = 0x70616374 // "pact"
 
 // Migrate applies every migration in migrations.Files not yet recorded in
@@ -24,27 +29,24 @@ func (d *DB) Migrate(ctx context.Context) ([]string, error) {
 }
 
 // MigrateFS is Migrate over another set of files (tests use it to stop early).
+// Each file is applied in a transaction that holds the migration lock and
+// first checks again that no other migrator applied it meanwhile.
 func (d *DB) MigrateFS(ctx context.Context, files fs.FS) ([]string, error) {
 	names, err := fs.Glob(files, "*.sql")
 	if err != nil {
 		return nil, fmt.Errorf("list migrations: %w", err)
 	}
 	sort.Strings(names)
-	conn, err := d.Conn(ctx)
+	err = d.locked(ctx, func(ctx context.Context, tx bun.Tx) error {
+		_, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+			name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`)
+		return err
+	})
 	if err != nil {
-		return nil, fmt.Errorf("migrate: take a connection: %w", err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(?)", migrationLock); err != nil {
-		return nil, fmt.Errorf("take the migration lock: %w", err)
-	}
-	defer conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(?)", migrationLock)
-	if _, err := conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
 		return nil, fmt.Errorf("create schema_migrations: %w", err)
 	}
 	var done []string
-	if err := conn.NewSelect().Table("schema_migrations").Column("name").Scan(ctx, &done); err != nil {
+	if err := d.NewSelect().Table("schema_migrations").Column("name").Scan(ctx, &done); err != nil {
 		return nil, fmt.Errorf("db.MigrateFS: %w", err)
 	}
 	applied := map[string]bool{}
@@ -60,20 +62,38 @@ func (d *DB) MigrateFS(ctx context.Context, files fs.FS) ([]string, error) {
 		if err != nil {
 			return ran, err
 		}
-		err = conn.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		did := false
+		err = d.locked(ctx, func(ctx context.Context, tx bun.Tx) error {
+			var n int
+			if err := tx.NewRaw(`SELECT count(*) FROM schema_migrations WHERE name = ?`, name).Scan(ctx, &n); err != nil || n > 0 {
+				return err // n > 0: another migrator applied it while we waited
+			}
 			// Straight to database/sql: bun would read "?" in the SQL as a placeholder.
 			if _, err := tx.Tx.ExecContext(ctx, string(body)); err != nil {
 				return fmt.Errorf("db.MigrateFS: %w", err)
 			}
 			_, err := tx.ExecContext(ctx, "INSERT INTO schema_migrations (name) VALUES (?)", name)
+			did = err == nil
 			return err
 		})
 		if err != nil {
 			return ran, fmt.Errorf("migration %s: %w", name, err)
 		}
-		ran = append(ran, strings.TrimSuffix(name, ".sql"))
+		if did {
+			ran = append(ran, strings.TrimSuffix(name, ".sql"))
+		}
 	}
 	return ran, nil
+}
+
+// locked runs fn in a transaction that first takes the migration lock.
+func (d *DB) locked(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) error) error {
+	return d.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(?)", migrationLock); err != nil {
+			return fmt.Errorf("take the migration lock: %w", err)
+		}
+		return fn(ctx, tx)
+	})
 }
 
 // Pending returns the embedded migrations not yet recorded as applied, by

@@ -19,7 +19,7 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 // startHub runs a hub on d until the test ends, and waits until it listens.
 func startHub(t testing.TB, d *db.DB, tune func(*Hub)) *Hub {
 	t.Helper()
-	h := NewHub(d.Pool, nil)
+	h := NewHub(d.ListenConfig(), nil)
 	if tune != nil {
 		tune(h)
 	}
@@ -179,7 +179,7 @@ func TestIdlePingsKeepTheListenerListening(t *testing.T) {
 
 func TestOneRunAtATime(t *testing.T) {
 	d := pgtest.New(t)
-	h := NewHub(d.Pool, nil)
+	h := NewHub(d.ListenConfig(), nil)
 	probe := h.Subscribe(nil)
 	defer probe.Close()
 	ctx, cancel := context.WithCancel(context.Background())

@@ -10,7 +10,6 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // Hub is a process's one listener: a dedicated PostgreSQL connection
@@ -19,7 +18,7 @@ import (
 // while Run runs (a subscriber made before the listener connects is woken
 // when it does).
 type Hub struct {
-	pool   *pgxpool.Pool
+	conn   *pgx.ConnConfig
 	logger hclog.Logger
 
 	mu   sync.RWMutex
@@ -33,15 +32,17 @@ type Hub struct {
 	retryMin, retryMax, idlePing time.Duration
 }
 
-// NewHub returns a hub that will listen through a connection configured
-// like pool's (not taken from it, so a busy pool never starves it). A nil
-// logger discards logs.
-func NewHub(pool *pgxpool.Pool, logger hclog.Logger) *Hub {
+// NewHub returns a hub that will listen through a connection of its own
+// made with conn (not one of the pool's, so a busy pool never starves it):
+// db.DB.ListenConfig, which leads to PostgreSQL itself when the pool goes
+// through a pooler in transaction mode (docs/operations.md, "PostgreSQL
+// behind a pooler"). A nil logger discards logs.
+func NewHub(conn *pgx.ConnConfig, logger hclog.Logger) *Hub {
 	if logger == nil {
 		logger = hclog.NewNullLogger()
 	}
 	return &Hub{
-		pool:     pool,
+		conn:     conn,
 		logger:   logger,
 		subs:     map[*Subscription]struct{}{},
 		retryMin: 100 * time.Millisecond,
@@ -142,7 +143,7 @@ func (h *Hub) Run(ctx context.Context) error {
 // dispatch notifications until the connection fails. listened reports
 // whether LISTEN succeeded.
 func (h *Hub) listen(ctx context.Context) (listened bool, err error) {
-	conn, err := pgx.ConnectConfig(ctx, h.pool.Config().ConnConfig)
+	conn, err := pgx.ConnectConfig(ctx, h.conn)
 	if err != nil {
 		return false, err
 	}

@@ -63,8 +63,8 @@ func (s *Service) nextDue(ctx context.Context) (time.Duration, error) {
 	return min(max(wait, minWait), s.opts.Tick), nil
 }
 
-// listen holds one dedicated connection (configured like the pool's, not
-// taken from it) with LISTEN pact_outbox, and wakes every delivery worker on
+// listen holds one dedicated connection (db.DB.ListenConfig's, not taken
+// from the pool) with LISTEN pact_outbox, and wakes every delivery worker on
 // each notification and on every (re)connect, so rows committed while it
 // was not listening are picked up. It reconnects with a doubling delay and
 // returns nil when ctx ends.
@@ -89,7 +89,7 @@ func (s *Service) listen(ctx context.Context) error {
 }
 
 func (s *Service) listenOnce(ctx context.Context) (listened bool, err error) {
-	conn, err := pgx.ConnectConfig(ctx, s.db.Pool.Config().ConnConfig)
+	conn, err := pgx.ConnectConfig(ctx, s.db.ListenConfig())
 	if err != nil {
 		return false, err
 	}

@@ -115,7 +115,7 @@ func New(t testing.TB, opts Options, modules ...kernel.Module) *World {
 	w.Mandates = mandate.NewService(keys, nil)
 	w.Identity = identity.NewService(w.DB, w.Log, w.Mandates, &identity.Options{Now: opts.Now})
 	if opts.Events {
-		w.Hub = events.NewHub(w.DB.Pool, nil)
+		w.Hub = events.NewHub(w.DB.ListenConfig(), nil)
 		ctx, stop := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		go func() { defer close(done); _ = w.Hub.Run(ctx) }()

@@ -23,7 +23,7 @@ type Twin struct {
 // (no HTTP server of its own).
 func (w *World) Twin(modules ...kernel.Module) *Twin {
 	w.T.Helper()
-	tw := &Twin{Hub: events.NewHub(w.DB.Pool, nil)}
+	tw := &Twin{Hub: events.NewHub(w.DB.ListenConfig(), nil)}
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = tw.Hub.Run(ctx) }()
