@@ -99,6 +99,12 @@ func (d *DB) FetchInto(ctx context.Context, idb bun.IDB, query string, args []an
 	if err != nil {
 		return err
 	}
+	return ScanOne(rows, dest...)
+}
+
+// ScanOne scans the one row of rows into dest (sql.ErrNoRows when there is
+// none) and closes them.
+func ScanOne(rows *sql.Rows, dest ...any) error {
 	defer rows.Close()
 	if !rows.Next() {
 		if err := rows.Err(); err != nil {

@@ -3,7 +3,6 @@ package ledger
 import (
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"fmt"
 	"strings"
@@ -115,27 +114,12 @@ func (l *Log) Append(ctx context.Context, tx bun.IDB, e Entry) (*Appended, error
 		nullable(e.OrgID), nullable(e.ProjectID), nullable(e.TaskID), nullable(e.AgentID), e.Actor, mandates, e.Action,
 		payloadHash, content, e.Outcome, at, before, between, after)
 	if err == nil {
-		err = scanOne(rows, &out.ID, &out.OrgID, &out.ChainKey, &out.Hash)
+		err = db.ScanOne(rows, &out.ID, &out.OrgID, &out.ChainKey, &out.Hash)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("ledger: append %s: %w", e.Action, err)
 	}
 	return out, nil
-}
-
-// scanOne scans the one row of rows and closes them.
-func scanOne(rows *sql.Rows, dest ...any) error {
-	defer rows.Close()
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		return sql.ErrNoRows
-	}
-	if err := rows.Scan(dest...); err != nil {
-		return err
-	}
-	return rows.Close()
 }
 
 // material is h's canonical JSON in three parts, around its chain key and
