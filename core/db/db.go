@@ -23,6 +23,7 @@ type DB struct {
 	*bun.DB
 	Pool   *pgxpool.Pool
 	trips  *roundTrips
+	descs  descriptions      // of pipelined statements, in the unprepared mode
 	mode   pgx.QueryExecMode // of Fetch and Write
 	listen *pgx.ConnConfig   // of the LISTEN connections; nil: the pool's
 }

@@ -46,12 +46,20 @@ func (r *roundTrips) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQ
 
 func (r *roundTrips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
 
+type preparing struct{}
+
+// A prepare counts when it reaches the server: pgx traces the start of every
+// Conn.Prepare, also of one it answers from the connection's cache.
 func (r *roundTrips) TracePrepareStart(ctx context.Context, _ *pgx.Conn, d pgx.TracePrepareStartData) context.Context {
-	r.add("<prepare> " + d.SQL)
-	return ctx
+	return context.WithValue(ctx, preparing{}, d.SQL)
 }
 
-func (r *roundTrips) TracePrepareEnd(context.Context, *pgx.Conn, pgx.TracePrepareEndData) {}
+func (r *roundTrips) TracePrepareEnd(ctx context.Context, _ *pgx.Conn, d pgx.TracePrepareEndData) {
+	if !d.AlreadyPrepared {
+		sql, _ := ctx.Value(preparing{}).(string)
+		r.add("<prepare> " + sql)
+	}
+}
 
 // RoundTrips is how many exchanges with PostgreSQL the pool has made since
 // it opened (see roundTrips for what counts).

@@ -67,6 +67,8 @@ func Handle(idb bun.IDB) (SQLHandle, error) {
 		return h.DB, nil
 	case bun.Conn:
 		return h.Conn, nil
+	case *Tx:
+		return h.Conn.Conn, nil
 	case *DB:
 		return h.DB.DB, nil
 	}

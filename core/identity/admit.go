@@ -5,19 +5,45 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
 
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
+// admitSQL reads the agent with its organization's and the platform's kill
+// switches and its projects, and ($2) stamps an admitted agent's last_seen.
+const admitSQL = `WITH a AS (
+			SELECT a.id, a.org_id, a.client, a.status, a.replaced_by, (s.halted OR o.halted) AS halted,
+				coalesce((SELECT array_agg(project_id ORDER BY project_id) FROM agent_projects WHERE agent_id = a.id),
+					'{}') AS projects,
+				(SELECT coalesce(json_agg(p ORDER BY p.id), '[]') FROM (SELECT ` + projectCols + ` FROM projects
+					WHERE id IN (SELECT project_id FROM agent_projects WHERE agent_id = a.id)) p) AS project_rows
+			  FROM agents a JOIN orgs o ON o.id = a.org_id CROSS JOIN system_state s WHERE a.id = $1),
+		seen AS (UPDATE agents SET last_seen = now() FROM a
+			WHERE $2 AND agents.id = a.id AND a.status = 'active' AND NOT a.halted)
+		SELECT org_id, client, projects, project_rows, status, replaced_by, halted FROM a`
+
+// admitted is admitSQL's row.
+type admitted struct {
+	found      bool
+	OrgID      string
+	Client     string
+	Projects   []string
+	Rows       []byte
+	Status     string
+	ReplacedBy *string
+	Halted     bool
+}
+
 // Admit is the first step of every tool call (kernel.Tools.Call): it
 // refuses a call the agent may not make at all, in one statement, and
 // returns the agent as a Caller (also with a refusal, so the refusal is
-// logged in its organization). With seen, the same statement stamps an admitted agent's
-// last_seen. Refusals: agent_unknown when the agent does not exist;
-// system_halted when the platform's or its organization's kill switch is
-// on; agent_paused when it is paused, banned or replaced.
+// logged in its organization). With seen, the same statement stamps an
+// admitted agent's last_seen. Refusals: agent_unknown when the agent does
+// not exist; system_halted when the platform's or its organization's kill
+// switch is on; agent_paused when it is paused, banned or replaced.
 func Admit(ctx context.Context, d *db.DB, tx bun.IDB, agent string, seen bool) (*Caller, error) {
 	var rows []struct {
 		OrgID      string   `bun:"org_id"`
@@ -28,23 +54,38 @@ func Admit(ctx context.Context, d *db.DB, tx bun.IDB, agent string, seen bool) (
 		ReplacedBy *string  `bun:"replaced_by"`
 		Halted     bool     `bun:"halted"`
 	}
-	err := d.Fetch(ctx, tx, &rows, `WITH a AS (
-			SELECT a.id, a.org_id, a.client, a.status, a.replaced_by, (s.halted OR o.halted) AS halted,
-				coalesce((SELECT array_agg(project_id ORDER BY project_id) FROM agent_projects WHERE agent_id = a.id),
-					'{}') AS projects,
-				(SELECT coalesce(json_agg(p ORDER BY p.id), '[]') FROM (SELECT `+projectCols+` FROM projects
-					WHERE id IN (SELECT project_id FROM agent_projects WHERE agent_id = a.id)) p) AS project_rows
-			  FROM agents a JOIN orgs o ON o.id = a.org_id CROSS JOIN system_state s WHERE a.id = $1),
-		seen AS (UPDATE agents SET last_seen = now() FROM a
-			WHERE $2 AND agents.id = a.id AND a.status = 'active' AND NOT a.halted)
-		SELECT org_id, client, projects, project_rows, status, replaced_by, halted FROM a`, agent, seen)
-	if err != nil {
+	if err := d.Fetch(ctx, tx, &rows, admitSQL, agent, seen); err != nil {
 		return nil, fmt.Errorf("admit agent %s: %w", agent, err)
 	}
-	if len(rows) == 0 {
+	var a admitted
+	if len(rows) > 0 {
+		r := rows[0]
+		a = admitted{found: true, OrgID: r.OrgID, Client: r.Client, Projects: r.Projects, Rows: r.Rows,
+			Status: r.Status, ReplacedBy: r.ReplacedBy, Halted: r.Halted}
+	}
+	return a.caller(agent)
+}
+
+// AdmitStep is Admit as the step that opens a pipelined transaction
+// (db.Begin); after Begin, admit returns what Admit would have.
+func AdmitStep(agent string) (step db.Step, admit func() (*Caller, error)) {
+	var a admitted
+	var scanErr error
+	step = db.Step{SQL: admitSQL, Args: []any{agent, true}, Rows: func(_ *db.Tx, rows pgx.Rows) error {
+		if rows.Next() {
+			a.found = true
+			scanErr = rows.Scan(&a.OrgID, &a.Client, &a.Projects, &a.Rows, &a.Status, &a.ReplacedBy, &a.Halted)
+		}
+		return scanErr
+	}}
+	return step, func() (*Caller, error) { return a.caller(agent) }
+}
+
+// caller is the Caller a and the refusal, if any.
+func (a *admitted) caller(agent string) (*Caller, error) {
+	if !a.found {
 		return nil, errs.E(errs.AgentUnknown, "agent %s is not registered on this board", agent)
 	}
-	a := rows[0]
 	c := &Caller{ID: agent, OrgID: a.OrgID, Client: a.Client, Projects: a.Projects}
 	if err := json.Unmarshal(a.Rows, &c.rows); err != nil {
 		return nil, fmt.Errorf("admit agent %s: its projects: %w", agent, err)

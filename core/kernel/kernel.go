@@ -103,7 +103,7 @@ func New(deps Deps) *Kernel {
 		backoffMin: time.Second,
 		backoffMax: time.Minute,
 	}
-	k.tools = NewTools(deps.DB, deps.Log)
+	k.tools = NewTools(deps.DB, deps.Log, deps.Mandates)
 	k.res = &Resources{}
 	k.claims = &ClaimHooks{}
 	k.seams = newSeams()

@@ -15,6 +15,7 @@ import (
 	"github.com/pactboard/pact/core/events"
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -43,6 +44,11 @@ type Tool struct {
 	// (docs/invariants.md PERF-001), so a change that adds a round trip
 	// says so here.
 	RoundTrips int
+	// MandateArg, when set, names the argument that carries the mandate the
+	// call acts under: the pipeline reads that mandate's chain in the round
+	// trip that opens the call's transaction (mandate.Service.ReadAhead), so
+	// the body's Verify costs no round trip of its own.
+	MandateArg string
 	// Wait, when set, runs before the call's transaction: it checks that
 	// the agent may wait and returns what to wait for, which the pipeline
 	// runs (up to 50 s) until there is something for Run to return, or
@@ -65,16 +71,18 @@ type Call struct {
 	// Args are the call's arguments, as sent.
 	Args json.RawMessage
 	// Tx is the call's transaction: the body's writes and the entry commit
-	// together.
-	Tx bun.Tx
+	// together. It is pipelined (db.Tx): its BEGIN travels with the gate's
+	// statement and its COMMIT with the entry's append.
+	Tx *db.Tx
 	// Entry is what the log will record. Its payload defaults to Args.
 	Entry *ledger.Entry
 }
 
 // Tools is the registry of MCP tools and the one path every call takes.
 type Tools struct {
-	db  *db.DB
-	log *ledger.Log
+	db       *db.DB
+	log      *ledger.Log
+	mandates *mandate.Service // reads chains ahead (Tool.MandateArg); nil: never
 
 	mu       sync.Mutex
 	tools    map[string]*Tool
@@ -84,9 +92,11 @@ type Tools struct {
 
 var toolName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 
-// NewTools returns an empty registry over d and log.
-func NewTools(d *db.DB, log *ledger.Log) *Tools {
-	return &Tools{db: d, log: log, tools: map[string]*Tool{}, resolved: map[string]*jsonschema.Resolved{}}
+// NewTools returns an empty registry over d and log; mandates, when not
+// nil, reads the chains of tools with a MandateArg ahead.
+func NewTools(d *db.DB, log *ledger.Log, mandates *mandate.Service) *Tools {
+	return &Tools{db: d, log: log, mandates: mandates, tools: map[string]*Tool{},
+		resolved: map[string]*jsonschema.Resolved{}}
 }
 
 // Add registers t. It refuses a malformed or duplicate name, a tool without
@@ -188,8 +198,13 @@ func (r *Tools) Call(ctx context.Context, agent, name string, args json.RawMessa
 			return nil, err
 		}
 	}
-	err := r.log.Record(ctx, r.db, e, func(ctx context.Context, tx bun.Tx, e *ledger.Entry) error {
-		who, err := identity.Admit(ctx, r.db, tx, agent, true)
+	admitStep, admitted := identity.AdmitStep(agent)
+	first := []db.Step{admitStep}
+	if ahead, ok := r.readAhead(t, args); ok {
+		first = append(first, ahead)
+	}
+	err := r.log.RecordPipelined(ctx, r.db, e, first, func(ctx context.Context, tx *db.Tx, e *ledger.Entry) error {
+		who, err := admitted()
 		if who != nil {
 			e.OrgID = who.OrgID
 		}
@@ -203,6 +218,20 @@ func (r *Tools) Call(ctx context.Context, agent, name string, args json.RawMessa
 		return err
 	})
 	return result, err
+}
+
+// readAhead is the step that reads the chain of the mandate t's MandateArg
+// names in args, if it names one.
+func (r *Tools) readAhead(t *Tool, args json.RawMessage) (db.Step, bool) {
+	if t.MandateArg == "" || r.mandates == nil {
+		return db.Step{}, false
+	}
+	var named map[string]json.RawMessage
+	var id string
+	if json.Unmarshal(args, &named) != nil || json.Unmarshal(named[t.MandateArg], &id) != nil {
+		return db.Step{}, false
+	}
+	return r.mandates.ReadAhead(id)
 }
 
 // validArgs checks args against the tool's input schema.

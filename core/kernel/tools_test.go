@@ -49,7 +49,7 @@ func toolFixture(t *testing.T) (*db.DB, *kernel.Tools) {
 		INSERT INTO projects (id, org_id, name, created_by) VALUES ('web', 'default', 'Web', 'ana');
 		INSERT INTO agents (id, org_id, owner, client) VALUES ('code-web', 'default', 'ana', 'code'), ('code-new', 'default', 'ana', 'code');`)
 	require.NoError(t, err)
-	r := kernel.NewTools(d, ledger.New(nil))
+	r := kernel.NewTools(d, ledger.New(nil), nil)
 	require.NoError(t, r.Add(freezeTool()))
 	return d, r
 }

@@ -25,6 +25,9 @@ type ToolSpec struct {
 	Types map[reflect.Type]*jsonschema.Schema
 	// RoundTrips is the tool's round-trip budget (Tool.RoundTrips).
 	RoundTrips int
+	// MandateArg names the argument carrying the caller's mandate
+	// (Tool.MandateArg).
+	MandateArg string
 	// Wait, when set, is the tool's Wait phase (Tool.Wait); WaitFor adapts
 	// a typed one.
 	Wait func(ctx context.Context, agent string, args json.RawMessage) (*events.Wait, error)
@@ -62,7 +65,7 @@ func TypedTool[In, Out any](spec ToolSpec, run func(ctx context.Context, c *Call
 		return Tool{}, err
 	}
 	return Tool{Name: spec.Name, Title: spec.Title, Description: spec.Description, Input: in, Output: out, Wait: spec.Wait,
-		RoundTrips: spec.RoundTrips,
+		RoundTrips: spec.RoundTrips, MandateArg: spec.MandateArg,
 		Run: func(ctx context.Context, c *Call) (any, error) {
 			a, err := decodeArgs[In](spec.Name, c.Args)
 			if err != nil {

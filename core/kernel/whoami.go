@@ -8,7 +8,9 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/uptrace/bun"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pactboard/pact/core/db"
 )
 
 // pact_whoami's answer is assembled from sections that modules register,
@@ -24,19 +26,22 @@ type WhoamiCaller struct {
 	OrgID   string
 }
 
-// WhoamiSectionFunc builds one top-level field of pact_whoami's answer, in
-// the call's transaction.
-type WhoamiSectionFunc func(ctx context.Context, tx bun.IDB, caller WhoamiCaller) (any, error)
+// A section is read by one statement: every section's statement travels in
+// one round trip (db.Tx.Pipeline), and each section then makes its value
+// from its statement's rows.
 
-// WhoamiProjectFunc builds one field of each project in pact_whoami's
-// answer, for all of the caller's projects at once (one query, not one per
-// project). It returns a value per project id; a project it leaves out gets
-// nil.
-type WhoamiProjectFunc func(ctx context.Context, tx bun.IDB, caller WhoamiCaller, projectIDs []string) (map[string]any, error)
+// WhoamiSectionFunc returns the statement that reads one top-level field of
+// pact_whoami's answer, and the field's value once the statement has run.
+type WhoamiSectionFunc func(caller WhoamiCaller) (read db.Step, value func() (any, error))
 
-// WhoamiGroupFunc builds several top-level sections at once (one query for
-// all of them), returning each by name.
-type WhoamiGroupFunc func(ctx context.Context, tx bun.IDB, caller WhoamiCaller) (map[string]any, error)
+// WhoamiProjectFunc returns the statement that reads one field of each
+// project in pact_whoami's answer, for all of the caller's projects at once,
+// and then a value per project id; a project it leaves out gets nil.
+type WhoamiProjectFunc func(caller WhoamiCaller, projectIDs []string) (read db.Step, values func() (map[string]any, error))
+
+// WhoamiGroupFunc returns the statement that reads several top-level
+// sections at once, and then each by name.
+type WhoamiGroupFunc func(caller WhoamiCaller) (read db.Step, values func() (map[string]any, error))
 
 // Whoami is the registry of pact_whoami's sections.
 type Whoami struct {
@@ -121,60 +126,86 @@ func (w *Whoami) Names() (sections, projects []string) {
 	return sortedNames(w.sections), sortedNames(w.projects)
 }
 
-// Sections builds every top-level section for caller, in name order so the
-// queries run in the same order whatever order modules registered in. The
-// first error stops it, wrapped with the section's module and name.
-func (w *Whoami) Sections(ctx context.Context, tx bun.IDB, caller WhoamiCaller) (map[string]any, error) {
+// Build reads every section for caller in one round trip in tx: the
+// top-level sections, and each per-project section for projectIDs (every
+// registered name present for each project, nil where a builder gave none).
+// Sections are read in name order, whatever order modules registered in.
+// The first error stops it, wrapped with the section's module and name.
+func (w *Whoami) Build(ctx context.Context, tx *db.Tx, caller WhoamiCaller, projectIDs []string) (map[string]any, map[string]map[string]any, error) {
 	// Builders run without the lock held.
 	w.mu.Lock()
 	names, entries := sortedNames(w.sections), maps.Clone(w.sections)
+	pnames, pentries := sortedNames(w.projects), maps.Clone(w.projects)
 	w.mu.Unlock()
+
+	var steps []db.Step
+	var finish []func() error // in the order of steps
+	add := func(label string, step db.Step, done func() error) {
+		if rows := step.Rows; rows != nil {
+			step.Rows = func(t *db.Tx, r pgx.Rows) error {
+				if err := rows(t, r); err != nil {
+					return fmt.Errorf("%s: %w", label, err)
+				}
+				return nil
+			}
+		}
+		steps = append(steps, step)
+		finish = append(finish, func() error {
+			if err := done(); err != nil {
+				return fmt.Errorf("%s: %w", label, err)
+			}
+			return nil
+		})
+	}
 	out := make(map[string]any, len(names))
-	built := map[*whoamiGroup]map[string]any{}
+	grouped := map[*whoamiGroup]bool{}
 	for _, n := range names {
 		e := entries[n]
+		label := "pact_whoami section " + e.module + "." + n
 		if e.group == nil {
-			v, err := e.build(ctx, tx, caller)
-			if err != nil {
-				return nil, fmt.Errorf("pact_whoami section %s.%s: %w", e.module, n, err)
-			}
-			out[n] = v
+			step, value := e.build(caller)
+			add(label, step, func() (err error) { out[n], err = value(); return err })
 			continue
 		}
-		vs, done := built[e.group]
-		if !done {
-			var err error
-			if vs, err = e.group.build(ctx, tx, caller); err != nil {
-				return nil, fmt.Errorf("pact_whoami section %s.%s: %w", e.module, n, err)
+		if grouped[e.group] {
+			continue
+		}
+		grouped[e.group] = true
+		step, values := e.group.build(caller)
+		g := e.group
+		add(label, step, func() error {
+			vs, err := values()
+			for name, entry := range entries {
+				if entry.group == g {
+					out[name] = vs[name]
+				}
 			}
-			built[e.group] = vs
-		}
-		out[n] = vs[n]
+			return err
+		})
 	}
-	return out, nil
-}
-
-// ProjectSections builds every per-project section for caller's
-// projectIDs, in name order: the result maps each project id to its
-// fields (every registered name present, nil where a builder gave none).
-func (w *Whoami) ProjectSections(ctx context.Context, tx bun.IDB, caller WhoamiCaller, projectIDs []string) (map[string]map[string]any, error) {
-	w.mu.Lock()
-	names, entries := sortedNames(w.projects), maps.Clone(w.projects)
-	w.mu.Unlock()
-	out := make(map[string]map[string]any, len(projectIDs))
+	per := make(map[string]map[string]any, len(projectIDs))
 	for _, p := range projectIDs {
-		out[p] = make(map[string]any, len(names))
+		per[p] = make(map[string]any, len(pnames))
 	}
-	for _, n := range names {
-		vs, err := entries[n].build(ctx, tx, caller, slices.Clone(projectIDs))
-		if err != nil {
-			return nil, fmt.Errorf("pact_whoami project section %s.%s: %w", entries[n].module, n, err)
-		}
-		for _, p := range projectIDs {
-			out[p][n] = vs[p]
+	for _, n := range pnames {
+		step, values := pentries[n].build(caller, slices.Clone(projectIDs))
+		add("pact_whoami project section "+pentries[n].module+"."+n, step, func() error {
+			vs, err := values()
+			for _, p := range projectIDs {
+				per[p][n] = vs[p]
+			}
+			return err
+		})
+	}
+	if err := tx.Pipeline(ctx, steps...); err != nil {
+		return nil, nil, err
+	}
+	for _, f := range finish {
+		if err := f(); err != nil {
+			return nil, nil, err
 		}
 	}
-	return out, nil
+	return out, per, nil
 }
 
 func sortedNames[V any](m map[string]V) []string {

@@ -80,15 +80,57 @@ func New(opts *Options) *Log {
 // SQL function ledger_append). The chain head is locked until tx ends, so
 // appends to one chain serialise and never fork.
 func (l *Log) Append(ctx context.Context, tx bun.IDB, e Entry) (*Appended, error) {
+	sqlText, args, out, err := l.appendArgs(e)
+	if err != nil {
+		return nil, err
+	}
+	sqlTx, err := db.Handle(tx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := sqlTx.QueryContext(ctx, sqlText, append([]any{l.mode}, args...)...)
+	if err == nil {
+		err = db.ScanOne(rows, &out.ID, &out.OrgID, &out.ChainKey, &out.Hash)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("ledger: append %s: %w", e.Action, err)
+	}
+	return out, nil
+}
+
+// AppendStep is Append as a step of a pipelined round trip (db.Tx.Commit
+// sends it with the COMMIT); out is filled in when the step has run.
+func (l *Log) AppendStep(e Entry) (step db.Step, out *Appended, err error) {
+	sqlText, args, out, err := l.appendArgs(e)
+	if err != nil {
+		return db.Step{}, nil, err
+	}
+	return db.Step{SQL: sqlText, Args: args, Rows: func(_ *db.Tx, rows pgx.Rows) error {
+		if !rows.Next() {
+			if err := rows.Err(); err != nil {
+				return fmt.Errorf("ledger: append %s: %w", e.Action, err)
+			}
+			return fmt.Errorf("ledger: append %s: no receipt", e.Action)
+		}
+		return rows.Scan(&out.ID, &out.OrgID, &out.ChainKey, &out.Hash)
+	}}, out, nil
+}
+
+const appendSQL = `SELECT r_id, r_org, r_chain, r_hash FROM ledger_append(
+		$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`
+
+// appendArgs checks e and hashes it: the statement that appends it, its
+// arguments and the receipt to fill in.
+func (l *Log) appendArgs(e Entry) (string, []any, *Appended, error) {
 	if e.Actor == "" || e.Action == "" {
-		return nil, fmt.Errorf("ledger: an entry needs an actor and an action")
+		return "", nil, nil, fmt.Errorf("ledger: an entry needs an actor and an action")
 	}
 	if e.Outcome == "" {
 		e.Outcome = OK
 	}
 	content, payloadHash, err := preparePayload(e.Payload)
 	if err != nil {
-		return nil, fmt.Errorf("ledger: payload of %s: %w", e.Action, err)
+		return "", nil, nil, fmt.Errorf("ledger: payload of %s: %w", e.Action, err)
 	}
 	at := l.now().UTC().Truncate(time.Microsecond)
 	mandates := uuidStrings(e.MandateChain)
@@ -102,24 +144,10 @@ func (l *Log) Append(ctx context.Context, tx bun.IDB, e Entry) (*Appended, error
 	}
 	before, between, after, err := h.material()
 	if err != nil {
-		return nil, fmt.Errorf("ledger: hash an entry of %s: %w", e.Action, err)
+		return "", nil, nil, fmt.Errorf("ledger: hash an entry of %s: %w", e.Action, err)
 	}
-	sqlTx, err := db.Handle(tx)
-	if err != nil {
-		return nil, err
-	}
-	out := &Appended{At: at}
-	rows, err := sqlTx.QueryContext(ctx, `SELECT r_id, r_org, r_chain, r_hash FROM ledger_append(
-		$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`, l.mode,
-		nullable(e.OrgID), nullable(e.ProjectID), nullable(e.TaskID), nullable(e.AgentID), e.Actor, mandates, e.Action,
-		payloadHash, content, e.Outcome, at, before, between, after)
-	if err == nil {
-		err = db.ScanOne(rows, &out.ID, &out.OrgID, &out.ChainKey, &out.Hash)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("ledger: append %s: %w", e.Action, err)
-	}
-	return out, nil
+	return appendSQL, []any{nullable(e.OrgID), nullable(e.ProjectID), nullable(e.TaskID), nullable(e.AgentID),
+		e.Actor, mandates, e.Action, payloadHash, content, e.Outcome, at, before, between, after}, &Appended{At: at}, nil
 }
 
 // material is h's canonical JSON in three parts, around its chain key and

@@ -34,6 +34,33 @@ func (l *Log) Record(ctx context.Context, d *db.DB, e Entry, fn func(ctx context
 	return l.RecordRefusal(ctx, d, e, err)
 }
 
+// RecordPipelined is Record in two round trips beside fn's own: the
+// transaction's BEGIN travels with first, and the entry's append with its
+// COMMIT (db.Tx). The outcomes are Record's.
+func (l *Log) RecordPipelined(ctx context.Context, d *db.DB, e Entry, first []db.Step,
+	fn func(ctx context.Context, tx *db.Tx, e *Entry) error) error {
+	err := func() error {
+		tx, err := d.Begin(ctx, first...)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback(context.WithoutCancel(ctx))
+		if err := fn(ctx, tx, &e); err != nil {
+			return err
+		}
+		e.Outcome = OK
+		step, _, err := l.AppendStep(e)
+		if err != nil {
+			return err
+		}
+		return tx.Commit(ctx, step)
+	}()
+	if err == nil || !errs.IsRefusal(err) {
+		return err
+	}
+	return l.RecordRefusal(ctx, d, e, err)
+}
+
 // RecordRefusal appends e with the refusal's code in its own transaction and
 // returns the refusal. The entry keeps the project and agent it names only
 // when they exist in the entry's organization: a refusal that names another

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
@@ -76,8 +77,12 @@ func scanMandate(r scanner, extra ...any) (*Mandate, error) {
 		revoked             sql.NullTime
 		external, principal sql.NullString
 	)
+	var scope any = pgdialect.Array(&m.Scope) // database/sql hands over text
+	if _, ok := r.(pgx.Rows); ok {
+		scope = &m.Scope // pgx decodes the array itself (a chain read ahead)
+	}
 	dest := append([]any{
-		&m.ID, &parent, &m.IssuerKind, &m.Issuer, &m.Holder, pgdialect.Array(&m.Scope), &limits,
+		&m.ID, &parent, &m.IssuerKind, &m.Issuer, &m.Holder, scope, &limits,
 		&m.DelegationsLeft, &m.Depth, &m.ExpiresAt, &revoked, &m.Signature, &m.Format, &external, &principal,
 		&m.CreatedAt,
 	}, extra...)

@@ -3,6 +3,7 @@ package mandate
 import (
 	"context"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
 
 	"github.com/pactboard/pact/core/canon"
@@ -78,10 +79,18 @@ func (s *Service) Verify(ctx context.Context, tx bun.IDB, leafID, holder string)
 	return chain, nil
 }
 
-// loadChain runs chainSQL, prepared (docs/benchmarks.md, "Round trips"): the links root first, the set of organizations of
-// the root's issuer and of every holder, and whether the root's issuer is a
-// registered person.
+// loadChain runs chainSQL, prepared (docs/benchmarks.md, "Round trips"):
+// the links root first, the set of organizations of the root's issuer and
+// of every holder, and whether the root's issuer is a registered person.
+// In a pipelined transaction whose first round trip read the chain ahead
+// (ReadAhead), the first read takes those rows instead.
 func (s *Service) loadChain(ctx context.Context, tx bun.IDB, leafID string) (Chain, map[string]bool, bool, error) {
+	if t, ok := tx.(*db.Tx); ok {
+		if v, ok := t.Take(chainAhead(leafID)); ok {
+			r := v.(*chainRows)
+			return r.chain, r.orgs, r.issuerIsHuman, nil
+		}
+	}
 	h, err := db.Handle(tx)
 	if err != nil {
 		return nil, nil, false, err
@@ -91,29 +100,70 @@ func (s *Service) loadChain(ctx context.Context, tx bun.IDB, leafID string) (Cha
 		return nil, nil, false, errs.Wrap(err, "load mandate chain")
 	}
 	defer rows.Close()
-	var (
-		chain         Chain
-		orgs          = map[string]bool{}
-		issuerIsHuman bool
-	)
+	r, err := readChain(rows)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	return r.chain, r.orgs, r.issuerIsHuman, nil
+}
+
+// chainAhead is the key a chain read ahead is kept under in a pipelined
+// transaction: the leaf's id.
+type chainAhead string
+
+// ReadAhead is the step that reads leafID's chain in the round trip that
+// opens a pipelined transaction (kernel.Tool.MandateArg). The first Verify
+// or Lineage of leafID in that transaction takes its rows instead of
+// reading them again: read in the same transaction moments before, they are
+// what a read would return, so Verify still decides on every call from
+// rows of that call. ok is false when leafID is not a mandate id.
+func (s *Service) ReadAhead(leafID string) (step db.Step, ok bool) {
+	id, ok := parseID(leafID)
+	if !ok {
+		return db.Step{}, false
+	}
+	key := id.String()
+	return db.Step{SQL: chainSQL, Args: []any{key, MaxDepth}, Rows: func(t *db.Tx, rows pgx.Rows) error {
+		r, err := readChain(rows)
+		if err == nil {
+			t.Keep(chainAhead(key), r)
+		}
+		return err
+	}}, true
+}
+
+// chainRows is what chainSQL returns.
+type chainRows struct {
+	chain         Chain
+	orgs          map[string]bool
+	issuerIsHuman bool
+}
+
+// readChain reads chainSQL's rows.
+func readChain(rows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}) (*chainRows, error) {
+	r := &chainRows{orgs: map[string]bool{}}
 	for rows.Next() {
 		var human bool
 		var issuerOrg, holderOrg string
 		m, err := scanMandate(rows, &human, &issuerOrg, &holderOrg)
 		if err != nil {
-			return nil, nil, false, errs.Wrap(err, "read mandate chain")
+			return nil, errs.Wrap(err, "read mandate chain")
 		}
-		if len(chain) == 0 { // the root comes first
-			issuerIsHuman = human
-			orgs[issuerOrg] = true
+		if len(r.chain) == 0 { // the root comes first
+			r.issuerIsHuman = human
+			r.orgs[issuerOrg] = true
 		}
-		orgs[holderOrg] = true
-		chain = append(chain, m)
+		r.orgs[holderOrg] = true
+		r.chain = append(r.chain, m)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, nil, false, errs.Wrap(err, "read mandate chain")
+		return nil, errs.Wrap(err, "read mandate chain")
 	}
-	return chain, orgs, issuerIsHuman, nil
+	return r, nil
 }
 
 // checkLinks checks each link's signature and that each child only narrows

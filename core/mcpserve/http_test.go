@@ -169,7 +169,7 @@ func TestAuthenticatorDecidesTheAnswer(t *testing.T) {
 	}
 	for _, c := range cases {
 		s := mcpserve.New(mcpserve.Options{Auth: refuseAll{c.err}, PublicURL: publicURL, Logger: hclog.NewNullLogger(),
-			Tools: kernel.NewTools(nil, nil), Resources: &kernel.Resources{}})
+			Tools: kernel.NewTools(nil, nil, nil), Resources: &kernel.Resources{}})
 		mux := http.NewServeMux()
 		for pattern, h := range s.Routes() {
 			mux.Handle(pattern, h)

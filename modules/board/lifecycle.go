@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
+	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/events"
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/mandate"
@@ -22,6 +24,24 @@ func (m *Module) heartbeat(ctx context.Context, tx bun.IDB, taskID, agent string
 	return err
 }
 
+// releaseStaleSQL puts back on the board every working task of projects
+// ($1) whose assignee sent no heartbeat for the lease ($2 seconds).
+const releaseStaleSQL = `WITH stale AS (
+		SELECT t.id, t.assignee FROM tasks t LEFT JOIN task_activity a ON a.task_id = t.id
+		WHERE t.status = 'working' AND t.project_id = ANY($1)
+		  AND coalesce(a.at, t.claimed_at) < now() - make_interval(secs => $2)
+		FOR UPDATE OF t)
+	UPDATE tasks t SET status = 'submitted', assignee = NULL, assignee_mandate_id = NULL, claimed_at = NULL
+	FROM stale WHERE t.id = stale.id
+	RETURNING t.id::text AS id, t.project_id, stale.assignee AS released_from`
+
+// releasedTask is a row of releaseStaleSQL.
+type releasedTask struct {
+	ID        string `bun:"id"`
+	ProjectID string `bun:"project_id"`
+	From      string `bun:"released_from"`
+}
+
 // releaseStale puts back on the board every working task of projects whose
 // assignee sent no heartbeat for the lease (PACT_STALE_MINUTES), logging
 // one task.release_stale entry per task.
@@ -29,23 +49,34 @@ func (m *Module) releaseStale(ctx context.Context, tx bun.IDB, projects []string
 	if len(projects) == 0 {
 		return nil
 	}
-	var released []struct {
-		ID        string `bun:"id"`
-		ProjectID string `bun:"project_id"`
-		From      string `bun:"released_from"`
-	}
-	err := m.db.Fetch(ctx, tx, &released, `WITH stale AS (
-			SELECT t.id, t.assignee FROM tasks t LEFT JOIN task_activity a ON a.task_id = t.id
-			WHERE t.status = 'working' AND t.project_id = ANY($1)
-			  AND coalesce(a.at, t.claimed_at) < now() - make_interval(secs => $2)
-			FOR UPDATE OF t)
-		UPDATE tasks t SET status = 'submitted', assignee = NULL, assignee_mandate_id = NULL, claimed_at = NULL
-		FROM stale WHERE t.id = stale.id
-		RETURNING t.id::text AS id, t.project_id, stale.assignee AS released_from`,
-		projects, m.stale.Seconds())
-	if err != nil {
+	var released []releasedTask
+	if err := m.db.Fetch(ctx, tx, &released, releaseStaleSQL, projects, m.stale.Seconds()); err != nil {
 		return fmt.Errorf("board.releaseStale: %w", err)
 	}
+	return m.logReleased(ctx, tx, released)
+}
+
+// releaseStaleStep is releaseStale as a step of a pipelined round trip;
+// once the round trip has run, logged publishes and logs what it released
+// (nothing to send in the common case, where nothing was stale).
+func (m *Module) releaseStaleStep(projects []string) (step db.Step, logged func(ctx context.Context, tx bun.IDB) error) {
+	var released []releasedTask
+	step = db.Step{SQL: releaseStaleSQL, Args: []any{projects, m.stale.Seconds()}, Rows: func(_ *db.Tx, rows pgx.Rows) error {
+		var r releasedTask
+		_, err := pgx.ForEachRow(rows, []any{&r.ID, &r.ProjectID, &r.From}, func() error {
+			released = append(released, r)
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("board.releaseStale: %w", err)
+		}
+		return nil
+	}}
+	return step, func(ctx context.Context, tx bun.IDB) error { return m.logReleased(ctx, tx, released) }
+}
+
+// logReleased publishes and logs each task releaseStaleSQL released.
+func (m *Module) logReleased(ctx context.Context, tx bun.IDB, released []releasedTask) error {
 	for _, r := range released {
 		if err := events.Publish(ctx, tx, events.Event{Kind: events.KindTask, ProjectID: r.ProjectID, TaskID: r.ID}); err != nil {
 			return err

@@ -1,12 +1,11 @@
 package board_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"github.com/uptrace/bun"
 
+	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/sdk/errs"
 )
@@ -117,17 +116,19 @@ type whoamiParts struct{}
 func (whoamiParts) Name() string { return "parts" }
 
 func (whoamiParts) Register(h *kernel.Host) error {
-	if err := h.WhoamiSection("role", func(_ context.Context, _ bun.IDB, c kernel.WhoamiCaller) (any, error) {
-		return map[string]any{"id": "role-of-" + c.AgentID}, nil
+	if err := h.WhoamiSection("role", func(c kernel.WhoamiCaller) (db.Step, func() (any, error)) {
+		return db.Step{SQL: "SELECT 1"}, func() (any, error) { return map[string]any{"id": "role-of-" + c.AgentID}, nil }
 	}); err != nil {
 		return err
 	}
-	return h.WhoamiProjectSection("context", func(_ context.Context, _ bun.IDB, _ kernel.WhoamiCaller, ps []string) (map[string]any, error) {
-		out := map[string]any{}
-		for _, p := range ps {
-			out[p] = []string{"notes of " + p}
+	return h.WhoamiProjectSection("context", func(_ kernel.WhoamiCaller, ps []string) (db.Step, func() (map[string]any, error)) {
+		return db.Step{SQL: "SELECT 1"}, func() (map[string]any, error) {
+			out := map[string]any{}
+			for _, p := range ps {
+				out[p] = []string{"notes of " + p}
+			}
+			return out, nil
 		}
-		return out, nil
 	})
 }
 

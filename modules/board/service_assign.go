@@ -12,7 +12,7 @@ import (
 // Assign delegates an open, unheld task to another agent of its project (or
 // to nobody with agent ""); the previous delegate's mandate for it is
 // revoked. It returns that mandate, if any (docs/specs/behavior.md §10.2).
-func (m *Module) Assign(ctx context.Context, tx bun.Tx, _ Actor, t *task, agent string) (string, error) {
+func (m *Module) Assign(ctx context.Context, tx bun.IDB, _ Actor, t *task, agent string) (string, error) {
 	if terminal[t.Status] {
 		return "", errs.E(errs.InvalidRequest, "task %s is %s", t.ID, t.Status)
 	}
@@ -73,7 +73,7 @@ func assignable(ctx context.Context, tx bun.IDB, agent, project string) error {
 
 // Edit corrects an open task's title or body (nil keeps it); the adapter
 // logs the old text.
-func (m *Module) Edit(ctx context.Context, tx bun.Tx, _ Actor, t *task, title, body *string) error {
+func (m *Module) Edit(ctx context.Context, tx bun.IDB, _ Actor, t *task, title, body *string) error {
 	if terminal[t.Status] {
 		return errs.E(errs.InvalidRequest, "task %s is %s; it can no longer be edited", t.ID, t.Status)
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/sdk/errs"
@@ -24,7 +25,7 @@ type claimed struct {
 // delegate's; a task waiting for approval waits; the chain must cover the
 // task's action. exclusive refuses an agent already holding a working
 // task; reserve is spent at once, in the claim's transaction.
-func (m *Module) Claim(ctx context.Context, tx bun.Tx, by Actor, chain mandate.Chain, t *task, p *project,
+func (m *Module) Claim(ctx context.Context, tx *db.Tx, by Actor, chain mandate.Chain, t *task, p *project,
 	exclusive bool, reserve map[string]float64) (claimed, error) {
 	if postOnly[by.Client] {
 		return claimed{}, errs.E(errs.ScopeExceeded, "chat agents post and watch tasks; they do not claim them")
@@ -38,29 +39,35 @@ func (m *Module) Claim(ctx context.Context, tx bun.Tx, by Actor, chain mandate.C
 	if err := requireScope(chain, mandate.BoardScope(t.Action, p.ID)); err != nil {
 		return claimed{}, err
 	}
-	if err := m.releaseStale(ctx, tx, []string{p.ID}); err != nil {
-		return claimed{}, wrapf(err, "claim %s", t.ID)
-	}
+	// Stale claims are released, the caller's working task looked up (and
+	// its agent row locked) for an exclusive claim, and the task claimed,
+	// in one round trip: a refusal after it rolls all of it back.
+	release, logReleased := m.releaseStaleStep([]string{p.ID})
+	steps := []db.Step{release}
+	var held *string
 	if exclusive {
-		held, err := m.heldTask(ctx, tx, by.AgentID)
-		if err != nil {
-			return claimed{}, wrapf(err, "claim %s", t.ID)
-		}
-		if held != "" {
-			return claimed{}, errs.E(errs.AgentBusy, "agent %s already works on task %s; finish it first", by.AgentID, held)
-		}
+		steps = append(steps, db.Step{SQL: heldTaskSQL, Args: []any{by.AgentID}, Rows: db.OneRow(&held)})
 	}
-	ok, err := m.claimTask(ctx, tx, t.ID, by.AgentID, chain.Leaf().ID)
-	if err != nil {
+	var won int
+	steps = append(steps, db.Step{SQL: claimTaskSQL, Args: []any{by.AgentID, chain.Leaf().ID.String(), t.ID},
+		Rows: db.OneRow(&won)})
+	if err := tx.Pipeline(ctx, steps...); err != nil {
 		return claimed{}, wrapf(err, "claim %s", t.ID)
 	}
-	if !ok {
+	if err := logReleased(ctx, tx); err != nil {
+		return claimed{}, wrapf(err, "claim %s", t.ID)
+	}
+	if held != nil {
+		return claimed{}, errs.E(errs.AgentBusy, "agent %s already works on task %s; finish it first", by.AgentID, *held)
+	}
+	if won == 0 {
 		return claimed{}, m.notClaimable(ctx, tx, t.ID)
 	}
 	if _, err := m.mandates.Consume(ctx, tx, chain, reserve, true); err != nil {
 		return claimed{}, wrapf(err, "claim %s", t.ID)
 	}
 	var out claimed
+	var err error
 	if out.Budget, err = m.budget(ctx, tx, chain); err != nil {
 		return claimed{}, wrapf(err, "claim %s", t.ID)
 	}

@@ -15,7 +15,7 @@ import (
 
 // Approve approves (submitted) or rejects (rejected, its delegated mandate
 // revoked) a task waiting for approval (§5.8).
-func (m *Module) Approve(ctx context.Context, tx bun.Tx, by Actor, t *task, approve bool) error {
+func (m *Module) Approve(ctx context.Context, tx bun.IDB, by Actor, t *task, approve bool) error {
 	if t.Status != authRequired {
 		return errs.E(errs.InvalidRequest, "task %s is not waiting for approval", t.ID)
 	}
@@ -36,7 +36,7 @@ func (m *Module) Approve(ctx context.Context, tx bun.Tx, by Actor, t *task, appr
 // Resume puts a deferred task back on the board, with an optional answer to
 // what it asked, which the agent then sees in pact_list (a resume without
 // one keeps the last).
-func (m *Module) Resume(ctx context.Context, tx bun.Tx, _ Actor, t *task, answer *string) error {
+func (m *Module) Resume(ctx context.Context, tx bun.IDB, _ Actor, t *task, answer *string) error {
 	if !t.Deferred || t.Status != inputRequired {
 		return errs.E(errs.InvalidRequest, "task %s is not deferred", t.ID)
 	}
@@ -49,7 +49,7 @@ func (m *Module) Resume(ctx context.Context, tx bun.Tx, _ Actor, t *task, answer
 
 // Release takes a working task from its holder, whom it returns, and puts
 // it back on the board; the old holder's next report is claim_lost.
-func (m *Module) Release(ctx context.Context, tx bun.Tx, _ Actor, t *task) (string, error) {
+func (m *Module) Release(ctx context.Context, tx bun.IDB, _ Actor, t *task) (string, error) {
 	if t.Status != working || t.Assignee == nil {
 		return "", errs.E(errs.InvalidRequest, "task %s is not held by anyone", t.ID)
 	}
@@ -62,7 +62,7 @@ func (m *Module) Release(ctx context.Context, tx bun.Tx, _ Actor, t *task) (stri
 // Cancel closes an open task as canceled; its delegated mandate and
 // everything under it are revoked and its open subtasks canceled (§5.7). It
 // returns the mandates revoked.
-func (m *Module) Cancel(ctx context.Context, tx bun.Tx, by Actor, t *task, reason string) ([]string, error) {
+func (m *Module) Cancel(ctx context.Context, tx bun.IDB, by Actor, t *task, reason string) ([]string, error) {
 	if terminal[t.Status] {
 		return nil, errs.E(errs.InvalidRequest, "task %s is %s already", t.ID, t.Status)
 	}

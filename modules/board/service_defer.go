@@ -14,7 +14,7 @@ import (
 // it (docs/specs/behavior.md §5.9, §6.6): a task by holds, or an open one nobody
 // does, with a reason people can act on and, if known, the scopes that
 // would be needed.
-func (m *Module) Defer(ctx context.Context, tx bun.Tx, by Actor, t *task, reason string, needed []string) error {
+func (m *Module) Defer(ctx context.Context, tx bun.IDB, by Actor, t *task, reason string, needed []string) error {
 	mine := t.Status == working && t.Assignee != nil && *t.Assignee == by.AgentID
 	open := t.Status == submitted && t.Assignee == nil
 	if !mine && !open {

@@ -36,7 +36,7 @@ type sent struct {
 // else the other side of the task (recipient, personRecipient); agents may
 // send each other messageCap messages per task. A message to an agent wakes
 // it; one to the people is a notification.
-func (m *Module) Message(ctx context.Context, tx bun.Tx, by Actor, t *task, body string, to *string) (sent, error) {
+func (m *Module) Message(ctx context.Context, tx bun.IDB, by Actor, t *task, body string, to *string) (sent, error) {
 	if terminal[t.Status] {
 		hint := "its thread is closed"
 		if by.IsAgent() {

@@ -20,7 +20,7 @@ import (
 // names an agent, spends one "tasks" and a's cost, and holds it for a
 // person's approval when an approval rule of the organization covers its
 // action (docs/specs/behavior.md §5.8).
-func (m *Module) Post(ctx context.Context, tx bun.Tx, by Actor, chain mandate.Chain, p *project, a postIn) (postOut, error) {
+func (m *Module) Post(ctx context.Context, tx bun.IDB, by Actor, chain mandate.Chain, p *project, a postIn) (postOut, error) {
 	a.Title = strings.TrimSpace(a.Title)
 	if a.Title == "" || len([]rune(a.Title)) > 300 {
 		return postOut{}, errs.E(errs.InvalidRequest, "a task needs a title of 1-300 characters")

@@ -28,7 +28,7 @@ type reported struct {
 // past a ceiling; working is a heartbeat, input_required hands the task to
 // people with a question, and a closing status needs a Handoff, revokes the
 // task's delegated mandate and tells people.
-func (m *Module) Report(ctx context.Context, tx bun.Tx, by Actor, chain mandate.Chain, t *task, p *project,
+func (m *Module) Report(ctx context.Context, tx bun.IDB, by Actor, chain mandate.Chain, t *task, p *project,
 	status string, result json.RawMessage, usage map[string]float64) (reported, error) {
 	if err := m.releaseStale(ctx, tx, []string{p.ID}); err != nil {
 		return reported{}, wrapf(err, "report on %s", t.ID)

@@ -19,7 +19,7 @@ type revoked struct {
 // Revoke revokes target, a mandate by (an agent) issued by delegating, and
 // its whole subtree; the revoke hooks cancel the open tasks hanging on it
 // (docs/specs/behavior.md §5.6, §6.7). Root mandates are people's to revoke.
-func (m *Module) Revoke(ctx context.Context, tx bun.Tx, by Actor, target *mandate.Mandate) (revoked, error) {
+func (m *Module) Revoke(ctx context.Context, tx bun.IDB, by Actor, target *mandate.Mandate) (revoked, error) {
 	if target.IssuerKind != "agent" || target.Issuer != by.AgentID {
 		return revoked{}, errs.Mandate(errs.NotIssuer, target.ID.String(),
 			"agent %s did not issue mandate %s; revoke it in the Admin UI", by.AgentID, target.ID)

@@ -3,43 +3,27 @@ package board
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 
-	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 )
 
 // The tasks rows the task services change, one statement each.
 
-// heldTask is the id of a working task agent holds, "" when none; it locks
-// the agent's row first, so two sessions of one agent serialise here.
-func (m *Module) heldTask(ctx context.Context, tx bun.IDB, agent string) (string, error) {
-	var held *string
-	err := m.db.FetchInto(ctx, tx, `SELECT (SELECT id::text FROM tasks WHERE assignee = $1 AND status = 'working' LIMIT 1)
-		FROM agents WHERE id = $1 FOR UPDATE`, []any{agent}, &held)
-	if err != nil {
-		return "", fmt.Errorf("board.heldTask: %w", err)
-	}
-	if held == nil {
-		return "", nil
-	}
-	return *held, nil
-}
+// heldTaskSQL is the working task of agent $1, if any, with the agent's row
+// locked so that two exclusive claims by one agent take turns.
+const heldTaskSQL = `SELECT (SELECT id::text FROM tasks WHERE assignee = $1 AND status = 'working' LIMIT 1)
+	FROM agents WHERE id = $1 FOR UPDATE`
 
-// claimTask gives an open, unheld task to agent under mandate, and records
-// the claim as the assignee's first heartbeat, in one statement; false when
-// the task was not open and unheld any more.
-func (m *Module) claimTask(ctx context.Context, tx bun.IDB, taskID, agent string, mandate uuid.UUID) (bool, error) {
-	var n int
-	err := m.db.FetchInto(ctx, tx, `WITH c AS (
-			UPDATE tasks SET assignee = $1, assignee_mandate_id = $2::uuid, status = 'working', claimed_at = now()
-			WHERE id = $3::uuid AND assignee IS NULL AND status = 'submitted' RETURNING id, assignee),
-		h AS (INSERT INTO task_activity (task_id, agent_id, at) SELECT id, assignee, now() FROM c
-			ON CONFLICT (task_id) DO UPDATE SET agent_id = excluded.agent_id, at = excluded.at)
-		SELECT count(*) FROM c`, []any{agent, mandate.String(), taskID}, &n)
-	return n > 0, err
-}
+// claimTaskSQL gives task $3 to agent $1 under mandate $2 if it is open and
+// unheld, with the claim as the assignee's first heartbeat; it counts the
+// tasks it claimed (0 or 1).
+const claimTaskSQL = `WITH c AS (
+		UPDATE tasks SET assignee = $1, assignee_mandate_id = $2::uuid, status = 'working', claimed_at = now()
+		WHERE id = $3::uuid AND assignee IS NULL AND status = 'submitted' RETURNING id, assignee),
+	h AS (INSERT INTO task_activity (task_id, agent_id, at) SELECT id, assignee, now() FROM c
+		ON CONFLICT (task_id) DO UPDATE SET agent_id = excluded.agent_id, at = excluded.at)
+	SELECT count(*) FROM c`
 
 // closeTask sets a closing status and its result.
 func closeTask(ctx context.Context, tx bun.IDB, taskID, status string, result json.RawMessage) error {

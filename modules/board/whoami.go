@@ -13,7 +13,7 @@ func (m *Module) addWhoami(h *kernel.Host) error {
 		return err
 	}
 	return kernel.AddTool(h, kernel.ToolSpec{
-		Name: "pact_whoami", RoundTrips: 8, Title: "Who am I",
+		Name: "pact_whoami", RoundTrips: 4, Title: "Who am I",
 		Description: "Who you are on the board: your agent, your preferences (follow them), your projects and " +
 			"their shared notes, the mandates you hold, the agents you can delegate to, and how many unread " +
 			"messages wait for you. Call it first in every session.",
@@ -74,16 +74,12 @@ type heldMandate struct {
 func (m *Module) whoami(ctx context.Context, c *kernel.Call, _ whoamiIn) (whoamiOut, error) {
 	c.Entry.Payload = map[string]any{}
 	who := kernel.WhoamiCaller{AgentID: c.AgentID, OrgID: c.OrgID}
-	sections, err := m.whoamiSections.Sections(ctx, c.Tx, who)
-	if err != nil {
-		return whoamiOut{}, err
-	}
 	projects := agentProjects(c.Caller)
 	ids := make([]string, len(projects))
 	for i, p := range projects {
 		ids[i] = p.ID
 	}
-	fields, err := m.whoamiSections.ProjectSections(ctx, c.Tx, who, ids)
+	sections, fields, err := m.whoamiSections.Build(ctx, c.Tx, who, ids)
 	if err != nil {
 		return whoamiOut{}, err
 	}

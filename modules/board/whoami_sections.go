@@ -1,14 +1,14 @@
 package board
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"time"
 
-	"github.com/uptrace/bun"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/pactboard/pact/core/canon"
+	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/kernel"
 )
 
@@ -23,14 +23,23 @@ func (m *Module) addWhoamiSections(h *kernel.Host) error {
 // role is the people module's section), its live mandates, roots first,
 // the active agents sharing a project with it, and how many messages to it
 // are unread.
-func (m *Module) whoamiOwn(ctx context.Context, tx bun.IDB, c kernel.WhoamiCaller) (map[string]any, error) {
+func (m *Module) whoamiOwn(c kernel.WhoamiCaller) (db.Step, func() (map[string]any, error)) {
 	var row struct {
-		Agent     []byte `bun:"agent"`
-		Mandates  []byte `bun:"mandates"`
-		Delegates []byte `bun:"delegates"`
-		Unread    int    `bun:"unread"`
+		Agent, Mandates, Delegates []byte
+		Unread                     int
 	}
-	err := m.db.Fetch(ctx, tx, &row, `SELECT
+	read := db.Step{SQL: whoamiOwnSQL, Args: []any{c.AgentID}, Rows: func(_ *db.Tx, rows pgx.Rows) error {
+		if !rows.Next() {
+			return rows.Err()
+		}
+		return rows.Scan(&row.Agent, &row.Mandates, &row.Delegates, &row.Unread)
+	}}
+	return read, func() (map[string]any, error) {
+		return whoamiOwnValues(c, row.Agent, row.Mandates, row.Delegates, row.Unread)
+	}
+}
+
+const whoamiOwnSQL = `SELECT
 		(SELECT json_build_object('id', a.id, 'client', a.client, 'owner', a.owner, 'preferences', a.preferences)
 			FROM agents a WHERE a.id = $1) AS agent,
 		(SELECT coalesce(json_agg(json_build_object('id', m.id, 'parent_id', m.parent_id, 'issuer', m.issuer,
@@ -43,10 +52,10 @@ func (m *Module) whoamiOwn(ctx context.Context, tx bun.IDB, c kernel.WhoamiCalle
 			WHERE a.id <> $1 AND a.status = 'active'
 			  AND ap.project_id IN (SELECT project_id FROM agent_projects WHERE agent_id = $1)
 			GROUP BY a.id, a.client) d) AS delegates,
-		(SELECT count(*) FROM task_messages WHERE to_agent = $1 AND read_at IS NULL) AS unread`, c.AgentID)
-	if err != nil {
-		return nil, fmt.Errorf("agent %s: %w", c.AgentID, err)
-	}
+		(SELECT count(*) FROM task_messages WHERE to_agent = $1 AND read_at IS NULL) AS unread`
+
+// whoamiOwnValues decodes whoamiOwnSQL's row into the board's sections.
+func whoamiOwnValues(c kernel.WhoamiCaller, agentRow, mandatesRow, delegatesRow []byte, unread int) (map[string]any, error) {
 	var agent agentView
 	var held []struct {
 		heldMandate
@@ -56,7 +65,7 @@ func (m *Module) whoamiOwn(ctx context.Context, tx bun.IDB, c kernel.WhoamiCalle
 	for _, part := range []struct {
 		raw  []byte
 		into any
-	}{{row.Agent, &agent}, {row.Mandates, &held}, {row.Delegates, &delegates}} {
+	}{{agentRow, &agent}, {mandatesRow, &held}, {delegatesRow, &delegates}} {
 		if err := json.Unmarshal(part.raw, part.into); err != nil {
 			return nil, fmt.Errorf("agent %s: read its sections: %w", c.AgentID, err)
 		}
@@ -66,7 +75,7 @@ func (m *Module) whoamiOwn(ctx context.Context, tx bun.IDB, c kernel.WhoamiCalle
 		mandates[i] = h.heldMandate
 		mandates[i].ExpiresAt, mandates[i].Expires = h.ExpiresAt, canon.ISO(h.ExpiresAt)
 	}
-	return map[string]any{"agent": agent, "mandates": mandates, "delegates": delegates, "unread_messages": row.Unread}, nil
+	return map[string]any{"agent": agent, "mandates": mandates, "delegates": delegates, "unread_messages": unread}, nil
 }
 
 // agentProjects are the caller's projects, by id, without their sections,

@@ -5,6 +5,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/sdk/credential"
@@ -23,9 +24,9 @@ func (m *Module) exportOnClaim(ctx context.Context, tx bun.IDB, c kernel.Claimed
 	// A savepoint: a failed statement here must not abort the claim's
 	// transaction.
 	var out map[string]any
-	err := tx.RunInTx(ctx, nil, func(ctx context.Context, sub bun.Tx) error {
+	err := db.Savepoint(ctx, tx, func(ctx context.Context) error {
 		var err error
-		out, err = m.export(ctx, sub, c)
+		out, err = m.export(ctx, tx, c)
 		return err
 	})
 	if err != nil {

@@ -1,11 +1,9 @@
 package notes
 
 import (
-	"context"
-	"fmt"
+	"github.com/jackc/pgx/v5"
 
-	"github.com/uptrace/bun"
-
+	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/kernel"
 )
 
@@ -25,26 +23,27 @@ func (m *Module) addWhoami(h *kernel.Host) error {
 // projectContext lists the live notes of every project asked for, pinned
 // first then by key, in one query; a project without notes has an empty
 // list, never null.
-func (m *Module) projectContext(ctx context.Context, tx bun.IDB, _ kernel.WhoamiCaller, projectIDs []string) (map[string]any, error) {
-	var rows []struct {
-		ProjectID string `bun:"project_id"`
-		noteRef
-	}
-	if err := m.db.Fetch(ctx, tx, &rows, `SELECT project_id, key, title FROM context_notes
-		WHERE project_id = ANY($1) AND archived_at IS NULL ORDER BY project_id, pinned DESC, key`,
-		projectIDs); err != nil {
-		return nil, fmt.Errorf("project notes: %w", err)
-	}
+func (m *Module) projectContext(_ kernel.WhoamiCaller, projectIDs []string) (db.Step, func() (map[string]any, error)) {
 	refs := make(map[string][]noteRef, len(projectIDs))
 	for _, p := range projectIDs {
 		refs[p] = []noteRef{}
 	}
-	for _, r := range rows {
-		refs[r.ProjectID] = append(refs[r.ProjectID], r.noteRef)
+	read := db.Step{SQL: `SELECT project_id, key, title FROM context_notes
+		WHERE project_id = ANY($1) AND archived_at IS NULL ORDER BY project_id, pinned DESC, key`,
+		Args: []any{projectIDs}, Rows: func(_ *db.Tx, rows pgx.Rows) error {
+			var project string
+			var r noteRef
+			_, err := pgx.ForEachRow(rows, []any{&project, &r.Key, &r.Title}, func() error {
+				refs[project] = append(refs[project], r)
+				return nil
+			})
+			return err
+		}}
+	return read, func() (map[string]any, error) {
+		out := make(map[string]any, len(refs))
+		for p, rs := range refs {
+			out[p] = rs
+		}
+		return out, nil
 	}
-	out := make(map[string]any, len(refs))
-	for p, rs := range refs {
-		out[p] = rs
-	}
-	return out, nil
 }

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"github.com/uptrace/bun"
 
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/modules/notes"
@@ -31,8 +30,11 @@ func TestWhoamiContextSection(t *testing.T) {
 	require.NoError(t, f.notes.SetPinned(ctx, "ana", "web", "pinned", true))
 	_, projects := f.Kernel.Whoami().Names()
 	require.Equal(t, []string{"context"}, projects)
-	err := f.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		got, err := f.Kernel.Whoami().ProjectSections(ctx, tx, kernel.WhoamiCaller{AgentID: "code-web", OrgID: "default"},
+	tx, err := f.DB.Begin(ctx)
+	require.NoError(t, err)
+	defer tx.Rollback(ctx)
+	err = func() error {
+		_, got, err := f.Kernel.Whoami().Build(ctx, tx, kernel.WhoamiCaller{AgentID: "code-web", OrgID: "default"},
 			[]string{"web", "empty"})
 		require.NoError(t, err)
 		web, err := json.Marshal(got["web"]["context"])
@@ -43,7 +45,7 @@ func TestWhoamiContextSection(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, "[]", string(empty), "an empty list, not null")
 		return nil
-	})
+	}()
 	require.NoError(t, err)
 }
 

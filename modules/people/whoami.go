@@ -1,11 +1,9 @@
 package people
 
 import (
-	"context"
-	"fmt"
+	"github.com/jackc/pgx/v5"
 
-	"github.com/uptrace/bun"
-
+	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/kernel"
 )
 
@@ -27,15 +25,22 @@ func (m *Module) addWhoami(h *kernel.Host) error {
 // whoamiRole is the caller's role, or nil when it was not hired from one.
 // Roles are keyed by (organization, id): role ids repeat in every
 // organization.
-func (m *Module) whoamiRole(ctx context.Context, tx bun.IDB, c kernel.WhoamiCaller) (any, error) {
-	var roles []roleView
-	if err := m.db.Fetch(ctx, tx, &roles, `SELECT r.id, r.name, r.description, r.instructions
+func (m *Module) whoamiRole(c kernel.WhoamiCaller) (db.Step, func() (any, error)) {
+	var role *roleView
+	read := db.Step{SQL: `SELECT r.id, r.name, r.description, r.instructions
 		FROM agents a JOIN agent_roles r ON r.org_id = a.org_id AND r.id = a.role_id
-		WHERE a.id = $1 AND a.org_id = $2`, c.AgentID, c.OrgID); err != nil {
-		return nil, fmt.Errorf("role of agent %s: %w", c.AgentID, err)
+		WHERE a.id = $1 AND a.org_id = $2`, Args: []any{c.AgentID, c.OrgID},
+		Rows: func(_ *db.Tx, rows pgx.Rows) error {
+			if !rows.Next() {
+				return rows.Err()
+			}
+			role = &roleView{}
+			return rows.Scan(&role.ID, &role.Name, &role.Description, &role.Instructions)
+		}}
+	return read, func() (any, error) {
+		if role == nil {
+			return nil, nil // a typed nil would answer {} rather than null
+		}
+		return role, nil
 	}
-	if len(roles) == 0 {
-		return nil, nil
-	}
-	return &roles[0], nil
 }
