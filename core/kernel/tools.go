@@ -198,9 +198,13 @@ func (r *Tools) Call(ctx context.Context, agent, name string, args json.RawMessa
 			return nil, err
 		}
 	}
+	// The arguments are decoded once, here: for the chain to read ahead,
+	// then for the schema check, which refuses only after the gate.
+	var decoded any
+	decodeErr := json.Unmarshal(args, &decoded)
 	admitStep, admitted := identity.AdmitStep(agent)
 	first := []db.Step{admitStep}
-	if ahead, ok := r.readAhead(t, args); ok {
+	if ahead, ok := r.readAhead(t, decoded); ok {
 		first = append(first, ahead)
 	}
 	err := r.log.RecordPipelined(ctx, r.db, e, first, func(ctx context.Context, tx *db.Tx, e *ledger.Entry) error {
@@ -211,7 +215,7 @@ func (r *Tools) Call(ctx context.Context, agent, name string, args json.RawMessa
 		if err != nil {
 			return err
 		}
-		if err := validArgs(schema, args); err != nil {
+		if err := validDecoded(schema, decoded, decodeErr); err != nil {
 			return err
 		}
 		result, err = t.Run(ctx, &Call{AgentID: agent, OrgID: who.OrgID, Caller: who, Args: args, Tx: tx, Entry: e})
@@ -222,13 +226,10 @@ func (r *Tools) Call(ctx context.Context, agent, name string, args json.RawMessa
 
 // readAhead is the step that reads the chain of the mandate t's MandateArg
 // names in args, if it names one.
-func (r *Tools) readAhead(t *Tool, args json.RawMessage) (db.Step, bool) {
-	if t.MandateArg == "" || r.mandates == nil {
-		return db.Step{}, false
-	}
-	var named map[string]json.RawMessage
-	var id string
-	if json.Unmarshal(args, &named) != nil || json.Unmarshal(named[t.MandateArg], &id) != nil {
+func (r *Tools) readAhead(t *Tool, args any) (db.Step, bool) {
+	named, _ := args.(map[string]any)
+	id, _ := named[t.MandateArg].(string)
+	if t.MandateArg == "" || r.mandates == nil || id == "" {
 		return db.Step{}, false
 	}
 	return r.mandates.ReadAhead(id)
@@ -237,8 +238,15 @@ func (r *Tools) readAhead(t *Tool, args json.RawMessage) (db.Step, bool) {
 // validArgs checks args against the tool's input schema.
 func validArgs(schema *jsonschema.Resolved, args json.RawMessage) error {
 	var v any
-	if err := json.Unmarshal(args, &v); err != nil {
-		return errs.E(errs.InvalidRequest, "the arguments are not valid JSON: %v", err)
+	err := json.Unmarshal(args, &v)
+	return validDecoded(schema, v, err)
+}
+
+// validDecoded checks arguments decoded into v (decodeErr: how decoding
+// them failed) against the tool's input schema.
+func validDecoded(schema *jsonschema.Resolved, v any, decodeErr error) error {
+	if decodeErr != nil {
+		return errs.E(errs.InvalidRequest, "the arguments are not valid JSON: %v", decodeErr)
 	}
 	if _, ok := v.(map[string]any); !ok {
 		return errs.E(errs.InvalidRequest, "the arguments must be a JSON object")
