@@ -49,6 +49,12 @@ type Tool struct {
 	// trip that opens the call's transaction (mandate.Service.ReadAhead), so
 	// the body's Verify costs no round trip of its own.
 	MandateArg string
+	// ReadAhead, when set, returns statements to run in the round trip
+	// that opens the call's transaction, after the gate, from the call's
+	// arguments (decoded, not yet checked against the schema): reads the
+	// body will want first, kept in the transaction (db.Tx.Keep) for it to
+	// take. They run before the gate's verdict is known and must not write.
+	ReadAhead func(args map[string]any) []db.Step
 	// Wait, when set, runs before the call's transaction: it checks that
 	// the agent may wait and returns what to wait for, which the pipeline
 	// runs (up to 50 s) until there is something for Run to return, or
@@ -206,6 +212,9 @@ func (r *Tools) Call(ctx context.Context, agent, name string, args json.RawMessa
 	first := []db.Step{admitStep}
 	if ahead, ok := r.readAhead(t, decoded); ok {
 		first = append(first, ahead)
+	}
+	if named, ok := decoded.(map[string]any); ok && t.ReadAhead != nil {
+		first = append(first, t.ReadAhead(named)...)
 	}
 	err := r.log.RecordPipelined(ctx, r.db, e, first, func(ctx context.Context, tx *db.Tx, e *ledger.Entry) error {
 		who, err := admitted()

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pactboard/pact/core/db"
@@ -160,4 +162,53 @@ func TestToolRegistryRefusesBadTools(t *testing.T) {
 	require.Equal(t, []string{"demo_freeze"}, r.Names())
 	_, err := r.Call(context.Background(), "code-web", "nope", nil)
 	require.Equal(t, errs.InvalidRequest, errs.CodeOf(err))
+}
+
+// A tool's reads ahead travel with the gate in the round trip that opens
+// the call's transaction, and the body takes what they kept: a plain call
+// is two round trips, BEGIN with the gate and reads, and the entry with
+// COMMIT. A paused agent's call reads ahead too, and is still refused.
+func TestReadsAheadRideWithTheGate(t *testing.T) {
+	d, r := toolFixture(t)
+	ctx := context.Background()
+	var took []any
+	require.NoError(t, r.Add(kernel.Tool{
+		Name: "demo_ahead", Title: "Read ahead", Description: "Reads a project ahead and answers it.",
+		Input: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"project": {Type: "string"}}},
+		ReadAhead: func(args map[string]any) []db.Step {
+			var name string
+			return []db.Step{{SQL: `SELECT name FROM projects WHERE id = $1`, Args: []any{args["project"]},
+				Rows: func(tx *db.Tx, rows pgx.Rows) error {
+					err := db.OneRow(&name)(tx, rows)
+					tx.Keep("name", name)
+					return err
+				}}}
+		},
+		Run: func(ctx context.Context, c *kernel.Call) (any, error) {
+			v, ok := c.Tx.Take("name")
+			took = append(took, v)
+			if !ok {
+				return nil, errs.E(errs.Internal, "nothing was read ahead")
+			}
+			return v, nil
+		},
+	}))
+	var trips []string
+	stop := d.Watch(func(sql string) {
+		if !strings.HasPrefix(sql, "<prepare>") {
+			trips = append(trips, sql)
+		}
+	})
+	out, err := r.Call(ctx, "code-web", "demo_ahead", json.RawMessage(`{"project": "web"}`))
+	stop()
+	require.NoError(t, err)
+	require.Equal(t, "Web", out)
+	require.Len(t, trips, 2, "%q", trips)
+	require.Contains(t, trips[0], "SELECT name FROM projects")
+
+	_, err = d.ExecContext(ctx, `UPDATE agents SET status = 'paused' WHERE id = 'code-web'`)
+	require.NoError(t, err)
+	_, err = r.Call(ctx, "code-web", "demo_ahead", json.RawMessage(`{"project": "web"}`))
+	require.Equal(t, errs.AgentPaused, errs.CodeOf(err))
+	require.Len(t, took, 1, "a refused gate runs no body")
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/events"
 	"github.com/pactboard/pact/sdk/errs"
 )
@@ -28,6 +29,9 @@ type ToolSpec struct {
 	// MandateArg names the argument carrying the caller's mandate
 	// (Tool.MandateArg).
 	MandateArg string
+	// ReadAhead is the tool's reads for the first round trip
+	// (Tool.ReadAhead).
+	ReadAhead func(args map[string]any) []db.Step
 	// Wait, when set, is the tool's Wait phase (Tool.Wait); WaitFor adapts
 	// a typed one.
 	Wait func(ctx context.Context, agent string, args json.RawMessage) (*events.Wait, error)
@@ -65,7 +69,7 @@ func TypedTool[In, Out any](spec ToolSpec, run func(ctx context.Context, c *Call
 		return Tool{}, err
 	}
 	return Tool{Name: spec.Name, Title: spec.Title, Description: spec.Description, Input: in, Output: out, Wait: spec.Wait,
-		RoundTrips: spec.RoundTrips, MandateArg: spec.MandateArg,
+		RoundTrips: spec.RoundTrips, MandateArg: spec.MandateArg, ReadAhead: spec.ReadAhead,
 		Run: func(ctx context.Context, c *Call) (any, error) {
 			a, err := decodeArgs[In](spec.Name, c.Args)
 			if err != nil {

@@ -174,7 +174,10 @@ func (s *Server) build() (http.Handler, error) {
 				// listChanged); no logging: the board sends no log messages.
 				Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Resources: &mcp.ResourceCapabilities{}},
 			})
-		s.addTools(srv)
+		if s.err = s.addTools(srv); s.err != nil {
+			s.opts.Logger.Error("cannot serve MCP", "error", s.err)
+			return
+		}
 		s.waits = map[string]bool{}
 		for _, t := range s.opts.Tools.List() {
 			s.waits[t.Name] = t.Wait != nil

@@ -13,6 +13,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -24,14 +25,25 @@ import (
 // name, title, description, input schema and output schema (when it has
 // one). The SDK does not validate the arguments: the pipeline does, so a
 // mistyped call is refused and logged like any other refusal.
-func (s *Server) addTools(srv *mcp.Server) {
+//
+// The input schema is handed over as its JSON, encoded once here: the SDK
+// re-encodes a tool's input schema on every call it receives (to look for
+// x-mcp-header annotations), which for a *jsonschema.Schema walks the whole
+// schema through reflection each time (docs/benchmarks.md, "Where a call's
+// time goes").
+func (s *Server) addTools(srv *mcp.Server) error {
 	for _, t := range s.opts.Tools.List() {
-		tool := &mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: t.Input}
+		input, err := json.Marshal(t.Input)
+		if err != nil {
+			return fmt.Errorf("tool %s: input schema: %w", t.Name, err)
+		}
+		tool := &mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: json.RawMessage(input)}
 		if t.Output != nil { // a nil *Schema in the interface would read as a schema
 			tool.OutputSchema = t.Output
 		}
 		srv.AddTool(tool, s.callTool(t.Name))
 	}
+	return nil
 }
 
 // callTool runs one call through kernel.Tools.Call as the agent of the URL,

@@ -2,8 +2,6 @@ package board
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"reflect"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -82,9 +80,9 @@ func (m *Module) list(ctx context.Context, c *kernel.Call, a listIn) (listOut, e
 		cursor = *a.Since
 	}
 	where := filters[string(a.Filter)]
-	// $1 the caller, $2 its readable projects, $3 no task (unreadSQL),
-	// $4 the cursor, $5 the page size, $6 the parent task.
-	args := []any{who.ID, readable, "", cursor, n}
+	// $1 the caller, $2 its readable projects, $3 the cursor, $4 the page
+	// size, $5 the parent task.
+	args := []any{who.ID, readable, cursor, n}
 	if a.ParentTaskID != nil && *a.ParentTaskID != "" {
 		parent, err := m.getTask(ctx, tx, *a.ParentTaskID, false)
 		if err != nil {
@@ -93,53 +91,56 @@ func (m *Module) list(ctx context.Context, c *kernel.Call, a listIn) (listOut, e
 		if parent == nil || !contains(readable, parent.ProjectID) {
 			return listOut{}, errs.E(errs.NotFound, "task %s does not exist", *a.ParentTaskID)
 		}
-		where += ` AND t.parent_task_id = $6::uuid`
+		where += ` AND t.parent_task_id = $5::uuid`
 		args = append(args, parent.ID)
 	}
-	// The stale claims are released, then the page, the deferred tasks, the
-	// inbox and the head are read in one statement, both in one round trip
-	// (docs/benchmarks.md, "Round trips"): two statements, because one
-	// could not see the release's effects.
-	var answer struct{ Page, Deferred, Inbox []byte }
+	// One round trip (docs/benchmarks.md, "Round trips"): the stale claims
+	// are released, then the head, the page with the deferred tasks, and
+	// the inbox are read, each a statement of its own so that it sees the
+	// release, its rows decoded by pgx rather than built as JSON.
 	var head int64
-	q := `WITH page_rows AS (SELECT ` + taskColumns("t") + ` FROM tasks t
-			WHERE t.project_id = ANY($2) AND t.change_seq > $4 AND ` + where + ` ORDER BY t.change_seq LIMIT $5),
+	var rows, deferredRows []task
+	var unread []messageRow
+	tasksSQL := `WITH page_rows AS (SELECT ` + taskColumns("t") + ` FROM tasks t
+			WHERE t.project_id = ANY($2) AND t.change_seq > $3 AND ` + where + ` ORDER BY t.change_seq LIMIT $4),
 		deferred_rows AS (SELECT ` + taskColumns("t") + ` FROM tasks t
-			WHERE t.project_id = ANY($2) AND t.deferred AND t.change_seq > $4 ORDER BY t.change_seq LIMIT 200),
-		inbox_rows AS (` + unreadSQL + `)
-		SELECT (SELECT coalesce(json_agg(p ORDER BY p.change_seq), '[]') FROM page_rows p) AS page,
-			(SELECT coalesce(json_agg(d ORDER BY d.change_seq), '[]') FROM deferred_rows d) AS deferred,
-			(SELECT coalesce(json_agg(i ORDER BY i.id), '[]') FROM inbox_rows i) AS inbox,
-			(SELECT coalesce(max(change_seq), 0) FROM tasks WHERE project_id = ANY($2)) AS head`
+			WHERE t.project_id = ANY($2) AND t.deferred AND t.change_seq > $3 ORDER BY t.change_seq LIMIT 200)
+		SELECT true AS in_page, p.* FROM page_rows p UNION ALL SELECT false, d.* FROM deferred_rows d
+		ORDER BY in_page DESC, change_seq`
 	release, logReleased := m.releaseStaleStep(readable)
-	page := db.Step{SQL: q, Args: args, Rows: func(_ *db.Tx, rows pgx.Rows) error {
-		if !rows.Next() {
-			return rows.Err()
-		}
-		return rows.Scan(&answer.Page, &answer.Deferred, &answer.Inbox, &head)
-	}}
-	if err := tx.Pipeline(ctx, release, page); err != nil {
+	steps := []db.Step{release,
+		{SQL: `SELECT coalesce(max(change_seq), 0) FROM tasks WHERE project_id = ANY($1)`, Args: []any{readable},
+			Rows: db.OneRow(&head)},
+		{SQL: tasksSQL, Args: args, Rows: func(_ *db.Tx, r pgx.Rows) error {
+			var inPage bool
+			var t task
+			_, err := pgx.ForEachRow(r, append([]any{&inPage}, t.fields()...), func() error {
+				if inPage {
+					rows = append(rows, t)
+				} else {
+					deferredRows = append(deferredRows, t)
+				}
+				t = task{} // the next row shares nothing with this one
+				return nil
+			})
+			return err
+		}},
+		{SQL: `SELECT * FROM (` + unreadSQL + `) u ORDER BY id`, Args: []any{who.ID, readable, ""}, Rows: func(_ *db.Tx, r pgx.Rows) error {
+			var u messageRow
+			_, err := pgx.ForEachRow(r, []any{&u.ID, &u.TaskID, &u.TaskTitle, &u.FromAgent, &u.FromHuman, &u.ToAgent,
+				&u.Body, &u.CreatedAt, &u.ReadAt}, func() error {
+				unread = append(unread, u)
+				u = messageRow{}
+				return nil
+			})
+			return err
+		}},
+	}
+	if err := tx.Pipeline(ctx, steps...); err != nil {
 		return listOut{}, err
 	}
 	if err := logReleased(ctx, tx); err != nil {
 		return listOut{}, err
-	}
-	var rows, deferredRows []task
-	var unread []messageRow
-	for _, part := range []struct {
-		raw  []byte
-		into any
-	}{{answer.Page, &rows}, {answer.Deferred, &deferredRows}, {answer.Inbox, &unread}} {
-		if err := json.Unmarshal(part.raw, part.into); err != nil {
-			return listOut{}, fmt.Errorf("pact_list: read the answer: %w", err)
-		}
-	}
-	for _, ts := range [][]task{rows, deferredRows} {
-		for i := range ts {
-			if string(ts[i].Result) == "null" { // a NULL column, as a direct scan leaves it
-				ts[i].Result = nil
-			}
-		}
 	}
 	tasks, deferred := []taskView{}, []taskView{}
 	next := cursor

@@ -8,9 +8,11 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
 
 	"github.com/pactboard/pact/core/canon"
+	"github.com/pactboard/pact/core/db"
 )
 
 // Task statuses (docs/specs/behavior.md §7.1).
@@ -62,11 +64,26 @@ func taskColumns(a string) string {
 	$.created_at`)
 }
 
+// fields are t's fields in taskColumns' order, for a pgx scan.
+func (t *task) fields() []any {
+	return []any{&t.ID, &t.ProjectID, &t.Title, &t.Body, &t.Action, &t.CreatedBy, &t.MandateID, &t.DelegateTo,
+		&t.DelegatedMandateID, &t.Assignee, &t.AssigneeMandateID, &t.Status, &t.Deferred, &t.DeferReason,
+		&t.NeededScope, &t.Result, &t.Answer, &t.ParentTaskID, &t.ChangeSeq, &t.UpdatedAt, &t.CreatedAt}
+}
+
 // getTask returns task id, or nil when there is none (a malformed id is no
 // task either). forUpdate locks the row.
+//
+// Unlocked, in a call whose first round trip read the task ahead
+// (readTaskAhead), the first read takes that row instead.
 func (m *Module) getTask(ctx context.Context, tx bun.IDB, id string, forUpdate bool) (*task, error) {
 	if _, err := uuid.Parse(id); err != nil {
 		return nil, nil
+	}
+	if t, ok := tx.(*db.Tx); ok && !forUpdate {
+		if v, ok := t.Take(taskAhead(id)); ok {
+			return v.(*task), nil
+		}
 	}
 	q := `SELECT ` + taskColumns("tasks") + ` FROM tasks WHERE id = $1`
 	if forUpdate {
@@ -80,6 +97,32 @@ func (m *Module) getTask(ctx context.Context, tx bun.IDB, id string, forUpdate b
 		return nil, nil
 	}
 	return &ts[0], nil
+}
+
+// taskAhead is the key a task read ahead is kept under in a call's
+// transaction: its id as the arguments gave it.
+type taskAhead string
+
+// readTaskAhead is a tool's ReadAhead (kernel.Tool.ReadAhead) for a call
+// whose task_id names the task it works on: the task is read in the round
+// trip that opens the call's transaction, for getTask to take.
+func readTaskAhead(args map[string]any) []db.Step {
+	id, _ := args["task_id"].(string)
+	if _, err := uuid.Parse(id); err != nil {
+		return nil
+	}
+	return []db.Step{{SQL: `SELECT ` + taskColumns("tasks") + ` FROM tasks WHERE id = $1`, Args: []any{id},
+		Rows: func(tx *db.Tx, rows pgx.Rows) error {
+			var found *task
+			if rows.Next() {
+				found = &task{}
+				if err := rows.Scan(found.fields()...); err != nil {
+					return fmt.Errorf("board: read task %s ahead: %w", id, err)
+				}
+			}
+			tx.Keep(taskAhead(id), found)
+			return rows.Err()
+		}}}
 }
 
 // taskView is a task as agents see it in pact_list and pact_events
