@@ -108,3 +108,40 @@ func TestStaleClaimsAreReleased(t *testing.T) {
 	require.Contains(t, e.Message, "no longer claimed by gemini-web")
 	w.VerifyLog()
 }
+
+// The stale-claim scan reads heartbeat rows, not tasks (migration 012): so
+// every working task has exactly one, and no other task has any, whichever
+// way it stops working.
+func TestOnlyWorkingTasksHaveAHeartbeat(t *testing.T) {
+	w := newWorld(t)
+	beats := func() int { return w.Count(`SELECT count(*) FROM task_activity`) }
+	working := func() int {
+		return w.Count(`SELECT count(*) FROM tasks t WHERE t.status = 'working'
+			AND EXISTS (SELECT 1 FROM task_activity a WHERE a.task_id = t.id AND a.agent_id = t.assignee)`)
+	}
+	report := func(id, status string) {
+		args := map[string]any{"task_id": id, "status": status, "mandate_id": w.Root("gemini-web")}
+		if status != "working" {
+			args["result"] = "## Handoff\n- Done: it"
+		}
+		w.OK("gemini-web", "pact_report", args)
+	}
+	ids := []string{}
+	for _, title := range []string{"Done", "Deferred", "Stale", "Kept"} {
+		id := w.post("code-web", "web", title, nil)
+		w.OK("gemini-web", "pact_claim", map[string]any{"task_id": id, "mandate_id": w.Root("gemini-web")})
+		ids = append(ids, id)
+	}
+	require.Equal(t, 4, beats())
+	require.Equal(t, 4, working())
+	report(ids[0], "completed")
+	w.OK("gemini-web", "pact_defer", map[string]any{"task_id": ids[1], "reason": "A person decides.", "mandate_id": w.Root("gemini-web")})
+	w.Exec(`UPDATE task_activity SET at = now() - interval '31 minutes' WHERE task_id = ?`, ids[2])
+	w.OK("code-web", "pact_list", map[string]any{"mandate_id": w.Root("code-web")})
+	report(ids[3], "working")
+	require.Equal(t, 1, beats(), "completed, deferred and released tasks keep no heartbeat")
+	require.Equal(t, 1, working())
+	w.OK("gemini-web", "pact_claim", map[string]any{"task_id": ids[2], "mandate_id": w.Root("gemini-web")})
+	require.Equal(t, 2, beats(), "a claim writes the first heartbeat again")
+	require.Equal(t, 2, working())
+}

@@ -25,11 +25,13 @@ func (m *Module) heartbeat(ctx context.Context, tx bun.IDB, taskID, agent string
 }
 
 // releaseStaleSQL puts back on the board every working task of projects
-// ($1) whose assignee sent no heartbeat for the lease ($2 seconds).
+// ($1) whose assignee sent no heartbeat for the lease ($2 seconds). Each
+// working task has its heartbeat row, and only working tasks have one
+// (migration 012), so the index on the heartbeat's time finds the stale
+// ones without reading the live ones.
 const releaseStaleSQL = `WITH stale AS (
-		SELECT t.id, t.assignee FROM tasks t LEFT JOIN task_activity a ON a.task_id = t.id
-		WHERE t.status = 'working' AND t.project_id = ANY($1)
-		  AND coalesce(a.at, t.claimed_at) < now() - make_interval(secs => $2)
+		SELECT t.id, t.assignee FROM task_activity a JOIN tasks t ON t.id = a.task_id
+		WHERE a.at < now() - make_interval(secs => $2) AND t.status = 'working' AND t.project_id = ANY($1)
 		FOR UPDATE OF t)
 	UPDATE tasks t SET status = 'submitted', assignee = NULL, assignee_mandate_id = NULL, claimed_at = NULL
 	FROM stale WHERE t.id = stale.id
