@@ -10,8 +10,9 @@ func (m *Module) addDefer(h *kernel.Host) error {
 	return kernel.AddTool(h, kernel.ToolSpec{
 		Name: "pact_defer", RoundTrips: 6, MandateArg: "mandate_id", ReadAhead: readTaskAhead, Title: "Defer to a human",
 		Description: "Hand a task back to people when you lack the authority for it (a refusal you must not " +
-			"work around, a decision that is theirs). Say why and, if you know, which scopes would be needed. " +
-			"Then stop working on it; never ask for a mandate for yourself.",
+			"work around, a decision that is theirs): one you hold, or an open one you could claim (your " +
+			"mandate covers its action; a delegated task only by its delegate). Say why and, if you know, " +
+			"which scopes would be needed. Then stop working on it; never ask for a mandate for yourself.",
 	}, m.deferTask)
 }
 
@@ -32,7 +33,8 @@ type doneOut struct {
 
 func (m *Module) deferTask(ctx context.Context, c *kernel.Call, a deferIn) (doneOut, error) {
 	tx := c.Tx
-	if _, err := m.verify(ctx, c, a.MandateID); err != nil {
+	chain, err := m.verify(ctx, c, a.MandateID)
+	if err != nil {
 		return doneOut{}, err
 	}
 	who := c.Caller
@@ -43,7 +45,7 @@ func (m *Module) deferTask(ctx context.Context, c *kernel.Call, a deferIn) (done
 	if err := refuseFrozen(p); err != nil {
 		return doneOut{}, err
 	}
-	if err := m.Defer(ctx, tx, agentActor(who), t, a.Reason, a.NeededScope); err != nil {
+	if err := m.Defer(ctx, tx, agentActor(who), chain, t, p, a.Reason, a.NeededScope); err != nil {
 		return doneOut{}, err
 	}
 	return doneOut{OK: true, TaskID: t.ID, Status: inputRequired,

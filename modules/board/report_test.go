@@ -90,6 +90,25 @@ func TestDefer(t *testing.T) {
 	require.Equal(t, 1, w.Count(`SELECT count(*) FROM notifications WHERE kind = 'deferred' AND detail = 'needs deploy rights'`))
 }
 
+// Only an agent that could claim a task may defer it: its mandate must cover
+// the task's action in its project, and a delegated task is its delegate's
+// (docs/security.md, finding 10).
+func TestDeferNeedsTheScopeToClaim(t *testing.T) {
+	w := newWorld(t)
+	open := w.post("code-web", "web", "Open", nil)
+	readOnly := w.Mandate("ana", "gemini-web", "task.read@project:web")
+	e := w.Refused(errs.ScopeExceeded, "gemini-web", "pact_defer", map[string]any{"task_id": open, "reason": "x",
+		"mandate_id": readOnly})
+	require.Equal(t, readOnly, e.MandateID)
+	delegated := w.post("code-web", "web", "For runner", map[string]any{"delegate_to": "runner-web"})
+	w.Refused(errs.WrongAgent, "gemini-web", "pact_defer", map[string]any{"task_id": delegated, "reason": "x",
+		"mandate_id": w.Root("gemini-web")})
+	require.Equal(t, 2, w.Count(`SELECT count(*) FROM tasks WHERE id IN (?, ?) AND status = 'submitted' AND NOT deferred`,
+		open, delegated), "a refused defer leaves the tasks on the board")
+	w.OK("gemini-web", "pact_defer", map[string]any{"task_id": open, "reason": "A person decides.", "mandate_id": w.Root("gemini-web")})
+	w.VerifyLog()
+}
+
 func TestRevoke(t *testing.T) {
 	w := newWorld(t)
 	post := w.OK("code-web", "pact_post", map[string]any{"project_id": "web", "title": "T",
