@@ -210,7 +210,7 @@ func (r *Tools) Call(ctx context.Context, agent, name string, args json.RawMessa
 	decodeErr := json.Unmarshal(args, &decoded)
 	admitStep, admitted := identity.AdmitStep(agent)
 	first := []db.Step{admitStep}
-	if ahead, ok := r.readAhead(t, decoded); ok {
+	if ahead, ok := r.readAhead(t, agent, decoded); ok {
 		first = append(first, ahead)
 	}
 	if named, ok := decoded.(map[string]any); ok && t.ReadAhead != nil {
@@ -235,13 +235,13 @@ func (r *Tools) Call(ctx context.Context, agent, name string, args json.RawMessa
 
 // readAhead is the step that reads the chain of the mandate t's MandateArg
 // names in args, if it names one.
-func (r *Tools) readAhead(t *Tool, args any) (db.Step, bool) {
+func (r *Tools) readAhead(t *Tool, agent string, args any) (db.Step, bool) {
 	named, _ := args.(map[string]any)
 	id, _ := named[t.MandateArg].(string)
 	if t.MandateArg == "" || r.mandates == nil || id == "" {
 		return db.Step{}, false
 	}
-	return r.mandates.ReadAhead(id)
+	return r.mandates.ReadAhead(id, agent)
 }
 
 // validArgs checks args against the tool's input schema.

@@ -18,7 +18,7 @@ func TestAChainReadAheadVerifiesAsARead(t *testing.T) {
 	want := w.chain(links[2])
 
 	verifyAhead := func(id, holder string) (int64, error) {
-		step, ok := w.svc.ReadAhead(id)
+		step, ok := w.svc.ReadAhead(id, holder)
 		require.True(t, ok)
 		tx, err := w.d.Begin(w.ctx, step)
 		require.NoError(t, err)
@@ -44,6 +44,6 @@ func TestAChainReadAheadVerifiesAsARead(t *testing.T) {
 	_, err = verifyAhead(leaf, "a3")
 	requireRefusal(t, err, errs.MandateRevoked, links[1].ID.String())
 
-	_, ok := w.svc.ReadAhead("not-a-mandate")
+	_, ok := w.svc.ReadAhead("not-a-mandate", "a3")
 	require.False(t, ok)
 }

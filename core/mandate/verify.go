@@ -36,11 +36,14 @@ func (s *Service) Verify(ctx context.Context, tx bun.IDB, leafID, holder string)
 	if !ok {
 		return nil, errs.Mandate(errs.ChainBroken, leafID, "mandate %s does not exist", leafID)
 	}
-	chain, orgs, issuerIsHuman, err := s.loadChain(ctx, tx, id.String())
+	r, err := s.loadChain(ctx, tx, id.String(), holder)
 	if err != nil {
 		return nil, err
 	}
-	if len(chain) == 0 {
+	chain, orgs, issuerIsHuman := r.chain, r.orgs, r.issuerIsHuman
+	// Another organization's mandate answers exactly like a missing one,
+	// before anything about it (revoked, expired, its holder) is said.
+	if len(chain) == 0 || (r.callerOrg != "" && !orgs[r.callerOrg]) {
 		return nil, errs.Mandate(errs.ChainBroken, leafID, "mandate %s does not exist", leafID)
 	}
 	root := chain[0]
@@ -79,37 +82,33 @@ func (s *Service) Verify(ctx context.Context, tx bun.IDB, leafID, holder string)
 	return chain, nil
 }
 
-// loadChain runs chainSQL, prepared (docs/benchmarks.md, "Round trips"):
-// the links root first, the set of organizations of the root's issuer and
-// of every holder, and whether the root's issuer is a registered person.
-// In a pipelined transaction whose first round trip read the chain ahead
+// loadChain runs chainSQL, prepared (docs/benchmarks.md, "Round trips"),
+// for a call by agent caller ("" for none): the links root first, the set
+// of organizations of the root's issuer and of every holder, whether the
+// root's issuer is a registered person, and the caller's organization. In a
+// pipelined transaction whose first round trip read the chain ahead
 // (ReadAhead), the first read takes those rows instead.
-func (s *Service) loadChain(ctx context.Context, tx bun.IDB, leafID string) (Chain, map[string]bool, bool, error) {
+func (s *Service) loadChain(ctx context.Context, tx bun.IDB, leafID, caller string) (*chainRows, error) {
 	if t, ok := tx.(*db.Tx); ok {
-		if v, ok := t.Take(chainAhead(leafID)); ok {
-			r := v.(*chainRows)
-			return r.chain, r.orgs, r.issuerIsHuman, nil
+		if v, ok := t.Take(chainAhead{leafID, caller}); ok {
+			return v.(*chainRows), nil
 		}
 	}
 	h, err := db.Handle(tx)
 	if err != nil {
-		return nil, nil, false, err
+		return nil, err
 	}
-	rows, err := h.QueryContext(ctx, chainSQL, s.mode, leafID, MaxDepth)
+	rows, err := h.QueryContext(ctx, chainSQL, s.mode, leafID, MaxDepth, caller)
 	if err != nil {
-		return nil, nil, false, errs.Wrap(err, "load mandate chain")
+		return nil, errs.Wrap(err, "load mandate chain")
 	}
 	defer rows.Close()
-	r, err := readChain(rows)
-	if err != nil {
-		return nil, nil, false, err
-	}
-	return r.chain, r.orgs, r.issuerIsHuman, nil
+	return readChain(rows)
 }
 
 // chainAhead is the key a chain read ahead is kept under in a pipelined
-// transaction: the leaf's id.
-type chainAhead string
+// transaction: the leaf's id and the calling agent.
+type chainAhead struct{ leaf, caller string }
 
 // ReadAhead is the step that reads leafID's chain in the round trip that
 // opens a pipelined transaction (kernel.Tool.MandateArg). The first Verify
@@ -117,16 +116,16 @@ type chainAhead string
 // reading them again: read in the same transaction moments before, they are
 // what a read would return, so Verify still decides on every call from
 // rows of that call. ok is false when leafID is not a mandate id.
-func (s *Service) ReadAhead(leafID string) (step db.Step, ok bool) {
+func (s *Service) ReadAhead(leafID, caller string) (step db.Step, ok bool) {
 	id, ok := parseID(leafID)
 	if !ok {
 		return db.Step{}, false
 	}
-	key := id.String()
-	return db.Step{SQL: chainSQL, Args: []any{key, MaxDepth}, Rows: func(t *db.Tx, rows pgx.Rows) error {
+	key := chainAhead{id.String(), caller}
+	return db.Step{SQL: chainSQL, Args: []any{key.leaf, MaxDepth, caller}, Rows: func(t *db.Tx, rows pgx.Rows) error {
 		r, err := readChain(rows)
 		if err == nil {
-			t.Keep(chainAhead(key), r)
+			t.Keep(key, r)
 		}
 		return err
 	}}, true
@@ -137,6 +136,7 @@ type chainRows struct {
 	chain         Chain
 	orgs          map[string]bool
 	issuerIsHuman bool
+	callerOrg     string
 }
 
 // readChain reads chainSQL's rows.
@@ -149,7 +149,7 @@ func readChain(rows interface {
 	for rows.Next() {
 		var human bool
 		var issuerOrg, holderOrg string
-		m, err := scanMandate(rows, &human, &issuerOrg, &holderOrg)
+		m, err := scanMandate(rows, &human, &issuerOrg, &holderOrg, &r.callerOrg)
 		if err != nil {
 			return nil, errs.Wrap(err, "read mandate chain")
 		}
@@ -226,10 +226,11 @@ func (s *Service) Lineage(ctx context.Context, tx bun.IDB, id string) (Chain, er
 	if _, ok := parseID(id); !ok {
 		return nil, errs.E(errs.NotFound, "mandate %s does not exist", id)
 	}
-	chain, _, _, err := s.loadChain(ctx, tx, id)
+	r, err := s.loadChain(ctx, tx, id, "")
 	if err != nil {
 		return nil, err
 	}
+	chain := r.chain
 	if len(chain) == 0 {
 		return nil, errs.E(errs.NotFound, "mandate %s does not exist", id)
 	}
