@@ -138,6 +138,7 @@ func TestLongClusterPathsGetNoPredictableSocketDirectory(t *testing.T) {
 	requirePrivate(t, s.SocketDir)
 	require.Equal(t, 1, query(t, s.DSN("pact"), "SELECT 1"))
 	first := s.SocketDir
+	t.Cleanup(func() { _ = os.RemoveAll(first) })
 	require.NoError(t, s.Release())
 
 	s, err = pgcluster.Acquire(ctx, dir, "pact")
