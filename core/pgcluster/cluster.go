@@ -2,8 +2,6 @@ package pgcluster
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -44,19 +42,15 @@ func New(dir string) (*Cluster, error) {
 		return nil, err
 	}
 	c := &Cluster{Dir: abs, Port: 5432, bin: bin, cred: cred}
-	c.SocketDir = filepath.Join(abs, "run")
-	// A Unix socket path is limited to about 107 bytes; fall back to a short
-	// directory named after the cluster when ours is too long.
-	if len(c.SocketDir)+len("/.s.PGSQL.5432.lock") > 100 {
-		sum := sha256.Sum256([]byte(abs))
-		c.SocketDir = filepath.Join(os.TempDir(), "pact-pg-"+hex.EncodeToString(sum[:6]))
-	}
+	c.SocketDir = c.findSocketDir()
 	return c, nil
 }
 
 func (c *Cluster) dataDir() string { return filepath.Join(c.Dir, "data") }
 
-// DSN returns a connection string for database db over the Unix socket.
+// DSN returns a connection string for database db over the Unix socket. The
+// server knows the client by its operating-system user (peer
+// authentication), so the connection string carries no password.
 func (c *Cluster) DSN(db string) string {
 	return fmt.Sprintf("host=%s port=%d user=postgres dbname=%s sslmode=disable", c.SocketDir, c.Port, db)
 }
@@ -67,32 +61,33 @@ func (c *Cluster) Initialized() bool {
 	return err == nil
 }
 
-// Init runs initdb when the cluster has no data yet.
+// Init runs initdb when the cluster has no data yet. The cluster's directory
+// is private to the server's user; Start writes who may connect.
 func (c *Cluster) Init() error {
 	if c.Initialized() {
 		return nil
 	}
-	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(c.Dir), 0o755); err != nil {
 		return err
 	}
 	if err := reachable(c.Dir, c.cred); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(c.SocketDir, 0o755); err != nil {
+	if err := makePrivate(c.Dir, c.cred); err != nil {
 		return err
 	}
 	if err := chownTree(c.Dir, c.cred); err != nil {
 		return err
 	}
-	if err := chownTree(c.SocketDir, c.cred); err != nil {
-		return err
-	}
 	return run(c.cred, filepath.Join(c.bin, "initdb"), "-D", c.dataDir(), "-U", "postgres",
-		"-A", "trust", "-E", "UTF8", "--no-locale", "--no-sync")
+		"--auth-local=peer", "--auth-host=reject", "-E", "UTF8", "--no-locale", "--no-sync")
 }
 
 // Running reports whether a server answers on this cluster's socket.
 func (c *Cluster) Running(ctx context.Context) bool {
+	if c.SocketDir == "" {
+		return false // no socket directory yet: nothing can be listening
+	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, c.DSN("postgres"))
@@ -105,15 +100,13 @@ func (c *Cluster) Running(ctx context.Context) bool {
 
 // Start starts the server with pg_ctl and waits until it accepts
 // connections. The server outlives this process; Stop ends it. extra are
-// further server settings (name=value).
+// further server settings (name=value). It first makes the cluster's
+// directories private and writes who may connect (access.go).
 func (c *Cluster) Start(ctx context.Context, extra ...string) error {
-	if err := os.MkdirAll(c.SocketDir, 0o755); err != nil {
+	if _, err := c.secure(); err != nil {
 		return err
 	}
-	if err := chownTree(c.SocketDir, c.cred); err != nil {
-		return err
-	}
-	opts := fmt.Sprintf("-k %s -p %d -c listen_addresses=''", c.SocketDir, c.Port)
+	opts := fmt.Sprintf("-k %s -p %d -c listen_addresses='' -c unix_socket_permissions=0700", c.SocketDir, c.Port)
 	for _, s := range extra {
 		opts += " -c " + s
 	}
@@ -147,6 +140,11 @@ func (c *Cluster) waitReady(ctx context.Context) error {
 // Stop shuts the server down (fast mode: sessions are ended, data is kept).
 func (c *Cluster) Stop() error {
 	return run(c.cred, filepath.Join(c.bin, "pg_ctl"), "-D", c.dataDir(), "-m", "fast", "-w", "stop")
+}
+
+// reload makes a running server read its configuration files again.
+func (c *Cluster) reload() error {
+	return run(c.cred, filepath.Join(c.bin, "pg_ctl"), "-D", c.dataDir(), "reload")
 }
 
 // CreateDatabase creates database name, cloned from template when it is not

@@ -47,9 +47,23 @@ func Acquire(ctx context.Context, dir, db string) (*Shared, error) {
 	if err := c.Init(); err != nil {
 		return fail(err)
 	}
-	if !c.Running(ctx) {
+	// Under start.lock: another process may have made the socket directory
+	// since New looked for it.
+	c.SocketDir = c.findSocketDir()
+	configChanged, err := c.secure()
+	if err != nil {
+		return fail(err)
+	}
+	switch {
+	case !c.Running(ctx):
 		if err := c.Start(ctx); err != nil {
 			return fail(err)
+		}
+	case configChanged:
+		// A server an older board started still trusts every local
+		// connection until it reads the rules just written.
+		if err := c.reload(); err != nil {
+			return fail(fmt.Errorf("reload the access rules of the running PostgreSQL: %w", err))
 		}
 	}
 	if err := c.CreateDatabase(ctx, db, ""); err != nil {

@@ -43,13 +43,16 @@ func StartThrowaway(ctx context.Context) (*Throwaway, error) {
 	if err := t.Init(); err != nil {
 		return fail(err)
 	}
+	if _, err := t.secure(); err != nil {
+		return fail(err)
+	}
 	log, err := os.Create(filepath.Join(t.Dir, "postgres.log"))
 	if err != nil {
 		return fail(err)
 	}
 	defer log.Close()
 	t.cmd = exec.Command(filepath.Join(t.bin, "postgres"), "-D", t.dataDir(), "-k", t.SocketDir,
-		"-p", strconv.Itoa(t.Port), "-c", "listen_addresses=", "-c", "fsync=off",
+		"-p", strconv.Itoa(t.Port), "-c", "listen_addresses=", "-c", "unix_socket_permissions=0700", "-c", "fsync=off",
 		"-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=300")
 	t.cmd.Stdout, t.cmd.Stderr = log, log
 	t.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: t.cred, Pdeathsig: syscall.SIGQUIT}
