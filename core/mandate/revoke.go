@@ -98,3 +98,37 @@ func subtree(ctx context.Context, tx bun.IDB, id uuid.UUID) ([]uuid.UUID, error)
 	}
 	return out, nil
 }
+
+// RevokeHeldBy revokes every live mandate holder holds, each with its
+// subtree and the revoke hooks (RevokeSubtree), nearest the root first, and
+// returns the revocations, in tx. It is what stopping an agent for good
+// (banning or replacing it) does to its authority.
+func (s *Service) RevokeHeldBy(ctx context.Context, tx bun.IDB, holder string) ([]*Revocation, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT id FROM mandates WHERE holder = ? AND revoked_at IS NULL
+		ORDER BY depth, created_at, id`, holder)
+	if err != nil {
+		return nil, errs.Wrap(err, "find the mandates agent "+holder+" holds")
+	}
+	var ids []uuid.UUID
+	for rows.Next() {
+		var id uuid.UUID
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, errs.Wrap(err, "read the mandates agent "+holder+" holds")
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, errs.Wrap(err, "read the mandates agent "+holder+" holds")
+	}
+	var out []*Revocation
+	for _, id := range ids {
+		ev, err := s.RevokeSubtree(ctx, tx, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ev)
+	}
+	return out, nil
+}

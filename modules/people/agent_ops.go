@@ -16,9 +16,14 @@ import (
 // Agent statuses.
 var statuses = map[string]bool{"active": true, "paused": true, "banned": true}
 
-// SetAgentStatus pauses, bans or reactivates an agent. Banning needs an
-// owner; the rest an approver. Refusals: forbidden, invalid_request,
-// not_found.
+// SetAgentStatus pauses, bans or reactivates an agent. Banning, and undoing
+// a ban, need an owner; pausing and resuming an approver (docs/security.md,
+// finding 3). Banning revokes every mandate the agent holds, with everything
+// delegated under them and the tasks hanging on them, and publishes the
+// credentials exported for them as revoked (the revoke hooks), so nothing
+// the agent was given outlives the ban; undoing a ban gives none of it back.
+// A replaced agent stays banned: its successor carries on. Refusals:
+// forbidden, invalid_request, not_found.
 func (m *Module) SetAgentStatus(ctx context.Context, by, id, status string) (*identity.Agent, error) {
 	min := identity.Approver
 	if status == "banned" {
@@ -30,18 +35,52 @@ func (m *Module) SetAgentStatus(ctx context.Context, by, id, status string) (*id
 			if !statuses[status] {
 				return errs.E(errs.InvalidRequest, "status must be active, paused or banned, not %q", status)
 			}
-			if _, err := m.identity.GetAgent(ctx, tx, id, p.OrgID); err != nil {
+			a, err := m.identity.GetAgent(ctx, tx, id, p.OrgID)
+			if err != nil {
 				return err
 			}
 			e.AgentID = id
+			if a.Status == "banned" && status != "banned" {
+				switch {
+				case a.ReplacedBy != nil:
+					return errs.E(errs.InvalidRequest, "agent %s was replaced by %s and stays banned; use %s", id, *a.ReplacedBy, *a.ReplacedBy)
+				case p.Role != identity.Owner:
+					return errs.E(errs.Forbidden, "only an owner may undo a ban; %s is %s", p.ID, p.Role)
+				}
+			}
 			if err := m.identity.SetAgentStatus(ctx, tx, id, status); err != nil {
 				return err
 			}
-			var err error
+			if status == "banned" && a.Status != "banned" {
+				if err := m.revokeHeld(ctx, tx, e, id); err != nil {
+					return err
+				}
+			}
 			out, err = m.identity.GetAgent(ctx, tx, id, p.OrgID)
 			return err
 		})
 	return out, err
+}
+
+// revokeHeld revokes every mandate agent holds (mandate.RevokeHeldBy) and
+// records on e what it revoked and what it stopped.
+func (m *Module) revokeHeld(ctx context.Context, tx bun.IDB, e *ledger.Entry, agent string) error {
+	revs, err := m.mandates.RevokeHeldBy(ctx, tx, agent)
+	if err != nil {
+		return err
+	}
+	revoked, stopped := []string{}, []string{}
+	for _, r := range revs {
+		for _, id := range r.Subtree {
+			revoked = append(revoked, id.String())
+		}
+		stopped = append(stopped, r.TasksStopped...)
+	}
+	payload, _ := e.Payload.(map[string]any)
+	if payload != nil {
+		payload["mandates_revoked"], payload["tasks_stopped"] = revoked, stopped
+	}
+	return nil
 }
 
 // MaxPreferences caps an agent's preferences, as JSON text, in characters:

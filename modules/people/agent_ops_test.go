@@ -6,8 +6,10 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun"
 
 	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/modules/people"
 	"github.com/pactboard/pact/sdk/errs"
 )
@@ -85,6 +87,56 @@ func TestAgentStatusBanNeedsAnOwner(t *testing.T) {
 	a, err = mod.SetAgentStatus(ctx, "ana", "code-web", "banned")
 	require.NoError(t, err)
 	require.Equal(t, "banned", a.Status)
+}
+
+// A ban ends the agent's authority: every mandate it holds is revoked, with
+// what was delegated under them; undoing a ban needs an owner, as the ban
+// did, and gives none of it back (docs/security.md, finding 3).
+func TestABanEndsAuthorityAndOnlyAnOwnerUndoesIt(t *testing.T) {
+	ctx := context.Background()
+	w, mod := office(t)
+	w.Agent("val", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}, Delegations: ptr(2)})
+	w.Agent("val", identity.AgentInput{ID: "code-api", Client: "code", Projects: []string{"web"}})
+	second := w.Mandate("ana", "code-web", "task.read@project:web")
+	var child string
+	require.NoError(t, w.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		chain, err := w.Mandates.Verify(ctx, tx, w.Root("code-web"), "code-web")
+		if err != nil {
+			return err
+		}
+		m, err := w.Mandates.IssueChild(ctx, tx, chain, mandate.ChildInput{Holder: "code-api", Scope: []string{"task.read@project:web"}})
+		if err == nil {
+			child = m.ID.String()
+		}
+		return err
+	}))
+	live := func() int {
+		return w.Count(`SELECT count(*) FROM mandates WHERE id IN (?, ?, ?) AND revoked_at IS NULL`, w.Root("code-web"), second, child)
+	}
+	require.Equal(t, 3, live())
+	_, err := mod.SetAgentStatus(ctx, "ana", "code-web", "paused")
+	require.NoError(t, err)
+	require.Equal(t, 3, live(), "a pause keeps the mandates")
+
+	_, err = mod.SetAgentStatus(ctx, "ana", "code-web", "banned")
+	require.NoError(t, err)
+	require.Equal(t, 1, live(), "a ban marks what the agent holds; what it delegated dies with its parent")
+	_, err = w.Mandates.Verify(ctx, w.DB, child, "code-api")
+	require.Equal(t, errs.MandateRevoked, errs.CodeOf(err), "the delegated mandate no longer verifies")
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM entries e JOIN payloads p ON p.id = e.payload_ref
+		WHERE e.action = 'admin.agent.status' AND e.outcome = 'ok' AND jsonb_array_length(p.content->'mandates_revoked') = 3`),
+		"the ban's entry lists what it revoked")
+
+	for _, status := range []string{"active", "paused"} {
+		_, err = mod.SetAgentStatus(ctx, "val", "code-web", status)
+		require.Equal(t, errs.Forbidden, errs.CodeOf(err), "an approver cannot undo a ban (%s)", status)
+	}
+	a, err := mod.SetAgentStatus(ctx, "ana", "code-web", "active")
+	require.NoError(t, err)
+	require.Equal(t, "active", a.Status)
+	require.Equal(t, 1, live(), "undoing a ban gives no authority back")
+	_, err = w.Mandates.Verify(ctx, w.DB, w.Root("code-web"), "code-web")
+	require.Equal(t, errs.MandateRevoked, errs.CodeOf(err))
 }
 
 func TestKillSwitches(t *testing.T) {

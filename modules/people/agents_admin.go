@@ -128,7 +128,7 @@ type agentUpdatedOut struct{ Body AgentUpdated }
 type statusIn struct {
 	AgentID string `path:"agent_id" pattern:"^[a-z0-9][a-z0-9-]{0,62}$"`
 	Body    struct {
-		Status string `json:"status" enum:"active,paused,banned" doc:"Banning needs an owner"`
+		Status string `json:"status" enum:"active,paused,banned" doc:"Banning, and undoing a ban, need an owner; a ban revokes every mandate the agent holds"`
 	}
 }
 
@@ -181,7 +181,7 @@ func (m *Module) registerAgents(api huma.API) {
 	huma.Register(api, op(http.MethodPost, "/agents/{agent_id}/setup-code", "create-setup-code",
 		"Give an agent a new setup code (or its connector)", identity.Approver, http.StatusNotFound), m.setupCode)
 	huma.Register(api, op(http.MethodPost, "/agents/{agent_id}/status", "set-agent-status",
-		"Pause, ban or reactivate an agent (banning needs an owner)", identity.Approver,
+		"Pause, ban or reactivate an agent (banning and undoing a ban need an owner; a ban revokes the agent's mandates)", identity.Approver,
 		http.StatusBadRequest, http.StatusNotFound), m.setStatus)
 	huma.Register(api, op(http.MethodPut, "/agents/{agent_id}/preferences", "set-agent-preferences",
 		"Replace an agent's preferences", identity.Approver, http.StatusBadRequest, http.StatusNotFound), m.setPreferences)

@@ -202,6 +202,7 @@ func TestHireReplacesBansTheOldAgent(t *testing.T) {
 	require.Equal(t, "banned", byID["code-web"]["status"])
 	require.Equal(t, "code-web-2", byID["code-web"]["replaced_by"])
 	require.Equal(t, 0.0, byID["code-web"]["live_tokens"], "its tokens are revoked")
+	require.Equal(t, 0.0, byID["code-web"]["live_mandates"], "and its mandates")
 	require.Equal(t, "active", byID["code-web-2"]["status"])
 	require.Equal(t, "code", byID["code-web-2"]["role_id"])
 	require.Equal(t, 1.0, byID["code-web-2"]["live_mandates"])

@@ -45,7 +45,7 @@ func roleScope(r *AgentRole, projects []string) []string {
 // with the role's scope on project, its budget and terms unless overridden,
 // and answers how it connects: a setup code for token clients, the
 // connector for the others, never a token. replaces bans that agent, points
-// it at the new one and revokes its tokens. Refusals: forbidden; not_found
+// it at the new one and revokes its tokens and every mandate it holds. Refusals: forbidden; not_found
 // (role, owner, project or replaced agent); invalid_request (archived role,
 // malformed input); id_taken; project_mismatch.
 func (m *Module) Hire(ctx context.Context, by string, in HireInput) (*Hired, error) {
@@ -91,6 +91,11 @@ func (m *Module) Hire(ctx context.Context, by string, in HireInput) (*Hired, err
 		}
 		if old != nil {
 			if err := m.identity.ReplaceAgent(ctx, tx, old.ID, id); err != nil {
+				return err
+			}
+			// A replaced agent is banned: its authority ends with it
+			// (docs/security.md, finding 3).
+			if err := m.revokeHeld(ctx, tx, e, old.ID); err != nil {
 				return err
 			}
 		}

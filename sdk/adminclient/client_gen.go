@@ -1305,11 +1305,11 @@ type Slack struct {
 
 // StatusInBody defines model for StatusInBody.
 type StatusInBody struct {
-	// Status Banning needs an owner
+	// Status Banning, and undoing a ban, need an owner; a ban revokes every mandate the agent holds
 	Status StatusInBodyStatus `json:"status"`
 }
 
-// StatusInBodyStatus Banning needs an owner
+// StatusInBodyStatus Banning, and undoing a ban, need an owner; a ban revokes every mandate the agent holds
 type StatusInBodyStatus string
 
 // TaskCount defines model for TaskCount.
@@ -1813,14 +1813,14 @@ type ClientInterface interface {
 	// Corresponds with POST /admin/api/agents/{agent_id}/setup-code (the `PeopleCreateSetupCode` operationId).
 	PeopleCreateSetupCode(ctx context.Context, agentId string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// PeopleSetAgentStatusWithBody Pause, ban or reactivate an agent (banning needs an owner)
+	// PeopleSetAgentStatusWithBody Pause, ban or reactivate an agent (banning and undoing a ban need an owner; a ban revokes the agent's mandates)
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /admin/api/agents/{agent_id}/status (the `PeopleSetAgentStatus` operationId).
 	PeopleSetAgentStatusWithBody(ctx context.Context, agentId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// PeopleSetAgentStatus Pause, ban or reactivate an agent (banning needs an owner)
+	// PeopleSetAgentStatus Pause, ban or reactivate an agent (banning and undoing a ban need an owner; a ban revokes the agent's mandates)
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2571,7 +2571,7 @@ func (c *Client) PeopleCreateSetupCode(ctx context.Context, agentId string, reqE
 	return c.Client.Do(req)
 }
 
-// PeopleSetAgentStatusWithBody Pause, ban or reactivate an agent (banning needs an owner)
+// PeopleSetAgentStatusWithBody Pause, ban or reactivate an agent (banning and undoing a ban need an owner; a ban revokes the agent's mandates)
 //
 // Takes any type of body and a specified content type.
 //
@@ -2588,7 +2588,7 @@ func (c *Client) PeopleSetAgentStatusWithBody(ctx context.Context, agentId strin
 	return c.Client.Do(req)
 }
 
-// PeopleSetAgentStatus Pause, ban or reactivate an agent (banning needs an owner)
+// PeopleSetAgentStatus Pause, ban or reactivate an agent (banning and undoing a ban need an owner; a ban revokes the agent's mandates)
 //
 // Takes a body of the `application/json` content type.
 //
@@ -6498,14 +6498,14 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /admin/api/agents/{agent_id}/setup-code (the `PeopleCreateSetupCode` operationId).
 	PeopleCreateSetupCodeWithResponse(ctx context.Context, agentId string, reqEditors ...RequestEditorFn) (*PeopleCreateSetupCodeResponse, error)
 
-	// PeopleSetAgentStatusWithBodyWithResponse Pause, ban or reactivate an agent (banning needs an owner)
+	// PeopleSetAgentStatusWithBodyWithResponse Pause, ban or reactivate an agent (banning and undoing a ban need an owner; a ban revokes the agent's mandates)
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /admin/api/agents/{agent_id}/status (the `PeopleSetAgentStatus` operationId).
 	PeopleSetAgentStatusWithBodyWithResponse(ctx context.Context, agentId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PeopleSetAgentStatusResponse, error)
 
-	// PeopleSetAgentStatusWithResponse Pause, ban or reactivate an agent (banning needs an owner)
+	// PeopleSetAgentStatusWithResponse Pause, ban or reactivate an agent (banning and undoing a ban need an owner; a ban revokes the agent's mandates)
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12742,7 +12742,7 @@ func (c *ClientWithResponses) PeopleCreateSetupCodeWithResponse(ctx context.Cont
 	return ParsePeopleCreateSetupCodeResponse(rsp)
 }
 
-// PeopleSetAgentStatusWithBodyWithResponse Pause, ban or reactivate an agent (banning needs an owner)
+// PeopleSetAgentStatusWithBodyWithResponse Pause, ban or reactivate an agent (banning and undoing a ban need an owner; a ban revokes the agent's mandates)
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -12755,7 +12755,7 @@ func (c *ClientWithResponses) PeopleSetAgentStatusWithBodyWithResponse(ctx conte
 	return ParsePeopleSetAgentStatusResponse(rsp)
 }
 
-// PeopleSetAgentStatusWithResponse Pause, ban or reactivate an agent (banning needs an owner)
+// PeopleSetAgentStatusWithResponse Pause, ban or reactivate an agent (banning and undoing a ban need an owner; a ban revokes the agent's mandates)
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
