@@ -61,3 +61,36 @@ func TestRefusedArgumentsAreLoggedBounded(t *testing.T) {
 	require.Equal(t, 255, len(head), "the 256th byte would split an é")
 	require.True(t, strings.HasPrefix(string(big), head))
 }
+
+// FuzzArgNumbers: arguments the number check accepts read alike as the
+// pipeline's doubles and as the log's canonical JSON; those it refuses are
+// refused as invalid_request with a short message.
+func FuzzArgNumbers(f *testing.F) {
+	for _, seed := range []string{`{"n":1}`, `{"n":9007199254740993}`, `{"n":[1e16,0.5,-0]}`,
+		`{"s":"\"1e999","n":1.5e-300}`, `{"n":1e-400}`, `{"n":0.10000000000000001}`, `[1E2, 100000.0]`} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, args []byte) {
+		if !json.Valid(args) {
+			return
+		}
+		if err := checkArgNumbers(args); err != nil {
+			if e, ok := errs.As(err); !ok || e.Code != errs.InvalidRequest || len(e.Message) > 400 {
+				t.Fatalf("refusal %v", err)
+			}
+			return
+		}
+		logged, err := canon.AppendJSON(nil, args)
+		if err != nil {
+			t.Fatalf("accepted %q, which canonical JSON refuses: %v", args, err)
+		}
+		var doubles any
+		if err := json.Unmarshal(args, &doubles); err != nil {
+			t.Fatalf("accepted %q, which does not decode into doubles: %v", args, err)
+		}
+		read, err := canon.Marshal(doubles)
+		if err != nil || string(read) != string(logged) {
+			t.Fatalf("%q: the log writes %s, the doubles read %s (%v)", args, logged, read, err)
+		}
+	})
+}
