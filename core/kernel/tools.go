@@ -165,6 +165,9 @@ func (r *Tools) Names() []string {
 
 // Call runs tool name for agent with args through the pipeline:
 //
+//  0. arguments holding a number canonical JSON cannot carry faithfully
+//     (checkArgNumbers) are refused as invalid_request before anything
+//     else, and logged by digest;
 //  1. gate, in the call's transaction: agent_unknown when the agent does
 //     not exist; system_halted when the platform's or its organization's
 //     kill switch is on; agent_paused when it is paused, banned or replaced;
@@ -176,7 +179,9 @@ func (r *Tools) Names() []string {
 //  4. on success the entry (actor agent:<id>, action = the tool's name,
 //     outcome ok) is appended in the same transaction, which then commits;
 //  5. on a refusal everything rolls back and the entry is appended with the
-//     refusal's code in a transaction of its own (ledger.Record).
+//     refusal's code in a transaction of its own (ledger.Record); arguments
+//     longer than maxLoggedRefusedArgs, or not JSON, are logged by digest
+//     (argsDigest).
 //
 // Errors other than refusals are returned unlogged; callers translate them.
 func (r *Tools) Call(ctx context.Context, agent, name string, args json.RawMessage) (any, error) {
@@ -191,14 +196,22 @@ func (r *Tools) Call(ctx context.Context, agent, name string, args json.RawMessa
 		args = json.RawMessage(`{}`)
 	}
 	var result any
-	var payload any = args
+	e := ledger.Entry{Actor: "agent:" + agent, AgentID: agent, Action: name, Payload: args}
 	if !json.Valid(args) {
-		payload = map[string]string{"unparsed_arguments": string(args)} // still logged, as text
+		e.Payload = argsDigest(args) // still logged, by digest and first bytes
+	} else if err := checkArgNumbers(args); err != nil {
+		// Before the gate and any transaction of the call: the check needs
+		// no database, and a number nobody can read alike (or cheaply) gets
+		// no pool connection of its own. Whatever the agent's status, the
+		// refusal is invalid_request; it is logged in the agent's
+		// organization by digest, never the number (SEC-001).
+		e.Payload = argsDigest(args)
+		return nil, r.log.RecordRefusal(context.WithoutCancel(ctx), r.db, e, err)
 	}
-	e := ledger.Entry{Actor: "agent:" + agent, AgentID: agent, Action: name, Payload: payload}
 	if t.Wait != nil {
 		if err := r.wait(ctx, t, schema, agent, args); err != nil {
 			if errs.IsRefusal(err) {
+				boundRefused(&e, err)
 				return nil, r.log.RecordRefusal(context.WithoutCancel(ctx), r.db, e, err)
 			}
 			return nil, err
@@ -216,7 +229,8 @@ func (r *Tools) Call(ctx context.Context, agent, name string, args json.RawMessa
 	if named, ok := decoded.(map[string]any); ok && t.ReadAhead != nil {
 		first = append(first, t.ReadAhead(named)...)
 	}
-	err := r.log.RecordPipelined(ctx, r.db, e, first, func(ctx context.Context, tx *db.Tx, e *ledger.Entry) error {
+	err := r.log.RecordPipelined(ctx, r.db, e, first, func(ctx context.Context, tx *db.Tx, e *ledger.Entry) (err error) {
+		defer func() { boundRefused(e, err) }()
 		who, err := admitted()
 		if who != nil {
 			e.OrgID = who.OrgID
