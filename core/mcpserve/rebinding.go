@@ -108,7 +108,14 @@ func hostname(host string) string {
 func hostPort(scheme, host string) string {
 	name, port, err := net.SplitHostPort(host)
 	if err != nil {
-		name, port = host, map[string]string{"http": "80", "https": "443"}[scheme]
+		name, port = host, defaultPort(scheme)
 	}
 	return net.JoinHostPort(strings.ToLower(strings.Trim(name, "[]")), port)
+}
+
+func defaultPort(scheme string) string {
+	if scheme == "https" {
+		return "443"
+	}
+	return "80"
 }
