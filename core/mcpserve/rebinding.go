@@ -59,15 +59,21 @@ func (g hostGuard) refusal(r *http.Request) *errs.Error {
 	if origin == "" { // not sent by a browser, or a same-origin GET
 		return nil
 	}
-	u, err := url.Parse(origin)
-	scheme := ""
-	if err == nil {
-		scheme = strings.ToLower(u.Scheme)
-	}
-	if (scheme != "http" && scheme != "https") || u.Host == "" || !g.names(scheme, u.Host, loopback) {
+	if !g.namesOrigin(origin, loopback) {
 		return errs.E(errs.Forbidden, "Origin %q is not this board's (PACT_PUBLIC_URL)", origin)
 	}
 	return nil
+}
+
+// namesOrigin reports whether origin is an http(s) origin the board
+// answers to; "null" and other schemes are not.
+func (g hostGuard) namesOrigin(origin string, loopback bool) bool {
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	scheme := strings.ToLower(u.Scheme)
+	return (scheme == "http" || scheme == "https") && g.names(scheme, u.Host, loopback)
 }
 
 // names reports whether host (as sent, with the given scheme) is the
