@@ -26,8 +26,8 @@ func installNodePackage(t *testing.T, src, name, marker string) string {
 	t.Helper()
 	for _, tool := range []string{"node", "npm"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("%s is not installed: linting docs/openapi.json needs Node.js 20.19 or later with npm "+
-				"(Debian/Ubuntu: apt-get install nodejs npm)", tool)
+			t.Fatalf("%s is not installed: %s needs Node.js 20.19 or later with npm "+
+				"(Debian/Ubuntu: apt-get install nodejs npm)", tool, name)
 		}
 	}
 	lock, err := os.ReadFile(filepath.Join(src, "package-lock.json"))

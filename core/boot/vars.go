@@ -92,7 +92,7 @@ func vars() []variable {
 			"", setPort},
 		{doc("PACT_ROLE", "board", "board, or admin to serve only /healthz, /readyz and /admin/api/*"),
 			"board", setRole},
-		{doc("PACT_PUBLIC_URL", "http://127.0.0.1:8787", "URL agents use to reach the board (trailing / stripped)"),
+		{doc("PACT_PUBLIC_URL", "http://127.0.0.1:8787", "URL agents use to reach the board (trailing / stripped); MCP refuses other Host names"),
 			"http://127.0.0.1:8787", func(c *Config, s string) (err error) { c.PublicURL, err = httpURL(s); return }},
 		{doc("PACT_BOARD_URL", "derived", "board URL in connector URLs and setup commands; else PACT_ADMIN_AUDIENCE minus /admin, else PACT_PUBLIC_URL"),
 			"", func(c *Config, s string) (err error) { c.BoardURL, err = optionalURL(s); return }},

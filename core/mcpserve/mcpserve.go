@@ -9,6 +9,7 @@
 //
 //	/mcp/a/{agent}, /mcp/a/{agent}/     MCP (POST; the SDK answers 405 to GET and DELETE)
 //	/mcp, /mcp/…                         404 {"error":"not_found","message":"use /mcp/a/<agent-id>"}
+//	(both above)                         403 forbidden when Host or Origin is not the board's (rebinding.go)
 //	/.well-known/oauth-protected-resource/mcp/a/{agent}[/]   RFC 9728 metadata, CORS *
 //
 // Stateless mode is what accepts every protocol version the SDK knows
@@ -121,9 +122,12 @@ func (s *Server) Routes() map[string]http.Handler {
 	if s.opts.Logger == nil {
 		s.opts.Logger = hclog.NewNullLogger()
 	}
-	mcpH := http.HandlerFunc(s.serveMCP)
+	// The metadata is public and CORS * by design (any origin may read
+	// it), so only the MCP routes check Host and Origin (rebinding.go).
+	g := newHostGuard(s.opts.PublicURL)
+	mcpH := g.guard(http.HandlerFunc(s.serveMCP))
 	meta := http.HandlerFunc(s.serveMetadata)
-	none := http.HandlerFunc(useAgentURL)
+	none := g.guard(http.HandlerFunc(useAgentURL))
 	return map[string]http.Handler{
 		"/mcp/a/{agent}":               mcpH,
 		"/mcp/a/{agent}/{$}":           mcpH,
@@ -192,9 +196,9 @@ func (s *Server) build() (http.Handler, error) {
 				Stateless:                    true,
 				JSONResponse:                 true,
 				PropagateRequestCancellation: true,
-				// Every request carries a bearer token checked before the SDK
-				// sees it, which a DNS-rebinding page does not have; the check
-				// would instead refuse a reverse proxy on the same machine.
+				// hostGuard (rebinding.go) has checked Host and Origin against
+				// PACT_PUBLIC_URL; the SDK's check would also refuse the public
+				// Host that a reverse proxy on the same machine forwards.
 				DisableLocalhostProtection: true,
 				Logger:                     slogger(s.opts.Logger),
 			})
