@@ -104,23 +104,38 @@ func subtree(ctx context.Context, tx bun.IDB, id uuid.UUID) ([]uuid.UUID, error)
 // returns the revocations, in tx. It is what stopping an agent for good
 // (banning or replacing it) does to its authority.
 func (s *Service) RevokeHeldBy(ctx context.Context, tx bun.IDB, holder string) ([]*Revocation, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT id FROM mandates WHERE holder = ? AND revoked_at IS NULL
-		ORDER BY depth, created_at, id`, holder)
+	return s.revokeAll(ctx, tx, "the mandates agent "+holder+" holds",
+		`SELECT id FROM mandates WHERE holder = ? AND revoked_at IS NULL ORDER BY depth, created_at, id`, holder)
+}
+
+// RevokeIssuedBy revokes every live root mandate person issued, each with
+// its subtree and the revoke hooks, in tx: what disabling a person does to
+// the authority they gave.
+func (s *Service) RevokeIssuedBy(ctx context.Context, tx bun.IDB, person string) ([]*Revocation, error) {
+	return s.revokeAll(ctx, tx, "the mandates "+person+" issued",
+		`SELECT id FROM mandates WHERE issuer_kind = 'human' AND issuer = ? AND revoked_at IS NULL
+		ORDER BY created_at, id`, person)
+}
+
+// revokeAll revokes, with RevokeSubtree, each mandate query (one argument)
+// returns; what names them in errors.
+func (s *Service) revokeAll(ctx context.Context, tx bun.IDB, what, query string, arg any) ([]*Revocation, error) {
+	rows, err := tx.QueryContext(ctx, query, arg)
 	if err != nil {
-		return nil, errs.Wrap(err, "find the mandates agent "+holder+" holds")
+		return nil, errs.Wrap(err, "find "+what)
 	}
 	var ids []uuid.UUID
 	for rows.Next() {
 		var id uuid.UUID
 		if err := rows.Scan(&id); err != nil {
 			rows.Close()
-			return nil, errs.Wrap(err, "read the mandates agent "+holder+" holds")
+			return nil, errs.Wrap(err, "read "+what)
 		}
 		ids = append(ids, id)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, errs.Wrap(err, "read the mandates agent "+holder+" holds")
+		return nil, errs.Wrap(err, "read "+what)
 	}
 	var out []*Revocation
 	for _, id := range ids {

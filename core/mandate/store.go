@@ -33,8 +33,9 @@ const (
 
 	// chainSQL walks from the leaf up to MaxDepth+1 parents (one more than a
 	// valid chain has, so a deeper one is seen), and joins the org of the
-	// root's human issuer and of every holder, and the org of the agent $3
-	// that calls (NULL when none is named). Links come root first.
+	// root's human issuer and of every holder, the status of every holder and
+	// whether the root's issuer is disabled, and the org of the agent $3 that
+	// calls (NULL when none is named). Links come root first.
 	chainSQL = `WITH RECURSIVE chain AS (
 		SELECT ` + mandateColumns + `, 0 AS lvl FROM mandates WHERE id = $1::uuid
 		UNION ALL
@@ -46,7 +47,8 @@ const (
 	SELECT c.id, c.parent_id, c.issuer_kind, c.issuer, c.holder, c.scope, c.limits, c.delegations_left, c.depth,
 		c.expires_at, c.revoked_at, c.signature, c.format, c.external_id, c.issuer_principal, c.created_at,
 		h.id IS NOT NULL AS issuer_is_human, coalesce(h.org_id, '') AS issuer_org, coalesce(a.org_id, '') AS holder_org,
-		coalesce((SELECT org_id FROM agents WHERE id = $3), '') AS caller_org
+		coalesce((SELECT org_id FROM agents WHERE id = $3), '') AS caller_org,
+		coalesce(a.status, '') AS holder_status, h.disabled_at IS NOT NULL AS issuer_disabled
 	FROM chain c
 	LEFT JOIN humans h ON c.issuer_kind = 'human' AND h.id = c.issuer
 	LEFT JOIN agents a ON a.id = c.holder

@@ -18,14 +18,17 @@ import (
 //
 // Refusals come in this order, each naming the link at fault (mandate_id):
 //  1. ChainBroken when leafID is not a UUID or no such mandate exists
-//     ("mandate X does not exist"), the chain is deeper than MaxDepth or has
+//     ("mandate X does not exist"; also when no link of the chain is in the
+//     calling agent's organization), the chain is deeper than MaxDepth or has
 //     no root, the root was not issued by a registered person, the people and
 //     agents in it belong to more than one organization ("chain of X crosses
 //     organizations"), or a link's signature does not match its contents or
 //     the link widens its parent (scope, limits, delegations, expiry, depth,
 //     issuer);
 //  2. MandateRevoked for the first revoked link from the root: revoking a
-//     link kills everything below it without marking it;
+//     link kills everything below it without marking it; then, root first,
+//     MandateRevoked for a root issued by a disabled person or a link held
+//     by a banned agent, AgentPaused for a link held by a paused one;
 //  3. MandateRevoked for an imported link whose trusted root was revoked
 //     (or re-added after the link was imported); ChainBroken when its
 //     principal is unreadable;
@@ -66,6 +69,9 @@ func (s *Service) Verify(ctx context.Context, tx bun.IDB, leafID, holder string)
 		if m.RevokedAt != nil {
 			return nil, errs.Mandate(errs.MandateRevoked, m.ID.String(), "mandate %s in the chain was revoked", m.ID)
 		}
+	}
+	if err := r.principalsStand(); err != nil {
+		return nil, err
 	}
 	if err := checkTrustedRoots(ctx, tx, chain); err != nil {
 		return nil, err
@@ -133,10 +139,33 @@ func (s *Service) ReadAhead(leafID, caller string) (step db.Step, ok bool) {
 
 // chainRows is what chainSQL returns.
 type chainRows struct {
-	chain         Chain
-	orgs          map[string]bool
-	issuerIsHuman bool
-	callerOrg     string
+	chain          Chain
+	orgs           map[string]bool
+	issuerIsHuman  bool
+	callerOrg      string
+	holderStatus   []string // of each link's holder, root first
+	issuerDisabled bool     // the root's issuer, a person, is disabled
+}
+
+// principalsStand refuses a chain that runs through a principal who was
+// stopped (docs/security.md, finding 4): the root's issuer disabled, or a
+// holder banned, name the link whose authority ended (mandate_revoked); a
+// holder paused suspends everything under it until it is resumed
+// (agent_paused). Root first, so the refusal names the highest link.
+func (r *chainRows) principalsStand() error {
+	for i, m := range r.chain {
+		id := m.ID.String()
+		if i == 0 && r.issuerDisabled {
+			return errs.Mandate(errs.MandateRevoked, id, "mandate %s was issued by %s, who is disabled", id, m.Issuer)
+		}
+		switch r.holderStatus[i] {
+		case "banned":
+			return errs.Mandate(errs.MandateRevoked, id, "mandate %s is held by %s, which is banned", id, m.Holder)
+		case "paused":
+			return errs.Mandate(errs.AgentPaused, id, "mandate %s is held by %s, which is paused; it and what was delegated under it work again when a person resumes it", id, m.Holder)
+		}
+	}
+	return nil
 }
 
 // readChain reads chainSQL's rows.
@@ -147,18 +176,19 @@ func readChain(rows interface {
 }) (*chainRows, error) {
 	r := &chainRows{orgs: map[string]bool{}}
 	for rows.Next() {
-		var human bool
-		var issuerOrg, holderOrg string
-		m, err := scanMandate(rows, &human, &issuerOrg, &holderOrg, &r.callerOrg)
+		var human, disabled bool
+		var issuerOrg, holderOrg, status string
+		m, err := scanMandate(rows, &human, &issuerOrg, &holderOrg, &r.callerOrg, &status, &disabled)
 		if err != nil {
 			return nil, errs.Wrap(err, "read mandate chain")
 		}
 		if len(r.chain) == 0 { // the root comes first
-			r.issuerIsHuman = human
+			r.issuerIsHuman, r.issuerDisabled = human, disabled
 			r.orgs[issuerOrg] = true
 		}
 		r.orgs[holderOrg] = true
 		r.chain = append(r.chain, m)
+		r.holderStatus = append(r.holderStatus, status)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, errs.Wrap(err, "read mandate chain")

@@ -234,3 +234,32 @@ func TestVerifyIssuesOneQueryWhateverTheDepth(t *testing.T) {
 	require.Equal(t, int64(1), queriesFor(links[1]))
 	require.Equal(t, int64(1), queriesFor(links[5]))
 }
+
+// A chain stands only while the principals along it do (docs/security.md,
+// finding 4): a banned holder or a disabled root issuer ends it, a paused
+// holder suspends it and everything under it until it is resumed; the
+// refusal names the highest link at fault.
+func TestVerifyChecksEveryPrincipalAlongTheChain(t *testing.T) {
+	w := newWorld(t)
+	links := w.line(nil, "a2", "a3")
+	leaf, middle, root := links[2].ID.String(), links[1].ID.String(), links[0].ID.String()
+	refusal := func(code errs.Code, at string) {
+		t.Helper()
+		_, err := w.verify(leaf, "a3")
+		requireRefusal(t, err, code, at)
+	}
+	w.exec("UPDATE agents SET status = 'paused' WHERE id = 'a2'")
+	refusal(errs.AgentPaused, middle)
+	w.exec("UPDATE agents SET status = 'active' WHERE id = 'a2'")
+	_, err := w.verify(leaf, "a3")
+	require.NoError(t, err, "resuming the holder resumes the chain")
+
+	w.exec("UPDATE agents SET status = 'banned' WHERE id = 'a2'")
+	refusal(errs.MandateRevoked, middle)
+	w.exec("UPDATE agents SET status = 'active' WHERE id = 'a2'")
+
+	w.exec("UPDATE humans SET disabled_at = now() WHERE id = 'boss'")
+	refusal(errs.MandateRevoked, root)
+	w.exec("UPDATE agents SET status = 'banned' WHERE id = 'a2'")
+	refusal(errs.MandateRevoked, root)
+}

@@ -139,6 +139,27 @@ func TestABanEndsAuthorityAndOnlyAnOwnerUndoesIt(t *testing.T) {
 	require.Equal(t, errs.MandateRevoked, errs.CodeOf(err))
 }
 
+// Disabling a person ends the authority they gave: every root mandate they
+// issued is revoked with what was delegated under it; enabling them again
+// gives none of it back (docs/security.md, finding 4).
+func TestDisablingAPersonRevokesWhatTheyIssued(t *testing.T) {
+	ctx := context.Background()
+	w, mod := office(t)
+	w.Agent("val", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
+	byVal := w.Mandate("val", "code-web", "task.read@project:web")
+	byAna := w.Mandate("ana", "code-web", "task.read@project:web")
+	live := func(id string) bool {
+		return w.Count(`SELECT count(*) FROM mandates WHERE id = ? AND revoked_at IS NULL`, id) == 1
+	}
+	_, err := mod.UpdateHuman(ctx, "ana", "val", people.HumanUpdate{Disabled: ptr(true)})
+	require.NoError(t, err)
+	require.False(t, live(byVal), "what val issued is revoked")
+	require.True(t, live(byAna), "what others issued stands")
+	_, err = mod.UpdateHuman(ctx, "ana", "val", people.HumanUpdate{Disabled: ptr(false)})
+	require.NoError(t, err)
+	require.False(t, live(byVal), "enabling val again gives nothing back")
+}
+
 func TestKillSwitches(t *testing.T) {
 	ctx := context.Background()
 	w, mod := office(t)

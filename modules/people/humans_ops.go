@@ -66,6 +66,16 @@ func (m *Module) UpdateHuman(ctx context.Context, by, id string, upd HumanUpdate
 			if err != nil {
 				return err
 			}
+			if upd.Disabled != nil && *upd.Disabled && old.DisabledAt == nil {
+				// The authority a person gave ends with their access
+				// (docs/security.md, finding 4): every root mandate they
+				// issued is revoked, with its subtree, the tasks hanging on
+				// it and the credentials exported for it. Enabling them again
+				// gives none of it back.
+				if _, err := m.mandates.RevokeIssuedBy(ctx, tx, id); err != nil {
+					return err
+				}
+			}
 			owner, err := identity.FirstOwner(ctx, tx, p.OrgID)
 			if err != nil {
 				return err
