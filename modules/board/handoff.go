@@ -52,6 +52,11 @@ func truthy(v any) bool {
 
 var headingRe = regexp.MustCompile(`^\s{0,3}(#{1,6})\s`)
 
+// handoffLine is handoffHeading on one line, with its level: the same
+// headings the check sees ("#handoff" included), so that what it finds is
+// what gets removed (FuzzHandoff).
+var handoffLine = regexp.MustCompile(`(?i)^\s{0,3}(#{1,6})\s*handoff\b`)
+
 // withoutHandoff removes a text result's Handoff section: from its heading
 // to the next heading of the same or a higher level, or the end.
 func withoutHandoff(s string) string {
@@ -59,12 +64,17 @@ func withoutHandoff(s string) string {
 	var out []string
 	skipping, level := false, 0
 	for _, l := range lines {
-		if m := headingRe.FindStringSubmatch(l); m != nil {
+		h := handoffLine.FindStringSubmatch(l)
+		m := headingRe.FindStringSubmatch(l)
+		if m == nil && h != nil {
+			m = h
+		}
+		if m != nil {
 			if skipping && len(m[1]) <= level {
 				skipping = false
 			}
-			if !skipping && handoffHeading.MatchString(l) {
-				skipping, level = true, len(m[1])
+			if !skipping && h != nil {
+				skipping, level = true, len(h[1])
 				continue
 			}
 		}
