@@ -69,22 +69,30 @@ func (a *Admin) Verify(ctx context.Context, authorization string) (*authissuer.I
 	}
 	id, err := a.issuer.Verify(ctx, authissuer.VerifyRequest{Token: token, Audiences: []string{a.audience}})
 	if err != nil {
-		if c := errs.CodeOf(err); c != errs.Unauthorized && c != errs.Unavailable {
-			// The issuer's other answers (a bad request, an internal
-			// failure) still mean the token proves nothing.
-			return nil, &errs.Error{Code: errs.Unauthorized, Message: "the token could not be verified", Err: err}
+		if errs.CodeOf(err) == errs.Unavailable {
+			return nil, err
 		}
-		return nil, err
+		// The issuer's refusals, and its other answers (a bad request,
+		// an internal failure), all mean the token proves nothing.
+		return nil, NotAccepted(err)
 	}
 	// The issuer checked the audience; checking again costs nothing and
 	// keeps a lax plugin from opening the Admin API to agent-URL tokens.
 	if !slices.Contains(id.Audience, a.audience) {
-		return nil, errs.E(errs.Unauthorized, "this token was not minted for the Admin API (audience %s)", a.audience)
+		return nil, errs.E(errs.Unauthorized, "this token was not minted for the Admin API")
 	}
 	if a.requireMFA && !slices.Contains(id.AMR, "mfa") {
 		return nil, errs.E(errs.Unauthorized, "the Admin API needs a sign-in with a second factor")
 	}
 	return id, nil
+}
+
+// NotAccepted is the refusal a caller who has not signed in gets for a token
+// the issuer refused: it says nothing the issuer said (its URL, the
+// audiences it checked, its keys), only what to do. The issuer's reason is
+// the error's cause, for the board's log (docs/security.md, finding 12).
+func NotAccepted(cause error) error {
+	return &errs.Error{Code: errs.Unauthorized, Message: "the access token was not accepted; sign in again", Err: cause}
 }
 
 // Authenticate returns the person the request's token names: Verify, then

@@ -187,3 +187,31 @@ func (f *fixture) setVic(t *testing.T, hf identity.HumanFields) {
 		return err
 	}))
 }
+
+// A caller who has not signed in learns nothing of what the issuer said
+// about a refused token — its URL, the audience checked, its keys — only
+// what to do; the reason stays in the error for the board's log
+// (docs/security.md, finding 12).
+func TestRefusalsToStrangersSayNothingOfTheIssuer(t *testing.T) {
+	ctx := context.Background()
+	f := setup(t)
+	ana := authtest.Claims{Subject: "sub-ana", Email: "ana@example.com", EmailVerified: true}
+	for name, change := range map[string]func(c *authtest.Claims){
+		"OtherIssuer": func(c *authtest.Claims) { c.Issuer = "https://evil.test" },
+		"Audience":    func(c *authtest.Claims) { c.Audience = []string{"https://board.test/mcp/a/code-web"} },
+		"Expired":     func(c *authtest.Claims) { c.ExpiresAt = time.Now().Add(-time.Hour) },
+		"UnknownKid":  func(c *authtest.Claims) { c.Kid = "rotated-away" },
+	} {
+		t.Run(name, func(t *testing.T) {
+			c := ana
+			change(&c)
+			_, err := f.admin.Authenticate(ctx, f.bearer(t, c))
+			public := errs.Public(err)
+			require.Equal(t, errs.Unauthorized, public.Code)
+			for _, secret := range []string{f.iss.URL, audience, "https://board.test", "evil.test", "rotated-away", "kid"} {
+				require.NotContains(t, public.Message, secret)
+			}
+			require.NotEqual(t, public.Message, err.Error(), "the reason is kept for the log")
+		})
+	}
+}

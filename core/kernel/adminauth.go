@@ -151,6 +151,8 @@ func (k *Kernel) writeAdminError(ctx huma.Context, err error) {
 	ae := ToAdminError(err)
 	if ae.GetStatus() >= 500 {
 		k.logger.Error("admin authentication failed", "operation", ctx.Operation().OperationID, "error", err)
+	} else if e, ok := errs.As(err); ok && e.Err != nil { // the issuer's reason, which the caller is not told
+		k.logger.Info("admin token refused", "operation", ctx.Operation().OperationID, "error", err)
 	}
 	if ae.GetStatus() == http.StatusUnauthorized {
 		ctx.SetHeader("WWW-Authenticate", `Bearer realm="PACT Board Admin API"`)

@@ -68,6 +68,9 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, agent stri
 	case err == nil:
 		return true
 	case e != nil && e.Code == errs.Unauthorized:
+		if e.Err != nil { // the issuer's reason, which the caller is not told
+			s.opts.Logger.Info("token refused", "agent", agent, "error", err)
+		}
 		s.challenge(w, agent, true, e.Message)
 	case e != nil && e.Code == errs.Forbidden:
 		kernel.WriteError(w, http.StatusForbidden, errs.Public(err))

@@ -2,6 +2,7 @@ package mcpserve
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/uptrace/bun"
@@ -43,7 +44,14 @@ func (o OAuth) Authenticate(ctx context.Context, agent, token string) error {
 	id, err := o.Issuer.Verify(ctx, authissuer.VerifyRequest{Token: token,
 		Audiences: []string{o.PublicURL + "/mcp/a/" + agent, o.PublicURL}})
 	if err != nil {
-		return err
+		if errs.CodeOf(err) == errs.Unavailable {
+			return err
+		}
+		return auth.NotAccepted(err)
+	}
+	// behavior.md §9.3: a token that names scopes must name pact.
+	if id.Scope != "" && !slices.Contains(strings.Fields(id.Scope), "pact") {
+		return errs.E(errs.Unauthorized, "the access token's scope does not include pact; sign in asking for scope pact")
 	}
 	email := ""
 	if id.EmailVerified {

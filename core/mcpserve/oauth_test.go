@@ -61,6 +61,14 @@ func TestOAuthSignInActsAsTheAgentsOwner(t *testing.T) {
 	require.Equal(t, errs.Forbidden, check("code-web", token("sub-ana", "", public+"/mcp/a/code-web")), "token agents do not sign in")
 	require.Equal(t, errs.Unauthorized, check("chat-web", token("sub-ana", "", "https://elsewhere")), "wrong audience")
 	require.Equal(t, errs.Unauthorized, check("chat-web", token("sub-eve", "eve@example.com", public)), "not a registered person")
+	scoped := func(scope string) string {
+		return iss.Token(t, authtest.Claims{Subject: "sub-ana", Audience: []string{public}, Scope: scope})
+	}
+	require.Equal(t, errs.Unauthorized, check("chat-web", scoped("openid email")), "a token whose scope leaves out pact")
+	require.NoError(t, o.Authenticate(ctx, "chat-web", scoped("openid pact")))
+	wrongAud := o.Authenticate(ctx, "chat-web", token("sub-ana", "", "https://elsewhere"))
+	require.NotContains(t, errs.Public(wrongAud).Message, "elsewhere", "the refusal does not echo the issuer's reason")
+	require.NotContains(t, errs.Public(wrongAud).Message, public)
 
 	resp, err := http.Get(w.URL + "/.well-known/oauth-protected-resource/mcp/a/chat-web")
 	require.NoError(t, err)

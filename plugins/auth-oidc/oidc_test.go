@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 	"github.com/stretchr/testify/require"
 
@@ -168,11 +169,35 @@ func TestRefusals(t *testing.T) {
 		{"Garbage", "not-a-jwt", "token is not a JWT"},
 		{"BadHeader", "%%%.e30.sig", "token header is not base64url JSON"},
 		{"Empty", "", "no token"},
+		{"IDTokenType", typed(t, a, "id+jwt", c), `token type "id+jwt" is not an access token's`},
+		{"LogoutTokenType", typed(t, a, "logout+jwt", c), `token type "logout+jwt" is not an access token's`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := verify(t, o, tt.token)
 			requireRefused(t, err, tt.msg)
 		})
+	}
+}
+
+// typed signs c with k under the JWS type typ.
+func typed(t *testing.T, k *signingKey, typ string, c tokenClaims) string {
+	t.Helper()
+	s, err := jose.NewSigner(jose.SigningKey{Algorithm: k.alg, Key: jose.JSONWebKey{Key: k.priv, KeyID: k.kid}},
+		(&jose.SignerOptions{}).WithType(jose.ContentType(typ)))
+	require.NoError(t, err)
+	tok, err := jwt.Signed(s).Claims(c).Serialize()
+	require.NoError(t, err)
+	return tok
+}
+
+// Access tokens typed JWT, at+jwt or untyped are accepted (finding 12).
+func TestAccessTokenTypes(t *testing.T) {
+	is, o, _ := setup(t)
+	a := rsaKey(t, "A")
+	is.publish(a)
+	for _, typ := range []string{"JWT", "at+jwt", "application/at+jwt", "AT+JWT"} {
+		_, err := verify(t, o, typed(t, a, typ, is.claims(t0)))
+		require.NoError(t, err, typ)
 	}
 }
 

@@ -71,7 +71,14 @@ func (s *scopeList) UnmarshalJSON(data []byte) error {
 type header struct {
 	Alg string `json:"alg"`
 	Kid string `json:"kid"`
+	Typ string `json:"typ"`
 }
+
+// accessTypes are the JWS types an access token may carry: RFC 9068's
+// at+jwt, and the generic JWT (or none) most issuers still put on theirs.
+// Any other type (an ID token's, a logout token's, a DPoP proof's) names a
+// token that is not for calling an API.
+var accessTypes = map[string]bool{"": true, "jwt": true, "at+jwt": true, "application/at+jwt": true}
 
 // readHeader refuses, with a message naming the reason, tokens that are not
 // compact JWS or use an algorithm outside the allow-list.
@@ -101,6 +108,8 @@ func readHeader(token string) (header, error) {
 		return h, errs.E(errs.Unauthorized, "symmetric algorithm %s refused; only RS256, ES256 and EdDSA are accepted", h.Alg)
 	case !accepted(h.Alg):
 		return h, errs.E(errs.Unauthorized, "algorithm %q is not accepted; only RS256, ES256 and EdDSA are", h.Alg)
+	case !accessTypes[strings.ToLower(h.Typ)]:
+		return h, errs.E(errs.Unauthorized, "token type %q is not an access token's (at+jwt or JWT)", h.Typ)
 	}
 	return h, nil
 }

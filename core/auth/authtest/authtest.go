@@ -54,6 +54,7 @@ type Claims struct {
 	Email         string   // none
 	EmailVerified bool     // false
 	AMR           []string // nil means ["pwd", "mfa"]; use []string{} for none
+	Scope         string   // none
 	Audience      []string // required
 	ExpiresAt     time.Time
 	Issuer        string // default: the issuer's URL
@@ -89,7 +90,7 @@ func (i *Issuer) Token(t testing.TB, c Claims) string {
 	token, err := jwt.Signed(signer).Claims(jwt.Claims{
 		Issuer: c.Issuer, Subject: c.Subject, Audience: c.Audience,
 		Expiry: jwt.NewNumericDate(c.ExpiresAt), IssuedAt: jwt.NewNumericDate(i.Now()),
-	}).Claims(extra{Email: c.Email, EmailVerified: c.EmailVerified, AMR: c.AMR}).Serialize()
+	}).Claims(extra{Email: c.Email, EmailVerified: c.EmailVerified, AMR: c.AMR, Scope: c.Scope}).Serialize()
 	if err != nil {
 		t.Fatalf("authtest: %v", err)
 	}
@@ -100,6 +101,7 @@ type extra struct {
 	Email         string   `json:"email,omitempty"`
 	EmailVerified bool     `json:"email_verified,omitempty"`
 	AMR           []string `json:"amr"`
+	Scope         string   `json:"scope,omitempty"`
 }
 
 // Verify checks a token this issuer signed.
@@ -133,7 +135,7 @@ func (i *Issuer) Verify(_ context.Context, r authissuer.VerifyRequest) (*authiss
 		return nil, errs.E(errs.Unauthorized, "token has no subject (sub)")
 	}
 	return &authissuer.Identity{Subject: c.Subject, Issuer: c.Issuer, Email: x.Email, EmailVerified: x.EmailVerified,
-		AMR: x.AMR, Audience: []string(c.Audience), ExpiresAt: c.Expiry.Time().UTC()}, nil
+		AMR: x.AMR, Audience: []string(c.Audience), Scope: x.Scope, ExpiresAt: c.Expiry.Time().UTC()}, nil
 }
 
 // Metadata names the issuer.
