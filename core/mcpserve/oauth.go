@@ -49,7 +49,7 @@ func (o OAuth) Authenticate(ctx context.Context, agent, token string) error {
 		}
 		return auth.NotAccepted(err)
 	}
-	// behavior.md §9.3: a token that names scopes must name pact.
+	// docs/specs/behavior.md §9.3: a token that names scopes must name pact.
 	if id.Scope != "" && !slices.Contains(strings.Fields(id.Scope), "pact") {
 		return errs.E(errs.Unauthorized, "the access token's scope does not include pact; sign in asking for scope pact")
 	}
