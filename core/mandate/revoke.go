@@ -53,17 +53,20 @@ func (s *Service) OnRevoke(h RevokeHook) { s.hooks = append(s.hooks, h) }
 // decide who may revoke what. The hooks' reports come back merged in the
 // Revocation, each task once.
 func (s *Service) RevokeSubtree(ctx context.Context, tx bun.IDB, id uuid.UUID) (*Revocation, error) {
+	// Mark first, then find the subtree: the UPDATE waits for writers that
+	// hold the chain (Hold), so the subtree read after it also sees the
+	// mandates they delegated (SEC-013).
+	if _, err := tx.ExecContext(ctx, revokeSQL, micro(s.now()), id.String()); err != nil {
+		return nil, errs.Wrap(err, "revoke mandate")
+	}
 	sub, err := subtree(ctx, tx, id)
 	if err != nil {
 		return nil, err
 	}
-	ev := &Revocation{RevokeEvent: RevokeEvent{Revoked: id, Subtree: sub}}
 	if len(sub) == 0 {
 		return nil, errs.E(errs.NotFound, "mandate %s does not exist", id)
 	}
-	if _, err := tx.ExecContext(ctx, revokeSQL, micro(s.now()), id.String()); err != nil {
-		return nil, errs.Wrap(err, "revoke mandate")
-	}
+	ev := &Revocation{RevokeEvent: RevokeEvent{Revoked: id, Subtree: sub}}
 	for _, h := range s.hooks {
 		r, err := h(ctx, tx, ev.RevokeEvent)
 		if err != nil {

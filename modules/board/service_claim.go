@@ -48,11 +48,18 @@ func (m *Module) Claim(ctx context.Context, tx *db.Tx, by Actor, chain mandate.C
 	if exclusive {
 		steps = append(steps, db.Step{SQL: heldTaskSQL, Args: []any{by.AgentID}, Rows: db.OneRow(&held)})
 	}
+	// The chain is held alive in the same round trip (mandate.Hold): a
+	// revocation that committed since Verify refuses the claim, a later one
+	// waits for it and then cancels the task (SEC-013).
+	hold := mandate.HoldChain(chain)
 	var won int
-	steps = append(steps, db.Step{SQL: claimTaskSQL, Args: []any{by.AgentID, chain.Leaf().ID.String(), t.ID},
+	steps = append(steps, hold.Step(), db.Step{SQL: claimTaskSQL, Args: []any{by.AgentID, chain.Leaf().ID.String(), t.ID},
 		Rows: db.OneRow(&won)})
 	if err := tx.Pipeline(ctx, steps...); err != nil {
 		return claimed{}, wrapf(err, "claim %s", t.ID)
+	}
+	if err := hold.Err(); err != nil {
+		return claimed{}, err
 	}
 	if err := logReleased(ctx, tx); err != nil {
 		return claimed{}, wrapf(err, "claim %s", t.ID)

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 
+	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/events"
 	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/core/outbox"
@@ -20,7 +20,7 @@ import (
 // names an agent, spends one "tasks" and a's cost, and holds it for a
 // person's approval when an approval rule of the organization covers its
 // action (docs/specs/behavior.md §5.8).
-func (m *Module) Post(ctx context.Context, tx bun.IDB, by Actor, chain mandate.Chain, p *project, a postIn) (postOut, error) {
+func (m *Module) Post(ctx context.Context, tx *db.Tx, by Actor, chain mandate.Chain, p *project, a postIn) (postOut, error) {
 	a.Title = strings.TrimSpace(a.Title)
 	if a.Title == "" || len([]rune(a.Title)) > 300 {
 		return postOut{}, errs.E(errs.InvalidRequest, "a task needs a title of 1-300 characters")
@@ -87,18 +87,25 @@ func (m *Module) Post(ctx context.Context, tx bun.IDB, by Actor, chain mandate.C
 	}
 	var status string
 	var woken int
-	err = m.db.FetchInto(ctx, tx, `WITH t AS (INSERT INTO tasks (id, project_id, title, body, action, created_by,
+	// The chain is held alive in the same round trip (mandate.Hold): a
+	// revocation that committed since Verify refuses the post, a later one
+	// waits for it and then cancels the task (SEC-013).
+	hold := mandate.HoldChain(chain)
+	err = tx.Pipeline(ctx, hold.Step(), db.Step{SQL: `WITH t AS (INSERT INTO tasks (id, project_id, title, body, action, created_by,
 			mandate_id, delegate_to, delegated_mandate_id, parent_task_id, status)
 			VALUES ($1::uuid, $2, $3, $4, $5, $6, $7::uuid, $8, $9::uuid, $10::uuid,
 				CASE WHEN EXISTS (SELECT 1 FROM approval_actions WHERE org_id = $11 AND action = ANY($12::text[]))
-					THEN '`+authRequired+`' ELSE '`+submitted+`' END)
+					THEN '` + authRequired + `' ELSE '` + submitted + `' END)
 			RETURNING status),
-		woken AS (SELECT pg_notify($13, $14) FROM t WHERE t.status = '`+submitted+`')
+		woken AS (SELECT pg_notify($13, $14) FROM t WHERE t.status = '` + submitted + `')
 		SELECT t.status, (SELECT count(*) FROM woken) FROM t`,
-		[]any{id, p.ID, a.Title, a.Body, a.Action, by.AgentID, chain.Leaf().ID.String(), a.DelegateTo, delegatedID,
-			a.ParentTaskID, p.OrgID, mandate.CoveringPatterns(a.Action), events.Channel, wake}, &status, &woken)
+		Args: []any{id, p.ID, a.Title, a.Body, a.Action, by.AgentID, chain.Leaf().ID.String(), a.DelegateTo, delegatedID,
+			a.ParentTaskID, p.OrgID, mandate.CoveringPatterns(a.Action), events.Channel, wake}, Rows: db.OneRow(&status, &woken)})
 	if err != nil {
 		return postOut{}, fmt.Errorf("post task in project %s: %w", p.ID, err)
+	}
+	if err := hold.Err(); err != nil {
+		return postOut{}, err
 	}
 	needsApproval := status == authRequired
 	notes := []string{}

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -49,6 +50,22 @@ func sealedColumns(t *testing.T, d *db.DB) map[string]bool {
 	return out
 }
 
+// secretKeyPattern is a settings key that names a secret (PostgreSQL
+// regular expression): modules/people seals these keys' values.
+const secretKeyPattern = `^(DATABASE_URL|([A-Z0-9]+_)*(TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIALS?))$`
+
+// secretKeyValues is every value of a secret-looking key at the top of the
+// objects in jsonb column c ("table.column").
+func secretKeyValues(t *testing.T, d *db.DB, c string) []string {
+	t.Helper()
+	table, col, _ := strings.Cut(c, ".")
+	var values []string
+	require.NoError(t, d.NewRaw(fmt.Sprintf(`SELECT kv.value FROM %s,
+		jsonb_each_text(CASE WHEN jsonb_typeof(%s) = 'object' THEN %s ELSE '{}'::jsonb END) kv
+		WHERE kv.key ~ ?`, table, col, col), secretKeyPattern).Scan(context.Background(), &values))
+	return values
+}
+
 // Every value in a sealed column is sealed after people set them through
 // the board, and deliveries still get them in clear. The population comes
 // from the catalog; a column whose name says secret, webhook, password or
@@ -68,9 +85,18 @@ func TestSecretsAreSealedAtRest(t *testing.T) {
 	added, err := svc.AddDestination(ctx, "ana", notify.DestinationInput{Notifier: "webhook", URL: rcv.URL + "/hooks/pathsecret"})
 	require.NoError(t, err)
 
+	// A runner role with a database URL, as modules/people saves it: the
+	// secret sealed, the rest in clear (written directly: a module's tests
+	// may not import another module).
+	roleURL, err := seal.New(keys).Seal("postgres://u:rolesecret@db/x", "agent_roles.settings/default/db-runner/DATABASE_URL")
+	require.NoError(t, err)
+	_, err = d.ExecContext(ctx, `INSERT INTO agent_roles (org_id, id, name, client, actions, settings)
+		VALUES ('default', 'db-runner', 'DB runner', 'runner', '{task.work}', jsonb_build_object('DATABASE_URL', ?::text, 'PACT_RUNNER_MAX_TURNS', '40'))`, roleURL)
+	require.NoError(t, err)
+
 	cols := sealedColumns(t, d)
 	require.Equal(t, map[string]bool{"orgs.slack_webhook_url": true, "notify_destinations.url": true,
-		"notify_destinations.secret": true}, cols)
+		"notify_destinations.secret": true, "agent_roles.settings": true}, cols)
 	var all []string
 	require.NoError(t, d.NewRaw(`SELECT table_name || '.' || column_name FROM information_schema.columns
 		WHERE table_schema = current_schema()`).Scan(ctx, &all))
@@ -80,14 +106,29 @@ func TestSecretsAreSealedAtRest(t *testing.T) {
 			require.True(t, cols[c], "%s looks like a secret: seal it and mark it in a migration", c)
 		}
 	}
+	// A jsonb column is a secret's column when any row holds a key that
+	// looks like one (settings such as DATABASE_URL or *_TOKEN): it must be
+	// marked, and only those keys' values are checked.
+	var jsonCols []string
+	require.NoError(t, d.NewRaw(`SELECT table_name || '.' || column_name FROM information_schema.columns
+		WHERE table_schema = current_schema() AND data_type = 'jsonb'`).Scan(ctx, &jsonCols))
+	for _, c := range jsonCols {
+		if len(secretKeyValues(t, d, c)) > 0 {
+			require.True(t, cols[c], "%s holds secret-looking keys: seal their values and mark it in a migration", c)
+		}
+	}
 	for c := range cols {
 		table, col, _ := strings.Cut(c, ".")
 		var values []string
-		require.NoError(t, d.NewRaw(fmt.Sprintf(`SELECT %s FROM %s WHERE %s IS NOT NULL`, col, table, col)).Scan(ctx, &values))
+		if slices.Contains(jsonCols, c) {
+			values = secretKeyValues(t, d, c)
+		} else {
+			require.NoError(t, d.NewRaw(fmt.Sprintf(`SELECT %s FROM %s WHERE %s IS NOT NULL`, col, table, col)).Scan(ctx, &values))
+		}
 		require.NotEmpty(t, values, "%s holds a value to check", c)
 		for _, v := range values {
 			require.True(t, strings.HasPrefix(v, seal.Prefix+"k1:"), "%s holds %q, not sealed", c, v)
-			for _, clear := range []string{"slacksecretpath", "pathsecret", added.Secret} {
+			for _, clear := range []string{"slacksecretpath", "pathsecret", added.Secret, "rolesecret"} {
 				require.NotContains(t, v, clear)
 			}
 		}

@@ -13,6 +13,7 @@
 package people
 
 import (
+	"context"
 	"crypto/rand"
 	"io"
 	"net/http"
@@ -25,6 +26,7 @@ import (
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/mandate"
+	"github.com/pactboard/pact/core/seal"
 )
 
 // maxBody bounds request bodies; every body here is a few fields.
@@ -44,6 +46,8 @@ type Module struct {
 	slack      kernel.SlackWebhooks
 	orgCreated *kernel.OrgCreatedHooks
 	rand       io.Reader // setup codes and sign-up's id suffixes
+	// seal seals the secret settings of roles (rolesecrets.go).
+	seal *seal.Box
 }
 
 // New returns the people module.
@@ -57,6 +61,13 @@ func (m *Module) Register(h *kernel.Host) error {
 	m.db, m.log, m.identity, m.mandates = h.DB(), h.Log(), h.Identity(), h.Mandates()
 	m.cfg, m.verifier = h.Config(), h.AdminVerifier()
 	m.facts, m.keys, m.slack, m.orgCreated = h.BoardFacts(), h.AgentKeys(), h.SlackWebhooks(), h.OrgCreated()
+	m.seal = seal.New(m.mandates.Keys())
+	// Role secrets saved before sealing, or under a retired first key, are
+	// sealed again at start (SEC-006).
+	h.Worker("reseal-role-settings", func(ctx context.Context) error {
+		_, err := resealRoleSettings(ctx, m.db, m.seal)
+		return err
+	})
 	api := h.Admin()
 	m.registerHumans(api)
 	m.registerProjects(api)

@@ -97,7 +97,7 @@ func TestSignInOverHTTP(t *testing.T) {
 		{"NoSecondFactor", b.Issuer.Token(t, authtest.Claims{Subject: "sub-ana", Email: "ana@example.com", EmailVerified: true,
 			AMR: []string{"pwd"}, Audience: []string{b.Config.AdminAudience}}), 401, "unauthorized", "second factor"},
 		{"AgentURLAudience", b.Issuer.Token(t, authtest.Claims{Subject: "sub-ana", Email: "ana@example.com", EmailVerified: true,
-			Audience: []string{b.Config.PublicURL + "/mcp/a/code-web"}}), 401, "unauthorized", "audience"},
+			Audience: []string{b.Config.PublicURL + "/mcp/a/code-web"}}), 401, "unauthorized", "the access token was not accepted"},
 		{"Stranger", b.Issuer.Token(t, authtest.Claims{Subject: "sub-eve", Email: "eve@example.com", EmailVerified: true,
 			Audience: []string{b.Config.AdminAudience}}), 403, "not_registered", identity.NotRegisteredMessage},
 	} {

@@ -51,15 +51,19 @@ const roleCols = `id, org_id, name, description, client, actions, limits, delega
 	settings, instructions, position, archived_at, updated_at, updated_by`
 
 // ListRoles lists org's roles by position, then id; archived ones only when
-// archived is set.
+// archived is set. Secret settings say only that they are set (SEC-006).
 func (m *Module) ListRoles(ctx context.Context, tx bun.IDB, org string, archived bool) ([]AgentRole, error) {
 	out := []AgentRole{}
 	err := tx.NewRaw(`SELECT `+roleCols+` FROM agent_roles WHERE org_id = ? AND (? OR archived_at IS NULL)
 		ORDER BY position, id`, org, archived).Scan(ctx, &out)
+	for i := range out {
+		out[i].Settings = shownSettings(out[i].Settings)
+	}
 	return out, err
 }
 
-// GetRole returns org's role id (archived or not), or not_found.
+// GetRole returns org's role id (archived or not), or not_found, its secret
+// settings sealed as stored: callers that show it use shownSettings.
 func (m *Module) GetRole(ctx context.Context, tx bun.IDB, org, id string) (*AgentRole, error) {
 	var rs []AgentRole
 	if err := tx.NewRaw(`SELECT `+roleCols+` FROM agent_roles WHERE org_id = ? AND id = ?`, org, id).Scan(ctx, &rs); err != nil {
@@ -105,14 +109,9 @@ func (m *Module) SaveRole(ctx context.Context, by string, in RoleInput) (*AgentR
 	in.Name, in.Description = strings.TrimSpace(in.Name), strings.TrimSpace(in.Description)
 	var out *AgentRole
 	logged := in
-	if _, ok := in.Settings["DATABASE_URL"]; ok {
-		// A database URL holds a password: the log says it was set, never what.
-		logged.Settings = map[string]string{}
-		for k, v := range in.Settings {
-			logged.Settings[k] = v
-		}
-		logged.Settings["DATABASE_URL"] = "(set)"
-	}
+	// Secret settings (a database URL's password, tokens): the log says
+	// they were set, never what (SEC-006).
+	logged.Settings = shownSettings(in.Settings)
 	err := m.identity.Act(ctx, by, identity.Approver, "admin.role.save", logged, func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
 		if err := validRole(in); err != nil {
 			return err
@@ -132,8 +131,18 @@ func (m *Module) SaveRole(ctx context.Context, by string, in RoleInput) (*AgentR
 			td = 90
 		}
 		limits, _ := json.Marshal(orEmpty(in.Limits))
-		settings, _ := json.Marshal(orEmpty(in.Settings))
-		_, err := tx.ExecContext(ctx, `INSERT INTO agent_roles (org_id, id, name, description, client, actions, limits,
+		var stored map[string]string
+		if old, err := m.GetRole(ctx, tx, p.OrgID, in.ID); err == nil {
+			stored = old.Settings
+		} else if errs.CodeOf(err) != errs.NotFound {
+			return err
+		}
+		sealed, err := sealSettings(m.seal, p.OrgID, in.ID, orEmpty(in.Settings), stored)
+		if err != nil {
+			return err
+		}
+		settings, _ := json.Marshal(sealed)
+		_, err = tx.ExecContext(ctx, `INSERT INTO agent_roles (org_id, id, name, description, client, actions, limits,
 				delegations, mandate_days, token_days, settings, instructions, position, updated_by)
 			VALUES (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?::jsonb, ?, ?, ?)
 			ON CONFLICT (org_id, id) DO UPDATE SET name = excluded.name, description = excluded.description,
@@ -151,6 +160,9 @@ func (m *Module) SaveRole(ctx context.Context, by string, in RoleInput) (*AgentR
 			return db.Refusal(err, "role "+in.ID)
 		}
 		out, err = m.GetRole(ctx, tx, p.OrgID, in.ID)
+		if err == nil {
+			out.Settings = shownSettings(out.Settings)
+		}
 		return err
 	})
 	return out, err
@@ -222,6 +234,9 @@ func (m *Module) ArchiveRole(ctx context.Context, by, id string) (*AgentRole, er
 				return err
 			}
 			out, err = m.GetRole(ctx, tx, p.OrgID, id)
+			if err == nil {
+				out.Settings = shownSettings(out.Settings)
+			}
 			return err
 		})
 	return out, err

@@ -12,7 +12,6 @@ import (
 
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
-	"github.com/pactboard/pact/core/redact"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -43,7 +42,7 @@ type saveRoleIn struct {
 		Delegations  *int               `json:"delegations,omitempty" minimum:"0" maximum:"5" doc:"Default 1"`
 		MandateDays  float64            `json:"mandate_days,omitempty" doc:"Default 30"`
 		TokenDays    float64            `json:"token_days,omitempty" doc:"Default 90"`
-		Settings     map[string]string  `json:"settings,omitempty" doc:"PACT_RUNNER_* (or DATABASE_URL) for runners; {project} is filled in"`
+		Settings     map[string]string  `json:"settings,omitempty" doc:"PACT_RUNNER_* (or DATABASE_URL) for runners; {project} is filled in. Secret ones (DATABASE_URL, *_TOKEN, *_SECRET, *_PASSWORD, *_KEY) are stored sealed and read back as [REDACTED]; send [REDACTED] to keep the value the role holds"`
 		Instructions string             `json:"instructions,omitempty" maxLength:"20000"`
 		Position     *int               `json:"position,omitempty" doc:"Order in the list; default 100"`
 	}
@@ -63,14 +62,9 @@ func (m *Module) listRoles(ctx context.Context, in *rolesIn) (*rolesOut, error) 
 		return nil, err
 	}
 	out := &rolesOut{}
+	// Anyone may list roles: ListRoles shows secret settings as set, never
+	// what they are.
 	out.Body.Roles, err = m.ListRoles(ctx, m.db, p.OrgID, in.Archived)
-	// A role's DATABASE_URL carries a password; anyone may list roles, so
-	// the listing says it is set and never what it is.
-	for i := range out.Body.Roles {
-		if v := out.Body.Roles[i].Settings["DATABASE_URL"]; v != "" {
-			out.Body.Roles[i].Settings["DATABASE_URL"] = redact.Mark
-		}
-	}
 	return out, err
 }
 

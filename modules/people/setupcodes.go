@@ -172,7 +172,13 @@ func (m *Module) redeem(ctx context.Context, code string, refused error) (*Redee
 				return err
 			}
 			days, out.Instructions = r.TokenDays, r.Instructions
-			for k, v := range r.Settings {
+			// The one place secret settings leave the board in clear: to
+			// the agent hired from the role, redeeming its code (SEC-006).
+			settings, err := openSettings(m.seal, a.OrgID, r.ID, r.Settings)
+			if err != nil {
+				return err
+			}
+			for k, v := range settings {
 				out.Settings[k] = strings.ReplaceAll(v, "{project}", out.Project)
 			}
 		}

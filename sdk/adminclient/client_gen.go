@@ -1252,7 +1252,7 @@ type SaveRoleInBody struct {
 	// Position Order in the list; default 100
 	Position *int64 `json:"position,omitempty"`
 
-	// Settings PACT_RUNNER_* (or DATABASE_URL) for runners; {project} is filled in
+	// Settings PACT_RUNNER_* (or DATABASE_URL) for runners; {project} is filled in. Secret ones (DATABASE_URL, *_TOKEN, *_SECRET, *_PASSWORD, *_KEY) are stored sealed and read back as [REDACTED]; send [REDACTED] to keep the value the role holds
 	Settings *map[string]string `json:"settings,omitempty"`
 
 	// TokenDays Default 90

@@ -1,0 +1,81 @@
+package people_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// SEC-006: a role's secret settings (DATABASE_URL, *_TOKEN, …) are stored
+// sealed, shown to no one by the Admin API, kept when saved back as shown,
+// and handed in clear only to the agent redeeming its setup code.
+func TestRoleSecretsAreSealedAndOnlyConnectOpensThem(t *testing.T) {
+	b := newBoard(t)
+	const dbURL, token = "postgres://app:hunter2@db/app", "ghp_rolesecret"
+	clear := func(t *testing.T, raw string) {
+		t.Helper()
+		require.NotContains(t, raw, "hunter2")
+		require.NotContains(t, raw, "rolesecret")
+	}
+	got := b.Admin("val", "PUT", "/roles/dbrunner", `{"name": "DB runner", "client": "runner", "actions": ["task.work"],
+		"settings": {"DATABASE_URL": "`+dbURL+`", "PACT_RUNNER_GITHUB_TOKEN": "`+token+`", "PACT_RUNNER_MAX_TURNS": "5"}}`)
+	require.Equal(t, http.StatusOK, got.Status, got.Raw)
+	clear(t, got.Raw)
+	require.Zero(t, b.Count(`SELECT count(*) FROM agent_roles WHERE settings::text LIKE '%hunter2%' OR settings::text LIKE '%rolesecret%'`),
+		"no secret is stored in clear")
+	require.Equal(t, 2, b.Count(`SELECT count(*) FROM agent_roles, jsonb_each_text(settings) kv
+		WHERE id = 'dbrunner' AND kv.value LIKE 'sealed:v1:%'`), "both secrets are sealed")
+	require.Equal(t, 1, b.Count(`SELECT count(*) FROM agent_roles WHERE id = 'dbrunner' AND settings->>'PACT_RUNNER_MAX_TURNS' = '5'`),
+		"the other settings stay readable")
+	for _, who := range []string{"vic", "val", "ana"} {
+		got = b.Admin(who, "GET", "/roles", "")
+		require.Equal(t, http.StatusOK, got.Status, got.Raw)
+		clear(t, got.Raw)
+		require.Contains(t, got.Raw, `"DATABASE_URL":"[REDACTED]"`)
+		require.Contains(t, got.Raw, `"PACT_RUNNER_GITHUB_TOKEN":"[REDACTED]"`)
+	}
+
+	// Saved back as the Admin API shows it, the role keeps its secrets.
+	got = b.Admin("val", "PUT", "/roles/dbrunner", `{"name": "DB runner", "client": "runner", "actions": ["task.work"],
+		"settings": {"DATABASE_URL": "[REDACTED]", "PACT_RUNNER_GITHUB_TOKEN": "[REDACTED]", "PACT_RUNNER_MAX_TURNS": "6"}}`)
+	require.Equal(t, http.StatusOK, got.Status, got.Raw)
+	got = b.Admin("val", "PUT", "/roles/other", `{"name": "Other", "client": "runner", "actions": ["task.work"],
+		"settings": {"DATABASE_URL": "[REDACTED]"}}`)
+	require.Equal(t, http.StatusBadRequest, got.Status, "a role cannot keep a secret it never held: %s", got.Raw)
+
+	got = b.Admin("val", "POST", "/agents/hire", `{"role": "dbrunner", "project": "web"}`)
+	require.Equal(t, http.StatusCreated, got.Status, got.Raw)
+	clear(t, got.Raw)
+	code := got.Body["connect"].(map[string]any)["code"].(string)
+	got = b.connectCode(t, `{"code": "`+code+`"}`)
+	require.Equal(t, http.StatusOK, got.Status, got.Raw)
+	require.Equal(t, map[string]any{"DATABASE_URL": dbURL, "PACT_RUNNER_GITHUB_TOKEN": token, "PACT_RUNNER_MAX_TURNS": "6"},
+		got.Body["settings"], "the hired agent gets its settings in clear")
+	require.Zero(t, b.Count(`SELECT count(*) FROM payloads WHERE content::text LIKE '%hunter2%' OR content::text LIKE '%rolesecret%'`),
+		"the log never holds a secret setting")
+}
+
+// A secret setting saved before sealing is sealed at the board's next start
+// and still reaches the agent hired from its role in clear.
+func TestRoleSecretsSavedBeforeSealingAreSealedAtStart(t *testing.T) {
+	b := newBoard(t)
+	const dbURL = "postgres://app:oldsecret@db/app"
+	b.Exec(`INSERT INTO agent_roles (org_id, id, name, client, actions, settings)
+		SELECT org_id, 'old', 'Old', 'runner', '{task.work}', jsonb_build_object('DATABASE_URL', ?::text, 'PACT_RUNNER_MAX_TURNS', '5')
+		FROM humans WHERE id = 'val'`, dbURL)
+	n, err := b.mod.ResealRoleSettings(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	require.Zero(t, b.Count(`SELECT count(*) FROM agent_roles WHERE settings::text LIKE '%oldsecret%'`))
+	n, err = b.mod.ResealRoleSettings(context.Background())
+	require.NoError(t, err)
+	require.Zero(t, n, "nothing is left to seal")
+
+	got := b.Admin("val", "POST", "/agents/hire", `{"role": "old", "project": "web"}`)
+	require.Equal(t, http.StatusCreated, got.Status, got.Raw)
+	got = b.connectCode(t, `{"code": "`+got.Body["connect"].(map[string]any)["code"].(string)+`"}`)
+	require.Equal(t, http.StatusOK, got.Status, got.Raw)
+	require.Equal(t, dbURL, got.Body["settings"].(map[string]any)["DATABASE_URL"])
+}
