@@ -90,6 +90,8 @@ type Tools struct {
 	log      *ledger.Log
 	mandates *mandate.Service // reads chains ahead (Tool.MandateArg); nil: never
 
+	waits waitSlots // the waits each agent holds (MaxWaitsPerAgent)
+
 	mu       sync.Mutex
 	tools    map[string]*Tool
 	resolved map[string]*jsonschema.Resolved
@@ -301,9 +303,17 @@ func (r *Tools) wait(ctx context.Context, t *Tool, schema *jsonschema.Resolved, 
 	if err := validArgs(schema, args); err != nil {
 		return err
 	}
-	w, err := t.Wait(ctx, agent, args)
-	if err != nil || w == nil {
+	release, err := r.waits.take(agent, t.Name)
+	if err != nil {
 		return err
 	}
+	w, err := t.Wait(ctx, agent, args)
+	if err != nil || w == nil {
+		release()
+		return err
+	}
+	// The slot is the wait's until the wait ends, wherever it runs: here,
+	// or in the transport that holds it.
+	w.OnEnd(release)
 	return hold(ctx, t.Name, w)
 }
