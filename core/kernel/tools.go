@@ -307,13 +307,19 @@ func (r *Tools) wait(ctx context.Context, t *Tool, schema *jsonschema.Resolved, 
 	if err != nil {
 		return err
 	}
+	handed := false
+	defer func() {
+		if !handed { // no wait was made (a refusal, nothing to wait for, a panic)
+			release()
+		}
+	}()
 	w, err := t.Wait(ctx, agent, args)
 	if err != nil || w == nil {
-		release()
 		return err
 	}
 	// The slot is the wait's until the wait ends, wherever it runs: here,
 	// or in the transport that holds it.
 	w.OnEnd(release)
+	handed = true
 	return hold(ctx, t.Name, w)
 }
