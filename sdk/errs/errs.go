@@ -55,8 +55,8 @@ const (
 	Unauthorized Code = "unauthorized"
 	// Unavailable: a dependency (a plugin, the database) is down; retry later.
 	Unavailable Code = "unavailable"
-	// RateLimited: the caller has too many of something at once (held
-	// waits, unanswered messages to the people); let one end and retry.
+	// RateLimited: the caller already holds as many of something as it may
+	// at once (waiting calls); let one end and retry.
 	RateLimited Code = "rate_limited"
 	// Internal: a bug or an unexpected failure. Its message is never shown.
 	Internal Code = "internal"
