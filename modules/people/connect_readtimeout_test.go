@@ -17,7 +17,7 @@ import (
 // ReadTimeout (here 300 ms for the test, kernel.MaxRequestRead in the
 // board) is answered 408 and its connection closed long before the body
 // would have arrived.
-func TestASlowConnectBodyIsCutOffAtTheBodyDeadline(t *testing.T) {
+func TestASlowConnectBodyIsCutOffAtTheReadTimeout(t *testing.T) {
 	b := newBoard(t)
 	srv := httptest.NewUnstartedServer(b.Kernel.Handler())
 	srv.Config.ReadTimeout = 300 * time.Millisecond
