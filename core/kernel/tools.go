@@ -285,6 +285,8 @@ func validDecoded(schema *jsonschema.Resolved, v any, decodeErr error) error {
 // wait runs a tool's Wait phase after the gate and the argument check that
 // the pipeline will repeat in its transaction; a refused agent never waits.
 // A call whose wait has already run (Waited) takes that wait's outcome.
+// An agent already holding MaxWaitsPerAgent waits is refused rate_limited
+// before its wait is prepared.
 func (r *Tools) wait(ctx context.Context, t *Tool, schema *jsonschema.Resolved, agent string, args json.RawMessage) error {
 	if w, ok := waitedFor(ctx, t.Name); ok {
 		return w.err
