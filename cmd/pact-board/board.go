@@ -142,6 +142,7 @@ func (m *Main) serve(ctx context.Context, ln net.Listener, k *kernel.Kernel) err
 	srv := &http.Server{
 		Handler:           k.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       kernel.MaxRequestRead, // a slow body must not hold a connection (SEC-007)
 		IdleTimeout:       120 * time.Second,
 		WriteTimeout:      0, // MCP calls (pact_wait) last up to 50 s
 		ErrorLog:          m.Logger.Named("http").StandardLogger(&hclog.StandardLoggerOptions{InferLevels: true}),

@@ -26,6 +26,8 @@ type Wait struct {
 	timer *time.Timer
 	check func(ctx context.Context) (bool, error)
 	end   func(ctx context.Context) error
+	// ended run after end, in order (OnEnd).
+	ended []func()
 	// checked: the last check found nothing, so Run waits before checking
 	// again. A wake that came after that check is pending on sub's channel.
 	checked bool
@@ -87,10 +89,20 @@ func (w *Wait) Run(ctx context.Context) (err error) {
 	}
 }
 
+// OnEnd adds f to what runs when the wait ends (after end), such as
+// giving back a slot the waiter took. Call it before the wait is checked
+// or run.
+func (w *Wait) OnEnd(f func()) { w.ended = append(w.ended, f) }
+
 // finish ends the wait and returns err, or end's error when err is nil.
 func (w *Wait) finish(ctx context.Context, err error) error {
 	w.timer.Stop()
 	w.sub.Close()
+	defer func() {
+		for _, f := range w.ended {
+			f()
+		}
+	}()
 	if w.end != nil {
 		if endErr := w.end(context.WithoutCancel(ctx)); err == nil {
 			err = endErr

@@ -46,7 +46,7 @@ func AdminStatus(code errs.Code) int {
 		return http.StatusForbidden
 	case errs.NotFound:
 		return http.StatusNotFound
-	case errs.SignupBusy:
+	case errs.SignupBusy, errs.RateLimited:
 		return http.StatusTooManyRequests
 	case errs.Internal:
 		return http.StatusInternalServerError

@@ -124,7 +124,7 @@ func TestAdminStatusMap(t *testing.T) {
 		errs.Forbidden: 403, errs.NotFound: 404, errs.InvalidRequest: 400, errs.ProjectRequired: 400,
 		errs.ProjectMismatch: 400, errs.ScopeExceeded: 400, errs.LimitExceeded: 400, errs.NotePinned: 409,
 		errs.IDTaken: 409, errs.NotRegistered: 403, errs.AccountDisabled: 403, errs.AlreadyRegistered: 409,
-		errs.SignupClosed: 403, errs.SignupBusy: 429,
+		errs.SignupClosed: 403, errs.SignupBusy: 429, errs.RateLimited: 429,
 		errs.Unauthorized: 401, errs.Unavailable: 503, errs.Internal: 500,
 	}
 	for _, code := range errs.All() {

@@ -90,6 +90,8 @@ type Tools struct {
 	log      *ledger.Log
 	mandates *mandate.Service // reads chains ahead (Tool.MandateArg); nil: never
 
+	waits waitSlots // the waits each agent holds (MaxWaitsPerAgent)
+
 	mu       sync.Mutex
 	tools    map[string]*Tool
 	resolved map[string]*jsonschema.Resolved
@@ -283,6 +285,8 @@ func validDecoded(schema *jsonschema.Resolved, v any, decodeErr error) error {
 // wait runs a tool's Wait phase after the gate and the argument check that
 // the pipeline will repeat in its transaction; a refused agent never waits.
 // A call whose wait has already run (Waited) takes that wait's outcome.
+// An agent already holding MaxWaitsPerAgent waits is refused rate_limited
+// before its wait is prepared.
 func (r *Tools) wait(ctx context.Context, t *Tool, schema *jsonschema.Resolved, agent string, args json.RawMessage) error {
 	if w, ok := waitedFor(ctx, t.Name); ok {
 		return w.err
@@ -301,9 +305,23 @@ func (r *Tools) wait(ctx context.Context, t *Tool, schema *jsonschema.Resolved, 
 	if err := validArgs(schema, args); err != nil {
 		return err
 	}
+	release, err := r.waits.take(agent, t.Name)
+	if err != nil {
+		return err
+	}
+	handed := false
+	defer func() {
+		if !handed { // no wait was made (a refusal, nothing to wait for, a panic)
+			release()
+		}
+	}()
 	w, err := t.Wait(ctx, agent, args)
 	if err != nil || w == nil {
 		return err
 	}
+	// The slot is the wait's until the wait ends, wherever it runs: here,
+	// or in the transport that holds it.
+	w.OnEnd(release)
+	handed = true
 	return hold(ctx, t.Name, w)
 }

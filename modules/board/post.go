@@ -25,7 +25,7 @@ type postIn struct {
 	ProjectID    string         `json:"project_id" jsonschema:"The project to post to (one of yours, see pact_whoami)."`
 	Title        string         `json:"title" jsonschema:"A short title people and agents recognise the task by (at most 300 characters)."`
 	MandateID    string         `json:"mandate_id" jsonschema:"The id of the mandate you act under: one held by you (see pact_whoami), or the delegated mandate of the task you work on. It must cover task.post on the project."`
-	Body         string         `json:"body,omitempty" jsonschema:"What to do, with the context the assignee needs. Markdown."`
+	Body         string         `json:"body,omitempty" jsonschema:"What to do, with the context the assignee needs. Markdown, at most 100000 characters."`
 	Action       string         `json:"action,omitempty" jsonschema:"What kind of work it is, e.g. \"task.work\" (default), \"report.brief\", \"deploy.web\". The claimer's mandate must cover it."`
 	ParentTaskID *string        `json:"parent_task_id,omitempty" jsonschema:"Make this a subtask of that task (same project)."`
 	DelegateTo   *string        `json:"delegate_to,omitempty" jsonschema:"An agent of the project to hand the task to, with a delegated mandate."`

@@ -31,7 +31,7 @@ type reportIn struct {
 	TaskID    string          `json:"task_id" jsonschema:"The task's id (a UUID, from pact_list)."`
 	Status    reportStatus    `json:"status" jsonschema:"working (heartbeat), completed, failed, canceled (need a Handoff) or input_required (a question for people)."`
 	MandateID string          `json:"mandate_id" jsonschema:"The id of the mandate you act under: one held by you (see pact_whoami), or the delegated mandate of the task you work on. The one you claimed with."`
-	Result    json.RawMessage `json:"result,omitempty" jsonschema:"What you did (closing: with its Handoff section), or your question (input_required). Text or an object."`
+	Result    json.RawMessage `json:"result,omitempty" jsonschema:"What you did (closing: with its Handoff section), or your question (input_required). Text or an object, at most 100000 characters of JSON."`
 	Usage     kernel.Amounts  `json:"usage,omitempty" jsonschema:"What this run spent, e.g. {\"turns\": 12}; recorded even past a ceiling, then budget_exceeded says stop."`
 }
 

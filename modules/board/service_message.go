@@ -19,6 +19,10 @@ const messageCap = 10
 // MaxMessage is the longest message body, in characters.
 const MaxMessage = 8000
 
+// Agents may send the people this many messages per task that no person
+// has answered yet (a person's message on the task answers them all).
+const peopleCap = 5
+
 const capNotice = "agents exchanged 10 messages on this task; a person decides"
 
 // sent is a message Message wrote.
@@ -34,8 +38,9 @@ type sent struct {
 // organization that the adapter has checked by may see (docs/specs/behavior.md
 // §8.2). The body is redacted and 1-8000 characters. The recipient is to,
 // else the other side of the task (recipient, personRecipient); agents may
-// send each other messageCap messages per task. A message to an agent wakes
-// it; one to the people is a notification.
+// send each other messageCap messages per task, and the people peopleCap
+// unanswered ones. A message to an agent wakes it; one to the people is a
+// notification.
 func (m *Module) Message(ctx context.Context, tx bun.IDB, by Actor, t *task, body string, to *string) (sent, error) {
 	if terminal[t.Status] {
 		hint := "its thread is closed"
@@ -64,8 +69,13 @@ func (m *Module) Message(ctx context.Context, tx bun.IDB, by Actor, t *task, bod
 	if err != nil {
 		return sent{}, err
 	}
-	if by.IsAgent() && recipient != "" {
+	switch {
+	case by.IsAgent() && recipient != "":
 		if err := m.checkCap(ctx, tx, t); err != nil {
+			return sent{}, err
+		}
+	case by.IsAgent():
+		if err := checkPeopleCap(ctx, tx, t); err != nil {
 			return sent{}, err
 		}
 	}
@@ -165,6 +175,24 @@ func (m *Module) checkCap(ctx context.Context, tx bun.IDB, t *task) error {
 		return fmt.Errorf("message cap of task %s: %w", t.ID, err)
 	}
 	return errs.E(errs.LimitExceeded, `agents already sent each other 10 messages on task %s; ask a person (to="human") or pact_report status=input_required`, t.ID)
+}
+
+// checkPeopleCap refuses a message from an agent to the people of t when
+// agents already sent them peopleCap that no person has answered: each
+// one is a notification, and an agent in a loop must not flood the
+// people's channels (docs/security.md, "7. Caps").
+func checkPeopleCap(ctx context.Context, tx bun.IDB, t *task) error {
+	// Messages to the people on one task are counted one at a time, so two
+	// at once cannot both be the last one allowed.
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext(?))`, "people-cap:"+t.ID); err != nil {
+		return fmt.Errorf("board.checkPeopleCap: %w", err)
+	}
+	n, err := unansweredToPeople(ctx, tx, t.ID)
+	if err != nil || n < peopleCap {
+		return err
+	}
+	return errs.E(errs.LimitExceeded, "agents already sent the people %d messages on task %s that no person has answered; "+
+		"wait for an answer (pact_wait), or pact_report status=input_required", peopleCap, t.ID)
 }
 
 // ReadThread returns t's thread for agent me and marks the messages to it

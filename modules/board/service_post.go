@@ -25,6 +25,9 @@ func (m *Module) Post(ctx context.Context, tx *db.Tx, by Actor, chain mandate.Ch
 	if a.Title == "" || len([]rune(a.Title)) > 300 {
 		return postOut{}, errs.E(errs.InvalidRequest, "a task needs a title of 1-300 characters")
 	}
+	if err := checkTaskBody(a.Body); err != nil {
+		return postOut{}, err
+	}
 	if err := mandate.ValidScope(a.Action); err != nil || strings.Contains(a.Action, "@") {
 		return postOut{}, errs.E(errs.InvalidRequest, "action %q must be a project-relative action such as task.work", a.Action)
 	}

@@ -30,6 +30,9 @@ type reported struct {
 // task's delegated mandate and tells people.
 func (m *Module) Report(ctx context.Context, tx bun.IDB, by Actor, chain mandate.Chain, t *task, p *project,
 	status string, result json.RawMessage, usage map[string]float64) (reported, error) {
+	if err := checkTaskResult(result); err != nil {
+		return reported{}, err
+	}
 	if err := m.releaseStale(ctx, tx, []string{p.ID}); err != nil {
 		return reported{}, wrapf(err, "report on %s", t.ID)
 	}

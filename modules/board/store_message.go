@@ -25,6 +25,16 @@ func agentMessages(ctx context.Context, tx bun.IDB, taskID string) (int, error) 
 	return n, err
 }
 
+// unansweredToPeople counts the messages agents sent the people on a task
+// since a person last wrote on it.
+func unansweredToPeople(ctx context.Context, tx bun.IDB, taskID string) (int, error) {
+	var n int
+	err := tx.NewRaw(`SELECT count(*) FROM task_messages WHERE task_id = ? AND from_agent IS NOT NULL AND to_agent IS NULL
+		AND id > coalesce((SELECT max(id) FROM task_messages WHERE task_id = ? AND from_human IS NOT NULL), 0)`,
+		taskID, taskID).Scan(ctx, &n)
+	return n, err
+}
+
 // thread returns a task's first 200 messages, oldest first.
 func thread(ctx context.Context, tx bun.IDB, taskID string) ([]messageRow, error) {
 	var rows []messageRow

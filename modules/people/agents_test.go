@@ -328,7 +328,7 @@ func TestAgentBadInput(t *testing.T) {
 		status     int
 		says       string
 	}{
-		{"Oversize", `{"code": "pcs_` + strings.Repeat("a", 5000) + `"}`, 413, "body too large"},
+		{"Oversize", `{"code": "pcs_` + strings.Repeat("a", 5000) + `"}`, 413, `the body is at most 4096 bytes: send {"code": "pcs_..."}`},
 		{"NotACode", `{"code": "pact_abc"}`, 400, `send {"code": "pcs_..."}`},
 		{"Malformed", `{"code": `, 400, `send {"code": "pcs_..."}`},
 	} {

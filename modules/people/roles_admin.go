@@ -116,8 +116,14 @@ type Connected struct {
 func (m *Module) serveConnect(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	raw, err := readAtMost(r, maxConnectBody)
-	if err != nil {
-		kernel.WriteError(w, http.StatusRequestEntityTooLarge, errs.E(errs.InvalidRequest, "body too large"))
+	switch {
+	case kernel.IsReadTimeout(err):
+		kernel.WriteError(w, http.StatusRequestTimeout, errs.E(errs.InvalidRequest,
+			"the body did not arrive within %s; send it whole with the request", kernel.MaxRequestRead))
+		return
+	case err != nil:
+		kernel.WriteError(w, http.StatusRequestEntityTooLarge, errs.E(errs.InvalidRequest,
+			"the body is at most %d bytes: send {\"code\": \"pcs_...\"}", maxConnectBody))
 		return
 	}
 	var body struct {
@@ -144,13 +150,17 @@ func (m *Module) serveConnect(w http.ResponseWriter, r *http.Request) {
 
 var errTooLarge = errors.New("body too large")
 
-// readAtMost reads r's body, refusing one longer than n bytes.
+// readAtMost reads r's body, refusing one longer than n bytes; a body that
+// failed to arrive returns the read's error.
 func readAtMost(r *http.Request, n int64) ([]byte, error) {
 	if r.ContentLength > n {
 		return nil, errTooLarge
 	}
 	raw, err := io.ReadAll(io.LimitReader(r.Body, n+1))
-	if err != nil || int64(len(raw)) > n {
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(raw)) > n {
 		return nil, errTooLarge
 	}
 	return raw, nil

@@ -55,6 +55,9 @@ const (
 	Unauthorized Code = "unauthorized"
 	// Unavailable: a dependency (a plugin, the database) is down; retry later.
 	Unavailable Code = "unavailable"
+	// RateLimited: the caller already holds as many of something as it may
+	// at once (waiting calls); let one end and retry.
+	RateLimited Code = "rate_limited"
 	// Internal: a bug or an unexpected failure. Its message is never shown.
 	Internal Code = "internal"
 )
@@ -70,7 +73,7 @@ func All() []Code {
 		NotFound, InvalidRequest, Forbidden, NotePinned, HandoffRequired, AgentBusy,
 		IDTaken, NotRegistered, AccountDisabled, AlreadyRegistered, SignupClosed,
 		SignupBusy,
-		Unauthorized, Unavailable, Internal,
+		Unauthorized, Unavailable, RateLimited, Internal,
 	}
 }
 
