@@ -53,3 +53,14 @@ func TestValueRedactsSecretKeysAndNestedStrings(t *testing.T) {
 	require.Equal(t, []any{"ok", redact.Mark}, got["list"])
 	require.Equal(t, "x", in["password"], "the input is not modified")
 }
+
+func TestValueRedactsKeysThatEndInASecretName(t *testing.T) {
+	in := map[string]any{"DB_PASSWORD": "x", "client_secret": "y", "aws_secret_access_key": "z",
+		"max_tokens": 10, "secretary": "Jane", "Authorization": "Basic abc"}
+	got := redact.Value(in).(map[string]any)
+	for _, k := range []string{"DB_PASSWORD", "client_secret", "aws_secret_access_key", "Authorization"} {
+		require.Equal(t, redact.Mark, got[k], k)
+	}
+	require.Equal(t, 10, got["max_tokens"])
+	require.Equal(t, "Jane", got["secretary"])
+}
