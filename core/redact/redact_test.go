@@ -64,3 +64,12 @@ func TestValueRedactsKeysThatEndInASecretName(t *testing.T) {
 	require.Equal(t, 10, got["max_tokens"])
 	require.Equal(t, "Jane", got["secretary"])
 }
+
+func TestJSONRedactsDocumentsAndKeepsNumbers(t *testing.T) {
+	in := `{"n": 12345678901234567890, "text": "DB_PASSWORD=hunter2 <ok> & done", "client_secret": "s"}`
+	got := string(redact.JSON([]byte(in)))
+	require.JSONEq(t, `{"n": 12345678901234567890, "text": "DB_PASSWORD=`+redact.Mark+` <ok> & done", "client_secret": "`+redact.Mark+`"}`, got)
+	require.Contains(t, got, "12345678901234567890")
+	require.Equal(t, `"`+redact.Mark+`"`, string(redact.JSON([]byte(`"`+fake("ghp_", 30)+`"`))))
+	require.Equal(t, "", string(redact.JSON(nil)))
+}
