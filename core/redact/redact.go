@@ -2,21 +2,51 @@
 // board stores anything: log payloads, notes, messages, notification text.
 package redact
 
-import "strings"
+import (
+	"sort"
+	"strings"
+)
 
 // Mark replaces every secret.
 const Mark = "[REDACTED]"
 
 // Text returns s with every secret the rules recognise replaced by Mark.
+// Every rule reads s as given; the secrets they find are merged where they
+// overlap or touch, and each merged stretch becomes one Mark.
 func Text(s string) string {
 	if s == "" {
 		return s
 	}
+	var found []span
 	for _, r := range rules {
-		s = r.re.ReplaceAllString(s, r.repl)
+		for _, m := range r.re.FindAllStringSubmatchIndex(s, -1) {
+			if start, end := m[2*r.secret], m[2*r.secret+1]; start >= 0 && end > start {
+				found = append(found, span{start, end})
+			}
+		}
 	}
-	return s
+	if len(found) == 0 {
+		return s
+	}
+	sort.Slice(found, func(i, j int) bool { return found[i].start < found[j].start })
+	var b strings.Builder
+	b.Grow(len(s))
+	at := 0 // s[:at] is written
+	for i := 0; i < len(found); {
+		start, end := found[i].start, found[i].end
+		for i++; i < len(found) && found[i].start <= end; i++ {
+			end = max(end, found[i].end)
+		}
+		b.WriteString(s[at:start])
+		b.WriteString(Mark)
+		at = end
+	}
+	b.WriteString(s[at:])
+	return b.String()
 }
+
+// span is a secret's place in a text: s[start:end].
+type span struct{ start, end int }
 
 // Value redacts a decoded JSON value: strings through Text, the values of
 // keys that name a secret (password, token, authorization, …) replaced
