@@ -25,6 +25,7 @@ func Text(s string) string {
 			}
 		}
 	}
+	found = append(found, namedSecrets(s)...)
 	if len(found) == 0 {
 		return s
 	}
@@ -43,6 +44,35 @@ func Text(s string) string {
 	}
 	b.WriteString(s[at:])
 	return b.String()
+}
+
+// namedSecrets finds the values of namedRules. Each value is matched within
+// valueWindow bytes of its name; one that fills the window runs on to the
+// next whitespace, found once per run, so the whole costs linear time.
+func namedSecrets(s string) []span {
+	var found []span
+	runStart, runEnd := -1, -1 // the last whitespace-free run scanned to its end
+	for _, r := range namedRules {
+		for _, c := range r.context.FindAllStringIndex(s, -1) {
+			at := c[1]
+			end := r.value.FindStringIndex(s[at:min(len(s), at+valueWindow)])
+			if end == nil || end[1] == 0 {
+				continue
+			}
+			stop := at + end[1]
+			if stop == at+valueWindow {
+				if at < runStart || at >= runEnd {
+					runStart, runEnd = at, len(s)
+					if i := strings.IndexAny(s[at:], " \t\n\r\f"); i >= 0 {
+						runEnd = at + i
+					}
+				}
+				stop = max(stop, runEnd)
+			}
+			found = append(found, span{at, stop})
+		}
+	}
+	return found
 }
 
 // span is a secret's place in a text: s[start:end].

@@ -61,14 +61,34 @@ var rules = []rule{
 	// A Slack webhook URL is its own credential: keep the host, drop the path.
 	{regexp.MustCompile(`(?i)(\bhooks\.slack\.com/(?:services|workflows|triggers)/)([A-Za-z0-9/_+-]{8,})`), 2},
 	{regexp.MustCompile(`(?i)(\bBearer\s+)([A-Za-z0-9._~+/-]{16,}=*)`), 2},
-	// Whatever follows an Authorization header's scheme (Basic, Digest, …) is
-	// the credential; "basic" alone is too common a word to key on.
-	{regexp.MustCompile(`(?i)(\bauthorization\b(?:\\?["'])?\s*[:=]\s*(?:\\?["'])?(?:basic|bearer|digest|token|apikey)?\s*)(` + marked + `[^\s"'\\,;]{6,})`), 2},
 	{regexp.MustCompile(`(?i)(\b[a-z][a-z0-9+.-]*://[^\s:/@]+:)([^\s@/]+)@`), 2}, // URL passwords
-	// Assignments, env lines, YAML and JSON written as text: the name may be
-	// quoted ("password": "x", or escaped once inside a JSON string).
-	{regexp.MustCompile(`(?i)(\b` + secretName + `\b(?:\\?["'])?\s*[=:]\s*)(` + marked + `"[^"]*"|'[^']*'|[^\s,;&]+)`), 2},
 }
 
 // secretKey is a structured value's key whose value is replaced whole.
 var secretKey = regexp.MustCompile(`(?i)^(?:` + secretName + `|authorization)$`)
+
+// namedRule finds a secret by the name before it: context matches the name
+// and its separator, value (anchored) the secret right after. The two are
+// separate so that a value holding another name (password= api_key=x) does
+// not hide that name's own value: contexts are found on their own, never
+// inside one another's matches.
+type namedRule struct {
+	context *regexp.Regexp
+	value   *regexp.Regexp
+}
+
+// valueWindow bounds how far a value is matched from its name, so that many
+// names inside one long value cost linear time; a value that fills the
+// window runs on to the next whitespace.
+const valueWindow = 4096
+
+var namedRules = []namedRule{
+	// Whatever follows an Authorization header's scheme (Basic, Digest, …) is
+	// the credential; "basic" alone is too common a word to key on.
+	{regexp.MustCompile(`(?i)\bauthorization\b(?:\\?["'])?\s*[:=]\s*(?:\\?["'])?(?:(?:basic|bearer|digest|token|apikey)\s+)?`),
+		regexp.MustCompile(`^(?:` + marked + `[^\s"'\\,;]{6,})`)},
+	// Assignments, env lines, YAML and JSON written as text: the name may be
+	// quoted ("password": "x", or escaped once inside a JSON string).
+	{regexp.MustCompile(`(?i)\b` + secretName + `\b(?:\\?["'])?\s*[=:]\s*`),
+		regexp.MustCompile(`^(?:` + marked + `"[^"]*"|'[^']*'|[^\s,;&]+)`)},
+}
