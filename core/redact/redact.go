@@ -1,5 +1,6 @@
 // Package redact removes secrets from text and structured values before the
-// board stores anything: log payloads, notes, messages, notification text.
+// board stores anything: log payloads, tasks' text, notes, messages,
+// notification text.
 package redact
 
 import (
