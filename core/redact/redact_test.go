@@ -73,3 +73,11 @@ func TestJSONRedactsDocumentsAndKeepsNumbers(t *testing.T) {
 	require.Equal(t, `"`+redact.Mark+`"`, string(redact.JSON([]byte(`"`+fake("ghp_", 30)+`"`))))
 	require.Equal(t, "", string(redact.JSON(nil)))
 }
+
+func TestLongValuesAreRedactedWhole(t *testing.T) {
+	long := fake("", 5000)
+	require.Equal(t, "DB_PASSWORD="+redact.Mark+" next", redact.Text("DB_PASSWORD="+long+" next"))
+	require.Equal(t, "Authorization: Basic "+redact.Mark+"\nnext", redact.Text("Authorization: Basic "+long+"\nnext"))
+	many := strings.Repeat("password=", 2000) + long
+	require.Equal(t, "password="+redact.Mark, redact.Text(many), "names inside one value")
+}

@@ -80,7 +80,7 @@ type namedRule struct {
 // valueWindow bounds how far a value is matched from its name, so that many
 // names inside one long value cost linear time; a value that fills the
 // window runs on to the next whitespace.
-const valueWindow = 4096
+const valueWindow = 256
 
 var namedRules = []namedRule{
 	// Whatever follows an Authorization header's scheme (Basic, Digest, …) is
