@@ -53,3 +53,31 @@ func TestValueRedactsSecretKeysAndNestedStrings(t *testing.T) {
 	require.Equal(t, []any{"ok", redact.Mark}, got["list"])
 	require.Equal(t, "x", in["password"], "the input is not modified")
 }
+
+func TestValueRedactsKeysThatEndInASecretName(t *testing.T) {
+	in := map[string]any{"DB_PASSWORD": "x", "client_secret": "y", "aws_secret_access_key": "z",
+		"max_tokens": 10, "secretary": "Jane", "Authorization": "Basic abc"}
+	got := redact.Value(in).(map[string]any)
+	for _, k := range []string{"DB_PASSWORD", "client_secret", "aws_secret_access_key", "Authorization"} {
+		require.Equal(t, redact.Mark, got[k], k)
+	}
+	require.Equal(t, 10, got["max_tokens"])
+	require.Equal(t, "Jane", got["secretary"])
+}
+
+func TestJSONRedactsDocumentsAndKeepsNumbers(t *testing.T) {
+	in := `{"n": 12345678901234567890, "text": "DB_PASSWORD=hunter2 <ok> & done", "client_secret": "s"}`
+	got := string(redact.JSON([]byte(in)))
+	require.JSONEq(t, `{"n": 12345678901234567890, "text": "DB_PASSWORD=`+redact.Mark+` <ok> & done", "client_secret": "`+redact.Mark+`"}`, got)
+	require.Contains(t, got, "12345678901234567890")
+	require.Equal(t, `"`+redact.Mark+`"`, string(redact.JSON([]byte(`"`+fake("ghp_", 30)+`"`))))
+	require.Equal(t, "", string(redact.JSON(nil)))
+}
+
+func TestLongValuesAreRedactedWhole(t *testing.T) {
+	long := fake("", 5000)
+	require.Equal(t, "DB_PASSWORD="+redact.Mark+" next", redact.Text("DB_PASSWORD="+long+" next"))
+	require.Equal(t, "Authorization: Basic "+redact.Mark+"\nnext", redact.Text("Authorization: Basic "+long+"\nnext"))
+	many := strings.Repeat("password=", 2000) + long
+	require.Equal(t, "password="+redact.Mark, redact.Text(many), "names inside one value")
+}

@@ -77,11 +77,13 @@ func (m *Module) Edit(ctx context.Context, tx bun.IDB, _ Actor, t *task, title, 
 	if terminal[t.Status] {
 		return errs.E(errs.InvalidRequest, "task %s is %s; it can no longer be edited", t.ID, t.Status)
 	}
-	if title != nil && (strings.TrimSpace(*title) == "" || len([]rune(*title)) > 300) {
+	// Redacted before the length check, as a posted title is.
+	title = trimmed(redactedText(title))
+	if title != nil && (*title == "" || len([]rune(*title)) > 300) {
 		return errs.E(errs.InvalidRequest, "a task needs a title of 1-300 characters")
 	}
 	_, err := tx.ExecContext(ctx, `UPDATE tasks SET title = coalesce(?, title), body = coalesce(?, body) WHERE id = ?`,
-		trimmed(title), body, t.ID)
+		title, redactedText(body), t.ID)
 	return wrapf(err, "edit %s", t.ID)
 }
 

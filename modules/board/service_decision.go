@@ -41,7 +41,7 @@ func (m *Module) Resume(ctx context.Context, tx bun.IDB, _ Actor, t *task, answe
 		return errs.E(errs.InvalidRequest, "task %s is not deferred", t.ID)
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE tasks SET status = 'submitted', deferred = false,
-		answer = coalesce(?, answer) WHERE id = ?`, answer, t.ID); err != nil {
+		answer = coalesce(?, answer) WHERE id = ?`, redactedText(answer), t.ID); err != nil {
 		return wrapf(err, "resume %s", t.ID)
 	}
 	return wrapf(wakeFor(ctx, tx, t), "resume %s", t.ID)

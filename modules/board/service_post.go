@@ -11,6 +11,7 @@ import (
 	"github.com/pactboard/pact/core/events"
 	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/core/outbox"
+	"github.com/pactboard/pact/core/redact"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -21,7 +22,9 @@ import (
 // person's approval when an approval rule of the organization covers its
 // action (docs/specs/behavior.md §5.8).
 func (m *Module) Post(ctx context.Context, tx *db.Tx, by Actor, chain mandate.Chain, p *project, a postIn) (postOut, error) {
-	a.Title = strings.TrimSpace(a.Title)
+	// Redacted before the length check, so the stored title is within it.
+	a.Title = strings.TrimSpace(redact.Text(a.Title))
+	a.Body = redact.Text(a.Body)
 	if a.Title == "" || len([]rune(a.Title)) > 300 {
 		return postOut{}, errs.E(errs.InvalidRequest, "a task needs a title of 1-300 characters")
 	}

@@ -6,6 +6,8 @@ import (
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"github.com/pactboard/pact/core/redact"
 )
 
 // The tasks rows the task services change, one statement each.
@@ -25,9 +27,15 @@ const claimTaskSQL = `WITH c AS (
 		ON CONFLICT (task_id) DO UPDATE SET agent_id = excluded.agent_id, at = excluded.at)
 	SELECT count(*) FROM c`
 
+// Every text a task stores that an agent or a person wrote (title, body,
+// result, defer_reason, answer) is redacted here, in the statements that
+// write it, so no path to the tasks table can skip it (docs/security.md,
+// finding 5).
+
 // closeTask sets a closing status and its result.
 func closeTask(ctx context.Context, tx bun.IDB, taskID, status string, result json.RawMessage) error {
-	_, err := tx.ExecContext(ctx, `UPDATE tasks SET status = ?, result = ?::jsonb WHERE id = ?`, status, string(resultJSON(result)), taskID)
+	_, err := tx.ExecContext(ctx, `UPDATE tasks SET status = ?, result = ?::jsonb WHERE id = ?`, status,
+		string(redact.JSON(resultJSON(result))), taskID)
 	return err
 }
 
@@ -39,7 +47,7 @@ func deferTask(ctx context.Context, tx bun.IDB, taskID, reason string, needed []
 		scopes = pgdialect.Array(needed)
 	}
 	_, err := tx.ExecContext(ctx, `UPDATE tasks SET status = 'input_required', deferred = true, defer_reason = ?,
-		needed_scope = ?, assignee = NULL, assignee_mandate_id = NULL WHERE id = ?`, reason, scopes, taskID)
+		needed_scope = ?, assignee = NULL, assignee_mandate_id = NULL WHERE id = ?`, redact.Text(reason), scopes, taskID)
 	return err
 }
 
@@ -48,7 +56,7 @@ func deferTask(ctx context.Context, tx bun.IDB, taskID, reason string, needed []
 func askTask(ctx context.Context, tx bun.IDB, taskID, question string, result *string) error {
 	_, err := tx.ExecContext(ctx, `UPDATE tasks SET status = 'input_required', result = ?::jsonb, deferred = true,
 		defer_reason = ?, needed_scope = NULL, assignee = NULL, assignee_mandate_id = NULL WHERE id = ?`,
-		result, question, taskID)
+		redactedJSON(result), redact.Text(question), taskID)
 	return err
 }
 
@@ -65,4 +73,22 @@ func stoppedBy(ctx context.Context, tx bun.IDB, mandate string) ([]string, error
 	err := tx.NewRaw(`SELECT id::text FROM tasks WHERE result->>'reason' = 'mandate_revoked'
 		AND result->>'mandate_id' = ? ORDER BY id`, mandate).Scan(ctx, &stopped)
 	return stopped, err
+}
+
+// redactedJSON is a nullable JSON text, redacted.
+func redactedJSON(s *string) *string {
+	if s == nil {
+		return nil
+	}
+	r := string(redact.JSON([]byte(*s)))
+	return &r
+}
+
+// redactedText is a nullable text, redacted.
+func redactedText(s *string) *string {
+	if s == nil {
+		return nil
+	}
+	r := redact.Text(*s)
+	return &r
 }
