@@ -7,6 +7,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/events"
 	"github.com/pactboard/pact/core/outbox"
 	"github.com/pactboard/pact/core/redact"
@@ -183,13 +184,27 @@ func (m *Module) checkCap(ctx context.Context, tx bun.IDB, t *task) error {
 // people's channels (docs/security.md, "7. Caps").
 func checkPeopleCap(ctx context.Context, tx bun.IDB, t *task) error {
 	// Messages to the people on one task are counted one at a time, so two
-	// at once cannot both be the last one allowed.
-	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext(?))`, "people-cap:"+t.ID); err != nil {
-		return fmt.Errorf("board.checkPeopleCap: %w", err)
+	// at once cannot both be the last one allowed: the count is a statement
+	// of its own after the lock, so its snapshot is taken once the lock is
+	// held; in a pipelined call both travel in one round trip.
+	var n int
+	if p, ok := tx.(*db.Tx); ok {
+		err := p.Pipeline(ctx, db.Step{SQL: `SELECT pg_advisory_xact_lock(hashtext($1))`, Args: []any{"people-cap:" + t.ID}},
+			db.Step{SQL: unansweredToPeopleSQL, Args: []any{t.ID}, Rows: db.OneRow(&n)})
+		if err != nil {
+			return fmt.Errorf("board.checkPeopleCap: %w", err)
+		}
+	} else {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext(?))`, "people-cap:"+t.ID); err != nil {
+			return fmt.Errorf("board.checkPeopleCap: %w", err)
+		}
+		var err error
+		if n, err = unansweredToPeople(ctx, tx, t.ID); err != nil {
+			return err
+		}
 	}
-	n, err := unansweredToPeople(ctx, tx, t.ID)
-	if err != nil || n < peopleCap {
-		return err
+	if n < peopleCap {
+		return nil
 	}
 	return errs.E(errs.LimitExceeded, "agents already sent the people %d messages on task %s that no person has answered; "+
 		"wait for an answer (pact_wait), or pact_report status=input_required", peopleCap, t.ID)

@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/uptrace/bun"
+
+	"github.com/pactboard/pact/core/db"
 )
 
 // The task_messages rows the message service reads and writes.
@@ -29,11 +31,22 @@ func agentMessages(ctx context.Context, tx bun.IDB, taskID string) (int, error) 
 // since a person last wrote on it.
 func unansweredToPeople(ctx context.Context, tx bun.IDB, taskID string) (int, error) {
 	var n int
-	err := tx.NewRaw(`SELECT count(*) FROM task_messages WHERE task_id = ? AND from_agent IS NOT NULL AND to_agent IS NULL
-		AND id > coalesce((SELECT max(id) FROM task_messages WHERE task_id = ? AND from_human IS NOT NULL), 0)`,
-		taskID, taskID).Scan(ctx, &n)
+	h, err := db.Handle(tx)
+	if err != nil {
+		return 0, err
+	}
+	rows, err := h.QueryContext(ctx, unansweredToPeopleSQL, taskID)
+	if err == nil {
+		err = db.ScanOne(rows, &n)
+	}
 	return n, err
 }
+
+// unansweredToPeopleSQL counts the messages agents sent the people on task
+// $1 since a person last wrote on it.
+const unansweredToPeopleSQL = `SELECT count(*) FROM task_messages WHERE task_id = $1::uuid AND from_agent IS NOT NULL
+	AND to_agent IS NULL AND id > coalesce((SELECT max(id) FROM task_messages WHERE task_id = $1::uuid
+	AND from_human IS NOT NULL), 0)`
 
 // thread returns a task's first 200 messages, oldest first.
 func thread(ctx context.Context, tx bun.IDB, taskID string) ([]messageRow, error) {
