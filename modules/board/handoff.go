@@ -10,7 +10,11 @@ import (
 const handoffTemplate = "## Handoff\n- Done: …\n- Repo / branch / PR / commit: …\n- Checks: …\n- Left / next: …\n" +
 	"- Needs a human: …\n- Links: …"
 
-var handoffHeading = regexp.MustCompile(`(?im)^\s{0,3}#{1,6}\s*handoff\b`)
+// handoffHeading is a line that is a "Handoff" heading. Its white space is
+// spaces and tabs only, so no match spans lines: with \s, "#" on one line
+// and "Handoff" starting the next counted as a heading (found by
+// FuzzHandoff; the original's pattern had the same flaw).
+var handoffHeading = regexp.MustCompile(`(?im)^[ \t]{0,3}#{1,6}[ \t]*handoff\b`)
 
 // hasHandoff reports whether a closing result carries a handoff: a markdown
 // heading "Handoff" in text, or an object with a non-empty "handoff" key
@@ -55,7 +59,7 @@ var headingRe = regexp.MustCompile(`^\s{0,3}(#{1,6})\s`)
 // handoffLine is handoffHeading on one line, with its level: the same
 // headings the check sees ("#handoff" included), so that what it finds is
 // what gets removed (FuzzHandoff).
-var handoffLine = regexp.MustCompile(`(?i)^\s{0,3}(#{1,6})\s*handoff\b`)
+var handoffLine = regexp.MustCompile(`(?i)^[ \t]{0,3}(#{1,6})[ \t]*handoff\b`)
 
 // withoutHandoff removes a text result's Handoff section: from its heading
 // to the next heading of the same or a higher level, or the end.
