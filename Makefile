@@ -15,7 +15,7 @@ BUF := github.com/bufbuild/buf/cmd/buf@v1.75.0
 # walks them all from the root.
 MODULES := . sdk plugins/examples/notifier-hello docs/examples/tenuo-verifier
 
-.PHONY: build plugins proto client client-check run test install-deps lint fmt-check vet staticcheck bench bench-ratios pgbouncer-check fmt clean
+.PHONY: build plugins proto client client-check run test install-deps lint fmt-check vet staticcheck bench bench-ratios pgbouncer-check fuzz fmt clean
 
 build: plugins
 	@mkdir -p bin
@@ -136,6 +136,18 @@ pgbouncer-check:
 		echo "pgbouncer-check needs PgBouncer at $(PGBOUNCER): apt-get install pgbouncer," >&2; \
 		echo "or name another binary: make pgbouncer-check PGBOUNCER=/path/to/pgbouncer" >&2; exit 1; fi
 	PACT_PGBOUNCER=$(PGBOUNCER) $(GO) test -p 1 -count=1 -v -run 'PgBouncer|Unprepared' ./core/db/ ./cmd/pact-board/
+
+# Fuzzing (docs/security.md): each target for FUZZTIME, one after another.
+# make test runs the targets' committed corpora (testdata/fuzz) as plain
+# tests; this grows them. A failure stops here, and go test writes the
+# input under the package's testdata/fuzz, to commit with its fix.
+FUZZTIME ?= 10m
+FUZZ_TARGETS := core/mandate:FuzzScope modules/board:FuzzHandoff core/canon:FuzzCanonicalJSON \
+	core/redact:FuzzRedact core/kernel:FuzzArgNumbers
+
+fuzz:
+	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg, $(FUZZTIME))"; \
+		$(GO) test ./$$pkg -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) || exit 1; done
 
 fmt:
 	gofmt -w .

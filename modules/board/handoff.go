@@ -86,7 +86,21 @@ func withoutHandoff(s string) string {
 			out = append(out, l)
 		}
 	}
-	return strings.TrimSpace(strings.Join(out, "\n"))
+	return trimBlankLines(strings.Join(out, "\n"))
+}
+
+// trimBlankLines drops blank lines at both ends and trailing white space,
+// but keeps the first line's indentation: trimming it could turn an
+// indented line into a heading (FuzzHandoff found "    #handoff").
+func trimBlankLines(s string) string {
+	s = strings.TrimRight(s, " \t\r\n")
+	for {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 || strings.TrimSpace(s[:i]) != "" {
+			return s
+		}
+		s = s[i+1:]
+	}
 }
 
 // briefDetail is what a brief notification carries (docs/specs/behavior.md §8.5): a
