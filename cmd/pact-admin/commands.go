@@ -42,7 +42,7 @@ func commands() map[string]command {
 		{name: "human-add", args: "<id> <name> <owner|approver|viewer> [--email e] [--by owner]", positionals: 3, needsDB: true,
 			summary: "add a person (the first one bootstraps an owner without --by)",
 			setup: func(fs *flag.FlagSet) runner {
-				by, email := fs.String("by", "", "the owner adding this person (not needed for the first person)"), fs.String("email", "", "their email, unique on the board")
+				by, email := fs.String("by", "", "the owner adding this person (not needed for the first person)"), fs.String("email", "", "their email, unique in the organization: the account with this verified email accepts the invitation (GET /admin/api/invitations)")
 				return func(ctx context.Context, a *app, pos []string) (any, error) {
 					return a.ident.AddHuman(ctx, *by, identity.HumanInput{ID: pos[0], Name: pos[1], Role: identity.Role(pos[2]), Email: *email})
 				}

@@ -106,7 +106,19 @@ func TestGeneratedClientHiresApprovesAndTheAgentClaims(t *testing.T) {
 		}))
 	require.NoError(t, err)
 
+	// ana's account is no person until it accepts her invitation.
 	me, err := client.PeopleGetMeWithResponse(ctx)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusForbidden, me.StatusCode(), string(me.Body))
+	invited, err := client.PeopleListInvitationsWithResponse(ctx)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, invited.StatusCode(), string(invited.Body))
+	require.Len(t, invited.JSON200.Invitations, 1)
+	require.Equal(t, "ana", invited.JSON200.Invitations[0].HumanId)
+	accepted, err := client.PeopleAcceptInvitationWithResponse(ctx, "ana")
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, accepted.StatusCode(), string(accepted.Body))
+	me, err = client.PeopleGetMeWithResponse(ctx)
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, me.StatusCode(), string(me.Body))
 

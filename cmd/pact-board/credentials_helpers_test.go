@@ -54,7 +54,8 @@ func delegate(t *testing.T, b *e2eBoard, childLimits map[string]any) *delegation
 	pub, key, err := ed25519.GenerateKey(rand.Reader)
 	require.NoError(t, err)
 	_, err = b.d.ExecContext(context.Background(),
-		`INSERT INTO agent_keys (agent_id, kid, public_key) VALUES ('runner-web', 'kidrunnerweb0001', ?)`, []byte(pub))
+		`INSERT INTO agent_keys (agent_id, org_id, kid, public_key)
+			SELECT id, org_id, 'kidrunnerweb0001', ? FROM agents WHERE id = 'runner-web'`, []byte(pub))
 	require.NoError(t, err)
 	d := &delegation{code: connect(t, b.base, "code-web", b.tokens["code-web"]),
 		runner: connect(t, b.base, "runner-web", b.tokens["runner-web"]), runnerKey: key}

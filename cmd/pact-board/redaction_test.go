@@ -41,6 +41,8 @@ func TestNoCorpusSecretIsStoredAnywhere(t *testing.T) {
 	require.NoError(t, err)
 	_, err = a.d.ExecContext(ctx, `UPDATE humans SET email = 'ana@example.com' WHERE id = 'ana'`)
 	require.NoError(t, err)
+	_, err = a.ident.AcceptInvitation(ctx, a.d, "ana", "ana@example.com", a.iss.URL, "sub-ana")
+	require.NoError(t, err)
 	person := a.iss.Token(t, authtest.Claims{Subject: "sub-ana", Email: "ana@example.com", EmailVerified: true,
 		Audience: []string{a.cfg.AdminAudience}})
 	call := func(name string, args map[string]any) map[string]any {

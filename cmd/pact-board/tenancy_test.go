@@ -41,6 +41,8 @@ func TestTenancy(t *testing.T) {
 	a := newAdminBoard(t)
 	_, err := a.ident.AddHuman(ctx, "", identity.HumanInput{ID: "ana", Name: "Ana", Role: identity.Owner, Email: "ana@example.com"})
 	require.NoError(t, err)
+	_, err = a.ident.AcceptInvitation(ctx, a.d, "ana", "ana@example.com", a.iss.URL, "sub-ana")
+	require.NoError(t, err)
 	_, err = a.d.ExecContext(ctx, `INSERT INTO orgs (id, name, system_chain) VALUES ('acme', 'Acme', '_system:acme');
 		INSERT INTO humans (id, org_id, name, role, email) VALUES ('bo', 'acme', 'Bo', 'owner', 'bo@example.com');
 		INSERT INTO projects (id, org_id, name, created_by) VALUES ('rocket', 'acme', 'Rocket', 'bo');`)
@@ -73,11 +75,13 @@ func TestTenancy(t *testing.T) {
 			VALUES (900000011, 'rocket', 'plan', 1, 'Plan', 'Go', 'human:bo');`)
 	require.NoError(t, err)
 	// acme's agent key and trusted root.
-	_, err = a.d.ExecContext(ctx, `INSERT INTO agent_keys (agent_id, kid, public_key, created_by)
-			VALUES ('rocket-bot', 'cs1uhCLEB_ttCYaQ', decode(repeat('01', 32), 'hex'), 'bo');
+	_, err = a.d.ExecContext(ctx, `INSERT INTO agent_keys (agent_id, org_id, kid, public_key, created_by)
+			VALUES ('rocket-bot', 'acme', 'cs1uhCLEB_ttCYaQ', decode(repeat('01', 32), 'hex'), 'bo');
 		INSERT INTO trusted_roots (principal, org_id, human, created_by) VALUES (decode(repeat('02', 32), 'hex'), 'acme', 'bo', 'bo');`)
 	require.NoError(t, err)
 	token := a.iss.Token(t, authtest.Claims{Subject: "sub-ana", Email: "ana@example.com", EmailVerified: true,
+		Audience: []string{a.cfg.AdminAudience}})
+	stranger := a.iss.Token(t, authtest.Claims{Subject: "sub-stranger", Email: "stranger@example.com", EmailVerified: true,
 		Audience: []string{a.cfg.AdminAudience}})
 	snapshot := func() string {
 		var s string
@@ -128,8 +132,13 @@ func TestTenancy(t *testing.T) {
 					ref := op.RequestBody.Content["application/json"].Schema.Ref
 					body = sampleBody(t, doc.Components.Schemas[strings.TrimPrefix(ref, "#/components/schemas/")])
 				}
-				fs, fb := send(t, a.URL, token, strings.ToUpper(method), foreign, body)
-				ms, mb := send(t, a.URL, token, strings.ToUpper(method), missing, body)
+				caller := token
+				if op.OperationID == "people-accept-invitation" {
+					// Its callers are accounts that are no person yet.
+					caller = stranger
+				}
+				fs, fb := send(t, a.URL, caller, strings.ToUpper(method), foreign, body)
+				ms, mb := send(t, a.URL, caller, strings.ToUpper(method), missing, body)
 				require.Contains(t, []int{http.StatusBadRequest, http.StatusNotFound}, ms, "%s %s: %s", method, missing, mb)
 				require.Equal(t, ms, fs, "%s %s: %s", method, foreign, fb)
 				for i := range foreignIDs {

@@ -111,32 +111,37 @@ func TestAdminWithoutIssuerOrMFARule(t *testing.T) {
 	require.Equal(t, errs.Unauthorized, errs.CodeOf(err))
 	require.Contains(t, err.Error(), "OAuth is not configured")
 
+	f.accept(t, "ana", "sub-ana")
 	lax := auth.NewAdmin(f.people, auth.Options{Issuer: plugintest.Issuer(t, f.iss), Audience: audience, RequireMFA: false})
 	p, err := lax.Authenticate(ctx, token)
 	require.NoError(t, err, "PACT_ADMIN_REQUIRE_MFA=0 accepts a sign-in without a second factor")
 	require.Equal(t, "ana", p.ID)
 }
 
-func TestSignInBindsByVerifiedEmailOnceThenBySubject(t *testing.T) {
+// TestSignInNeverBindsAnAccount: an account becomes a person only by
+// accepting an invitation of its verified email (modules/people); signing
+// in tells it when one waits, and binds nothing (docs/security.md, finding 2).
+func TestSignInNeverBindsAnAccount(t *testing.T) {
 	ctx := context.Background()
 	f := setup(t)
 
 	_, err := f.admin.Authenticate(ctx, f.bearer(t, authtest.Claims{Subject: "sub-ana", Email: "ana@example.com"}))
-	require.Equal(t, errs.NotRegistered, errs.CodeOf(err), "an unverified email proves nothing")
+	require.Equal(t, errs.NotRegistered, errs.CodeOf(err))
+	require.Equal(t, identity.NotRegisteredMessage, errs.Public(err).Message, "an unverified email proves nothing")
 
-	p, err := f.admin.Authenticate(ctx, f.bearer(t, authtest.Claims{Subject: "sub-ana", Email: "ANA@Example.com", EmailVerified: true}))
-	require.NoError(t, err)
-	require.Equal(t, "ana", p.ID)
-	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM humans WHERE id = 'ana' AND auth_issuer = ? AND auth_sub = 'sub-ana'`, authtest.DefaultURL))
-	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM entries WHERE action = 'admin.human.bind' AND actor = 'human:ana' AND outcome = 'ok'`))
+	_, err = f.admin.Authenticate(ctx, f.bearer(t, authtest.Claims{Subject: "sub-ana", Email: "ANA@Example.com", EmailVerified: true}))
+	require.Equal(t, errs.NotRegistered, errs.CodeOf(err))
+	require.Equal(t, identity.InvitedMessage, errs.Public(err).Message, "told where the invitation waits")
+	require.Zero(t, f.count(t, `SELECT count(*) FROM humans WHERE auth_sub IS NOT NULL`), "signing in binds nobody")
 
-	p, err = f.admin.Authenticate(ctx, f.bearer(t, authtest.Claims{Subject: "sub-ana"}))
-	require.NoError(t, err, "later tokens need no email")
+	f.accept(t, "ana", "sub-ana")
+	p, err := f.admin.Authenticate(ctx, f.bearer(t, authtest.Claims{Subject: "sub-ana"}))
+	require.NoError(t, err, "then the account signs in by its subject, with no email")
 	require.Equal(t, "ana", p.ID)
-	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM entries WHERE action = 'admin.human.bind'`), "bound once")
 
 	_, err = f.admin.Authenticate(ctx, f.bearer(t, authtest.Claims{Subject: "sub-mallory", Email: "ana@example.com", EmailVerified: true}))
-	require.Equal(t, errs.NotRegistered, errs.CodeOf(err), "a bound person is never bound to a second account")
+	require.Equal(t, errs.NotRegistered, errs.CodeOf(err))
+	require.Equal(t, identity.NotRegisteredMessage, errs.Public(err).Message, "a taken invitation waits for nobody")
 }
 
 func TestSignInRefusesStrangersAndDisabledPeople(t *testing.T) {
@@ -150,9 +155,11 @@ func TestSignInRefusesStrangersAndDisabledPeople(t *testing.T) {
 	f.setVic(t, identity.HumanFields{Disabled: ptr(true)})
 	vic := f.bearer(t, authtest.Claims{Subject: "sub-vic", Email: "vic@example.com", EmailVerified: true})
 	_, err = f.admin.Authenticate(ctx, vic)
-	require.Equal(t, errs.AccountDisabled, errs.CodeOf(err), "disabled before the first sign-in")
+	require.Equal(t, identity.NotRegisteredMessage, errs.Public(err).Message, "a disabled person's invitation waits for nobody")
+	require.Nil(t, f.tryAccept(t, "vic", "sub-vic"), "and cannot be accepted")
 
 	f.setVic(t, identity.HumanFields{Disabled: ptr(false)})
+	f.accept(t, "vic", "sub-vic")
 	p, err := f.admin.Authenticate(ctx, vic)
 	require.NoError(t, err)
 	require.Equal(t, "vic", p.ID)
@@ -161,19 +168,39 @@ func TestSignInRefusesStrangersAndDisabledPeople(t *testing.T) {
 	require.Equal(t, errs.AccountDisabled, errs.CodeOf(err), "disabled after binding")
 }
 
-func TestChangedEmailRebindsAtTheNextSignIn(t *testing.T) {
+func TestChangedEmailIsANewInvitation(t *testing.T) {
 	ctx := context.Background()
 	f := setup(t)
-	_, err := f.admin.Authenticate(ctx, f.bearer(t, authtest.Claims{Subject: "sub-vic", Email: "vic@example.com", EmailVerified: true}))
-	require.NoError(t, err)
+	f.accept(t, "vic", "sub-vic")
 
 	f.setVic(t, identity.HumanFields{Email: ptr("victoria@example.com"), Unbind: true})
-	_, err = f.admin.Authenticate(ctx, f.bearer(t, authtest.Claims{Subject: "sub-vic"}))
+	_, err := f.admin.Authenticate(ctx, f.bearer(t, authtest.Claims{Subject: "sub-vic"}))
 	require.Equal(t, errs.NotRegistered, errs.CodeOf(err), "the old account no longer opens the board")
 
-	p, err := f.admin.Authenticate(ctx, f.bearer(t, authtest.Claims{Subject: "sub-victoria", Email: "victoria@example.com", EmailVerified: true}))
+	victoria := f.bearer(t, authtest.Claims{Subject: "sub-victoria", Email: "victoria@example.com", EmailVerified: true})
+	_, err = f.admin.Authenticate(ctx, victoria)
+	require.Equal(t, identity.InvitedMessage, errs.Public(err).Message)
+	f.accept(t, "vic", "sub-victoria")
+	p, err := f.admin.Authenticate(ctx, victoria)
 	require.NoError(t, err)
 	require.Equal(t, "vic", p.ID)
+}
+
+// accept binds the account sub at the test issuer to person id, as
+// accepting their invitation (modules/people) does.
+func (f *fixture) accept(t *testing.T, id, sub string) {
+	t.Helper()
+	require.NotNil(t, f.tryAccept(t, id, sub), "the invitation of %s", id)
+}
+
+// tryAccept accepts as accept does and returns the person bound, or nil.
+func (f *fixture) tryAccept(t *testing.T, id, sub string) *identity.Person {
+	t.Helper()
+	var email string
+	require.NoError(t, f.d.NewRaw(`SELECT email FROM humans WHERE id = ?`, id).Scan(context.Background(), &email))
+	p, err := f.people.AcceptInvitation(context.Background(), f.d, id, email, authtest.DefaultURL, sub)
+	require.NoError(t, err)
+	return p
 }
 
 func ptr[T any](v T) *T { return &v }

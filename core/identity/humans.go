@@ -50,11 +50,14 @@ func (s *Service) LockOrg(ctx context.Context, tx bun.IDB, org string) error {
 	return err
 }
 
-// EmailTaken reports whether someone other than person except has email,
-// in any case.
-func (s *Service) EmailTaken(ctx context.Context, tx bun.IDB, email, except string) (bool, error) {
+// EmailTaken reports whether someone of organization org other than person
+// except has email, in any case. Emails are unique per organization only,
+// so another organization's people never show here (docs/security.md,
+// finding 2).
+func (s *Service) EmailTaken(ctx context.Context, tx bun.IDB, org, email, except string) (bool, error) {
 	var taken bool
-	err := tx.NewRaw(`SELECT EXISTS (SELECT 1 FROM humans WHERE lower(email) = lower(?) AND id <> ?)`, email, except).Scan(ctx, &taken)
+	err := tx.NewRaw(`SELECT EXISTS (SELECT 1 FROM humans WHERE org_id = ? AND lower(email) = lower(?) AND id <> ?)`,
+		org, email, except).Scan(ctx, &taken)
 	return taken, err
 }
 

@@ -98,12 +98,12 @@ func (s *Service) AddHuman(ctx context.Context, by string, in HumanInput) (*Pers
 			return err
 		}
 		if in.Email != "" {
-			taken, err := s.EmailTaken(ctx, tx, in.Email, "")
+			taken, err := s.EmailTaken(ctx, tx, org, in.Email, "")
 			if err != nil {
 				return err
 			}
 			if taken {
-				return errs.E(errs.IDTaken, "email %s is already registered", in.Email)
+				return errs.E(errs.IDTaken, "email %s is already someone's in this organization", in.Email)
 			}
 		}
 		var p Person

@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/uptrace/bun"
 
-	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -15,12 +15,17 @@ import (
 // board is told.
 const NotRegisteredMessage = "this account is not a registered person on the board; sign up or ask an owner to invite you"
 
-// SignIn returns the person an OAuth account is (docs/specs/behavior.md §9.3): the one
-// bound to (issuer, sub); else the one whose email is verifiedEmail
-// (case-insensitively) and who is bound to no account yet, which it binds
-// once, logging admin.human.bind, so later tokens need no email. Callers
-// pass verifiedEmail only when the issuer vouched for it (email_verified).
-// Refusals: not_registered (no such person), account_disabled.
+// InvitedMessage is what an account that is no person yet is told when its
+// verified email has pending invitations: it joins only by accepting one
+// (docs/security.md, finding 2).
+const InvitedMessage = "this account is not a person on the board yet, but its verified email is invited: " +
+	"list the invitations with GET /admin/api/invitations and accept one with POST /admin/api/invitations/{human_id}/accept"
+
+// SignIn returns the person an OAuth account is: the one bound to (issuer,
+// sub). Nobody joins an organization by signing in: an account that is no
+// person yet is refused, and told when verifiedEmail (passed only when the
+// issuer vouched for it) has invitations to accept (docs/security.md,
+// finding 2). Refusals: not_registered, account_disabled.
 func (s *Service) SignIn(ctx context.Context, issuer, sub, verifiedEmail string) (*Person, error) {
 	if issuer == "" || sub == "" {
 		return nil, errs.E(errs.NotRegistered, NotRegisteredMessage)
@@ -29,76 +34,63 @@ func (s *Service) SignIn(ctx context.Context, issuer, sub, verifiedEmail string)
 	if err != nil || p != nil {
 		return enabled(p, err)
 	}
-	verifiedEmail = strings.TrimSpace(verifiedEmail)
-	if verifiedEmail == "" {
-		return nil, errs.E(errs.NotRegistered, NotRegisteredMessage)
-	}
-	p, err = personWhere(ctx, s.db, `lower(email) = lower(?) AND auth_sub IS NULL`, verifiedEmail)
-	if err != nil || p == nil {
-		return nil, orNotRegistered(err)
-	}
-	if p.DisabledAt != nil {
-		return nil, disabled()
-	}
-	e := ledger.Entry{Actor: "human:" + p.ID, Action: "admin.human.bind", OrgID: p.OrgID,
-		Payload: map[string]any{"human_id": p.ID, "issuer": issuer}}
-	err = s.log.Record(ctx, s.db, e, func(ctx context.Context, tx bun.Tx, _ *ledger.Entry) error {
-		res, err := tx.ExecContext(ctx, `UPDATE humans SET auth_issuer = ?, auth_sub = ?
-			WHERE id = ? AND auth_sub IS NULL AND disabled_at IS NULL AND lower(email) = lower(?)`, issuer, sub, p.ID, verifiedEmail)
+	if verifiedEmail = strings.TrimSpace(verifiedEmail); verifiedEmail != "" {
+		invited, err := s.Invitations(ctx, s.db, verifiedEmail)
 		if err != nil {
-			return translate(err, "the account of human "+p.ID)
+			return nil, err
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			// Another sign-in bound them first, or an owner changed them.
-			return errs.E(errs.NotRegistered, NotRegisteredMessage)
+		if len(invited) > 0 {
+			return nil, errs.E(errs.NotRegistered, InvitedMessage)
 		}
-		return nil
-	})
-	if errs.CodeOf(err) == errs.NotRegistered || errs.CodeOf(err) == errs.IDTaken {
-		// A concurrent first sign-in of the same account won the race.
-		return enabled(personWhere(ctx, s.db, `auth_issuer = ? AND auth_sub = ?`, issuer, sub))
 	}
+	return nil, errs.E(errs.NotRegistered, NotRegisteredMessage)
+}
+
+// Invitation is a person an owner added with an email that no account has
+// taken yet.
+type Invitation struct {
+	HumanID   string    `bun:"human_id"`
+	Name      string    `bun:"name"`
+	Role      Role      `bun:"role"`
+	OrgID     string    `bun:"org_id"`
+	OrgName   string    `bun:"org_name"`
+	InvitedAt time.Time `bun:"invited_at"`
+}
+
+// Invitations are the pending invitations of email (any case): enabled
+// people with that address bound to no account, oldest first.
+func (s *Service) Invitations(ctx context.Context, tx bun.IDB, email string) ([]Invitation, error) {
+	out := []Invitation{}
+	err := tx.NewRaw(`SELECT h.id AS human_id, h.name, h.role, h.org_id, o.name AS org_name, h.created_at AS invited_at
+		FROM humans h JOIN orgs o ON o.id = h.org_id
+		WHERE lower(h.email) = lower(?) AND h.auth_sub IS NULL AND h.disabled_at IS NULL
+		ORDER BY h.created_at, h.id`, strings.TrimSpace(email)).Scan(ctx, &out)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("identity.Invitations: %w", err)
 	}
-	return p, nil
+	return out, nil
 }
 
-// AccountPerson is the person an account already is (bound to issuer and
-// sub) or was invited as (verifiedEmail, bound to no account), for
-// sign-up. A person with that email bound to another account counts as
-// bound.
-func (s *Service) AccountPerson(ctx context.Context, tx bun.IDB, issuer, sub, verifiedEmail string) (p *Person, bound bool, err error) {
-	p, err = personWhere(ctx, tx, `auth_issuer = ? AND auth_sub = ?`, issuer, sub)
-	if err != nil || p != nil || verifiedEmail == "" {
-		return p, p != nil, err
-	}
-	p, err = personWhere(ctx, tx, `lower(email) = lower(?)`, verifiedEmail)
-	if err != nil || p == nil {
-		return nil, false, err
-	}
-	err = tx.NewRaw(`SELECT auth_sub IS NOT NULL FROM humans WHERE id = ?`, p.ID).Scan(ctx, &bound)
-	return p, bound, err
+// AccountPerson is the person bound to issuer and sub, or nil.
+func (s *Service) AccountPerson(ctx context.Context, tx bun.IDB, issuer, sub string) (*Person, error) {
+	return personWhere(ctx, tx, `auth_issuer = ? AND auth_sub = ?`, issuer, sub)
 }
 
-// IsAccountOf reports whether person id is bound to issuer and sub.
-func (s *Service) IsAccountOf(ctx context.Context, tx bun.IDB, id, issuer, sub string) (bool, error) {
-	var same bool
-	err := tx.NewRaw(`SELECT coalesce(auth_issuer = ? AND auth_sub = ?, false) FROM humans WHERE id = ?`,
-		issuer, sub, id).Scan(ctx, &same)
-	return same, err
-}
-
-// BindAccount binds person id, bound to no account yet, to issuer and sub
-// in tx, and reports whether it did (false: already bound).
-func (s *Service) BindAccount(ctx context.Context, tx bun.IDB, id, issuer, sub string) (bool, error) {
-	res, err := tx.ExecContext(ctx, `UPDATE humans SET auth_issuer = ?, auth_sub = ? WHERE id = ? AND auth_sub IS NULL`,
-		issuer, sub, id)
+// AcceptInvitation binds person id to issuer and sub in tx, if id is a
+// pending invitation of email (enabled, bound to no account, that address
+// in any case), and reports whether it did.
+func (s *Service) AcceptInvitation(ctx context.Context, tx bun.IDB, id, email, issuer, sub string) (*Person, error) {
+	var ps []Person
+	err := tx.NewRaw(`UPDATE humans SET auth_issuer = ?, auth_sub = ?
+		WHERE id = ? AND auth_sub IS NULL AND disabled_at IS NULL AND lower(email) = lower(?)
+		RETURNING `+personCols, issuer, sub, id, strings.TrimSpace(email)).Scan(ctx, &ps)
 	if err != nil {
-		return false, translate(err, "the account of human "+id)
+		return nil, translate(err, "the account of human "+id)
 	}
-	n, err := res.RowsAffected()
-	return n > 0, err
+	if len(ps) == 0 {
+		return nil, nil
+	}
+	return &ps[0], nil
 }
 
 // Disabled is the refusal of a disabled person's account.

@@ -71,8 +71,8 @@ func (m *Module) ListAgentKeys(ctx context.Context, tx bun.IDB, org, agent strin
 // AddAgentKey registers publicKey (base64url of 32 raw bytes) for agent.
 // Refusals, in this order: forbidden; invalid_request (the key does not
 // decode); not_found (no such agent in the organization); invalid_request
-// (a client that holds no keys, or a key already registered, naming its
-// agent only when it is of the same organization).
+// (a client that holds no keys, or a key already registered in the
+// organization, naming its agent).
 func (m *Module) AddAgentKey(ctx context.Context, by, agent, publicKey string) (*AddedKey, error) {
 	var out *AddedKey
 	err := m.ident.Act(ctx, by, identity.Approver, "admin.agent_key.add", map[string]any{"agent_id": agent, "public_key": publicKey},
@@ -88,24 +88,20 @@ func (m *Module) AddAgentKey(ctx context.Context, by, agent, publicKey string) (
 			if !keyClients[a.Client] {
 				return errs.E(errs.InvalidRequest, "%s agents do not hold keys; only code, runner do", a.Client)
 			}
-			var taken []struct {
-				AgentID string `bun:"agent_id"`
-				OrgID   string `bun:"org_id"`
-			}
-			if err := tx.NewRaw(`SELECT k.agent_id, a.org_id FROM agent_keys k JOIN agents a ON a.id = k.agent_id
-				WHERE k.public_key = ?`, raw).Scan(ctx, &taken); err != nil {
+			// Keys are unique per organization: another organization's
+			// keys never show here (docs/security.md, finding 9).
+			var taken []string
+			if err := tx.NewRaw(`SELECT agent_id FROM agent_keys WHERE org_id = ? AND public_key = ?`, p.OrgID, raw).
+				Scan(ctx, &taken); err != nil {
 				return err
 			}
 			if len(taken) > 0 {
-				if taken[0].OrgID == p.OrgID {
-					return errs.E(errs.InvalidRequest, "this public key is already registered for %s", taken[0].AgentID)
-				}
-				return errs.E(errs.InvalidRequest, "this public key is already registered")
+				return errs.E(errs.InvalidRequest, "this public key is already registered for %s", taken[0])
 			}
 			e.AgentID = agent
 			kid := KeyID(raw)
-			if _, err := tx.NewRaw(`INSERT INTO agent_keys (agent_id, kid, public_key, created_by) VALUES (?, ?, ?, ?)`,
-				agent, kid, raw, p.ID).Exec(ctx); err != nil {
+			if _, err := tx.NewRaw(`INSERT INTO agent_keys (agent_id, org_id, kid, public_key, created_by) VALUES (?, ?, ?, ?, ?)`,
+				agent, p.OrgID, kid, raw, p.ID).Exec(ctx); err != nil {
 				return db.Refusal(err, "this public key")
 			}
 			out = &AddedKey{AgentID: agent, KID: kid}

@@ -116,7 +116,6 @@ func TestAgentKeys(t *testing.T) {
 	}{
 		{"OneKeyOneAgent", "hired-web", key, 400, "this public key is already registered for reg-web"},
 		{"PaddedSameKey", "hired-web", key + "=", 400, "this public key is already registered for reg-web"},
-		{"AnotherOrgsKey", "hired-web", acmeKey, 400, "this public key is already registered"},
 		{"ChatHoldsNoKeys", "chat-web", pubKeyText("chat"), 400, "chat agents do not hold keys; only code, runner do"},
 		{"NotBase64", "hired-web", "not a key!", 400, credentials.BadPublicKey},
 		{"StdBase64", "hired-web", base64.StdEncoding.EncodeToString(append([]byte{0xfb, 0xff}, raw[2:]...)), 400, credentials.BadPublicKey},
@@ -138,7 +137,13 @@ func TestAgentKeys(t *testing.T) {
 	require.Equal(t, 422, b.Admin("val", "DELETE", "/agents/reg-web/keys/short", "").Status, "kid shape")
 	require.Equal(t, 1, b.Count(`SELECT count(*) FROM agent_keys WHERE agent_id <> 'rocket-bot'`), "nothing half-written")
 	require.Equal(t, 1, b.Count(`SELECT count(*) FROM entries WHERE action = 'admin.agent_key.add' AND outcome = 'ok' AND actor = 'human:val'`))
-	require.Equal(t, 10, b.Count(`SELECT count(*) FROM entries WHERE action = 'admin.agent_key.add' AND outcome <> 'ok'`))
+	require.Equal(t, 9, b.Count(`SELECT count(*) FROM entries WHERE action = 'admin.agent_key.add' AND outcome <> 'ok'`))
+
+	// Keys are unique per organization: acme's key is no concern of
+	// default's, and is taken like a fresh one (docs/security.md, finding 9).
+	got = b.Admin("val", "POST", "/agents/hired-web/keys", `{"public_key": "`+acmeKey+`"}`)
+	require.Equal(t, 200, got.Status, got.Raw)
+	require.Equal(t, 1, b.Count(`SELECT count(*) FROM agent_keys WHERE agent_id = 'rocket-bot' AND public_key = ?`, mustRaw(acmeKey)))
 
 	got = b.Admin("val", "DELETE", "/agents/reg-web/keys/"+kid, "")
 	require.Equal(t, 200, got.Status, got.Raw)
@@ -199,8 +204,7 @@ func TestTrustedRoots(t *testing.T) {
 		status     int
 		says       string
 	}{
-		{"Live", `{"public_key": "` + key + `", "human": "ana"}`, 400, "this key is already a trusted root"},
-		{"AnotherOrgs", `{"public_key": "` + acmeRoot + `", "human": "ana"}`, 400, "this key is already a trusted root"},
+		{"Live", `{"public_key": "` + key + `", "human": "ana"}`, 400, "this key is already a trusted root of this organization"},
 		{"HumanOfAnotherOrg", `{"public_key": "` + pubKeyText("z") + `", "human": "bo"}`, 404, "human bo does not exist"},
 		{"MissingHuman", `{"public_key": "` + pubKeyText("z") + `", "human": "nobody"}`, 404, "human nobody does not exist"},
 		{"BadKey", `{"public_key": "abc", "human": "ana"}`, 400, credentials.BadPublicKey},
@@ -239,6 +243,16 @@ func TestTrustedRoots(t *testing.T) {
 	miss := b.Admin("ana", "DELETE", "/trusted-roots/"+missing, "")
 	require.Equal(t, http.StatusNotFound, other.Status, other.Raw)
 	require.Equal(t, strings.ReplaceAll(miss.Raw, missing, "?"), strings.ReplaceAll(other.Raw, acmeRoot, "?"))
+	require.Equal(t, 1, b.Count(`SELECT count(*) FROM trusted_roots WHERE org_id = 'acme' AND revoked_at IS NULL`))
+
+	// Roots are unique per organization: default may trust acme's key too,
+	// answered like a fresh one, and revoking it here leaves acme's live
+	// (docs/security.md, finding 9).
+	got = b.Admin("ana", "POST", "/trusted-roots", `{"public_key": "`+acmeRoot+`", "human": "ana"}`)
+	require.Equal(t, 200, got.Status, got.Raw)
+	require.Equal(t, false, got.Body["reactivated"])
+	got = b.Admin("ana", "DELETE", "/trusted-roots/"+acmeRoot, "")
+	require.Equal(t, map[string]any{"revoked": 1.0}, got.Body, got.Raw)
 	require.Equal(t, 1, b.Count(`SELECT count(*) FROM trusted_roots WHERE org_id = 'acme' AND revoked_at IS NULL`))
 }
 

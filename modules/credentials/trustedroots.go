@@ -87,15 +87,16 @@ func (m *Module) AddTrustedRoot(ctx context.Context, by, publicKey, human, label
 			return err
 		}
 		var existing []struct {
-			OrgID     string     `bun:"org_id"`
 			RevokedAt *time.Time `bun:"revoked_at"`
 		}
-		if err := tx.NewRaw(`SELECT org_id, revoked_at FROM trusted_roots WHERE principal = ? FOR UPDATE`, raw).
+		if err := tx.NewRaw(`SELECT revoked_at FROM trusted_roots WHERE org_id = ? AND principal = ? FOR UPDATE`, p.OrgID, raw).
 			Scan(ctx, &existing); err != nil {
 			return err
 		}
-		if len(existing) > 0 && (existing[0].RevokedAt == nil || existing[0].OrgID != p.OrgID) {
-			return errs.E(errs.InvalidRequest, "this key is already a trusted root")
+		if len(existing) > 0 && existing[0].RevokedAt == nil {
+			// Roots are unique per organization: another organization's
+			// never show here (docs/security.md, finding 9).
+			return errs.E(errs.InvalidRequest, "this key is already a trusted root of this organization")
 		}
 		out = &AddedRoot{Principal: base64.RawURLEncoding.EncodeToString(raw), Human: human, Label: nilIfEmpty(label)}
 		if len(existing) == 0 {
@@ -105,7 +106,7 @@ func (m *Module) AddTrustedRoot(ctx context.Context, by, publicKey, human, label
 			out.Reactivated = true
 			e.Action = "admin.trusted_root.reactivate"
 			_, err = tx.NewRaw(`UPDATE trusted_roots SET human = ?, label = ?, revoked_at = NULL, active_since = now()
-				WHERE principal = ?`, human, out.Label, raw).Exec(ctx)
+				WHERE org_id = ? AND principal = ?`, human, out.Label, p.OrgID, raw).Exec(ctx)
 		}
 		return db.Refusal(err, "this key")
 	})
@@ -132,7 +133,8 @@ func (m *Module) RevokeTrustedRoot(ctx context.Context, by, principal string) (i
 			if found == 0 {
 				return errs.E(errs.NotFound, "%s is not a trusted root", principal)
 			}
-			res, err := tx.NewRaw(`UPDATE trusted_roots SET revoked_at = now() WHERE principal = ? AND revoked_at IS NULL`, raw).Exec(ctx)
+			res, err := tx.NewRaw(`UPDATE trusted_roots SET revoked_at = now() WHERE org_id = ? AND principal = ? AND revoked_at IS NULL`,
+				p.OrgID, raw).Exec(ctx)
 			if err != nil {
 				return fmt.Errorf("credentials.RevokeTrustedRoot: %w", err)
 			}

@@ -52,12 +52,12 @@ func (m *Module) UpdateHuman(ctx context.Context, by, id string, upd HumanUpdate
 				return err
 			}
 			if upd.Email != nil && *upd.Email != "" && !strings.EqualFold(*upd.Email, deref(old.Email)) {
-				taken, err := m.identity.EmailTaken(ctx, tx, *upd.Email, id)
+				taken, err := m.identity.EmailTaken(ctx, tx, p.OrgID, *upd.Email, id)
 				if err != nil {
 					return err
 				}
 				if taken {
-					return errs.E(errs.IDTaken, "email %s is already registered", *upd.Email)
+					return errs.E(errs.IDTaken, "email %s is already someone's in this organization", *upd.Email)
 				}
 			}
 			out, err = m.identity.SetHumanFields(ctx, tx, id, identity.HumanFields{Name: upd.Name, Email: upd.Email,

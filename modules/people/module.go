@@ -75,6 +75,7 @@ func (m *Module) Register(h *kernel.Host) error {
 	m.registerAgents(api)
 	m.registerRoles(api)
 	m.registerSignup(api)
+	m.registerInvitations(api)
 	h.Handle("POST /connect", http.HandlerFunc(m.serveConnect))
 	return m.addWhoami(h)
 }

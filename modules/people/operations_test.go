@@ -32,7 +32,9 @@ func TestHumans(t *testing.T) {
 	require.Equal(t, http.StatusCreated, got.Status, got.Raw)
 	require.Equal(t, "viewer", got.Body["role"], "invited as viewer by default")
 	require.Equal(t, "Zoe", got.Body["name"])
-	require.Equal(t, 200, b.Admin("zoe", "GET", "/me", "").Status, "the invitee signs in with their verified email")
+	require.Equal(t, 403, b.Admin("zoe", "GET", "/me", "").Status, "an invitation is accepted, never taken by signing in")
+	require.Equal(t, 200, b.Admin("zoe", "POST", "/invitations/zoe/accept", "").Status, "the account with the verified email accepts")
+	require.Equal(t, 200, b.Admin("zoe", "GET", "/me", "").Status)
 
 	got = b.Admin("ana", "POST", "/humans", `{"id": "bo", "name": "Bo", "email": "bo2@example.com"}`)
 	require.Equal(t, http.StatusConflict, got.Status)

@@ -46,14 +46,16 @@ type SignUpInput struct {
 // §10.5): its id derived from the name, its own system chain, the terms
 // recorded, the roles of role_templates, what the modules seed for a new
 // organization (kernel.OrgCreatedHooks: the board's default approval
-// rules), and org.created as its first log entry. An account whose verified email
-// an owner invited joins that organization instead (Invited) and makes
-// none. Concurrent sign-ups of one account make one organization: they
-// serialise on an advisory lock and the later ones find a person.
+// rules), and org.created as its first log entry. Invitations play no
+// part: an invited account joins only by accepting one (AcceptInvitation),
+// and may make its own organization instead. Concurrent sign-ups of one
+// account make one organization: they serialise on an advisory lock and
+// the later ones find a person.
 // Refusals: account_disabled, already_registered, signup_closed,
 // invalid_request (no verified email, terms not accepted, a name or the
-// terms version blank or too long), signup_busy. Refusals are not logged:
-// the account has no organization to log them in.
+// terms version blank or too long), signup_busy. Only the refusals of an
+// account that is a person are logged (in their organization): the others
+// have no organization to log them in.
 func (m *Module) SignUp(ctx context.Context, pol SignUpPolicy, in SignUpInput) (*SignedUp, error) {
 	in.OrgName, in.DisplayName = strings.TrimSpace(in.OrgName), strings.TrimSpace(in.DisplayName)
 	in.TermsVersion, in.VerifiedEmail = strings.TrimSpace(in.TermsVersion), strings.TrimSpace(in.VerifiedEmail)
@@ -61,13 +63,12 @@ func (m *Module) SignUp(ctx context.Context, pol SignUpPolicy, in SignUpInput) (
 		return nil, errs.E(errs.Unauthorized, "this sign-in names no account")
 	}
 	var out *SignedUp
-	var known *identity.Person // the person the account is, or was invited as
+	var known *identity.Person // the person the account is
 	err := m.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended(?, 0))`,
-			"signup:"+in.Issuer+":"+in.Subject); err != nil {
+		if err := m.lockAccount(ctx, tx, in.Issuer, in.Subject); err != nil {
 			return err
 		}
-		p, bound, err := m.identity.AccountPerson(ctx, tx, in.Issuer, in.Subject, in.VerifiedEmail)
+		p, err := m.identity.AccountPerson(ctx, tx, in.Issuer, in.Subject)
 		if err != nil {
 			return err
 		}
@@ -75,7 +76,7 @@ func (m *Module) SignUp(ctx context.Context, pol SignUpPolicy, in SignUpInput) (
 		switch {
 		case p != nil && p.DisabledAt != nil:
 			return identity.Disabled()
-		case bound:
+		case p != nil:
 			return errs.E(errs.AlreadyRegistered, "this account is already %s of organization %s; sign in instead", p.ID, p.OrgID)
 		case !pol.Enabled:
 			return errs.E(errs.SignupClosed, SignupClosedMessage)
@@ -83,10 +84,6 @@ func (m *Module) SignUp(ctx context.Context, pol SignUpPolicy, in SignUpInput) (
 			return errs.E(errs.InvalidRequest, NoVerifiedEmail)
 		}
 		if err := validSignUp(in); err != nil {
-			return err
-		}
-		if p != nil {
-			out, err = m.joinInvited(ctx, tx, p, in)
 			return err
 		}
 		recent, err := m.identity.SignUpsLastHour(ctx, tx)
@@ -100,7 +97,8 @@ func (m *Module) SignUp(ctx context.Context, pol SignUpPolicy, in SignUpInput) (
 		return err
 	})
 	if errs.IsRefusal(err) && known != nil {
-		return nil, m.logSignUpRefusal(ctx, known, in, err)
+		return nil, m.log.RecordRefusal(ctx, m.db, ledger.Entry{OrgID: known.OrgID, Actor: "human:" + known.ID,
+			Action: "admin.signup", Payload: map[string]any{"human_id": known.ID, "issuer": in.Issuer}}, err)
 	}
 	if err != nil {
 		return nil, err
@@ -108,41 +106,11 @@ func (m *Module) SignUp(ctx context.Context, pol SignUpPolicy, in SignUpInput) (
 	return out, nil
 }
 
-// logSignUpRefusal records a refused sign-up in the organization of the
-// person the account is (or was invited as): a disabled person trying
-// again, an account already registered, an invitation's sign-up with bad
-// input, or another account presenting a registered person's verified
-// email. A refusal that names no person has no organization to log it in.
-func (m *Module) logSignUpRefusal(ctx context.Context, p *identity.Person, in SignUpInput, refusal error) error {
-	sameAccount, err := m.identity.IsAccountOf(ctx, m.db, p.ID, in.Issuer, in.Subject)
-	if err != nil {
-		return fmt.Errorf("log the refused sign-up %v: %w", refusal, err)
-	}
-	// The caller proved to be p: by p's account, or by p's verified email
-	// (same_account false: another account, or an invitation not taken yet).
-	return m.log.RecordRefusal(ctx, m.db, ledger.Entry{OrgID: p.OrgID, Actor: "human:" + p.ID, Action: "admin.signup",
-		Payload: map[string]any{"human_id": p.ID, "issuer": in.Issuer, "same_account": sameAccount}}, refusal)
-}
-
-// joinInvited binds invited person p to the account, as a first sign-in
-// would, and logs admin.human.bind in their organization.
-func (m *Module) joinInvited(ctx context.Context, tx bun.Tx, p *identity.Person, in SignUpInput) (*SignedUp, error) {
-	bound, err := m.identity.BindAccount(ctx, tx, p.ID, in.Issuer, in.Subject)
-	if err != nil {
-		return nil, err
-	}
-	if !bound {
-		return nil, errs.E(errs.AlreadyRegistered, "this account is already %s of organization %s; sign in instead", p.ID, p.OrgID)
-	}
-	if _, err := m.log.Append(ctx, tx, ledger.Entry{Actor: "human:" + p.ID, Action: "admin.human.bind", OrgID: p.OrgID,
-		Payload: map[string]any{"human_id": p.ID, "issuer": in.Issuer, "via": "signup"}}); err != nil {
-		return nil, err
-	}
-	o, err := m.identity.GetOrg(ctx, tx, p.OrgID)
-	if err != nil {
-		return nil, err
-	}
-	return &SignedUp{Human: human(p), Invited: true, Org: OrgBrief{ID: o.ID, Name: o.Name, Halted: o.Halted}}, nil
+// lockAccount serialises, until tx ends, what one account does to become a
+// person: sign-up and accepting an invitation.
+func (m *Module) lockAccount(ctx context.Context, tx bun.Tx, issuer, sub string) error {
+	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended(?, 0))`, "signup:"+issuer+":"+sub)
+	return err
 }
 
 // createOrg makes the organization and its owner, seeds it and logs

@@ -21,12 +21,10 @@ type signupIn struct {
 	}
 }
 
-// SignedUp is the owner a sign-up made, or the invited person it bound, and
-// their organization.
+// SignedUp is the owner a sign-up made, and their organization.
 type SignedUp struct {
-	Human   Human    `json:"human"`
-	Org     OrgBrief `json:"org"`
-	Invited bool     `json:"invited" doc:"An owner had invited this email: the account joined that organization and none was made"`
+	Human Human    `json:"human"`
+	Org   OrgBrief `json:"org"`
 }
 
 type signedUpOut struct{ Body SignedUp }
@@ -34,8 +32,8 @@ type signedUpOut struct{ Body SignedUp }
 func (m *Module) registerSignup(api huma.API) {
 	o := huma.Operation{OperationID: "people-signup", Method: http.MethodPost, Path: "/signup",
 		Summary: "Sign up: make an organization and become its owner (PACT_SIGNUP_ENABLED)",
-		Description: "Takes a signed-in account that is no person of the board yet. An account whose verified " +
-			"email an owner invited joins that organization instead and makes none.",
+		Description: "Takes a signed-in account that is no person of the board yet. Invitations play no part: " +
+			"an invited account joins an organization only by accepting its invitation (accept-invitation).",
 		Tags: []string{"people"}, MaxBodyBytes: maxBody, DefaultStatus: http.StatusCreated,
 		Security: []map[string][]string{{"bearer": {}}},
 		Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusConflict,

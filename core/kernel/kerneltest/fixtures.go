@@ -10,9 +10,21 @@ import (
 )
 
 // Person adds a person through identity.AddHuman with the email
-// <id>@example.com, so AdminToken(id) signs in as them. The first person
-// of the board needs no by and must be an owner.
+// <id>@example.com and binds the account sub-<id> to them, as accepting
+// the invitation does, so AdminToken(id) signs in as them. The first
+// person of the board needs no by and must be an owner. Invited leaves the
+// invitation pending.
 func (w *World) Person(by, id string, role identity.Role) *identity.Person {
+	w.T.Helper()
+	w.Invited(by, id, role)
+	p, err := w.Identity.AcceptInvitation(context.Background(), w.DB, id, id+"@example.com", w.Issuer.URL, "sub-"+id)
+	require.NoError(w.T, err)
+	require.NotNil(w.T, p, "the invitation of %s", id)
+	return p
+}
+
+// Invited adds a person as Person does, leaving their invitation pending.
+func (w *World) Invited(by, id string, role identity.Role) *identity.Person {
 	w.T.Helper()
 	p, err := w.Identity.AddHuman(context.Background(), by, identity.HumanInput{ID: id,
 		Name: capital(id), Role: role, Email: id + "@example.com"})
