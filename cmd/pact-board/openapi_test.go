@@ -39,7 +39,7 @@ type adminBoard struct {
 	k     *kernel.Kernel
 }
 
-func newAdminBoard(t *testing.T) *adminBoard {
+func newAdminBoard(t testing.TB) *adminBoard {
 	t.Helper()
 	w := kerneltest.New(t, kerneltest.Options{Modules: func(w *kerneltest.World) []kernel.Module {
 		return boardModules(w.Mandates.Keys(), nil, nil, nil)

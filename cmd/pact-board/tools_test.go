@@ -21,7 +21,7 @@ var toolsFile = filepath.Join("..", "..", "docs", "mcp-tools.json")
 // toolAgents signs ana in and registers two code agents of project web on
 // a's board, returning MCP sessions of the first and the agents' root
 // mandates.
-func (a *adminBoard) toolAgents(t *testing.T) (*mcp.ClientSession, map[string]string) {
+func (a *adminBoard) toolAgents(t testing.TB) (*mcp.ClientSession, map[string]string) {
 	t.Helper()
 	ctx := context.Background()
 	_, err := a.ident.AddHuman(ctx, "", identity.HumanInput{ID: "ana", Name: "Ana", Role: identity.Owner})
