@@ -143,7 +143,7 @@ pgbouncer-check:
 # input under the package's testdata/fuzz, to commit with its fix.
 FUZZTIME ?= 10m
 FUZZ_TARGETS := core/mandate:FuzzScope modules/board:FuzzHandoff core/canon:FuzzCanonicalJSON \
-	core/redact:FuzzRedact core/kernel:FuzzArgNumbers
+	core/redact:FuzzRedact core/kernel:FuzzArgNumbers cmd/pact-board:FuzzToolArgs
 
 fuzz:
 	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg, $(FUZZTIME))"; \
