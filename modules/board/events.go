@@ -50,10 +50,21 @@ func (a eventsIn) wait() time.Duration {
 	return waitIn{Seconds: a.Seconds}.deadline(MaxWait)
 }
 
-// claimableSQL selects the tasks an agent may claim in projects after a
-// cursor: open, not awaiting approval, undelegated or delegated to it.
-const claimableSQL = ` FROM tasks t WHERE t.project_id = ANY(?) AND t.change_seq > ? AND t.status = 'submitted'
-	AND t.assignee IS NULL AND NOT t.deferred AND (t.delegate_to IS NULL OR t.delegate_to = ?)`
+// claimableFrom selects the tasks t an agent may claim in projects after a
+// cursor: open, not awaiting approval, undelegated or delegated to it. The
+// arguments are the statement's placeholders for each value; answer and
+// readiness share it.
+func claimableFrom(projects, cursor, agent string) string {
+	return ` FROM tasks t WHERE t.project_id = ANY(` + projects + `) AND t.change_seq > ` + cursor + `
+	AND t.status = 'submitted' AND t.assignee IS NULL AND NOT t.deferred
+	AND (t.delegate_to IS NULL OR t.delegate_to = ` + agent + `)`
+}
+
+// eventsReadySQL is whether pact_events has anything to answer for agent
+// $1 watching projects $2 (tasks only unless $3, watch-only) after cursor
+// $4: exactly what work would return, so a wait never ends with nothing.
+var eventsReadySQL = `SELECT EXISTS (SELECT 1` + unreadFrom("$1", "$2", "''") + `)
+	OR (NOT $3::boolean AND EXISTS (SELECT 1` + claimableFrom("$2", "$4", "$1") + `))`
 
 func (m *Module) eventsScope(ctx context.Context, tx bun.IDB, agent string, a eventsIn) (mandate.Chain, []string, bool, error) {
 	chain, who, projects, err := m.waitScope(ctx, tx, agent, a.MandateID, "")
@@ -88,18 +99,15 @@ func (m *Module) waitForWork(ctx context.Context, agent string, a eventsIn) (*ev
 	match := func(ev events.Event) bool {
 		switch ev.Kind {
 		case events.KindMessage:
-			return ev.AgentID == agent
+			return ev.AgentID == agent && contains(projects, ev.ProjectID)
 		case events.KindTask:
 			return !watchOnly && contains(projects, ev.ProjectID) && (ev.AgentID == "" || ev.AgentID == agent)
 		}
 		return false
 	}
-	ready := func(ctx context.Context) (bool, error) {
-		var n int
-		err := m.db.NewRaw(`SELECT (SELECT count(*) FROM task_messages WHERE to_agent = ? AND read_at IS NULL)
-			+ CASE WHEN ? THEN 0 ELSE (SELECT count(*)`+claimableSQL+`) END`,
-			agent, watchOnly, pgdialect.Array(projects), a.cursor(), agent).Scan(ctx, &n)
-		return n > 0, err
+	ready := func(ctx context.Context) (ready bool, err error) {
+		err = m.db.FetchInto(ctx, m.db, eventsReadySQL, []any{agent, projects, watchOnly, a.cursor()}, &ready)
+		return ready, err
 	}
 	stop := func(ctx context.Context) error { return m.ident.ListenUntil(ctx, m.db, agent, 0) }
 	return m.hub.NewWait(match, a.wait(), ready, stop), nil
@@ -121,7 +129,7 @@ func (m *Module) work(ctx context.Context, c *kernel.Call, a eventsIn) (eventsOu
 	}
 	rows := []task{}
 	if !watchOnly {
-		if err := c.Tx.NewRaw(`SELECT `+taskColumns("t")+claimableSQL+` ORDER BY t.change_seq LIMIT 50`,
+		if err := c.Tx.NewRaw(`SELECT `+taskColumns("t")+claimableFrom("?", "?", "?")+` ORDER BY t.change_seq LIMIT 50`,
 			pgdialect.Array(projects), a.cursor(), c.AgentID).Scan(ctx, &rows); err != nil {
 			return eventsOut{}, err
 		}

@@ -57,13 +57,21 @@ func (r messageRow) view(withTitle bool) messageView {
 	return v
 }
 
+// unreadFrom is the unread messages (m, with their tasks t) to agent in
+// projects, only on task unless it is ”: the one definition that answers
+// (unreadSQL) and readiness (pact_events, pact_wait) share. The arguments
+// are the statement's placeholders for each value.
+func unreadFrom(agent, projects, task string) string {
+	return ` FROM task_messages m JOIN tasks t ON t.id = m.task_id
+	WHERE m.to_agent = ` + agent + ` AND m.read_at IS NULL AND t.project_id = ANY(` + projects + `)
+	  AND (` + task + ` = '' OR m.task_id::text = ` + task + `)`
+}
+
 // unreadSQL is the unread messages to $1 in projects $2, only on task $3
 // unless it is ”, up to 50, oldest first (pact_list folds it into its
 // one statement).
-const unreadSQL = `SELECT m.id, m.task_id::text AS task_id, t.title AS task_title, m.from_agent,
-		m.from_human, m.to_agent, m.body, m.created_at, m.read_at
-	FROM task_messages m JOIN tasks t ON t.id = m.task_id
-	WHERE m.to_agent = $1 AND m.read_at IS NULL AND t.project_id = ANY($2) AND ($3 = '' OR m.task_id::text = $3)
+var unreadSQL = `SELECT m.id, m.task_id::text AS task_id, t.title AS task_title, m.from_agent,
+		m.from_human, m.to_agent, m.body, m.created_at, m.read_at` + unreadFrom("$1", "$2", "$3") + `
 	ORDER BY m.id LIMIT 50`
 
 // unreadMessages returns up to 50 unread messages to agent in projects,

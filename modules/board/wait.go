@@ -65,14 +65,13 @@ func (m *Module) waitForMessage(ctx context.Context, agent string, a waitIn) (*e
 		return nil, err
 	}
 	match := func(ev events.Event) bool {
-		return ev.Kind == events.KindMessage && ev.AgentID == agent && (a.task() == "" || ev.TaskID == a.task())
+		return ev.Kind == events.KindMessage && ev.AgentID == agent && contains(projects, ev.ProjectID) &&
+			(a.task() == "" || ev.TaskID == a.task())
 	}
-	ready := func(ctx context.Context) (bool, error) {
-		var n int
-		err := m.db.NewRaw(`SELECT count(*) FROM task_messages msg JOIN tasks t ON t.id = msg.task_id
-			WHERE msg.to_agent = ? AND msg.read_at IS NULL AND t.project_id = ANY(?) AND (? = '' OR msg.task_id::text = ?)`,
-			agent, pgdialect.Array(projects), a.task(), a.task()).Scan(ctx, &n)
-		return n > 0, err
+	ready := func(ctx context.Context) (ready bool, err error) {
+		err = m.db.FetchInto(ctx, m.db, `SELECT EXISTS (SELECT 1`+unreadFrom("$1", "$2", "$3")+`)`,
+			[]any{agent, projects, a.task()}, &ready)
+		return ready, err
 	}
 	return m.hub.NewWait(match, a.deadline(30*time.Second), ready, nil), nil
 }
