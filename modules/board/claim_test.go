@@ -1,6 +1,10 @@
 package board_test
 
 import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -144,4 +148,45 @@ func TestOnlyWorkingTasksHaveAHeartbeat(t *testing.T) {
 	w.OK("gemini-web", "pact_claim", map[string]any{"task_id": ids[2], "mandate_id": w.Root("gemini-web")})
 	require.Equal(t, 2, beats(), "a claim writes the first heartbeat again")
 	require.Equal(t, 2, working())
+}
+
+// TestEveryCallNamingTheTaskIsAHeartbeat: any successful call by the
+// assignee that names its working task renews the claim's lease
+// (docs/specs/behavior.md §6.0 step 6, §7.3). The tools that take a task_id
+// come from the registry, so a new one must be placed here.
+func TestEveryCallNamingTheTaskIsAHeartbeat(t *testing.T) {
+	w := newWorld(t)
+	id := w.post("code-web", "web", "Long job", nil)
+	root := w.Root("gemini-web")
+	w.OK("gemini-web", "pact_claim", map[string]any{"task_id": id, "mandate_id": root})
+	beats := map[string]map[string]any{
+		"pact_report":  {"task_id": id, "status": "working", "mandate_id": root},
+		"pact_message": {"task_id": id, "to": "code-web", "body": "on it", "mandate_id": root},
+		"pact_wait":    {"task_id": id, "seconds": 0, "mandate_id": root},
+	}
+	// pact_claim starts the lease and pact_defer ends it.
+	others := []string{"pact_claim", "pact_defer"}
+	res, err := w.Session("gemini-web").ListTools(context.Background(), nil)
+	require.NoError(t, err)
+	for _, tool := range res.Tools {
+		if strings.Contains(string(mustJSON(t, tool.InputSchema)), `"task_id"`) {
+			_, beat := beats[tool.Name]
+			require.True(t, beat || slices.Contains(others, tool.Name), "%s takes a task_id: is it a heartbeat?", tool.Name)
+		}
+	}
+	for name, args := range beats {
+		t.Run(name, func(t *testing.T) {
+			w.Exec(`UPDATE task_activity SET at = now() - interval '29 minutes' WHERE task_id = ?`, id)
+			w.OK("gemini-web", name, args)
+			require.Equal(t, 1, w.Count(`SELECT count(*) FROM task_activity WHERE task_id = ? AND at > now() - interval '1 minute'`, id),
+				"%s renewed the lease", name)
+		})
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	raw, err := json.Marshal(v)
+	require.NoError(t, err)
+	return raw
 }

@@ -126,5 +126,12 @@ func (m *Module) takeMessages(ctx context.Context, c *kernel.Call, a waitIn) (wa
 	if err != nil {
 		return waitOut{}, err
 	}
+	if a.task() != "" {
+		// Any successful call naming the task is its assignee's heartbeat
+		// (docs/specs/behavior.md §6.0 step 6, §7.3).
+		if err := m.heartbeat(ctx, c.Tx, a.task(), c.AgentID); err != nil {
+			return waitOut{}, err
+		}
+	}
 	return waitOut{Messages: msgs, TimedOut: len(msgs) == 0, Note: messageFrame}, nil
 }
