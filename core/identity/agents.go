@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -20,6 +21,16 @@ var clients = map[string]bool{"chat": true, "cowork": true, "design": true, "cod
 
 // singleProject clients work in exactly one project.
 var singleProject = map[string]bool{"code": true, "runner": true}
+
+// Clients are the clients an agent can be, sorted.
+func Clients() []string {
+	out := make([]string, 0, len(clients))
+	for c := range clients {
+		out = append(out, c)
+	}
+	slices.Sort(out)
+	return out
+}
 
 // ValidClient reports whether client is a client an agent can be.
 func ValidClient(client string) bool { return clients[client] }

@@ -13,14 +13,12 @@ import (
 	"github.com/pactboard/pact/sdk/errs"
 )
 
-// signInClients are the agents a person uses through a Claude app, signed
-// in with OAuth rather than holding a token (docs/specs/behavior.md §9.2–9.3).
-var signInClients = map[string]bool{"chat": true, "cowork": true, "design": true}
-
 // OAuth accepts agent tokens (through Tokens) and, for any other bearer
 // token, an OAuth access token from the board's issuer whose signed-in
-// person owns the agent. The token's audience must be the agent's URL or
-// the board's.
+// person owns the agent, whatever its client: Claude apps sign in this way,
+// and a person may run their own Claude Code, Gemini CLI or Runner so too
+// (docs/specs/behavior.md §9.2–9.3 set no other condition). The token's
+// audience must be the agent's URL or the board's.
 type OAuth struct {
 	Tokens    AgentTokens
 	Issuer    auth.Issuer // nil: OAuth is not configured
@@ -32,8 +30,7 @@ type OAuth struct {
 // Authenticate implements Authenticator. Refusals: unauthorized (the token
 // is not accepted, or its person is not registered or disabled), forbidden
 // "you are not the owner of agent X" (also for an agent that does not
-// exist, so the answer reveals nothing) or for an agent that signs in with
-// a token instead.
+// exist, so the answer reveals nothing).
 func (o OAuth) Authenticate(ctx context.Context, agent, token string) error {
 	if strings.HasPrefix(token, identity.TokenPrefix) {
 		return o.Tokens.Authenticate(ctx, agent, token)
@@ -67,15 +64,12 @@ func (o OAuth) Authenticate(ctx context.Context, agent, token string) error {
 	default:
 		return err
 	}
-	owner, client, err := identity.AgentOwner(ctx, o.DB, agent)
+	owner, _, err := identity.AgentOwner(ctx, o.DB, agent)
 	if err != nil && errs.CodeOf(err) != errs.NotFound {
 		return errs.Wrap(err, "find agent owner")
 	}
 	if err != nil || owner != p.ID {
 		return errs.E(errs.Forbidden, "you are not the owner of agent %s", agent)
-	}
-	if !signInClients[client] {
-		return errs.E(errs.Forbidden, "agent %s is a %s agent; it connects with its pact_ token, not a sign-in", agent, client)
 	}
 	return nil
 }

@@ -25,8 +25,8 @@ func (b oauthBearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-// A person signed in through the board's issuer may use the Claude-app
-// agents they own, at their URL; nobody else, and no token-holding agent.
+// A person signed in through the board's issuer may use the agents they
+// own, at their URL, whatever their client; nobody else may.
 func TestOAuthSignInActsAsTheAgentsOwner(t *testing.T) {
 	ctx := context.Background()
 	const public = "http://board.test"
@@ -39,8 +39,8 @@ func TestOAuthSignInActsAsTheAgentsOwner(t *testing.T) {
 	w.Person("", "ana", identity.Owner)
 	w.Person("ana", "val", identity.Approver)
 	w.Project("ana", "web", false)
-	for _, a := range []struct{ id, client string }{{"chat-web", "chat"}, {"code-web", "code"}} {
-		w.Agent("ana", identity.AgentInput{ID: a.id, Client: a.client, Projects: []string{"web"}})
+	for _, client := range identity.Clients() {
+		w.Agent("ana", identity.AgentInput{ID: client + "-web", Client: client, Projects: []string{"web"}})
 	}
 	iss := w.Issuer
 
@@ -58,7 +58,11 @@ func TestOAuthSignInActsAsTheAgentsOwner(t *testing.T) {
 	check := func(agent, tok string) errs.Code { return errs.CodeOf(o.Authenticate(ctx, agent, tok)) }
 	require.Equal(t, errs.Forbidden, check("chat-web", token("sub-val", "val@example.com", public+"/mcp/a/chat-web")), "not the owner")
 	require.Equal(t, errs.Forbidden, check("ghost", token("sub-ana", "", public+"/mcp/a/ghost")), "a missing agent answers like a foreign one")
-	require.Equal(t, errs.Forbidden, check("code-web", token("sub-ana", "", public+"/mcp/a/code-web")), "token agents do not sign in")
+	for _, client := range identity.Clients() {
+		// Every client, not only the Claude apps (docs/specs/divergences.md, audit item 3).
+		require.NoError(t, o.Authenticate(ctx, client+"-web", token("sub-ana", "", public+"/mcp/a/"+client+"-web")), client)
+		require.Equal(t, errs.Forbidden, check(client+"-web", token("sub-val", "", public+"/mcp/a/"+client+"-web")), "not the owner")
+	}
 	require.Equal(t, errs.Unauthorized, check("chat-web", token("sub-ana", "", "https://elsewhere")), "wrong audience")
 	require.Equal(t, errs.Unauthorized, check("chat-web", token("sub-eve", "eve@example.com", public)), "not a registered person")
 	scoped := func(scope string) string {
