@@ -102,7 +102,7 @@ func TestAgentKeys(t *testing.T) {
 	require.Equal(t, base64.StdEncoding.EncodeToString(raw), k["public_key_b64"])
 	require.Equal(t, "val", k["created_by"])
 	require.Nil(t, k["revoked_at"])
-	// The people module's agent list counts these same rows as live_keys
+	// The people module's agent list counts these same rows as keys
 	// (cmd/pact-board's end-to-end tests serve both modules).
 	liveKeys := func() float64 {
 		return float64(b.Count(`SELECT count(*) FROM agent_keys WHERE agent_id = 'reg-web' AND revoked_at IS NULL`))

@@ -29,7 +29,7 @@ type Agent struct {
 	Projects       []string       `json:"projects" bun:"projects,array" nullable:"false"`
 	LiveTokens     int            `json:"live_tokens" bun:"live_tokens"`
 	LiveMandates   int            `json:"live_mandates" bun:"live_mandates" doc:"Unrevoked, unexpired mandates it holds"`
-	LiveKeys       int            `json:"live_keys" bun:"live_keys" doc:"Unrevoked Ed25519 public keys it registered"`
+	Keys           int            `json:"keys" bun:"keys" doc:"Unrevoked Ed25519 public keys it registered (docs/specs/behavior.md §10.6 names it keys)"`
 	ListeningUntil *time.Time     `json:"listening_until" bun:"listening_until"`
 	Online         bool           `json:"online" bun:"online" doc:"Listening now or within the last 30 seconds"`
 }

@@ -184,6 +184,22 @@ func TestHireFromOAuthAndRunnerRoles(t *testing.T) {
 	require.Contains(t, settings["PACT_RUNNER_SCHEDULE"], `project_id=\"web\"`)
 }
 
+// TestAgentListHasTheDocumentedFields: GET /agents answers each agent with
+// the fields docs/specs/behavior.md §10.6 lists, under those names (it
+// named the live-key count live_keys once: audit item 4).
+func TestAgentListHasTheDocumentedFields(t *testing.T) {
+	b := newBoard(t)
+	require.Equal(t, 201, b.Admin("val", "POST", "/agents", `{"id": "reg-web", "projects": ["web"]}`).Status)
+	list := b.Admin("vic", "GET", "/agents", "")
+	require.Equal(t, 200, list.Status, list.Raw)
+	a := list.Body["agents"].([]any)[0].(map[string]any)
+	for _, field := range []string{"id", "owner", "client", "status", "last_seen", "created_at", "root_mandate_id",
+		"preferences", "role_id", "replaced_by", "projects", "live_tokens", "live_mandates", "keys"} {
+		require.Contains(t, a, field)
+	}
+	require.Equal(t, 0.0, a["keys"])
+}
+
 func TestHireReplacesBansTheOldAgent(t *testing.T) {
 	b := newBoard(t)
 	got := b.Admin("val", "POST", "/agents/hire", `{"role": "code", "project": "web"}`)

@@ -87,7 +87,7 @@ func (m *Module) agentRows(ctx context.Context, tx bun.IDB, org, id string) ([]A
 		out = append(out, Agent{ID: a.ID, Owner: a.Owner, Client: a.Client, Status: a.Status, LastSeen: a.LastSeen,
 			CreatedAt: a.CreatedAt, RootMandateID: a.RootMandateID, Preferences: prefs, RoleID: a.RoleID,
 			ReplacedBy: a.ReplacedBy, Projects: a.Projects, LiveTokens: a.LiveTokens, LiveMandates: mandates[a.ID],
-			LiveKeys: keys[a.ID], ListeningUntil: a.ListeningUntil, Online: a.Online})
+			Keys: keys[a.ID], ListeningUntil: a.ListeningUntil, Online: a.Online})
 	}
 	return out, nil
 }

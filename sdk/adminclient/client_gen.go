@@ -535,12 +535,12 @@ type Agent struct {
 	CreatedAt time.Time   `json:"created_at"`
 
 	// Id Examples: code-web
-	Id             string     `json:"id"`
+	Id string `json:"id"`
+
+	// Keys Unrevoked Ed25519 public keys it registered (docs/specs/behavior.md §10.6 names it keys)
+	Keys           int64      `json:"keys"`
 	LastSeen       *time.Time `json:"last_seen"`
 	ListeningUntil *time.Time `json:"listening_until"`
-
-	// LiveKeys Unrevoked Ed25519 public keys it registered
-	LiveKeys int64 `json:"live_keys"`
 
 	// LiveMandates Unrevoked, unexpired mandates it holds
 	LiveMandates int64 `json:"live_mandates"`
