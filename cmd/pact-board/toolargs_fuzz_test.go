@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
 
+	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/sdk/errs"
 )
@@ -178,4 +179,32 @@ func callText(t testing.TB, cs *mcp.ClientSession, tool string, args map[string]
 	text := res.Content[0].(*mcp.TextContent).Text
 	require.False(t, res.IsError, text)
 	return text
+}
+
+// TestEveryToolRefusesUnknownArguments: an argument a tool does not list is
+// refused, with the same answer shape on every tool of the registry, and
+// every description says so (docs/specs/divergences.md, audit item 5).
+func TestEveryToolRefusesUnknownArguments(t *testing.T) {
+	a := newAdminBoard(t)
+	cs, roots := a.toolAgents(t)
+	ctx := context.Background()
+	listed, err := cs.ListTools(ctx, nil)
+	require.NoError(t, err)
+	require.NotEmpty(t, listed.Tools)
+	for _, tool := range listed.Tools {
+		t.Run(tool.Name, func(t *testing.T) {
+			require.True(t, strings.HasSuffix(tool.Description, kernel.UnknownArgumentsRule), tool.Description)
+			var args map[string]any
+			require.NoError(t, json.Unmarshal([]byte(strings.ReplaceAll(sampleArgs(tool), "$ROOT", roots["code-web"])), &args))
+			args["delegate"] = "code-api"
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool.Name, Arguments: args})
+			require.NoError(t, err)
+			text := res.Content[0].(*mcp.TextContent).Text
+			require.True(t, res.IsError, text)
+			var refusal struct{ Error, Message string }
+			require.NoError(t, json.Unmarshal([]byte(text), &refusal))
+			require.Equal(t, "invalid_request", refusal.Error)
+			require.True(t, strings.HasPrefix(refusal.Message, `unknown argument "delegate"; this tool takes `), refusal.Message)
+		})
+	}
 }

@@ -28,7 +28,7 @@ func (w *waitTool) tool() kernel.Tool {
 		Name: "demo_wait", Title: "Wait", Description: "Waits up to ms milliseconds for ready.",
 		Input: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{
 			"ms": {Type: "integer"}, "refuse": {Type: "boolean"},
-		}},
+		}, AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}},
 		Wait: func(_ context.Context, _ string, args json.RawMessage) (*events.Wait, error) {
 			w.prepared.Add(1)
 			var in struct {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/danielgtaylor/huma/v2"
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pactboard/pact/core/boot"
@@ -206,4 +207,22 @@ func TestPanicsBecomeInternalErrors(t *testing.T) {
 	require.Equal(t, http.StatusInternalServerError, code)
 	require.Equal(t, "internal", body["error"])
 	require.NotContains(t, body["message"], "secret")
+}
+
+// TestToolsMustRefuseUnknownArguments: a tool whose input schema would let
+// unknown arguments through cannot be registered, and a registered tool's
+// description ends with the rule (docs/specs/divergences.md, audit item 5).
+func TestToolsMustRefuseUnknownArguments(t *testing.T) {
+	r := kernel.NewTools(nil, nil, nil)
+	run := func(context.Context, *kernel.Call) (any, error) { return nil, nil }
+	open := kernel.Tool{Name: "demo_open", Title: "Open", Description: "Takes anything.", Run: run,
+		Input: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"x": {Type: "string"}}}}
+	require.ErrorContains(t, r.Add(open), "must refuse unknown arguments")
+	closed := open
+	closed.Name = "demo_closed"
+	closed.Input = &jsonschema.Schema{Type: "object", Properties: open.Input.Properties,
+		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}}
+	require.NoError(t, r.Add(closed))
+	require.Len(t, r.List(), 1)
+	require.Equal(t, "Takes anything. "+kernel.UnknownArgumentsRule, r.List()[0].Description)
 }

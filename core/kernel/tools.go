@@ -4,8 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -122,6 +126,12 @@ func (r *Tools) Add(t Tool) error {
 	}
 	if t.Input.Type != "object" {
 		return fmt.Errorf("tool %s: its input schema must be of type object", t.Name)
+	}
+	if !closed(t.Input) {
+		return fmt.Errorf("tool %s: its input schema must refuse unknown arguments (additionalProperties: false)", t.Name)
+	}
+	if !strings.HasSuffix(t.Description, UnknownArgumentsRule) {
+		t.Description += " " + UnknownArgumentsRule
 	}
 	resolved, err := t.Input.Resolve(nil)
 	if err != nil {
@@ -260,6 +270,37 @@ func (r *Tools) readAhead(t *Tool, agent string, args any) (db.Step, bool) {
 	return r.mandates.ReadAhead(id, agent)
 }
 
+// UnknownArgumentsRule ends every tool's description: the board refuses
+// an argument a tool does not take rather than ignore it, because a
+// mistyped name (delegate for delegate_to) would otherwise change what
+// the call does without a word (docs/specs/divergences.md, audit item 5).
+const UnknownArgumentsRule = "Arguments this tool does not list are refused (invalid_request), so a mistyped name never passes silently."
+
+// closed reports whether an object schema refuses properties it does not
+// list.
+func closed(s *jsonschema.Schema) bool {
+	a := s.AdditionalProperties
+	return a != nil && a.Not != nil && reflect.ValueOf(*a.Not).IsZero()
+}
+
+// unknownArgs refuses the names in args that schema does not list, naming
+// them and what the tool takes.
+func unknownArgs(schema *jsonschema.Resolved, args map[string]any) error {
+	s := schema.Schema()
+	var unknown []string
+	for name := range args {
+		if _, ok := s.Properties[name]; !ok {
+			unknown = append(unknown, strconv.Quote(name))
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	slices.Sort(unknown)
+	takes := slices.Sorted(maps.Keys(s.Properties))
+	return errs.E(errs.InvalidRequest, "unknown argument %s; this tool takes %s", strings.Join(unknown, ", "), strings.Join(takes, ", "))
+}
+
 // validArgs checks args against the tool's input schema.
 func validArgs(schema *jsonschema.Resolved, args json.RawMessage) error {
 	var v any
@@ -273,8 +314,12 @@ func validDecoded(schema *jsonschema.Resolved, v any, decodeErr error) error {
 	if decodeErr != nil {
 		return errs.E(errs.InvalidRequest, "the arguments are not valid JSON: %v", decodeErr)
 	}
-	if _, ok := v.(map[string]any); !ok {
+	obj, ok := v.(map[string]any)
+	if !ok {
 		return errs.E(errs.InvalidRequest, "the arguments must be a JSON object")
+	}
+	if err := unknownArgs(schema, obj); err != nil {
+		return err
 	}
 	if err := schema.Validate(v); err != nil {
 		return errs.E(errs.InvalidRequest, "invalid arguments: %v", err)

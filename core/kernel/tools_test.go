@@ -174,7 +174,8 @@ func TestReadsAheadRideWithTheGate(t *testing.T) {
 	var took []any
 	require.NoError(t, r.Add(kernel.Tool{
 		Name: "demo_ahead", Title: "Read ahead", Description: "Reads a project ahead and answers it.",
-		Input: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"project": {Type: "string"}}},
+		Input: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"project": {Type: "string"}},
+			AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}},
 		ReadAhead: func(args map[string]any) []db.Step {
 			var name string
 			return []db.Step{{SQL: `SELECT name FROM projects WHERE id = $1`, Args: []any{args["project"]},
