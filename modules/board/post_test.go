@@ -1,6 +1,7 @@
 package board_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -138,4 +139,38 @@ func keysOf(m map[string]any) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// TestPostAndDeferRefuseWhatPeopleCannotActOn: a task's title must exist
+// and fit a list (1-300 characters), its action must be an action name
+// (one that approval rules can match: a malformed one would slip past
+// them), and a deferral must say why. The original accepted all three
+// (docs/specs/divergences.md, audit item 6).
+func TestPostAndDeferRefuseWhatPeopleCannotActOn(t *testing.T) {
+	w := newWorld(t)
+	root := w.Root("code-web")
+	post := func(title, action string) map[string]any {
+		a := map[string]any{"project_id": "web", "title": title, "mandate_id": root}
+		if action != "" {
+			a["action"] = action
+		}
+		return a
+	}
+	for _, tc := range []struct{ title, action, says string }{
+		{"", "", "a task needs a title of 1-300 characters"},
+		{"   ", "", "a task needs a title of 1-300 characters"},
+		{strings.Repeat("é", 301), "", "a task needs a title of 1-300 characters"},
+		{"Deploy", "deploy web", `action "deploy web" must be a project-relative action such as task.work`},
+		{"Deploy", "deploy.web@project:web", `action "deploy.web@project:web" must be a project-relative action`},
+	} {
+		e := w.Refused(errs.InvalidRequest, "code-web", "pact_post", post(tc.title, tc.action))
+		require.Contains(t, e.Message, tc.says)
+	}
+	require.Zero(t, w.Count(`SELECT count(*) FROM tasks`), "refused posts create nothing")
+	id := w.OK("code-web", "pact_post", post(strings.Repeat("é", 300), "task.work"))["task_id"].(string)
+
+	e := w.Refused(errs.InvalidRequest, "code-web", "pact_defer", map[string]any{"task_id": id, "reason": "  ", "mandate_id": root})
+	require.Equal(t, "say why people must decide (reason)", e.Message)
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM tasks WHERE id = ? AND NOT deferred`, id), "the task stays as it was")
+	w.VerifyLog()
 }

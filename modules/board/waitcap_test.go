@@ -51,3 +51,31 @@ func TestPactWaitAndPactEventsShareTheCapOnWaitingCalls(t *testing.T) {
 	require.Equal(t, 2, w.Count(`SELECT count(*) FROM entries WHERE agent_id = 'code-web' AND outcome = 'rate_limited'`))
 	w.VerifyLog()
 }
+
+// TestRefusedWaitsAreLoggedOnce: the check before pact_wait or pact_events
+// waits refuses a call that could not be answered (a mandate revoked, a
+// project out of reach) at once, and that refusal is the call's one log
+// entry, as every refused call's is. The original did not log it
+// (docs/specs/divergences.md, audit item 7): an agent looping on a dead
+// mandate would have left no trace.
+func TestRefusedWaitsAreLoggedOnce(t *testing.T) {
+	w := newWorld(t)
+	w.Exec(`UPDATE mandates SET revoked_at = now() WHERE id = ?`, w.Root("gemini-web"))
+	for _, tc := range []struct {
+		tool, agent string
+		args        map[string]any
+		code        errs.Code
+	}{
+		{"pact_wait", "gemini-web", map[string]any{"mandate_id": w.Root("gemini-web"), "seconds": 20}, errs.MandateRevoked},
+		{"pact_events", "gemini-web", map[string]any{"mandate_id": w.Root("gemini-web"), "seconds": 20}, errs.MandateRevoked},
+		{"pact_events", "code-web", map[string]any{"mandate_id": w.Root("code-web"), "seconds": 20, "project_id": "api"}, errs.ProjectMismatch},
+	} {
+		before := w.Count(`SELECT count(*) FROM entries WHERE action = ?`, tc.tool)
+		w.Refused(tc.code, tc.agent, tc.tool, tc.args)
+		require.Equal(t, before+1, w.Count(`SELECT count(*) FROM entries WHERE action = ?`, tc.tool), "%s %s", tc.tool, tc.code)
+		require.Equal(t, 1, w.Count(`SELECT count(*) FROM entries WHERE action = ? AND agent_id = ? AND outcome = ?
+			AND id = (SELECT max(id) FROM entries)`, tc.tool, tc.agent, string(tc.code)), "%s %s", tc.tool, tc.code)
+	}
+	require.Zero(t, w.Hub.Len(), "nothing waits")
+	w.VerifyLog()
+}
