@@ -127,6 +127,7 @@ func commands() map[string]command {
 		logVerify(),
 	}
 	all = append(all, keyCommands()...)
+	all = append(all, taskCommands()...)
 	all = append(all, operatorCommands()...)
 	out := make(map[string]command, len(all))
 	for _, c := range all {

@@ -86,6 +86,26 @@ func TestEveryCommandWorksEndToEnd(t *testing.T) {
 	require.Regexp(t, `^pact_`, reg["token"])
 	require.Equal(t, "/mcp/a/code-web", reg["connector_path"])
 
+	// People's decisions on tasks, as the Admin API takes them.
+	db, err := sql.Open("pgx", c.env["DATABASE_URL"])
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+	const waiting, rejected, deferred = "11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222",
+		"33333333-3333-4333-8333-333333333333"
+	_, err = db.Exec(`INSERT INTO tasks (id, project_id, title, created_by, mandate_id, status, deferred, defer_reason) VALUES
+		($2, 'web', 'Deploy', 'code-web', $1, 'auth_required', false, NULL),
+		($3, 'web', 'Pay', 'code-web', $1, 'auth_required', false, NULL),
+		($4, 'web', 'Which database?', 'code-web', $1, 'input_required', true, 'Postgres or SQLite?')`,
+		reg["root_mandate_id"], waiting, rejected, deferred)
+	require.NoError(t, err)
+	require.Equal(t, "submitted", c.ok("task-approve", waiting, "--by", "val")["status"])
+	require.Equal(t, "rejected", c.ok("task-reject", rejected, "--by", "val")["status"])
+	require.Equal(t, "submitted", c.ok("task-resume", deferred, "--by", "val", "--answer", "PostgreSQL")["status"])
+	require.Equal(t, "code-web", c.ok("task-message", deferred, "Use the managed one", "--by", "val")["to"])
+	require.Contains(t, c.refused("invalid_request", "task-approve", waiting, "--by", "val"), "task "+waiting)
+	require.Contains(t, c.refused("invalid_request", "task-resume", "not-a-task", "--by", "val"), "a task id is a UUID")
+	c.refused("forbidden", "task-message", deferred, "hi", "--by", "vic-nobody")
+
 	require.Equal(t, "paused", c.ok("agent-status", "code-web", "paused", "--by", "val")["status"])
 	c.ok("agent-status", "code-web", "active", "--by", "val")
 	require.Equal(t, map[string]any{"language": "en"}, c.ok("agent-prefs", "code-web", `{"language":"en"}`, "--by", "val")["preferences"])

@@ -1,6 +1,7 @@
 package board_test
 
 import (
+	"context"
 	"net/http"
 	"testing"
 
@@ -79,4 +80,49 @@ func TestPeopleCancelReleaseAssignAndEdit(t *testing.T) {
 	w.refusedAdmin(errs.InvalidRequest, "ana", id, "cancel", `{"reason": "again"}`)
 	w.refusedAdmin(errs.InvalidRequest, "ana", id, "edit", `{"title": "Job, renamed"}`)
 	w.VerifyLog()
+}
+
+// TestCommandLineDecisionsRefuseAsTheAdminAPIDoes: the methods pact-admin's
+// task-approve, task-reject, task-resume and task-message call refuse what
+// the Admin API's operations refuse, with the same code and message, and
+// change nothing when they do.
+func TestCommandLineDecisionsRefuseAsTheAdminAPIDoes(t *testing.T) {
+	w := newWorld(t)
+	acme := w.acme()
+	open := w.post("code-web", "web", "Plain", nil)
+	missing := "33333333-3333-4333-8333-333333333333"
+	ctx := context.Background()
+	answer := "yes"
+	for _, tc := range []struct {
+		name, as, task, decision, body string
+		call                           func(as, task string) error
+	}{
+		{"ApproveMissing", "ana", missing, "approve", "", func(as, id string) error { _, err := w.board.ApproveTask(ctx, as, id, true); return err }},
+		{"ApproveAnotherOrgs", "ana", acme, "approve", "", func(as, id string) error { _, err := w.board.ApproveTask(ctx, as, id, true); return err }},
+		{"ApproveNotWaiting", "ana", open, "approve", "", func(as, id string) error { _, err := w.board.ApproveTask(ctx, as, id, true); return err }},
+		{"RejectNotWaiting", "ana", open, "reject", "", func(as, id string) error { _, err := w.board.ApproveTask(ctx, as, id, false); return err }},
+		{"ResumeNotDeferred", "ana", open, "resume", `{"answer": "yes"}`, func(as, id string) error { _, err := w.board.ResumeTask(ctx, as, id, &answer); return err }},
+		{"ResumeAnotherOrgs", "ana", acme, "resume", `{"answer": "yes"}`, func(as, id string) error { _, err := w.board.ResumeTask(ctx, as, id, &answer); return err }},
+		{"MessageToNobody", "ana", open, "message", `{"body": "hi", "to": "ghost"}`, func(as, id string) error {
+			_, err := w.board.MessageTask(ctx, as, id, "hi", ptr("ghost"))
+			return err
+		}},
+		{"MessageBlank", "ana", open, "message", `{"body": "  "}`, func(as, id string) error { _, err := w.board.MessageTask(ctx, as, id, "  ", nil); return err }},
+		{"MessageAnotherOrgs", "ana", acme, "message", `{"body": "hi"}`, func(as, id string) error { _, err := w.board.MessageTask(ctx, as, id, "hi", nil); return err }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := w.Count(`SELECT count(*) FROM tasks WHERE status = 'submitted'`) + w.Count(`SELECT count(*) FROM task_messages`)
+			api := w.Admin(tc.as, "POST", "/tasks/"+tc.task+"/"+tc.decision, tc.body)
+			err := tc.call(tc.as, tc.task)
+			require.Error(t, err)
+			pub := errs.Public(err)
+			require.Equal(t, api.Body["error"], string(pub.Code), api.Raw)
+			require.Equal(t, api.Body["message"], pub.Message)
+			require.Equal(t, before, w.Count(`SELECT count(*) FROM tasks WHERE status = 'submitted'`)+w.Count(`SELECT count(*) FROM task_messages`))
+		})
+	}
+	// A viewer is refused by both, forbidden.
+	_, err := w.board.ApproveTask(ctx, "vic", open, true)
+	require.Equal(t, errs.Forbidden, errs.CodeOf(err))
+	require.Equal(t, 403, w.Admin("vic", "POST", "/tasks/"+open+"/approve", "").Status)
 }
