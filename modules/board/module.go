@@ -7,6 +7,7 @@
 package board
 
 import (
+	"net/http"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -35,6 +36,9 @@ type Module struct {
 	whoamiSections *kernel.Whoami
 	// stale is how long a claim lives without a heartbeat.
 	stale time.Duration
+	// tools runs the board's own tools for Claude Code hooks (pact_list,
+	// pact_claim), through the same pipeline as an agent's call.
+	tools *kernel.Tools
 }
 
 // New returns the board module; Register fills it in.
@@ -48,7 +52,7 @@ func (m *Module) Name() string { return "board" }
 // its subtree, in the revoking transaction.
 func (m *Module) Register(h *kernel.Host) error {
 	m.db, m.log, m.mandates, m.ident, m.logger, m.hub = h.DB(), h.Log(), h.Mandates(), h.Identity(), h.Logger(), h.Events()
-	m.claims = h.Claims()
+	m.claims, m.tools = h.Claims(), h.Tools()
 	m.stale = 30 * time.Minute
 	if c := h.Config(); c != nil && c.StaleAfter > 0 {
 		m.stale = c.StaleAfter
@@ -67,5 +71,6 @@ func (m *Module) Register(h *kernel.Host) error {
 	m.registerTaskAdmin(api)
 	m.registerApprovalRules(h)
 	h.MandateReports().ReportTasks(mandateTasks{})
+	h.Handle("/hooks/a/{agent}/{event}", http.HandlerFunc(m.serveHook))
 	return nil
 }

@@ -47,6 +47,11 @@ const (
 	AlreadyRegistered Code = "already_registered"
 	SignupClosed      Code = "signup_closed"
 	SignupBusy        Code = "signup_busy"
+	// TooLarge: a request body over its limit (HTTP 413; Claude Code hooks).
+	TooLarge Code = "too_large"
+	// MethodNotAllowed: an HTTP method the route does not take (HTTP 405;
+	// Claude Code hooks).
+	MethodNotAllowed Code = "method_not_allowed"
 )
 
 // Codes this implementation adds to the original vocabulary.
@@ -72,7 +77,7 @@ func All() []Code {
 		WrongAgent, AgentUnknown, NotIssuer,
 		NotFound, InvalidRequest, Forbidden, NotePinned, HandoffRequired, AgentBusy,
 		IDTaken, NotRegistered, AccountDisabled, AlreadyRegistered, SignupClosed,
-		SignupBusy,
+		SignupBusy, TooLarge, MethodNotAllowed,
 		Unauthorized, Unavailable, RateLimited, Internal,
 	}
 }
