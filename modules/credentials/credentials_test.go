@@ -113,3 +113,18 @@ func TestClaimsSayWhyNoCredentialWasIssued(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, run()["credential_note"], "no credential plugin named biscuit")
 }
+
+// With no export format, a claim carries nothing of credentials: no
+// credential and no note (docs/specs/behavior.md §13, test_credential_conformance).
+func TestClaimsCarryNothingWithoutAnExportFormat(t *testing.T) {
+	ctx := context.Background()
+	f := setup(t, nil, noPlugins{})
+	_, err := f.mod.AddAgentKey(ctx, "ana", "code-web", pubKeyText("code-web"))
+	require.NoError(t, err)
+	out := map[string]any{}
+	require.NoError(t, f.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		f.Kernel.Claims().Run(ctx, tx, kernel.Claimed{AgentID: "code-web", MandateID: f.Root("code-web")}, out)
+		return nil
+	}))
+	require.Empty(t, out)
+}
