@@ -100,7 +100,7 @@ func checkDivergences(entries []divergence, root string) []string {
 	return problems
 }
 
-// checklistItems reads behavior.md's §13 and §16: for each original test
+// checklistItems reads docs/specs/behavior.md's §13 and §16: for each original test
 // file of §13 the number of its bullets (0 when it is described in one
 // paragraph), and under "§16" the number of open points.
 func checklistItems(behavior string) map[string]int {
@@ -146,12 +146,12 @@ func checkCoverage(items map[string]int, entries []divergence) []string {
 		case !ok:
 			problems = append(problems, name+": no entries")
 		case want > 0 && n != want:
-			problems = append(problems, fmt.Sprintf("%s: %d entries for %d items of behavior.md", name, n, want))
+			problems = append(problems, fmt.Sprintf("%s: %d entries for %d items of docs/specs/behavior.md", name, n, want))
 		}
 	}
 	for name := range got {
 		if _, ok := items[name]; !ok && strings.HasPrefix(name, "test_") {
-			problems = append(problems, name+": not a test file of behavior.md §13")
+			problems = append(problems, name+": not a test file of docs/specs/behavior.md §13")
 		}
 	}
 	sort.Strings(problems)
@@ -162,17 +162,17 @@ func checkCoverage(items map[string]int, entries []divergence) []string {
 // its open points (§16) is accounted for in docs/specs/divergences.md, and
 // every test an entry names exists.
 func TestDivergencesEvidenceExists(t *testing.T) {
-	raw, err := os.ReadFile("specs/divergences.md")
+	raw, err := os.ReadFile("../docs/specs/divergences.md")
 	require.NoError(t, err)
 	entries, err := parseDivergences(string(raw))
 	require.NoError(t, err)
 	require.NotEmpty(t, entries)
 	require.Empty(t, checkDivergences(entries, ".."))
 
-	behavior, err := os.ReadFile("specs/behavior.md")
+	behavior, err := os.ReadFile("../docs/specs/behavior.md")
 	require.NoError(t, err)
 	items := checklistItems(string(behavior))
-	require.Greater(t, len(items), 20, "behavior.md §13 names the original's test files")
+	require.Greater(t, len(items), 20, "docs/specs/behavior.md §13 names the original's test files")
 	require.Empty(t, checkCoverage(items, entries))
 }
 
@@ -205,9 +205,9 @@ func TestDivergenceCheckerCatchesBadEntries(t *testing.T) {
 
 	items := map[string]int{"test_x.py": 6, "test_y.py": 0, "§16": 2}
 	cov := checkCoverage(items, entries)
-	require.Equal(t, []string{"test_y.py: no entries", "§16: 1 entries for 2 items of behavior.md"}, cov)
+	require.Equal(t, []string{"test_y.py: no entries", "§16: 1 entries for 2 items of docs/specs/behavior.md"}, cov)
 	cov = checkCoverage(map[string]int{"§16": 1}, entries)
-	require.Equal(t, []string{"test_x.py: not a test file of behavior.md §13"}, cov)
+	require.Equal(t, []string{"test_x.py: not a test file of docs/specs/behavior.md §13"}, cov)
 
 	behavior := "## 13. Tests\n\n**test_a.py** (x)\n- one\n- two\n  more of two\n\n**test_b.py**: all in one.\n\n" +
 		"## 14. Other\n- not an item\n\n## 16. Open points\n\n- p1\n- p2\n\n## 17. Related\n- not either\n"

@@ -235,3 +235,17 @@ func TestTokensExpireAndRevoke(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// A registration's token and root mandate last 30 days unless told
+// otherwise (docs/specs/behavior.md §16); a role's token_days (90) applies
+// only to hired agents.
+func TestRegistrationsDefaultToThirtyDays(t *testing.T) {
+	ctx := context.Background()
+	f := withPeople(t)
+	r, err := f.svc.RegisterAgent(ctx, "val", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
+	require.NoError(t, err)
+	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM agent_tokens WHERE token_hash = ?
+		AND expires_at BETWEEN now() + interval '29 days 23 hours' AND now() + interval '30 days 1 hour'`, identity.HashToken(r.Token)))
+	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM mandates WHERE id = ?
+		AND expires_at BETWEEN now() + interval '29 days 23 hours' AND now() + interval '30 days 1 hour'`, r.RootMandateID))
+}

@@ -232,3 +232,12 @@ func TestInputRequiredWithoutAQuestion(t *testing.T) {
 	require.Equal(t, 1, w.Count(`SELECT count(*) FROM tasks WHERE id = ? AND deferred AND defer_reason = 'input required'`, id))
 	require.Equal(t, 1, w.Count(`SELECT count(*) FROM notifications WHERE kind = 'question' AND task_id = ? AND detail = 'input required'`, id))
 }
+
+// A plain post, neither gated nor delegated, notifies nobody.
+func TestAPlainPostNotifiesNobody(t *testing.T) {
+	w := newWorld(t)
+	w.post("code-web", "web", "Plain", nil)
+	require.Zero(t, w.Count(`SELECT count(*) FROM notifications`))
+	w.post("code-web", "web", "Gated", map[string]any{"action": "deploy.web"})
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM notifications`), "the check can see a notification")
+}
