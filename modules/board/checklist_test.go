@@ -24,6 +24,10 @@ func TestDesignAndCoworkAgentsClaimAndComplete(t *testing.T) {
 	post := w.OK("code-web", "pact_post", map[string]any{"project_id": "web", "title": "Mock-ups",
 		"mandate_id": w.Root("code-web"), "delegate_to": "design-web"})
 	id, delegated := post["task_id"].(string), post["delegated_mandate_id"].(string)
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM notifications WHERE kind = 'awaiting_session' AND agent_id = 'design-web'`),
+		"a design agent works only while someone has it open")
+	w.post("code-web", "web", "For the runner", map[string]any{"delegate_to": "runner-web"})
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM notifications WHERE kind = 'awaiting_session'`), "a Runner needs no one")
 	w.OK("design-web", "pact_claim", map[string]any{"task_id": id, "mandate_id": delegated})
 	out := w.OK("design-web", "pact_report", map[string]any{"task_id": id, "status": "completed", "mandate_id": delegated, "result": handoff})
 	require.Equal(t, "completed", out["status"])
@@ -240,4 +244,65 @@ func TestAPlainPostNotifiesNobody(t *testing.T) {
 	require.Zero(t, w.Count(`SELECT count(*) FROM notifications`))
 	w.post("code-web", "web", "Gated", map[string]any{"action": "deploy.web"})
 	require.Equal(t, 1, w.Count(`SELECT count(*) FROM notifications`), "the check can see a notification")
+}
+
+// Closing as failed or canceled needs a Handoff as completing does; refused,
+// the task stays working and the delegated mandate live.
+func TestEveryClosingStatusNeedsAHandoff(t *testing.T) {
+	w := newWorld(t)
+	post := w.OK("code-web", "pact_post", map[string]any{"project_id": "web", "title": "Risky",
+		"mandate_id": w.Root("code-web"), "delegate_to": "gemini-web"})
+	id, delegated := post["task_id"].(string), post["delegated_mandate_id"].(string)
+	w.OK("gemini-web", "pact_claim", map[string]any{"task_id": id, "mandate_id": delegated})
+	for _, status := range []string{"failed", "canceled"} {
+		e := w.Refused(errs.HandoffRequired, "gemini-web", "pact_report", map[string]any{"task_id": id, "status": status,
+			"mandate_id": delegated, "result": "gave up"})
+		require.Contains(t, e.Message, "## Handoff")
+	}
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM tasks WHERE id = ? AND status = 'working'`, id))
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM mandates WHERE id = ?::uuid AND revoked_at IS NULL`, delegated))
+	out := w.OK("gemini-web", "pact_report", map[string]any{"task_id": id, "status": "failed", "mandate_id": delegated, "result": handoff})
+	require.Equal(t, delegated, out["revoked_mandate"])
+}
+
+// After a stale claim is released, another agent claims and completes the
+// task: the result is the new holder's, and the old holder is claim_lost.
+func TestAReleasedClaimIsTheNewHoldersWork(t *testing.T) {
+	w := newWorld(t)
+	id := w.post("code-web", "web", "Handed on", nil)
+	w.OK("gemini-web", "pact_claim", map[string]any{"task_id": id, "mandate_id": w.Root("gemini-web")})
+	w.Exec(`UPDATE task_activity SET at = now() - interval '31 minutes' WHERE task_id = ?`, id)
+	w.OK("code-web", "pact_list", map[string]any{"mandate_id": w.Root("code-web")})
+	w.OK("runner-web", "pact_claim", map[string]any{"task_id": id, "mandate_id": w.Root("runner-web")})
+	w.OK("runner-web", "pact_report", map[string]any{"task_id": id, "status": "completed", "mandate_id": w.Root("runner-web"),
+		"result": "runner did it\n\n" + handoff})
+	w.Refused(errs.ClaimLost, "gemini-web", "pact_report", map[string]any{"task_id": id, "status": "completed",
+		"mandate_id": w.Root("gemini-web"), "result": "gemini did it\n\n" + handoff})
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM tasks WHERE id = ? AND assignee = 'runner-web' AND result::text LIKE '%runner did it%'`, id))
+}
+
+// Messages: an agent of another project is agent_unknown, another agent's
+// mandate chain_broken, and once the task is closed its thread takes no
+// more messages.
+func TestMessagesToOtherProjectsAndOnClosedTasks(t *testing.T) {
+	w := newWorld(t)
+	w.agent("code-api", "code", nil, "api")
+	id := w.post("code-web", "web", "Talk", nil)
+	w.OK("gemini-web", "pact_claim", map[string]any{"task_id": id, "mandate_id": w.Root("gemini-web")})
+	w.Refused(errs.AgentUnknown, "gemini-web", "pact_message", map[string]any{"task_id": id, "mandate_id": w.Root("gemini-web"),
+		"body": "hi", "to": "code-api"})
+	w.Refused(errs.ChainBroken, "gemini-web", "pact_message", map[string]any{"task_id": id, "mandate_id": w.Root("code-web"), "body": "hi"})
+	w.OK("gemini-web", "pact_message", map[string]any{"task_id": id, "mandate_id": w.Root("gemini-web"), "body": "hi", "to": "runner-web"})
+	w.OK("gemini-web", "pact_report", map[string]any{"task_id": id, "status": "completed", "mandate_id": w.Root("gemini-web"), "result": handoff})
+	w.Refused(errs.InvalidRequest, "code-web", "pact_message", map[string]any{"task_id": id, "mandate_id": w.Root("code-web"), "body": "thanks"})
+}
+
+// A halted organization refuses even pact_whoami, and answers again once
+// unhalted.
+func TestHaltedBoardRefusesWhoamiUntilUnhalted(t *testing.T) {
+	w := newWorld(t)
+	w.Exec(`UPDATE orgs SET halted = true WHERE id = 'default'`)
+	w.Refused(errs.SystemHalted, "code-web", "pact_whoami", nil)
+	w.Exec(`UPDATE orgs SET halted = false WHERE id = 'default'`)
+	w.OK("code-web", "pact_whoami", nil)
 }
