@@ -306,3 +306,18 @@ func TestHaltedBoardRefusesWhoamiUntilUnhalted(t *testing.T) {
 	w.Exec(`UPDATE orgs SET halted = false WHERE id = 'default'`)
 	w.OK("code-web", "pact_whoami", nil)
 }
+
+// A person's message on a task goes to its doer by default, and the doer's
+// pact_wait returns it from human:<person>.
+func TestAPersonsMessageReachesTheDoersWait(t *testing.T) {
+	w := newWorld(t)
+	id := w.post("code-web", "web", "Asked", nil)
+	w.OK("gemini-web", "pact_claim", map[string]any{"task_id": id, "mandate_id": w.Root("gemini-web")})
+	got := w.decide("val", id, "message", `{"body": "Use the staging database."}`)
+	require.Equal(t, "gemini-web", got.Body["to"])
+	out := w.OK("gemini-web", "pact_wait", map[string]any{"mandate_id": w.Root("gemini-web"), "seconds": 0, "task_id": id})
+	msgs := out["messages"].([]any)
+	require.Len(t, msgs, 1)
+	require.Equal(t, "human:val", msgs[0].(map[string]any)["from"])
+	require.Equal(t, "Use the staging database.", msgs[0].(map[string]any)["body"])
+}
