@@ -321,3 +321,21 @@ func TestAPersonsMessageReachesTheDoersWait(t *testing.T) {
 	require.Equal(t, "human:val", msgs[0].(map[string]any)["from"])
 	require.Equal(t, "Use the staging database.", msgs[0].(map[string]any)["body"])
 }
+
+// Each accepted form of a handoff closes a task: a markdown section at any
+// level and case, or an object with a non-empty handoff key in any case.
+func TestEveryAcceptedHandoffClosesATask(t *testing.T) {
+	w := newWorld(t)
+	for _, result := range []any{
+		"Did it.\n\n## Handoff\n- Done: all",
+		"### handoff\n- Done: all",
+		map[string]any{"handoff": map[string]any{"branch": "feat/x"}},
+		map[string]any{"Handoff": "- Done: all"},
+	} {
+		id := w.post("code-web", "web", "Close me", nil)
+		w.OK("gemini-web", "pact_claim", map[string]any{"task_id": id, "mandate_id": w.Root("gemini-web")})
+		out := w.OK("gemini-web", "pact_report", map[string]any{"task_id": id, "status": "completed", "mandate_id": w.Root("gemini-web"), "result": result})
+		require.Equal(t, "completed", out["status"], "%v", result)
+	}
+	require.Equal(t, 4, w.Count(`SELECT count(*) FROM tasks WHERE status = 'completed'`))
+}
