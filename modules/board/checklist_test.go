@@ -339,3 +339,25 @@ func TestEveryAcceptedHandoffClosesATask(t *testing.T) {
 	}
 	require.Equal(t, 4, w.Count(`SELECT count(*) FROM tasks WHERE status = 'completed'`))
 }
+
+// A structured brief reaches its notification cleaned: sections without a
+// title are dropped, task ids that are not UUIDs dropped, secrets redacted.
+func TestAStructuredBriefIsCleanedForItsCard(t *testing.T) {
+	w := newWorld(t)
+	id := w.post("code-web", "web", "Morning brief", map[string]any{"action": "report.brief"})
+	briefs := w.Mandate("ana", "gemini-web", "report.brief@project:web", "task.read@project:web")
+	w.OK("gemini-web", "pact_claim", map[string]any{"task_id": id, "mandate_id": briefs})
+	report := map[string]any{"greeting": "Good morning", "sections": []any{
+		map[string]any{"title": "", "items": []any{"lost"}},
+		map[string]any{"title": "Needs you", "items": []any{
+			map[string]any{"text": "R3 done", "task_id": id},
+			map[string]any{"text": "rotate token=abc123", "task_id": "bad id"},
+		}},
+	}}
+	w.OK("gemini-web", "pact_report", map[string]any{"task_id": id, "status": "completed", "mandate_id": briefs,
+		"result": map[string]any{"report": report, "handoff": "- Done: brief"}})
+	var detail string
+	require.NoError(t, w.DB.NewRaw(`SELECT detail FROM notifications WHERE kind = 'brief' AND task_id = ?`, id).Scan(context.Background(), &detail))
+	require.JSONEq(t, `{"greeting": "Good morning", "sections": [{"title": "Needs you", "items": [
+		{"text": "R3 done", "task_id": "`+id+`"}, {"text": "rotate token=[REDACTED]"}]}]}`, detail)
+}
