@@ -361,3 +361,14 @@ func TestAStructuredBriefIsCleanedForItsCard(t *testing.T) {
 	require.JSONEq(t, `{"greeting": "Good morning", "sections": [{"title": "Needs you", "items": [
 		{"text": "R3 done", "task_id": "`+id+`"}, {"text": "rotate token=[REDACTED]"}]}]}`, detail)
 }
+
+// A message by the task's holder is a heartbeat, as a working report is
+// (docs/specs/behavior.md §7.3).
+func TestAHoldersMessageIsAHeartbeat(t *testing.T) {
+	w := newWorld(t)
+	id := w.post("code-web", "web", "Chatty job", nil)
+	w.OK("gemini-web", "pact_claim", map[string]any{"task_id": id, "mandate_id": w.Root("gemini-web")})
+	w.Exec(`UPDATE task_activity SET at = now() - interval '29 minutes' WHERE task_id = ?`, id)
+	w.OK("gemini-web", "pact_message", map[string]any{"task_id": id, "mandate_id": w.Root("gemini-web"), "body": "still on it"})
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM task_activity WHERE task_id = ? AND at > now() - interval '1 minute'`, id))
+}
