@@ -51,13 +51,11 @@ func parseLedger(text string) ([]contract, error) {
 			c.Status = m[1]
 		}
 		if m := evidenceRe.FindStringSubmatch(line); m != nil {
-			for _, item := range strings.Split(m[1], ";") {
-				fields := strings.Fields(item)
-				if len(fields) < 2 {
-					return nil, fmt.Errorf("line %d: evidence %q needs a file and at least one test function", n+1, item)
-				}
-				c.Evidence = append(c.Evidence, evidence{Path: fields[0], Funcs: fields[1:]})
+			ev, err := parseEvidence(m[1])
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %w", n+1, err)
 			}
+			c.Evidence = append(c.Evidence, ev...)
 		}
 	}
 	return out, nil
@@ -80,20 +78,43 @@ func checkLedger(contracts []contract, root string) []string {
 		if c.Status == "Current" && len(c.Evidence) == 0 {
 			problems = append(problems, c.ID+": a Current contract needs evidence")
 		}
-		for _, e := range c.Evidence {
-			src, err := os.ReadFile(filepath.Join(root, e.Path))
-			if err != nil {
-				problems = append(problems, fmt.Sprintf("%s: evidence file %s: %v", c.ID, e.Path, err))
+		problems = append(problems, checkEvidence(c.ID, c.Evidence, root)...)
+	}
+	return problems
+}
+
+// parseEvidence reads "path/to/file_test.go TestA TestB; other_test.go TestC",
+// the evidence syntax the invariant ledger and docs/specs/divergences.md share.
+func parseEvidence(text string) ([]evidence, error) {
+	var out []evidence
+	for _, item := range strings.Split(text, ";") {
+		fields := strings.Fields(item)
+		if len(fields) < 2 {
+			return nil, fmt.Errorf("evidence %q needs a file and at least one test function", item)
+		}
+		out = append(out, evidence{Path: fields[0], Funcs: fields[1:]})
+	}
+	return out, nil
+}
+
+// checkEvidence returns a problem, prefixed with id, for every evidence file
+// that does not exist under root and every function it names that is not a
+// test, benchmark or fuzz function declared in that file.
+func checkEvidence(id string, ev []evidence, root string) []string {
+	var problems []string
+	for _, e := range ev {
+		src, err := os.ReadFile(filepath.Join(root, e.Path))
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s: evidence file %s: %v", id, e.Path, err))
+			continue
+		}
+		for _, f := range e.Funcs {
+			if !funcRe.MatchString(f) {
+				problems = append(problems, fmt.Sprintf("%s: %s is not a test, benchmark or fuzz function name", id, f))
 				continue
 			}
-			for _, f := range e.Funcs {
-				if !funcRe.MatchString(f) {
-					problems = append(problems, fmt.Sprintf("%s: %s is not a test, benchmark or fuzz function name", c.ID, f))
-					continue
-				}
-				if !regexp.MustCompile(`(?m)^func ` + regexp.QuoteMeta(f) + `\(`).Match(src) {
-					problems = append(problems, fmt.Sprintf("%s: %s has no func %s", c.ID, e.Path, f))
-				}
+			if !regexp.MustCompile(`(?m)^func ` + regexp.QuoteMeta(f) + `\(`).Match(src) {
+				problems = append(problems, fmt.Sprintf("%s: %s has no func %s", id, e.Path, f))
 			}
 		}
 	}

@@ -39,3 +39,18 @@ func keys(m map[string]any) []string {
 	}
 	return out
 }
+
+// pact_whoami reads the role of the agent's own organization: role ids
+// repeat in every organization (docs/specs/behavior.md §16).
+func TestWhoamiRoleIsTheAgentsOrganizations(t *testing.T) {
+	b := startE2E(t)
+	code := connect(t, b.base, "code-web", b.tokens["code-web"])
+	_, err := b.d.ExecContext(context.Background(), `INSERT INTO orgs (id, name, system_chain) VALUES ('acme', 'Acme', '_system:acme');
+		INSERT INTO agent_roles (org_id, id, name, client, actions) VALUES ('acme', 'code', 'Acme coder', 'code', '{task.read}');
+		UPDATE agent_roles SET instructions = 'Default instructions' WHERE org_id = 'default' AND id = 'code';
+		UPDATE agents SET role_id = 'code' WHERE id = 'code-web'`)
+	require.NoError(t, err)
+	role := code.ok("pact_whoami", nil)["agent"].(map[string]any)["role"].(map[string]any)
+	require.Equal(t, "Code", role["name"])
+	require.Equal(t, "Default instructions", role["instructions"])
+}

@@ -235,3 +235,39 @@ func TestTokensExpireAndRevoke(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// A registration's token and root mandate last 30 days unless told
+// otherwise (docs/specs/behavior.md §16); a role's token_days (90) applies
+// only to hired agents.
+func TestRegistrationsDefaultToThirtyDays(t *testing.T) {
+	ctx := context.Background()
+	f := withPeople(t)
+	r, err := f.svc.RegisterAgent(ctx, "val", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
+	require.NoError(t, err)
+	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM agent_tokens WHERE token_hash = ?
+		AND expires_at BETWEEN now() + interval '29 days 23 hours' AND now() + interval '30 days 1 hour'`, identity.HashToken(r.Token)))
+	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM mandates WHERE id = ?
+		AND expires_at BETWEEN now() + interval '29 days 23 hours' AND now() + interval '30 days 1 hour'`, r.RootMandateID))
+}
+
+// The database refuses a person, project or agent that names no
+// organization, and an agent holding another organization's role
+// (docs/specs/behavior.md §13, test_platform and test_migration_019).
+func TestRowsNeedTheirOwnOrganization(t *testing.T) {
+	ctx := context.Background()
+	f := withPeople(t)
+	for _, q := range []string{
+		`INSERT INTO humans (id, name, role) VALUES ('x', 'X', 'viewer')`,
+		`INSERT INTO projects (id, name, created_by) VALUES ('x', 'X', 'ana')`,
+		`INSERT INTO agents (id, owner, client) VALUES ('x', 'ana', 'code')`,
+	} {
+		_, err := f.d.ExecContext(ctx, q)
+		require.Equal(t, "23502", db.PgCode(err), "not_null_violation: %s", q)
+	}
+	_, err := f.d.ExecContext(ctx, `INSERT INTO agent_roles (org_id, id, name, client, actions) VALUES ('acme', 'rocketeer', 'R', 'code', '{task.read}')`)
+	require.NoError(t, err)
+	_, err = f.svc.RegisterAgent(ctx, "val", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
+	require.NoError(t, err)
+	_, err = f.d.ExecContext(ctx, `UPDATE agents SET role_id = 'rocketeer' WHERE id = 'code-web'`)
+	require.Equal(t, db.ForeignKeyViolation, db.PgCode(err), "a role of another organization")
+}

@@ -280,3 +280,19 @@ func TestHashIsPinned(t *testing.T) {
 	// docs/canonical-json.md lists: the Go hash must equal it byte for byte.
 	require.Equal(t, "e8b4b0887471848761631c83689b6244b8e71ba76c2defaeb2792a6e7fa749c6", a.Hash)
 }
+
+// An organization with no log verifies to no verdicts, not to an error
+// (docs/specs/behavior.md §13, test_tenancy); its chains appear with its
+// first entry.
+func TestAnOrganizationWithoutALogVerifiesToNothing(t *testing.T) {
+	d := pgtest.New(t)
+	seed(t, d)
+	l := ledger.New(nil)
+	vs, err := l.VerifyOrg(context.Background(), d, "acme", nil)
+	require.NoError(t, err)
+	require.Equal(t, []ledger.Verdict{}, vs, "an empty list, not nil: it is written as []")
+	appendOne(t, d, l, ledger.Entry{OrgID: "acme", Actor: "system", Action: "z"})
+	vs, err = l.VerifyOrg(context.Background(), d, "acme", nil)
+	require.NoError(t, err)
+	require.Equal(t, []ledger.Verdict{{ChainKey: "_system:acme", OK: true, Checked: 1}}, vs)
+}

@@ -113,3 +113,64 @@ func TestClaimsSayWhyNoCredentialWasIssued(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, run()["credential_note"], "no credential plugin named biscuit")
 }
+
+// With no export format, a claim carries nothing of credentials: no
+// credential and no note (docs/specs/behavior.md §13, test_credential_conformance).
+func TestClaimsCarryNothingWithoutAnExportFormat(t *testing.T) {
+	ctx := context.Background()
+	f := setup(t, nil, noPlugins{})
+	_, err := f.mod.AddAgentKey(ctx, "ana", "code-web", pubKeyText("code-web"))
+	require.NoError(t, err)
+	out := map[string]any{}
+	require.NoError(t, f.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		f.Kernel.Claims().Run(ctx, tx, kernel.Claimed{AgentID: "code-web", MandateID: f.Root("code-web")}, out)
+		return nil
+	}))
+	require.Empty(t, out)
+}
+
+// keyRecorder is a credential plugin that records the holder key of each
+// export it is asked for.
+type keyRecorder struct{ got [][]byte }
+
+func (k *keyRecorder) Credential(string) (credential.Credential, error) { return k, nil }
+func (k *keyRecorder) Format(context.Context) (string, error)           { return "biscuit", nil }
+func (k *keyRecorder) Export(_ context.Context, r credential.ExportRequest) (*credential.Exported, error) {
+	k.got = append(k.got, r.HolderKey)
+	return &credential.Exported{Format: "biscuit", Field: "biscuit", Credential: "c", ExternalID: "x"}, nil
+}
+func (k *keyRecorder) RevocationList(context.Context, credential.RevocationRequest) (*credential.RevocationList, error) {
+	return nil, errs.E(errs.InvalidRequest, "not used")
+}
+func (k *keyRecorder) Import(context.Context, credential.ImportRequest) (*credential.ImportedLink, error) {
+	return nil, errs.E(errs.InvalidRequest, "not used")
+}
+
+// A claim's credential is held by the agent's newest live key; revoking it
+// falls back to the one before (docs/specs/behavior.md §13, test_credentials).
+func TestTheNewestLiveKeyHoldsTheCredential(t *testing.T) {
+	ctx := context.Background()
+	rec := &keyRecorder{}
+	f := setup(t, map[string]string{"PACT_EXPORT_FORMAT": "biscuit"}, rec)
+	claim := func() []byte {
+		out := map[string]any{}
+		require.NoError(t, f.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+			f.Kernel.Claims().Run(ctx, tx, kernel.Claimed{AgentID: "code-web", MandateID: f.Root("code-web")}, out)
+			return nil
+		}))
+		require.NotNil(t, out["credential"], "%v", out)
+		return rec.got[len(rec.got)-1]
+	}
+	first, firstRaw := pubKey("first")
+	second, secondRaw := pubKey("second")
+	_, err := f.mod.AddAgentKey(ctx, "ana", "code-web", first)
+	require.NoError(t, err)
+	require.Equal(t, firstRaw, claim())
+	added, err := f.mod.AddAgentKey(ctx, "ana", "code-web", second)
+	require.NoError(t, err)
+	require.Equal(t, secondRaw, claim(), "the newest key")
+	n, err := f.mod.RevokeAgentKey(ctx, "ana", "code-web", added.KID)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	require.Equal(t, firstRaw, claim(), "revoking it falls back")
+}

@@ -407,3 +407,33 @@ func TestRoleDatabaseURLIsNeverListed(t *testing.T) {
 		require.Contains(t, got.Raw, `"DATABASE_URL":"[REDACTED]"`)
 	}
 }
+
+// Moving a hired agent to other projects reissues its root over all of them
+// and revokes the old one; a code agent keeps one project; a hand-registered
+// agent, no projects and an unknown project are refused
+// (docs/specs/behavior.md §10.2 update_agent, §13 test_editing).
+func TestMovingAnAgentToProjectsReissuesItsRoot(t *testing.T) {
+	b := newBoard(t)
+	withAgents(t, b)
+	b.Project("ana", "api", false)
+	got := b.Admin("val", "POST", "/agents/hire", `{"role": "chat", "project": "web", "id": "chat-web"}`)
+	require.Equal(t, http.StatusCreated, got.Status, got.Raw)
+
+	got = b.Admin("val", "PATCH", "/agents/chat-web", `{"projects": ["web", "api"]}`)
+	require.Equal(t, 200, got.Status, got.Raw)
+	require.Len(t, got.Body["revoked_mandates"], 1)
+	require.ElementsMatch(t, []any{"web", "api"}, got.Body["agent"].(map[string]any)["projects"])
+	require.Equal(t, 1, b.Count(`SELECT count(*) FROM mandates WHERE holder = 'chat-web' AND revoked_at IS NULL
+		AND 'task.read@project:web' = ANY(scope) AND 'task.read@project:api' = ANY(scope)`), "one live root over both projects")
+
+	for _, tc := range []struct{ agent, body, code, says string }{
+		{"hired-web", `{"projects": ["web", "api"]}`, "invalid_request", "code agents work in exactly one project; got 2"},
+		{"reg-web", `{"projects": ["api"]}`, "invalid_request", "agent reg-web has no role; give it one with role_id"},
+		{"chat-web", `{"projects": []}`, "project_required", "an agent needs at least one project"},
+		{"chat-web", `{"projects": ["web", "nowhere"]}`, "not_found", "project nowhere does not exist"},
+	} {
+		got = b.Admin("val", "PATCH", "/agents/"+tc.agent, tc.body)
+		require.Equal(t, map[string]any{"error": tc.code, "message": tc.says}, got.Body, "%s %s", tc.agent, tc.body)
+	}
+	require.Equal(t, 1, b.Count(`SELECT count(*) FROM mandates WHERE holder = 'chat-web' AND revoked_at IS NULL`), "refusals change nothing")
+}

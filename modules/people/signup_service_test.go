@@ -216,3 +216,18 @@ func TestUpdateOrgNeverLogsTheWebhook(t *testing.T) {
 	require.Equal(t, errs.Forbidden, errs.CodeOf(err))
 }
 func ptr[T any](v T) *T { return &v }
+
+// An organization name with no Latin letters or digits gives the id
+// org-<6 hex>; an email whose local part is a taken person id gives
+// <it>-<4 hex> (docs/specs/behavior.md §10.5, §13 test_signup).
+func TestSignUpIDsOfThaiNamesAndTakenIDs(t *testing.T) {
+	ctx := context.Background()
+	f := newBoard(t)
+	in := signUpAs("sub-ana2", "ana@example.org")
+	in.OrgName = "บริษัท ทดสอบ"
+	s, err := f.mod.SignUp(ctx, openSignUp, in)
+	require.NoError(t, err)
+	require.Regexp(t, `^org-[0-9a-f]{6}$`, s.Org.ID)
+	require.Equal(t, "บริษัท ทดสอบ", s.Org.Name)
+	require.Regexp(t, `^ana-[0-9a-f]{4}$`, s.Human.ID, "ana is taken")
+}

@@ -148,3 +148,33 @@ func TestRevocationListIsSignedSRL(t *testing.T) {
 		t.Fatalf("%+v %v", s, err)
 	}
 }
+
+// A 200-day link's warrant is capped at 90 days, and the leaf at the TTL
+// the board asks for (PACT_EXPORT_TTL_HOURS), here 2 hours
+// (docs/specs/behavior.md §13, test_tenuo_export).
+func TestExportCapsLongLinksAndHonoursTheTTL(t *testing.T) {
+	c := chain()
+	c[0].ExpiresAt = testNow.Add(200 * 24 * time.Hour)
+	c[1].ExpiresAt = testNow.Add(150 * 24 * time.Hour)
+	req := exportReq(c)
+	req.TTL = 2 * time.Hour
+	e, err := served(t).Export(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := tenuo.FromText(e.Credential)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := tenuo.DecodeStack(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	capped := uint64(testNow.Add(90 * 24 * time.Hour).Unix())
+	if st[0].Payload.ExpiresAt != capped || st[1].Payload.ExpiresAt != capped {
+		t.Errorf("link warrants expire at %d and %d, want the 90-day cap %d", st[0].Payload.ExpiresAt, st[1].Payload.ExpiresAt, capped)
+	}
+	if leaf := st[2].Payload.ExpiresAt; leaf != uint64(testNow.Add(2*time.Hour).Unix()) || !e.ExpiresAt.Equal(testNow.Add(2*time.Hour)) {
+		t.Errorf("leaf expires at %d (%s), want 2 hours after now", leaf, e.ExpiresAt)
+	}
+}
