@@ -120,7 +120,9 @@ func TestStopAndSessionStartReportNewTasksOncePerSession(t *testing.T) {
 	w := newWorld(t)
 	a := w.post("chat-web", "web", "Fix the login form", nil)
 	w.post("chat-web", "web", "Write the docs", map[string]any{"delegate_to": "code-web"})
-	lists := func() int { return w.Count(`SELECT count(*) FROM entries WHERE action = 'pact_list' AND agent_id = 'code-web'`) }
+	lists := func() int {
+		return w.Count(`SELECT count(*) FROM entries WHERE action = 'pact_list' AND agent_id = 'code-web'`)
+	}
 
 	out := w.hookOK("code-web", "session-start", `{"session_id": "s1"}`, nil)
 	require.Equal(t, "PACT: 2 open task(s) for code-web:\n  • Fix the login form\n  • Write the docs (delegated to you)\n"+
@@ -162,7 +164,9 @@ func TestStopAndSessionStartReportNewTasksOncePerSession(t *testing.T) {
 func TestAutoClaimOnlyWhenEveryConditionHolds(t *testing.T) {
 	w := newWorld(t)
 	docs := w.post("chat-web", "web", "Write the docs", map[string]any{"delegate_to": "code-web", "body": "All of them"})
-	prompt := func(mode string) string { return `{"session_id": "s1", "permission_mode": "` + mode + `", "prompt": "hi"}` }
+	prompt := func(mode string) string {
+		return `{"session_id": "s1", "permission_mode": "` + mode + `", "prompt": "hi"}`
+	}
 	on := map[string]string{"X-Pact-Auto-Claim": "1", "X-Pact-Auto-Claim-From": "chat-web, gemini-web", "X-Pact-Git-Clean": "1"}
 
 	out := w.hookOK("code-web", "user-prompt-submit", prompt("plan"), nil)
