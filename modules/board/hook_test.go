@@ -113,6 +113,10 @@ func TestPostToolUseIsAHeartbeatOfTheOneTaskHeld(t *testing.T) {
 	require.Equal(t, "project_frozen", out["error"])
 	require.Equal(t, 1, w.Count(`SELECT count(*) FROM entries WHERE action = 'hook.post_tool_use' AND outcome = 'project_frozen'`),
 		"a refusal is logged")
+	w.Exec(`UPDATE projects SET frozen = false WHERE id = 'web'`)
+	w.Exec(`UPDATE orgs SET halted = true WHERE id = 'default'`)
+	out = w.hookOK("code-web", "post-tool-use", use, nil)
+	require.Equal(t, "system_halted", out["error"], "hooks respect the kill switch")
 	w.VerifyLog()
 }
 
@@ -198,8 +202,18 @@ func TestAutoClaimOnlyWhenEveryConditionHolds(t *testing.T) {
 		out["systemMessage"])
 	require.Equal(t, 1, w.Count(`SELECT count(*) FROM tasks WHERE id = ? AND assignee IS NULL`, next))
 
-	// Nothing delegated to an agent: the hook stays quiet.
+	// Nothing delegated to an agent: the hook stays quiet, and open work
+	// delegated to nobody is never taken.
+	open := w.post("chat-web", "web", "Anyone", nil)
 	require.Equal(t, map[string]any{}, w.hookOK("gemini-web", "user-prompt-submit", prompt("default"), on))
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM tasks WHERE id = ? AND assignee IS NULL`, open))
+	// Nor on a production project.
+	w.agent("gemini-both", "gemini", nil, "web", "prod")
+	w.agent("chat-prod", "chat", nil, "prod")
+	onProd := w.post("chat-prod", "prod", "Hotfix", map[string]any{"delegate_to": "gemini-both"})
+	require.Equal(t, map[string]any{}, w.hookOK("gemini-both", "user-prompt-submit", prompt("default"),
+		map[string]string{"X-Pact-Auto-Claim": "1", "X-Pact-Auto-Claim-From": "chat-prod", "X-Pact-Git-Clean": "1"}))
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM tasks WHERE id = ? AND assignee IS NULL`, onProd))
 	w.VerifyLog()
 }
 
