@@ -21,7 +21,7 @@ type write struct {
 }
 
 // secretSetting is a role setting the board keeps sealed
-// (docs/security.md, finding on role settings); --dry-run masks it.
+// (docs/security.md, "6. Runner secrets"); --dry-run masks it.
 var secretSetting = regexp.MustCompile(`^(DATABASE_URL|([A-Z0-9]+_)*(TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIALS?))$`)
 
 // claudeServer is Claude Code's entry for a remote MCP server.
@@ -93,7 +93,7 @@ func serverWrite(path string, o options, url string, entry any, c *connected) (w
 			path, err, c.AgentID)
 	}
 	if err != nil {
-		return write{}, fmt.Errorf("%s: %v; fix it or add the server by hand. Nothing was written", path, err)
+		return write{}, fmt.Errorf("%s: %v; nothing was written and this code is used: fix the file, then connect with a new code", path, err)
 	}
 	if old == nil {
 		kept = -1
@@ -172,7 +172,7 @@ func readExisting(path string) ([]byte, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("cannot read %s (%v); nothing was written", path, err)
+		return nil, fmt.Errorf("cannot read %s (%v); nothing was written and this code is used: fix it, then connect with a new code", path, err)
 	}
 	if raw == nil {
 		raw = []byte{}
