@@ -116,3 +116,18 @@ func TestRunnerHireWritesItsEnvFile(t *testing.T) {
 	_, err = os.Stat(filepath.Join(m.dir, ".mcp.json"))
 	require.ErrorIs(t, err, os.ErrNotExist, "a runner gets no .mcp.json")
 }
+
+// $PACT_HOOK_DIR, where the hook script looks, is where the env file goes.
+func TestHookDirMovesTheEnvFile(t *testing.T) {
+	b, m := newRealBoard(t), newMachine(t)
+	m.hookDir = filepath.Join(m.home, "hooks", "pact")
+	rc, out, errOut := m.connect(b.URL, b.hire(t, `{"role": "code", "project": "web"}`))
+	require.Equal(t, 0, rc, errOut)
+	envFile := filepath.Join(m.hookDir, "code-web.env")
+	require.Contains(t, out, "wrote "+envFile)
+	require.Equal(t, b.URL, readEnv(t, envFile)["PACT_URL"])
+	requireMode(t, envFile, 0o600)
+	requireMode(t, m.hookDir, 0o700)
+	_, err := os.Stat(filepath.Join(m.home, ".config"))
+	require.ErrorIs(t, err, os.ErrNotExist)
+}

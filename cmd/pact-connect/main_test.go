@@ -63,6 +63,7 @@ func (b *realBoard) hire(t *testing.T, body string) string {
 // machine is the agent's machine: a home and a project directory.
 type machine struct {
 	home, dir string
+	hookDir   string // $PACT_HOOK_DIR, "" when unset
 }
 
 func newMachine(t *testing.T) machine {
@@ -76,7 +77,7 @@ func newMachine(t *testing.T) machine {
 // connect runs pact-connect in-process on m.
 func (m machine) connect(args ...string) (code int, stdout, stderr string) {
 	var out, errOut bytes.Buffer
-	code = run(context.Background(), args, env{Home: m.home, Dir: m.dir, Stdout: &out, Stderr: &errOut})
+	code = run(context.Background(), args, env{Home: m.home, Dir: m.dir, HookDir: m.hookDir, Stdout: &out, Stderr: &errOut})
 	return code, out.String(), errOut.String()
 }
 

@@ -47,9 +47,10 @@ func TestExistingMCPJSONIsMergedNotClobbered(t *testing.T) {
 	// A file already stricter than 600 keeps its mode.
 	require.NoError(t, os.Chmod(mcpFile, 0o400))
 	code := b.Admin("ana", "POST", "/agents/code-web/setup-code", "").Body["code"].(string)
-	rc, _, errOut = m.connect(b.URL, code)
+	rc, out, errOut = m.connect(b.URL, code)
 	require.Equal(t, 0, rc, errOut)
 	requireMode(t, mcpFile, 0o400)
+	require.Contains(t, out, "wrote "+mcpFile+` (MCP server "pact", mode 400)`)
 }
 
 // Another agent's entry of the same name is refused without --force, and

@@ -39,7 +39,7 @@ func connect(ctx context.Context, o options, e env) error {
 	if o.dry {
 		fmt.Fprintln(e.Stdout, "dry run: nothing was written, and this setup code is now used; get a new one to connect")
 		for _, w := range writes {
-			fmt.Fprintf(e.Stdout, "would write %s (%s, mode 600, %s)\n", w.path, w.what, keeps(w.kept))
+			fmt.Fprintf(e.Stdout, "would write %s (%s, mode %o, %s)\n", w.path, w.what, targetPerm(w.path), keeps(w.kept))
 			for _, s := range w.show {
 				fmt.Fprintf(e.Stdout, "  %s\n", s)
 			}
@@ -47,15 +47,16 @@ func connect(ctx context.Context, o options, e env) error {
 		return nil
 	}
 	for i, w := range writes {
-		if err := writePrivate(w.path, w.data); err != nil {
+		perm, err := writePrivate(w.path, w.data)
+		if err != nil {
 			return fmt.Errorf("%v (%d of %d files written)", err, i, len(writes))
 		}
-		fmt.Fprintf(e.Stdout, "wrote %s (%s, mode 600)\n", w.path, w.what)
+		fmt.Fprintf(e.Stdout, "wrote %s (%s, mode %o)\n", w.path, w.what, perm)
 	}
 	if c.BoardURL != "" && strings.TrimRight(c.BoardURL, "/") != base {
 		fmt.Fprintf(e.Stdout, "note: the board calls itself %s; the files use %s, the URL that reached it from here\n", c.BoardURL, base)
 	}
-	fmt.Fprintln(e.Stdout, next(c, o))
+	fmt.Fprintln(e.Stdout, next(c, o, writes[0].path))
 	return nil
 }
 
@@ -82,39 +83,38 @@ func keeps(n int) string {
 	return fmt.Sprintf("merged, keeping %d other entries", n)
 }
 
-// next is what the person does after connecting.
-func next(c *connected, o options) string {
+// next is what the person does after connecting; first is the first
+// file written (a Runner's env file).
+func next(c *connected, o options, first string) string {
 	switch c.Client {
 	case "code":
 		return "next: start Claude Code in " + o.dir + " (claude mcp list shows " + o.name + "); keep .mcp.json out of git: it holds the token"
 	case "gemini":
 		return "next: start gemini again (/mcp lists " + o.name + ")"
 	}
-	return "next: start pact-runner with that env file (set -a; . <file>; pact-runner)"
+	return "next: start the runner: set -a; . " + shellQuote(first) + "; pact-runner"
 }
 
 // writePrivate replaces the file at path with data, atomically: a new
 // file in the same directory, created mode 0600 (or the old file's
 // stricter mode) before any byte is written, then renamed over it. It
 // creates missing directories mode 0700. A symlink's target is replaced.
-func writePrivate(path string, data []byte) error {
+// It returns the file's mode.
+func writePrivate(path string, data []byte) (fs.FileMode, error) {
 	if target, err := filepath.EvalSymlinks(path); err == nil {
 		path = target
 	}
-	perm := fs.FileMode(0o600)
-	if st, err := os.Stat(path); err == nil && st.Mode().Perm()&^0o600 == 0 {
-		perm = st.Mode().Perm() // already as strict or stricter
-	}
+	perm := targetPerm(path)
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("cannot create %s: %v", dir, err)
+		return 0, fmt.Errorf("cannot create %s: %v", dir, err)
 	}
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)
 	tmp := filepath.Join(dir, "."+filepath.Base(path)+"."+hex.EncodeToString(b)+".tmp")
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
-		return fmt.Errorf("cannot write %s: %v", path, err)
+		return 0, fmt.Errorf("cannot write %s: %v", path, err)
 	}
 	_, err = f.Write(data)
 	if err == nil {
@@ -128,9 +128,18 @@ func writePrivate(path string, data []byte) error {
 	}
 	if err != nil {
 		_ = os.Remove(tmp)
-		return fmt.Errorf("cannot write %s: %v", path, err)
+		return 0, fmt.Errorf("cannot write %s: %v", path, err)
 	}
-	return nil
+	return perm, nil
+}
+
+// targetPerm is the mode the file at path gets: 0600, or its own mode
+// when that is already as strict or stricter.
+func targetPerm(path string) fs.FileMode {
+	if st, err := os.Stat(path); err == nil && st.Mode().Perm()&^0o600 == 0 {
+		return st.Mode().Perm()
+	}
+	return 0o600
 }
 
 // mustJSON is v as JSON, URLs unescaped.
