@@ -1,0 +1,133 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// A code hire: .mcp.json in the project directory and the hooks env file,
+// both mode 600, the directories created 700, the token printed nowhere,
+// and the written server entry works with the official MCP client.
+func TestCodeHireWritesMCPJSONAndHooksEnvPrivately(t *testing.T) {
+	b, m := newRealBoard(t), newMachine(t)
+	code := b.hire(t, `{"role": "code", "project": "web"}`)
+	rc, out, errOut := m.connect(b.URL, code)
+	require.Equal(t, 0, rc, errOut)
+	require.Empty(t, errOut)
+
+	mcpFile := filepath.Join(m.dir, ".mcp.json")
+	entry := readJSON(t, mcpFile)["mcpServers"].(map[string]any)["pact"].(map[string]any)
+	require.Equal(t, "http", entry["type"])
+	require.Equal(t, b.URL+"/mcp/a/code-web", entry["url"])
+	headers := entry["headers"].(map[string]any)
+	token := strings.TrimPrefix(headers["Authorization"].(string), "Bearer ")
+	require.Regexp(t, `^pact_[A-Za-z0-9_-]+$`, token)
+	requireMode(t, mcpFile, 0o600)
+
+	envFile := filepath.Join(m.home, ".config", "pact", "code-web.env")
+	require.Equal(t, map[string]string{"PACT_URL": b.URL, "PACT_TOKEN": token}, readEnv(t, envFile))
+	requireMode(t, envFile, 0o600)
+	requireMode(t, filepath.Join(m.home, ".config", "pact"), 0o700)
+	requireMode(t, filepath.Join(m.home, ".config"), 0o700)
+	require.Len(t, m.files(t), 4, "the two files and the two directories, no temporary file left")
+
+	require.NotContains(t, out, token, "the token is never printed")
+	require.Contains(t, out, "connected as code-web")
+	require.Equal(t, "code-web", whoami(t, entry["url"].(string), headers), "the written entry works")
+
+	// Connecting the same agent again (a new machine's code) replaces its
+	// entry and keeps what the person added to the env file.
+	f, err := os.OpenFile(envFile, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString("PACT_AUTO_CLAIM=1\nPACT_AUTO_CLAIM_FROM='chat-web,runner-web'\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	got := b.Admin("ana", "POST", "/agents/code-web/setup-code", "")
+	rc, _, errOut = m.connect(b.URL, got.Body["code"].(string))
+	require.Equal(t, 0, rc, errOut)
+	entry = readJSON(t, mcpFile)["mcpServers"].(map[string]any)["pact"].(map[string]any)
+	token2 := strings.TrimPrefix(entry["headers"].(map[string]any)["Authorization"].(string), "Bearer ")
+	require.NotEqual(t, token, token2, "the new token")
+	require.Equal(t, map[string]string{"PACT_URL": b.URL, "PACT_TOKEN": token2, "PACT_AUTO_CLAIM": "1",
+		"PACT_AUTO_CLAIM_FROM": "chat-web,runner-web"}, readEnv(t, envFile))
+}
+
+// A gemini hire: mcpServers in ~/.gemini/settings.json with httpUrl and
+// the bearer header, mode 600, every other setting kept.
+func TestGeminiHireWritesSettingsJSON(t *testing.T) {
+	b, m := newRealBoard(t), newMachine(t)
+	gemini := filepath.Join(m.home, ".gemini")
+	require.NoError(t, os.MkdirAll(gemini, 0o755))
+	settings := filepath.Join(gemini, "settings.json")
+	require.NoError(t, os.WriteFile(settings, []byte(`{"theme": "GitHub", "mcpServers": {"docs": {"command": "docs-mcp", "args": ["--port", 3]}}}`), 0o644))
+	code := b.hire(t, `{"role": "gemini", "project": "web"}`)
+	rc, out, errOut := m.connect("--dry-run=false", b.URL, code)
+	require.Equal(t, 0, rc, errOut)
+
+	got := readJSON(t, settings)
+	require.Equal(t, "GitHub", got["theme"])
+	servers := got["mcpServers"].(map[string]any)
+	require.Equal(t, map[string]any{"command": "docs-mcp", "args": []any{"--port", float64(3)}}, servers["docs"])
+	entry := servers["pact"].(map[string]any)
+	require.Equal(t, b.URL+"/mcp/a/gemini-web", entry["httpUrl"])
+	requireMode(t, settings, 0o600)
+	requireMode(t, gemini, 0o755) // an existing directory is left as it is
+	require.Len(t, m.files(t), 2, "only settings.json: a gemini agent has no hooks env file")
+	headers := entry["headers"].(map[string]any)
+	require.NotContains(t, out, strings.TrimPrefix(headers["Authorization"].(string), "Bearer "))
+	require.Equal(t, "gemini-web", whoami(t, entry["httpUrl"].(string), headers))
+}
+
+// A runner hire: the env file holds the board, the token, the role's
+// settings (secret ones too: this is where they are for) and points at
+// the role's instructions; both files are mode 600.
+func TestRunnerHireWritesItsEnvFile(t *testing.T) {
+	b, m := newRealBoard(t), newMachine(t)
+	got := b.Admin("ana", "PUT", "/roles/nightly", `{"name": "Nightly", "client": "runner", "actions": ["task.read", "task.work"],
+		"settings": {"DATABASE_URL": "postgres://runner:s3cret@localhost/{project}_test", "PACT_RUNNER_MAX_TURNS": "12",
+		"PACT_RUNNER_SCHEDULE": "[{\"at\": \"07:30\", \"title\": \"It's {project}\"}]"},
+		"instructions": "Work on {project} only at night."}`)
+	require.Equal(t, 200, got.Status, got.Raw)
+	code := b.hire(t, `{"role": "nightly", "project": "web", "id": "runner-web"}`)
+	rc, out, errOut := m.connect(b.URL, code, "--repo", m.dir)
+	require.Equal(t, 0, rc, errOut)
+
+	dir := filepath.Join(m.home, ".config", "pact")
+	vars := readEnv(t, filepath.Join(dir, "runner-web.env"))
+	token := vars["PACT_RUNNER_TOKEN"]
+	require.Regexp(t, `^pact_`, token)
+	require.Equal(t, map[string]string{"PACT_URL": b.URL, "PACT_TOKEN": token, "PACT_RUNNER_AGENT": "runner-web",
+		"PACT_RUNNER_TOKEN": token, "PACT_RUNNER_PROJECT": "web", "PACT_RUNNER_REPO": m.dir,
+		"PACT_RUNNER_ROLE_FILE": filepath.Join(dir, "runner-web-role.md"),
+		"DATABASE_URL":          "postgres://runner:s3cret@localhost/web_test", "PACT_RUNNER_MAX_TURNS": "12",
+		"PACT_RUNNER_SCHEDULE": `[{"at": "07:30", "title": "It's web"}]`}, vars)
+	role, err := os.ReadFile(filepath.Join(dir, "runner-web-role.md"))
+	require.NoError(t, err)
+	require.Equal(t, "Work on {project} only at night.\n", string(role))
+	requireMode(t, filepath.Join(dir, "runner-web.env"), 0o600)
+	requireMode(t, filepath.Join(dir, "runner-web-role.md"), 0o600)
+	requireMode(t, dir, 0o700)
+	require.NotContains(t, out, token)
+	require.NotContains(t, out, "s3cret")
+	_, err = os.Stat(filepath.Join(m.dir, ".mcp.json"))
+	require.ErrorIs(t, err, os.ErrNotExist, "a runner gets no .mcp.json")
+}
+
+// $PACT_HOOK_DIR, where the hook script looks, is where the env file goes.
+func TestHookDirMovesTheEnvFile(t *testing.T) {
+	b, m := newRealBoard(t), newMachine(t)
+	m.hookDir = filepath.Join(m.home, "hooks", "pact")
+	rc, out, errOut := m.connect(b.URL, b.hire(t, `{"role": "code", "project": "web"}`))
+	require.Equal(t, 0, rc, errOut)
+	envFile := filepath.Join(m.hookDir, "code-web.env")
+	require.Contains(t, out, "wrote "+envFile)
+	require.Equal(t, b.URL, readEnv(t, envFile)["PACT_URL"])
+	requireMode(t, envFile, 0o600)
+	requireMode(t, m.hookDir, 0o700)
+	_, err := os.Stat(filepath.Join(m.home, ".config"))
+	require.ErrorIs(t, err, os.ErrNotExist)
+}

@@ -1,0 +1,138 @@
+// Command pact-connect connects the machine it runs on as an agent a person
+// just hired: it redeems the one-time setup code once with POST /connect
+// (docs/specs/behavior.md §10.3) and writes the token straight into the
+// agent's client configuration, in files only their owner can read
+// (docs/pact-connect.md; contract CONNECT-001 in docs/invariants.md).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	home, _ := os.UserHomeDir() // $HOME on Unix
+	dir, _ := os.Getwd()
+	code := run(ctx, os.Args[1:], env{Home: home, Dir: dir, HookDir: os.Getenv("PACT_HOOK_DIR"),
+		Stdout: os.Stdout, Stderr: os.Stderr})
+	stop()
+	os.Exit(code)
+}
+
+// env is what pact-connect takes from its surroundings, so a test can
+// point every path somewhere temporary.
+type env struct {
+	Home string // the home directory ($HOME)
+	Dir  string // the working directory: where .mcp.json goes without --dir
+	// HookDir is $PACT_HOOK_DIR, where the hook script looks for
+	// <agent>.env; "" means <Home>/.config/pact.
+	HookDir        string
+	Stdout, Stderr io.Writer
+}
+
+// options are the command line.
+type options struct {
+	board, code string
+	dir, name   string
+	repo        string
+	force, dry  bool
+	insecure    bool
+}
+
+// Exit codes (docs/pact-connect.md).
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2
+)
+
+const usage = `usage: pact-connect [flags] <board-url> <setup-code>
+
+Redeems a one-time setup code (pcs_...) on the board, once, and writes the
+agent's token into its client's configuration (docs/pact-connect.md):
+  code    <dir>/.mcp.json: MCP server "pact" (merged), and
+          ~/.config/pact/<agent>.env: PACT_URL, PACT_TOKEN for the hooks
+  gemini  ~/.gemini/settings.json: mcpServers."pact" with httpUrl and headers (merged)
+  runner  ~/.config/pact/<agent>.env: the runner's settings and token, and
+          ~/.config/pact/<agent>-role.md: the role's instructions, if any
+Every file holding a token is mode 600; directories it creates are 700.
+$PACT_HOOK_DIR replaces ~/.config/pact.
+
+Flags (before or after the arguments):
+  --dir DIR     code: the project directory for .mcp.json (default: the current directory)
+  --name NAME   code, gemini: the MCP server's name (default: pact)
+  --repo DIR    runner: the runner's clone, written as PACT_RUNNER_REPO
+  --force       replace an MCP server of that name that belongs to another agent
+  --dry-run     redeem the code and print what would be written (tokens masked), writing nothing
+  --insecure    allow http:// to a board that is not on this machine
+  -h, --help    this text
+
+Exit status: 0 connected (or dry run printed), 1 refused or failed (one line
+on stderr, nothing written), 2 wrong usage.
+`
+
+// run is pact-connect with its arguments and surroundings; it returns the
+// exit status.
+func run(ctx context.Context, args []string, e env) int {
+	o, err := parseArgs(args, e)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(e.Stdout, usage)
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "pact-connect: %v; see pact-connect --help\n", err)
+		return exitUsage
+	}
+	if err := connect(ctx, o, e); err != nil {
+		fmt.Fprintf(e.Stderr, "pact-connect: %v\n", err)
+		return exitError
+	}
+	return exitOK
+}
+
+// parseArgs reads flags anywhere among the two arguments.
+func parseArgs(args []string, e env) (options, error) {
+	o := options{name: "pact"}
+	fs := flag.NewFlagSet("pact-connect", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&o.dir, "dir", "", "")
+	fs.StringVar(&o.name, "name", "pact", "")
+	fs.StringVar(&o.repo, "repo", "", "")
+	fs.BoolVar(&o.force, "force", false, "")
+	fs.BoolVar(&o.dry, "dry-run", false, "")
+	fs.BoolVar(&o.insecure, "insecure", false, "")
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return o, err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos, args = append(pos, fs.Arg(0)), fs.Args()[1:]
+	}
+	if len(pos) != 2 {
+		return o, fmt.Errorf("expected <board-url> <setup-code>, got %d arguments", len(pos))
+	}
+	o.board, o.code = pos[0], pos[1]
+	if o.dir == "" {
+		o.dir = e.Dir
+	} else if !filepath.IsAbs(o.dir) {
+		o.dir = filepath.Join(e.Dir, o.dir)
+	}
+	if o.repo != "" && !filepath.IsAbs(o.repo) {
+		o.repo = filepath.Join(e.Dir, o.repo)
+	}
+	if !serverName.MatchString(o.name) {
+		return o, fmt.Errorf("--name %q: use letters, digits, - and _", o.name)
+	}
+	return o, nil
+}

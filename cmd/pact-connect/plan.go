@@ -1,0 +1,181 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// write is one file pact-connect writes, whole, mode 0600 (or the file's
+// own stricter mode).
+type write struct {
+	path string
+	data []byte
+	what string   // what it holds, for the summary
+	show []string // what is set in it, secrets masked, for --dry-run
+	kept int      // members or lines of the existing file it keeps; -1: a new file
+}
+
+// secretSetting is a role setting the board keeps sealed
+// (docs/security.md, "6. Runner secrets"); --dry-run masks it.
+var secretSetting = regexp.MustCompile(`^(DATABASE_URL|([A-Z0-9]+_)*(TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIALS?))$`)
+
+// claudeServer is Claude Code's entry for a remote MCP server.
+type claudeServer struct {
+	Type    string            `json:"type"`
+	URL     string            `json:"url"`
+	Headers map[string]string `json:"headers"`
+}
+
+// geminiServer is Gemini CLI's entry for a streamable HTTP MCP server.
+type geminiServer struct {
+	HTTPURL string            `json:"httpUrl"`
+	Headers map[string]string `json:"headers"`
+}
+
+// mask shows a token as pact_… and its last 4 characters.
+func mask(token string) string {
+	if len(token) < len(tokenPrefix)+8 {
+		return tokenPrefix + "…"
+	}
+	return tokenPrefix + "…" + token[len(token)-4:]
+}
+
+// plan is every file pact-connect writes for c, merged with what is there,
+// or the reason it writes none.
+func plan(c *connected, base string, o options, e env) ([]write, error) {
+	hooks := e.HookDir
+	if hooks == "" {
+		hooks = filepath.Join(e.Home, ".config", "pact")
+	}
+	envPath := filepath.Join(hooks, c.AgentID+".env")
+	mcpURL := base + "/mcp/a/" + c.AgentID
+	headers := map[string]string{"Authorization": "Bearer " + c.Token}
+	switch c.Client {
+	case "code":
+		entry := claudeServer{Type: "http", URL: mcpURL, Headers: headers}
+		mcp, err := serverWrite(filepath.Join(o.dir, ".mcp.json"), o, mcpURL, entry, c)
+		if err != nil {
+			return nil, err
+		}
+		env, err := envWrite(envPath, "hooks env file", c, []setting{{"PACT_URL", base}, {"PACT_TOKEN", c.Token}},
+			"\n# PACT_AUTO_CLAIM=1\n# PACT_AUTO_CLAIM_FROM=<agent ids, comma-separated>")
+		if err != nil {
+			return nil, err
+		}
+		return []write{mcp, env}, nil
+	case "gemini":
+		entry := geminiServer{HTTPURL: mcpURL, Headers: headers}
+		w, err := serverWrite(filepath.Join(e.Home, ".gemini", "settings.json"), o, mcpURL, entry, c)
+		return []write{w}, err
+	case "runner":
+		return runnerWrites(c, base, o, hooks)
+	}
+	return nil, fmt.Errorf("agent %s is a %s agent: it connects in its Claude app with %s, not with pact-connect; "+
+		"nothing was written", c.AgentID, c.Client, mcpURL)
+}
+
+// serverWrite merges the MCP server entry into the JSON file at path.
+func serverWrite(path string, o options, url string, entry any, c *connected) (write, error) {
+	old, err := readExisting(path)
+	if err != nil {
+		return write{}, err
+	}
+	data, kept, err := mergeServer(old, o.name, url, entry, o.force)
+	var cf *conflict
+	if errors.As(err, &cf) {
+		return write{}, fmt.Errorf("%s: %v; nothing was written and this code is used: get a new one "+
+			"(POST /admin/api/agents/%s/setup-code) and run again with --force to replace it, or with --name to keep both",
+			path, err, c.AgentID)
+	}
+	if err != nil {
+		return write{}, fmt.Errorf("%s: %v; nothing was written and this code is used: fix the file, then connect with a new code", path, err)
+	}
+	if old == nil {
+		kept = -1
+	}
+	shown := strings.ReplaceAll(string(mustJSON(entry)), c.Token, mask(c.Token))
+	return write{path: path, data: data, what: fmt.Sprintf("MCP server %q", o.name), kept: kept,
+		show: []string{fmt.Sprintf("mcpServers.%s = %s", o.name, shown)}}, nil
+}
+
+// envWrite merges vars into the env file at path.
+func envWrite(path, what string, c *connected, vars []setting, extra string) (write, error) {
+	old, err := readExisting(path)
+	if err != nil {
+		return write{}, err
+	}
+	header := "# Written by pact-connect for agent " + c.AgentID + ". It holds the agent's token:\n" +
+		"# keep it mode 600, outside any repository." + extra
+	w := write{path: path, data: []byte(mergeEnv(string(old), vars, header)), what: what, kept: -1}
+	if old != nil {
+		w.kept = len(logicalLines(string(old)))
+	}
+	for _, s := range vars {
+		v := shellQuote(s.value)
+		switch {
+		case s.value == c.Token:
+			v = mask(c.Token)
+		case secretSetting.MatchString(s.key):
+			v = "[REDACTED]"
+		}
+		w.show = append(w.show, s.key+"="+v)
+	}
+	return w, nil
+}
+
+// runnerWrites are a Runner's env file and, when its role has
+// instructions, the role file PACT_RUNNER_ROLE_FILE names.
+func runnerWrites(c *connected, base string, o options, dir string) ([]write, error) {
+	vars := []setting{{"PACT_URL", base}, {"PACT_TOKEN", c.Token}, {"PACT_RUNNER_AGENT", c.AgentID},
+		{"PACT_RUNNER_TOKEN", c.Token}, {"PACT_RUNNER_PROJECT", c.Project}}
+	if o.repo != "" {
+		vars = append(vars, setting{"PACT_RUNNER_REPO", o.repo})
+	}
+	var out []write
+	if strings.TrimSpace(c.Instructions) != "" {
+		role := filepath.Join(dir, c.AgentID+"-role.md")
+		vars = append(vars, setting{"PACT_RUNNER_ROLE_FILE", role})
+		text := strings.TrimRight(c.Instructions, "\n") + "\n"
+		out = append(out, write{path: role, data: []byte(text), what: "role instructions", kept: -1,
+			show: []string{fmt.Sprintf("(%d bytes of the role's instructions)", len(text))}})
+	}
+	fixed := map[string]bool{}
+	for _, s := range vars {
+		fixed[s.key] = true
+	}
+	keys := make([]string, 0, len(c.Settings))
+	for k := range c.Settings {
+		if !fixed[k] { // the connection's own values win over the role's
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		vars = append(vars, setting{k, c.Settings[k]})
+	}
+	env, err := envWrite(filepath.Join(dir, c.AgentID+".env"), "runner env file", c, vars, "")
+	if err != nil {
+		return nil, err
+	}
+	return append([]write{env}, out...), nil
+}
+
+// readExisting reads the file at path; nil when there is none.
+func readExisting(path string) ([]byte, error) {
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %s (%v); nothing was written and this code is used: fix it, then connect with a new code", path, err)
+	}
+	if raw == nil {
+		raw = []byte{}
+	}
+	return raw, nil
+}
