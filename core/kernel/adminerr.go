@@ -52,6 +52,10 @@ func AdminStatus(code errs.Code) int {
 		return http.StatusInternalServerError
 	case errs.Unavailable:
 		return http.StatusServiceUnavailable
+	case errs.TooLarge:
+		return http.StatusRequestEntityTooLarge
+	case errs.MethodNotAllowed:
+		return http.StatusMethodNotAllowed
 	}
 	return http.StatusConflict // note_pinned, id_taken, already_registered and every other code
 }

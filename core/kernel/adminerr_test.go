@@ -125,7 +125,7 @@ func TestAdminStatusMap(t *testing.T) {
 		errs.ProjectMismatch: 400, errs.ScopeExceeded: 400, errs.LimitExceeded: 400, errs.NotePinned: 409,
 		errs.IDTaken: 409, errs.NotRegistered: 403, errs.AccountDisabled: 403, errs.AlreadyRegistered: 409,
 		errs.SignupClosed: 403, errs.SignupBusy: 429, errs.RateLimited: 429,
-		errs.Unauthorized: 401, errs.Unavailable: 503, errs.Internal: 500,
+		errs.Unauthorized: 401, errs.Unavailable: 503, errs.Internal: 500, errs.TooLarge: 413, errs.MethodNotAllowed: 405,
 	}
 	for _, code := range errs.All() {
 		status, named := want[code]

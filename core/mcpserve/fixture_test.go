@@ -58,7 +58,8 @@ type testModule struct{ f *fixture }
 func (testModule) Name() string { return "testtools" }
 
 func object(props map[string]*jsonschema.Schema, required ...string) *jsonschema.Schema {
-	return &jsonschema.Schema{Type: "object", Properties: props, Required: required}
+	return &jsonschema.Schema{Type: "object", Properties: props, Required: required,
+		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}}
 }
 
 func (m testModule) Register(h *kernel.Host) error {
