@@ -42,6 +42,7 @@ func allowedReads() []allowance {
 		{"modules/notify", "agent_projects", reads, "as for mandates: the project an expiry notice is filed under"},
 		{"modules/notify", "orgs", reads, "the Slack webhook (orgs.slack_webhook_url) is a secret only notify seals and " +
 			"opens (core/seal); it reads the sealed value where it delivers, shows its hint and reseals it, and writes " +
-			"it through identity.SetOrgSecret"},
+			"it through identity.SetOrgSecret. The organization's language (orgs.language) is read where it delivers " +
+			"and in the expiry sweep's query, which writes each warning in it"},
 	}
 }
