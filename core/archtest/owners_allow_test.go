@@ -19,6 +19,8 @@ func allowedReads() []allowance {
 			"trusted root is (CRED-005), checked on every use; core cannot call modules/credentials"},
 		{"core/outbox", "projects", reads, "a notification carries its project's organization, taken in the " +
 			"enqueueing statement"},
+		{"core/outbox", "orgs", reads, "a detail the board wrote in every language is kept in its organization's " +
+			"language (orgs.language), chosen in the enqueueing statement"},
 
 		// Modules: joins with the principals their rows name.
 		{"modules/board", "agents", reads, principals},

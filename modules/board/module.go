@@ -13,6 +13,7 @@ import (
 
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/events"
+	"github.com/pactboard/pact/core/i18n"
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/ledger"
@@ -35,10 +36,12 @@ type Module struct {
 	whoamiSections *kernel.Whoami
 	// stale is how long a claim lives without a heartbeat.
 	stale time.Duration
+	// cat holds the words this module writes for people (messages.go).
+	cat *i18n.Catalog
 }
 
 // New returns the board module; Register fills it in.
-func New() *Module { return &Module{} }
+func New() *Module { return &Module{cat: mustCatalog()} }
 
 // Name is "board".
 func (m *Module) Name() string { return "board" }
