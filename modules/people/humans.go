@@ -19,7 +19,7 @@ type Human struct {
 	Email      *string       `json:"email" format:"email"`
 	CreatedAt  time.Time     `json:"created_at"`
 	DisabledAt *time.Time    `json:"disabled_at" doc:"Set while the person is disabled; people are never deleted"`
-	Language   *string       `json:"language" enum:"en,th" doc:"The language of texts addressed to this person alone; null follows the organization's"`
+	Language   *string       `json:"language" doc:"en or th: the language of texts addressed to this person alone; null follows the organization's"`
 }
 
 func human(p *identity.Person) Human {
@@ -43,7 +43,7 @@ type Me struct {
 	Org   OrgBrief      `json:"org"`
 	// Language is the person's own choice, nil when they follow the
 	// organization; ReadsIn is what texts addressed to them are written in.
-	Language *string `json:"language" enum:"en,th" doc:"Their own language; null follows the organization's"`
+	Language *string `json:"language" doc:"en or th: their own language; null follows the organization's"`
 	ReadsIn  string  `json:"reads_in" enum:"en,th" doc:"The language texts addressed to them are written in: their own, else the organization's"`
 }
 

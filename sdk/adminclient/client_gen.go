@@ -141,24 +141,6 @@ func (e FormatStatusFormat) Valid() bool {
 	}
 }
 
-// Defines values for HumanLanguage.
-const (
-	HumanLanguageEn HumanLanguage = "en"
-	HumanLanguageTh HumanLanguage = "th"
-)
-
-// Valid indicates whether the value is a known member of the HumanLanguage enum.
-func (e HumanLanguage) Valid() bool {
-	switch e {
-	case HumanLanguageEn:
-		return true
-	case HumanLanguageTh:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for HumanRole.
 const (
 	HumanRoleApprover HumanRole = "approver"
@@ -252,24 +234,6 @@ func (e MandateViewIssuerKind) Valid() bool {
 	case MandateViewIssuerKindAgent:
 		return true
 	case MandateViewIssuerKindHuman:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for MeLanguage.
-const (
-	MeLanguageEn MeLanguage = "en"
-	MeLanguageTh MeLanguage = "th"
-)
-
-// Valid indicates whether the value is a known member of the MeLanguage enum.
-func (e MeLanguage) Valid() bool {
-	switch e {
-	case MeLanguageEn:
-		return true
-	case MeLanguageTh:
 		return true
 	default:
 		return false
@@ -872,16 +836,13 @@ type Human struct {
 	// Id Examples: ana
 	Id string `json:"id"`
 
-	// Language The language of texts addressed to this person alone; null follows the organization's
-	Language *HumanLanguage `json:"language"`
+	// Language en or th: the language of texts addressed to this person alone; null follows the organization's
+	Language *string `json:"language"`
 
 	// Name Examples: Ana
 	Name string    `json:"name"`
 	Role HumanRole `json:"role"`
 }
-
-// HumanLanguage The language of texts addressed to this person alone; null follows the organization's
-type HumanLanguage string
 
 // HumanRole defines model for Human.Role.
 type HumanRole string
@@ -1071,18 +1032,15 @@ type Me struct {
 	Email *string `json:"email"`
 	Id    string  `json:"id"`
 
-	// Language Their own language; null follows the organization's
-	Language *MeLanguage `json:"language"`
-	Name     string      `json:"name"`
-	Org      OrgBrief    `json:"org"`
+	// Language en or th: their own language; null follows the organization's
+	Language *string  `json:"language"`
+	Name     string   `json:"name"`
+	Org      OrgBrief `json:"org"`
 
 	// ReadsIn The language texts addressed to them are written in: their own, else the organization's
 	ReadsIn MeReadsIn `json:"reads_in"`
 	Role    MeRole    `json:"role"`
 }
-
-// MeLanguage Their own language; null follows the organization's
-type MeLanguage string
 
 // MeReadsIn The language texts addressed to them are written in: their own, else the organization's
 type MeReadsIn string
