@@ -168,7 +168,7 @@ func (m *Module) checkCap(ctx context.Context, tx bun.IDB, t *task) error {
 		notice := texts(m.cat, msgMessageCap, nil)
 		var told int
 		if err := tx.NewRaw(`SELECT count(*) FROM notifications WHERE task_id = ? AND kind = 'question' AND detail IN (?)`,
-			t.ID, bun.In(slices.Collect(maps.Values(notice)))).Scan(ctx, &told); err != nil || told > 0 {
+			t.ID, bun.List(slices.Collect(maps.Values(notice)))).Scan(ctx, &told); err != nil || told > 0 {
 			return err
 		}
 		_, err := outbox.Enqueue(ctx, tx, outbox.Notification{Kind: outbox.Question, ProjectID: t.ProjectID, TaskID: t.ID,

@@ -21,7 +21,7 @@ import (
 const deliverTimeout = 10 * time.Second
 
 // version is reported in Capabilities; bump it when the card layout changes.
-const version = "1.0.0"
+const version = "1.1.0"
 
 // hookURL is the only destination shape accepted: a Slack incoming webhook.
 // Anything else would make the board post on an org owner's behalf to an
