@@ -19,6 +19,8 @@ func allowedReads() []allowance {
 			"trusted root is (CRED-005), checked on every use; core cannot call modules/credentials"},
 		{"core/outbox", "projects", reads, "a notification carries its project's organization, taken in the " +
 			"enqueueing statement"},
+		{"core/outbox", "orgs", reads, "a detail the board wrote in every language is kept in its organization's " +
+			"language (orgs.language), chosen in the enqueueing statement"},
 
 		// Modules: joins with the principals their rows name.
 		{"modules/board", "agents", reads, principals},
@@ -42,6 +44,7 @@ func allowedReads() []allowance {
 		{"modules/notify", "agent_projects", reads, "as for mandates: the project an expiry notice is filed under"},
 		{"modules/notify", "orgs", reads, "the Slack webhook (orgs.slack_webhook_url) is a secret only notify seals and " +
 			"opens (core/seal); it reads the sealed value where it delivers, shows its hint and reseals it, and writes " +
-			"it through identity.SetOrgSecret"},
+			"it through identity.SetOrgSecret. The organization's language (orgs.language) is read where it delivers " +
+			"and in the expiry sweep's query, which writes each warning in it"},
 	}
 }

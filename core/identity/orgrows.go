@@ -17,12 +17,15 @@ type Org struct {
 	Halted       bool      `bun:"halted"`
 	TermsVersion *string   `bun:"terms_version"`
 	CreatedAt    time.Time `bun:"created_at"`
+	// Language is the language its people read notifications in
+	// (core/i18n): "en" unless the organization chose another.
+	Language string `bun:"language"`
 }
 
 // GetOrg returns organization id, or not_found.
 func (s *Service) GetOrg(ctx context.Context, tx bun.IDB, id string) (*Org, error) {
 	var rows []Org
-	err := tx.NewRaw(`SELECT id, name, halted, terms_version, created_at FROM orgs WHERE id = ?`, id).Scan(ctx, &rows)
+	err := tx.NewRaw(`SELECT id, name, halted, terms_version, created_at, language FROM orgs WHERE id = ?`, id).Scan(ctx, &rows)
 	if err != nil {
 		return nil, fmt.Errorf("identity.GetOrg: %w", err)
 	}

@@ -49,9 +49,12 @@ type Person struct {
 	Email      *string    `bun:"email" json:"email"`
 	DisabledAt *time.Time `bun:"disabled_at" json:"disabled_at"`
 	CreatedAt  time.Time  `bun:"created_at" json:"created_at"`
+	// Language is the language the person chose for texts addressed to
+	// them (core/i18n); nil follows their organization's.
+	Language *string `bun:"language" json:"language"`
 }
 
-const personCols = `id, org_id, name, role, email, disabled_at, created_at`
+const personCols = `id, org_id, name, role, email, disabled_at, created_at, language`
 
 // RequirePerson loads the acting person and checks their rank (§10.1). It
 // returns the person even when refusing, so the refusal is logged in their

@@ -7,6 +7,7 @@ package outbox
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -51,6 +52,11 @@ type Notification struct {
 	// Detail is cut to its first non-blank line, except for briefs, which
 	// keep what BriefDetail made of the result.
 	Detail string
+	// DetailIn, when set, is a detail the board wrote itself, in every
+	// language it speaks (language tag → text, core/i18n): the enqueueing
+	// statement keeps the one of the organization's language (orgs.language),
+	// else English, else Detail. An agent's own words go in Detail.
+	DetailIn map[string]string
 }
 
 // Limits of the stored text.
@@ -70,10 +76,24 @@ func Enqueue(ctx context.Context, tx bun.IDB, n Notification) (int64, error) {
 	} else {
 		detail = clip(squeeze(redact.Text(firstLine(detail))), MaxDetail)
 	}
+	var in *string
+	if len(n.DetailIn) > 0 {
+		texts := map[string]string{}
+		for lang, d := range n.DetailIn {
+			texts[lang] = clip(squeeze(redact.Text(firstLine(d))), MaxDetail)
+		}
+		raw, err := json.Marshal(texts)
+		if err != nil {
+			return 0, fmt.Errorf("outbox.Enqueue: %w", err)
+		}
+		in = new(string(raw))
+	}
 	var id int64
 	err := tx.NewRaw(`INSERT INTO notifications (org_id, kind, project_id, task_id, agent_id, title, detail)
-		SELECT p.org_id, ?, p.id, ?::uuid, ?, ?, ? FROM projects p WHERE p.id = ? RETURNING id`,
-		n.Kind, nullable(n.TaskID), nullable(n.AgentID), title, nullable(detail), n.ProjectID).Scan(ctx, &id)
+		SELECT p.org_id, ?, p.id, ?::uuid, ?, ?,
+		       nullif(coalesce(?::jsonb ->> o.language, ?::jsonb ->> 'en', ?), '')
+		FROM projects p JOIN orgs o ON o.id = p.org_id WHERE p.id = ? RETURNING id`,
+		n.Kind, nullable(n.TaskID), nullable(n.AgentID), title, in, in, nullable(detail), n.ProjectID).Scan(ctx, &id)
 	if err != nil {
 		return 0, fmt.Errorf("outbox: enqueue %s for project %s: %w", n.Kind, n.ProjectID, err)
 	}

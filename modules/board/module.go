@@ -14,6 +14,7 @@ import (
 
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/events"
+	"github.com/pactboard/pact/core/i18n"
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/ledger"
@@ -39,10 +40,12 @@ type Module struct {
 	// tools runs the board's own tools for Claude Code hooks (pact_list,
 	// pact_claim), through the same pipeline as an agent's call.
 	tools *kernel.Tools
+	// cat holds the words this module writes for people (messages.go).
+	cat *i18n.Catalog
 }
 
 // New returns the board module; Register fills it in.
-func New() *Module { return &Module{} }
+func New() *Module { return &Module{cat: mustCatalog()} }
 
 // Name is "board".
 func (m *Module) Name() string { return "board" }

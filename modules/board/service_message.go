@@ -3,6 +3,8 @@ package board
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/uptrace/bun"
@@ -23,8 +25,6 @@ const MaxMessage = 8000
 // Agents may send the people this many messages per task that no person
 // has answered yet (a person's message on the task answers them all).
 const peopleCap = 5
-
-const capNotice = "agents exchanged 10 messages on this task; a person decides"
 
 // sent is a message Message wrote.
 type sent struct {
@@ -163,13 +163,16 @@ func (m *Module) checkCap(ctx context.Context, tx bun.IDB, t *task) error {
 		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext(?))`, "message-cap:"+t.ID); err != nil {
 			return fmt.Errorf("board.checkCap: %w", err)
 		}
+		// The notice is in the organization's language, which may have
+		// changed since: any language's notice counts.
+		notice := texts(m.cat, msgMessageCap, nil)
 		var told int
-		if err := tx.NewRaw(`SELECT count(*) FROM notifications WHERE task_id = ? AND kind = 'question' AND detail = ?`,
-			t.ID, capNotice).Scan(ctx, &told); err != nil || told > 0 {
+		if err := tx.NewRaw(`SELECT count(*) FROM notifications WHERE task_id = ? AND kind = 'question' AND detail IN (?)`,
+			t.ID, bun.List(slices.Collect(maps.Values(notice)))).Scan(ctx, &told); err != nil || told > 0 {
 			return err
 		}
 		_, err := outbox.Enqueue(ctx, tx, outbox.Notification{Kind: outbox.Question, ProjectID: t.ProjectID, TaskID: t.ID,
-			Title: t.Title, Detail: capNotice})
+			Title: t.Title, DetailIn: notice})
 		return err
 	})
 	if err != nil {

@@ -125,7 +125,8 @@ func (m *Module) Post(ctx context.Context, tx *db.Tx, by Actor, chain mandate.Ch
 	if target != nil {
 		if wakeless[target.Client] {
 			if _, err := outbox.Enqueue(ctx, tx, outbox.Notification{Kind: outbox.AwaitingSession, ProjectID: p.ID, TaskID: id,
-				AgentID: target.ID, Title: a.Title, Detail: target.ID + " (" + target.Client + ") starts it only when someone opens it"}); err != nil {
+				AgentID: target.ID, Title: a.Title,
+				DetailIn: texts(m.cat, msgAwaitingSession, map[string]any{"Agent": target.ID, "Client": target.Client})}); err != nil {
 				return postOut{}, err
 			}
 		}

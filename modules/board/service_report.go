@@ -66,7 +66,7 @@ func (m *Module) Report(ctx context.Context, tx bun.IDB, by Actor, chain mandate
 		return out, wrapf(m.heartbeat(ctx, tx, t.ID, by.AgentID), "report on %s", t.ID)
 	case inputRequired:
 		out.Note = "A human sees this in the deferred list, answers, and resumes it. Stop working on it."
-		return out, wrapf(askPeople(ctx, tx, by, t, result), "report on %s", t.ID)
+		return out, wrapf(m.askPeople(ctx, tx, by, t, result), "report on %s", t.ID)
 	}
 	if !hasHandoff(result) {
 		return reported{}, errs.E(errs.HandoffRequired, "closing task %s needs a Handoff in result, e.g.\n%s", t.ID, handoffTemplate)
@@ -87,17 +87,21 @@ func (m *Module) Report(ctx context.Context, tx bun.IDB, by Actor, chain mandate
 	return out, nil
 }
 
-// askPeople hands the task back to people with a question.
-func askPeople(ctx context.Context, tx bun.IDB, by Actor, t *task, result json.RawMessage) error {
-	question := "input required"
-	if q := resultText(result); q != "" {
-		question = q
+// askPeople hands the task back to people with a question. Without one
+// the task records "input required" and the people are told so in their
+// organization's language.
+func (m *Module) askPeople(ctx context.Context, tx bun.IDB, by Actor, t *task, result json.RawMessage) error {
+	n := outbox.Notification{Kind: outbox.Question, ProjectID: t.ProjectID, TaskID: t.ID, AgentID: by.AgentID, Title: t.Title}
+	question := resultText(result)
+	if question == "" {
+		question = "input required"
+		n.DetailIn = texts(m.cat, msgInputRequired, nil)
 	}
+	n.Detail = question
 	if err := askTask(ctx, tx, t.ID, question, nullJSON(result)); err != nil {
 		return err
 	}
-	_, err := outbox.Enqueue(ctx, tx, outbox.Notification{Kind: outbox.Question, ProjectID: t.ProjectID, TaskID: t.ID,
-		AgentID: by.AgentID, Title: t.Title, Detail: question})
+	_, err := outbox.Enqueue(ctx, tx, n)
 	return err
 }
 

@@ -130,6 +130,9 @@ func (s *Service) handle(ctx context.Context, owner string, r *row) error {
 		return outbox.Dead(ctx, s.db, owner, r.ID, NoDestination)
 	}
 	msg := s.message(r)
+	if msg.Language, err = s.orgLanguage(ctx, r.OrgID); err != nil {
+		return err
+	}
 	var sent bool
 	var retry, refused []string
 	for i := range ts {

@@ -80,6 +80,7 @@ type expiring struct {
 	ProjectID string    `bun:"project_id"`
 	ExpiresAt time.Time `bun:"expires_at"`
 	Expired   bool      `bun:"expired"`
+	Language  string    `bun:"language"` // the agent's organization's
 }
 
 // sweep queues, inside tx, one warning per subject and stage not yet warned
@@ -105,7 +106,8 @@ func (s *Service) sweep(ctx context.Context, tx bun.Tx) (int, error) {
 		     FROM agent_tokens t JOIN agents a ON a.id = t.agent_id
 		     WHERE t.revoked_at IS NULL AND a.status = 'active' AND a.replaced_by IS NULL
 		     ORDER BY t.agent_id, t.expires_at DESC))
-		SELECT s.what, s.ref, s.agent_id, p.project_id, s.expires_at, s.expires_at <= now() AS expired
+		SELECT s.what, s.ref, s.agent_id, p.project_id, s.expires_at, s.expires_at <= now() AS expired,
+		       (SELECT o.language FROM agents g JOIN orgs o ON o.id = g.org_id WHERE g.id = s.agent_id) AS language
 		FROM subjects s
 		JOIN LATERAL (SELECT min(project_id) AS project_id FROM agent_projects WHERE agent_id = s.agent_id) p ON p.project_id IS NOT NULL
 		WHERE s.expires_at <= now() + make_interval(secs => ?) AND s.expires_at > now() - interval '1 day'
@@ -129,7 +131,7 @@ func (s *Service) sweep(ctx context.Context, tx bun.Tx) (int, error) {
 			continue // warned of already
 		}
 		_, err = outbox.Enqueue(ctx, tx, outbox.Notification{Kind: stage, ProjectID: e.ProjectID, AgentID: e.AgentID,
-			Title: s.expiryTitle(e), Detail: e.renewal()})
+			Title: s.expiryTitle(e), Detail: s.renewal(e)})
 		if err != nil {
 			return queued, err
 		}
@@ -148,24 +150,27 @@ func (e *expiring) subject() string {
 }
 
 // expiryTitle is "<agent>: root mandate expires <when>" or "<agent>: token
-// expired at <when>", the time in the board's zone.
+// expired at <when>", the time in the board's zone, in the language of the
+// agent's organization.
 func (s *Service) expiryTitle(e expiring) string {
-	what := "token"
-	if e.What == "mandate" {
-		what = "root mandate"
+	id := msgTokenExpiring
+	switch {
+	case e.What == "mandate" && e.Expired:
+		id = msgMandateExpired
+	case e.What == "mandate":
+		id = msgMandateExpiring
+	case e.Expired:
+		id = msgTokenExpired
 	}
-	verb := "expires"
-	if e.Expired {
-		verb = "expired at"
-	}
-	return e.AgentID + ": " + what + " " + verb + " " + e.ExpiresAt.In(s.opts.Location).Format("2006-01-02 15:04 MST")
+	return s.text(e.Language, id, map[string]any{"Agent": e.AgentID,
+		"When": e.ExpiresAt.In(s.opts.Location).Format("2006-01-02 15:04 MST")})
 }
 
 // renewal says what a person does about it.
-func (e *expiring) renewal() string {
+func (s *Service) renewal(e expiring) string {
 	cmd := "token-issue"
 	if e.What == "mandate" {
 		cmd = "mandate-issue"
 	}
-	return "Renew it with pact-admin " + cmd + " and update the agent's environment"
+	return s.text(e.Language, msgRenew, map[string]any{"Command": cmd})
 }

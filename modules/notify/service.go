@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/pactboard/pact/core/db"
+	"github.com/pactboard/pact/core/i18n"
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/core/seal"
@@ -48,6 +49,8 @@ type Service struct {
 	wakers []chan struct{}
 	// calls numbers DeliverDue's calls, each its own lease owner.
 	calls atomic.Int64
+	// cat holds the words this module writes for people (messages.go).
+	cat *i18n.Catalog
 }
 
 // NewService returns a service over d. log records the destination changes
@@ -80,7 +83,7 @@ func NewService(d *db.DB, log *ledger.Log, opts *Options) *Service {
 	if log == nil {
 		log = ledger.New(nil)
 	}
-	s := &Service{db: d, log: log, opts: o, logger: o.Logger, owner: processName()}
+	s := &Service{db: d, log: log, opts: o, logger: o.Logger, owner: processName(), cat: mustCatalog()}
 	s.wakers = make([]chan struct{}, o.Workers)
 	for i := range s.wakers {
 		s.wakers[i] = make(chan struct{}, 1)

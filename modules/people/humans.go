@@ -19,10 +19,12 @@ type Human struct {
 	Email      *string       `json:"email" format:"email"`
 	CreatedAt  time.Time     `json:"created_at"`
 	DisabledAt *time.Time    `json:"disabled_at" doc:"Set while the person is disabled; people are never deleted"`
+	Language   *string       `json:"language" doc:"en or th: the language of texts addressed to this person alone; null follows the organization's"`
 }
 
 func human(p *identity.Person) Human {
-	return Human{ID: p.ID, Name: p.Name, Role: p.Role, Email: p.Email, CreatedAt: p.CreatedAt, DisabledAt: p.DisabledAt}
+	return Human{ID: p.ID, Name: p.Name, Role: p.Role, Email: p.Email, CreatedAt: p.CreatedAt, DisabledAt: p.DisabledAt,
+		Language: p.Language}
 }
 
 // OrgBrief names an organization.
@@ -39,6 +41,10 @@ type Me struct {
 	Role  identity.Role `json:"role" enum:"owner,approver,viewer"`
 	Email *string       `json:"email"`
 	Org   OrgBrief      `json:"org"`
+	// Language is the person's own choice, nil when they follow the
+	// organization; ReadsIn is what texts addressed to them are written in.
+	Language *string `json:"language" doc:"en or th: their own language; null follows the organization's"`
+	ReadsIn  string  `json:"reads_in" enum:"en,th" doc:"The language texts addressed to them are written in: their own, else the organization's"`
 }
 
 type meOut struct{ Body Me }
@@ -72,6 +78,8 @@ type updateHumanIn struct {
 
 func (m *Module) registerHumans(api huma.API) {
 	huma.Register(api, op(http.MethodGet, "/me", "get-me", "Who is signed in", identity.Viewer), m.me)
+	huma.Register(api, op(http.MethodPatch, "/me", "update-me", "Choose the language of texts addressed to you",
+		identity.Viewer, http.StatusBadRequest), m.updateMe)
 	huma.Register(api, op(http.MethodGet, "/humans", "list-humans", "List the organization's people", identity.Viewer), m.listHumans)
 	huma.Register(api, op(http.MethodPost, "/humans", "create-human", "Invite a person", identity.Owner,
 		http.StatusBadRequest, http.StatusConflict), m.invite)
@@ -89,8 +97,17 @@ func (m *Module) me(ctx context.Context, _ *struct{}) (*meOut, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &meOut{Body: Me{ID: p.ID, Name: p.Name, Role: p.Role, Email: p.Email,
-		Org: OrgBrief{ID: o.ID, Name: o.Name, Halted: o.Halted}}}, nil
+	return &meOut{Body: meOf(p, o)}, nil
+}
+
+// meOf is what /me answers for p of organization o.
+func meOf(p *identity.Person, o *identity.Org) Me {
+	reads := o.Language
+	if p.Language != nil {
+		reads = *p.Language
+	}
+	return Me{ID: p.ID, Name: p.Name, Role: p.Role, Email: p.Email,
+		Org: OrgBrief{ID: o.ID, Name: o.Name, Halted: o.Halted}, Language: p.Language, ReadsIn: reads}
 }
 
 func (m *Module) listHumans(ctx context.Context, _ *struct{}) (*humansOut, error) {

@@ -15,7 +15,7 @@ func TestMe(t *testing.T) {
 	got := b.Admin("val", "GET", "/me", "")
 	require.Equal(t, 200, got.Status, got.Raw)
 	require.JSONEq(t, `{"id": "val", "name": "Val", "role": "approver", "email": "val@example.com",
-		"org": {"id": "default", "name": "Default organization", "halted": false}}`, got.Raw)
+		"org": {"id": "default", "name": "Default organization", "halted": false}, "language": null, "reads_in": "en"}`, got.Raw)
 }
 
 func TestHumans(t *testing.T) {

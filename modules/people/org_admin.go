@@ -21,6 +21,7 @@ type OrgSettings struct {
 	Halted       bool      `json:"halted"`
 	TermsVersion *string   `json:"terms_version"`
 	CreatedAt    time.Time `json:"created_at"`
+	Language     string    `json:"language" enum:"en,th" doc:"The language the organization's notifications are written in"`
 	Slack        Slack     `json:"slack"`
 }
 
@@ -63,6 +64,7 @@ type updateOrgIn struct {
 	Body struct {
 		Name            *string   `json:"name,omitempty" maxLength:"80"`
 		SlackWebhookURL clearable `json:"slack_webhook_url,omitempty" doc:"https://hooks.slack.com/services/…; null or blank removes it"`
+		Language        *string   `json:"language,omitempty" maxLength:"35" doc:"The language of the organization's notifications: en (the default) or th"`
 	}
 }
 
@@ -76,7 +78,7 @@ type killSwitchOut struct{ Body killSwitch }
 
 func (m *Module) registerOrg(api huma.API) {
 	huma.Register(api, op(http.MethodGet, "/org", "get-org", "The organization's settings", identity.Viewer), m.getOrg)
-	huma.Register(api, op(http.MethodPut, "/org", "update-org", "Rename the organization or set its Slack webhook",
+	huma.Register(api, op(http.MethodPut, "/org", "update-org", "Rename the organization, set its Slack webhook or its language",
 		identity.Owner, http.StatusBadRequest), m.updateOrg)
 	huma.Register(api, op(http.MethodPost, "/kill-switch", "set-kill-switch", "Halt or resume every agent of the organization",
 		identity.Owner), m.setKillSwitch)
@@ -99,7 +101,8 @@ func (m *Module) updateOrg(ctx context.Context, in *updateOrgIn) (*orgOut, error
 	if err != nil {
 		return nil, err
 	}
-	o, err := m.UpdateOrg(ctx, p.ID, OrgUpdate{Name: in.Body.Name, SlackWebhookURL: in.Body.SlackWebhookURL.update()})
+	o, err := m.UpdateOrg(ctx, p.ID, OrgUpdate{Name: in.Body.Name, SlackWebhookURL: in.Body.SlackWebhookURL.update(),
+		Language: in.Body.Language})
 	if err != nil {
 		return nil, err
 	}

@@ -28,21 +28,25 @@ func (m *Module) OrgSettings(ctx context.Context, tx bun.IDB, org string) (*OrgS
 		return nil, err
 	}
 	return &OrgSettings{ID: o.ID, Name: o.Name, Halted: o.Halted, TermsVersion: o.TermsVersion, CreatedAt: o.CreatedAt,
-		Slack: Slack{Configured: hint != nil, Hint: hint}}, nil
+		Language: o.Language, Slack: Slack{Configured: hint != nil, Hint: hint}}, nil
 }
 
 // OrgUpdate is what UpdateOrg changes; nil leaves a field as it is. A blank
-// SlackWebhookURL removes the webhook.
+// SlackWebhookURL removes the webhook. Language is a tag of
+// i18n.Languages: the language the organization's notifications are
+// written in.
 type OrgUpdate struct {
 	Name            *string
 	SlackWebhookURL *string
+	Language        *string
 }
 
-// UpdateOrg renames the acting owner's organization or sets or clears its
-// Slack webhook (sealed by the notify module). The log says whether the
-// webhook was set or cleared, never the URL. Refusals: forbidden;
-// invalid_request (nothing to change, a name outside 1-80 characters, a
-// webhook that is not https://hooks.slack.com/services/…).
+// UpdateOrg renames the acting owner's organization, sets or clears its
+// Slack webhook (sealed by the notify module) or sets its language. The log
+// says whether the webhook was set or cleared, never the URL. Refusals:
+// forbidden; invalid_request (nothing to change, a name outside 1-80
+// characters, a webhook that is not https://hooks.slack.com/services/…, a
+// language the board does not speak).
 func (m *Module) UpdateOrg(ctx context.Context, by string, upd OrgUpdate) (*OrgSettings, error) {
 	payload := map[string]any{}
 	if upd.Name != nil {
@@ -56,12 +60,15 @@ func (m *Module) UpdateOrg(ctx context.Context, by string, upd OrgUpdate) (*OrgS
 			payload["slack_webhook"] = "cleared"
 		}
 	}
+	if upd.Language != nil {
+		payload["language"] = *upd.Language
+	}
 	var out *OrgSettings
 	err := m.identity.Act(ctx, by, identity.Owner, "admin.org.update", payload,
 		func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
 			switch {
-			case upd.Name == nil && upd.SlackWebhookURL == nil:
-				return errs.E(errs.InvalidRequest, "name something to change: name or slack_webhook_url")
+			case upd.Name == nil && upd.SlackWebhookURL == nil && upd.Language == nil:
+				return errs.E(errs.InvalidRequest, "name something to change: name, slack_webhook_url or language")
 			case upd.Name != nil && (*upd.Name == "" || len([]rune(*upd.Name)) > 80):
 				return errs.E(errs.InvalidRequest, "an organization's name is 1-80 characters")
 			case upd.SlackWebhookURL != nil && *upd.SlackWebhookURL != "" && !slackWebhook.MatchString(*upd.SlackWebhookURL):
@@ -69,6 +76,11 @@ func (m *Module) UpdateOrg(ctx context.Context, by string, upd OrgUpdate) (*OrgS
 			}
 			if upd.Name != nil {
 				if err := m.identity.SetOrgName(ctx, tx, p.OrgID, *upd.Name); err != nil {
+					return err
+				}
+			}
+			if upd.Language != nil {
+				if err := m.identity.SetOrgLanguage(ctx, tx, p.OrgID, *upd.Language); err != nil {
 					return err
 				}
 			}

@@ -54,6 +54,7 @@ func TestEveryOperationForEachRole(t *testing.T) {
 		ok           int
 	}{
 		{"GET", "/me", nil, identity.Viewer, 200},
+		{"PATCH", "/me", func(string) string { return `{"language": "th"}` }, identity.Viewer, 200},
 		{"GET", "/humans", nil, identity.Viewer, 200},
 		{"POST", "/humans", func(as string) string {
 			return fmt.Sprintf(`{"id": "new-%s", "name": "New", "email": "new-%s@example.com"}`, as, as)

@@ -19,8 +19,8 @@ const briefBlockBudget = 46
 // task becomes its own line with an "Open task" button, other items are
 // gathered into bullet lines. It never shows a task body: items are the
 // report's own short lines.
-func briefCard(n notifier.Notification, adminUI string) *slack.WebhookMessage {
-	icon, headline := kindStyle(n.Kind)
+func briefCard(n notifier.Notification, adminUI string, cat *catalog) *slack.WebhookMessage {
+	icon, headline := kindStyle(cat, n.Language, n.Kind)
 	title := strings.TrimSpace(n.Title)
 	if title == "" {
 		title = headline
@@ -64,18 +64,18 @@ func briefCard(n notifier.Notification, adminUI string) *slack.WebhookMessage {
 			}
 			buttons++
 			line := clipMrkdwn(fmt.Sprintf("%d. %s", i+1, escape(text)), maxSectionText)
-			acc := slack.NewAccessory(button(fmt.Sprintf("open_task_%d", buttons), openTaskLabel, u))
+			acc := slack.NewAccessory(button(fmt.Sprintf("open_task_%d", buttons), cat.text(n.Language, msgOpenTask, nil), u))
 			blocks = append(blocks, slack.NewSectionBlock(
 				slack.NewTextBlockObject(slack.MarkdownType, line, false, false), nil, acc))
 		}
 		flush()
 	}
 	blocks = append(blocks, slack.NewDividerBlock())
-	if c := contextBlock(n); c != nil {
+	if c := contextBlock(n, cat); c != nil {
 		blocks = append(blocks, c)
 	}
 	if base != "" {
-		blocks = append(blocks, slack.NewActionBlock("", button("open_board", openBoardLabel, base+"/tasks")))
+		blocks = append(blocks, slack.NewActionBlock("", button("open_board", cat.text(n.Language, msgOpenBoard, nil), base+"/tasks")))
 	}
 	fallback := strings.TrimSpace(b.Greeting)
 	if fallback == "" {

@@ -32,7 +32,7 @@ func briefNotification() notifier.Notification {
 }
 
 func TestBriefCard(t *testing.T) {
-	m := roundTrip(t, Card(briefNotification(), ""))
+	m := roundTrip(t, Card(briefNotification(), "", mustCatalog()))
 	require.Equal(t, []string{
 		"header", "section", // greeting
 		"divider", "section", "section", "section", "section", "section", // Needs you: title, t1, bullets, t2, bullets
@@ -68,7 +68,7 @@ func TestBriefCardUsesAdminUIWhenNoLinks(t *testing.T) {
 	n := briefNotification()
 	n.Links = nil
 	n.Brief.Sections[0].Items[0].URL = ""
-	m := roundTrip(t, Card(n, "https://ui.example.com/"))
+	m := roundTrip(t, Card(n, "https://ui.example.com/", mustCatalog()))
 	bs := m.Blocks.BlockSet
 	require.Equal(t, "https://ui.example.com/tasks/t1", bs[4].(*slack.SectionBlock).Accessory.ButtonElement.URL)
 	require.Equal(t, "https://ui.example.com/tasks", bs[len(bs)-1].(*slack.ActionBlock).Elements.ElementSet[0].(*slack.ButtonBlockElement).URL)
@@ -78,7 +78,7 @@ func TestBriefCardWithoutAnyURLHasNoButtons(t *testing.T) {
 	n := briefNotification()
 	n.Links = nil
 	n.Brief.Sections[0].Items[0].URL = ""
-	m := roundTrip(t, Card(n, ""))
+	m := roundTrip(t, Card(n, "", mustCatalog()))
 	for _, b := range m.Blocks.BlockSet {
 		require.NotEqual(t, slack.MBTAction, b.BlockType())
 		if s, ok := b.(*slack.SectionBlock); ok {
@@ -99,7 +99,7 @@ func TestBriefCardStaysUnderFiftyBlocks(t *testing.T) {
 		}
 		n.Brief.Sections = append(n.Brief.Sections, sec)
 	}
-	m := roundTrip(t, Card(n, ""))
+	m := roundTrip(t, Card(n, "", mustCatalog()))
 	require.LessOrEqual(t, len(m.Blocks.BlockSet), maxBlocks)
 	types := blockTypes(m)
 	require.Equal(t, []string{"divider", "context", "actions"}, types[len(types)-3:], "the closing blocks always fit")
@@ -108,7 +108,7 @@ func TestBriefCardStaysUnderFiftyBlocks(t *testing.T) {
 func TestBriefWithoutSectionsIsAStandardCard(t *testing.T) {
 	n := briefNotification()
 	n.Brief = &notifier.Brief{Greeting: "hi"}
-	m := roundTrip(t, Card(n, ""))
+	m := roundTrip(t, Card(n, "", mustCatalog()))
 	require.Equal(t, []string{"header", "section", "section", "context", "actions"}, blockTypes(m))
 	require.Equal(t, "THE WHOLE REPORT TEXT", sectionText(t, m.Blocks.BlockSet[2]))
 }

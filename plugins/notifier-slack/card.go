@@ -9,52 +9,60 @@ import (
 	"github.com/pactboard/pact/sdk/notifier"
 )
 
-// Button labels. An incoming webhook cannot receive clicks, so buttons only
-// link to the Admin UI, where approving happens.
+// Labels of the links the board puts in a notification (modules/notify):
+// they name what a link is, whatever the language, and are matched, never
+// shown. Button texts come from the catalog. An incoming webhook cannot
+// receive clicks, so buttons only link to the Admin UI, where approving
+// happens.
 const (
-	openTaskLabel  = "Open task"
-	openBoardLabel = "Open the board"
+	taskLinkLabel  = "Open task"
+	boardLinkLabel = "Open the board"
 )
 
-// kindStyle returns the icon and headline of a notification kind (docs/specs/behavior.md
-// §8.7, in English). An unknown kind shows itself, so a newer board's kind
-// still reaches people before this plugin learns its name.
-func kindStyle(kind string) (icon, headline string) {
+// kindStyle returns the icon and headline of a notification kind
+// (docs/specs/behavior.md §8.7) in lang. An unknown kind shows itself, so a
+// newer board's kind still reaches people before this plugin learns its
+// name.
+func kindStyle(cat *catalog, lang, kind string) (icon, headline string) {
+	var id msgID
 	switch kind {
 	case "approval_needed":
-		return "🟡", "Waiting for approval"
+		icon, id = "🟡", msgApprovalNeeded
 	case "deferred":
-		return "↩️", "Sent back for a person to decide"
+		icon, id = "↩️", msgDeferred
 	case "question":
-		return "❓", "An agent has a question"
+		icon, id = "❓", msgQuestion
 	case "task_closed":
-		return "✅", "Task closed"
+		icon, id = "✅", msgTaskClosed
 	case "awaiting_session":
-		return "💤", "Waiting for someone to open a session"
+		icon, id = "💤", msgAwaitingSession
 	case "brief":
-		return "📋", "Daily brief"
+		icon, id = "📋", msgBrief
 	case "expiring":
-		return "⏳", "Expiring soon"
+		icon, id = "⏳", msgExpiring
 	case "expired":
-		return "⛔", "Expired — the agent has stopped"
+		icon, id = "⛔", msgExpired
 	case "message":
-		return "💬", "An agent wrote to you"
+		icon, id = "💬", msgMessage
 	case "":
-		return "🔔", "Notification"
+		icon, id = "🔔", msgNoKind
+	default:
+		return "🔔", kind
 	}
-	return "🔔", kind
+	return icon, cat.text(lang, id, nil)
 }
 
 // Card renders n as the message posted to an incoming webhook: the
 // structured brief card when n is a brief with sections, else the standard
-// card. adminUI is the Admin UI's base URL ("" when unknown). The text
-// fallback is always set: it is what notifications and screen readers show.
-func Card(n notifier.Notification, adminUI string) *slack.WebhookMessage {
+// card. adminUI is the Admin UI's base URL ("" when unknown); the card's own
+// words are cat's, in n.Language. The text fallback is always set: it is
+// what notifications and screen readers show.
+func Card(n notifier.Notification, adminUI string, cat *catalog) *slack.WebhookMessage {
 	var msg *slack.WebhookMessage
 	if n.Kind == "brief" && n.Brief != nil && len(n.Brief.Sections) > 0 {
-		msg = briefCard(n, adminUI)
+		msg = briefCard(n, adminUI, cat)
 	} else {
-		msg = standardCard(n, adminUI)
+		msg = standardCard(n, adminUI, cat)
 	}
 	if len(msg.Blocks.BlockSet) > maxBlocks {
 		msg.Blocks.BlockSet = msg.Blocks.BlockSet[:maxBlocks]
@@ -65,8 +73,8 @@ func Card(n notifier.Notification, adminUI string) *slack.WebhookMessage {
 // standardCard is header, title (+ first detail line), context, and an
 // "Open task" button when the task's Admin UI page is known: from the
 // notification's links, else from adminUI and the task id.
-func standardCard(n notifier.Notification, adminUI string) *slack.WebhookMessage {
-	icon, headline := kindStyle(n.Kind)
+func standardCard(n notifier.Notification, adminUI string, cat *catalog) *slack.WebhookMessage {
+	icon, headline := kindStyle(cat, n.Language, n.Kind)
 	title := strings.TrimSpace(n.Title)
 	if title == "" {
 		title = headline
@@ -96,11 +104,11 @@ func standardCard(n notifier.Notification, adminUI string) *slack.WebhookMessage
 		}
 		blocks = append(blocks, section(clipMrkdwn(text, maxSectionText)))
 	}
-	if c := contextBlock(n); c != nil {
+	if c := contextBlock(n, cat); c != nil {
 		blocks = append(blocks, c)
 	}
 	if taskURL != "" {
-		blocks = append(blocks, slack.NewActionBlock("", button("open_task", openTaskLabel, taskURL)))
+		blocks = append(blocks, slack.NewActionBlock("", button("open_task", cat.text(n.Language, msgOpenTask, nil), taskURL)))
 	}
 	return &slack.WebhookMessage{
 		Text:   clipMrkdwn(escape(icon+" "+headline+" · "+title), maxFallback),
@@ -112,14 +120,14 @@ func standardCard(n notifier.Notification, adminUI string) *slack.WebhookMessage
 // usable link, else "".
 func taskLink(links []notifier.Link) string {
 	for _, l := range links {
-		if strings.EqualFold(l.Label, openTaskLabel) {
+		if strings.EqualFold(l.Label, taskLinkLabel) {
 			if u := safeURL(l.URL); u != "" {
 				return u
 			}
 		}
 	}
 	for _, l := range links {
-		if strings.EqualFold(l.Label, openBoardLabel) {
+		if strings.EqualFold(l.Label, boardLinkLabel) {
 			continue
 		}
 		if u := safeURL(l.URL); u != "" {
@@ -129,15 +137,15 @@ func taskLink(links []notifier.Link) string {
 	return ""
 }
 
-// contextBlock shows "<project> · by <agent>", or nil when the notification
-// names neither.
-func contextBlock(n notifier.Notification) slack.Block {
+// contextBlock shows "<project> · by <agent>" (in n.Language), or nil when
+// the notification names neither.
+func contextBlock(n notifier.Notification, cat *catalog) slack.Block {
 	var parts []string
 	if n.ProjectID != "" {
 		parts = append(parts, escape(n.ProjectID))
 	}
 	if n.AgentID != "" {
-		parts = append(parts, "by "+escape(n.AgentID))
+		parts = append(parts, cat.text(n.Language, msgBy, map[string]any{"Agent": escape(n.AgentID)}))
 	}
 	if len(parts) == 0 {
 		return nil

@@ -57,7 +57,7 @@ func TestHeadlinesPerKind(t *testing.T) {
 		{"something_new", "🔔 something_new"},
 	} {
 		t.Run(tt.kind, func(t *testing.T) {
-			m := roundTrip(t, Card(notifier.Notification{Kind: tt.kind, Title: "Deploy v2"}, ""))
+			m := roundTrip(t, Card(notifier.Notification{Kind: tt.kind, Title: "Deploy v2"}, "", mustCatalog()))
 			h := m.Blocks.BlockSet[0].(*slack.HeaderBlock)
 			require.Equal(t, tt.header, h.Text.Text)
 			require.Equal(t, slack.PlainTextType, h.Text.Type)
@@ -72,7 +72,7 @@ func TestStandardCard(t *testing.T) {
 		ProjectID: "shop", AgentID: "builder", TaskID: "7d1c0b4e",
 		Links: []notifier.Link{{Label: "Open task", URL: taskURL}},
 	}
-	m := roundTrip(t, Card(n, ""))
+	m := roundTrip(t, Card(n, "", mustCatalog()))
 	require.Equal(t, []string{"header", "section", "context", "actions"}, blockTypes(m))
 	require.Equal(t, "*<"+taskURL+"|Ship &lt;v2&gt; &amp; tell @here>*\ndeploy.production", sectionText(t, m.Blocks.BlockSet[1]))
 	require.NotContains(t, fmt.Sprint(m), "second line", "only the first detail line is shown")
@@ -90,7 +90,7 @@ func TestStandardCard(t *testing.T) {
 }
 
 func TestStandardCardWithoutLinkOrAgent(t *testing.T) {
-	m := roundTrip(t, Card(notifier.Notification{Kind: "task_closed", Title: "Done", Detail: "completed", ProjectID: "shop"}, ""))
+	m := roundTrip(t, Card(notifier.Notification{Kind: "task_closed", Title: "Done", Detail: "completed", ProjectID: "shop"}, "", mustCatalog()))
 	require.Equal(t, []string{"header", "section", "context"}, blockTypes(m))
 	require.Equal(t, "*Done*\ncompleted", sectionText(t, m.Blocks.BlockSet[1]))
 	require.Equal(t, "shop", m.Blocks.BlockSet[2].(*slack.ContextBlock).ContextElements.Elements[0].(*slack.TextBlockObject).Text)
@@ -98,7 +98,7 @@ func TestStandardCardWithoutLinkOrAgent(t *testing.T) {
 
 func TestTaskLinkFromAdminUI(t *testing.T) {
 	n := notifier.Notification{Kind: "deferred", Title: "Pick a price", TaskID: "t 1", ProjectID: "shop"}
-	m := roundTrip(t, Card(n, "https://ui.example.com/"))
+	m := roundTrip(t, Card(n, "https://ui.example.com/", mustCatalog()))
 	require.Equal(t, "*<https://ui.example.com/tasks/t%201|Pick a price>*", sectionText(t, m.Blocks.BlockSet[1]))
 	btn := m.Blocks.BlockSet[3].(*slack.ActionBlock).Elements.ElementSet[0].(*slack.ButtonBlockElement)
 	require.Equal(t, "https://ui.example.com/tasks/t%201", btn.URL)
@@ -106,7 +106,7 @@ func TestTaskLinkFromAdminUI(t *testing.T) {
 
 func TestUnsafeLinksAreDropped(t *testing.T) {
 	for _, u := range []string{"javascript:alert(1)", "/tasks/1", "ftp://x/y", "https://" + strings.Repeat("a", maxURL)} {
-		m := roundTrip(t, Card(notifier.Notification{Kind: "question", Title: "Q", Links: []notifier.Link{{Label: "Open task", URL: u}}}, ""))
+		m := roundTrip(t, Card(notifier.Notification{Kind: "question", Title: "Q", Links: []notifier.Link{{Label: "Open task", URL: u}}}, "", mustCatalog()))
 		require.Equal(t, []string{"header", "section"}, blockTypes(m), u)
 		require.Equal(t, "*Q*", sectionText(t, m.Blocks.BlockSet[1]))
 	}
@@ -114,14 +114,14 @@ func TestUnsafeLinksAreDropped(t *testing.T) {
 
 func TestLinkURLCannotBreakOutOfTheLink(t *testing.T) {
 	n := notifier.Notification{Kind: "question", Title: "Q", Links: []notifier.Link{{Label: "Open task", URL: "https://a.example/t?x=1&y=|2>"}}}
-	text := sectionText(t, roundTrip(t, Card(n, "")).Blocks.BlockSet[1])
+	text := sectionText(t, roundTrip(t, Card(n, "", mustCatalog())).Blocks.BlockSet[1])
 	require.Equal(t, "*<https://a.example/t?x=1&amp;y=%7C2%3E|Q>*", text)
 }
 
 func TestLimits(t *testing.T) {
 	long := strings.Repeat("<&>", 2000) // escapes to 24000 chars
 	n := notifier.Notification{Kind: "brief", Title: strings.Repeat("T", 400), Detail: long, ProjectID: "p"}
-	m := roundTrip(t, Card(n, ""))
+	m := roundTrip(t, Card(n, "", mustCatalog()))
 	for _, b := range m.Blocks.BlockSet {
 		switch b := b.(type) {
 		case *slack.HeaderBlock:

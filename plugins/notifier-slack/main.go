@@ -1,6 +1,9 @@
 // Command notifier-slack is PACT Board's Slack notifier plugin: it turns the
 // board's notifications into Block Kit cards and posts them to Slack incoming
-// webhooks. The board's plugin host runs it as a subprocess.
+// webhooks. The board's plugin host runs it as a subprocess. A card's own
+// words (headline, buttons, "by <agent>") are written in the language the
+// board names in each notification (English, or Thai as in
+// docs/specs/behavior.md §8.7), from the catalogs under locales/.
 //
 // Environment (passed explicitly by the host; the board's own environment is
 // not inherited):

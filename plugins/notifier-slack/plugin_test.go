@@ -55,3 +55,23 @@ func TestPluginRefusalsKeepTheirCode(t *testing.T) {
 		require.Contains(t, e.Message, tt.answer, "Slack's answer survives the wire")
 	}
 }
+
+// The board's language crosses the wire: a Thai organization's card is
+// posted in Thai, an older board's (no language) in English.
+func TestPluginWritesTheCardInTheNotificationsLanguage(t *testing.T) {
+	r := newReceiver(t, http.StatusOK, "ok")
+	p := plugintest.Notifier(t, New(Options{APIBase: r.srv.URL}))
+	n := notifier.Notification{Kind: "approval_needed", Title: "Deploy", ProjectID: "web", AgentID: "code-web",
+		Links: []notifier.Link{{Label: "Open task", URL: taskURL}}, Language: "th"}
+	_, err := p.Deliver(t.Context(), notifier.Destination{URL: hook}, n)
+	require.NoError(t, err)
+	m := <-r.got
+	require.Equal(t, "🟡 รออนุมัติ · Deploy", m.Text)
+	require.Equal(t, "เปิดงาน", m.Blocks.BlockSet[3].(*slack.ActionBlock).Elements.ElementSet[0].(*slack.ButtonBlockElement).Text.Text)
+
+	n.Language = ""
+	_, err = p.Deliver(t.Context(), notifier.Destination{URL: hook}, n)
+	require.NoError(t, err)
+	m = <-r.got
+	require.Equal(t, "🟡 Waiting for approval · Deploy", m.Text)
+}

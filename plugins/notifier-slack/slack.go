@@ -21,7 +21,7 @@ import (
 const deliverTimeout = 10 * time.Second
 
 // version is reported in Capabilities; bump it when the card layout changes.
-const version = "1.0.0"
+const version = "1.1.0"
 
 // hookURL is the only destination shape accepted: a Slack incoming webhook.
 // Anything else would make the board post on an org owner's behalf to an
@@ -44,6 +44,7 @@ type Options struct {
 
 // Slack delivers notifications to Slack incoming webhooks as Block Kit cards.
 type Slack struct {
+	cat     *catalog
 	adminUI string
 	apiBase string
 	client  *http.Client
@@ -62,7 +63,7 @@ func New(opts Options) *Slack {
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		}
 	}
-	return &Slack{adminUI: opts.AdminUIURL, apiBase: strings.TrimRight(opts.APIBase, "/"), client: c}
+	return &Slack{cat: mustCatalog(), adminUI: opts.AdminUIURL, apiBase: strings.TrimRight(opts.APIBase, "/"), client: c}
 }
 
 // Capabilities reports that every kind is accepted and briefs are rendered
@@ -100,7 +101,7 @@ func (s *Slack) Deliver(ctx context.Context, d notifier.Destination, n notifier.
 	if err := checkHook(d.URL); err != nil {
 		return nil, err
 	}
-	body, err := json.Marshal(Card(n, s.adminUI))
+	body, err := json.Marshal(Card(n, s.adminUI, s.cat))
 	if err != nil {
 		return nil, errs.Wrap(err, "encode the Slack card")
 	}

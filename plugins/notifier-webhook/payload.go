@@ -19,7 +19,8 @@ import (
 //	    "org_id": "…", "project_id": "…", "task_id": "…", "agent_id": "…",
 //	    "links": [{"label": "Open task", "url": "https://admin.example.com/tasks/…"}],
 //	    "brief": {"greeting": "…", "sections": [{"title": "…", "items": [{"text": "…", "task_id": "…", "url": "…"}]}]},
-//	    "created_at": "2026-11-29T22:00:00Z"
+//	    "created_at": "2026-11-29T22:00:00Z",
+//	    "language": "th"
 //	  }
 //	}
 //
@@ -44,6 +45,10 @@ type data struct {
 	Links          []link    `json:"links,omitempty"`
 	Brief          *brief    `json:"brief,omitempty"`
 	CreatedAt      time.Time `json:"created_at"`
+	// Language is the BCP 47 tag of the language the organization's people
+	// read (notifier.Notification.Language); a receiver that writes its
+	// own words for them uses it. Left out when the board sent none.
+	Language string `json:"language,omitempty"`
 }
 
 type link struct {
@@ -76,6 +81,7 @@ func newPayload(n notifier.Notification, id string, now time.Time) payload {
 	d := data{
 		ID: n.ID, IdempotencyKey: id, Kind: n.Kind, Title: n.Title, Detail: n.Detail,
 		OrgID: n.OrgID, ProjectID: n.ProjectID, TaskID: n.TaskID, AgentID: n.AgentID, CreatedAt: created,
+		Language: n.Language,
 	}
 	for _, l := range n.Links {
 		d.Links = append(d.Links, link{Label: l.Label, URL: l.URL})

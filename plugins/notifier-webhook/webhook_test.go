@@ -29,7 +29,7 @@ func sample() notifier.Notification {
 		ID: "42", IdempotencyKey: "ntf_42_x", Kind: "approval_needed", Title: "Deploy <v2> & ภาษาไทย 🚀", Detail: "deploy.production",
 		OrgID: "default", ProjectID: "shop", TaskID: "7d1c0b4e", AgentID: "builder",
 		Links:     []notifier.Link{{Label: "Open task", URL: "https://admin.example.com/tasks/7d1c0b4e"}},
-		CreatedAt: t0.Add(-time.Minute),
+		CreatedAt: t0.Add(-time.Minute), Language: "th",
 	}
 }
 
@@ -69,6 +69,7 @@ func TestDeliverSignsPerStandardWebhooks(t *testing.T) {
 			"org_id": "default", "project_id": "shop", "task_id": "7d1c0b4e", "agent_id": "builder",
 			"links":      []any{map[string]any{"label": "Open task", "url": "https://admin.example.com/tasks/7d1c0b4e"}},
 			"created_at": "2026-11-29T21:59:00Z",
+			"language":   "th",
 		},
 	}, got)
 }

@@ -240,6 +240,24 @@ func (e MandateViewIssuerKind) Valid() bool {
 	}
 }
 
+// Defines values for MeReadsIn.
+const (
+	MeReadsInEn MeReadsIn = "en"
+	MeReadsInTh MeReadsIn = "th"
+)
+
+// Valid indicates whether the value is a known member of the MeReadsIn enum.
+func (e MeReadsIn) Valid() bool {
+	switch e {
+	case MeReadsInEn:
+		return true
+	case MeReadsInTh:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for MeRole.
 const (
 	MeRoleApprover MeRole = "approver"
@@ -255,6 +273,24 @@ func (e MeRole) Valid() bool {
 	case MeRoleOwner:
 		return true
 	case MeRoleViewer:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OrgSettingsLanguage.
+const (
+	OrgSettingsLanguageEn OrgSettingsLanguage = "en"
+	OrgSettingsLanguageTh OrgSettingsLanguage = "th"
+)
+
+// Valid indicates whether the value is a known member of the OrgSettingsLanguage enum.
+func (e OrgSettingsLanguage) Valid() bool {
+	switch e {
+	case OrgSettingsLanguageEn:
+		return true
+	case OrgSettingsLanguageTh:
 		return true
 	default:
 		return false
@@ -800,6 +836,9 @@ type Human struct {
 	// Id Examples: ana
 	Id string `json:"id"`
 
+	// Language en or th: the language of texts addressed to this person alone; null follows the organization's
+	Language *string `json:"language"`
+
 	// Name Examples: Ana
 	Name string    `json:"name"`
 	Role HumanRole `json:"role"`
@@ -990,12 +1029,21 @@ type MandateViewIssuerKind string
 
 // Me defines model for Me.
 type Me struct {
-	Email *string  `json:"email"`
-	Id    string   `json:"id"`
-	Name  string   `json:"name"`
-	Org   OrgBrief `json:"org"`
-	Role  MeRole   `json:"role"`
+	Email *string `json:"email"`
+	Id    string  `json:"id"`
+
+	// Language en or th: their own language; null follows the organization's
+	Language *string  `json:"language"`
+	Name     string   `json:"name"`
+	Org      OrgBrief `json:"org"`
+
+	// ReadsIn The language texts addressed to them are written in: their own, else the organization's
+	ReadsIn MeReadsIn `json:"reads_in"`
+	Role    MeRole    `json:"role"`
 }
+
+// MeReadsIn The language texts addressed to them are written in: their own, else the organization's
+type MeReadsIn string
 
 // MeRole defines model for Me.Role.
 type MeRole string
@@ -1066,13 +1114,19 @@ type OrgBrief struct {
 
 // OrgSettings defines model for OrgSettings.
 type OrgSettings struct {
-	CreatedAt    time.Time `json:"created_at"`
-	Halted       bool      `json:"halted"`
-	Id           string    `json:"id"`
-	Name         string    `json:"name"`
-	Slack        Slack     `json:"slack"`
-	TermsVersion *string   `json:"terms_version"`
+	CreatedAt time.Time `json:"created_at"`
+	Halted    bool      `json:"halted"`
+	Id        string    `json:"id"`
+
+	// Language The language the organization's notifications are written in
+	Language     OrgSettingsLanguage `json:"language"`
+	Name         string              `json:"name"`
+	Slack        Slack               `json:"slack"`
+	TermsVersion *string             `json:"terms_version"`
 }
+
+// OrgSettingsLanguage The language the organization's notifications are written in
+type OrgSettingsLanguage string
 
 // Overview defines model for Overview.
 type Overview struct {
@@ -1453,9 +1507,17 @@ type UpdateHumanInBody struct {
 // UpdateHumanInBodyRole defines model for UpdateHumanInBody.Role.
 type UpdateHumanInBodyRole string
 
+// UpdateMeInBody defines model for UpdateMeInBody.
+type UpdateMeInBody struct {
+	// Language en or th; null follows the organization's language
+	Language *string `json:"language,omitempty"`
+}
+
 // UpdateOrgInBody defines model for UpdateOrgInBody.
 type UpdateOrgInBody struct {
-	Name *string `json:"name,omitempty"`
+	// Language The language of the organization's notifications: en (the default) or th
+	Language *string `json:"language,omitempty"`
+	Name     *string `json:"name,omitempty"`
 
 	// SlackWebhookUrl https://hooks.slack.com/services/…; null or blank removes it
 	SlackWebhookUrl *string `json:"slack_webhook_url,omitempty"`
@@ -1616,6 +1678,9 @@ type BoardIssueMandateJSONRequestBody = IssueMandateInBody
 
 // BoardReplaceMandateJSONRequestBody defines body for BoardReplaceMandate for application/json ContentType.
 type BoardReplaceMandateJSONRequestBody = ReplaceMandateInBody
+
+// PeopleUpdateMeJSONRequestBody defines body for PeopleUpdateMe for application/json ContentType.
+type PeopleUpdateMeJSONRequestBody = UpdateMeInBody
 
 // PeopleUpdateOrgJSONRequestBody defines body for PeopleUpdateOrg for application/json ContentType.
 type PeopleUpdateOrgJSONRequestBody = UpdateOrgInBody
@@ -2041,19 +2106,33 @@ type ClientInterface interface {
 	// Corresponds with GET /admin/api/me (the `PeopleGetMe` operationId).
 	PeopleGetMe(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// PeopleUpdateMeWithBody Choose the language of texts addressed to you
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /admin/api/me (the `PeopleUpdateMe` operationId).
+	PeopleUpdateMeWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PeopleUpdateMe Choose the language of texts addressed to you
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /admin/api/me (the `PeopleUpdateMe` operationId).
+	PeopleUpdateMe(ctx context.Context, body PeopleUpdateMeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// PeopleGetOrg The organization's settings
 	//
 	// Corresponds with GET /admin/api/org (the `PeopleGetOrg` operationId).
 	PeopleGetOrg(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// PeopleUpdateOrgWithBody Rename the organization or set its Slack webhook
+	// PeopleUpdateOrgWithBody Rename the organization, set its Slack webhook or its language
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with PUT /admin/api/org (the `PeopleUpdateOrg` operationId).
 	PeopleUpdateOrgWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// PeopleUpdateOrg Rename the organization or set its Slack webhook
+	// PeopleUpdateOrg Rename the organization, set its Slack webhook or its language
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3113,6 +3192,40 @@ func (c *Client) PeopleGetMe(ctx context.Context, reqEditors ...RequestEditorFn)
 	return c.Client.Do(req)
 }
 
+// PeopleUpdateMeWithBody Choose the language of texts addressed to you
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /admin/api/me (the `PeopleUpdateMe` operationId).
+func (c *Client) PeopleUpdateMeWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPeopleUpdateMeRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PeopleUpdateMe Choose the language of texts addressed to you
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /admin/api/me (the `PeopleUpdateMe` operationId).
+func (c *Client) PeopleUpdateMe(ctx context.Context, body PeopleUpdateMeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPeopleUpdateMeRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // PeopleGetOrg The organization's settings
 //
 // Corresponds with GET /admin/api/org (the `PeopleGetOrg` operationId).
@@ -3128,7 +3241,7 @@ func (c *Client) PeopleGetOrg(ctx context.Context, reqEditors ...RequestEditorFn
 	return c.Client.Do(req)
 }
 
-// PeopleUpdateOrgWithBody Rename the organization or set its Slack webhook
+// PeopleUpdateOrgWithBody Rename the organization, set its Slack webhook or its language
 //
 // Takes any type of body and a specified content type.
 //
@@ -3145,7 +3258,7 @@ func (c *Client) PeopleUpdateOrgWithBody(ctx context.Context, contentType string
 	return c.Client.Do(req)
 }
 
-// PeopleUpdateOrg Rename the organization or set its Slack webhook
+// PeopleUpdateOrg Rename the organization, set its Slack webhook or its language
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5229,6 +5342,46 @@ func NewPeopleGetMeRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewPeopleUpdateMeRequest calls the generic PeopleUpdateMe builder with application/json body
+func NewPeopleUpdateMeRequest(server string, body PeopleUpdateMeJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPeopleUpdateMeRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewPeopleUpdateMeRequestWithBody constructs an http.Request for the PeopleUpdateMe method, with any body, and a specified content type
+func NewPeopleUpdateMeRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/me")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewPeopleGetOrgRequest constructs an http.Request for the PeopleGetOrg method
 func NewPeopleGetOrgRequest(server string) (*http.Request, error) {
 	var err error
@@ -6863,6 +7016,20 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /admin/api/me (the `PeopleGetMe` operationId).
 	PeopleGetMeWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PeopleGetMeResponse, error)
 
+	// PeopleUpdateMeWithBodyWithResponse Choose the language of texts addressed to you
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /admin/api/me (the `PeopleUpdateMe` operationId).
+	PeopleUpdateMeWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PeopleUpdateMeResponse, error)
+
+	// PeopleUpdateMeWithResponse Choose the language of texts addressed to you
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /admin/api/me (the `PeopleUpdateMe` operationId).
+	PeopleUpdateMeWithResponse(ctx context.Context, body PeopleUpdateMeJSONRequestBody, reqEditors ...RequestEditorFn) (*PeopleUpdateMeResponse, error)
+
 	// PeopleGetOrgWithResponse The organization's settings
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -6870,14 +7037,14 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /admin/api/org (the `PeopleGetOrg` operationId).
 	PeopleGetOrgWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PeopleGetOrgResponse, error)
 
-	// PeopleUpdateOrgWithBodyWithResponse Rename the organization or set its Slack webhook
+	// PeopleUpdateOrgWithBodyWithResponse Rename the organization, set its Slack webhook or its language
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PUT /admin/api/org (the `PeopleUpdateOrg` operationId).
 	PeopleUpdateOrgWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PeopleUpdateOrgResponse, error)
 
-	// PeopleUpdateOrgWithResponse Rename the organization or set its Slack webhook
+	// PeopleUpdateOrgWithResponse Rename the organization, set its Slack webhook or its language
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -10214,6 +10381,96 @@ func (r PeopleGetMeResponse) ContentType() string {
 	return ""
 }
 
+type PeopleUpdateMeResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Me
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PeopleUpdateMeResponse) GetJSON200() *Me {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PeopleUpdateMeResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PeopleUpdateMeResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PeopleUpdateMeResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PeopleUpdateMeResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PeopleUpdateMeResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PeopleUpdateMeResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PeopleUpdateMeResponse) GetJSON503() *AdminError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PeopleUpdateMeResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PeopleUpdateMeResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PeopleUpdateMeResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PeopleUpdateMeResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type PeopleGetOrgResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13450,6 +13707,32 @@ func (c *ClientWithResponses) PeopleGetMeWithResponse(ctx context.Context, reqEd
 	return ParsePeopleGetMeResponse(rsp)
 }
 
+// PeopleUpdateMeWithBodyWithResponse Choose the language of texts addressed to you
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /admin/api/me (the `PeopleUpdateMe` operationId).
+func (c *ClientWithResponses) PeopleUpdateMeWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PeopleUpdateMeResponse, error) {
+	rsp, err := c.PeopleUpdateMeWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePeopleUpdateMeResponse(rsp)
+}
+
+// PeopleUpdateMeWithResponse Choose the language of texts addressed to you
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /admin/api/me (the `PeopleUpdateMe` operationId).
+func (c *ClientWithResponses) PeopleUpdateMeWithResponse(ctx context.Context, body PeopleUpdateMeJSONRequestBody, reqEditors ...RequestEditorFn) (*PeopleUpdateMeResponse, error) {
+	rsp, err := c.PeopleUpdateMe(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePeopleUpdateMeResponse(rsp)
+}
+
 // PeopleGetOrgWithResponse The organization's settings
 //
 // Returns a wrapper object for the known response body format(s).
@@ -13463,7 +13746,7 @@ func (c *ClientWithResponses) PeopleGetOrgWithResponse(ctx context.Context, reqE
 	return ParsePeopleGetOrgResponse(rsp)
 }
 
-// PeopleUpdateOrgWithBodyWithResponse Rename the organization or set its Slack webhook
+// PeopleUpdateOrgWithBodyWithResponse Rename the organization, set its Slack webhook or its language
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13476,7 +13759,7 @@ func (c *ClientWithResponses) PeopleUpdateOrgWithBodyWithResponse(ctx context.Co
 	return ParsePeopleUpdateOrgResponse(rsp)
 }
 
-// PeopleUpdateOrgWithResponse Rename the organization or set its Slack webhook
+// PeopleUpdateOrgWithResponse Rename the organization, set its Slack webhook or its language
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -16501,6 +16784,81 @@ func ParsePeopleGetMeResponse(rsp *http.Response) (*PeopleGetMeResponse, error) 
 			return nil, err
 		}
 		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePeopleUpdateMeResponse parses an HTTP response from a PeopleUpdateMeWithResponse call
+func ParsePeopleUpdateMeResponse(rsp *http.Response) (*PeopleUpdateMeResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PeopleUpdateMeResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Me
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest AdminError

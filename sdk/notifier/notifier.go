@@ -36,6 +36,11 @@ type Notification struct {
 	// Brief is set for kind "brief" when the result carried a structured report.
 	Brief     *Brief
 	CreatedAt time.Time
+	// Language is the BCP 47 tag of the language the people reading this
+	// notification chose ("en", "th"): the plugin writes its own words
+	// (headlines, buttons) in it. Title and Detail are already in it or are
+	// the agents' own text. Empty means English, as from an older board.
+	Language string
 }
 
 // Link is a labelled URL shown with a notification (a button on a card).

@@ -319,8 +319,11 @@ type Notification struct {
 	Links          []*Link                `protobuf:"bytes,10,rep,name=links,proto3" json:"links,omitempty"`
 	Brief          *Brief                 `protobuf:"bytes,11,opt,name=brief,proto3" json:"brief,omitempty"`
 	CreatedAt      *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// language is the BCP 47 tag of the language people read this
+	// notification in ("en", "th"); empty means English (older boards).
+	Language      string `protobuf:"bytes,13,opt,name=language,proto3" json:"language,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Notification) Reset() {
@@ -435,6 +438,13 @@ func (x *Notification) GetCreatedAt() *timestamppb.Timestamp {
 		return x.CreatedAt
 	}
 	return nil
+}
+
+func (x *Notification) GetLanguage() string {
+	if x != nil {
+		return x.Language
+	}
+	return ""
 }
 
 type CapabilitiesRequest struct {
@@ -757,7 +767,7 @@ const file_pact_notifier_v1_notifier_proto_rawDesc = "" +
 	"\x05items\x18\x02 \x03(\v2\x1b.pact.notifier.v1.BriefItemR\x05items\"_\n" +
 	"\x05Brief\x12\x1a\n" +
 	"\bgreeting\x18\x01 \x01(\tR\bgreeting\x12:\n" +
-	"\bsections\x18\x02 \x03(\v2\x1e.pact.notifier.v1.BriefSectionR\bsections\"\x8b\x03\n" +
+	"\bsections\x18\x02 \x03(\v2\x1e.pact.notifier.v1.BriefSectionR\bsections\"\xa7\x03\n" +
 	"\fNotification\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12'\n" +
 	"\x0fidempotency_key\x18\x02 \x01(\tR\x0eidempotencyKey\x12\x12\n" +
@@ -773,7 +783,8 @@ const file_pact_notifier_v1_notifier_proto_rawDesc = "" +
 	" \x03(\v2\x16.pact.notifier.v1.LinkR\x05links\x12-\n" +
 	"\x05brief\x18\v \x01(\v2\x17.pact.notifier.v1.BriefR\x05brief\x129\n" +
 	"\n" +
-	"created_at\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"\x15\n" +
+	"created_at\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12\x1a\n" +
+	"\blanguage\x18\r \x01(\tR\blanguage\"\x15\n" +
 	"\x13CapabilitiesRequest\"z\n" +
 	"\x14CapabilitiesResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
