@@ -82,6 +82,16 @@ install-deps:
 		echo "or point PG_BIN at the directory holding them, then run make test again." >&2; \
 		exit 1; \
 	fi
+	@# The Claude Code hook script's test runs it with sh, curl and git.
+	@if command -v curl >/dev/null 2>&1 && command -v git >/dev/null 2>&1; then \
+		echo "curl and git: found"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "curl and git: installing with apt-get"; \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y curl git; \
+	else \
+		echo "The hook script's test needs curl and git; install them, then run make test again." >&2; \
+		exit 1; \
+	fi
 
 lint: fmt-check vet staticcheck
 
