@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -98,7 +99,7 @@ func (r *runner) serve(ctx context.Context) error {
 // the ones the runner takes. It returns false when it stopped before the
 // end (the context, quiet hours, the daily cap, --once after a run).
 func (r *runner) offer(ctx context.Context, tasks []taskView) (bool, error) {
-	for _, t := range tasks {
+	for _, t := range spread(tasks, r.cfg.AgentID) {
 		if ctx.Err() != nil {
 			return false, nil
 		}
@@ -113,6 +114,22 @@ func (r *runner) offer(ctx context.Context, tasks []taskView) (bool, error) {
 		}
 	}
 	return true, nil
+}
+
+// spread orders the offered tasks: those delegated to agent first, oldest
+// first, then the open ones shuffled, so that runners sharing a project do
+// not all race for the same open task.
+func spread(tasks []taskView, agent string) []taskView {
+	var mine, open []taskView
+	for _, t := range tasks {
+		if t.DelegateTo != nil && *t.DelegateTo == agent {
+			mine = append(mine, t)
+		} else {
+			open = append(open, t)
+		}
+	}
+	rand.Shuffle(len(open), func(i, j int) { open[i], open[j] = open[j], open[i] })
+	return append(mine, open...)
 }
 
 // pause reports whether no task may be claimed now (quiet hours, the daily
@@ -158,8 +175,15 @@ func (r *runner) take(ctx context.Context, t taskView) error {
 		m = *t.DelegatedMandateID
 	}
 	var got claimOut
-	err := r.board.call(ctx, "pact_claim", map[string]any{"task_id": t.ID, "mandate_id": m, "exclusive": true,
-		"reserve": map[string]float64{"runs": 1}}, &got)
+	args := map[string]any{"task_id": t.ID, "mandate_id": m, "exclusive": true, "reserve": map[string]float64{"runs": 1}}
+	err := r.board.call(ctx, "pact_claim", args, &got)
+	for wait := 100 * time.Millisecond; err != nil && transient(err) && wait < 5*time.Second && ctx.Err() == nil; wait *= 2 {
+		// The board could not answer (internal, unavailable, rate_limited,
+		// no connection): the claim did not happen, so try it again.
+		log.Debug("claim failed; trying again", "error", err, "in", wait)
+		sleep(ctx, wait)
+		err = r.board.call(ctx, "pact_claim", args, &got)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil
@@ -239,6 +263,17 @@ func (r *runner) whoami(ctx context.Context, failed string) error {
 		r.root = keep
 	}
 	return nil
+}
+
+// transient reports whether err is the board failing to answer rather
+// than a refusal of the call: no code, or internal, unavailable,
+// rate_limited.
+func transient(err error) bool {
+	switch codeOf(err) {
+	case "", "internal", "unavailable", "rate_limited":
+		return true
+	}
+	return false
 }
 
 func cmpOr(a, b string) string {

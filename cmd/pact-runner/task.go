@@ -127,18 +127,14 @@ func (r *runner) grace(ctx, runCtx context.Context, log hclog.Logger, kill func(
 	return func() { close(done); <-finished }
 }
 
-// report closes (or hands back) the task, trying again a few times when
-// the board cannot be reached; a refusal is logged, and a fatal one
-// returned.
+// report closes the task, trying again for about a minute when the board
+// fails to answer; a refusal is logged, and a fatal one returned.
 func (r *runner) report(ctx context.Context, log hclog.Logger, t taskView, m, status, result string, turns int) error {
 	ctx = context.WithoutCancel(ctx)
 	args := map[string]any{"task_id": t.ID, "mandate_id": m, "status": status, "result": result,
 		"usage": map[string]float64{"turns": float64(turns)}}
 	var err error
-	for attempt := range 4 {
-		if attempt > 0 {
-			time.Sleep(time.Duration(attempt) * time.Second)
-		}
+	for wait := 100 * time.Millisecond; ; wait *= 2 {
 		callCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		err = r.board.call(callCtx, "pact_report", args, nil)
 		cancel()
@@ -146,9 +142,13 @@ func (r *runner) report(ctx context.Context, log hclog.Logger, t taskView, m, st
 			log.Info("reported", "status", status, "turns", turns)
 			return nil
 		}
-		if codeOf(err) != "" {
+		if !transient(err) || wait > 30*time.Second {
 			break
 		}
+		// Nothing was recorded (the board answers a failed call with
+		// nothing done): report again.
+		log.Warn("report failed; trying again", "error", err, "in", wait)
+		time.Sleep(wait)
 	}
 	log.Error("the report was not recorded", "status", status, "error", err)
 	if isFatal(codeOf(err)) {
