@@ -1,22 +1,35 @@
 package main
 
-import "slices"
-
 // The refusal codes the runner acts on (docs/specs/behavior.md §17).
-var (
-	// fatalCodes stop the runner for good.
-	fatalCodes = []string{"system_halted", "agent_paused", "agent_unknown"}
-	// mandateCodes stop it unless pact_whoami shows a live root mandate to
-	// switch to.
-	mandateCodes = []string{"mandate_revoked", "mandate_expired", "chain_broken"}
-	// dropCodes skip the task a claim was refused for.
-	dropCodes = []string{"already_claimed", "wrong_agent", "invalid_request", "approval_pending", "not_found",
-		"project_mismatch", "agent_busy", "limit_exceeded", "scope_exceeded", "project_frozen"}
-)
 
-func isFatal(code string) bool   { return slices.Contains(fatalCodes, code) }
-func isMandate(code string) bool { return slices.Contains(mandateCodes, code) }
-func isDrop(code string) bool    { return slices.Contains(dropCodes, code) }
+// isFatal: the code stops the runner for good.
+func isFatal(code string) bool {
+	switch code {
+	case "system_halted", "agent_paused", "agent_unknown":
+		return true
+	}
+	return false
+}
+
+// isMandate: the code stops the runner unless pact_whoami shows a live root
+// mandate to carry on with.
+func isMandate(code string) bool {
+	switch code {
+	case "mandate_revoked", "mandate_expired", "chain_broken":
+		return true
+	}
+	return false
+}
+
+// isDrop: the code, refusing a claim, skips the task.
+func isDrop(code string) bool {
+	switch code {
+	case "already_claimed", "wrong_agent", "invalid_request", "approval_pending", "not_found", "project_mismatch",
+		"agent_busy", "limit_exceeded", "scope_exceeded", "project_frozen":
+		return true
+	}
+	return false
+}
 
 // The answers of the tools the runner calls, as much as it reads of them
 // (docs/mcp-tools.json).

@@ -40,21 +40,23 @@ type config struct {
 // for --help and docs/runner.md.
 type setting struct{ name, def, meaning string }
 
-var settings = []setting{
-	{"PACT_URL", "", "the board's base URL, e.g. https://board.example.com (the runner calls <PACT_URL>/mcp/a/<PACT_AGENT_ID>)"},
-	{"PACT_TOKEN", "", "the agent's pact_… token"},
-	{"PACT_AGENT_ID", "", "the agent's id (its client must be runner)"},
-	{"PACT_RUNNER_COMMAND", defaultCommand, "the command run for each task, with sh -c"},
-	{"PACT_RUNNER_MAX_TURNS", "40", "turns per run at most; a run gets min(this, the claim's turns budget) as PACT_MAX_TURNS"},
-	{"PACT_RUNNER_RUN_TIMEOUT_MINUTES", "30", "a run still going after this long is killed and reported failed"},
-	{"PACT_RUNNER_MAX_RUNS_PER_DAY", "20", "claims per local day at most; then it waits for the next day (0: no cap)"},
-	{"PACT_RUNNER_QUIET_HOURS", "", "local hours with no new claims, e.g. 22-07 (from 22:00 to 07:00)"},
-	{"PACT_RUNNER_TAKE_OPEN", "0", "1: also claim open tasks delegated to nobody (by default only those delegated to this agent)"},
-	{"PACT_RUNNER_HEARTBEAT_SECONDS", "600", "how often a run's claim is renewed (pact_report status=working)"},
-	{"PACT_RUNNER_GRACE_SECONDS", "60", "on SIGTERM, how long a running task may take to finish before it is killed"},
-	{"PACT_RUNNER_LOG_DIR", "<temp dir>/pact-runner", "where each run's output is kept, as <task id>.log"},
-	{"PACT_LOG_LEVEL", "info", "trace, debug, info, warn, error or off"},
-	{"PACT_LOG_FORMAT", "text", "text or json"},
+func settings() []setting {
+	return []setting{
+		{"PACT_URL", "", "the board's base URL, e.g. https://board.example.com (the runner calls <PACT_URL>/mcp/a/<PACT_AGENT_ID>)"},
+		{"PACT_TOKEN", "", "the agent's pact_… token"},
+		{"PACT_AGENT_ID", "", "the agent's id (its client must be runner)"},
+		{"PACT_RUNNER_COMMAND", defaultCommand, "the command run for each task, with sh -c"},
+		{"PACT_RUNNER_MAX_TURNS", "40", "turns per run at most; a run gets min(this, the claim's turns budget) as PACT_MAX_TURNS"},
+		{"PACT_RUNNER_RUN_TIMEOUT_MINUTES", "30", "a run still going after this long is killed and reported failed"},
+		{"PACT_RUNNER_MAX_RUNS_PER_DAY", "20", "claims per local day at most; then it waits for the next day (0: no cap)"},
+		{"PACT_RUNNER_QUIET_HOURS", "", "local hours with no new claims, e.g. 22-07 (from 22:00 to 07:00)"},
+		{"PACT_RUNNER_TAKE_OPEN", "0", "1: also claim open tasks delegated to nobody (by default only those delegated to this agent)"},
+		{"PACT_RUNNER_HEARTBEAT_SECONDS", "600", "how often a run's claim is renewed (pact_report status=working)"},
+		{"PACT_RUNNER_GRACE_SECONDS", "60", "on SIGTERM, how long a running task may take to finish before it is killed"},
+		{"PACT_RUNNER_LOG_DIR", "<temp dir>/pact-runner", "where each run's output is kept, as <task id>.log"},
+		{"PACT_LOG_LEVEL", "info", "trace, debug, info, warn, error or off"},
+		{"PACT_LOG_FORMAT", "text", "text or json"},
+	}
 }
 
 // loadConfig reads flags, then the env file (--env-file), then the
@@ -87,7 +89,7 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (*c
 		if v, ok := file[k]; ok {
 			return v
 		}
-		for _, s := range settings {
+		for _, s := range settings() {
 			if s.name == k && !strings.HasPrefix(s.def, "<") {
 				return s.def
 			}
@@ -195,7 +197,7 @@ Flags:
 `)
 	fs.PrintDefaults()
 	fmt.Fprint(w, "\nEnvironment (or the env file):\n")
-	for _, s := range settings {
+	for _, s := range settings() {
 		def := s.def
 		if def == "" {
 			def = "–"

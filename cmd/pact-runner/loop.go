@@ -191,7 +191,11 @@ func (r *runner) take(ctx context.Context, t taskView) error {
 		if err := r.refused(ctx, err, m); err != nil {
 			return err
 		}
-		log.Info("skipping the task: claim refused", "error", err)
+		if isDrop(codeOf(err)) {
+			log.Info("skipping the task: claim refused", "error", err)
+		} else {
+			log.Warn("skipping the task: the claim failed", "error", err)
+		}
 		return nil
 	}
 	r.cap.add(r.cfg.now())

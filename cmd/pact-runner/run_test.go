@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -146,4 +147,20 @@ func TestRunnerReadsTheEnvFile(t *testing.T) {
 
 	err = run(context.Background(), nil, getenv(map[string]string{"PACT_URL": w.URL}), &syncBuffer{})
 	require.ErrorContains(t, err, "PACT_TOKEN is not set")
+}
+
+// --help and docs/runner.md name every setting the runner reads.
+func TestHelpAndDocsNameEverySetting(t *testing.T) {
+	var help syncBuffer
+	_, err := loadConfig([]string{"--help"}, getenv(nil), &help)
+	require.ErrorIs(t, err, flag.ErrHelp)
+	doc, err := os.ReadFile("../../docs/runner.md")
+	require.NoError(t, err)
+	for _, s := range settings() {
+		require.Contains(t, help.String(), "  "+s.name+" (default", s.name)
+		require.Contains(t, string(doc), "`"+s.name+"`", "docs/runner.md does not name %s", s.name)
+	}
+	for _, f := range []string{"-env-file", "-command", "-once"} {
+		require.Contains(t, help.String(), f)
+	}
 }

@@ -16,7 +16,6 @@ type outcome struct {
 	exit     int    // the command's exit status (-1: killed or never started)
 	stdout   string // what it printed, the result
 	killed   string // why the runner killed it, or ""
-	lost     bool   // the claim was lost: no report
 	logPath  string // where the output is kept
 	duration time.Duration
 }
