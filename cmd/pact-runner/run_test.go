@@ -164,3 +164,13 @@ func TestHelpAndDocsNameEverySetting(t *testing.T) {
 		require.Contains(t, help.String(), f)
 	}
 }
+
+// A token the board does not accept stops the runner with a clear error.
+func TestRunnerStopsOnABadToken(t *testing.T) {
+	w := newWorld(t)
+	env := w.env("runner-web", "true")
+	env["PACT_TOKEN"] = "pact_not-a-token"
+	_, err := w.runOnce(env)
+	require.ErrorAs(t, err, &stopped{})
+	require.ErrorContains(t, err, "Unauthorized")
+}
