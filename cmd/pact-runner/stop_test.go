@@ -106,3 +106,25 @@ func TestRunnerKillsARunPastItsTimeout(t *testing.T) {
 	require.Equal(t, "failed", w.status(id))
 	require.Contains(t, w.result(id), "killed: it ran past PACT_RUNNER_RUN_TIMEOUT_MINUTES")
 }
+
+// A person canceling the task while it runs revokes its delegated mandate:
+// the next heartbeat is refused, the runner kills the run, reports
+// nothing, and carries on under its own root mandate with the next task.
+func TestRunnerKillsTheRunOfACanceledTaskAndGoesOn(t *testing.T) {
+	w := newWorld(t)
+	id := w.post("Canceled", "runner-web", nil)
+	cmd := fmt.Sprintf(`if [ "$PACT_TASK_TITLE" = Next ]; then echo next > %s/next; exit 0; fi
+%s`, w.dir, slowCommand(w.dir, 60))
+	s := w.start(w.env("runner-web", cmd, "PACT_RUNNER_HEARTBEAT_SECONDS", "0.2"))
+	eventually(t, "the command started", func() bool { return w.file("pid") != "" }, s.log)
+	require.True(t, w.alive())
+	r := w.Admin("ana", "POST", "/tasks/"+id+"/cancel", `{"reason": "not needed"}`)
+	require.Equal(t, 200, r.Status, r.Raw)
+	eventually(t, "the run was killed", func() bool { return !w.alive() }, s.log)
+	next := w.post("Next", "runner-web", nil)
+	eventually(t, "the next task ran", func() bool { return w.status(next) == "completed" }, s.log)
+	require.NoError(t, s.stop(t))
+	require.Equal(t, "canceled", w.status(id))
+	require.Empty(t, w.file("after"))
+	require.Equal(t, "next\n", w.file("next"))
+}
