@@ -174,3 +174,15 @@ func TestRunnerStopsOnABadToken(t *testing.T) {
 	require.ErrorAs(t, err, &stopped{})
 	require.ErrorContains(t, err, "Unauthorized")
 }
+
+// A runner never works on production: with only production projects left
+// (a person made its project production after it was hired) it stops.
+func TestRunnerRefusesProduction(t *testing.T) {
+	w := newWorld(t)
+	id := w.post("On production", "runner-web", nil)
+	w.Exec(`UPDATE projects SET production = true WHERE id = 'web'`)
+	_, err := w.runOnce(w.env("runner-web", "echo ran"))
+	require.ErrorAs(t, err, &stopped{})
+	require.ErrorContains(t, err, "a Runner never works on production")
+	require.Equal(t, "submitted", w.status(id))
+}
