@@ -1,0 +1,207 @@
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// defaultCommand is Claude Code in print mode: the framed task on stdin,
+// its turns capped at PACT_MAX_TURNS.
+const defaultCommand = `claude -p --max-turns "$PACT_MAX_TURNS"`
+
+// config is what a runner runs with: the connection (PACT_URL, PACT_TOKEN,
+// PACT_AGENT_ID, as pact-connect writes them in the Runner's env file) and
+// the role's PACT_RUNNER_* settings (docs/specs/behavior.md §3.2).
+type config struct {
+	URL, Token, AgentID string
+	Command             string
+	MaxTurns            int
+	RunTimeout          time.Duration
+	MaxRunsPerDay       int
+	Quiet               quietHours
+	TakeOpen            bool
+	Heartbeat           time.Duration
+	Grace               time.Duration
+	LogDir              string
+	LogLevel, LogFormat string
+	Once                bool
+
+	// now is the clock of quiet hours and the daily cap (nil: time.Now).
+	now func() time.Time
+}
+
+// setting is one variable the runner reads, with its default and meaning,
+// for --help and docs/runner.md.
+type setting struct{ name, def, meaning string }
+
+func settings() []setting {
+	return []setting{
+		{"PACT_URL", "", "the board's base URL, e.g. https://board.example.com (the runner calls <PACT_URL>/mcp/a/<PACT_AGENT_ID>)"},
+		{"PACT_TOKEN", "", "the agent's pact_… token"},
+		{"PACT_AGENT_ID", "", "the agent's id (its client must be runner)"},
+		{"PACT_RUNNER_COMMAND", defaultCommand, "the command run for each task, with sh -c"},
+		{"PACT_RUNNER_MAX_TURNS", "40", "turns per run at most; a run gets min(this, the claim's turns budget) as PACT_MAX_TURNS"},
+		{"PACT_RUNNER_RUN_TIMEOUT_MINUTES", "30", "a run still going after this long is killed and reported failed"},
+		{"PACT_RUNNER_MAX_RUNS_PER_DAY", "20", "claims per local day at most; then it waits for the next day (0: no cap)"},
+		{"PACT_RUNNER_QUIET_HOURS", "", "local hours with no new claims, e.g. 22-07 (from 22:00 to 07:00)"},
+		{"PACT_RUNNER_TAKE_OPEN", "0", "1: also claim open tasks delegated to nobody (by default only those delegated to this agent)"},
+		{"PACT_RUNNER_HEARTBEAT_SECONDS", "600", "how often a run's claim is renewed (pact_report status=working)"},
+		{"PACT_RUNNER_GRACE_SECONDS", "60", "on SIGTERM, how long a running task may take to finish before it is killed"},
+		{"PACT_RUNNER_LOG_DIR", "<temp dir>/pact-runner", "where each run's output is kept, as <task id>.log"},
+		{"PACT_LOG_LEVEL", "info", "trace, debug, info, warn, error or off"},
+		{"PACT_LOG_FORMAT", "text", "text or json"},
+	}
+}
+
+// loadConfig reads flags, then the env file (--env-file), then the
+// environment: a variable set in the environment wins over the file, and
+// --command over both.
+func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (*config, error) {
+	fs := flag.NewFlagSet("pact-runner", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	envFile := fs.String("env-file", "", "a file of KEY=value lines (the Runner env file pact-connect writes)")
+	command := fs.String("command", "", "the command run for each task, with sh -c (overrides PACT_RUNNER_COMMAND)")
+	once := fs.Bool("once", false, "handle at most one task, or return when none is waiting")
+	fs.Usage = func() { usage(fs, stderr) }
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	file := map[string]string{}
+	if *envFile != "" {
+		var err error
+		if file, err = readEnvFile(*envFile); err != nil {
+			return nil, err
+		}
+	}
+	get := func(k string) string {
+		if v := getenv(k); v != "" {
+			return v
+		}
+		if v, ok := file[k]; ok {
+			return v
+		}
+		for _, s := range settings() {
+			if s.name == k && !strings.HasPrefix(s.def, "<") {
+				return s.def
+			}
+		}
+		return ""
+	}
+	c := &config{URL: strings.TrimRight(get("PACT_URL"), "/"), Token: get("PACT_TOKEN"), AgentID: get("PACT_AGENT_ID"),
+		Command: get("PACT_RUNNER_COMMAND"), TakeOpen: get("PACT_RUNNER_TAKE_OPEN") == "1", LogDir: get("PACT_RUNNER_LOG_DIR"),
+		LogLevel: get("PACT_LOG_LEVEL"), LogFormat: get("PACT_LOG_FORMAT"), Once: *once}
+	if *command != "" {
+		c.Command = *command
+	}
+	for _, need := range [][2]string{{"PACT_URL", c.URL}, {"PACT_TOKEN", c.Token}, {"PACT_AGENT_ID", c.AgentID}} {
+		if need[1] == "" {
+			return nil, fmt.Errorf("%s is not set (environment or --env-file)", need[0])
+		}
+	}
+	if c.LogDir == "" {
+		c.LogDir = os.TempDir() + "/pact-runner"
+	}
+	var err error
+	ints := []struct {
+		key string
+		to  *int
+	}{{"PACT_RUNNER_MAX_TURNS", &c.MaxTurns}, {"PACT_RUNNER_MAX_RUNS_PER_DAY", &c.MaxRunsPerDay}}
+	for _, i := range ints {
+		if *i.to, err = strconv.Atoi(get(i.key)); err != nil || *i.to < 0 {
+			return nil, fmt.Errorf("%s must be a whole number ≥ 0, not %q", i.key, get(i.key))
+		}
+	}
+	durations := []struct {
+		key  string
+		unit time.Duration
+		to   *time.Duration
+	}{{"PACT_RUNNER_RUN_TIMEOUT_MINUTES", time.Minute, &c.RunTimeout}, {"PACT_RUNNER_HEARTBEAT_SECONDS", time.Second, &c.Heartbeat},
+		{"PACT_RUNNER_GRACE_SECONDS", time.Second, &c.Grace}}
+	for _, d := range durations {
+		f, err := strconv.ParseFloat(get(d.key), 64)
+		if err != nil || f <= 0 {
+			return nil, fmt.Errorf("%s must be a number > 0, not %q", d.key, get(d.key))
+		}
+		*d.to = time.Duration(f * float64(d.unit))
+	}
+	if c.Quiet, err = parseQuietHours(get("PACT_RUNNER_QUIET_HOURS")); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// readEnvFile reads KEY=value lines; blank lines and # comments are
+// skipped, "export " is allowed, and a value may be in single or double
+// quotes.
+func readEnvFile(path string) (map[string]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		k, v, ok := strings.Cut(strings.TrimPrefix(line, "export "), "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, fmt.Errorf("%s:%d: not a KEY=value line", path, n)
+		}
+		v = strings.TrimSpace(v)
+		if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+			v = v[1 : len(v)-1]
+		}
+		out[strings.TrimSpace(k)] = v
+	}
+	return out, sc.Err()
+}
+
+func usage(fs *flag.FlagSet, w io.Writer) {
+	fmt.Fprint(w, `pact-runner: a headless agent of PACT Board (docs/runner.md).
+
+It holds pact_events until a task it may claim appears, claims it with the
+task's delegated mandate (exclusive, reserve {"runs": 1}), runs the command
+with sh -c, heartbeats while it runs, and reports the outcome with a Handoff
+and usage {"turns": n}.
+
+The command gets the task framed as a request from another agent on stdin,
+and PACT_TASK_ID, PACT_TASK_TITLE, PACT_TASK_BODY, PACT_PROJECT_ID and
+PACT_MAX_TURNS in its environment (PACT_TOKEN is removed from it). Its
+stdout is the result: reported as is when it has a "## Handoff" section,
+else with a Handoff the runner writes (what ran, exit status, where the
+output is kept). Exit 0 reports completed, anything else failed. A line
+PACT_TURNS=<n> gives the turns the run used (else 1).
+
+Refusals: system_halted, agent_paused and agent_unknown stop the runner;
+mandate_revoked, mandate_expired and chain_broken make it read pact_whoami
+again and switch to a live root mandate, or stop when it has none; other
+refusals of a claim skip the task. claim_lost while a run goes on kills it.
+On SIGTERM a running task gets PACT_RUNNER_GRACE_SECONDS to finish, else it
+is killed and reported failed with a Handoff saying it was stopped.
+
+Usage: pact-runner [--env-file FILE] [--command CMD] [--once]
+
+Flags:
+`)
+	fs.PrintDefaults()
+	fmt.Fprint(w, "\nEnvironment (or the env file):\n")
+	for _, s := range settings() {
+		def := s.def
+		if def == "" {
+			def = "–"
+		}
+		fmt.Fprintf(w, "  %s (default %s)\n      %s\n", s.name, def, s.meaning)
+	}
+}

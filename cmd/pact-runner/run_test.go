@@ -1,0 +1,188 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// A task delegated to the runner goes through the whole loop: claimed with
+// its delegated mandate (the runs reserve lands on it), the command run
+// with the task in its environment and the framed prompt on stdin, its
+// turns capped at the claim's turns budget, and the task reported
+// completed with the command's output, a Handoff and the turns it used.
+func TestRunnerRunsADelegatedTask(t *testing.T) {
+	w := newWorld(t)
+	id := w.post("Fix the header", "runner-web", map[string]any{"child_limits": map[string]float64{"runs": 1, "turns": 7}})
+	var delegated string
+	require.NoError(t, w.DB.NewRaw(`SELECT delegated_mandate_id::text FROM tasks WHERE id = ?`, id).Scan(context.Background(), &delegated))
+	cmd := fmt.Sprintf(`printf '%%s|%%s|%%s|%%s|%%s|%%s\n' "$PACT_TASK_ID" "$PACT_TASK_TITLE" "$PACT_TASK_BODY" "$PACT_MAX_TURNS" "$PACT_AGENT_ID" "${PACT_TOKEN:-no token}" >> %[1]s/env
+cat > %[1]s/stdin
+echo "header fixed"
+echo PACT_TURNS=3`, w.dir)
+	log, err := w.runOnce(w.env("runner-web", cmd))
+	require.NoError(t, err, log)
+
+	require.Equal(t, id+"|Fix the header|Body of Fix the header|7|runner-web|no token\n", w.file("env"))
+	stdin := w.file("stdin")
+	for _, want := range []string{"Another agent (code-web) asks you", "# Fix the header", "Body of Fix the header", id, "## Handoff"} {
+		require.Contains(t, stdin, want)
+	}
+	require.Equal(t, "completed", w.status(id))
+	res := w.result(id)
+	require.True(t, strings.HasPrefix(res, "header fixed\nPACT_TURNS=3\n\n## Handoff\n"), res)
+	require.Contains(t, res, "exit status 0")
+	require.Contains(t, res, filepath.Join(w.dir, "logs-runner-web", id+".log"))
+	kept, err := os.ReadFile(filepath.Join(w.dir, "logs-runner-web", id+".log"))
+	require.NoError(t, err)
+	require.Equal(t, "header fixed\nPACT_TURNS=3\n", string(kept))
+	require.Equal(t, 1.0, w.used(delegated, "runs"), "the claim reserved a run on the task's delegated mandate")
+	require.Equal(t, 3.0, w.used(delegated, "turns"), "the report recorded the turns the command gave")
+	require.Zero(t, w.used(w.Root("runner-web"), "runs"), "the runner's root mandate was not used")
+	require.Contains(t, log, "claimed; running")
+	w.VerifyLog()
+}
+
+// A command's own Handoff is reported as is; a command that exits
+// non-zero is reported failed, with the runner's Handoff naming the exit
+// status.
+func TestRunnerReportsHandoffAsIsAndFailures(t *testing.T) {
+	w := newWorld(t)
+	ok := w.post("Own handoff", "runner-web", nil)
+	bad := w.post("Breaks", "runner-web", nil)
+	cmd := `if [ "$PACT_TASK_TITLE" = Breaks ]; then echo "half done"; exit 3; fi
+printf 'did it\n\n## Handoff\n- Done: all\n'`
+	_, err := w.runOnce(w.env("runner-web", cmd))
+	require.NoError(t, err)
+	_, err = w.runOnce(w.env("runner-web", cmd))
+	require.NoError(t, err)
+
+	require.Equal(t, "completed", w.status(ok))
+	require.Equal(t, "did it\n\n## Handoff\n- Done: all", w.result(ok))
+	require.Equal(t, "failed", w.status(bad))
+	res := w.result(bad)
+	require.True(t, strings.HasPrefix(res, "half done\n\n## Handoff\n"), res)
+	require.Contains(t, res, "exit status 3")
+}
+
+// --once handles at most one task, and returns at once when none waits.
+func TestRunnerOnce(t *testing.T) {
+	w := newWorld(t)
+	cmd := fmt.Sprintf(`echo "$PACT_TASK_TITLE" >> %s/ran`, w.dir)
+	log, err := w.runOnce(w.env("runner-web", cmd))
+	require.NoError(t, err, log)
+	require.Empty(t, w.file("ran"))
+
+	a, b := w.post("A", "runner-web", nil), w.post("B", "runner-web", nil)
+	_, err = w.runOnce(w.env("runner-web", cmd))
+	require.NoError(t, err)
+	require.Equal(t, "A\n", w.file("ran"))
+	require.Equal(t, "completed", w.status(a))
+	require.Equal(t, "submitted", w.status(b))
+	_, err = w.runOnce(w.env("runner-web", cmd))
+	require.NoError(t, err)
+	require.Equal(t, "A\nB\n", w.file("ran"))
+}
+
+// A refused claim skips its task: limit_exceeded (no run left on the
+// task's mandate) and, without PACT_RUNNER_TAKE_OPEN, an undelegated task
+// is not even tried; the next task runs.
+func TestRunnerSkipsRefusedClaims(t *testing.T) {
+	w := newWorld(t)
+	spent := w.post("No runs left", "runner-web", map[string]any{"child_limits": map[string]float64{"runs": 0}})
+	open := w.post("Nobody's", "", nil)
+	next := w.post("Next", "runner-web", nil)
+	cmd := fmt.Sprintf(`echo "$PACT_TASK_TITLE" >> %s/ran`, w.dir)
+	log, err := w.runOnce(w.env("runner-web", cmd))
+	require.NoError(t, err, log)
+	require.Equal(t, "Next\n", w.file("ran"))
+	require.Equal(t, "completed", w.status(next))
+	require.Equal(t, "submitted", w.status(spent))
+	require.Equal(t, "submitted", w.status(open))
+	require.Contains(t, log, "limit_exceeded")
+}
+
+// A fatal refusal stops the runner with it: its agent paused while it
+// waits, the next pact_events is refused agent_paused, and run returns the
+// error; the task is left alone.
+func TestRunnerStopsOnFatalCode(t *testing.T) {
+	w := newWorld(t)
+	cmd := fmt.Sprintf(`echo ran >> %s/ran`, w.dir)
+	s := w.start(w.env("runner-web", cmd))
+	eventually(t, "the runner waits", func() bool { return w.listening("runner-web") }, s.log)
+	w.Exec(`UPDATE agents SET status = 'paused' WHERE id = 'runner-web'`)
+	id := w.post("While paused", "runner-web", nil)
+	err := s.wait(t)
+	require.ErrorAs(t, err, &stopped{})
+	require.Equal(t, "agent_paused", codeOf(err))
+	require.Contains(t, err.Error(), "runner stopped: agent_paused")
+	require.Equal(t, "submitted", w.status(id))
+	require.Empty(t, w.file("ran"))
+}
+
+// The runner refuses to run as an agent that is not a Runner.
+func TestRunnerRefusesOtherClients(t *testing.T) {
+	w := newWorld(t)
+	_, err := w.runOnce(w.env("code-web", "true"))
+	require.ErrorContains(t, err, `agent code-web is a "code" client, not a runner`)
+}
+
+// Configuration comes from the env file, the environment winning over it.
+func TestRunnerReadsTheEnvFile(t *testing.T) {
+	w := newWorld(t)
+	id := w.post("From the file", "runner-web", nil)
+	file := filepath.Join(w.dir, "runner.env")
+	require.NoError(t, os.WriteFile(file, []byte(fmt.Sprintf("# written by pact-connect\nPACT_URL=%s\nexport PACT_TOKEN='%s'\n"+
+		"PACT_AGENT_ID=runner-web\nPACT_RUNNER_COMMAND=\"echo from-file\"\n", w.URL, w.Token("runner-web"))), 0o600))
+	err := run(context.Background(), []string{"--once", "--env-file", file}, getenv(map[string]string{
+		"PACT_RUNNER_LOG_DIR": w.dir, "PACT_RUNNER_COMMAND": "echo from-env"}), &syncBuffer{})
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(w.result(id), "from-env\n"), w.result(id))
+
+	err = run(context.Background(), nil, getenv(map[string]string{"PACT_URL": w.URL}), &syncBuffer{})
+	require.ErrorContains(t, err, "PACT_TOKEN is not set")
+}
+
+// --help and docs/runner.md name every setting the runner reads.
+func TestHelpAndDocsNameEverySetting(t *testing.T) {
+	var help syncBuffer
+	_, err := loadConfig([]string{"--help"}, getenv(nil), &help)
+	require.ErrorIs(t, err, flag.ErrHelp)
+	doc, err := os.ReadFile("../../docs/runner.md")
+	require.NoError(t, err)
+	for _, s := range settings() {
+		require.Contains(t, help.String(), "  "+s.name+" (default", s.name)
+		require.Contains(t, string(doc), "`"+s.name+"`", "docs/runner.md does not name %s", s.name)
+	}
+	for _, f := range []string{"-env-file", "-command", "-once"} {
+		require.Contains(t, help.String(), f)
+	}
+}
+
+// A token the board does not accept stops the runner with a clear error.
+func TestRunnerStopsOnABadToken(t *testing.T) {
+	w := newWorld(t)
+	env := w.env("runner-web", "true")
+	env["PACT_TOKEN"] = "pact_not-a-token"
+	_, err := w.runOnce(env)
+	require.ErrorAs(t, err, &stopped{})
+	require.ErrorContains(t, err, "Unauthorized")
+}
+
+// A runner never works on production: with only production projects left
+// (a person made its project production after it was hired) it stops.
+func TestRunnerRefusesProduction(t *testing.T) {
+	w := newWorld(t)
+	id := w.post("On production", "runner-web", nil)
+	w.Exec(`UPDATE projects SET production = true WHERE id = 'web'`)
+	_, err := w.runOnce(w.env("runner-web", "echo ran"))
+	require.ErrorAs(t, err, &stopped{})
+	require.ErrorContains(t, err, "a Runner never works on production")
+	require.Equal(t, "submitted", w.status(id))
+}
