@@ -98,10 +98,10 @@ func TestRunnerHireWritesItsEnvFile(t *testing.T) {
 
 	dir := filepath.Join(m.home, ".config", "pact")
 	vars := readEnv(t, filepath.Join(dir, "runner-web.env"))
-	token := vars["PACT_RUNNER_TOKEN"]
+	token := vars["PACT_TOKEN"]
 	require.Regexp(t, `^pact_`, token)
-	require.Equal(t, map[string]string{"PACT_URL": b.URL, "PACT_TOKEN": token, "PACT_RUNNER_AGENT": "runner-web",
-		"PACT_RUNNER_TOKEN": token, "PACT_RUNNER_PROJECT": "web", "PACT_RUNNER_REPO": m.dir,
+	require.Equal(t, map[string]string{"PACT_URL": b.URL, "PACT_TOKEN": token, "PACT_AGENT_ID": "runner-web",
+		"PACT_RUNNER_PROJECT": "web", "PACT_RUNNER_REPO": m.dir,
 		"PACT_RUNNER_ROLE_FILE": filepath.Join(dir, "runner-web-role.md"),
 		"DATABASE_URL":          "postgres://runner:s3cret@localhost/web_test", "PACT_RUNNER_MAX_TURNS": "12",
 		"PACT_RUNNER_SCHEDULE": `[{"at": "07:30", "title": "It's web"}]`}, vars)

@@ -131,8 +131,9 @@ func envWrite(path, what string, c *connected, vars []setting, extra string) (wr
 // runnerWrites are a Runner's env file and, when its role has
 // instructions, the role file PACT_RUNNER_ROLE_FILE names.
 func runnerWrites(c *connected, base string, o options, dir string) ([]write, error) {
-	vars := []setting{{"PACT_URL", base}, {"PACT_TOKEN", c.Token}, {"PACT_RUNNER_AGENT", c.AgentID},
-		{"PACT_RUNNER_TOKEN", c.Token}, {"PACT_RUNNER_PROJECT", c.Project}}
+	// The keys pact-runner reads (docs/runner.md): one copy of the token.
+	vars := []setting{{"PACT_URL", base}, {"PACT_TOKEN", c.Token}, {"PACT_AGENT_ID", c.AgentID},
+		{"PACT_RUNNER_PROJECT", c.Project}}
 	if o.repo != "" {
 		vars = append(vars, setting{"PACT_RUNNER_REPO", o.repo})
 	}

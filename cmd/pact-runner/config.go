@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
 	"io"
@@ -139,33 +138,19 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (*c
 	return c, nil
 }
 
-// readEnvFile reads KEY=value lines; blank lines and # comments are
-// skipped, "export " is allowed, and a value may be in single or double
-// quotes.
+// readEnvFile reads an env file as pact-connect writes it: KEY=value
+// assignments, one per line, "export " allowed, blank lines and # comments
+// skipped, values quoted as sh quotes them (envfile.go).
 func readEnvFile(path string) (map[string]string, error) {
-	f, err := os.Open(path)
+	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	out := map[string]string{}
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		k, v, ok := strings.Cut(strings.TrimPrefix(line, "export "), "=")
-		if !ok || strings.TrimSpace(k) == "" {
-			return nil, fmt.Errorf("%s:%d: not a KEY=value line", path, n)
-		}
-		v = strings.TrimSpace(v)
-		if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
-			v = v[1 : len(v)-1]
-		}
-		out[strings.TrimSpace(k)] = v
+	out, err := parseEnv(string(raw))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return out, sc.Err()
+	return out, nil
 }
 
 func usage(fs *flag.FlagSet, w io.Writer) {
