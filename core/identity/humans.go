@@ -44,9 +44,12 @@ func (s *Service) SetHumanFields(ctx context.Context, tx bun.IDB, id string, f H
 }
 
 // LockOrg holds org's row until tx ends, so changes that must see the whole
-// organization (its active owners) run one at a time.
+// organization (its active owners) run one at a time. FOR NO KEY UPDATE
+// excludes itself but not the KEY SHARE lock every log entry of the
+// organization takes through its foreign key while it holds its chain's
+// head, which FOR UPDATE would turn into a deadlock.
 func (s *Service) LockOrg(ctx context.Context, tx bun.IDB, org string) error {
-	_, err := tx.ExecContext(ctx, `SELECT 1 FROM orgs WHERE id = ? FOR UPDATE`, org)
+	_, err := tx.ExecContext(ctx, `SELECT 1 FROM orgs WHERE id = ? FOR NO KEY UPDATE`, org)
 	return err
 }
 

@@ -32,7 +32,7 @@ func (m *Module) heartbeat(ctx context.Context, tx bun.IDB, taskID, agent string
 const releaseStaleSQL = `WITH stale AS (
 		SELECT t.id, t.assignee FROM task_activity a JOIN tasks t ON t.id = a.task_id
 		WHERE a.at < now() - make_interval(secs => $2) AND t.status = 'working' AND t.project_id = ANY($1)
-		FOR UPDATE OF t)
+		FOR NO KEY UPDATE OF t)
 	UPDATE tasks t SET status = 'submitted', assignee = NULL, assignee_mandate_id = NULL, claimed_at = NULL
 	FROM stale WHERE t.id = stale.id
 	RETURNING t.id::text AS id, t.project_id, stale.assignee AS released_from`

@@ -13,9 +13,13 @@ import (
 // The tasks rows the task services change, one statement each.
 
 // heldTaskSQL is the working task of agent $1, if any, with the agent's row
-// locked so that two exclusive claims by one agent take turns.
+// locked so that two exclusive claims by one agent take turns. The lock is
+// FOR NO KEY UPDATE: it excludes itself but not the KEY SHARE lock that a
+// log entry naming the agent takes through its foreign key, so an append
+// holding a chain's head never waits for a claim that waits for that head
+// (a deadlock the three-runner test found).
 const heldTaskSQL = `SELECT (SELECT id::text FROM tasks WHERE assignee = $1 AND status = 'working' LIMIT 1)
-	FROM agents WHERE id = $1 FOR UPDATE`
+	FROM agents WHERE id = $1 FOR NO KEY UPDATE`
 
 // claimTaskSQL gives task $3 to agent $1 under mandate $2 if it is open and
 // unheld, with the claim as the assignee's first heartbeat; it counts the

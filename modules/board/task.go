@@ -87,7 +87,9 @@ func (m *Module) getTask(ctx context.Context, tx bun.IDB, id string, forUpdate b
 	}
 	q := `SELECT ` + taskColumns("tasks") + ` FROM tasks WHERE id = $1`
 	if forUpdate {
-		q += ` FOR UPDATE`
+		// Not FOR UPDATE, which would also block the KEY SHARE lock a log
+		// entry naming the task takes (see heldTaskSQL).
+		q += ` FOR NO KEY UPDATE`
 	}
 	var ts []task
 	if err := m.db.Fetch(ctx, tx, &ts, q, id); err != nil {

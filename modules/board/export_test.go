@@ -1,0 +1,17 @@
+package board
+
+import (
+	"context"
+
+	"github.com/uptrace/bun"
+)
+
+// HeldTaskSQL is the statement that locks a claiming agent's row, for the
+// lock test.
+const HeldTaskSQL = heldTaskSQL
+
+// LockTask locks task id as the task services do before changing it.
+func (m *Module) LockTask(ctx context.Context, tx bun.IDB, id string) error {
+	_, err := m.getTask(ctx, tx, id, true)
+	return err
+}
