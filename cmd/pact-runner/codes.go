@@ -64,6 +64,12 @@ type (
 		NextSince int64      `json:"next_since"`
 		TimedOut  bool       `json:"timed_out"`
 	}
+	listOut struct {
+		Tasks     []taskView `json:"tasks"`
+		NextSince int64      `json:"next_since"`
+		HasMore   bool       `json:"has_more"`
+		Head      int64      `json:"head"`
+	}
 	claimOut struct {
 		Budget map[string]float64 `json:"budget"`
 	}

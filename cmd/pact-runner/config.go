@@ -30,8 +30,10 @@ type config struct {
 	LogDir              string
 	LogLevel, LogFormat string
 	Once                bool
+	Schedule            []scheduleEntry
 
-	// now is the clock of quiet hours and the daily cap (nil: time.Now).
+	// now is the clock of quiet hours, the daily cap and schedules (nil:
+	// time.Now).
 	now func() time.Time
 }
 
@@ -52,6 +54,7 @@ func settings() []setting {
 		{"PACT_RUNNER_TAKE_OPEN", "0", "1: also claim open tasks delegated to nobody (by default only those delegated to this agent)"},
 		{"PACT_RUNNER_HEARTBEAT_SECONDS", "600", "how often a run's claim is renewed (pact_report status=working)"},
 		{"PACT_RUNNER_GRACE_SECONDS", "60", "on SIGTERM, how long a running task may take to finish before it is killed"},
+		{"PACT_RUNNER_SCHEDULE", "", `tasks it posts and runs itself once a local day, a JSON list like [{"at":"07:30","title":"Daily brief","body":"Brief for {date} since {since}.","action":"report.brief"}]`},
 		{"PACT_RUNNER_LOG_DIR", "<temp dir>/pact-runner", "where each run's output is kept, as <task id>.log"},
 		{"PACT_LOG_LEVEL", "info", "trace, debug, info, warn, error or off"},
 		{"PACT_LOG_FORMAT", "text", "text or json"},
@@ -133,6 +136,9 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (*c
 		*d.to = time.Duration(f * float64(d.unit))
 	}
 	if c.Quiet, err = parseQuietHours(get("PACT_RUNNER_QUIET_HOURS")); err != nil {
+		return nil, err
+	}
+	if c.Schedule, err = parseSchedule(get("PACT_RUNNER_SCHEDULE")); err != nil {
 		return nil, err
 	}
 	return c, nil

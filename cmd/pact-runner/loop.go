@@ -10,14 +10,18 @@ import (
 
 // runner is one headless agent's loop (docs/runner.md).
 type runner struct {
-	cfg    *config
-	log    hclog.Logger
-	board  *client
-	root   string          // the root mandate it waits and claims open tasks under
-	skip   map[string]bool // production projects
-	cap    dailyCap
-	since  int64
-	ranAny bool
+	cfg   *config
+	log   hclog.Logger
+	board *client
+	root  string          // the root mandate it waits and claims open tasks under
+	skip  map[string]bool // production projects
+	// project is its first project that is not production, a schedule's
+	// default.
+	project string
+	sched   map[string]scheduled // each schedule entry's last post, by title
+	cap     dailyCap
+	since   int64
+	ranAny  bool
 }
 
 // stopped is the error a fatal refusal ends the runner with.
@@ -30,7 +34,8 @@ func newRunner(cfg *config, log hclog.Logger) *runner {
 	if cfg.now == nil {
 		cfg.now = time.Now
 	}
-	return &runner{cfg: cfg, log: log, board: newClient(cfg.URL, cfg.AgentID, cfg.Token), cap: dailyCap{max: cfg.MaxRunsPerDay}}
+	return &runner{cfg: cfg, log: log, board: newClient(cfg.URL, cfg.AgentID, cfg.Token), cap: dailyCap{max: cfg.MaxRunsPerDay},
+		sched: map[string]scheduled{}}
 }
 
 // serve runs the loop until ctx ends (nil), a fatal refusal (stopped), or
@@ -49,7 +54,13 @@ func (r *runner) serve(ctx context.Context) error {
 			}
 			continue
 		}
-		seconds := 50.0
+		if err := r.schedules(ctx); err != nil {
+			return err
+		}
+		if r.cfg.Once && r.ranAny {
+			return nil
+		}
+		seconds := r.untilDue(r.cfg.now(), 50*time.Second).Seconds()
 		if r.cfg.Once {
 			seconds = 0
 		}
@@ -175,6 +186,12 @@ func (r *runner) take(ctx context.Context, t taskView) error {
 	if mine && t.DelegatedMandateID != nil {
 		m = *t.DelegatedMandateID
 	}
+	return r.claim(ctx, log, t, m)
+}
+
+// claim claims task t under mandate m (exclusive, reserving a run) and runs
+// it. A refused claim skips the task; only a fatal refusal is an error.
+func (r *runner) claim(ctx context.Context, log hclog.Logger, t taskView, m string) error {
 	var got claimOut
 	args := map[string]any{"task_id": t.ID, "mandate_id": m, "exclusive": true, "reserve": map[string]float64{"runs": 1}}
 	err := r.board.call(ctx, "pact_claim", args, &got)

@@ -39,10 +39,14 @@ func (r *runner) whoami(ctx context.Context, failed string) error {
 		return stopped{fmt.Errorf("agent %s is a %q client, not a runner", w.Agent.ID, w.Agent.Client)}
 	}
 	r.skip = map[string]bool{}
+	r.project = ""
 	open := 0
 	for _, p := range w.Projects {
 		r.skip[p.ID] = p.Production
 		if !p.Production {
+			if open == 0 {
+				r.project = p.ID
+			}
 			open++
 		}
 	}

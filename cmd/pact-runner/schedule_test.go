@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// onceAt runs the runner with --once and env, its clock stopped at now.
+func (w *world) onceAt(env map[string]string, now time.Time) string {
+	w.T.Helper()
+	cfg, err := loadConfig([]string{"--once"}, getenv(env), &syncBuffer{})
+	require.NoError(w.T, err)
+	cfg.now = func() time.Time { return now }
+	log := &syncBuffer{}
+	require.NoError(w.T, newRunner(cfg, newLogger(cfg, log)).serve(context.Background()), log.String())
+	return log.String()
+}
+
+func (w *world) head() int {
+	return w.Count(`SELECT coalesce(max(change_seq), 0)::int FROM tasks WHERE project_id = 'web'`)
+}
+
+// A schedule entry is posted by the runner in its project at its local
+// time, {date}, {project} and {since} filled, and run by the runner
+// itself: once a day, also across a restart (the runner reads what it
+// posted from the board), and again the next day with {since} the head it
+// recorded the day before.
+func TestRunnerRunsItsScheduleOnceADay(t *testing.T) {
+	w := newWorld(t)
+	w.post("Someone else's", "", nil)
+	sched := `[{"at":"07:30","title":"Brief {date}","body":"Brief for {date} of {project} since {since}."}]`
+	cmd := fmt.Sprintf(`printf '%%s|%%s|%%s\n' "$PACT_TASK_TITLE" "$(printf '%%s' "$PACT_TASK_BODY" | head -n 1)" "$PACT_TASK_ID" >> %s/ran`, w.dir)
+	env := w.env("runner-web", cmd, "PACT_RUNNER_SCHEDULE", sched)
+	day := func(d, h, m int) time.Time { return time.Date(2026, 11, d, h, m, 0, 0, time.Local) }
+	posted := func() int { return w.Count(`SELECT count(*) FROM tasks WHERE created_by = 'runner-web'`) }
+
+	log := w.onceAt(env, day(29, 7, 29))
+	require.Zero(t, posted(), "before its time nothing is posted: %s", log)
+	require.Empty(t, w.file("ran"))
+
+	head1 := w.head()
+	log = w.onceAt(env, day(29, 7, 30))
+	require.Equal(t, 1, posted(), log)
+	var id string
+	require.NoError(t, w.DB.NewRaw(`SELECT id::text FROM tasks WHERE created_by = 'runner-web'`).Scan(context.Background(), &id))
+	want := fmt.Sprintf("Brief 2026-11-29|Brief for 2026-11-29 of web since %d.|%s\n", head1, id)
+	require.Equal(t, want, w.file("ran"))
+	require.Equal(t, "completed", w.status(id))
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM tasks WHERE id = ? AND project_id = 'web' AND action = 'task.work' AND assignee = 'runner-web'`, id))
+	require.Equal(t, 1.0, w.used(w.Root("runner-web"), "runs"), "claimed under its root mandate")
+
+	w.post("Changed since", "", nil)
+	log = w.onceAt(env, day(29, 23, 0))
+	require.Equal(t, 1, posted(), "a restarted runner posts nothing more the same day: %s", log)
+	require.Equal(t, want, w.file("ran"))
+
+	head2 := w.head()
+	log = w.onceAt(env, day(30, 8, 0))
+	require.Equal(t, 2, posted(), log)
+	require.Contains(t, w.file("ran"), fmt.Sprintf("Brief 2026-11-30|Brief for 2026-11-30 of web since %d.|", head1),
+		"the next day {since} is the head recorded by the day before's post")
+	log = w.onceAt(env, time.Date(2026, 12, 1, 7, 45, 0, 0, time.Local))
+	require.Equal(t, 3, posted(), log)
+	require.Contains(t, w.file("ran"), fmt.Sprintf("Brief 2026-12-01|Brief for 2026-12-01 of web since %d.|", head2))
+}
+
+// An invalid PACT_RUNNER_SCHEDULE stops the runner at its start with an
+// error naming it.
+func TestRunnerRefusesAnInvalidSchedule(t *testing.T) {
+	w := newWorld(t)
+	for _, bad := range []string{`not json`, `{"at":"07:30","title":"x"}`, `[{"at":"7.30","title":"x"}]`, `[{"at":"24:00","title":"x"}]`,
+		`[{"at":"07:30"}]`, `[{"at":"07:30","title":"x","when":"daily"}]`, `[{"at":"07:30","title":"x"},{"at":"08:00","title":"x"}]`} {
+		_, err := w.runOnce(w.env("runner-web", "true", "PACT_RUNNER_SCHEDULE", bad))
+		require.ErrorContains(t, err, "PACT_RUNNER_SCHEDULE", bad)
+	}
+	cfg, err := loadConfig(nil, getenv(w.env("runner-web", "true", "PACT_RUNNER_SCHEDULE",
+		`[{"at":"07:30","title":"ok","action":"report.brief","body":"b","project":"web"}]`)), &syncBuffer{})
+	require.NoError(t, err)
+	require.Equal(t, []scheduleEntry{{At: "07:30", Title: "ok", Action: "report.brief", Body: "b", Project: "web", hour: 7, minute: 30}}, cfg.Schedule)
+}
