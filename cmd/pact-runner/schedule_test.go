@@ -82,3 +82,24 @@ func TestRunnerRefusesAnInvalidSchedule(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []scheduleEntry{{At: "07:30", Title: "ok", Action: "report.brief", Body: "b", Project: "web", hour: 7, minute: 30}}, cfg.Schedule)
 }
+
+// A running runner posts a due entry at once, and not again that day
+// while it goes on waking for other tasks.
+func TestRunnerRunsItsScheduleWhileWaiting(t *testing.T) {
+	w := newWorld(t)
+	cmd := fmt.Sprintf(`echo "$PACT_TASK_TITLE" >> %s/ran`, w.dir)
+	cfg, err := loadConfig(nil, getenv(w.env("runner-web", cmd, "PACT_RUNNER_SCHEDULE", `[{"at":"07:30","title":"Brief"}]`)), &syncBuffer{})
+	require.NoError(t, err)
+	cfg.now = func() time.Time { return time.Date(2026, 11, 29, 9, 0, 0, 0, time.Local) }
+	log := &syncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- newRunner(cfg, newLogger(cfg, log)).serve(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	eventually(t, "the brief ran", func() bool { return w.file("ran") == "Brief\n" }, log)
+	w.post("One", "runner-web", nil)
+	eventually(t, "One ran", func() bool { return w.file("ran") == "Brief\nOne\n" }, log)
+	w.post("Two", "runner-web", nil)
+	eventually(t, "Two ran", func() bool { return w.file("ran") == "Brief\nOne\nTwo\n" }, log)
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM tasks WHERE created_by = 'runner-web'`))
+}
