@@ -1,5 +1,7 @@
 package main
 
+import "encoding/json"
+
 // The refusal codes the runner acts on (docs/specs/behavior.md §17).
 
 // isFatal: the code stops the runner for good.
@@ -49,14 +51,16 @@ type (
 		} `json:"mandates"`
 	}
 	taskView struct {
-		ID                 string  `json:"id"`
-		ProjectID          string  `json:"project_id"`
-		Title              string  `json:"title"`
-		Body               string  `json:"body"`
-		Action             string  `json:"action"`
-		CreatedBy          string  `json:"created_by"`
-		DelegateTo         *string `json:"delegate_to"`
-		DelegatedMandateID *string `json:"delegated_mandate_id"`
+		ID                 string          `json:"id"`
+		ProjectID          string          `json:"project_id"`
+		Title              string          `json:"title"`
+		Body               string          `json:"body"`
+		Action             string          `json:"action"`
+		CreatedBy          string          `json:"created_by"`
+		DelegateTo         *string         `json:"delegate_to"`
+		DelegatedMandateID *string         `json:"delegated_mandate_id"`
+		Status             string          `json:"status"`
+		Result             json.RawMessage `json:"result"`
 	}
 	eventsOut struct {
 		Tasks     []taskView `json:"tasks"`

@@ -31,6 +31,8 @@ type config struct {
 	LogLevel, LogFormat string
 	Once                bool
 	Schedule            []scheduleEntry
+	Workers             string // PACT_RUNNER_WORKERS, {project} not filled
+	MaxWait             time.Duration
 
 	// now is the clock of quiet hours, the daily cap and schedules (nil:
 	// time.Now).
@@ -55,6 +57,8 @@ func settings() []setting {
 		{"PACT_RUNNER_HEARTBEAT_SECONDS", "600", "how often a run's claim is renewed (pact_report status=working)"},
 		{"PACT_RUNNER_GRACE_SECONDS", "60", "on SIGTERM, how long a running task may take to finish before it is killed"},
 		{"PACT_RUNNER_SCHEDULE", "", `tasks it posts and runs itself once a local day, a JSON list like [{"at":"07:30","title":"Daily brief","body":"Brief for {date} since {since}.","action":"report.brief"}]`},
+		{"PACT_RUNNER_WORKERS", "", "agents it may post subtasks to, comma-separated, {project} filled, e.g. worker-{project}"},
+		{"PACT_RUNNER_MAX_WAIT_HOURS", "24", "how long a task waits for its subtasks at most"},
 		{"PACT_RUNNER_LOG_DIR", "<temp dir>/pact-runner", "where each run's output is kept, as <task id>.log"},
 		{"PACT_LOG_LEVEL", "info", "trace, debug, info, warn, error or off"},
 		{"PACT_LOG_FORMAT", "text", "text or json"},
@@ -99,7 +103,7 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (*c
 		return ""
 	}
 	c := &config{URL: strings.TrimRight(get("PACT_URL"), "/"), Token: get("PACT_TOKEN"), AgentID: get("PACT_AGENT_ID"),
-		Command: get("PACT_RUNNER_COMMAND"), TakeOpen: get("PACT_RUNNER_TAKE_OPEN") == "1", LogDir: get("PACT_RUNNER_LOG_DIR"),
+		Command: get("PACT_RUNNER_COMMAND"), TakeOpen: get("PACT_RUNNER_TAKE_OPEN") == "1", LogDir: get("PACT_RUNNER_LOG_DIR"), Workers: get("PACT_RUNNER_WORKERS"),
 		LogLevel: get("PACT_LOG_LEVEL"), LogFormat: get("PACT_LOG_FORMAT"), Once: *once}
 	if *command != "" {
 		c.Command = *command
@@ -127,7 +131,7 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (*c
 		unit time.Duration
 		to   *time.Duration
 	}{{"PACT_RUNNER_RUN_TIMEOUT_MINUTES", time.Minute, &c.RunTimeout}, {"PACT_RUNNER_HEARTBEAT_SECONDS", time.Second, &c.Heartbeat},
-		{"PACT_RUNNER_GRACE_SECONDS", time.Second, &c.Grace}}
+		{"PACT_RUNNER_GRACE_SECONDS", time.Second, &c.Grace}, {"PACT_RUNNER_MAX_WAIT_HOURS", time.Hour, &c.MaxWait}}
 	for _, d := range durations {
 		f, err := strconv.ParseFloat(get(d.key), 64)
 		if err != nil || f <= 0 {

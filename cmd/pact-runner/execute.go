@@ -40,7 +40,8 @@ func (r *runner) execute(runCtx context.Context, log hclog.Logger, t taskView, t
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
-	cmd.Env = taskEnv(os.Environ(), r.cfg.AgentID, t, turns)
+	_ = os.Remove(r.subtasksFile(t.ID))
+	cmd.Env = append(taskEnv(os.Environ(), r.cfg.AgentID, t, turns), "PACT_SUBTASKS_FILE="+r.subtasksFile(t.ID))
 	cmd.Stdin = strings.NewReader(prompt(t, r.cfg.AgentID, turns))
 	stdout := &tail{max: maxResult}
 	var logw io.Writer = io.Discard
@@ -124,7 +125,10 @@ func resultOf(command string, o outcome) (string, string) {
 	if o.exit != 0 || o.killed != "" {
 		status = "failed"
 	}
-	text := strings.TrimSpace(o.stdout)
+	if o.subFailed {
+		status = "failed"
+	}
+	text := withSubtasks(strings.TrimSpace(o.stdout), o.subtasks)
 	if o.killed == "" && handoffHeading.MatchString(text) {
 		return status, text
 	}
@@ -141,6 +145,21 @@ func resultOf(command string, o outcome) (string, string) {
 		return status, "(the command printed nothing)\n\n" + h
 	}
 	return status, text + "\n\n" + h
+}
+
+// withSubtasks puts the subtasks' section before the output's Handoff, or
+// at its end.
+func withSubtasks(text, section string) string {
+	if section == "" {
+		return text
+	}
+	if loc := handoffHeading.FindStringIndex(text); loc != nil {
+		return text[:loc[0]] + section + "\n" + text[loc[0]:]
+	}
+	if text == "" {
+		return strings.TrimSpace(section)
+	}
+	return text + "\n\n" + strings.TrimSpace(section)
 }
 
 // handoffText is the Handoff the runner writes for a run.

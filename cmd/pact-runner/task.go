@@ -18,6 +18,9 @@ type outcome struct {
 	killed   string // why the runner killed it, or ""
 	logPath  string // where the output is kept
 	duration time.Duration
+
+	subtasks  string // the subtasks' section of the report, or ""
+	subFailed bool   // a subtask was not posted or did not complete
 }
 
 // runTask runs claimed task t under mandate m and reports how it went.
@@ -46,6 +49,11 @@ func (r *runner) runTask(ctx context.Context, log hclog.Logger, t taskView, m st
 	stopBeat := r.heartbeat(runCtx, log, t, m, kill)
 	stopGrace := r.grace(ctx, runCtx, log, kill)
 	out := r.execute(runCtx, log, t, turns)
+	if out.exit >= 0 && runCtx.Err() == nil {
+		// The heartbeat goes on while the subtasks are waited for.
+		section, ok := r.subtasks(runCtx, log, t, turns, turnsUsed(out.stdout))
+		out.subtasks, out.subFailed = section, !ok
+	}
 	stopBeat()
 	stopGrace()
 	select {

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// A command asks for subtasks in PACT_SUBTASKS_FILE: the runner posts each
+// to a worker of PACT_RUNNER_WORKERS as a subtask of its task, with an
+// equal share of the turns the run left, waits for them while it keeps
+// its claim, and reports the task with their results.
+func TestRunnerPostsSubtasksToWorkersAndWaits(t *testing.T) {
+	w := newWorld(t)
+	w.runnerAgent("worker-web", 50)
+	id := w.post("Big job", "runner-web", map[string]any{"child_limits": map[string]float64{"runs": 1, "turns": 10}})
+	parent := `printf '{"title":"Part A","body":"do A"}\n\n{"title":"Part B","body":"do B","worker":"worker-web"}\n' > "$PACT_SUBTASKS_FILE"
+printf 'split in two\nPACT_TURNS=4\n\n## Handoff\n- Done: split\n'`
+	worker := `echo "worker did $PACT_TASK_TITLE ($PACT_TASK_BODY) in $PACT_MAX_TURNS turns"`
+	s := w.start(w.env("runner-web", parent, "PACT_RUNNER_WORKERS", "worker-{project}", "PACT_RUNNER_HEARTBEAT_SECONDS", "0.2"))
+	eventually(t, "the subtasks are posted", func() bool {
+		return w.Count(`SELECT count(*) FROM tasks WHERE parent_task_id = ? AND delegate_to = 'worker-web'`, id) == 2
+	}, s.log)
+	require.Equal(t, "working", w.status(id), "the task waits for its subtasks")
+	ws := w.start(w.env("worker-web", worker))
+	eventually(t, "the task is reported", func() bool { return w.status(id) != "working" }, s.log)
+	require.Equal(t, "completed", w.status(id), s.log.String()+ws.log.String())
+	res := w.result(id)
+	for _, want := range []string{"worker did Part A (do A) in 3 turns", "worker did Part B (do B) in 3 turns", "### Part A (worker-web, task "} {
+		require.Contains(t, res, want)
+	}
+	require.True(t, strings.HasPrefix(res, "split in two\nPACT_TURNS=4\n\n## Subtasks\n"), res)
+	require.Less(t, strings.Index(res, "### Part B"), strings.Index(res, "## Handoff\n- Done: split"), res)
+	require.Equal(t, 2, w.Count(`SELECT count(*) FROM tasks WHERE parent_task_id = ? AND status = 'completed'`, id))
+	require.Equal(t, 2, w.Count(`SELECT count(*) FROM tasks t JOIN mandates m ON m.id = t.delegated_mandate_id
+		WHERE t.parent_task_id = ? AND (m.limits->>'turns')::float8 = 3`, id), "each subtask got (10 - 4) / 2 turns")
+	require.Contains(t, s.log.String(), "heartbeat")
+}
+
+// A subtask to an agent not among PACT_RUNNER_WORKERS is not posted, and
+// the task is reported failed saying why.
+func TestRunnerRefusesSubtasksToOtherAgents(t *testing.T) {
+	w := newWorld(t)
+	id := w.post("Job", "runner-web", nil)
+	cmd := `echo '{"title":"Part","worker":"code-web"}' > "$PACT_SUBTASKS_FILE"; echo did`
+	log, err := w.runOnce(w.env("runner-web", cmd, "PACT_RUNNER_WORKERS", "worker-{project}"))
+	require.NoError(t, err, log)
+	require.Equal(t, "failed", w.status(id))
+	require.Contains(t, w.result(id), "### Part: not posted\n\nworker code-web is not one of PACT_RUNNER_WORKERS (worker-web)")
+	require.Zero(t, w.Count(`SELECT count(*) FROM tasks WHERE parent_task_id = ?`, id))
+}
