@@ -179,6 +179,13 @@ else with a Handoff the runner writes (what ran, exit status, where the
 output is kept). Exit 0 reports completed, anything else failed. A line
 PACT_TURNS=<n> gives the turns the run used (else 1).
 
+Sub-agents: the command may write subtasks to PACT_SUBTASKS_FILE, one JSON
+object a line, {"title":…,"body":…,"worker":…}; the runner posts each to a
+worker of PACT_RUNNER_WORKERS with a share of the turns left, waits for them
+(PACT_RUNNER_MAX_WAIT_HOURS) and reports their results with the task.
+Schedules: PACT_RUNNER_SCHEDULE entries are posted by the runner once a
+local day at their time ({date}, {project}, {since} filled) and run by it.
+
 Refusals: system_halted, agent_paused and agent_unknown stop the runner;
 mandate_revoked, mandate_expired and chain_broken make it read pact_whoami
 again and switch to a live root mandate, or stop when it has none; other
