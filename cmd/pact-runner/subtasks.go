@@ -153,7 +153,10 @@ func (r *runner) waitSubtasks(ctx context.Context, log hclog.Logger, parent stri
 	for len(ids) > 0 && ctx.Err() == nil {
 		var page listOut
 		err := r.board.call(ctx, "pact_list", map[string]any{"mandate_id": r.root, "filter": "all", "parent_task_id": parent, "limit": 200}, &page)
-		if err != nil {
+		if code := codeOf(err); err != nil && (isFatal(code) || isMandate(code) || unauthorized(err)) {
+			log.Warn("reading the subtasks was refused; not waiting for them", "error", err)
+			break
+		} else if err != nil {
 			log.Warn("reading the subtasks failed; trying again", "error", err)
 		}
 		for _, s := range page.Tasks {

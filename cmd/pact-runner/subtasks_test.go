@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -49,4 +52,26 @@ func TestRunnerRefusesSubtasksToOtherAgents(t *testing.T) {
 	require.Equal(t, "failed", w.status(id))
 	require.Contains(t, w.result(id), "### Part: not posted\n\nworker code-web is not one of PACT_RUNNER_WORKERS (worker-web)")
 	require.Zero(t, w.Count(`SELECT count(*) FROM tasks WHERE parent_task_id = ?`, id))
+}
+
+// The runner waits for subtasks at most PACT_RUNNER_MAX_WAIT_HOURS (on its
+// clock, which here moves 40 minutes each time it is read): then it
+// reports the task failed, naming the subtask not finished.
+func TestRunnerWaitsForSubtasksAtMostMaxWait(t *testing.T) {
+	w := newWorld(t)
+	w.runnerAgent("worker-web", 50)
+	id := w.post("Job", "runner-web", nil)
+	cmd := `echo '{"title":"Never done"}' > "$PACT_SUBTASKS_FILE"; echo did`
+	cfg, err := loadConfig([]string{"--once"}, getenv(w.env("runner-web", cmd, "PACT_RUNNER_WORKERS", "worker-web",
+		"PACT_RUNNER_MAX_WAIT_HOURS", "1")), &syncBuffer{})
+	require.NoError(t, err)
+	var ticks atomic.Int64
+	cfg.now = func() time.Time {
+		return time.Date(2026, 11, 30, 12, 0, 0, 0, time.Local).Add(time.Duration(ticks.Add(1)) * 40 * time.Minute)
+	}
+	log := &syncBuffer{}
+	require.NoError(t, newRunner(cfg, newLogger(cfg, log)).serve(context.Background()), log.String())
+	require.Equal(t, "failed", w.status(id))
+	require.Contains(t, w.result(id), ": not finished\n\nIt was not done within PACT_RUNNER_MAX_WAIT_HOURS (1h0m0s)")
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM tasks WHERE parent_task_id = ? AND status = 'submitted'`, id))
 }
