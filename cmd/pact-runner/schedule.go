@@ -105,6 +105,10 @@ func (r *runner) scheduleOne(ctx context.Context, e scheduleEntry, now time.Time
 	day := now.Format(time.DateOnly)
 	project := cmpOr(e.Project, r.project)
 	log := r.log.With("schedule", e.Title, "project", project)
+	if skip, known := r.skip[project]; skip || !known {
+		log.Warn("schedule: not a project of this runner, or production; not posting")
+		return nil
+	}
 	last, known := r.sched[e.Title]
 	if !known {
 		var err error

@@ -103,3 +103,12 @@ func TestRunnerRunsItsScheduleWhileWaiting(t *testing.T) {
 	eventually(t, "Two ran", func() bool { return w.file("ran") == "Brief\nOne\nTwo\n" }, log)
 	require.Equal(t, 1, w.Count(`SELECT count(*) FROM tasks WHERE created_by = 'runner-web'`))
 }
+
+// A schedule entry for a project the runner is not in is not posted.
+func TestRunnerPostsSchedulesOnlyInItsProjects(t *testing.T) {
+	w := newWorld(t)
+	env := w.env("runner-web", "true", "PACT_RUNNER_SCHEDULE", `[{"at":"07:30","title":"Elsewhere","project":"api"}]`)
+	log := w.onceAt(env, time.Date(2026, 11, 29, 8, 0, 0, 0, time.Local))
+	require.Contains(t, log, "schedule: not a project of this runner, or production; not posting")
+	require.Zero(t, w.Count(`SELECT count(*) FROM tasks WHERE created_by = 'runner-web'`))
+}
