@@ -178,3 +178,19 @@ func TestALargeBodyReachesTheSDKWhole(t *testing.T) {
 	require.Equal(t, http.StatusOK, status, body)
 	require.Contains(t, body, `\"agent\":\"`+big+`\"`)
 }
+
+// TestAnOversizedBodyIsRefused: a body over the SDK's limit (4 MiB, which
+// the board leaves on) is refused as it is read, not held in memory whole,
+// and the board goes on serving (docs/security.md, "7. Caps").
+func TestAnOversizedBodyIsRefused(t *testing.T) {
+	f := newFixture(t)
+	huge := strings.Repeat("a", mcp.DefaultMaxRequestBodyBytes)
+	status, _, body, err := f.rawCall(context.Background(), "test_echo", map[string]any{"agent": huge}, nil)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, status, 400, body)
+	require.Less(t, status, 500, body)
+	require.NotContains(t, body, huge[:1000])
+	status, _, body, err = f.rawCall(context.Background(), "test_echo", map[string]any{"agent": "small"}, nil)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, status, body)
+}
