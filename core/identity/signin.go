@@ -78,7 +78,8 @@ func (s *Service) AccountPerson(ctx context.Context, tx bun.IDB, issuer, sub str
 
 // AcceptInvitation binds person id to issuer and sub in tx, if id is a
 // pending invitation of email (enabled, bound to no account, that address
-// in any case), and reports whether it did.
+// in any case), and returns the person it bound, or nil when id is no such
+// invitation.
 func (s *Service) AcceptInvitation(ctx context.Context, tx bun.IDB, id, email, issuer, sub string) (*Person, error) {
 	var ps []Person
 	err := tx.NewRaw(`UPDATE humans SET auth_issuer = ?, auth_sub = ?
