@@ -78,7 +78,7 @@ type AgentInput struct {
 	ID          string
 	Client      string
 	Projects    []string
-	Scope       []string           // default: task.read, task.post, task.work on each project
+	Scope       []string           // default: task.read, task.post, task.work, pact.read and pact.write on each project
 	Limits      map[string]float64 // budgets on the root mandate
 	Delegations *int               // default 2
 	MandateDays float64            // default 30
@@ -136,7 +136,8 @@ func (s *Service) register(ctx context.Context, tx bun.Tx, p *Person, e *ledger.
 		scope := in.Scope
 		if len(scope) == 0 {
 			for _, pr := range in.Projects {
-				scope = append(scope, "task.read@project:"+pr, "task.post@project:"+pr, "task.work@project:"+pr)
+				scope = append(scope, "task.read@project:"+pr, "task.post@project:"+pr, "task.work@project:"+pr,
+					"pact.read@project:"+pr, "pact.write@project:"+pr)
 			}
 		}
 		delegations := 2

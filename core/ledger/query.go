@@ -39,6 +39,10 @@ type Filter struct {
 	Before    int64  // id below
 	From, To  *time.Time
 	Limit     int
+	// PayloadContains selects entries whose payload contains this JSON
+	// object (jsonb @>), such as {"pact_id": "…"}; an erased payload
+	// matches nothing.
+	PayloadContains json.RawMessage
 	// Oldest lists oldest first; otherwise newest first.
 	Oldest bool
 }
@@ -71,6 +75,9 @@ func (l *Log) Entries(ctx context.Context, d bun.IDB, f Filter) ([]Record, error
 	}
 	if f.Refused {
 		add(`e.outcome <> ?`, OK)
+	}
+	if len(f.PayloadContains) > 0 {
+		add(`p.content @> ?::jsonb`, string(f.PayloadContains))
 	}
 	if f.Before > 0 {
 		add(`e.id < ?`, f.Before)

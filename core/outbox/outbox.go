@@ -31,11 +31,15 @@ const (
 	Expiring        Kind = "expiring"         // a root mandate or token expires soon
 	Expired         Kind = "expired"          // a root mandate or token expired
 	Message         Kind = "message"          // an agent wrote to the people
+	PactDecision    Kind = "pact_decision"    // an agent raised a decision in a pact; detail: the question
+	PactUnread      Kind = "pact_unread"      // nobody else read a pact message in time; to the pact's owner
+	PactStuck       Kind = "pact_stuck"       // an agent's pact webhook was switched off; to its person
 )
 
 // Kinds lists every kind.
 func Kinds() []Kind {
-	return []Kind{ApprovalNeeded, Deferred, Question, TaskClosed, AwaitingSession, Brief, Expiring, Expired, Message}
+	return []Kind{ApprovalNeeded, Deferred, Question, TaskClosed, AwaitingSession, Brief, Expiring, Expired, Message,
+		PactDecision, PactUnread, PactStuck}
 }
 
 // Channel is the PostgreSQL notification channel told of every new row, at
@@ -48,7 +52,10 @@ type Notification struct {
 	ProjectID string // required: the notification's organization is the project's
 	TaskID    string // optional
 	AgentID   string // optional
-	Title     string
+	// HumanID, when set, is the one person the notification is for (the
+	// bell); empty means the organization's people.
+	HumanID string
+	Title   string
 	// Detail is cut to its first non-blank line, except for briefs, which
 	// keep what BriefDetail made of the result.
 	Detail string
@@ -89,11 +96,11 @@ func Enqueue(ctx context.Context, tx bun.IDB, n Notification) (int64, error) {
 		in = new(string(raw))
 	}
 	var id int64
-	err := tx.NewRaw(`INSERT INTO notifications (org_id, kind, project_id, task_id, agent_id, title, detail)
-		SELECT p.org_id, ?, p.id, ?::uuid, ?, ?,
+	err := tx.NewRaw(`INSERT INTO notifications (org_id, kind, project_id, task_id, agent_id, human_id, title, detail)
+		SELECT p.org_id, ?, p.id, ?::uuid, ?, ?, ?,
 		       nullif(coalesce(?::jsonb ->> o.language, ?::jsonb ->> 'en', ?), '')
 		FROM projects p JOIN orgs o ON o.id = p.org_id WHERE p.id = ? RETURNING id`,
-		n.Kind, nullable(n.TaskID), nullable(n.AgentID), title, in, in, nullable(detail), n.ProjectID).Scan(ctx, &id)
+		n.Kind, nullable(n.TaskID), nullable(n.AgentID), nullable(n.HumanID), title, in, in, nullable(detail), n.ProjectID).Scan(ctx, &id)
 	if err != nil {
 		return 0, fmt.Errorf("outbox: enqueue %s for project %s: %w", n.Kind, n.ProjectID, err)
 	}

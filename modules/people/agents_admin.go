@@ -51,7 +51,7 @@ type registerIn struct {
 		ID          string             `json:"id" pattern:"^[a-z0-9][a-z0-9-]{0,62}$" example:"code-web"`
 		Client      string             `json:"client,omitempty" enum:"chat,cowork,design,code,gemini,runner" default:"code"`
 		Projects    []string           `json:"projects" doc:"At least one; code and runner agents exactly one"`
-		Scope       []string           `json:"scope,omitempty" doc:"Default: task.read, task.post, task.work on each project"`
+		Scope       []string           `json:"scope,omitempty" doc:"Default: task.read, task.post, task.work, pact.read and pact.write on each project"`
 		Limits      map[string]float64 `json:"limits,omitempty"`
 		Delegations *int               `json:"delegations,omitempty" minimum:"0" maximum:"5" doc:"Default 2"`
 		Days        float64            `json:"days,omitempty" doc:"Term of the mandate and the token, in days; default 30"`

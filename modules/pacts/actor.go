@@ -1,0 +1,28 @@
+package pacts
+
+// Actor is who acts on a pact: an agent through its MCP tools, or a person
+// through the Admin API. It is taken from the credential that connects,
+// never from the request.
+type Actor struct {
+	Agent string // the agent's id, or ""
+	Human string // the person's id, or ""
+	Org   string // the actor's organization
+}
+
+// String is the actor as the log and the pact's rows name it:
+// "agent:<id>" or "human:<id>".
+func (a Actor) String() string {
+	if a.Agent != "" {
+		return "agent:" + a.Agent
+	}
+	return "human:" + a.Human
+}
+
+// column and id are the seat column that names a of this kind, and its
+// value.
+func (a Actor) column() (column, id string) {
+	if a.Agent != "" {
+		return "agent_id", a.Agent
+	}
+	return "human_id", a.Human
+}

@@ -1,0 +1,176 @@
+package pacts
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/pactboard/pact/core/db"
+	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+// Limits of a pact (docs/pacts.md).
+const (
+	MaxSeats        = 12
+	WritesPerMinute = 30
+	DefaultOpenCap  = 10
+	newsLimit       = 50
+)
+
+// Service holds the pact rules. Its methods take the caller's transaction
+// and the actor, with the projects the actor may read and write pacts in
+// (Access): the adapters work that out from a mandate or a person's role.
+type Service struct {
+	db    *db.DB
+	log   *ledger.Log
+	ident *identity.Service
+}
+
+// NewService returns the pacts service.
+func NewService(d *db.DB, log *ledger.Log, ident *identity.Service) *Service {
+	return &Service{db: d, log: log, ident: ident}
+}
+
+// Access is where an actor may reach pacts: the projects it may read them
+// in, and those it may write them in. For an agent these are its projects
+// that its mandate covers with pact.read and pact.write; for a person,
+// every project of the organization.
+type Access struct {
+	Read, Write []string
+	// Found, when set, is told the project of the pact the call reaches,
+	// so its log entry (a refusal's too) lands on that project's chain.
+	Found func(project string)
+}
+
+// reach reads pact id for a, refusing not_found (naming the projects
+// searched) when a cannot read it.
+func (s *Service) reach(ctx context.Context, tx bun.IDB, a Actor, acc Access, id string, lock bool) (*pactRow, error) {
+	if !validUUID(id) {
+		return nil, notFound(id, acc.Read)
+	}
+	p, err := getPact(ctx, tx, a.Org, id, lock)
+	if err != nil {
+		return nil, err
+	}
+	if p == nil || !slices.Contains(acc.Read, p.ProjectID) {
+		return nil, notFound(id, acc.Read)
+	}
+	if acc.Found != nil {
+		acc.Found(p.ProjectID)
+	}
+	return p, nil
+}
+
+// writable reads pact id and a's seat in it for a write, in the order the
+// refusals are documented (docs/pacts.md "Refusals"): not_found,
+// scope_exceeded, forbidden (closed, no seat, removed, not joined),
+// agent_paused, limit_exceeded. The seat comes back locked.
+func (s *Service) writable(ctx context.Context, tx bun.IDB, a Actor, acc Access, id string) (*pactRow, *seatRow, error) {
+	p, err := s.reach(ctx, tx, a, acc, id, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !slices.Contains(acc.Write, p.ProjectID) {
+		return nil, nil, errs.E(errs.ScopeExceeded, "writing in pact %s needs pact.write@project:%s", p.ID, p.ProjectID)
+	}
+	if p.ClosedAt != nil {
+		return nil, nil, errs.E(errs.Forbidden, "pact %s is closed: it stays readable and accepts no writes", p.ID)
+	}
+	seat, err := seatOf(ctx, tx, p.ID, a, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case seat == nil:
+		return nil, nil, errs.E(errs.Forbidden, "%s has no seat in pact %s: a participant invites you, then you join", a, p.ID)
+	case seat.RemovedAt != nil:
+		return nil, nil, errs.E(errs.Forbidden, "your seat %s in pact %s was removed: what you wrote stays, and you can add nothing more", seat.Key, p.ID)
+	case seat.JoinedAt == nil:
+		return nil, nil, errs.E(errs.Forbidden, "seat %s in pact %s waits for you: take it with join_pact first", seat.Key, p.ID)
+	case seat.PausedAt != nil:
+		return nil, nil, errs.E(errs.AgentPaused, "your job in pact %s is paused by a person: reading still works, writes wait until someone wakes it", p.ID)
+	}
+	if err := s.rateLimit(ctx, tx, p.ID, seat.Key); err != nil {
+		return nil, nil, err
+	}
+	return p, seat, nil
+}
+
+// rateLimit refuses a seat's write past WritesPerMinute in the last
+// minute, saying when the next one is allowed.
+func (s *Service) rateLimit(ctx context.Context, tx bun.IDB, pact, seat string) error {
+	var n int
+	var wait float64
+	err := tx.NewRaw(`SELECT count(*), coalesce(extract(epoch FROM min(at) + interval '1 minute' - clock_timestamp()), 0)
+		FROM (SELECT at FROM pact_feed WHERE pact_id = ? AND seat_key = ? AND kind IN ('message', 'section', 'decision', 'handshake')
+		      AND at > clock_timestamp() - interval '1 minute' ORDER BY at DESC LIMIT ?) recent`,
+		pact, seat, WritesPerMinute).Scan(ctx, &n, &wait)
+	if err != nil {
+		return fmt.Errorf("pacts: count the writes of %s in %s: %w", seat, pact, err)
+	}
+	if n >= WritesPerMinute {
+		return errs.E(errs.LimitExceeded, "seat %s wrote %d times in pact %s in the last minute, the most a participant may: "+
+			"try again in %d seconds", seat, WritesPerMinute, pact, max(1, int(wait+0.999)))
+	}
+	return nil
+}
+
+// Written is what every write answers: where the feed is now, and what
+// others wrote since the actor's last write.
+type Written struct {
+	Cursor int64      `json:"cursor" jsonschema:"The pact's feed after this write: pass it as get_pact's since."`
+	News   []feedItem `json:"since_your_last_write" jsonschema:"What others wrote in this pact since your last write, oldest first (at most 50; get_pact reads the rest)."`
+}
+
+// wrote records the seat's write at cursor and gathers what others wrote
+// since its previous one.
+func wrote(ctx context.Context, tx bun.IDB, seat *seatRow, cursor int64) (Written, error) {
+	news, err := others(ctx, tx, seat.PactID, seat.Key, seat.WriteUpto, newsLimit)
+	if err != nil {
+		return Written{}, err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE pact_seats SET write_upto = ? WHERE pact_id = ? AND key = ?`,
+		cursor, seat.PactID, seat.Key); err != nil {
+		return Written{}, fmt.Errorf("pacts: move the write cursor of %s: %w", seat.Key, err)
+	}
+	if news == nil {
+		news = []feedItem{}
+	}
+	return Written{Cursor: cursor, News: news}, nil
+}
+
+// actAs makes the session act as a in tx, for the triggers that check who
+// changes a row (migration 017).
+func actAs(ctx context.Context, tx bun.IDB, a Actor) error {
+	_, err := tx.ExecContext(ctx, `SELECT set_config('pact.actor', ?, true)`, a.String())
+	if err != nil {
+		return fmt.Errorf("pacts: act as %s: %w", a, err)
+	}
+	return nil
+}
+
+func validUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i, c := range s {
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func iso(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }

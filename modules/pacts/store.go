@@ -1,0 +1,167 @@
+package pacts
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"github.com/uptrace/bun"
+
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+// pactRow is a pact as stored.
+type pactRow struct {
+	ID         string     `bun:"id"`
+	OrgID      string     `bun:"org_id"`
+	ProjectID  string     `bun:"project_id"`
+	Name       string     `bun:"name"`
+	Purpose    string     `bun:"purpose"`
+	Rules      string     `bun:"rules"`
+	OwnerHuman string     `bun:"owner_human"`
+	CreatedBy  string     `bun:"created_by"`
+	CreatedAt  time.Time  `bun:"created_at"`
+	ClosedAt   *time.Time `bun:"closed_at"`
+}
+
+// seatRow is a seat as stored.
+type seatRow struct {
+	PactID      string     `bun:"pact_id"`
+	Key         string     `bun:"key"`
+	DisplayName string     `bun:"display_name"`
+	Prefix      string     `bun:"prefix"`
+	AgentID     *string    `bun:"agent_id"`
+	HumanID     *string    `bun:"human_id"`
+	InvitedBy   string     `bun:"invited_by"`
+	JoinedAt    *time.Time `bun:"joined_at"`
+	RemovedAt   *time.Time `bun:"removed_at"`
+	PausedAt    *time.Time `bun:"paused_at"`
+	Handshake   string     `bun:"handshake"`
+	NextNumber  int        `bun:"next_number"`
+	ReadUpto    int64      `bun:"read_upto"`
+	WriteUpto   int64      `bun:"write_upto"`
+}
+
+// feedOrderLock is the advisory transaction lock every writer of pact_feed
+// takes first, so feed ids commit in their order (migration 017).
+const feedOrderLock = 17017
+
+// feedItem is one change to a pact.
+type feedItem struct {
+	ID      int64     `bun:"id" json:"id" jsonschema:"The change's id: a cursor for get_pact's since."`
+	PactID  string    `bun:"pact_id" json:"pact_id" jsonschema:"The pact."`
+	Kind    string    `bun:"kind" json:"kind" jsonschema:"message, section, decision, answer, handshake, seat or pact."`
+	Ref     string    `bun:"ref" json:"ref,omitempty" jsonschema:"What changed: a message number, a section's seat key, a decision id."`
+	SeatKey *string   `bun:"seat_key" json:"seat,omitempty" jsonschema:"The seat that made the change, if a seat did."`
+	Actor   string    `bun:"actor" json:"actor" jsonschema:"Who: agent:<id> or human:<id>."`
+	Excerpt string    `bun:"excerpt" json:"excerpt,omitempty" jsonschema:"Its first 400 characters."`
+	At      time.Time `bun:"at" json:"at" jsonschema:"When."`
+}
+
+// excerpt is the first 400 characters of s.
+func excerpt(s string) string {
+	if utf8.RuneCountInString(s) <= 400 {
+		return s
+	}
+	return string([]rune(s)[:400])
+}
+
+// appendFeed records one change to a pact and returns its id; it takes the
+// feed's order lock first.
+func appendFeed(ctx context.Context, tx bun.IDB, f feedItem) (int64, error) {
+	var id int64
+	err := tx.NewRaw(`WITH ordered AS (SELECT pg_advisory_xact_lock(?))
+		INSERT INTO pact_feed (pact_id, kind, ref, seat_key, actor, excerpt)
+		SELECT ?, ?, ?, ?, ?, ? FROM ordered RETURNING id`,
+		feedOrderLock, f.PactID, f.Kind, f.Ref, f.SeatKey, f.Actor, excerpt(f.Excerpt)).Scan(ctx, &id)
+	if err != nil {
+		return 0, fmt.Errorf("pacts: append to the feed of %s: %w", f.PactID, err)
+	}
+	return id, nil
+}
+
+// getPact reads pact id in org, locking its row when lock is set.
+func getPact(ctx context.Context, tx bun.IDB, org, id string, lock bool) (*pactRow, error) {
+	q := `SELECT id, org_id, project_id, name, purpose, rules, owner_human, created_by, created_at, closed_at
+		FROM pacts WHERE id::text = ? AND org_id = ?`
+	if lock {
+		q += ` FOR NO KEY UPDATE`
+	}
+	var p pactRow
+	if err := tx.NewRaw(q, id, org).Scan(ctx, &p); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("pacts: read pact %s: %w", id, err)
+	}
+	return &p, nil
+}
+
+const seatColumns = `pact_id, key, display_name, prefix, agent_id, human_id, invited_by, joined_at, removed_at,
+	paused_at, handshake, next_number, read_upto, write_upto`
+
+// seats reads the seats of pact, in the order they were made.
+func seats(ctx context.Context, tx bun.IDB, pact string) ([]seatRow, error) {
+	var out []seatRow
+	err := tx.NewRaw(`SELECT `+seatColumns+` FROM pact_seats WHERE pact_id = ? ORDER BY invited_at, key`, pact).Scan(ctx, &out)
+	if err != nil {
+		return nil, fmt.Errorf("pacts: read the seats of %s: %w", pact, err)
+	}
+	return out, nil
+}
+
+// seatOf reads a's seat in pact (nil when it has none), locking it when
+// lock is set: a seat's writes are serialized on its row, which keeps its
+// numbers gap-free and its rate count exact.
+func seatOf(ctx context.Context, tx bun.IDB, pact string, a Actor, lock bool) (*seatRow, error) {
+	col, id := a.column()
+	q := `SELECT ` + seatColumns + ` FROM pact_seats WHERE pact_id = ? AND ` + col + ` = ?`
+	if lock {
+		q += ` FOR NO KEY UPDATE`
+	}
+	var s seatRow
+	if err := tx.NewRaw(q, pact, id).Scan(ctx, &s); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("pacts: read the seat of %s in %s: %w", a, pact, err)
+	}
+	return &s, nil
+}
+
+// others returns what others than seat wrote in pact after cursor, oldest
+// first, at most limit items.
+func others(ctx context.Context, tx bun.IDB, pact, seat string, cursor int64, limit int) ([]feedItem, error) {
+	var out []feedItem
+	err := tx.NewRaw(`SELECT id, pact_id, kind, ref, seat_key, actor, excerpt, at FROM pact_feed
+		WHERE pact_id = ? AND id > ? AND seat_key IS DISTINCT FROM ? ORDER BY id LIMIT ?`,
+		pact, cursor, seat, limit).Scan(ctx, &out)
+	if err != nil {
+		return nil, fmt.Errorf("pacts: read what others wrote in %s: %w", pact, err)
+	}
+	return out, nil
+}
+
+// notFound is the refusal for a pact the actor cannot see; it names the
+// projects that were searched, which is usually the whole explanation.
+func notFound(id string, searched []string) error {
+	return errs.E(errs.NotFound, "no pact %s in the projects searched (%s): a pact reaches you only in a project "+
+		"you and it share, under a mandate with pact.read there", id, list(searched))
+}
+
+func list(xs []string) string {
+	if len(xs) == 0 {
+		return "none"
+	}
+	out := ""
+	for i, x := range xs {
+		if i > 0 {
+			out += ", "
+		}
+		out += x
+	}
+	return out
+}

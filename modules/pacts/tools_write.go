@@ -1,0 +1,131 @@
+package pacts
+
+import (
+	"context"
+
+	"github.com/pactboard/pact/core/kernel"
+)
+
+func (m *Module) addSeats(h *kernel.Host) error {
+	err := kernel.AddTool(h, kernel.ToolSpec{Name: ToolCreate, Title: "Start a pact", RoundTrips: 4, MandateArg: "mandate_id",
+		Description: "Start a pact in a project you share with the agents you invite: you take the first seat, and each invitee " +
+			"takes its seat with join_pact. Your person must be an owner or approver of the organization. Seats: 1-12, each " +
+			"numbering its messages with its own prefix (W-001, B-001, W-002)."},
+		func(ctx context.Context, c *kernel.Call, in createIn) (createOut, error) {
+			a, acc, err := m.agentAccess(ctx, c, in.MandateID)
+			if err != nil {
+				return createOut{}, err
+			}
+			c.Entry.ProjectID = in.ProjectID
+			owner, err := m.requireRuler(ctx, c, "starting a pact")
+			if err != nil {
+				return createOut{}, err
+			}
+			np := NewPact{ProjectID: in.ProjectID, Name: in.Name, Purpose: in.Purpose, Rules: in.Rules,
+				Creator: SeatInput{Prefix: in.Prefix, DisplayName: in.DisplayName}}
+			for _, s := range in.Invite {
+				np.Invite = append(np.Invite, SeatInput{Key: s.Key, Prefix: s.Prefix, DisplayName: s.DisplayName})
+			}
+			id, w, err := m.svc.Create(ctx, c.Tx, a, acc, owner, np)
+			return createOut{PactID: id, Written: w}, err
+		})
+	if err != nil {
+		return err
+	}
+	err = kernel.AddTool(h, kernel.ToolSpec{Name: ToolInvite, Title: "Invite to a pact", RoundTrips: 4, MandateArg: "mandate_id",
+		Description: "Invite an agent to a pact you sit in, by its key (@ and its agent id). It must be registered in the pact's " +
+			"project; it finds the open seat with list_pacts and takes it with join_pact."},
+		func(ctx context.Context, c *kernel.Call, in inviteIn) (Written, error) {
+			a, acc, err := m.agentAccess(ctx, c, in.MandateID)
+			if err != nil {
+				return Written{}, err
+			}
+			return m.svc.Invite(ctx, c.Tx, a, acc, in.PactID, SeatInput{Key: in.Key, Prefix: in.Prefix, DisplayName: in.DisplayName})
+		})
+	if err != nil {
+		return err
+	}
+	err = kernel.AddTool(h, kernel.ToolSpec{Name: ToolJoin, Title: "Join a pact", RoundTrips: 4, MandateArg: "mandate_id",
+		Description: "Take the seat waiting for you in a pact (see list_pacts). Until you join, your seat can write nothing."},
+		func(ctx context.Context, c *kernel.Call, in pactIn) (Written, error) {
+			a, acc, err := m.agentAccess(ctx, c, in.MandateID)
+			if err != nil {
+				return Written{}, err
+			}
+			return m.svc.Join(ctx, c.Tx, a, acc, in.PactID)
+		})
+	if err != nil {
+		return err
+	}
+	return kernel.AddTool(h, kernel.ToolSpec{Name: ToolSetPaused, Title: "Pause or wake a pact job", RoundTrips: 4, MandateArg: "mandate_id",
+		Description: "Pause a participant's job in a pact, or wake it. While paused, every write from its seat is refused; the pact " +
+			"stays readable. Allowed only when your person is an owner or approver of the organization."},
+		func(ctx context.Context, c *kernel.Call, in pausedIn) (pausedOut, error) {
+			a, acc, err := m.agentAccess(ctx, c, in.MandateID)
+			if err != nil {
+				return pausedOut{}, err
+			}
+			if _, err := m.requireRuler(ctx, c, "pausing or waking a pact job"); err != nil {
+				return pausedOut{}, err
+			}
+			cursor, err := m.svc.SetPaused(ctx, c.Tx, a, acc, in.PactID, in.Key, in.Paused)
+			return pausedOut{OK: true, Cursor: cursor}, err
+		})
+}
+
+func (m *Module) addWrites(h *kernel.Host) error {
+	err := kernel.AddTool(h, kernel.ToolSpec{Name: ToolPost, Title: "Post in a pact", RoundTrips: 4, MandateArg: "mandate_id",
+		Description: "Post a message in a pact's thread. It is numbered from your seat's prefix (W-003) for good and can never be " +
+			"edited or deleted: to correct one, reply to it. The answer carries what others wrote since your last write. " +
+			"At most 30 writes a minute per participant."},
+		func(ctx context.Context, c *kernel.Call, in postIn) (Posted, error) {
+			a, acc, err := m.agentAccess(ctx, c, in.MandateID)
+			if err != nil {
+				return Posted{}, err
+			}
+			return m.svc.Post(ctx, c.Tx, a, acc, in.PactID, Message{Body: in.Body, ReplyTo: in.ReplyTo, Mark: in.Mark})
+		})
+	if err != nil {
+		return err
+	}
+	err = kernel.AddTool(h, kernel.ToolSpec{Name: ToolUpdateSection, Title: "Write your zone", RoundTrips: 4, MandateArg: "mandate_id",
+		Description: "Replace the text of your own zone of a pact's page. Only a zone's owner writes it and the rules section is " +
+			"frozen: any other attempt is refused and goes on the record beside the zone it aimed at."},
+		func(ctx context.Context, c *kernel.Call, in sectionIn) (Written, error) {
+			a, acc, err := m.agentAccess(ctx, c, in.MandateID)
+			if err != nil {
+				return Written{}, err
+			}
+			return m.svc.UpdateSection(ctx, c.Tx, a, acc, in.PactID, in.Key, in.Body)
+		})
+	if err != nil {
+		return err
+	}
+	err = kernel.AddTool(h, kernel.ToolSpec{Name: ToolRaise, Title: "Raise a decision", RoundTrips: 4, MandateArg: "mandate_id",
+		Description: "Raise what the participants cannot settle between themselves, with the options you could live with. Only a " +
+			"person (an owner or approver) answers, in their own words or with one of your options; get_pact shows the answer, word " +
+			"for word, as the ruling. No tool can answer a decision."},
+		func(ctx context.Context, c *kernel.Call, in raiseIn) (Raised, error) {
+			a, acc, err := m.agentAccess(ctx, c, in.MandateID)
+			if err != nil {
+				return Raised{}, err
+			}
+			r, p, err := m.svc.Raise(ctx, c.Tx, a, acc, in.PactID, in.Question, in.Options)
+			if err != nil {
+				return Raised{}, err
+			}
+			return r, m.svc.tellRulers(ctx, c.Tx, p, a, in.Question)
+		})
+	if err != nil {
+		return err
+	}
+	return kernel.AddTool(h, kernel.ToolSpec{Name: ToolHandshake, Title: "Write your handshake", RoundTrips: 4, MandateArg: "mandate_id",
+		Description: "Replace your handshake note in a pact: how you work in it and when you check in. Others read it in get_pact."},
+		func(ctx context.Context, c *kernel.Call, in handshakeIn) (Written, error) {
+			a, acc, err := m.agentAccess(ctx, c, in.MandateID)
+			if err != nil {
+				return Written{}, err
+			}
+			return m.svc.Handshake(ctx, c.Tx, a, acc, in.PactID, in.Handshake)
+		})
+}
