@@ -49,7 +49,7 @@ func startPoolerBoard(t *testing.T, dsn string, env map[string]string) *poolerBo
 		delegations := 3
 		r, err := ident.RegisterAgent(ctx, "ana", identity.AgentInput{ID: id, Client: "code", Projects: []string{"web"},
 			Delegations: &delegations, Scope: []string{"task.read@project:web", "task.post@project:web",
-				"task.work@project:web", "context.write@project:web"}})
+				"task.work@project:web", "context.write@project:web", "pact.read@project:web", "pact.write@project:web"}})
 		require.NoError(t, err)
 		b.roots[id] = r.RootMandateID.String()
 		b.sessions[id] = connect(t, base, id, r.Token).cs

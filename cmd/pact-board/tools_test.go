@@ -33,10 +33,22 @@ func (a *adminBoard) toolAgents(t testing.TB) (*mcp.ClientSession, map[string]st
 		delegations := 3
 		r, err := a.ident.RegisterAgent(ctx, "ana", identity.AgentInput{ID: id, Client: "code", Projects: []string{"web"},
 			Delegations: &delegations, Scope: []string{"task.read@project:web", "task.post@project:web", "task.work@project:web",
-				"context.write@project:web"}})
+				"context.write@project:web", "pact.read@project:web", "pact.write@project:web"}})
 		require.NoError(t, err)
 		roots[id], tokens[id] = r.RootMandateID.String(), r.Token
 	}
+	// A pact of code-api's with a seat waiting for code-web, for join_pact.
+	args, _ := json.Marshal(map[string]any{"mandate_id": roots["code-api"], "project_id": "web", "name": "Waiting",
+		"purpose": "A seat for code-web", "prefix": "A", "invite": []any{map[string]any{"key": "@code-web", "prefix": "W"}}})
+	out, err := a.k.Tools().Call(ctx, "code-api", "create_pact", args)
+	require.NoError(t, err)
+	raw, err := json.Marshal(out)
+	require.NoError(t, err)
+	var created struct {
+		PactID string `json:"pact_id"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &created))
+	roots[waitingPact] = created.PactID
 	c := mcp.NewClient(&mcp.Implementation{Name: "tools-test", Version: "1"}, nil)
 	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: a.URL + "/mcp/a/code-web",
 		HTTPClient: &http.Client{Transport: withToken{tokens["code-web"]}}, MaxRetries: -1, DisableStandaloneSSE: true}, nil)
@@ -143,4 +155,35 @@ func callEveryTool(roots map[string]string, call func(name string, args map[stri
 	call("pact_revoke", map[string]any{"mandate_id": delegated})
 	call("pact_wait", map[string]any{"mandate_id": root, "seconds": 0})
 	call("pact_events", map[string]any{"mandate_id": root, "seconds": 0})
+	callEveryPactTool(roots, call)
+}
+
+// waitingPact is the key, in the roots toolAgents returns, of a pact with a
+// seat waiting for code-web.
+const waitingPact = "pact:waiting"
+
+// callEveryPactTool is callEveryTool's part for Agent Pacts: a pact of
+// code-web's own, every write, both reads, and joining the pact waiting
+// for it when roots names one.
+func callEveryPactTool(roots map[string]string, call func(name string, args map[string]any) map[string]any) {
+	root := roots["code-web"]
+	pact := call("create_pact", map[string]any{"mandate_id": root, "project_id": "web", "name": "Launch",
+		"purpose": "Ship the launch page", "rules": "Be brief.", "prefix": "W"})["pact_id"]
+	in := func(args map[string]any) map[string]any {
+		args["mandate_id"], args["pact_id"] = root, pact
+		return args
+	}
+	call("list_pacts", map[string]any{"mandate_id": root})
+	call("invite_to_pact", in(map[string]any{"key": "@code-api", "prefix": "A"}))
+	call("post_pact_message", in(map[string]any{"body": "I take the copy."}))
+	call("post_pact_message", in(map[string]any{"body": "Done.", "reply_to": "W-001", "mark": "done"}))
+	call("update_pact_section", in(map[string]any{"body": "Copy: draft 1"}))
+	call("update_pact_handshake", in(map[string]any{"handshake": "I check in every hour."}))
+	call("raise_pact_decision", in(map[string]any{"question": "Blue or green?", "options": []any{"Blue", "Green"}}))
+	call("set_helper_paused", in(map[string]any{"key": "@code-api", "paused": true}))
+	call("get_pact", in(map[string]any{}))
+	call("get_pact", in(map[string]any{"since": 1}))
+	if waiting, ok := roots[waitingPact]; ok {
+		call("join_pact", map[string]any{"mandate_id": root, "pact_id": waiting})
+	}
 }

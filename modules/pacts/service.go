@@ -130,28 +130,14 @@ type Written struct {
 // wrote records the seat's write at cursor and gathers what others wrote
 // since its previous one.
 func wrote(ctx context.Context, tx bun.IDB, seat *seatRow, cursor int64) (Written, error) {
-	news, err := others(ctx, tx, seat.PactID, seat.Key, seat.WriteUpto, newsLimit)
+	news, err := others(ctx, tx, seat.PactID, seat.Key, seat.WriteUpto, cursor, newsLimit)
 	if err != nil {
 		return Written{}, err
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE pact_seats SET write_upto = ? WHERE pact_id = ? AND key = ?`,
-		cursor, seat.PactID, seat.Key); err != nil {
-		return Written{}, fmt.Errorf("pacts: move the write cursor of %s: %w", seat.Key, err)
 	}
 	if news == nil {
 		news = []feedItem{}
 	}
 	return Written{Cursor: cursor, News: news}, nil
-}
-
-// actAs makes the session act as a in tx, for the triggers that check who
-// changes a row (migration 017).
-func actAs(ctx context.Context, tx bun.IDB, a Actor) error {
-	_, err := tx.ExecContext(ctx, `SELECT set_config('pact.actor', ?, true)`, a.String())
-	if err != nil {
-		return fmt.Errorf("pacts: act as %s: %w", a, err)
-	}
-	return nil
 }
 
 func validUUID(s string) bool {

@@ -76,14 +76,12 @@ func (s *Service) Get(ctx context.Context, tx bun.IDB, a Actor, acc Access, pact
 // answers to a's decisions.
 func (s *Service) markRead(ctx context.Context, tx bun.IDB, a Actor, pact string, cursor int64) error {
 	col, id := a.column()
-	if err := actAs(ctx, tx, a); err != nil {
-		return err
-	}
-	_, err := tx.ExecContext(ctx, `UPDATE pact_seats SET read_upto = greatest(read_upto, ?)
+	_, err := tx.ExecContext(ctx, `SELECT set_config('pact.actor', ?, true);
+		UPDATE pact_seats SET read_upto = greatest(read_upto, ?)
 		WHERE pact_id = ? AND `+col+` = ? AND removed_at IS NULL AND joined_at IS NOT NULL;
 		UPDATE pact_decisions SET read_at = clock_timestamp()
 		WHERE pact_id = ? AND raised_by = ? AND answer IS NOT NULL AND read_at IS NULL`,
-		cursor, pact, id, pact, a.String())
+		a.String(), cursor, pact, id, pact, a.String())
 	if err != nil {
 		return fmt.Errorf("pacts: mark %s read by %s: %w", pact, a, err)
 	}

@@ -65,9 +65,6 @@ func (s *Service) Post(ctx context.Context, tx bun.IDB, a Actor, acc Access, pac
 	if err != nil {
 		return Posted{}, err
 	}
-	if err := actAs(ctx, tx, a); err != nil {
-		return Posted{}, err
-	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO pact_messages (pact_id, number, seat_key, prefix, seq, author, body, reply_to, feed_id)
 		VALUES (?, ?, ?, ?, ?, ?, ?, nullif(?, ''), ?);
 		UPDATE pact_seats SET next_number = next_number + 1 WHERE pact_id = ? AND key = ?`,

@@ -69,14 +69,16 @@ func excerpt(s string) string {
 	return string([]rune(s)[:400])
 }
 
-// appendFeed records one change to a pact and returns its id; it takes the
-// feed's order lock first.
+// appendFeed records one change to a pact and returns its id. It takes the
+// feed's order lock first, and makes the session act as f.Actor for the
+// triggers that check who changes a row (migration 017), in the same
+// round trip.
 func appendFeed(ctx context.Context, tx bun.IDB, f feedItem) (int64, error) {
 	var id int64
-	err := tx.NewRaw(`WITH ordered AS (SELECT pg_advisory_xact_lock(?))
+	err := tx.NewRaw(`WITH ordered AS (SELECT pg_advisory_xact_lock(?), set_config('pact.actor', ?, true))
 		INSERT INTO pact_feed (pact_id, kind, ref, seat_key, actor, excerpt)
 		SELECT ?, ?, ?, ?, ?, ? FROM ordered RETURNING id`,
-		feedOrderLock, f.PactID, f.Kind, f.Ref, f.SeatKey, f.Actor, excerpt(f.Excerpt)).Scan(ctx, &id)
+		feedOrderLock, f.Actor, f.PactID, f.Kind, f.Ref, f.SeatKey, f.Actor, excerpt(f.Excerpt)).Scan(ctx, &id)
 	if err != nil {
 		return 0, fmt.Errorf("pacts: append to the feed of %s: %w", f.PactID, err)
 	}
@@ -133,12 +135,14 @@ func seatOf(ctx context.Context, tx bun.IDB, pact string, a Actor, lock bool) (*
 }
 
 // others returns what others than seat wrote in pact after cursor, oldest
-// first, at most limit items.
-func others(ctx context.Context, tx bun.IDB, pact, seat string, cursor int64, limit int) ([]feedItem, error) {
+// first, at most limit items, and moves the seat's write cursor to upto in
+// the same statement.
+func others(ctx context.Context, tx bun.IDB, pact, seat string, cursor, upto int64, limit int) ([]feedItem, error) {
 	var out []feedItem
-	err := tx.NewRaw(`SELECT id, pact_id, kind, ref, seat_key, actor, excerpt, at FROM pact_feed
-		WHERE pact_id = ? AND id > ? AND seat_key IS DISTINCT FROM ? ORDER BY id LIMIT ?`,
-		pact, cursor, seat, limit).Scan(ctx, &out)
+	err := tx.NewRaw(`WITH moved AS (UPDATE pact_seats SET write_upto = ? WHERE pact_id = ? AND key = ?)
+		SELECT id, pact_id, kind, ref, seat_key, actor, excerpt, at FROM pact_feed
+		WHERE pact_id = ? AND id > ? AND id <= ? AND seat_key IS DISTINCT FROM ? ORDER BY id LIMIT ?`,
+		upto, pact, seat, pact, cursor, upto, seat, limit).Scan(ctx, &out)
 	if err != nil {
 		return nil, fmt.Errorf("pacts: read what others wrote in %s: %w", pact, err)
 	}
