@@ -3,6 +3,7 @@ package pacts_test
 import (
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/pactboard/pact/core/pgcluster"
 	"github.com/pactboard/pact/modules/pacts"
 	"github.com/pactboard/pact/sdk/errs"
 )
@@ -19,8 +21,9 @@ import (
 // and returns what psql printed and whether it succeeded.
 func (f *fixture) psql(t *testing.T, statements string) (string, bool) {
 	t.Helper()
-	bin, err := exec.LookPath("psql")
-	require.NoError(t, err, "psql (the PostgreSQL client) is needed: make install-deps installs it")
+	dir, err := pgcluster.FindBinaries() // the server's own bin directory holds its psql
+	require.NoError(t, err)
+	bin := filepath.Join(dir, "psql")
 	out, err := exec.Command(bin, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", f.DSN, "-c", statements).CombinedOutput()
 	return string(out), err == nil
 }
