@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"testing"
 
@@ -143,8 +145,10 @@ func TestNoToolAnswersWithoutAValidMandate(t *testing.T) {
 		names = append(names, tool.Name)
 		schema, _ := json.Marshal(tool.InputSchema)
 		var s struct {
-			Properties map[string]json.RawMessage `json:"properties"`
-			Required   []string                   `json:"required"`
+			Properties map[string]struct {
+				Type any `json:"type"`
+			} `json:"properties"`
+			Required []string `json:"required"`
 		}
 		require.NoError(t, json.Unmarshal(schema, &s))
 		if _, takesMandate := s.Properties["mandate_id"]; !takesMandate {
@@ -161,8 +165,17 @@ func TestNoToolAnswersWithoutAValidMandate(t *testing.T) {
 				args[r] = "web"
 			case "status":
 				args[r] = "working"
-			default:
-				args[r] = "x"
+			default: // a value of the argument's type, so only the mandate is wrong
+				switch fmt.Sprint(s.Properties[r].Type) {
+				case "array", "[null array]":
+					args[r] = []any{"x"}
+				case "boolean":
+					args[r] = false
+				case "integer", "number":
+					args[r] = 1
+				default:
+					args[r] = "x"
+				}
 			}
 		}
 		out, refused := code.call(tool.Name, args)
@@ -170,7 +183,7 @@ func TestNoToolAnswersWithoutAValidMandate(t *testing.T) {
 		require.Contains(t, []any{"chain_broken", "not_found"}, out["error"], "%s: %v", tool.Name, out)
 	}
 	sort.Strings(names)
-	require.Equal(t, []string{"pact_claim", "pact_defer", "pact_events", "pact_list", "pact_message", "pact_note",
-		"pact_post", "pact_report", "pact_revoke", "pact_wait", "pact_whoami"}, names)
-	require.Len(t, guarded, 10, "every tool but pact_whoami takes a mandate")
+	require.Contains(t, names, "pact_whoami")
+	require.Equal(t, slices.DeleteFunc(names, func(n string) bool { return n == "pact_whoami" }), guarded,
+		"every tool but pact_whoami takes a mandate")
 }

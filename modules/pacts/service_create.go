@@ -103,11 +103,17 @@ func validPact(in NewPact) error {
 }
 
 // openCap refuses a pact past the organization's open-pact limit in the
-// project; closed pacts do not count.
+// project; closed pacts do not count. Creations in one project serialise on
+// an advisory lock, so two at once cannot both take the last slot; the
+// count is a statement of its own, so its snapshot is taken after the lock.
 func (s *Service) openCap(ctx context.Context, tx bun.IDB, org, project string) error {
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?, hashtext(?))`, pactLocks, project); err != nil {
+		return fmt.Errorf("pacts: lock the open pacts of %s: %w", project, err)
+	}
 	var open, limit int
 	err := tx.NewRaw(`SELECT (SELECT count(*) FROM pacts WHERE project_id = ? AND closed_at IS NULL),
-		coalesce((SELECT open_limit FROM pact_org_settings WHERE org_id = ?), ?)`, project, org, DefaultOpenCap).Scan(ctx, &open, &limit)
+		coalesce((SELECT open_limit FROM pact_org_settings WHERE org_id = ?), ?)`,
+		project, org, DefaultOpenCap).Scan(ctx, &open, &limit)
 	if err != nil {
 		return fmt.Errorf("pacts: count the open pacts of %s: %w", project, err)
 	}
@@ -176,7 +182,12 @@ func (s *Service) addSeat(ctx context.Context, tx bun.IDB, a Actor, p *pactRow, 
 		Prefix string `bun:"prefix"`
 		Live   bool   `bun:"live"`
 	}
-	if err := tx.NewRaw(`SELECT key, prefix, removed_at IS NULL AS live FROM pact_seats WHERE pact_id = ? FOR NO KEY UPDATE`,
+	// Seat changes of one pact serialise on its row; the seats are read in
+	// a statement of its own after the lock, so the count is current.
+	if _, err := tx.ExecContext(ctx, `SELECT 1 FROM pacts WHERE id = ? FOR NO KEY UPDATE`, p.ID); err != nil {
+		return fmt.Errorf("pacts: lock pact %s: %w", p.ID, err)
+	}
+	if err := tx.NewRaw(`SELECT key, prefix, removed_at IS NULL AS live FROM pact_seats WHERE pact_id = ?`,
 		p.ID).Scan(ctx, &taken); err != nil {
 		return fmt.Errorf("pacts: read the seats of %s: %w", p.ID, err)
 	}

@@ -45,9 +45,14 @@ type seatRow struct {
 	WriteUpto   int64      `bun:"write_upto"`
 }
 
-// feedOrderLock is the advisory transaction lock every writer of pact_feed
-// takes first, so feed ids commit in their order (migration 017).
-const feedOrderLock = 17017
+// pactLocks is the first key of the pacts module's two-key advisory locks
+// (a key space apart from the one-key locks the rest of the board takes).
+// feedOrder, the second key of the lock every writer of pact_feed takes
+// first, makes feed ids commit in their order (migration 017).
+const (
+	pactLocks = 1701
+	feedOrder = 0
+)
 
 // feedItem is one change to a pact.
 type feedItem struct {
@@ -75,10 +80,10 @@ func excerpt(s string) string {
 // round trip.
 func appendFeed(ctx context.Context, tx bun.IDB, f feedItem) (int64, error) {
 	var id int64
-	err := tx.NewRaw(`WITH ordered AS (SELECT pg_advisory_xact_lock(?), set_config('pact.actor', ?, true))
+	err := tx.NewRaw(`WITH ordered AS (SELECT pg_advisory_xact_lock(?, ?), set_config('pact.actor', ?, true))
 		INSERT INTO pact_feed (pact_id, kind, ref, seat_key, actor, excerpt)
 		SELECT ?, ?, ?, ?, ?, ? FROM ordered RETURNING id`,
-		feedOrderLock, f.Actor, f.PactID, f.Kind, f.Ref, f.SeatKey, f.Actor, excerpt(f.Excerpt)).Scan(ctx, &id)
+		pactLocks, feedOrder, f.Actor, f.PactID, f.Kind, f.Ref, f.SeatKey, f.Actor, excerpt(f.Excerpt)).Scan(ctx, &id)
 	if err != nil {
 		return 0, fmt.Errorf("pacts: append to the feed of %s: %w", f.PactID, err)
 	}

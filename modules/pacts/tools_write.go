@@ -7,7 +7,7 @@ import (
 )
 
 func (m *Module) addSeats(h *kernel.Host) error {
-	err := kernel.AddTool(h, kernel.ToolSpec{Name: ToolCreate, Title: "Start a pact", RoundTrips: 12, MandateArg: "mandate_id",
+	err := kernel.AddTool(h, kernel.ToolSpec{Name: ToolCreate, Title: "Start a pact", RoundTrips: 14, MandateArg: "mandate_id",
 		Description: "Start a pact in a project you share with the agents you invite: you take the first seat, and each invitee " +
 			"takes its seat with join_pact. Your person must be an owner or approver of the organization. Seats: 1-12, each " +
 			"numbering its messages with its own prefix (W-001, B-001, W-002)."},
@@ -32,7 +32,7 @@ func (m *Module) addSeats(h *kernel.Host) error {
 	if err != nil {
 		return err
 	}
-	err = kernel.AddTool(h, kernel.ToolSpec{Name: ToolInvite, Title: "Invite to a pact", RoundTrips: 11, MandateArg: "mandate_id",
+	err = kernel.AddTool(h, kernel.ToolSpec{Name: ToolInvite, Title: "Invite to a pact", RoundTrips: 12, MandateArg: "mandate_id",
 		Description: "Invite an agent to a pact you sit in, by its key (@ and its agent id). It must be registered in the pact's " +
 			"project; it finds the open seat with list_pacts and takes it with join_pact."},
 		func(ctx context.Context, c *kernel.Call, in inviteIn) (Written, error) {

@@ -1246,7 +1246,7 @@ type RegisterInBody struct {
 	// Projects At least one; code and runner agents exactly one
 	Projects *[]string `json:"projects"`
 
-	// Scope Default: task.read, task.post, task.work on each project
+	// Scope Default: task.read, task.post, task.work, pact.read and pact.write on each project
 	Scope *[]string `json:"scope,omitempty"`
 }
 
