@@ -10,6 +10,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/pactboard/pact/core/events"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -70,13 +71,14 @@ func excerpt(s string) string {
 }
 
 // appendFeed records one change to a pact and returns its id; it takes the
-// feed's order lock first.
+// feed's order lock first. The same statement queues its webhook sends and
+// wakes the streams (feedDelivery).
 func appendFeed(ctx context.Context, tx bun.IDB, f feedItem) (int64, error) {
 	var id int64
-	err := tx.NewRaw(`WITH ordered AS (SELECT pg_advisory_xact_lock(?))
+	err := tx.NewRaw(`WITH ordered AS (SELECT pg_advisory_xact_lock(?)), f AS (
 		INSERT INTO pact_feed (pact_id, kind, ref, seat_key, actor, excerpt)
-		SELECT ?, ?, ?, ?, ?, ? FROM ordered RETURNING id`,
-		feedOrderLock, f.PactID, f.Kind, f.Ref, f.SeatKey, f.Actor, excerpt(f.Excerpt)).Scan(ctx, &id)
+		SELECT ?, ?, ?, ?, ?, ? FROM ordered RETURNING id, pact_id, seat_key, actor)`+feedDelivery,
+		feedOrderLock, f.PactID, f.Kind, f.Ref, f.SeatKey, f.Actor, excerpt(f.Excerpt), events.Channel, feedNotice()).Scan(ctx, &id)
 	if err != nil {
 		return 0, fmt.Errorf("pacts: append to the feed of %s: %w", f.PactID, err)
 	}
