@@ -222,7 +222,7 @@ func adminIssuer(plugins *pluginhost.Host, logger hclog.Logger) auth.Issuer {
 // MCP transport. The tests build their board from this list too, so what
 // they check is what pact-board serves.
 func boardModules(keys *mandate.Keyring, hub *events.Hub, notifiers notify.Notifiers, creds credentials.Plugins) []kernel.Module {
-	return []kernel.Module{wellKnown{keys: keys}, eventsListener{hub: hub}, board.New(), mandates.New(), notes.New(), pacts.New(),
+	return []kernel.Module{wellKnown{keys: keys}, eventsListener{hub: hub}, board.New(), mandates.New(), notes.New(), pacts.New(pacts.Options{Notifiers: notifiers}),
 		people.New(), audit.New(), notify.New(notify.Options{Notifiers: notifiers}),
 		credentials.New(credentials.Options{Plugins: creds, Keys: keys})}
 }

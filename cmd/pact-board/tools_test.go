@@ -174,6 +174,7 @@ func callEveryPactTool(roots map[string]string, call func(name string, args map[
 		return args
 	}
 	call("list_pacts", map[string]any{"mandate_id": root})
+	call("set_pact_delivery", map[string]any{"mandate_id": root, "mode": "stream"})
 	call("invite_to_pact", in(map[string]any{"key": "@code-api", "prefix": "A"}))
 	call("post_pact_message", in(map[string]any{"body": "I take the copy."}))
 	call("post_pact_message", in(map[string]any{"body": "Done.", "reply_to": "W-001", "mark": "done"}))

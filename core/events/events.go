@@ -49,6 +49,9 @@ const (
 	KindTask = "task"
 	// KindMessage: a message was posted; AgentID is its recipient.
 	KindMessage = "message"
+	// KindPact: something was appended to a pact's feed (modules/pacts);
+	// its readers (the pact stream, webhook delivery) re-check the feed.
+	KindPact = "pact"
 )
 
 // maxPayload is PostgreSQL's limit on a notification payload, less a margin.
@@ -57,7 +60,7 @@ const maxPayload = 7900
 // Event says what a commit concerns. It carries ids only: waiters read the
 // rows themselves.
 type Event struct {
-	// Kind is KindTask or KindMessage.
+	// Kind is KindTask, KindMessage or KindPact.
 	Kind string `json:"kind"`
 	// OrgID and ProjectID locate the change.
 	OrgID     string `json:"org_id,omitempty"`

@@ -61,3 +61,23 @@ func (s *Service) AuthenticateAgent(ctx context.Context, tx bun.IDB, agent, toke
 	}
 	return len(owners) == 1 && subtle.ConstantTimeCompare([]byte(owners[0]), []byte(agent)) == 1, nil
 }
+
+// AgentForToken returns the agent a live token belongs to (not revoked,
+// not expired), for an endpoint whose URL does not name the agent (the pact
+// stream). ok is false for an unknown, revoked or expired token.
+func (s *Service) AgentForToken(ctx context.Context, tx bun.IDB, token string) (agent string, ok bool, err error) {
+	if !strings.HasPrefix(token, TokenPrefix) {
+		return "", false, nil
+	}
+	var owners []string
+	err = s.db.Fetch(ctx, tx, &owners,
+		`SELECT agent_id FROM agent_tokens WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > $2`,
+		HashToken(token), s.now())
+	if err != nil {
+		return "", false, fmt.Errorf("identity.AgentForToken: %w", err)
+	}
+	if len(owners) != 1 {
+		return "", false, nil
+	}
+	return owners[0], true, nil
+}

@@ -94,9 +94,19 @@ func TestSecretsAreSealedAtRest(t *testing.T) {
 		VALUES ('default', 'db-runner', 'DB runner', 'runner', '{task.work}', jsonb_build_object('DATABASE_URL', ?::text, 'PACT_RUNNER_MAX_TURNS', '40'))`, roleURL)
 	require.NoError(t, err)
 
+	// An agent's pact webhook, as modules/pacts seals it (per agent).
+	pactURL, err := seal.New(keys).Seal(rcv.URL+"/hooks/pactsecret", "pact_delivery.url/code-web")
+	require.NoError(t, err)
+	pactSecret, err := seal.New(keys).Seal("whsec_pactsecret", "pact_delivery.secret/code-web")
+	require.NoError(t, err)
+	_, err = d.ExecContext(ctx, `INSERT INTO pact_delivery (agent_id, org_id, mode, url, secret) VALUES ('code-web', 'default', 'webhook', ?, ?)`,
+		pactURL, pactSecret)
+	require.NoError(t, err)
+
 	cols := sealedColumns(t, d)
 	require.Equal(t, map[string]bool{"orgs.slack_webhook_url": true, "notify_destinations.url": true,
-		"notify_destinations.secret": true, "agent_roles.settings": true}, cols)
+		"notify_destinations.secret": true, "agent_roles.settings": true,
+		"pact_delivery.url": true, "pact_delivery.secret": true}, cols)
 	var all []string
 	require.NoError(t, d.NewRaw(`SELECT table_name || '.' || column_name FROM information_schema.columns
 		WHERE table_schema = current_schema()`).Scan(ctx, &all))
@@ -128,7 +138,7 @@ func TestSecretsAreSealedAtRest(t *testing.T) {
 		require.NotEmpty(t, values, "%s holds a value to check", c)
 		for _, v := range values {
 			require.True(t, strings.HasPrefix(v, seal.Prefix+"k1:"), "%s holds %q, not sealed", c, v)
-			for _, clear := range []string{"slacksecretpath", "pathsecret", added.Secret, "rolesecret"} {
+			for _, clear := range []string{"slacksecretpath", "pathsecret", added.Secret, "rolesecret", "pactsecret"} {
 				require.NotContains(t, v, clear)
 			}
 		}

@@ -18,8 +18,11 @@ type fixture struct {
 	roots map[string]string
 }
 
-func setup(t *testing.T) *fixture {
-	f := &fixture{World: kerneltest.New(t, kerneltest.Options{}, pacts.New()), roots: map[string]string{}}
+func setup(t *testing.T) *fixture { return setupWith(t, kerneltest.Options{}, pacts.Options{}) }
+
+// setupWith is setup with the World's and the module's options.
+func setupWith(t *testing.T, world kerneltest.Options, opts pacts.Options) *fixture {
+	f := &fixture{World: kerneltest.New(t, world, pacts.New(opts)), roots: map[string]string{}}
 	f.Person("", "ana", identity.Owner)
 	f.Person("ana", "vic", identity.Viewer)
 	f.Project("ana", "web", false)

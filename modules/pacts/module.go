@@ -28,10 +28,12 @@ type Module struct {
 	ident    *identity.Service
 	mandates *mandate.Service
 	tools    *kernel.Tools
+	dlv      delivery
 }
 
-// New returns the pacts module.
-func New() *Module { return &Module{} }
+// New returns the pacts module; opts (at most one) configure its delivery
+// (delivery.go).
+func New(opts ...Options) *Module { return &Module{dlv: delivery{opts: firstOr(opts)}} }
 
 // Name is "pacts".
 func (m *Module) Name() string { return "pacts" }
@@ -42,6 +44,9 @@ func (m *Module) Register(h *kernel.Host) error {
 	m.db, m.log, m.ident, m.mandates, m.tools = h.DB(), h.Log(), h.Identity(), h.Mandates(), h.Tools()
 	m.svc = NewService(h.DB(), h.Log(), h.Identity())
 	if err := m.addTools(h); err != nil {
+		return err
+	}
+	if err := m.registerDelivery(h); err != nil {
 		return err
 	}
 	return h.Resource(m.resource())

@@ -10,6 +10,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/pactboard/pact/core/events"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -75,15 +76,15 @@ func excerpt(s string) string {
 }
 
 // appendFeed records one change to a pact and returns its id. It takes the
-// feed's order lock first, and makes the session act as f.Actor for the
-// triggers that check who changes a row (migration 017), in the same
-// round trip.
+// feed's order lock first and makes the session act as f.Actor for the
+// triggers that check who changes a row (migration 017); the same
+// statement queues its webhook sends and wakes the streams (feedDelivery).
 func appendFeed(ctx context.Context, tx bun.IDB, f feedItem) (int64, error) {
 	var id int64
-	err := tx.NewRaw(`WITH ordered AS (SELECT pg_advisory_xact_lock(?, ?), set_config('pact.actor', ?, true))
+	err := tx.NewRaw(`WITH ordered AS (SELECT pg_advisory_xact_lock(?, ?), set_config('pact.actor', ?, true)), f AS (
 		INSERT INTO pact_feed (pact_id, kind, ref, seat_key, actor, excerpt)
-		SELECT ?, ?, ?, ?, ?, ? FROM ordered RETURNING id`,
-		pactLocks, feedOrder, f.Actor, f.PactID, f.Kind, f.Ref, f.SeatKey, f.Actor, excerpt(f.Excerpt)).Scan(ctx, &id)
+		SELECT ?, ?, ?, ?, ?, ? FROM ordered RETURNING id, pact_id, seat_key, actor)`+feedDelivery,
+		pactLocks, feedOrder, f.Actor, f.PactID, f.Kind, f.Ref, f.SeatKey, f.Actor, excerpt(f.Excerpt), events.Channel, feedNotice()).Scan(ctx, &id)
 	if err != nil {
 		return 0, fmt.Errorf("pacts: append to the feed of %s: %w", f.PactID, err)
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"time"
 
 	"github.com/pactboard/pact/sdk/notifier"
@@ -20,11 +22,15 @@ import (
 //	    "links": [{"label": "Open task", "url": "https://admin.example.com/tasks/…"}],
 //	    "brief": {"greeting": "…", "sections": [{"title": "…", "items": [{"text": "…", "task_id": "…", "url": "…"}]}]},
 //	    "created_at": "2026-11-29T22:00:00Z",
-//	    "language": "th"
+//	    "language": "th",
+//	    "event": {…}
 //	  }
 //	}
 //
-// Empty fields are left out. timestamp is when the board created the
+// event is notifier.Notification.Data as the board sent it, a JSON object
+// for a receiver that acts on it: for kind pact_event, the pact event an
+// agent's webhook delivers (docs/pacts.md, "Delivery without polling").
+// Data that is not a JSON object is left out. Empty fields are left out. timestamp is when the board created the
 // notification; the webhook-timestamp header is when this attempt was sent.
 type payload struct {
 	Type      string    `json:"type"`
@@ -49,6 +55,8 @@ type data struct {
 	// read (notifier.Notification.Language); a receiver that writes its
 	// own words for them uses it. Left out when the board sent none.
 	Language string `json:"language,omitempty"`
+	// Event is the board's Data, passed on as it is.
+	Event json.RawMessage `json:"event,omitempty"`
 }
 
 type link struct {
@@ -82,6 +90,9 @@ func newPayload(n notifier.Notification, id string, now time.Time) payload {
 		ID: n.ID, IdempotencyKey: id, Kind: n.Kind, Title: n.Title, Detail: n.Detail,
 		OrgID: n.OrgID, ProjectID: n.ProjectID, TaskID: n.TaskID, AgentID: n.AgentID, CreatedAt: created,
 		Language: n.Language,
+	}
+	if raw := bytes.TrimSpace(n.Data); len(raw) > 0 && raw[0] == '{' && json.Valid(raw) {
+		d.Event = raw
 	}
 	for _, l := range n.Links {
 		d.Links = append(d.Links, link{Label: l.Label, URL: l.URL})

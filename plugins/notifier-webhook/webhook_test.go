@@ -107,6 +107,27 @@ func TestBriefIsPassedOnWithItsStructure(t *testing.T) {
 	require.Equal(t, brief{Greeting: "Hi", Sections: []section{{Title: "Needs you", Items: []item{{Text: "Approve", TaskID: "t1"}}}}}, got.Data.Brief)
 }
 
+func TestDataIsPassedOnAsTheEvent(t *testing.T) {
+	r := newReceiver(t, http.StatusOK, "")
+	w := localWebhook(r, t0)
+	dest := notifier.Destination{URL: r.srv.URL, Secret: testSecret}
+	n := notifier.Notification{IdempotencyKey: "pe1", Kind: "pact_event", Title: "W-001", Data: []byte(`{"pact_id":"p1","excerpt":"hi"}`)}
+	_, err := w.Deliver(t.Context(), dest, n)
+	require.NoError(t, err)
+	var got struct {
+		Data struct {
+			Event map[string]any `json:"event"`
+		} `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal(r.next(t).body, &got))
+	require.Equal(t, map[string]any{"pact_id": "p1", "excerpt": "hi"}, got.Data.Event)
+
+	n.Data = []byte(`[1]`) // not an object: left out
+	_, err = w.Deliver(t.Context(), dest, n)
+	require.NoError(t, err)
+	require.NotContains(t, string(r.next(t).body), `"event"`)
+}
+
 func TestDeliverKeepsTheReceiversAnswer(t *testing.T) {
 	for _, tt := range []struct {
 		status int

@@ -1544,6 +1544,14 @@ type VerifyOutBody struct {
 	Verdicts []Verdict `json:"verdicts"`
 }
 
+// WakeOutBody defines model for WakeOutBody.
+type WakeOutBody struct {
+	AgentId string `json:"agent_id"`
+
+	// Woken true when the webhook was switched off and is now on; false when it was on already
+	Woken bool `json:"woken"`
+}
+
 // WriteInBody defines model for WriteInBody.
 type WriteInBody struct {
 	// Body At most 20,000 characters; secrets are redacted
@@ -1881,6 +1889,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with DELETE /admin/api/agents/{agent_id}/keys/{kid} (the `PeopleRevokeAgentKey` operationId).
 	PeopleRevokeAgentKey(ctx context.Context, agentId string, kid string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PactsWakeDelivery Turn an agent's switched-off pact webhook back on (Wake it)
+	//
+	// Deliveries resume with the next event; what was missed meanwhile is read with get_pact. Approvers and owners may wake any agent's webhook, other people only their own agents'.
+	//
+	// Corresponds with POST /admin/api/agents/{agent_id}/pact-delivery/wake (the `PactsWakeDelivery` operationId).
+	PactsWakeDelivery(ctx context.Context, agentId string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PeopleSetAgentPreferencesWithBody Replace an agent's preferences
 	//
@@ -2598,6 +2613,23 @@ func (c *Client) PeopleAddAgentKey(ctx context.Context, agentId string, body Peo
 // Corresponds with DELETE /admin/api/agents/{agent_id}/keys/{kid} (the `PeopleRevokeAgentKey` operationId).
 func (c *Client) PeopleRevokeAgentKey(ctx context.Context, agentId string, kid string, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPeopleRevokeAgentKeyRequest(c.Server, agentId, kid)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PactsWakeDelivery Turn an agent's switched-off pact webhook back on (Wake it)
+//
+// Deliveries resume with the next event; what was missed meanwhile is read with get_pact. Approvers and owners may wake any agent's webhook, other people only their own agents'.
+//
+// Corresponds with POST /admin/api/agents/{agent_id}/pact-delivery/wake (the `PactsWakeDelivery` operationId).
+func (c *Client) PactsWakeDelivery(ctx context.Context, agentId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPactsWakeDeliveryRequest(c.Server, agentId)
 	if err != nil {
 		return nil, err
 	}
@@ -4243,6 +4275,40 @@ func NewPeopleRevokeAgentKeyRequest(server string, agentId string, kid string) (
 	}
 
 	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPactsWakeDeliveryRequest constructs an http.Request for the PactsWakeDelivery method
+func NewPactsWakeDeliveryRequest(server string, agentId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "agent_id", agentId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/agents/%s/pact-delivery/wake", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -6760,6 +6826,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with DELETE /admin/api/agents/{agent_id}/keys/{kid} (the `PeopleRevokeAgentKey` operationId).
 	PeopleRevokeAgentKeyWithResponse(ctx context.Context, agentId string, kid string, reqEditors ...RequestEditorFn) (*PeopleRevokeAgentKeyResponse, error)
 
+	// PactsWakeDeliveryWithResponse Turn an agent's switched-off pact webhook back on (Wake it)
+	//
+	// Deliveries resume with the next event; what was missed meanwhile is read with get_pact. Approvers and owners may wake any agent's webhook, other people only their own agents'.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/agents/{agent_id}/pact-delivery/wake (the `PactsWakeDelivery` operationId).
+	PactsWakeDeliveryWithResponse(ctx context.Context, agentId string, reqEditors ...RequestEditorFn) (*PactsWakeDeliveryResponse, error)
+
 	// PeopleSetAgentPreferencesWithBodyWithResponse Replace an agent's preferences
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -8140,6 +8215,96 @@ func (r PeopleRevokeAgentKeyResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r PeopleRevokeAgentKeyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PactsWakeDeliveryResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *WakeOutBody
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PactsWakeDeliveryResponse) GetJSON200() *WakeOutBody {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PactsWakeDeliveryResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PactsWakeDeliveryResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PactsWakeDeliveryResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PactsWakeDeliveryResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PactsWakeDeliveryResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PactsWakeDeliveryResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PactsWakeDeliveryResponse) GetJSON503() *AdminError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PactsWakeDeliveryResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PactsWakeDeliveryResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PactsWakeDeliveryResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PactsWakeDeliveryResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -13235,6 +13400,21 @@ func (c *ClientWithResponses) PeopleRevokeAgentKeyWithResponse(ctx context.Conte
 	return ParsePeopleRevokeAgentKeyResponse(rsp)
 }
 
+// PactsWakeDeliveryWithResponse Turn an agent's switched-off pact webhook back on (Wake it)
+//
+// Deliveries resume with the next event; what was missed meanwhile is read with get_pact. Approvers and owners may wake any agent's webhook, other people only their own agents'.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/agents/{agent_id}/pact-delivery/wake (the `PactsWakeDelivery` operationId).
+func (c *ClientWithResponses) PactsWakeDeliveryWithResponse(ctx context.Context, agentId string, reqEditors ...RequestEditorFn) (*PactsWakeDeliveryResponse, error) {
+	rsp, err := c.PactsWakeDelivery(ctx, agentId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePactsWakeDeliveryResponse(rsp)
+}
+
 // PeopleSetAgentPreferencesWithBodyWithResponse Replace an agent's preferences
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -14932,6 +15112,81 @@ func ParsePeopleRevokeAgentKeyResponse(rsp *http.Response) (*PeopleRevokeAgentKe
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePactsWakeDeliveryResponse parses an HTTP response from a PactsWakeDeliveryWithResponse call
+func ParsePactsWakeDeliveryResponse(rsp *http.Response) (*PactsWakeDeliveryResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PactsWakeDeliveryResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest WakeOutBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest AdminError

@@ -41,6 +41,11 @@ type Notification struct {
 	// (headlines, buttons) in it. Title and Detail are already in it or are
 	// the agents' own text. Empty means English, as from an older board.
 	Language string
+	// Data, when set, is a raw JSON object for a receiver that acts on it
+	// rather than shows it: the pact event an agent's webhook carries
+	// (docs/pacts.md, "Delivery without polling"). A plugin passes it on
+	// untouched or ignores it.
+	Data []byte
 }
 
 // Link is a labelled URL shown with a notification (a button on a card).

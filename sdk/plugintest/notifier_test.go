@@ -26,7 +26,7 @@ func TestNotifierRoundTrip(t *testing.T) {
 			{Title: "Waiting on you", Items: []notifier.BriefItem{{Text: "Approve deploy", TaskID: "t1", URL: "https://ui.test/tasks/t1"}}},
 			{Title: "Done", Items: []notifier.BriefItem{{Text: "Fixed login"}}},
 		}},
-		CreatedAt: t0, Language: "th",
+		CreatedAt: t0, Language: "th", Data: []byte(`{"pact_id":"p1"}`),
 	}
 	var gotDest notifier.Destination
 	var gotNote notifier.Notification

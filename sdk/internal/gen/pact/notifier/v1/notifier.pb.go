@@ -321,7 +321,10 @@ type Notification struct {
 	CreatedAt      *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	// language is the BCP 47 tag of the language people read this
 	// notification in ("en", "th"); empty means English (older boards).
-	Language      string `protobuf:"bytes,13,opt,name=language,proto3" json:"language,omitempty"`
+	Language string `protobuf:"bytes,13,opt,name=language,proto3" json:"language,omitempty"`
+	// data is a raw JSON object the board attaches for receivers that act
+	// on it (a pact event for an agent's webhook); empty means none.
+	Data          []byte `protobuf:"bytes,14,opt,name=data,proto3" json:"data,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -445,6 +448,13 @@ func (x *Notification) GetLanguage() string {
 		return x.Language
 	}
 	return ""
+}
+
+func (x *Notification) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
 }
 
 type CapabilitiesRequest struct {
@@ -767,7 +777,7 @@ const file_pact_notifier_v1_notifier_proto_rawDesc = "" +
 	"\x05items\x18\x02 \x03(\v2\x1b.pact.notifier.v1.BriefItemR\x05items\"_\n" +
 	"\x05Brief\x12\x1a\n" +
 	"\bgreeting\x18\x01 \x01(\tR\bgreeting\x12:\n" +
-	"\bsections\x18\x02 \x03(\v2\x1e.pact.notifier.v1.BriefSectionR\bsections\"\xa7\x03\n" +
+	"\bsections\x18\x02 \x03(\v2\x1e.pact.notifier.v1.BriefSectionR\bsections\"\xbb\x03\n" +
 	"\fNotification\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12'\n" +
 	"\x0fidempotency_key\x18\x02 \x01(\tR\x0eidempotencyKey\x12\x12\n" +
@@ -784,7 +794,8 @@ const file_pact_notifier_v1_notifier_proto_rawDesc = "" +
 	"\x05brief\x18\v \x01(\v2\x17.pact.notifier.v1.BriefR\x05brief\x129\n" +
 	"\n" +
 	"created_at\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12\x1a\n" +
-	"\blanguage\x18\r \x01(\tR\blanguage\"\x15\n" +
+	"\blanguage\x18\r \x01(\tR\blanguage\x12\x12\n" +
+	"\x04data\x18\x0e \x01(\fR\x04data\"\x15\n" +
 	"\x13CapabilitiesRequest\"z\n" +
 	"\x14CapabilitiesResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +

@@ -1,0 +1,4 @@
+package pacts
+
+// StuckSentences is stuckSentences, for the tests of package pacts_test.
+var StuckSentences = stuckSentences

@@ -1,0 +1,207 @@
+package pacts
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pactboard/pact/core/events"
+	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+// The pact stream (docs/pacts.md, "Delivery without polling"): GET
+// /pacts/stream with the agent's own MCP token as the bearer, answered as
+// server-sent events, one per pact_feed row that others wrote in the pacts
+// the agent sits in. An event's id is its feed id, so Last-Event-ID resumes
+// exactly where a dropped connection stopped.
+
+const (
+	// streamBatch is the most rows one read of the feed writes out.
+	streamBatch = 200
+	// maxStreamFilter is the most pact ids ?pacts= may name.
+	maxStreamFilter = 50
+	// heartbeat keeps proxies from closing an idle stream; each one also
+	// checks the token and the agent again, so a revoked token or a paused
+	// agent loses its stream within one.
+	heartbeat = 25 * time.Second
+)
+
+// serveStream answers GET /pacts/stream.
+func (m *Module) serveStream(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	agent, refusal := m.streamAgent(ctx, r.Header.Get("Authorization"))
+	if refusal != nil {
+		status := streamStatus(refusal.Code)
+		if status == http.StatusUnauthorized {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="PACT Board pact stream"`)
+		}
+		w.Header().Set("Cache-Control", "no-store")
+		kernel.WriteError(w, status, refusal)
+		return
+	}
+	filter, cursor, refusal := streamArgs(r)
+	if refusal != nil {
+		kernel.WriteError(w, http.StatusBadRequest, refusal)
+		return
+	}
+	// Subscribe before the first read: a commit after this wakes us even if
+	// it lands before we wait (core/events, "The waiter's contract").
+	sub := m.dlv.events.Subscribe(func(ev events.Event) bool { return ev.Kind == events.KindPact })
+	defer sub.Close()
+	if cursor < 0 {
+		head, err := feedHead(ctx, m.db)
+		if err != nil {
+			m.streamFailed(w, agent, err)
+			return
+		}
+		cursor = head
+	}
+	rc := http.NewResponseController(w)
+	_ = rc.SetWriteDeadline(time.Time{}) // a stream outlives any write timeout
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no") // nginx would otherwise hold the events back
+	w.WriteHeader(http.StatusOK)
+	if _, err := fmt.Fprintf(w, ": pact stream of %s from %d\nretry: 3000\n\n", agent, cursor); err != nil || rc.Flush() != nil {
+		return
+	}
+	beat := time.NewTicker(heartbeat)
+	defer beat.Stop()
+	recheck := time.NewTicker(m.dlv.opts.StreamRecheck)
+	defer recheck.Stop()
+	for {
+		evs, err := agentEvents(ctx, m.db, agent, filter, cursor, streamBatch)
+		if err != nil {
+			if ctx.Err() == nil {
+				m.dlv.logger.Error("pact stream: read the feed", "agent", agent, "error", err)
+			}
+			return
+		}
+		for _, ev := range evs {
+			if err := writeEvent(w, ev); err != nil {
+				return
+			}
+			cursor = ev.ID
+		}
+		if len(evs) > 0 && rc.Flush() != nil {
+			return
+		}
+		if len(evs) == streamBatch {
+			continue
+		}
+		if !m.awaitFeed(ctx, w, rc, sub, beat, recheck, r.Header.Get("Authorization"), agent) {
+			return
+		}
+	}
+}
+
+// awaitFeed waits until the feed may hold more for the stream: a wake from
+// the events hub, or the periodic re-check under it (a missed notification
+// costs at most one period). Heartbeats go out meanwhile. It returns false
+// when the stream must end: the request is gone, or the agent's token or
+// standing no longer holds.
+func (m *Module) awaitFeed(ctx context.Context, w http.ResponseWriter, rc *http.ResponseController, sub *events.Subscription,
+	beat, recheck *time.Ticker, authorization, agent string) bool {
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-sub.C():
+			return true
+		case <-recheck.C:
+			return true
+		case <-beat.C:
+			if a, refused := m.streamAgent(ctx, authorization); refused != nil || a != agent {
+				return false
+			}
+			if _, err := fmt.Fprint(w, ": heartbeat\n\n"); err != nil || rc.Flush() != nil {
+				return false
+			}
+		}
+	}
+}
+
+// streamStatus is the HTTP status of a refused stream: the gate's refusals
+// of an agent are 403 (paused, banned, replaced) and 503 (the kill switch).
+func streamStatus(code errs.Code) int {
+	switch code {
+	case errs.AgentPaused, errs.AgentUnknown:
+		return http.StatusForbidden
+	case errs.SystemHalted:
+		return http.StatusServiceUnavailable
+	}
+	return kernel.AdminStatus(code)
+}
+
+// writeEvent writes ev as one server-sent event.
+func writeEvent(w http.ResponseWriter, ev streamEvent) error {
+	data, err := json.Marshal(ev)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", ev.ID, ev.Kind, data)
+	return err
+}
+
+// streamAgent authenticates the bearer as a live agent token and admits
+// its agent as a tool call would: a paused, banned or replaced agent, or a
+// halted board, is refused with the gate's code.
+func (m *Module) streamAgent(ctx context.Context, authorization string) (string, *errs.Error) {
+	token, _ := strings.CutPrefix(authorization, "Bearer ")
+	agent, ok, err := m.ident.AgentForToken(ctx, m.db, strings.TrimSpace(token))
+	if err != nil {
+		m.dlv.logger.Error("pact stream: check agent token", "error", err)
+		return "", errs.E(errs.Unavailable, "the board cannot check tokens now; try again")
+	}
+	if !ok {
+		return "", errs.E(errs.Unauthorized, "the pact stream needs your agent's live MCP token: Authorization: Bearer %s…",
+			identity.TokenPrefix)
+	}
+	if _, err := identity.Admit(ctx, m.db, m.db, agent, false); err != nil {
+		if e, ok := errs.As(err); ok {
+			return "", e
+		}
+		m.dlv.logger.Error("pact stream: admit agent", "agent", agent, "error", err)
+		return "", errs.E(errs.Unavailable, "the board cannot check agents now; try again")
+	}
+	return agent, nil
+}
+
+// streamArgs reads the optional pact filter (?pacts=<id>,<id>) and the
+// resume point (Last-Event-ID, or ?last_event_id= for clients that cannot
+// set headers); cursor is -1 when there is none: start from now.
+func streamArgs(r *http.Request) (filter []string, cursor int64, refusal *errs.Error) {
+	for p := range strings.SplitSeq(r.URL.Query().Get("pacts"), ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			filter = append(filter, p)
+		}
+	}
+	if len(filter) > maxStreamFilter {
+		return nil, 0, errs.E(errs.InvalidRequest, "pacts names at most %d pact ids", maxStreamFilter)
+	}
+	last := r.Header.Get("Last-Event-ID")
+	if last == "" {
+		last = r.URL.Query().Get("last_event_id")
+	}
+	if last == "" {
+		return filter, -1, nil
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(last), 10, 64)
+	if err != nil || n < 0 {
+		return nil, 0, errs.E(errs.InvalidRequest, "Last-Event-ID must be the id of an event this stream sent (a whole number)")
+	}
+	return filter, n, nil
+}
+
+// streamFailed answers a stream that could not start.
+func (m *Module) streamFailed(w http.ResponseWriter, agent string, err error) {
+	m.dlv.logger.Error("pact stream", "agent", agent, "error", err)
+	kernel.WriteError(w, http.StatusServiceUnavailable, errs.E(errs.Unavailable, "the board cannot read pacts now; try again"))
+}
