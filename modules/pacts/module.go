@@ -44,5 +44,6 @@ func (m *Module) Register(h *kernel.Host) error {
 	if err := m.addTools(h); err != nil {
 		return err
 	}
+	m.registerAdmin(h)
 	return h.Resource(m.resource())
 }
