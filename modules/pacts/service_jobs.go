@@ -19,15 +19,15 @@ type PactLatest struct {
 
 // PactJob is one pact in the people's Jobs list.
 type PactJob struct {
-	ID            string     `json:"id"`
-	Name          string     `json:"name"`
-	ProjectID     string     `json:"project_id"`
-	Purpose       string     `json:"purpose" doc:"The first two lines of its purpose"`
-	Seats         []SeatView `json:"seats" nullable:"false"`
-	PactLatest        *PactLatest    `json:"latest_message" doc:"null while the thread is empty"`
-	OpenDecisions int        `json:"open_decisions" doc:"Decisions waiting for a person"`
-	Closed        bool       `json:"closed"`
-	CreatedAt     time.Time  `json:"created_at"`
+	ID            string      `json:"id"`
+	Name          string      `json:"name"`
+	ProjectID     string      `json:"project_id"`
+	Purpose       string      `json:"purpose" doc:"The first two lines of its purpose"`
+	Seats         []SeatView  `json:"seats" nullable:"false"`
+	PactLatest    *PactLatest `json:"latest_message" doc:"null while the thread is empty"`
+	OpenDecisions int         `json:"open_decisions" doc:"Decisions waiting for a person"`
+	Closed        bool        `json:"closed"`
+	CreatedAt     time.Time   `json:"created_at"`
 }
 
 // Jobs lists the pacts in the projects of acc.Read (project, when set,
@@ -116,17 +116,17 @@ func threadPage(ctx context.Context, tx bun.IDB, pact string, before int64, limi
 
 // PactQuestion is an open decision in "Questions for you".
 type PactQuestion struct {
-	ID       string    `json:"id" bun:"id"`
-	PactID   string    `json:"pact_id" bun:"pact_id"`
-	PactName string    `json:"pact_name" bun:"pact_name"`
-	Project  string    `json:"project_id" bun:"project_id"`
-	Seat     string    `json:"seat" bun:"seat_key"`
-	Agent    string    `json:"agent" bun:"display_name" doc:"The raising seat's display name"`
-	RaisedBy string    `json:"raised_by" bun:"raised_by" example:"agent:wanda"`
+	ID           string    `json:"id" bun:"id"`
+	PactID       string    `json:"pact_id" bun:"pact_id"`
+	PactName     string    `json:"pact_name" bun:"pact_name"`
+	Project      string    `json:"project_id" bun:"project_id"`
+	Seat         string    `json:"seat" bun:"seat_key"`
+	Agent        string    `json:"agent" bun:"display_name" doc:"The raising seat's display name"`
+	RaisedBy     string    `json:"raised_by" bun:"raised_by" example:"agent:wanda"`
 	PactQuestion string    `json:"question" bun:"question"`
-	Options  []string  `json:"options" bun:"options,array" nullable:"false"`
-	RaisedAt time.Time `json:"raised_at" bun:"raised_at"`
-	Waited   int64     `json:"waited_seconds" bun:"-" doc:"How long it has waited, in seconds"`
+	Options      []string  `json:"options" bun:"options,array" nullable:"false"`
+	RaisedAt     time.Time `json:"raised_at" bun:"raised_at"`
+	Waited       int64     `json:"waited_seconds" bun:"-" doc:"How long it has waited, in seconds"`
 }
 
 // Questions lists the open decisions of a's organization in open pacts,
