@@ -50,7 +50,7 @@ func (m *Module) asPerson(ctx context.Context, fn func(ctx context.Context, tx b
 		return err
 	}
 	return m.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		acc, err := PersonAccess(ctx, tx, p.OrgID, nil)
+		acc, err := m.svc.PersonAccess(ctx, tx, p.OrgID, nil)
 		if err != nil {
 			return err
 		}
@@ -68,7 +68,7 @@ func (m *Module) act(ctx context.Context, min identity.Role, action string, payl
 		return err
 	}
 	return m.ident.Act(ctx, p.ID, min, action, payload, func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
-		acc, err := PersonAccess(ctx, tx, p.OrgID, func(project string) { e.ProjectID = project })
+		acc, err := m.svc.PersonAccess(ctx, tx, p.OrgID, func(project string) { e.ProjectID = project })
 		if err != nil {
 			return err
 		}

@@ -25,13 +25,14 @@ import (
 // PersonAccess is where a person reaches pacts: every project of their
 // organization, for reading and for writing. found, when set, is told the
 // project of the pact a call reaches (Access.Found).
-func PersonAccess(ctx context.Context, tx bun.IDB, org string, found func(string)) (Access, error) {
-	var ps []string
-	if err := tx.NewRaw(`SELECT id FROM projects WHERE org_id = ? ORDER BY id`, org).Scan(ctx, &ps); err != nil {
+func (s *Service) PersonAccess(ctx context.Context, tx bun.IDB, org string, found func(string)) (Access, error) {
+	prs, err := s.ident.ListProjects(ctx, tx, org)
+	if err != nil {
 		return Access{}, fmt.Errorf("pacts: read the projects of %s: %w", org, err)
 	}
-	if ps == nil {
-		ps = []string{}
+	ps := make([]string, 0, len(prs))
+	for _, p := range prs {
+		ps = append(ps, p.ID)
 	}
 	return Access{Read: ps, Write: ps, Found: found}, nil
 }
