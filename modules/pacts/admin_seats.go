@@ -20,7 +20,7 @@ type pactInviteIn struct {
 
 type pactSeatKeyIn struct {
 	PactID string `path:"pact_id" format:"uuid" doc:"The pact's id"`
-	Key    string `path:"key" pattern:"^@[a-z0-9][a-z0-9_-]{0,39}$" example:"@wanda" doc:"The seat's key"`
+	Key    string `path:"seat" pattern:"^@[a-z0-9][a-z0-9_-]{0,39}$" example:"@wanda" doc:"The seat's key"`
 }
 
 type pactCursorOut struct {
@@ -52,7 +52,7 @@ func (m *Module) registerSeats(api huma.API) {
 				})
 			return cursorOut(c), err
 		})
-	huma.Register(api, adminOp(http.MethodPost, "/pacts/{pact_id}/seats/{key}/remove", "remove-seat",
+	huma.Register(api, adminOp(http.MethodPost, "/pacts/{pact_id}/seats/{seat}/remove", "remove-seat",
 		"Remove a seat: it writes nothing more and what it wrote stays; warns when one voice is left", identity.Approver, bad...),
 		func(ctx context.Context, in *pactSeatKeyIn) (*pactRemovedOut, error) {
 			out := &pactRemovedOut{}
@@ -68,7 +68,7 @@ func (m *Module) registerSeats(api huma.API) {
 		if paused {
 			verb, summary = "pause", "Pause a seat's job: its writes are refused until woken"
 		}
-		huma.Register(api, adminOp(http.MethodPost, "/pacts/{pact_id}/seats/{key}/"+verb, verb+"-seat", summary, identity.Approver, bad...),
+		huma.Register(api, adminOp(http.MethodPost, "/pacts/{pact_id}/seats/{seat}/"+verb, verb+"-seat", summary, identity.Approver, bad...),
 			func(ctx context.Context, in *pactSeatKeyIn) (*pactCursorOut, error) {
 				var c int64
 				err := m.act(ctx, identity.Approver, "admin.pact."+verb, map[string]any{"pact_id": in.PactID, "key": in.Key},

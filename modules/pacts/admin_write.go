@@ -22,7 +22,7 @@ type pactSeatIn struct {
 	AgentID     string `json:"agent_id,omitempty" maxLength:"63" doc:"An agent of the pact's project; or set human_id"`
 	HumanID     string `json:"human_id,omitempty" maxLength:"63" doc:"A person of the organization, who takes part through the Admin API"`
 	Key         string `json:"key,omitempty" maxLength:"41" doc:"The seat's key; default @ and the agent's or person's id"`
-	Prefix      string `json:"prefix" pattern:"^[A-Z]{1,4}$" doc:"1-4 capital letters numbering the seat's messages, unique in the pact"`
+	Prefix      string `json:"prefix" pattern:"^[A-Z]{1,4}$" example:"W" doc:"1-4 capital letters numbering the seat's messages, unique in the pact"`
 	DisplayName string `json:"display_name,omitempty" maxLength:"80" doc:"Default: the id"`
 }
 
@@ -36,7 +36,7 @@ type pactCreateIn struct {
 		Name        string       `json:"name" maxLength:"120"`
 		Purpose     string       `json:"purpose" maxLength:"4000"`
 		Rules       string       `json:"rules,omitempty" maxLength:"8000" doc:"Frozen once the pact exists"`
-		Prefix      string       `json:"prefix" pattern:"^[A-Z]{1,4}$" doc:"Your own seat's prefix"`
+		Prefix      string       `json:"prefix" pattern:"^[A-Z]{1,4}$" example:"W" doc:"Your own seat's prefix"`
 		DisplayName string       `json:"display_name,omitempty" maxLength:"80" doc:"Your seat's display name"`
 		Invite      []pactSeatIn `json:"invite,omitempty" maxItems:"11" doc:"The seats waiting for their agent or person"`
 	}

@@ -1291,6 +1291,8 @@ type PactCreateInBody struct {
 	Name   string        `json:"name"`
 
 	// Prefix Your own seat's prefix
+	//
+	// Examples: W
 	Prefix    string `json:"prefix"`
 	ProjectId string `json:"project_id"`
 	Purpose   string `json:"purpose"`
@@ -1447,6 +1449,8 @@ type PactSeatIn struct {
 	Key *string `json:"key,omitempty"`
 
 	// Prefix 1-4 capital letters numbering the seat's messages, unique in the pact
+	//
+	// Examples: W
 	Prefix string `json:"prefix"`
 }
 
@@ -2737,18 +2741,18 @@ type ClientInterface interface {
 
 	// PactsPauseSeat Pause a seat's job: its writes are refused until woken
 	//
-	// Corresponds with POST /admin/api/pacts/{pact_id}/seats/{key}/pause (the `PactsPauseSeat` operationId).
-	PactsPauseSeat(ctx context.Context, pactId openapi_types.UUID, key string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	// Corresponds with POST /admin/api/pacts/{pact_id}/seats/{seat}/pause (the `PactsPauseSeat` operationId).
+	PactsPauseSeat(ctx context.Context, pactId openapi_types.UUID, seat string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PactsRemoveSeat Remove a seat: it writes nothing more and what it wrote stays; warns when one voice is left
 	//
-	// Corresponds with POST /admin/api/pacts/{pact_id}/seats/{key}/remove (the `PactsRemoveSeat` operationId).
-	PactsRemoveSeat(ctx context.Context, pactId openapi_types.UUID, key string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	// Corresponds with POST /admin/api/pacts/{pact_id}/seats/{seat}/remove (the `PactsRemoveSeat` operationId).
+	PactsRemoveSeat(ctx context.Context, pactId openapi_types.UUID, seat string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PactsWakeSeat Wake a seat's paused job
 	//
-	// Corresponds with POST /admin/api/pacts/{pact_id}/seats/{key}/wake (the `PactsWakeSeat` operationId).
-	PactsWakeSeat(ctx context.Context, pactId openapi_types.UUID, key string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	// Corresponds with POST /admin/api/pacts/{pact_id}/seats/{seat}/wake (the `PactsWakeSeat` operationId).
+	PactsWakeSeat(ctx context.Context, pactId openapi_types.UUID, seat string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PactsWriteSectionWithBody Replace your own zone of a pact
 	//
@@ -4300,9 +4304,9 @@ func (c *Client) PactsInvite(ctx context.Context, pactId openapi_types.UUID, bod
 
 // PactsPauseSeat Pause a seat's job: its writes are refused until woken
 //
-// Corresponds with POST /admin/api/pacts/{pact_id}/seats/{key}/pause (the `PactsPauseSeat` operationId).
-func (c *Client) PactsPauseSeat(ctx context.Context, pactId openapi_types.UUID, key string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewPactsPauseSeatRequest(c.Server, pactId, key)
+// Corresponds with POST /admin/api/pacts/{pact_id}/seats/{seat}/pause (the `PactsPauseSeat` operationId).
+func (c *Client) PactsPauseSeat(ctx context.Context, pactId openapi_types.UUID, seat string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPactsPauseSeatRequest(c.Server, pactId, seat)
 	if err != nil {
 		return nil, err
 	}
@@ -4315,9 +4319,9 @@ func (c *Client) PactsPauseSeat(ctx context.Context, pactId openapi_types.UUID, 
 
 // PactsRemoveSeat Remove a seat: it writes nothing more and what it wrote stays; warns when one voice is left
 //
-// Corresponds with POST /admin/api/pacts/{pact_id}/seats/{key}/remove (the `PactsRemoveSeat` operationId).
-func (c *Client) PactsRemoveSeat(ctx context.Context, pactId openapi_types.UUID, key string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewPactsRemoveSeatRequest(c.Server, pactId, key)
+// Corresponds with POST /admin/api/pacts/{pact_id}/seats/{seat}/remove (the `PactsRemoveSeat` operationId).
+func (c *Client) PactsRemoveSeat(ctx context.Context, pactId openapi_types.UUID, seat string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPactsRemoveSeatRequest(c.Server, pactId, seat)
 	if err != nil {
 		return nil, err
 	}
@@ -4330,9 +4334,9 @@ func (c *Client) PactsRemoveSeat(ctx context.Context, pactId openapi_types.UUID,
 
 // PactsWakeSeat Wake a seat's paused job
 //
-// Corresponds with POST /admin/api/pacts/{pact_id}/seats/{key}/wake (the `PactsWakeSeat` operationId).
-func (c *Client) PactsWakeSeat(ctx context.Context, pactId openapi_types.UUID, key string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewPactsWakeSeatRequest(c.Server, pactId, key)
+// Corresponds with POST /admin/api/pacts/{pact_id}/seats/{seat}/wake (the `PactsWakeSeat` operationId).
+func (c *Client) PactsWakeSeat(ctx context.Context, pactId openapi_types.UUID, seat string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPactsWakeSeatRequest(c.Server, pactId, seat)
 	if err != nil {
 		return nil, err
 	}
@@ -7321,7 +7325,7 @@ func NewPactsInviteRequestWithBody(server string, pactId openapi_types.UUID, con
 }
 
 // NewPactsPauseSeatRequest constructs an http.Request for the PactsPauseSeat method
-func NewPactsPauseSeatRequest(server string, pactId openapi_types.UUID, key string) (*http.Request, error) {
+func NewPactsPauseSeatRequest(server string, pactId openapi_types.UUID, seat string) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -7333,7 +7337,7 @@ func NewPactsPauseSeatRequest(server string, pactId openapi_types.UUID, key stri
 
 	var pathParam1 string
 
-	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "key", key, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "seat", seat, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
 	if err != nil {
 		return nil, err
 	}
@@ -7362,7 +7366,7 @@ func NewPactsPauseSeatRequest(server string, pactId openapi_types.UUID, key stri
 }
 
 // NewPactsRemoveSeatRequest constructs an http.Request for the PactsRemoveSeat method
-func NewPactsRemoveSeatRequest(server string, pactId openapi_types.UUID, key string) (*http.Request, error) {
+func NewPactsRemoveSeatRequest(server string, pactId openapi_types.UUID, seat string) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -7374,7 +7378,7 @@ func NewPactsRemoveSeatRequest(server string, pactId openapi_types.UUID, key str
 
 	var pathParam1 string
 
-	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "key", key, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "seat", seat, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
 	if err != nil {
 		return nil, err
 	}
@@ -7403,7 +7407,7 @@ func NewPactsRemoveSeatRequest(server string, pactId openapi_types.UUID, key str
 }
 
 // NewPactsWakeSeatRequest constructs an http.Request for the PactsWakeSeat method
-func NewPactsWakeSeatRequest(server string, pactId openapi_types.UUID, key string) (*http.Request, error) {
+func NewPactsWakeSeatRequest(server string, pactId openapi_types.UUID, seat string) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -7415,7 +7419,7 @@ func NewPactsWakeSeatRequest(server string, pactId openapi_types.UUID, key strin
 
 	var pathParam1 string
 
-	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "key", key, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "seat", seat, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
 	if err != nil {
 		return nil, err
 	}
@@ -9251,22 +9255,22 @@ type ClientWithResponsesInterface interface {
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
-	// Corresponds with POST /admin/api/pacts/{pact_id}/seats/{key}/pause (the `PactsPauseSeat` operationId).
-	PactsPauseSeatWithResponse(ctx context.Context, pactId openapi_types.UUID, key string, reqEditors ...RequestEditorFn) (*PactsPauseSeatResponse, error)
+	// Corresponds with POST /admin/api/pacts/{pact_id}/seats/{seat}/pause (the `PactsPauseSeat` operationId).
+	PactsPauseSeatWithResponse(ctx context.Context, pactId openapi_types.UUID, seat string, reqEditors ...RequestEditorFn) (*PactsPauseSeatResponse, error)
 
 	// PactsRemoveSeatWithResponse Remove a seat: it writes nothing more and what it wrote stays; warns when one voice is left
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
-	// Corresponds with POST /admin/api/pacts/{pact_id}/seats/{key}/remove (the `PactsRemoveSeat` operationId).
-	PactsRemoveSeatWithResponse(ctx context.Context, pactId openapi_types.UUID, key string, reqEditors ...RequestEditorFn) (*PactsRemoveSeatResponse, error)
+	// Corresponds with POST /admin/api/pacts/{pact_id}/seats/{seat}/remove (the `PactsRemoveSeat` operationId).
+	PactsRemoveSeatWithResponse(ctx context.Context, pactId openapi_types.UUID, seat string, reqEditors ...RequestEditorFn) (*PactsRemoveSeatResponse, error)
 
 	// PactsWakeSeatWithResponse Wake a seat's paused job
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
-	// Corresponds with POST /admin/api/pacts/{pact_id}/seats/{key}/wake (the `PactsWakeSeat` operationId).
-	PactsWakeSeatWithResponse(ctx context.Context, pactId openapi_types.UUID, key string, reqEditors ...RequestEditorFn) (*PactsWakeSeatResponse, error)
+	// Corresponds with POST /admin/api/pacts/{pact_id}/seats/{seat}/wake (the `PactsWakeSeat` operationId).
+	PactsWakeSeatWithResponse(ctx context.Context, pactId openapi_types.UUID, seat string, reqEditors ...RequestEditorFn) (*PactsWakeSeatResponse, error)
 
 	// PactsWriteSectionWithBodyWithResponse Replace your own zone of a pact
 	//
@@ -18250,9 +18254,9 @@ func (c *ClientWithResponses) PactsInviteWithResponse(ctx context.Context, pactI
 //
 // Returns a wrapper object for the known response body format(s).
 //
-// Corresponds with POST /admin/api/pacts/{pact_id}/seats/{key}/pause (the `PactsPauseSeat` operationId).
-func (c *ClientWithResponses) PactsPauseSeatWithResponse(ctx context.Context, pactId openapi_types.UUID, key string, reqEditors ...RequestEditorFn) (*PactsPauseSeatResponse, error) {
-	rsp, err := c.PactsPauseSeat(ctx, pactId, key, reqEditors...)
+// Corresponds with POST /admin/api/pacts/{pact_id}/seats/{seat}/pause (the `PactsPauseSeat` operationId).
+func (c *ClientWithResponses) PactsPauseSeatWithResponse(ctx context.Context, pactId openapi_types.UUID, seat string, reqEditors ...RequestEditorFn) (*PactsPauseSeatResponse, error) {
+	rsp, err := c.PactsPauseSeat(ctx, pactId, seat, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -18263,9 +18267,9 @@ func (c *ClientWithResponses) PactsPauseSeatWithResponse(ctx context.Context, pa
 //
 // Returns a wrapper object for the known response body format(s).
 //
-// Corresponds with POST /admin/api/pacts/{pact_id}/seats/{key}/remove (the `PactsRemoveSeat` operationId).
-func (c *ClientWithResponses) PactsRemoveSeatWithResponse(ctx context.Context, pactId openapi_types.UUID, key string, reqEditors ...RequestEditorFn) (*PactsRemoveSeatResponse, error) {
-	rsp, err := c.PactsRemoveSeat(ctx, pactId, key, reqEditors...)
+// Corresponds with POST /admin/api/pacts/{pact_id}/seats/{seat}/remove (the `PactsRemoveSeat` operationId).
+func (c *ClientWithResponses) PactsRemoveSeatWithResponse(ctx context.Context, pactId openapi_types.UUID, seat string, reqEditors ...RequestEditorFn) (*PactsRemoveSeatResponse, error) {
+	rsp, err := c.PactsRemoveSeat(ctx, pactId, seat, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -18276,9 +18280,9 @@ func (c *ClientWithResponses) PactsRemoveSeatWithResponse(ctx context.Context, p
 //
 // Returns a wrapper object for the known response body format(s).
 //
-// Corresponds with POST /admin/api/pacts/{pact_id}/seats/{key}/wake (the `PactsWakeSeat` operationId).
-func (c *ClientWithResponses) PactsWakeSeatWithResponse(ctx context.Context, pactId openapi_types.UUID, key string, reqEditors ...RequestEditorFn) (*PactsWakeSeatResponse, error) {
-	rsp, err := c.PactsWakeSeat(ctx, pactId, key, reqEditors...)
+// Corresponds with POST /admin/api/pacts/{pact_id}/seats/{seat}/wake (the `PactsWakeSeat` operationId).
+func (c *ClientWithResponses) PactsWakeSeatWithResponse(ctx context.Context, pactId openapi_types.UUID, seat string, reqEditors ...RequestEditorFn) (*PactsWakeSeatResponse, error) {
+	rsp, err := c.PactsWakeSeat(ctx, pactId, seat, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
