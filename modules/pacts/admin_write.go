@@ -14,9 +14,8 @@ import (
 // first seat), and, from a seat, joining, posting, their zone and their
 // handshake. The seat rules are the Service's, as for an agent.
 
-// AdminSectionAction is logged for a person writing a zone; the payload's
-// key names the zone, so a refusal shows beside it (refusedBeside). It is
-// declared in tools.go.
+// A zone write is logged as AdminSectionAction (tools.go) with the zone's
+// key in its payload, so a refused one shows beside it (refusedBeside).
 
 type pactSeatIn struct {
 	AgentID     string `json:"agent_id,omitempty" maxLength:"63" doc:"An agent of the pact's project; or set human_id"`
