@@ -19,17 +19,20 @@ import (
 // organization acme owns and a well-formed id nobody has. A new route with
 // a new parameter fails TestTenancy until it gets a row here.
 var tenancyIDs = map[string]struct{ foreign, missing string }{
-	"human_id":   {"bo", "nobody"},
-	"project_id": {"rocket", "nowhere"},
-	"agent_id":   {"rocket-bot", "no-bot"},
-	"role_id":    {"rocketeer", "no-role"}, // role ids repeat per organization: rocketeer is acme's alone
-	"task_id":    {"a0000000-0000-4000-8000-00000000000a", "b0000000-0000-4000-8000-00000000000b"},
-	"entry_id":   {"900000001", "900000002"},
-	"mandate_id": {"c0000000-0000-4000-8000-00000000000c", "d0000000-0000-4000-8000-00000000000d"},
-	"key":        {"plan", "nokey"},
-	"version_id": {"900000011", "900000012"},
-	"kid":        {"cs1uhCLEB_ttCYaQ", "AAAAAAAAAAAAAAAA"},
-	"principal":  {"AgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgI", "AwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwM"},
+	"human_id":    {"bo", "nobody"},
+	"project_id":  {"rocket", "nowhere"},
+	"agent_id":    {"rocket-bot", "no-bot"},
+	"role_id":     {"rocketeer", "no-role"}, // role ids repeat per organization: rocketeer is acme's alone
+	"task_id":     {"a0000000-0000-4000-8000-00000000000a", "b0000000-0000-4000-8000-00000000000b"},
+	"entry_id":    {"900000001", "900000002"},
+	"mandate_id":  {"c0000000-0000-4000-8000-00000000000c", "d0000000-0000-4000-8000-00000000000d"},
+	"key":         {"plan", "nokey"},
+	"version_id":  {"900000011", "900000012"},
+	"kid":         {"cs1uhCLEB_ttCYaQ", "AAAAAAAAAAAAAAAA"},
+	"principal":   {"AgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgI", "AwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwM"},
+	"pact_id":     {"e0000000-0000-4000-8000-0000000000e1", "f0000000-0000-4000-8000-0000000000f1"},
+	"decision_id": {"e0000000-0000-4000-8000-0000000000e2", "f0000000-0000-4000-8000-0000000000f2"},
+	"seat":        {"@rocket-bot", "@nobody"},
 }
 
 // TestTenancy walks every operation of docs/openapi.json that takes a path
@@ -79,6 +82,17 @@ func TestTenancy(t *testing.T) {
 			VALUES ('rocket-bot', 'acme', 'cs1uhCLEB_ttCYaQ', decode(repeat('01', 32), 'hex'), 'bo');
 		INSERT INTO trusted_roots (principal, org_id, human, created_by) VALUES (decode(repeat('02', 32), 'hex'), 'acme', 'bo', 'bo');`)
 	require.NoError(t, err)
+	// acme's pact, with a seat and an open decision.
+	_, err = a.d.ExecContext(ctx, `INSERT INTO pacts (id, org_id, project_id, name, purpose, owner_human, created_by)
+			VALUES ('e0000000-0000-4000-8000-0000000000e1', 'acme', 'rocket', 'Launch', 'Go', 'bo', 'human:bo');
+		INSERT INTO pact_seats (pact_id, key, display_name, prefix, agent_id, invited_by, joined_at)
+			VALUES ('e0000000-0000-4000-8000-0000000000e1', '@rocket-bot', 'Rocket bot', 'R', 'rocket-bot', 'human:bo', now());
+		INSERT INTO pact_sections (pact_id, seat_key) VALUES ('e0000000-0000-4000-8000-0000000000e1', '@rocket-bot');
+		INSERT INTO pact_feed (id, pact_id, kind, actor) VALUES (900000021, 'e0000000-0000-4000-8000-0000000000e1', 'decision', 'agent:rocket-bot');
+		INSERT INTO pact_decisions (id, pact_id, seat_key, raised_by, question, options, feed_id)
+			VALUES ('e0000000-0000-4000-8000-0000000000e2', 'e0000000-0000-4000-8000-0000000000e1', '@rocket-bot',
+				'agent:rocket-bot', 'Go?', '{Go}', 900000021);`)
+	require.NoError(t, err)
 	token := a.iss.Token(t, authtest.Claims{Subject: "sub-ana", Email: "ana@example.com", EmailVerified: true,
 		Audience: []string{a.cfg.AdminAudience}})
 	stranger := a.iss.Token(t, authtest.Claims{Subject: "sub-stranger", Email: "stranger@example.com", EmailVerified: true,
@@ -98,7 +112,12 @@ func TestTenancy(t *testing.T) {
 			(SELECT json_agg(n ORDER BY key) FROM context_notes n WHERE project_id = 'rocket'),
 			(SELECT json_agg(v ORDER BY id) FROM context_note_versions v WHERE project_id = 'rocket'),
 			(SELECT json_agg(k ORDER BY kid) FROM agent_keys k WHERE agent_id = 'rocket-bot'),
-			(SELECT json_agg(r) FROM trusted_roots r WHERE org_id = 'acme'))`).Scan(ctx, &s))
+			(SELECT json_agg(r) FROM trusted_roots r WHERE org_id = 'acme'),
+			(SELECT json_agg(p) FROM pacts p WHERE org_id = 'acme'),
+			(SELECT json_agg(s) FROM pact_seats s WHERE pact_id = 'e0000000-0000-4000-8000-0000000000e1'),
+			(SELECT json_agg(s) FROM pact_sections s WHERE pact_id = 'e0000000-0000-4000-8000-0000000000e1'),
+			(SELECT json_agg(d) FROM pact_decisions d WHERE pact_id = 'e0000000-0000-4000-8000-0000000000e1'),
+			(SELECT count(*) FROM pact_feed WHERE pact_id = 'e0000000-0000-4000-8000-0000000000e1'))`).Scan(ctx, &s))
 		return s
 	}
 	before := snapshot()

@@ -49,5 +49,6 @@ func (m *Module) Register(h *kernel.Host) error {
 	if err := m.registerDelivery(h); err != nil {
 		return err
 	}
+	m.registerAdmin(h)
 	return h.Resource(m.resource())
 }

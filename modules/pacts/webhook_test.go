@@ -94,6 +94,9 @@ func TestWebhookSwitchesOffAfterFiveFailuresAndWakes(t *testing.T) {
 	require.NoError(t, f.DB.NewRaw(`SELECT detail FROM notifications WHERE kind = 'pact_stuck' AND human_id = 'ana' AND agent_id = 'bram'`).
 		Scan(context.Background(), &detail), "bram's person hears of it")
 	require.Equal(t, sentence, detail)
+	job := ok(t, f.adm("ana", "GET", "/pacts", nil))["pacts"].([]any)[0].(map[string]any)
+	require.Equal(t, true, job["stuck"], "the job's row says it is stuck")
+	require.Equal(t, sentence, job["stuck_sentence"])
 
 	// Switched off, nothing more is queued for bram.
 	drain(r)
@@ -110,6 +113,8 @@ func TestWebhookSwitchesOffAfterFiveFailuresAndWakes(t *testing.T) {
 	require.Equal(t, http.StatusOK, reply.Status, reply.Raw)
 	require.Equal(t, true, reply.Body["woken"])
 	require.Empty(t, stuck(t, f))
+	job = ok(t, f.adm("ana", "GET", "/pacts", nil))["pacts"].([]any)[0].(map[string]any)
+	require.Equal(t, false, job["stuck"])
 	r.status.Store(http.StatusOK)
 	_, err = f.as("wanda", pacts.ToolPost, map[string]any{"pact_id": id, "body": "after the wake"})
 	require.NoError(t, err)

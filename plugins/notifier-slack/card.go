@@ -44,6 +44,12 @@ func kindStyle(cat *catalog, lang, kind string) (icon, headline string) {
 		icon, id = "⛔", msgExpired
 	case "message":
 		icon, id = "💬", msgMessage
+	case "pact_decision":
+		icon, id = "⚖️", msgPactDecision
+	case "pact_unread":
+		icon, id = "📭", msgPactUnread
+	case "pact_stuck":
+		icon, id = "🚧", msgPactStuck
 	case "":
 		icon, id = "🔔", msgNoKind
 	default:

@@ -297,6 +297,72 @@ func (e OrgSettingsLanguage) Valid() bool {
 	}
 }
 
+// Defines values for PactAnswerAnswerKind.
+const (
+	Choice    PactAnswerAnswerKind = "choice"
+	NotNeeded PactAnswerAnswerKind = "not_needed"
+	OwnWords  PactAnswerAnswerKind = "own_words"
+)
+
+// Valid indicates whether the value is a known member of the PactAnswerAnswerKind enum.
+func (e PactAnswerAnswerKind) Valid() bool {
+	switch e {
+	case Choice:
+		return true
+	case NotNeeded:
+		return true
+	case OwnWords:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PactMySettingsNudgeAfter.
+const (
+	N12h PactMySettingsNudgeAfter = "12h"
+	N1h  PactMySettingsNudgeAfter = "1h"
+	N24h PactMySettingsNudgeAfter = "24h"
+	N30m PactMySettingsNudgeAfter = "30m"
+	N3h  PactMySettingsNudgeAfter = "3h"
+)
+
+// Valid indicates whether the value is a known member of the PactMySettingsNudgeAfter enum.
+func (e PactMySettingsNudgeAfter) Valid() bool {
+	switch e {
+	case N12h:
+		return true
+	case N1h:
+		return true
+	case N24h:
+		return true
+	case N30m:
+		return true
+	case N3h:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PactPostInBodyMark.
+const (
+	Done       PactPostInBodyMark = "done"
+	Superseded PactPostInBodyMark = "superseded"
+)
+
+// Valid indicates whether the value is a known member of the PactPostInBodyMark enum.
+func (e PactPostInBodyMark) Valid() bool {
+	switch e {
+	case Done:
+		return true
+	case Superseded:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PendingInvitationRole.
 const (
 	PendingInvitationRoleApprover PendingInvitationRole = "approver"
@@ -739,6 +805,20 @@ type CredentialsStatusOutBody struct {
 	Formats      []FormatStatus `json:"formats"`
 }
 
+// DecisionView defines model for DecisionView.
+type DecisionView struct {
+	Answer     *string   `json:"answer,omitempty"`
+	AnswerKind *string   `json:"answer_kind,omitempty"`
+	AnsweredAt *string   `json:"answered_at,omitempty"`
+	AnsweredBy *string   `json:"answered_by,omitempty"`
+	Id         string    `json:"id"`
+	Options    *[]string `json:"options"`
+	Question   string    `json:"question"`
+	RaisedAt   string    `json:"raised_at"`
+	RaisedBy   string    `json:"raised_by"`
+	Seat       string    `json:"seat"`
+}
+
 // EditInBody defines model for EditInBody.
 type EditInBody struct {
 	Body  *string `json:"body,omitempty"`
@@ -762,6 +842,18 @@ type Erased struct {
 	PayloadsErased int64  `json:"payloads_erased"`
 	ProjectId      string `json:"project_id"`
 	Version        int64  `json:"version"`
+}
+
+// FeedItem defines model for FeedItem.
+type FeedItem struct {
+	Actor   string    `json:"actor"`
+	At      time.Time `json:"at"`
+	Excerpt *string   `json:"excerpt,omitempty"`
+	Id      int64     `json:"id"`
+	Kind    string    `json:"kind"`
+	PactId  string    `json:"pact_id"`
+	Ref     *string   `json:"ref,omitempty"`
+	Seat    *string   `json:"seat,omitempty"`
 }
 
 // FormatStatus defines model for FormatStatus.
@@ -1068,6 +1160,18 @@ type MessageOutBody struct {
 	To string `json:"to"`
 }
 
+// MessageView defines model for MessageView.
+type MessageView struct {
+	At      string  `json:"at"`
+	Author  string  `json:"author"`
+	Body    string  `json:"body"`
+	Cursor  int64   `json:"cursor"`
+	Number  string  `json:"number"`
+	ReplyTo *string `json:"reply_to,omitempty"`
+	Seat    string  `json:"seat"`
+	Status  string  `json:"status"`
+}
+
 // Note defines model for Note.
 type Note struct {
 	ArchivedAt *time.Time `json:"archived_at"`
@@ -1149,6 +1253,248 @@ type Overview struct {
 	Tasks []TaskCount `json:"tasks"`
 }
 
+// PactAnswer defines model for PactAnswer.
+type PactAnswer struct {
+	// Answer Stored word for word, as sent
+	Answer     string               `json:"answer"`
+	AnswerKind PactAnswerAnswerKind `json:"answer_kind"`
+	AnsweredBy string               `json:"answered_by"`
+
+	// Cursor The pact's feed after the answer
+	Cursor     int64  `json:"cursor"`
+	DecisionId string `json:"decision_id"`
+	PactId     string `json:"pact_id"`
+}
+
+// PactAnswerAnswerKind defines model for PactAnswer.AnswerKind.
+type PactAnswerAnswerKind string
+
+// PactAnswerInBody defines model for PactAnswerInBody.
+type PactAnswerInBody struct {
+	// Answer Your own words, stored byte for byte
+	Answer *string `json:"answer,omitempty"`
+
+	// Choice One of the decision's options, exactly as offered
+	Choice *string `json:"choice,omitempty"`
+
+	// NotNeeded true answers Not needed
+	NotNeeded *bool `json:"not_needed,omitempty"`
+}
+
+// PactCreateInBody defines model for PactCreateInBody.
+type PactCreateInBody struct {
+	// DisplayName Your seat's display name
+	DisplayName *string `json:"display_name,omitempty"`
+
+	// Invite The seats waiting for their agent or person
+	Invite *[]PactSeatIn `json:"invite,omitempty"`
+	Name   string        `json:"name"`
+
+	// Prefix Your own seat's prefix
+	//
+	// Examples: W
+	Prefix    string `json:"prefix"`
+	ProjectId string `json:"project_id"`
+	Purpose   string `json:"purpose"`
+
+	// Rules Frozen once the pact exists
+	Rules *string `json:"rules,omitempty"`
+}
+
+// PactCreatedOutBody defines model for PactCreatedOutBody.
+type PactCreatedOutBody struct {
+	Cursor int64  `json:"cursor"`
+	PactId string `json:"pact_id"`
+}
+
+// PactCursorOutBody defines model for PactCursorOutBody.
+type PactCursorOutBody struct {
+	// Cursor The pact's feed after the change
+	Cursor int64 `json:"cursor"`
+	Ok     bool  `json:"ok"`
+}
+
+// PactEntriesOutBody defines model for PactEntriesOutBody.
+type PactEntriesOutBody struct {
+	// Entries Newest first
+	Entries []Record `json:"entries"`
+
+	// NextBefore Pass as before for older entries; 0 when there are none
+	NextBefore int64 `json:"next_before"`
+}
+
+// PactGetOutBody defines model for PactGetOutBody.
+type PactGetOutBody struct {
+	// NextBefore The cursor of the thread's older page (GET …/messages?before=); 0 when there is none
+	NextBefore int64 `json:"next_before"`
+
+	// Pact Zones, seats, every decision, and the latest 50 messages
+	Pact PactView `json:"pact"`
+}
+
+// PactHandshakeInBody defines model for PactHandshakeInBody.
+type PactHandshakeInBody struct {
+	Handshake string `json:"handshake"`
+}
+
+// PactJob defines model for PactJob.
+type PactJob struct {
+	Closed    bool      `json:"closed"`
+	CreatedAt time.Time `json:"created_at"`
+	Id        string    `json:"id"`
+
+	// LatestMessage null while the thread is empty
+	LatestMessage PactLatest `json:"latest_message"`
+	Name          string     `json:"name"`
+
+	// OpenDecisions Decisions waiting for a person
+	OpenDecisions int64  `json:"open_decisions"`
+	ProjectId     string `json:"project_id"`
+
+	// Purpose The first two lines of its purpose
+	Purpose string     `json:"purpose"`
+	Seats   []SeatView `json:"seats"`
+
+	// Stuck An agent seated here stopped hearing of it: its webhook was switched off
+	Stuck bool `json:"stuck"`
+
+	// StuckSentence Which job, which address did not answer, and what to do
+	StuckSentence *string `json:"stuck_sentence,omitempty"`
+}
+
+// PactJobsOutBody defines model for PactJobsOutBody.
+type PactJobsOutBody struct {
+	// Pacts Open pacts first, the most recently active first
+	Pacts []PactJob `json:"pacts"`
+}
+
+// PactLatest defines model for PactLatest.
+type PactLatest struct {
+	At time.Time `json:"at"`
+
+	// Author agent:<id> or human:<id>
+	//
+	// Examples: agent:wanda
+	Author string `json:"author"`
+
+	// Number Examples: W-003
+	Number string `json:"number"`
+
+	// Seat Examples: @wanda
+	Seat string `json:"seat"`
+}
+
+// PactMySettings defines model for PactMySettings.
+type PactMySettings struct {
+	// NudgeAfter How long a message in a pact you own waits unread by the others before you hear of it (default 30m)
+	NudgeAfter PactMySettingsNudgeAfter `json:"nudge_after"`
+}
+
+// PactMySettingsNudgeAfter How long a message in a pact you own waits unread by the others before you hear of it (default 30m)
+type PactMySettingsNudgeAfter string
+
+// PactOrgSettings defines model for PactOrgSettings.
+type PactOrgSettings struct {
+	// OpenLimit Open pacts a project may have; closed ones do not count (default 10)
+	OpenLimit int64 `json:"open_limit"`
+}
+
+// PactPostInBody defines model for PactPostInBody.
+type PactPostInBody struct {
+	// Body Never edited or deleted: to correct it, reply to it
+	Body string `json:"body"`
+
+	// Mark With reply_to naming your own message: its new status
+	Mark *PactPostInBodyMark `json:"mark,omitempty"`
+
+	// ReplyTo Examples: W-001
+	ReplyTo *string `json:"reply_to,omitempty"`
+}
+
+// PactPostInBodyMark With reply_to naming your own message: its new status
+type PactPostInBodyMark string
+
+// PactQuestion defines model for PactQuestion.
+type PactQuestion struct {
+	// Agent The raising seat's display name
+	Agent     string    `json:"agent"`
+	Id        string    `json:"id"`
+	Options   []string  `json:"options"`
+	PactId    string    `json:"pact_id"`
+	PactName  string    `json:"pact_name"`
+	ProjectId string    `json:"project_id"`
+	Question  string    `json:"question"`
+	RaisedAt  time.Time `json:"raised_at"`
+
+	// RaisedBy Examples: agent:wanda
+	RaisedBy string `json:"raised_by"`
+	Seat     string `json:"seat"`
+
+	// WaitedSeconds How long it has waited, in seconds
+	WaitedSeconds int64 `json:"waited_seconds"`
+}
+
+// PactQuestionsOutBody defines model for PactQuestionsOutBody.
+type PactQuestionsOutBody struct {
+	// Decisions Open decisions of the organization's open pacts, oldest first
+	Decisions []PactQuestion `json:"decisions"`
+}
+
+// PactSeatIn defines model for PactSeatIn.
+type PactSeatIn struct {
+	// AgentId An agent of the pact's project; or set human_id
+	AgentId *string `json:"agent_id,omitempty"`
+
+	// DisplayName Default: the id
+	DisplayName *string `json:"display_name,omitempty"`
+
+	// HumanId A person of the organization, who takes part through the Admin API
+	HumanId *string `json:"human_id,omitempty"`
+
+	// Key The seat's key; default @ and the agent's or person's id
+	Key *string `json:"key,omitempty"`
+
+	// Prefix 1-4 capital letters numbering the seat's messages, unique in the pact
+	//
+	// Examples: W
+	Prefix string `json:"prefix"`
+}
+
+// PactSectionInBody defines model for PactSectionInBody.
+type PactSectionInBody struct {
+	Body string `json:"body"`
+}
+
+// PactView defines model for PactView.
+type PactView struct {
+	ClosedAt     *string         `json:"closed_at,omitempty"`
+	CreatedAt    string          `json:"created_at"`
+	CreatedBy    string          `json:"created_by"`
+	Cursor       int64           `json:"cursor"`
+	Decisions    *[]DecisionView `json:"decisions"`
+	Id           string          `json:"id"`
+	MessageCount int64           `json:"message_count"`
+	Messages     *[]MessageView  `json:"messages"`
+	Name         string          `json:"name"`
+	ProjectId    string          `json:"project_id"`
+	Purpose      string          `json:"purpose"`
+	Rules        string          `json:"rules"`
+	Seats        *[]SeatView     `json:"seats"`
+	Sections     *[]SectionView  `json:"sections"`
+}
+
+// PactWrittenOutBody defines model for PactWrittenOutBody.
+type PactWrittenOutBody struct {
+	// Cursor The pact's feed after the write
+	Cursor int64 `json:"cursor"`
+
+	// Number A posted message's number
+	Number *string `json:"number,omitempty"`
+
+	// SinceYourLastWrite What others wrote since your last write, oldest first
+	SinceYourLastWrite []FeedItem `json:"since_your_last_write"`
+}
+
 // PendingInvitation defines model for PendingInvitation.
 type PendingInvitation struct {
 	// HumanId The person the account becomes by accepting
@@ -1227,6 +1573,13 @@ type Record struct {
 	PayloadErased bool        `json:"payload_erased"`
 	ProjectId     *string     `json:"project_id"`
 	TaskId        *string     `json:"task_id"`
+}
+
+// Refused defines model for Refused.
+type Refused struct {
+	At   string `json:"at"`
+	By   string `json:"by"`
+	Code string `json:"code"`
 }
 
 // RegisterInBody defines model for RegisterInBody.
@@ -1361,6 +1714,40 @@ type SaveRoleInBody struct {
 // SaveRoleInBodyClient defines model for SaveRoleInBody.Client.
 type SaveRoleInBodyClient string
 
+// SeatRemoved defines model for SeatRemoved.
+type SeatRemoved struct {
+	// Cursor The pact's feed after the removal
+	Cursor int64 `json:"cursor"`
+
+	// LiveSeats Joined seats left
+	LiveSeats int64 `json:"live_seats"`
+
+	// Warning Set when fewer than two joined seats remain: a pact with one voice is just a note
+	Warning *string `json:"warning,omitempty"`
+}
+
+// SeatView defines model for SeatView.
+type SeatView struct {
+	AgentId     *string `json:"agent_id,omitempty"`
+	DisplayName string  `json:"display_name"`
+	Handshake   *string `json:"handshake,omitempty"`
+	HumanId     *string `json:"human_id,omitempty"`
+	JoinedAt    *string `json:"joined_at,omitempty"`
+	Key         string  `json:"key"`
+	Prefix      string  `json:"prefix"`
+	State       string  `json:"state"`
+	You         *bool   `json:"you,omitempty"`
+}
+
+// SectionView defines model for SectionView.
+type SectionView struct {
+	Body          string     `json:"body"`
+	Key           string     `json:"key"`
+	RefusedWrites *[]Refused `json:"refused_writes,omitempty"`
+	UpdatedAt     *string    `json:"updated_at,omitempty"`
+	Version       int64      `json:"version"`
+}
+
 // SetupCodeState defines model for SetupCodeState.
 type SetupCodeState struct {
 	CreatedAt time.Time  `json:"created_at"`
@@ -1426,6 +1813,15 @@ type TaskTrace struct {
 	// Messages Its thread, oldest first
 	Messages []TraceMessage `json:"messages"`
 	Task     AdminTask      `json:"task"`
+}
+
+// ThreadPage defines model for ThreadPage.
+type ThreadPage struct {
+	// Messages Oldest first
+	Messages []MessageView `json:"messages"`
+
+	// NextBefore Pass as before for the older page; 0 when this is the oldest
+	NextBefore int64 `json:"next_before"`
 }
 
 // TokenInBody defines model for TokenInBody.
@@ -1609,6 +2005,39 @@ type BoardListMandatesParams struct {
 	All *bool `form:"all,omitempty" json:"all,omitempty"`
 }
 
+// PactsListParams defines parameters for PactsList.
+type PactsListParams struct {
+	// ProjectId Only this project's pacts; absent: every project
+	ProjectId *string `form:"project_id,omitempty" json:"project_id,omitempty"`
+}
+
+// PactsChangesParams defines parameters for PactsChanges.
+type PactsChangesParams struct {
+	// Before A cursor from the previous page (next_before); 0 or absent: the newest
+	Before *int64 `form:"before,omitempty" json:"before,omitempty"`
+
+	// Limit How many, 1-200
+	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// PactsThreadParams defines parameters for PactsThread.
+type PactsThreadParams struct {
+	// Before A cursor from the previous page (next_before); 0 or absent: the latest
+	Before *int64 `form:"before,omitempty" json:"before,omitempty"`
+
+	// Limit How many, 1-200
+	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// PactsRecordParams defines parameters for PactsRecord.
+type PactsRecordParams struct {
+	// Before A cursor from the previous page (next_before); 0 or absent: the latest
+	Before *int64 `form:"before,omitempty" json:"before,omitempty"`
+
+	// Limit How many, 1-200
+	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
 // NotesListNotesParams defines parameters for NotesListNotes.
 type NotesListNotesParams struct {
 	// Archived true (or 1) lists archived notes too
@@ -1690,8 +2119,32 @@ type BoardReplaceMandateJSONRequestBody = ReplaceMandateInBody
 // PeopleUpdateMeJSONRequestBody defines body for PeopleUpdateMe for application/json ContentType.
 type PeopleUpdateMeJSONRequestBody = UpdateMeInBody
 
+// PactsSetMySettingsJSONRequestBody defines body for PactsSetMySettings for application/json ContentType.
+type PactsSetMySettingsJSONRequestBody = PactMySettings
+
 // PeopleUpdateOrgJSONRequestBody defines body for PeopleUpdateOrg for application/json ContentType.
 type PeopleUpdateOrgJSONRequestBody = UpdateOrgInBody
+
+// PactsAnswerJSONRequestBody defines body for PactsAnswer for application/json ContentType.
+type PactsAnswerJSONRequestBody = PactAnswerInBody
+
+// PactsSetSettingsJSONRequestBody defines body for PactsSetSettings for application/json ContentType.
+type PactsSetSettingsJSONRequestBody = PactOrgSettings
+
+// PactsCreateJSONRequestBody defines body for PactsCreate for application/json ContentType.
+type PactsCreateJSONRequestBody = PactCreateInBody
+
+// PactsWriteHandshakeJSONRequestBody defines body for PactsWriteHandshake for application/json ContentType.
+type PactsWriteHandshakeJSONRequestBody = PactHandshakeInBody
+
+// PactsPostJSONRequestBody defines body for PactsPost for application/json ContentType.
+type PactsPostJSONRequestBody = PactPostInBody
+
+// PactsInviteJSONRequestBody defines body for PactsInvite for application/json ContentType.
+type PactsInviteJSONRequestBody = PactSeatIn
+
+// PactsWriteSectionJSONRequestBody defines body for PactsWriteSection for application/json ContentType.
+type PactsWriteSectionJSONRequestBody = PactSectionInBody
 
 // PeopleCreateProjectJSONRequestBody defines body for PeopleCreateProject for application/json ContentType.
 type PeopleCreateProjectJSONRequestBody = CreateProjectInBody
@@ -2135,6 +2588,25 @@ type ClientInterface interface {
 	// Corresponds with PATCH /admin/api/me (the `PeopleUpdateMe` operationId).
 	PeopleUpdateMe(ctx context.Context, body PeopleUpdateMeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// PactsGetMySettings Your pact settings
+	//
+	// Corresponds with GET /admin/api/me/pact-settings (the `PactsGetMySettings` operationId).
+	PactsGetMySettings(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PactsSetMySettingsWithBody Change your pact settings
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /admin/api/me/pact-settings (the `PactsSetMySettings` operationId).
+	PactsSetMySettingsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PactsSetMySettings Change your pact settings
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /admin/api/me/pact-settings (the `PactsSetMySettings` operationId).
+	PactsSetMySettings(ctx context.Context, body PactsSetMySettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// PeopleGetOrg The organization's settings
 	//
 	// Corresponds with GET /admin/api/org (the `PeopleGetOrg` operationId).
@@ -2158,6 +2630,164 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /admin/api/overview (the `BoardGetOverview` operationId).
 	BoardGetOverview(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PactsQuestions Questions for you: the open decisions of the organization, oldest first
+	//
+	// Corresponds with GET /admin/api/pact-decisions (the `PactsQuestions` operationId).
+	PactsQuestions(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PactsAnswerWithBody Answer a decision, or change the answer until the agent has read it: a choice, your own words, or Not needed
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /admin/api/pact-decisions/{decision_id}/answer (the `PactsAnswer` operationId).
+	PactsAnswerWithBody(ctx context.Context, decisionId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PactsAnswer Answer a decision, or change the answer until the agent has read it: a choice, your own words, or Not needed
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /admin/api/pact-decisions/{decision_id}/answer (the `PactsAnswer` operationId).
+	PactsAnswer(ctx context.Context, decisionId openapi_types.UUID, body PactsAnswerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PactsGetSettings The organization's pact settings
+	//
+	// Corresponds with GET /admin/api/pact-settings (the `PactsGetSettings` operationId).
+	PactsGetSettings(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PactsSetSettingsWithBody Change the organization's pact settings
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /admin/api/pact-settings (the `PactsSetSettings` operationId).
+	PactsSetSettingsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PactsSetSettings Change the organization's pact settings
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /admin/api/pact-settings (the `PactsSetSettings` operationId).
+	PactsSetSettings(ctx context.Context, body PactsSetSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PactsList The Jobs list: every pact of the organization
+	//
+	// Corresponds with GET /admin/api/pacts (the `PactsList` operationId).
+	PactsList(ctx context.Context, params *PactsListParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PactsCreateWithBody Start a pact: you take its first seat and answer for it; others' seats wait for them
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /admin/api/pacts (the `PactsCreate` operationId).
+	PactsCreateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PactsCreate Start a pact: you take its first seat and answer for it; others' seats wait for them
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /admin/api/pacts (the `PactsCreate` operationId).
+	PactsCreate(ctx context.Context, body PactsCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PactsChanges What the agents changed this week: their writes of the last seven days, from the log
+	//
+	// Corresponds with GET /admin/api/pacts/changes (the `PactsChanges` operationId).
+	PactsChanges(ctx context.Context, params *PactsChangesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PactsGet A pact: its seats, zones, decisions and the latest page of its thread
+	//
+	// Corresponds with GET /admin/api/pacts/{pact_id} (the `PactsGet` operationId).
+	PactsGet(ctx context.Context, pactId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PactsClose Close a pact: it stays readable, accepts no writes and leaves the open-pact count
+	//
+	// Corresponds with POST /admin/api/pacts/{pact_id}/close (the `PactsClose` operationId).
+	PactsClose(ctx context.Context, pactId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PactsWriteHandshakeWithBody Replace your handshake note in a pact
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /admin/api/pacts/{pact_id}/handshake (the `PactsWriteHandshake` operationId).
+	PactsWriteHandshakeWithBody(ctx context.Context, pactId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PactsWriteHandshake Replace your handshake note in a pact
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /admin/api/pacts/{pact_id}/handshake (the `PactsWriteHandshake` operationId).
+	PactsWriteHandshake(ctx context.Context, pactId openapi_types.UUID, body PactsWriteHandshakeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PactsJoin Take the seat waiting for you in a pact
+	//
+	// Corresponds with POST /admin/api/pacts/{pact_id}/join (the `PactsJoin` operationId).
+	PactsJoin(ctx context.Context, pactId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PactsThread A page of a pact's thread, oldest first
+	//
+	// Corresponds with GET /admin/api/pacts/{pact_id}/messages (the `PactsThread` operationId).
+	PactsThread(ctx context.Context, pactId openapi_types.UUID, params *PactsThreadParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PactsPostWithBody Post in a pact's thread from your seat
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /admin/api/pacts/{pact_id}/messages (the `PactsPost` operationId).
+	PactsPostWithBody(ctx context.Context, pactId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PactsPost Post in a pact's thread from your seat
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /admin/api/pacts/{pact_id}/messages (the `PactsPost` operationId).
+	PactsPost(ctx context.Context, pactId openapi_types.UUID, body PactsPostJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PactsRecord A pact's record: every write to it and every refused one, with who tried it, from the project's log
+	//
+	// Corresponds with GET /admin/api/pacts/{pact_id}/record (the `PactsRecord` operationId).
+	PactsRecord(ctx context.Context, pactId openapi_types.UUID, params *PactsRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PactsInviteWithBody Invite an agent of the pact's project, or a person of the organization, to a new seat
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /admin/api/pacts/{pact_id}/seats (the `PactsInvite` operationId).
+	PactsInviteWithBody(ctx context.Context, pactId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PactsInvite Invite an agent of the pact's project, or a person of the organization, to a new seat
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /admin/api/pacts/{pact_id}/seats (the `PactsInvite` operationId).
+	PactsInvite(ctx context.Context, pactId openapi_types.UUID, body PactsInviteJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PactsPauseSeat Pause a seat's job: its writes are refused until woken
+	//
+	// Corresponds with POST /admin/api/pacts/{pact_id}/seats/{seat}/pause (the `PactsPauseSeat` operationId).
+	PactsPauseSeat(ctx context.Context, pactId openapi_types.UUID, seat string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PactsRemoveSeat Remove a seat: it writes nothing more and what it wrote stays; warns when one voice is left
+	//
+	// Corresponds with POST /admin/api/pacts/{pact_id}/seats/{seat}/remove (the `PactsRemoveSeat` operationId).
+	PactsRemoveSeat(ctx context.Context, pactId openapi_types.UUID, seat string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PactsWakeSeat Wake a seat's paused job
+	//
+	// Corresponds with POST /admin/api/pacts/{pact_id}/seats/{seat}/wake (the `PactsWakeSeat` operationId).
+	PactsWakeSeat(ctx context.Context, pactId openapi_types.UUID, seat string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PactsWriteSectionWithBody Replace your own zone of a pact
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /admin/api/pacts/{pact_id}/sections/{key} (the `PactsWriteSection` operationId).
+	PactsWriteSectionWithBody(ctx context.Context, pactId openapi_types.UUID, key string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PactsWriteSection Replace your own zone of a pact
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /admin/api/pacts/{pact_id}/sections/{key} (the `PactsWriteSection` operationId).
+	PactsWriteSection(ctx context.Context, pactId openapi_types.UUID, key string, body PactsWriteSectionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PeopleListProjects List the organization's projects
 	//
@@ -3258,6 +3888,55 @@ func (c *Client) PeopleUpdateMe(ctx context.Context, body PeopleUpdateMeJSONRequ
 	return c.Client.Do(req)
 }
 
+// PactsGetMySettings Your pact settings
+//
+// Corresponds with GET /admin/api/me/pact-settings (the `PactsGetMySettings` operationId).
+func (c *Client) PactsGetMySettings(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPactsGetMySettingsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PactsSetMySettingsWithBody Change your pact settings
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /admin/api/me/pact-settings (the `PactsSetMySettings` operationId).
+func (c *Client) PactsSetMySettingsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPactsSetMySettingsRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PactsSetMySettings Change your pact settings
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /admin/api/me/pact-settings (the `PactsSetMySettings` operationId).
+func (c *Client) PactsSetMySettings(ctx context.Context, body PactsSetMySettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPactsSetMySettingsRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // PeopleGetOrg The organization's settings
 //
 // Corresponds with GET /admin/api/org (the `PeopleGetOrg` operationId).
@@ -3312,6 +3991,424 @@ func (c *Client) PeopleUpdateOrg(ctx context.Context, body PeopleUpdateOrgJSONRe
 // Corresponds with GET /admin/api/overview (the `BoardGetOverview` operationId).
 func (c *Client) BoardGetOverview(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewBoardGetOverviewRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PactsQuestions Questions for you: the open decisions of the organization, oldest first
+//
+// Corresponds with GET /admin/api/pact-decisions (the `PactsQuestions` operationId).
+func (c *Client) PactsQuestions(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPactsQuestionsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PactsAnswerWithBody Answer a decision, or change the answer until the agent has read it: a choice, your own words, or Not needed
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /admin/api/pact-decisions/{decision_id}/answer (the `PactsAnswer` operationId).
+func (c *Client) PactsAnswerWithBody(ctx context.Context, decisionId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPactsAnswerRequestWithBody(c.Server, decisionId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PactsAnswer Answer a decision, or change the answer until the agent has read it: a choice, your own words, or Not needed
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /admin/api/pact-decisions/{decision_id}/answer (the `PactsAnswer` operationId).
+func (c *Client) PactsAnswer(ctx context.Context, decisionId openapi_types.UUID, body PactsAnswerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPactsAnswerRequest(c.Server, decisionId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PactsGetSettings The organization's pact settings
+//
+// Corresponds with GET /admin/api/pact-settings (the `PactsGetSettings` operationId).
+func (c *Client) PactsGetSettings(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPactsGetSettingsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PactsSetSettingsWithBody Change the organization's pact settings
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /admin/api/pact-settings (the `PactsSetSettings` operationId).
+func (c *Client) PactsSetSettingsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPactsSetSettingsRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PactsSetSettings Change the organization's pact settings
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /admin/api/pact-settings (the `PactsSetSettings` operationId).
+func (c *Client) PactsSetSettings(ctx context.Context, body PactsSetSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPactsSetSettingsRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PactsList The Jobs list: every pact of the organization
+//
+// Corresponds with GET /admin/api/pacts (the `PactsList` operationId).
+func (c *Client) PactsList(ctx context.Context, params *PactsListParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPactsListRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PactsCreateWithBody Start a pact: you take its first seat and answer for it; others' seats wait for them
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /admin/api/pacts (the `PactsCreate` operationId).
+func (c *Client) PactsCreateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPactsCreateRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PactsCreate Start a pact: you take its first seat and answer for it; others' seats wait for them
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /admin/api/pacts (the `PactsCreate` operationId).
+func (c *Client) PactsCreate(ctx context.Context, body PactsCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPactsCreateRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PactsChanges What the agents changed this week: their writes of the last seven days, from the log
+//
+// Corresponds with GET /admin/api/pacts/changes (the `PactsChanges` operationId).
+func (c *Client) PactsChanges(ctx context.Context, params *PactsChangesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPactsChangesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PactsGet A pact: its seats, zones, decisions and the latest page of its thread
+//
+// Corresponds with GET /admin/api/pacts/{pact_id} (the `PactsGet` operationId).
+func (c *Client) PactsGet(ctx context.Context, pactId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPactsGetRequest(c.Server, pactId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PactsClose Close a pact: it stays readable, accepts no writes and leaves the open-pact count
+//
+// Corresponds with POST /admin/api/pacts/{pact_id}/close (the `PactsClose` operationId).
+func (c *Client) PactsClose(ctx context.Context, pactId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPactsCloseRequest(c.Server, pactId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PactsWriteHandshakeWithBody Replace your handshake note in a pact
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /admin/api/pacts/{pact_id}/handshake (the `PactsWriteHandshake` operationId).
+func (c *Client) PactsWriteHandshakeWithBody(ctx context.Context, pactId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPactsWriteHandshakeRequestWithBody(c.Server, pactId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PactsWriteHandshake Replace your handshake note in a pact
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /admin/api/pacts/{pact_id}/handshake (the `PactsWriteHandshake` operationId).
+func (c *Client) PactsWriteHandshake(ctx context.Context, pactId openapi_types.UUID, body PactsWriteHandshakeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPactsWriteHandshakeRequest(c.Server, pactId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PactsJoin Take the seat waiting for you in a pact
+//
+// Corresponds with POST /admin/api/pacts/{pact_id}/join (the `PactsJoin` operationId).
+func (c *Client) PactsJoin(ctx context.Context, pactId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPactsJoinRequest(c.Server, pactId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PactsThread A page of a pact's thread, oldest first
+//
+// Corresponds with GET /admin/api/pacts/{pact_id}/messages (the `PactsThread` operationId).
+func (c *Client) PactsThread(ctx context.Context, pactId openapi_types.UUID, params *PactsThreadParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPactsThreadRequest(c.Server, pactId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PactsPostWithBody Post in a pact's thread from your seat
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /admin/api/pacts/{pact_id}/messages (the `PactsPost` operationId).
+func (c *Client) PactsPostWithBody(ctx context.Context, pactId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPactsPostRequestWithBody(c.Server, pactId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PactsPost Post in a pact's thread from your seat
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /admin/api/pacts/{pact_id}/messages (the `PactsPost` operationId).
+func (c *Client) PactsPost(ctx context.Context, pactId openapi_types.UUID, body PactsPostJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPactsPostRequest(c.Server, pactId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PactsRecord A pact's record: every write to it and every refused one, with who tried it, from the project's log
+//
+// Corresponds with GET /admin/api/pacts/{pact_id}/record (the `PactsRecord` operationId).
+func (c *Client) PactsRecord(ctx context.Context, pactId openapi_types.UUID, params *PactsRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPactsRecordRequest(c.Server, pactId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PactsInviteWithBody Invite an agent of the pact's project, or a person of the organization, to a new seat
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /admin/api/pacts/{pact_id}/seats (the `PactsInvite` operationId).
+func (c *Client) PactsInviteWithBody(ctx context.Context, pactId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPactsInviteRequestWithBody(c.Server, pactId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PactsInvite Invite an agent of the pact's project, or a person of the organization, to a new seat
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /admin/api/pacts/{pact_id}/seats (the `PactsInvite` operationId).
+func (c *Client) PactsInvite(ctx context.Context, pactId openapi_types.UUID, body PactsInviteJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPactsInviteRequest(c.Server, pactId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PactsPauseSeat Pause a seat's job: its writes are refused until woken
+//
+// Corresponds with POST /admin/api/pacts/{pact_id}/seats/{seat}/pause (the `PactsPauseSeat` operationId).
+func (c *Client) PactsPauseSeat(ctx context.Context, pactId openapi_types.UUID, seat string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPactsPauseSeatRequest(c.Server, pactId, seat)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PactsRemoveSeat Remove a seat: it writes nothing more and what it wrote stays; warns when one voice is left
+//
+// Corresponds with POST /admin/api/pacts/{pact_id}/seats/{seat}/remove (the `PactsRemoveSeat` operationId).
+func (c *Client) PactsRemoveSeat(ctx context.Context, pactId openapi_types.UUID, seat string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPactsRemoveSeatRequest(c.Server, pactId, seat)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PactsWakeSeat Wake a seat's paused job
+//
+// Corresponds with POST /admin/api/pacts/{pact_id}/seats/{seat}/wake (the `PactsWakeSeat` operationId).
+func (c *Client) PactsWakeSeat(ctx context.Context, pactId openapi_types.UUID, seat string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPactsWakeSeatRequest(c.Server, pactId, seat)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PactsWriteSectionWithBody Replace your own zone of a pact
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /admin/api/pacts/{pact_id}/sections/{key} (the `PactsWriteSection` operationId).
+func (c *Client) PactsWriteSectionWithBody(ctx context.Context, pactId openapi_types.UUID, key string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPactsWriteSectionRequestWithBody(c.Server, pactId, key, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PactsWriteSection Replace your own zone of a pact
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /admin/api/pacts/{pact_id}/sections/{key} (the `PactsWriteSection` operationId).
+func (c *Client) PactsWriteSection(ctx context.Context, pactId openapi_types.UUID, key string, body PactsWriteSectionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPactsWriteSectionRequest(c.Server, pactId, key, body)
 	if err != nil {
 		return nil, err
 	}
@@ -5448,6 +6545,73 @@ func NewPeopleUpdateMeRequestWithBody(server string, contentType string, body io
 	return req, nil
 }
 
+// NewPactsGetMySettingsRequest constructs an http.Request for the PactsGetMySettings method
+func NewPactsGetMySettingsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/me/pact-settings")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPactsSetMySettingsRequest calls the generic PactsSetMySettings builder with application/json body
+func NewPactsSetMySettingsRequest(server string, body PactsSetMySettingsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPactsSetMySettingsRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewPactsSetMySettingsRequestWithBody constructs an http.Request for the PactsSetMySettings method, with any body, and a specified content type
+func NewPactsSetMySettingsRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/me/pact-settings")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewPeopleGetOrgRequest constructs an http.Request for the PeopleGetOrg method
 func NewPeopleGetOrgRequest(server string) (*http.Request, error) {
 	var err error
@@ -5538,6 +6702,873 @@ func NewBoardGetOverviewRequest(server string) (*http.Request, error) {
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewPactsQuestionsRequest constructs an http.Request for the PactsQuestions method
+func NewPactsQuestionsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/pact-decisions")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPactsAnswerRequest calls the generic PactsAnswer builder with application/json body
+func NewPactsAnswerRequest(server string, decisionId openapi_types.UUID, body PactsAnswerJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPactsAnswerRequestWithBody(server, decisionId, "application/json", bodyReader)
+}
+
+// NewPactsAnswerRequestWithBody constructs an http.Request for the PactsAnswer method, with any body, and a specified content type
+func NewPactsAnswerRequestWithBody(server string, decisionId openapi_types.UUID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "decision_id", decisionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/pact-decisions/%s/answer", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewPactsGetSettingsRequest constructs an http.Request for the PactsGetSettings method
+func NewPactsGetSettingsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/pact-settings")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPactsSetSettingsRequest calls the generic PactsSetSettings builder with application/json body
+func NewPactsSetSettingsRequest(server string, body PactsSetSettingsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPactsSetSettingsRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewPactsSetSettingsRequestWithBody constructs an http.Request for the PactsSetSettings method, with any body, and a specified content type
+func NewPactsSetSettingsRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/pact-settings")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewPactsListRequest constructs an http.Request for the PactsList method
+func NewPactsListRequest(server string, params *PactsListParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/pacts")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.ProjectId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "project_id", *params.ProjectId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPactsCreateRequest calls the generic PactsCreate builder with application/json body
+func NewPactsCreateRequest(server string, body PactsCreateJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPactsCreateRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewPactsCreateRequestWithBody constructs an http.Request for the PactsCreate method, with any body, and a specified content type
+func NewPactsCreateRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/pacts")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewPactsChangesRequest constructs an http.Request for the PactsChanges method
+func NewPactsChangesRequest(server string, params *PactsChangesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/pacts/changes")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Before != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "before", *params.Before, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPactsGetRequest constructs an http.Request for the PactsGet method
+func NewPactsGetRequest(server string, pactId openapi_types.UUID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "pact_id", pactId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/pacts/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPactsCloseRequest constructs an http.Request for the PactsClose method
+func NewPactsCloseRequest(server string, pactId openapi_types.UUID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "pact_id", pactId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/pacts/%s/close", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPactsWriteHandshakeRequest calls the generic PactsWriteHandshake builder with application/json body
+func NewPactsWriteHandshakeRequest(server string, pactId openapi_types.UUID, body PactsWriteHandshakeJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPactsWriteHandshakeRequestWithBody(server, pactId, "application/json", bodyReader)
+}
+
+// NewPactsWriteHandshakeRequestWithBody constructs an http.Request for the PactsWriteHandshake method, with any body, and a specified content type
+func NewPactsWriteHandshakeRequestWithBody(server string, pactId openapi_types.UUID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "pact_id", pactId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/pacts/%s/handshake", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewPactsJoinRequest constructs an http.Request for the PactsJoin method
+func NewPactsJoinRequest(server string, pactId openapi_types.UUID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "pact_id", pactId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/pacts/%s/join", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPactsThreadRequest constructs an http.Request for the PactsThread method
+func NewPactsThreadRequest(server string, pactId openapi_types.UUID, params *PactsThreadParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "pact_id", pactId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/pacts/%s/messages", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Before != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "before", *params.Before, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPactsPostRequest calls the generic PactsPost builder with application/json body
+func NewPactsPostRequest(server string, pactId openapi_types.UUID, body PactsPostJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPactsPostRequestWithBody(server, pactId, "application/json", bodyReader)
+}
+
+// NewPactsPostRequestWithBody constructs an http.Request for the PactsPost method, with any body, and a specified content type
+func NewPactsPostRequestWithBody(server string, pactId openapi_types.UUID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "pact_id", pactId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/pacts/%s/messages", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewPactsRecordRequest constructs an http.Request for the PactsRecord method
+func NewPactsRecordRequest(server string, pactId openapi_types.UUID, params *PactsRecordParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "pact_id", pactId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/pacts/%s/record", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Before != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "before", *params.Before, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPactsInviteRequest calls the generic PactsInvite builder with application/json body
+func NewPactsInviteRequest(server string, pactId openapi_types.UUID, body PactsInviteJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPactsInviteRequestWithBody(server, pactId, "application/json", bodyReader)
+}
+
+// NewPactsInviteRequestWithBody constructs an http.Request for the PactsInvite method, with any body, and a specified content type
+func NewPactsInviteRequestWithBody(server string, pactId openapi_types.UUID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "pact_id", pactId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/pacts/%s/seats", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewPactsPauseSeatRequest constructs an http.Request for the PactsPauseSeat method
+func NewPactsPauseSeatRequest(server string, pactId openapi_types.UUID, seat string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "pact_id", pactId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "seat", seat, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/pacts/%s/seats/%s/pause", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPactsRemoveSeatRequest constructs an http.Request for the PactsRemoveSeat method
+func NewPactsRemoveSeatRequest(server string, pactId openapi_types.UUID, seat string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "pact_id", pactId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "seat", seat, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/pacts/%s/seats/%s/remove", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPactsWakeSeatRequest constructs an http.Request for the PactsWakeSeat method
+func NewPactsWakeSeatRequest(server string, pactId openapi_types.UUID, seat string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "pact_id", pactId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "seat", seat, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/pacts/%s/seats/%s/wake", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPactsWriteSectionRequest calls the generic PactsWriteSection builder with application/json body
+func NewPactsWriteSectionRequest(server string, pactId openapi_types.UUID, key string, body PactsWriteSectionJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPactsWriteSectionRequestWithBody(server, pactId, key, "application/json", bodyReader)
+}
+
+// NewPactsWriteSectionRequestWithBody constructs an http.Request for the PactsWriteSection method, with any body, and a specified content type
+func NewPactsWriteSectionRequestWithBody(server string, pactId openapi_types.UUID, key string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "pact_id", pactId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "key", key, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/pacts/%s/sections/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -7105,6 +9136,27 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /admin/api/me (the `PeopleUpdateMe` operationId).
 	PeopleUpdateMeWithResponse(ctx context.Context, body PeopleUpdateMeJSONRequestBody, reqEditors ...RequestEditorFn) (*PeopleUpdateMeResponse, error)
 
+	// PactsGetMySettingsWithResponse Your pact settings
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/api/me/pact-settings (the `PactsGetMySettings` operationId).
+	PactsGetMySettingsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PactsGetMySettingsResponse, error)
+
+	// PactsSetMySettingsWithBodyWithResponse Change your pact settings
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /admin/api/me/pact-settings (the `PactsSetMySettings` operationId).
+	PactsSetMySettingsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PactsSetMySettingsResponse, error)
+
+	// PactsSetMySettingsWithResponse Change your pact settings
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /admin/api/me/pact-settings (the `PactsSetMySettings` operationId).
+	PactsSetMySettingsWithResponse(ctx context.Context, body PactsSetMySettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*PactsSetMySettingsResponse, error)
+
 	// PeopleGetOrgWithResponse The organization's settings
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -7132,6 +9184,188 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /admin/api/overview (the `BoardGetOverview` operationId).
 	BoardGetOverviewWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*BoardGetOverviewResponse, error)
+
+	// PactsQuestionsWithResponse Questions for you: the open decisions of the organization, oldest first
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/api/pact-decisions (the `PactsQuestions` operationId).
+	PactsQuestionsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PactsQuestionsResponse, error)
+
+	// PactsAnswerWithBodyWithResponse Answer a decision, or change the answer until the agent has read it: a choice, your own words, or Not needed
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /admin/api/pact-decisions/{decision_id}/answer (the `PactsAnswer` operationId).
+	PactsAnswerWithBodyWithResponse(ctx context.Context, decisionId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PactsAnswerResponse, error)
+
+	// PactsAnswerWithResponse Answer a decision, or change the answer until the agent has read it: a choice, your own words, or Not needed
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /admin/api/pact-decisions/{decision_id}/answer (the `PactsAnswer` operationId).
+	PactsAnswerWithResponse(ctx context.Context, decisionId openapi_types.UUID, body PactsAnswerJSONRequestBody, reqEditors ...RequestEditorFn) (*PactsAnswerResponse, error)
+
+	// PactsGetSettingsWithResponse The organization's pact settings
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/api/pact-settings (the `PactsGetSettings` operationId).
+	PactsGetSettingsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PactsGetSettingsResponse, error)
+
+	// PactsSetSettingsWithBodyWithResponse Change the organization's pact settings
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /admin/api/pact-settings (the `PactsSetSettings` operationId).
+	PactsSetSettingsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PactsSetSettingsResponse, error)
+
+	// PactsSetSettingsWithResponse Change the organization's pact settings
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /admin/api/pact-settings (the `PactsSetSettings` operationId).
+	PactsSetSettingsWithResponse(ctx context.Context, body PactsSetSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*PactsSetSettingsResponse, error)
+
+	// PactsListWithResponse The Jobs list: every pact of the organization
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/api/pacts (the `PactsList` operationId).
+	PactsListWithResponse(ctx context.Context, params *PactsListParams, reqEditors ...RequestEditorFn) (*PactsListResponse, error)
+
+	// PactsCreateWithBodyWithResponse Start a pact: you take its first seat and answer for it; others' seats wait for them
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/pacts (the `PactsCreate` operationId).
+	PactsCreateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PactsCreateResponse, error)
+
+	// PactsCreateWithResponse Start a pact: you take its first seat and answer for it; others' seats wait for them
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/pacts (the `PactsCreate` operationId).
+	PactsCreateWithResponse(ctx context.Context, body PactsCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*PactsCreateResponse, error)
+
+	// PactsChangesWithResponse What the agents changed this week: their writes of the last seven days, from the log
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/api/pacts/changes (the `PactsChanges` operationId).
+	PactsChangesWithResponse(ctx context.Context, params *PactsChangesParams, reqEditors ...RequestEditorFn) (*PactsChangesResponse, error)
+
+	// PactsGetWithResponse A pact: its seats, zones, decisions and the latest page of its thread
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/api/pacts/{pact_id} (the `PactsGet` operationId).
+	PactsGetWithResponse(ctx context.Context, pactId openapi_types.UUID, reqEditors ...RequestEditorFn) (*PactsGetResponse, error)
+
+	// PactsCloseWithResponse Close a pact: it stays readable, accepts no writes and leaves the open-pact count
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/pacts/{pact_id}/close (the `PactsClose` operationId).
+	PactsCloseWithResponse(ctx context.Context, pactId openapi_types.UUID, reqEditors ...RequestEditorFn) (*PactsCloseResponse, error)
+
+	// PactsWriteHandshakeWithBodyWithResponse Replace your handshake note in a pact
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /admin/api/pacts/{pact_id}/handshake (the `PactsWriteHandshake` operationId).
+	PactsWriteHandshakeWithBodyWithResponse(ctx context.Context, pactId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PactsWriteHandshakeResponse, error)
+
+	// PactsWriteHandshakeWithResponse Replace your handshake note in a pact
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /admin/api/pacts/{pact_id}/handshake (the `PactsWriteHandshake` operationId).
+	PactsWriteHandshakeWithResponse(ctx context.Context, pactId openapi_types.UUID, body PactsWriteHandshakeJSONRequestBody, reqEditors ...RequestEditorFn) (*PactsWriteHandshakeResponse, error)
+
+	// PactsJoinWithResponse Take the seat waiting for you in a pact
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/pacts/{pact_id}/join (the `PactsJoin` operationId).
+	PactsJoinWithResponse(ctx context.Context, pactId openapi_types.UUID, reqEditors ...RequestEditorFn) (*PactsJoinResponse, error)
+
+	// PactsThreadWithResponse A page of a pact's thread, oldest first
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/api/pacts/{pact_id}/messages (the `PactsThread` operationId).
+	PactsThreadWithResponse(ctx context.Context, pactId openapi_types.UUID, params *PactsThreadParams, reqEditors ...RequestEditorFn) (*PactsThreadResponse, error)
+
+	// PactsPostWithBodyWithResponse Post in a pact's thread from your seat
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/pacts/{pact_id}/messages (the `PactsPost` operationId).
+	PactsPostWithBodyWithResponse(ctx context.Context, pactId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PactsPostResponse, error)
+
+	// PactsPostWithResponse Post in a pact's thread from your seat
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/pacts/{pact_id}/messages (the `PactsPost` operationId).
+	PactsPostWithResponse(ctx context.Context, pactId openapi_types.UUID, body PactsPostJSONRequestBody, reqEditors ...RequestEditorFn) (*PactsPostResponse, error)
+
+	// PactsRecordWithResponse A pact's record: every write to it and every refused one, with who tried it, from the project's log
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/api/pacts/{pact_id}/record (the `PactsRecord` operationId).
+	PactsRecordWithResponse(ctx context.Context, pactId openapi_types.UUID, params *PactsRecordParams, reqEditors ...RequestEditorFn) (*PactsRecordResponse, error)
+
+	// PactsInviteWithBodyWithResponse Invite an agent of the pact's project, or a person of the organization, to a new seat
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/pacts/{pact_id}/seats (the `PactsInvite` operationId).
+	PactsInviteWithBodyWithResponse(ctx context.Context, pactId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PactsInviteResponse, error)
+
+	// PactsInviteWithResponse Invite an agent of the pact's project, or a person of the organization, to a new seat
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/pacts/{pact_id}/seats (the `PactsInvite` operationId).
+	PactsInviteWithResponse(ctx context.Context, pactId openapi_types.UUID, body PactsInviteJSONRequestBody, reqEditors ...RequestEditorFn) (*PactsInviteResponse, error)
+
+	// PactsPauseSeatWithResponse Pause a seat's job: its writes are refused until woken
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/pacts/{pact_id}/seats/{seat}/pause (the `PactsPauseSeat` operationId).
+	PactsPauseSeatWithResponse(ctx context.Context, pactId openapi_types.UUID, seat string, reqEditors ...RequestEditorFn) (*PactsPauseSeatResponse, error)
+
+	// PactsRemoveSeatWithResponse Remove a seat: it writes nothing more and what it wrote stays; warns when one voice is left
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/pacts/{pact_id}/seats/{seat}/remove (the `PactsRemoveSeat` operationId).
+	PactsRemoveSeatWithResponse(ctx context.Context, pactId openapi_types.UUID, seat string, reqEditors ...RequestEditorFn) (*PactsRemoveSeatResponse, error)
+
+	// PactsWakeSeatWithResponse Wake a seat's paused job
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/pacts/{pact_id}/seats/{seat}/wake (the `PactsWakeSeat` operationId).
+	PactsWakeSeatWithResponse(ctx context.Context, pactId openapi_types.UUID, seat string, reqEditors ...RequestEditorFn) (*PactsWakeSeatResponse, error)
+
+	// PactsWriteSectionWithBodyWithResponse Replace your own zone of a pact
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /admin/api/pacts/{pact_id}/sections/{key} (the `PactsWriteSection` operationId).
+	PactsWriteSectionWithBodyWithResponse(ctx context.Context, pactId openapi_types.UUID, key string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PactsWriteSectionResponse, error)
+
+	// PactsWriteSectionWithResponse Replace your own zone of a pact
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /admin/api/pacts/{pact_id}/sections/{key} (the `PactsWriteSection` operationId).
+	PactsWriteSectionWithResponse(ctx context.Context, pactId openapi_types.UUID, key string, body PactsWriteSectionJSONRequestBody, reqEditors ...RequestEditorFn) (*PactsWriteSectionResponse, error)
 
 	// PeopleListProjectsWithResponse List the organization's projects
 	//
@@ -10636,6 +12870,165 @@ func (r PeopleUpdateMeResponse) ContentType() string {
 	return ""
 }
 
+type PactsGetMySettingsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PactMySettings
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PactsGetMySettingsResponse) GetJSON200() *PactMySettings {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PactsGetMySettingsResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PactsGetMySettingsResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PactsGetMySettingsResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PactsGetMySettingsResponse) GetJSON503() *AdminError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PactsGetMySettingsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PactsGetMySettingsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PactsGetMySettingsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PactsGetMySettingsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PactsSetMySettingsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PactMySettings
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PactsSetMySettingsResponse) GetJSON200() *PactMySettings {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PactsSetMySettingsResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PactsSetMySettingsResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PactsSetMySettingsResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PactsSetMySettingsResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PactsSetMySettingsResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PactsSetMySettingsResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PactsSetMySettingsResponse) GetJSON503() *AdminError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PactsSetMySettingsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PactsSetMySettingsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PactsSetMySettingsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PactsSetMySettingsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type PeopleGetOrgResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10858,6 +13251,1772 @@ func (r BoardGetOverviewResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r BoardGetOverviewResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PactsQuestionsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PactQuestionsOutBody
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PactsQuestionsResponse) GetJSON200() *PactQuestionsOutBody {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PactsQuestionsResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PactsQuestionsResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PactsQuestionsResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PactsQuestionsResponse) GetJSON503() *AdminError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PactsQuestionsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PactsQuestionsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PactsQuestionsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PactsQuestionsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PactsAnswerResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PactAnswer
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PactsAnswerResponse) GetJSON200() *PactAnswer {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PactsAnswerResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PactsAnswerResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PactsAnswerResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PactsAnswerResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PactsAnswerResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PactsAnswerResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PactsAnswerResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PactsAnswerResponse) GetJSON503() *AdminError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PactsAnswerResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PactsAnswerResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PactsAnswerResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PactsAnswerResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PactsGetSettingsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PactOrgSettings
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PactsGetSettingsResponse) GetJSON200() *PactOrgSettings {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PactsGetSettingsResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PactsGetSettingsResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PactsGetSettingsResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PactsGetSettingsResponse) GetJSON503() *AdminError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PactsGetSettingsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PactsGetSettingsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PactsGetSettingsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PactsGetSettingsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PactsSetSettingsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PactOrgSettings
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PactsSetSettingsResponse) GetJSON200() *PactOrgSettings {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PactsSetSettingsResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PactsSetSettingsResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PactsSetSettingsResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PactsSetSettingsResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PactsSetSettingsResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PactsSetSettingsResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PactsSetSettingsResponse) GetJSON503() *AdminError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PactsSetSettingsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PactsSetSettingsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PactsSetSettingsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PactsSetSettingsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PactsListResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PactJobsOutBody
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PactsListResponse) GetJSON200() *PactJobsOutBody {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PactsListResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PactsListResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PactsListResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PactsListResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PactsListResponse) GetJSON503() *AdminError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PactsListResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PactsListResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PactsListResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PactsListResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PactsCreateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PactCreatedOutBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PactsCreateResponse) GetJSON200() *PactCreatedOutBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PactsCreateResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PactsCreateResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PactsCreateResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PactsCreateResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PactsCreateResponse) GetJSON409() *AdminError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PactsCreateResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PactsCreateResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PactsCreateResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PactsCreateResponse) GetJSON503() *AdminError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PactsCreateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PactsCreateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PactsCreateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PactsCreateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PactsChangesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PactEntriesOutBody
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PactsChangesResponse) GetJSON200() *PactEntriesOutBody {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PactsChangesResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PactsChangesResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PactsChangesResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PactsChangesResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PactsChangesResponse) GetJSON503() *AdminError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PactsChangesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PactsChangesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PactsChangesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PactsChangesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PactsGetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PactGetOutBody
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PactsGetResponse) GetJSON200() *PactGetOutBody {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PactsGetResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PactsGetResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PactsGetResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PactsGetResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PactsGetResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PactsGetResponse) GetJSON503() *AdminError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PactsGetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PactsGetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PactsGetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PactsGetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PactsCloseResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PactCursorOutBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PactsCloseResponse) GetJSON200() *PactCursorOutBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PactsCloseResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PactsCloseResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PactsCloseResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PactsCloseResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PactsCloseResponse) GetJSON409() *AdminError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PactsCloseResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PactsCloseResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PactsCloseResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PactsCloseResponse) GetJSON503() *AdminError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PactsCloseResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PactsCloseResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PactsCloseResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PactsCloseResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PactsWriteHandshakeResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PactWrittenOutBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PactsWriteHandshakeResponse) GetJSON200() *PactWrittenOutBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PactsWriteHandshakeResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PactsWriteHandshakeResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PactsWriteHandshakeResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PactsWriteHandshakeResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PactsWriteHandshakeResponse) GetJSON409() *AdminError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PactsWriteHandshakeResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PactsWriteHandshakeResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PactsWriteHandshakeResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PactsWriteHandshakeResponse) GetJSON503() *AdminError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PactsWriteHandshakeResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PactsWriteHandshakeResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PactsWriteHandshakeResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PactsWriteHandshakeResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PactsJoinResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PactWrittenOutBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PactsJoinResponse) GetJSON200() *PactWrittenOutBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PactsJoinResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PactsJoinResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PactsJoinResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PactsJoinResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PactsJoinResponse) GetJSON409() *AdminError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PactsJoinResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PactsJoinResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PactsJoinResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PactsJoinResponse) GetJSON503() *AdminError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PactsJoinResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PactsJoinResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PactsJoinResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PactsJoinResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PactsThreadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ThreadPage
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PactsThreadResponse) GetJSON200() *ThreadPage {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PactsThreadResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PactsThreadResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PactsThreadResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PactsThreadResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PactsThreadResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PactsThreadResponse) GetJSON503() *AdminError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PactsThreadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PactsThreadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PactsThreadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PactsThreadResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PactsPostResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PactWrittenOutBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PactsPostResponse) GetJSON200() *PactWrittenOutBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PactsPostResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PactsPostResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PactsPostResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PactsPostResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PactsPostResponse) GetJSON409() *AdminError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PactsPostResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PactsPostResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PactsPostResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PactsPostResponse) GetJSON503() *AdminError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PactsPostResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PactsPostResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PactsPostResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PactsPostResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PactsRecordResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PactEntriesOutBody
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PactsRecordResponse) GetJSON200() *PactEntriesOutBody {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PactsRecordResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PactsRecordResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PactsRecordResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PactsRecordResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PactsRecordResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PactsRecordResponse) GetJSON503() *AdminError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PactsRecordResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PactsRecordResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PactsRecordResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PactsRecordResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PactsInviteResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PactCursorOutBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PactsInviteResponse) GetJSON200() *PactCursorOutBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PactsInviteResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PactsInviteResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PactsInviteResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PactsInviteResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PactsInviteResponse) GetJSON409() *AdminError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PactsInviteResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PactsInviteResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PactsInviteResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PactsInviteResponse) GetJSON503() *AdminError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PactsInviteResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PactsInviteResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PactsInviteResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PactsInviteResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PactsPauseSeatResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PactCursorOutBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PactsPauseSeatResponse) GetJSON200() *PactCursorOutBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PactsPauseSeatResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PactsPauseSeatResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PactsPauseSeatResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PactsPauseSeatResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PactsPauseSeatResponse) GetJSON409() *AdminError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PactsPauseSeatResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PactsPauseSeatResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PactsPauseSeatResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PactsPauseSeatResponse) GetJSON503() *AdminError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PactsPauseSeatResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PactsPauseSeatResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PactsPauseSeatResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PactsPauseSeatResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PactsRemoveSeatResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SeatRemoved
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PactsRemoveSeatResponse) GetJSON200() *SeatRemoved {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PactsRemoveSeatResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PactsRemoveSeatResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PactsRemoveSeatResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PactsRemoveSeatResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PactsRemoveSeatResponse) GetJSON409() *AdminError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PactsRemoveSeatResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PactsRemoveSeatResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PactsRemoveSeatResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PactsRemoveSeatResponse) GetJSON503() *AdminError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PactsRemoveSeatResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PactsRemoveSeatResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PactsRemoveSeatResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PactsRemoveSeatResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PactsWakeSeatResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PactCursorOutBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PactsWakeSeatResponse) GetJSON200() *PactCursorOutBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PactsWakeSeatResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PactsWakeSeatResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PactsWakeSeatResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PactsWakeSeatResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PactsWakeSeatResponse) GetJSON409() *AdminError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PactsWakeSeatResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PactsWakeSeatResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PactsWakeSeatResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PactsWakeSeatResponse) GetJSON503() *AdminError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PactsWakeSeatResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PactsWakeSeatResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PactsWakeSeatResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PactsWakeSeatResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PactsWriteSectionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PactWrittenOutBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PactsWriteSectionResponse) GetJSON200() *PactWrittenOutBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PactsWriteSectionResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PactsWriteSectionResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PactsWriteSectionResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PactsWriteSectionResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PactsWriteSectionResponse) GetJSON409() *AdminError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PactsWriteSectionResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PactsWriteSectionResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PactsWriteSectionResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PactsWriteSectionResponse) GetJSON503() *AdminError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PactsWriteSectionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PactsWriteSectionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PactsWriteSectionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PactsWriteSectionResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -13913,6 +18072,45 @@ func (c *ClientWithResponses) PeopleUpdateMeWithResponse(ctx context.Context, bo
 	return ParsePeopleUpdateMeResponse(rsp)
 }
 
+// PactsGetMySettingsWithResponse Your pact settings
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/api/me/pact-settings (the `PactsGetMySettings` operationId).
+func (c *ClientWithResponses) PactsGetMySettingsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PactsGetMySettingsResponse, error) {
+	rsp, err := c.PactsGetMySettings(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePactsGetMySettingsResponse(rsp)
+}
+
+// PactsSetMySettingsWithBodyWithResponse Change your pact settings
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /admin/api/me/pact-settings (the `PactsSetMySettings` operationId).
+func (c *ClientWithResponses) PactsSetMySettingsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PactsSetMySettingsResponse, error) {
+	rsp, err := c.PactsSetMySettingsWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePactsSetMySettingsResponse(rsp)
+}
+
+// PactsSetMySettingsWithResponse Change your pact settings
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /admin/api/me/pact-settings (the `PactsSetMySettings` operationId).
+func (c *ClientWithResponses) PactsSetMySettingsWithResponse(ctx context.Context, body PactsSetMySettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*PactsSetMySettingsResponse, error) {
+	rsp, err := c.PactsSetMySettings(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePactsSetMySettingsResponse(rsp)
+}
+
 // PeopleGetOrgWithResponse The organization's settings
 //
 // Returns a wrapper object for the known response body format(s).
@@ -13963,6 +18161,344 @@ func (c *ClientWithResponses) BoardGetOverviewWithResponse(ctx context.Context, 
 		return nil, err
 	}
 	return ParseBoardGetOverviewResponse(rsp)
+}
+
+// PactsQuestionsWithResponse Questions for you: the open decisions of the organization, oldest first
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/api/pact-decisions (the `PactsQuestions` operationId).
+func (c *ClientWithResponses) PactsQuestionsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PactsQuestionsResponse, error) {
+	rsp, err := c.PactsQuestions(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePactsQuestionsResponse(rsp)
+}
+
+// PactsAnswerWithBodyWithResponse Answer a decision, or change the answer until the agent has read it: a choice, your own words, or Not needed
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /admin/api/pact-decisions/{decision_id}/answer (the `PactsAnswer` operationId).
+func (c *ClientWithResponses) PactsAnswerWithBodyWithResponse(ctx context.Context, decisionId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PactsAnswerResponse, error) {
+	rsp, err := c.PactsAnswerWithBody(ctx, decisionId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePactsAnswerResponse(rsp)
+}
+
+// PactsAnswerWithResponse Answer a decision, or change the answer until the agent has read it: a choice, your own words, or Not needed
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /admin/api/pact-decisions/{decision_id}/answer (the `PactsAnswer` operationId).
+func (c *ClientWithResponses) PactsAnswerWithResponse(ctx context.Context, decisionId openapi_types.UUID, body PactsAnswerJSONRequestBody, reqEditors ...RequestEditorFn) (*PactsAnswerResponse, error) {
+	rsp, err := c.PactsAnswer(ctx, decisionId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePactsAnswerResponse(rsp)
+}
+
+// PactsGetSettingsWithResponse The organization's pact settings
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/api/pact-settings (the `PactsGetSettings` operationId).
+func (c *ClientWithResponses) PactsGetSettingsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PactsGetSettingsResponse, error) {
+	rsp, err := c.PactsGetSettings(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePactsGetSettingsResponse(rsp)
+}
+
+// PactsSetSettingsWithBodyWithResponse Change the organization's pact settings
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /admin/api/pact-settings (the `PactsSetSettings` operationId).
+func (c *ClientWithResponses) PactsSetSettingsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PactsSetSettingsResponse, error) {
+	rsp, err := c.PactsSetSettingsWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePactsSetSettingsResponse(rsp)
+}
+
+// PactsSetSettingsWithResponse Change the organization's pact settings
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /admin/api/pact-settings (the `PactsSetSettings` operationId).
+func (c *ClientWithResponses) PactsSetSettingsWithResponse(ctx context.Context, body PactsSetSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*PactsSetSettingsResponse, error) {
+	rsp, err := c.PactsSetSettings(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePactsSetSettingsResponse(rsp)
+}
+
+// PactsListWithResponse The Jobs list: every pact of the organization
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/api/pacts (the `PactsList` operationId).
+func (c *ClientWithResponses) PactsListWithResponse(ctx context.Context, params *PactsListParams, reqEditors ...RequestEditorFn) (*PactsListResponse, error) {
+	rsp, err := c.PactsList(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePactsListResponse(rsp)
+}
+
+// PactsCreateWithBodyWithResponse Start a pact: you take its first seat and answer for it; others' seats wait for them
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/pacts (the `PactsCreate` operationId).
+func (c *ClientWithResponses) PactsCreateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PactsCreateResponse, error) {
+	rsp, err := c.PactsCreateWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePactsCreateResponse(rsp)
+}
+
+// PactsCreateWithResponse Start a pact: you take its first seat and answer for it; others' seats wait for them
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/pacts (the `PactsCreate` operationId).
+func (c *ClientWithResponses) PactsCreateWithResponse(ctx context.Context, body PactsCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*PactsCreateResponse, error) {
+	rsp, err := c.PactsCreate(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePactsCreateResponse(rsp)
+}
+
+// PactsChangesWithResponse What the agents changed this week: their writes of the last seven days, from the log
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/api/pacts/changes (the `PactsChanges` operationId).
+func (c *ClientWithResponses) PactsChangesWithResponse(ctx context.Context, params *PactsChangesParams, reqEditors ...RequestEditorFn) (*PactsChangesResponse, error) {
+	rsp, err := c.PactsChanges(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePactsChangesResponse(rsp)
+}
+
+// PactsGetWithResponse A pact: its seats, zones, decisions and the latest page of its thread
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/api/pacts/{pact_id} (the `PactsGet` operationId).
+func (c *ClientWithResponses) PactsGetWithResponse(ctx context.Context, pactId openapi_types.UUID, reqEditors ...RequestEditorFn) (*PactsGetResponse, error) {
+	rsp, err := c.PactsGet(ctx, pactId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePactsGetResponse(rsp)
+}
+
+// PactsCloseWithResponse Close a pact: it stays readable, accepts no writes and leaves the open-pact count
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/pacts/{pact_id}/close (the `PactsClose` operationId).
+func (c *ClientWithResponses) PactsCloseWithResponse(ctx context.Context, pactId openapi_types.UUID, reqEditors ...RequestEditorFn) (*PactsCloseResponse, error) {
+	rsp, err := c.PactsClose(ctx, pactId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePactsCloseResponse(rsp)
+}
+
+// PactsWriteHandshakeWithBodyWithResponse Replace your handshake note in a pact
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /admin/api/pacts/{pact_id}/handshake (the `PactsWriteHandshake` operationId).
+func (c *ClientWithResponses) PactsWriteHandshakeWithBodyWithResponse(ctx context.Context, pactId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PactsWriteHandshakeResponse, error) {
+	rsp, err := c.PactsWriteHandshakeWithBody(ctx, pactId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePactsWriteHandshakeResponse(rsp)
+}
+
+// PactsWriteHandshakeWithResponse Replace your handshake note in a pact
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /admin/api/pacts/{pact_id}/handshake (the `PactsWriteHandshake` operationId).
+func (c *ClientWithResponses) PactsWriteHandshakeWithResponse(ctx context.Context, pactId openapi_types.UUID, body PactsWriteHandshakeJSONRequestBody, reqEditors ...RequestEditorFn) (*PactsWriteHandshakeResponse, error) {
+	rsp, err := c.PactsWriteHandshake(ctx, pactId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePactsWriteHandshakeResponse(rsp)
+}
+
+// PactsJoinWithResponse Take the seat waiting for you in a pact
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/pacts/{pact_id}/join (the `PactsJoin` operationId).
+func (c *ClientWithResponses) PactsJoinWithResponse(ctx context.Context, pactId openapi_types.UUID, reqEditors ...RequestEditorFn) (*PactsJoinResponse, error) {
+	rsp, err := c.PactsJoin(ctx, pactId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePactsJoinResponse(rsp)
+}
+
+// PactsThreadWithResponse A page of a pact's thread, oldest first
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/api/pacts/{pact_id}/messages (the `PactsThread` operationId).
+func (c *ClientWithResponses) PactsThreadWithResponse(ctx context.Context, pactId openapi_types.UUID, params *PactsThreadParams, reqEditors ...RequestEditorFn) (*PactsThreadResponse, error) {
+	rsp, err := c.PactsThread(ctx, pactId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePactsThreadResponse(rsp)
+}
+
+// PactsPostWithBodyWithResponse Post in a pact's thread from your seat
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/pacts/{pact_id}/messages (the `PactsPost` operationId).
+func (c *ClientWithResponses) PactsPostWithBodyWithResponse(ctx context.Context, pactId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PactsPostResponse, error) {
+	rsp, err := c.PactsPostWithBody(ctx, pactId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePactsPostResponse(rsp)
+}
+
+// PactsPostWithResponse Post in a pact's thread from your seat
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/pacts/{pact_id}/messages (the `PactsPost` operationId).
+func (c *ClientWithResponses) PactsPostWithResponse(ctx context.Context, pactId openapi_types.UUID, body PactsPostJSONRequestBody, reqEditors ...RequestEditorFn) (*PactsPostResponse, error) {
+	rsp, err := c.PactsPost(ctx, pactId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePactsPostResponse(rsp)
+}
+
+// PactsRecordWithResponse A pact's record: every write to it and every refused one, with who tried it, from the project's log
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/api/pacts/{pact_id}/record (the `PactsRecord` operationId).
+func (c *ClientWithResponses) PactsRecordWithResponse(ctx context.Context, pactId openapi_types.UUID, params *PactsRecordParams, reqEditors ...RequestEditorFn) (*PactsRecordResponse, error) {
+	rsp, err := c.PactsRecord(ctx, pactId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePactsRecordResponse(rsp)
+}
+
+// PactsInviteWithBodyWithResponse Invite an agent of the pact's project, or a person of the organization, to a new seat
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/pacts/{pact_id}/seats (the `PactsInvite` operationId).
+func (c *ClientWithResponses) PactsInviteWithBodyWithResponse(ctx context.Context, pactId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PactsInviteResponse, error) {
+	rsp, err := c.PactsInviteWithBody(ctx, pactId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePactsInviteResponse(rsp)
+}
+
+// PactsInviteWithResponse Invite an agent of the pact's project, or a person of the organization, to a new seat
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/pacts/{pact_id}/seats (the `PactsInvite` operationId).
+func (c *ClientWithResponses) PactsInviteWithResponse(ctx context.Context, pactId openapi_types.UUID, body PactsInviteJSONRequestBody, reqEditors ...RequestEditorFn) (*PactsInviteResponse, error) {
+	rsp, err := c.PactsInvite(ctx, pactId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePactsInviteResponse(rsp)
+}
+
+// PactsPauseSeatWithResponse Pause a seat's job: its writes are refused until woken
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/pacts/{pact_id}/seats/{seat}/pause (the `PactsPauseSeat` operationId).
+func (c *ClientWithResponses) PactsPauseSeatWithResponse(ctx context.Context, pactId openapi_types.UUID, seat string, reqEditors ...RequestEditorFn) (*PactsPauseSeatResponse, error) {
+	rsp, err := c.PactsPauseSeat(ctx, pactId, seat, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePactsPauseSeatResponse(rsp)
+}
+
+// PactsRemoveSeatWithResponse Remove a seat: it writes nothing more and what it wrote stays; warns when one voice is left
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/pacts/{pact_id}/seats/{seat}/remove (the `PactsRemoveSeat` operationId).
+func (c *ClientWithResponses) PactsRemoveSeatWithResponse(ctx context.Context, pactId openapi_types.UUID, seat string, reqEditors ...RequestEditorFn) (*PactsRemoveSeatResponse, error) {
+	rsp, err := c.PactsRemoveSeat(ctx, pactId, seat, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePactsRemoveSeatResponse(rsp)
+}
+
+// PactsWakeSeatWithResponse Wake a seat's paused job
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/pacts/{pact_id}/seats/{seat}/wake (the `PactsWakeSeat` operationId).
+func (c *ClientWithResponses) PactsWakeSeatWithResponse(ctx context.Context, pactId openapi_types.UUID, seat string, reqEditors ...RequestEditorFn) (*PactsWakeSeatResponse, error) {
+	rsp, err := c.PactsWakeSeat(ctx, pactId, seat, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePactsWakeSeatResponse(rsp)
+}
+
+// PactsWriteSectionWithBodyWithResponse Replace your own zone of a pact
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /admin/api/pacts/{pact_id}/sections/{key} (the `PactsWriteSection` operationId).
+func (c *ClientWithResponses) PactsWriteSectionWithBodyWithResponse(ctx context.Context, pactId openapi_types.UUID, key string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PactsWriteSectionResponse, error) {
+	rsp, err := c.PactsWriteSectionWithBody(ctx, pactId, key, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePactsWriteSectionResponse(rsp)
+}
+
+// PactsWriteSectionWithResponse Replace your own zone of a pact
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /admin/api/pacts/{pact_id}/sections/{key} (the `PactsWriteSection` operationId).
+func (c *ClientWithResponses) PactsWriteSectionWithResponse(ctx context.Context, pactId openapi_types.UUID, key string, body PactsWriteSectionJSONRequestBody, reqEditors ...RequestEditorFn) (*PactsWriteSectionResponse, error) {
+	rsp, err := c.PactsWriteSection(ctx, pactId, key, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePactsWriteSectionResponse(rsp)
 }
 
 // PeopleListProjectsWithResponse List the organization's projects
@@ -17134,6 +21670,135 @@ func ParsePeopleUpdateMeResponse(rsp *http.Response) (*PeopleUpdateMeResponse, e
 	return response, nil
 }
 
+// ParsePactsGetMySettingsResponse parses an HTTP response from a PactsGetMySettingsWithResponse call
+func ParsePactsGetMySettingsResponse(rsp *http.Response) (*PactsGetMySettingsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PactsGetMySettingsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PactMySettings
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePactsSetMySettingsResponse parses an HTTP response from a PactsSetMySettingsWithResponse call
+func ParsePactsSetMySettingsResponse(rsp *http.Response) (*PactsSetMySettingsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PactsSetMySettingsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PactMySettings
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParsePeopleGetOrgResponse parses an HTTP response from a PeopleGetOrgWithResponse call
 func ParsePeopleGetOrgResponse(rsp *http.Response) (*PeopleGetOrgResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -17297,6 +21962,1487 @@ func ParseBoardGetOverviewResponse(rsp *http.Response) (*BoardGetOverviewRespons
 			return nil, err
 		}
 		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePactsQuestionsResponse parses an HTTP response from a PactsQuestionsWithResponse call
+func ParsePactsQuestionsResponse(rsp *http.Response) (*PactsQuestionsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PactsQuestionsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PactQuestionsOutBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePactsAnswerResponse parses an HTTP response from a PactsAnswerWithResponse call
+func ParsePactsAnswerResponse(rsp *http.Response) (*PactsAnswerResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PactsAnswerResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PactAnswer
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePactsGetSettingsResponse parses an HTTP response from a PactsGetSettingsWithResponse call
+func ParsePactsGetSettingsResponse(rsp *http.Response) (*PactsGetSettingsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PactsGetSettingsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PactOrgSettings
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePactsSetSettingsResponse parses an HTTP response from a PactsSetSettingsWithResponse call
+func ParsePactsSetSettingsResponse(rsp *http.Response) (*PactsSetSettingsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PactsSetSettingsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PactOrgSettings
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePactsListResponse parses an HTTP response from a PactsListWithResponse call
+func ParsePactsListResponse(rsp *http.Response) (*PactsListResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PactsListResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PactJobsOutBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePactsCreateResponse parses an HTTP response from a PactsCreateWithResponse call
+func ParsePactsCreateResponse(rsp *http.Response) (*PactsCreateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PactsCreateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PactCreatedOutBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePactsChangesResponse parses an HTTP response from a PactsChangesWithResponse call
+func ParsePactsChangesResponse(rsp *http.Response) (*PactsChangesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PactsChangesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PactEntriesOutBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePactsGetResponse parses an HTTP response from a PactsGetWithResponse call
+func ParsePactsGetResponse(rsp *http.Response) (*PactsGetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PactsGetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PactGetOutBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePactsCloseResponse parses an HTTP response from a PactsCloseWithResponse call
+func ParsePactsCloseResponse(rsp *http.Response) (*PactsCloseResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PactsCloseResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PactCursorOutBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePactsWriteHandshakeResponse parses an HTTP response from a PactsWriteHandshakeWithResponse call
+func ParsePactsWriteHandshakeResponse(rsp *http.Response) (*PactsWriteHandshakeResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PactsWriteHandshakeResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PactWrittenOutBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePactsJoinResponse parses an HTTP response from a PactsJoinWithResponse call
+func ParsePactsJoinResponse(rsp *http.Response) (*PactsJoinResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PactsJoinResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PactWrittenOutBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePactsThreadResponse parses an HTTP response from a PactsThreadWithResponse call
+func ParsePactsThreadResponse(rsp *http.Response) (*PactsThreadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PactsThreadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ThreadPage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePactsPostResponse parses an HTTP response from a PactsPostWithResponse call
+func ParsePactsPostResponse(rsp *http.Response) (*PactsPostResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PactsPostResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PactWrittenOutBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePactsRecordResponse parses an HTTP response from a PactsRecordWithResponse call
+func ParsePactsRecordResponse(rsp *http.Response) (*PactsRecordResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PactsRecordResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PactEntriesOutBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePactsInviteResponse parses an HTTP response from a PactsInviteWithResponse call
+func ParsePactsInviteResponse(rsp *http.Response) (*PactsInviteResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PactsInviteResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PactCursorOutBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePactsPauseSeatResponse parses an HTTP response from a PactsPauseSeatWithResponse call
+func ParsePactsPauseSeatResponse(rsp *http.Response) (*PactsPauseSeatResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PactsPauseSeatResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PactCursorOutBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePactsRemoveSeatResponse parses an HTTP response from a PactsRemoveSeatWithResponse call
+func ParsePactsRemoveSeatResponse(rsp *http.Response) (*PactsRemoveSeatResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PactsRemoveSeatResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SeatRemoved
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePactsWakeSeatResponse parses an HTTP response from a PactsWakeSeatWithResponse call
+func ParsePactsWakeSeatResponse(rsp *http.Response) (*PactsWakeSeatResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PactsWakeSeatResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PactCursorOutBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePactsWriteSectionResponse parses an HTTP response from a PactsWriteSectionWithResponse call
+func ParsePactsWriteSectionResponse(rsp *http.Response) (*PactsWriteSectionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PactsWriteSectionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PactWrittenOutBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest AdminError

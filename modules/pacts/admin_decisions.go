@@ -1,0 +1,79 @@
+package pacts
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/uptrace/bun"
+
+	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+// "Questions for you" and the answers. Only an owner or approver answers,
+// and only here: no MCP tool can (decisions_proof_test.go), and the
+// database accepts an answer only on this path (migration 017).
+
+type pactQuestionsOut struct {
+	Body struct {
+		Decisions []PactQuestion `json:"decisions" nullable:"false" doc:"Open decisions of the organization's open pacts, oldest first"`
+	}
+}
+
+type pactAnswerIn struct {
+	DecisionID string `path:"decision_id" format:"uuid" doc:"The decision's id"`
+	Body       struct {
+		Choice    *string `json:"choice,omitempty" maxLength:"500" doc:"One of the decision's options, exactly as offered"`
+		Answer    *string `json:"answer,omitempty" maxLength:"4000" doc:"Your own words, stored byte for byte"`
+		NotNeeded bool    `json:"not_needed,omitempty" doc:"true answers Not needed"`
+	}
+}
+
+type pactAnswerOut struct{ Body PactAnswer }
+
+func (m *Module) registerDecisions(api huma.API) {
+	huma.Register(api, adminOp(http.MethodGet, "/pact-decisions", "questions",
+		"Questions for you: the open decisions of the organization, oldest first", identity.Approver),
+		func(ctx context.Context, _ *struct{}) (*pactQuestionsOut, error) {
+			out := &pactQuestionsOut{}
+			return out, m.asPerson(ctx, func(ctx context.Context, tx bun.Tx, a Actor, acc Access) (err error) {
+				out.Body.Decisions, err = m.svc.Questions(ctx, tx, a, acc)
+				return err
+			})
+		})
+	huma.Register(api, adminOp(http.MethodPut, "/pact-decisions/{decision_id}/answer", "answer",
+		"Answer a decision, or change the answer until the agent has read it: a choice, your own words, or Not needed",
+		identity.Approver, http.StatusBadRequest, http.StatusNotFound),
+		func(ctx context.Context, in *pactAnswerIn) (*pactAnswerOut, error) {
+			kind, text, err := answerOf(in)
+			if err != nil {
+				return nil, err
+			}
+			out := &pactAnswerOut{}
+			err = m.act(ctx, identity.Approver, "admin.pact.answer", map[string]any{"decision_id": in.DecisionID, "answer_kind": kind},
+				func(ctx context.Context, tx bun.Tx, a Actor, acc Access) (err error) {
+					out.Body, err = m.svc.Answer(ctx, tx, a, acc, in.DecisionID, kind, text)
+					return err
+				})
+			return out, err
+		})
+}
+
+// answerOf reads which of the three answers the body carries: exactly one.
+func answerOf(in *pactAnswerIn) (kind, text string, err error) {
+	n := 0
+	if in.Body.Choice != nil {
+		n, kind, text = n+1, AnswerChoice, *in.Body.Choice
+	}
+	if in.Body.Answer != nil {
+		n, kind, text = n+1, AnswerOwnWords, *in.Body.Answer
+	}
+	if in.Body.NotNeeded {
+		n, kind, text = n+1, AnswerNotNeeded, NotNeededText
+	}
+	if n != 1 {
+		return "", "", errs.E(errs.InvalidRequest, `answer with exactly one of {"choice": "…"}, {"answer": "…"} or {"not_needed": true}`)
+	}
+	return kind, text, nil
+}

@@ -1,0 +1,172 @@
+package pacts
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+// toolWrites says whether a logged call of the board's tool name with
+// payload changed anything, and whether name is known at all. Every tool
+// the board serves is named here, and a test holds the list to the tool
+// registry (TestEveryToolIsClassifiedAsReadOrWrite), so a new tool cannot
+// slip past "What the agents changed this week" unclassified. An unknown
+// name counts as a write: better shown than hidden.
+func toolWrites(name string, payload json.RawMessage) (writes, known bool) {
+	switch name {
+	case ToolList, ToolGet, "pact_list", "pact_whoami", "pact_wait", "pact_events":
+		return false, true
+	case "pact_note", "pact_message":
+		// Both read without a body and write with one.
+		var args struct {
+			Body *string `json:"body"`
+		}
+		_ = json.Unmarshal(payload, &args)
+		return args.Body != nil, true
+	case ToolCreate, ToolInvite, ToolJoin, ToolPost, ToolUpdateSection, ToolRaise, ToolHandshake, ToolSetPaused,
+		ToolSetDelivery, "pact_claim", "pact_defer", "pact_post", "pact_report", "pact_revoke":
+		return true, true
+	}
+	return true, false
+}
+
+// KnownTool reports whether toolWrites classifies tool name; for the test
+// that holds the classification to the registry.
+func KnownTool(name string) bool {
+	_, known := toolWrites(name, nil)
+	return known
+}
+
+// scan pages through the log entries f selects, newest first, keeping
+// those keep accepts, until limit are kept; it answers them with the
+// cursor (an entry id) of the next page, 0 when there is none.
+func (s *Service) scan(ctx context.Context, tx bun.IDB, f ledger.Filter, keep func(ledger.Record) bool, limit int) ([]ledger.Record, int64, error) {
+	out := []ledger.Record{}
+	f.Limit = 200
+	for {
+		recs, err := s.log.Entries(ctx, tx, f)
+		if err != nil {
+			return nil, 0, fmt.Errorf("pacts: read the log: %w", err)
+		}
+		for i, r := range recs {
+			if !keep(r) {
+				continue
+			}
+			out = append(out, r)
+			if len(out) == limit {
+				if i == len(recs)-1 && len(recs) < f.Limit {
+					return out, 0, nil
+				}
+				return out, r.ID, nil
+			}
+		}
+		if len(recs) < f.Limit {
+			return out, 0, nil
+		}
+		f.Before = recs[len(recs)-1].ID
+	}
+}
+
+// Record reads pact's record: the log's entries about it (every write and
+// every refused one, with who tried it; reads left out), newest first,
+// limit entries before entry id before (0: the newest).
+func (s *Service) Record(ctx context.Context, tx bun.IDB, a Actor, acc Access, pact string, before int64, limit int) ([]ledger.Record, int64, error) {
+	p, err := s.reach(ctx, tx, a, acc, pact, false)
+	if err != nil {
+		return nil, 0, err
+	}
+	filter, _ := json.Marshal(map[string]string{"pact_id": p.ID})
+	return s.scan(ctx, tx, ledger.Filter{OrgID: a.Org, PayloadContains: filter, Before: before}, func(r ledger.Record) bool {
+		w, _ := toolWrites(r.Action, r.Payload)
+		return w
+	}, limit)
+}
+
+// Changes reads "What the agents changed this week": the organization's
+// entries of the last seven days by agents that changed something, newest
+// first, limit entries before entry id before (0: the newest).
+func (s *Service) Changes(ctx context.Context, tx bun.IDB, a Actor, before int64, limit int) ([]ledger.Record, int64, error) {
+	from := s.ident.Now().Add(-7 * 24 * time.Hour)
+	return s.scan(ctx, tx, ledger.Filter{OrgID: a.Org, Outcome: ledger.OK, From: &from, Before: before}, func(r ledger.Record) bool {
+		if !strings.HasPrefix(r.Actor, "agent:") {
+			return false
+		}
+		w, _ := toolWrites(r.Action, r.Payload)
+		return w
+	}, limit)
+}
+
+// OpenLimit reads the organization's open-pact limit per project.
+func OpenLimit(ctx context.Context, tx bun.IDB, org string) (int, error) {
+	var n int
+	err := tx.NewRaw(`SELECT coalesce((SELECT open_limit FROM pact_org_settings WHERE org_id = ?), ?)`, org, DefaultOpenCap).Scan(ctx, &n)
+	if err != nil {
+		return 0, fmt.Errorf("pacts: read the open-pact limit of %s: %w", org, err)
+	}
+	return n, nil
+}
+
+// SetOpenLimit sets the organization's open-pact limit per project
+// (1-1000); pacts already open stay open.
+func SetOpenLimit(ctx context.Context, tx bun.IDB, org, by string, limit int) error {
+	if limit < 1 || limit > 1000 {
+		return errs.E(errs.InvalidRequest, "the open-pact limit is 1-1,000 per project, not %d", limit)
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO pact_org_settings (org_id, open_limit, updated_by) VALUES (?, ?, ?)
+		ON CONFLICT (org_id) DO UPDATE SET open_limit = excluded.open_limit, updated_by = excluded.updated_by, updated_at = now()`,
+		org, limit, by)
+	if err != nil {
+		return fmt.Errorf("pacts: set the open-pact limit of %s: %w", org, err)
+	}
+	return nil
+}
+
+// nudgeChoice is a threshold a person may choose for unread nudges: its
+// label and its length in minutes.
+type nudgeChoice struct {
+	Label   string
+	Minutes int
+}
+
+func nudgeChoices() []nudgeChoice {
+	return []nudgeChoice{{"30m", 30}, {"1h", 60}, {"3h", 180}, {"12h", 720}, {"24h", 1440}}
+}
+
+// NudgeAfter reads a person's unread-nudge threshold ("30m" by default).
+func NudgeAfter(ctx context.Context, tx bun.IDB, human string) (string, error) {
+	var mins []int
+	if err := tx.NewRaw(`SELECT (extract(epoch FROM nudge_after) / 60)::int FROM pact_person_settings WHERE human_id = ?`,
+		human).Scan(ctx, &mins); err != nil {
+		return "", fmt.Errorf("pacts: read the settings of %s: %w", human, err)
+	}
+	for _, c := range nudgeChoices() {
+		if len(mins) == 1 && c.Minutes == mins[0] {
+			return c.Label, nil
+		}
+	}
+	return nudgeChoices()[0].Label, nil
+}
+
+// SetNudgeAfter sets a person's unread-nudge threshold: 30m, 1h, 3h, 12h
+// or 24h.
+func SetNudgeAfter(ctx context.Context, tx bun.IDB, human, label string) error {
+	for _, c := range nudgeChoices() {
+		if c.Label != label {
+			continue
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO pact_person_settings (human_id, nudge_after) VALUES (?, make_interval(mins => ?))
+			ON CONFLICT (human_id) DO UPDATE SET nudge_after = excluded.nudge_after, updated_at = now()`, human, c.Minutes)
+		if err != nil {
+			return fmt.Errorf("pacts: set the nudge threshold of %s: %w", human, err)
+		}
+		return nil
+	}
+	return errs.E(errs.InvalidRequest, "nudge_after is one of 30m, 1h, 3h, 12h or 24h, not %q", label)
+}
