@@ -2,6 +2,7 @@ package pacts_test
 
 import (
 	"encoding/json"
+	"net/http"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -64,20 +65,28 @@ func TestATwoAgentJobOverTheGoAndTypeScriptClients(t *testing.T) {
 		refs = append(refs, n.(map[string]any)["kind"].(string))
 	}
 	require.Equal(t, []string{"seat", "handshake", "message", "section"}, refs, "bram's join, handshake, B-001 and zone")
-	raised, err := f.as("wanda", pacts.ToolRaise, map[string]any{"pact_id": id, "question": "Launch on Monday or Tuesday?",
-		"options": []any{"Monday", "Tuesday"}})
-	require.NoError(t, err)
 
-	got = bram(tsclient.Call{Tool: pacts.ToolGet, Args: map[string]any{"pact_id": id, "since": cursor}})
-	since := got[0]
+	got = bram(
+		tsclient.Call{Tool: pacts.ToolGet, Args: map[string]any{"pact_id": id, "since": cursor}},
+		tsclient.Call{Tool: pacts.ToolRaise, Args: map[string]any{"pact_id": id, "question": "Launch on Monday or Tuesday?",
+			"options": []any{"Monday", "Tuesday"}}},
+	)
 	var numbers []string
-	for _, m := range since["messages"].([]any) {
+	for _, m := range got[0]["messages"].([]any) {
 		numbers = append(numbers, m.(map[string]any)["number"].(string))
 	}
 	require.Equal(t, []string{"B-001", "W-002"}, numbers, "only what is new since the cursor")
-	decisions := since["decisions"].([]any)
+	decision := got[1]["decision_id"].(string)
+
+	// Only a person answers; bram reads the ruling word for word, and then
+	// it is final.
+	ruling := "  Tuesday — after the review 🚀\nNot before.  "
+	ok(t, f.adm("ana", "PUT", "/pact-decisions/"+decision+"/answer", map[string]any{"answer": ruling}))
+	got = bram(tsclient.Call{Tool: pacts.ToolGet, Args: map[string]any{"pact_id": id}})
+	decisions := got[0]["decisions"].([]any)
 	require.Len(t, decisions, 1)
-	require.Equal(t, raised["decision_id"], decisions[0].(map[string]any)["id"])
-	require.Nil(t, decisions[0].(map[string]any)["answer"], "nobody but a person answers")
+	require.Equal(t, ruling, decisions[0].(map[string]any)["answer"])
+	refused(t, f.adm("ana", "PUT", "/pact-decisions/"+decision+"/answer", map[string]any{"choice": "Monday"}),
+		http.StatusForbidden, "forbidden")
 	f.VerifyLog()
 }
