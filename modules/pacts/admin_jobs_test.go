@@ -84,5 +84,6 @@ func TestThreadPagesAndTheRecordShowsRefusedWrites(t *testing.T) {
 	for _, e := range all {
 		require.NotEqual(t, pacts.ToolGet, e.(map[string]any)["action"], "reads are not the record")
 	}
-	require.Len(t, all, 8, "the join, five posts, the refused section and the refused post: %v", all)
+	require.Len(t, all, 9, "the creation, the join, five posts, the refused section and the refused post: %v", all)
+	require.Equal(t, pacts.ToolCreate, all[len(all)-1].(map[string]any)["action"], "the record starts with the pact's creation")
 }

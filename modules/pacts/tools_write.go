@@ -2,6 +2,7 @@ package pacts
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/pactboard/pact/core/kernel"
 )
@@ -27,7 +28,17 @@ func (m *Module) addSeats(h *kernel.Host) error {
 				np.Invite = append(np.Invite, SeatInput{Key: s.Key, Prefix: s.Prefix, DisplayName: s.DisplayName})
 			}
 			id, w, err := m.svc.Create(ctx, c.Tx, a, acc, owner, np)
-			return createOut{PactID: id, Written: w}, err
+			if err != nil {
+				return createOut{}, err
+			}
+			// The pact's record finds its entries by pact_id, which the
+			// arguments cannot carry before the pact exists.
+			var logged map[string]any
+			if json.Unmarshal(c.Args, &logged) == nil {
+				logged["pact_id"] = id
+				c.Entry.Payload = logged
+			}
+			return createOut{PactID: id, Written: w}, nil
 		})
 	if err != nil {
 		return err
