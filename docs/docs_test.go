@@ -43,6 +43,11 @@ func parseLedger(text string) ([]contract, error) {
 			out = append(out, contract{ID: m[1], Title: m[2]})
 			continue
 		}
+		if strings.HasPrefix(line, "## ") && strings.Contains(line, " — ") {
+			// A contract's heading the checker cannot read would fold the
+			// contract into the one above it, unchecked.
+			return nil, fmt.Errorf("line %d: %q is not a contract heading (## ABC-123 — title)", n+1, line)
+		}
 		if len(out) == 0 {
 			continue
 		}
@@ -157,6 +162,8 @@ Evidence: docs/docs_test.go TestInvariantLedgerEvidenceExists
 	for _, want := range []string{"LOG-001: duplicate id", "nope_test.go", "TestNobodyWroteThis", "LOG-003: a Current contract needs evidence", "LOG-004: no Status"} {
 		require.Contains(t, joined, want)
 	}
+	_, err = parseLedger("## LOG-DLV-001 — an id the checker cannot read\nStatus: Current\n")
+	require.ErrorContains(t, err, "not a contract heading")
 	_, err = parseLedger("## LOG-009 — x\nStatus: Current\nEvidence: docs/docs_test.go\n")
 	require.Error(t, err, "a file without a test function is not evidence")
 }

@@ -58,7 +58,27 @@ const (
 	// MetaPublic marks an operation that authenticates its caller itself
 	// (sign-up, whose caller is not a person yet).
 	MetaPublic = "public"
+	// MetaRefusals holds an operation's RefusalRecorder (RecordRefusals).
+	MetaRefusals = "refusals"
 )
+
+// RefusalRecorder records the gate's refusal of a person's call to an
+// operation whose refusals belong on a record (a pact's, say): param reads
+// the call's path parameters. It runs before the refusal is answered; an
+// error it returns is logged, and the caller still gets the refusal.
+type RefusalRecorder func(ctx context.Context, p *identity.Person, param func(name string) string, refusal error) error
+
+// RecordRefusals has op's role refusals recorded by rec: the gate refuses
+// a person below op's least role before the handler runs, so without it
+// such a refusal leaves no entry.
+func RecordRefusals(op huma.Operation, rec RefusalRecorder) huma.Operation {
+	meta := map[string]any{MetaRefusals: rec}
+	for k, v := range op.Metadata {
+		meta[k] = v
+	}
+	op.Metadata = meta
+	return op
+}
 
 // AdminOp prepares op for huma.Register on Host.Admin(): people of role min
 // or above may call it, it is documented as taking a bearer token, and its
@@ -140,7 +160,13 @@ func (k *Kernel) adminGate(ctx huma.Context, next func(huma.Context)) {
 		return
 	}
 	if min, _ := op.Metadata[MetaRole].(identity.Role); !p.Role.AtLeast(min) {
-		k.writeAdminError(ctx, errs.E(errs.Forbidden, "%s is %s; this needs %s", p.ID, p.Role, min))
+		refusal := errs.E(errs.Forbidden, "%s is %s; this needs %s", p.ID, p.Role, min)
+		if rec, ok := op.Metadata[MetaRefusals].(RefusalRecorder); ok {
+			if err := rec(context.WithoutCancel(ctx.Context()), p, ctx.Param, refusal); err != nil {
+				k.logger.Error("record a refused admin call", "operation", op.OperationID, "person", p.ID, "error", err)
+			}
+		}
+		k.writeAdminError(ctx, refusal)
 		return
 	}
 	next(huma.WithValue(ctx, personKey{}, p))

@@ -105,6 +105,30 @@ func TestAdminGateEnforcesEachOperationsRole(t *testing.T) {
 	}
 }
 
+// An operation that records its refusals is told of the gate's, with the
+// call's path parameters, before the refusal is answered.
+func TestAdminGateRecordsRefusalsWhereAskedTo(t *testing.T) {
+	var recorded []string
+	k := kernel.New(kernel.Deps{AdminAuth: people})
+	require.NoError(t, k.Register(moduleFunc{"rec", func(h *kernel.Host) error {
+		rec := func(_ context.Context, p *identity.Person, param func(string) string, refusal error) error {
+			recorded = append(recorded, p.ID+" "+param("thing")+" "+string(errs.CodeOf(refusal)))
+			return nil
+		}
+		op := kernel.AdminOp(huma.Operation{OperationID: "rec-close", Method: http.MethodPost, Path: "/things/{thing}/close"}, identity.Approver)
+		huma.Register(h.Admin(), kernel.RecordRefusals(op, rec), func(context.Context, *struct {
+			Thing string `path:"thing"`
+		}) (*whoOut, error) {
+			return &whoOut{}, nil
+		})
+		return nil
+	}}))
+	h := k.Handler()
+	require.Equal(t, http.StatusForbidden, call(h, "POST", "/admin/api/things/t1/close", "vic").Code)
+	require.Equal(t, http.StatusOK, call(h, "POST", "/admin/api/things/t2/close", "val").Code)
+	require.Equal(t, []string{"vic t1 forbidden"}, recorded, "only the refusal, with its path parameter")
+}
+
 func TestAdminGateWithoutAuthenticatorRefusesEveryone(t *testing.T) {
 	rec := call(gated(t, nil), "GET", "/admin/api/view", "ana")
 	require.Equal(t, http.StatusUnauthorized, rec.Code)

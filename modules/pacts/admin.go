@@ -3,6 +3,7 @@ package pacts
 import (
 	"context"
 	"net/http"
+	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/uptrace/bun"
@@ -24,10 +25,44 @@ import (
 const pactBody = 256 << 10
 
 // adminOp is an operation of this module: ids are pacts-<verb>[-<noun>],
-// the tag is "pacts", and AdminOp declares the role gate.
-func adminOp(method, path, id, summary string, min identity.Role, errors ...int) huma.Operation {
-	return kernel.AdminOp(huma.Operation{OperationID: "pacts-" + id, Method: method, Path: path, Summary: summary,
+// the tag is "pacts", and AdminOp declares the role gate. An operation on
+// one pact or decision that needs more than a viewer has the gate's
+// refusals recorded too (recordRefused), so a person below its role who
+// tries it is on the pact's record like every other refused write.
+func (m *Module) adminOp(method, path, id, summary string, min identity.Role, errors ...int) huma.Operation {
+	op := kernel.AdminOp(huma.Operation{OperationID: "pacts-" + id, Method: method, Path: path, Summary: summary,
 		Tags: []string{"pacts"}, Errors: errors, MaxBodyBytes: pactBody}, min)
+	if min != identity.Viewer && (strings.Contains(path, "{pact_id}") || strings.Contains(path, "{decision_id}")) {
+		op = kernel.RecordRefusals(op, m.recordRefused("admin.pact."+strings.ReplaceAll(id, "-", "_")))
+	}
+	return op
+}
+
+// recordRefused logs the gate's refusal of action as the handler's own
+// refusals are logged: on the pact's project chain, with a payload naming
+// the pact (and the decision or seat) when the pact is the person's
+// organization's.
+func (m *Module) recordRefused(action string) kernel.RefusalRecorder {
+	return func(ctx context.Context, p *identity.Person, param func(string) string, refusal error) error {
+		payload := map[string]any{}
+		for name, field := range map[string]string{"decision_id": "decision_id", "seat": "key"} {
+			if v := param(name); v != "" {
+				payload[field] = v
+			}
+		}
+		e := ledger.Entry{Actor: "human:" + p.ID, OrgID: p.OrgID, Action: action, Payload: payload}
+		pact, project, err := pactOf(ctx, m.db, p.OrgID, param("pact_id"), param("decision_id"))
+		if err != nil {
+			return err
+		}
+		if pact != "" {
+			payload["pact_id"], e.ProjectID = pact, project
+		}
+		if err := m.log.RecordRefusal(ctx, m.db, e, refusal); err != refusal {
+			return err
+		}
+		return nil
+	}
 }
 
 // registerAdmin adds the people's side: the Admin API's pact operations
@@ -118,7 +153,7 @@ type pactChangesIn struct {
 }
 
 func (m *Module) registerReads(api huma.API) {
-	huma.Register(api, adminOp(http.MethodGet, "/pacts", "list", "The Jobs list: every pact of the organization",
+	huma.Register(api, m.adminOp(http.MethodGet, "/pacts", "list", "The Jobs list: every pact of the organization",
 		identity.Viewer), func(ctx context.Context, in *pactJobsIn) (*pactJobsOut, error) {
 		out := &pactJobsOut{}
 		return out, m.asPerson(ctx, func(ctx context.Context, tx bun.Tx, a Actor, acc Access) (err error) {
@@ -126,7 +161,7 @@ func (m *Module) registerReads(api huma.API) {
 			return err
 		})
 	})
-	huma.Register(api, adminOp(http.MethodGet, "/pacts/changes", "changes",
+	huma.Register(api, m.adminOp(http.MethodGet, "/pacts/changes", "changes",
 		"What the agents changed this week: their writes of the last seven days, from the log", identity.Viewer),
 		func(ctx context.Context, in *pactChangesIn) (*pactEntriesOut, error) {
 			out := &pactEntriesOut{}
@@ -135,7 +170,7 @@ func (m *Module) registerReads(api huma.API) {
 				return err
 			})
 		})
-	huma.Register(api, adminOp(http.MethodGet, "/pacts/{pact_id}", "get",
+	huma.Register(api, m.adminOp(http.MethodGet, "/pacts/{pact_id}", "get",
 		"A pact: its seats, zones, decisions and the latest page of its thread", identity.Viewer, http.StatusNotFound),
 		func(ctx context.Context, in *pactIDIn) (*pactGetOut, error) {
 			out := &pactGetOut{}
@@ -151,7 +186,7 @@ func (m *Module) registerReads(api huma.API) {
 				return nil
 			})
 		})
-	huma.Register(api, adminOp(http.MethodGet, "/pacts/{pact_id}/messages", "thread",
+	huma.Register(api, m.adminOp(http.MethodGet, "/pacts/{pact_id}/messages", "thread",
 		"A page of a pact's thread, oldest first", identity.Viewer, http.StatusNotFound),
 		func(ctx context.Context, in *pactPageIn) (*pactThreadOut, error) {
 			out := &pactThreadOut{}
@@ -160,7 +195,7 @@ func (m *Module) registerReads(api huma.API) {
 				return err
 			})
 		})
-	huma.Register(api, adminOp(http.MethodGet, "/pacts/{pact_id}/record", "record",
+	huma.Register(api, m.adminOp(http.MethodGet, "/pacts/{pact_id}/record", "record",
 		"A pact's record: every write to it and every refused one, with who tried it, from the project's log",
 		identity.Viewer, http.StatusNotFound), func(ctx context.Context, in *pactPageIn) (*pactEntriesOut, error) {
 		out := &pactEntriesOut{}

@@ -33,7 +33,7 @@ type pactAnswerIn struct {
 type pactAnswerOut struct{ Body PactAnswer }
 
 func (m *Module) registerDecisions(api huma.API) {
-	huma.Register(api, adminOp(http.MethodGet, "/pact-decisions", "questions",
+	huma.Register(api, m.adminOp(http.MethodGet, "/pact-decisions", "questions",
 		"Questions for you: the open decisions of the organization, oldest first", identity.Approver),
 		func(ctx context.Context, _ *struct{}) (*pactQuestionsOut, error) {
 			out := &pactQuestionsOut{}
@@ -42,7 +42,7 @@ func (m *Module) registerDecisions(api huma.API) {
 				return err
 			})
 		})
-	huma.Register(api, adminOp(http.MethodPut, "/pact-decisions/{decision_id}/answer", "answer",
+	huma.Register(api, m.adminOp(http.MethodPut, "/pact-decisions/{decision_id}/answer", "answer",
 		"Answer a decision, or change the answer until the agent has read it: a choice, your own words, or Not needed",
 		identity.Approver, http.StatusBadRequest, http.StatusNotFound),
 		func(ctx context.Context, in *pactAnswerIn) (*pactAnswerOut, error) {

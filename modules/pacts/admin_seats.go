@@ -40,7 +40,7 @@ type pactRemovedOut struct{ Body SeatRemoved }
 
 func (m *Module) registerSeats(api huma.API) {
 	bad := []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict}
-	huma.Register(api, adminOp(http.MethodPost, "/pacts/{pact_id}/seats", "invite",
+	huma.Register(api, m.adminOp(http.MethodPost, "/pacts/{pact_id}/seats", "invite",
 		"Invite an agent of the pact's project, or a person of the organization, to a new seat", identity.Approver, bad...),
 		func(ctx context.Context, in *pactInviteIn) (*pactCursorOut, error) {
 			var c int64
@@ -52,7 +52,7 @@ func (m *Module) registerSeats(api huma.API) {
 				})
 			return cursorOut(c), err
 		})
-	huma.Register(api, adminOp(http.MethodPost, "/pacts/{pact_id}/seats/{seat}/remove", "remove-seat",
+	huma.Register(api, m.adminOp(http.MethodPost, "/pacts/{pact_id}/seats/{seat}/remove", "remove-seat",
 		"Remove a seat: it writes nothing more and what it wrote stays; warns when one voice is left", identity.Approver, bad...),
 		func(ctx context.Context, in *pactSeatKeyIn) (*pactRemovedOut, error) {
 			out := &pactRemovedOut{}
@@ -68,10 +68,10 @@ func (m *Module) registerSeats(api huma.API) {
 		if paused {
 			verb, summary = "pause", "Pause a seat's job: its writes are refused until woken"
 		}
-		huma.Register(api, adminOp(http.MethodPost, "/pacts/{pact_id}/seats/{seat}/"+verb, verb+"-seat", summary, identity.Approver, bad...),
+		huma.Register(api, m.adminOp(http.MethodPost, "/pacts/{pact_id}/seats/{seat}/"+verb, verb+"-seat", summary, identity.Approver, bad...),
 			func(ctx context.Context, in *pactSeatKeyIn) (*pactCursorOut, error) {
 				var c int64
-				err := m.act(ctx, identity.Approver, "admin.pact."+verb, map[string]any{"pact_id": in.PactID, "key": in.Key},
+				err := m.act(ctx, identity.Approver, "admin.pact."+verb+"_seat", map[string]any{"pact_id": in.PactID, "key": in.Key},
 					func(ctx context.Context, tx bun.Tx, a Actor, acc Access) (err error) {
 						c, err = m.svc.SetPaused(ctx, tx, a, acc, in.PactID, in.Key, paused)
 						return err
@@ -79,7 +79,7 @@ func (m *Module) registerSeats(api huma.API) {
 				return cursorOut(c), err
 			})
 	}
-	huma.Register(api, adminOp(http.MethodPost, "/pacts/{pact_id}/close", "close",
+	huma.Register(api, m.adminOp(http.MethodPost, "/pacts/{pact_id}/close", "close",
 		"Close a pact: it stays readable, accepts no writes and leaves the open-pact count", identity.Approver, bad...),
 		func(ctx context.Context, in *pactIDIn) (*pactCursorOut, error) {
 			var c int64

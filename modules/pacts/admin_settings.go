@@ -32,7 +32,7 @@ type pactMySettingsIn struct{ Body pactMySettings }
 type pactMySettingsOut struct{ Body pactMySettings }
 
 func (m *Module) registerSettings(api huma.API) {
-	huma.Register(api, adminOp(http.MethodGet, "/pact-settings", "get-settings", "The organization's pact settings", identity.Viewer),
+	huma.Register(api, m.adminOp(http.MethodGet, "/pact-settings", "get-settings", "The organization's pact settings", identity.Viewer),
 		func(ctx context.Context, _ *struct{}) (*pactOrgSettingsOut, error) {
 			out := &pactOrgSettingsOut{}
 			return out, m.asPerson(ctx, func(ctx context.Context, tx bun.Tx, a Actor, _ Access) (err error) {
@@ -40,7 +40,7 @@ func (m *Module) registerSettings(api huma.API) {
 				return err
 			})
 		})
-	huma.Register(api, adminOp(http.MethodPut, "/pact-settings", "set-settings",
+	huma.Register(api, m.adminOp(http.MethodPut, "/pact-settings", "set-settings",
 		"Change the organization's pact settings", identity.Owner, http.StatusBadRequest),
 		func(ctx context.Context, in *pactOrgSettingsIn) (*pactOrgSettingsOut, error) {
 			p, err := kernel.SignedIn(ctx)
@@ -53,7 +53,7 @@ func (m *Module) registerSettings(api huma.API) {
 				})
 			return &pactOrgSettingsOut{Body: in.Body}, err
 		})
-	huma.Register(api, adminOp(http.MethodGet, "/me/pact-settings", "get-my-settings", "Your pact settings", identity.Viewer),
+	huma.Register(api, m.adminOp(http.MethodGet, "/me/pact-settings", "get-my-settings", "Your pact settings", identity.Viewer),
 		func(ctx context.Context, _ *struct{}) (*pactMySettingsOut, error) {
 			out := &pactMySettingsOut{}
 			return out, m.asPerson(ctx, func(ctx context.Context, tx bun.Tx, a Actor, _ Access) (err error) {
@@ -61,7 +61,7 @@ func (m *Module) registerSettings(api huma.API) {
 				return err
 			})
 		})
-	huma.Register(api, adminOp(http.MethodPut, "/me/pact-settings", "set-my-settings", "Change your pact settings",
+	huma.Register(api, m.adminOp(http.MethodPut, "/me/pact-settings", "set-my-settings", "Change your pact settings",
 		identity.Viewer, http.StatusBadRequest),
 		func(ctx context.Context, in *pactMySettingsIn) (*pactMySettingsOut, error) {
 			p, err := kernel.SignedIn(ctx)

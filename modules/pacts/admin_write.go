@@ -91,7 +91,7 @@ type pactHandshakeIn struct {
 
 func (m *Module) registerWrites(api huma.API) {
 	bad := []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict}
-	huma.Register(api, adminOp(http.MethodPost, "/pacts", "create",
+	huma.Register(api, m.adminOp(http.MethodPost, "/pacts", "create",
 		"Start a pact: you take its first seat and answer for it; others' seats wait for them", identity.Approver, bad...),
 		func(ctx context.Context, in *pactCreateIn) (*pactCreatedOut, error) {
 			b := in.Body
@@ -115,7 +115,7 @@ func (m *Module) registerWrites(api huma.API) {
 			})
 			return out, err
 		})
-	huma.Register(api, adminOp(http.MethodPost, "/pacts/{pact_id}/join", "join",
+	huma.Register(api, m.adminOp(http.MethodPost, "/pacts/{pact_id}/join", "join",
 		"Take the seat waiting for you in a pact", identity.Viewer, bad...),
 		func(ctx context.Context, in *pactIDIn) (*pactWrittenOut, error) {
 			var w Written
@@ -126,7 +126,7 @@ func (m *Module) registerWrites(api huma.API) {
 				})
 			return written(w, ""), err
 		})
-	huma.Register(api, adminOp(http.MethodPost, "/pacts/{pact_id}/messages", "post",
+	huma.Register(api, m.adminOp(http.MethodPost, "/pacts/{pact_id}/messages", "post",
 		"Post in a pact's thread from your seat", identity.Viewer, bad...),
 		func(ctx context.Context, in *pactPostIn) (*pactWrittenOut, error) {
 			var p Posted
@@ -137,7 +137,7 @@ func (m *Module) registerWrites(api huma.API) {
 			})
 			return written(p.Written, p.Number), err
 		})
-	huma.Register(api, adminOp(http.MethodPut, "/pacts/{pact_id}/sections/{key}", "write-section",
+	huma.Register(api, m.adminOp(http.MethodPut, "/pacts/{pact_id}/sections/{key}", "write-section",
 		"Replace your own zone of a pact", identity.Viewer, bad...),
 		func(ctx context.Context, in *pactSectionIn) (*pactWrittenOut, error) {
 			var w Written
@@ -148,7 +148,7 @@ func (m *Module) registerWrites(api huma.API) {
 				})
 			return written(w, ""), err
 		})
-	huma.Register(api, adminOp(http.MethodPut, "/pacts/{pact_id}/handshake", "write-handshake",
+	huma.Register(api, m.adminOp(http.MethodPut, "/pacts/{pact_id}/handshake", "write-handshake",
 		"Replace your handshake note in a pact", identity.Viewer, bad...),
 		func(ctx context.Context, in *pactHandshakeIn) (*pactWrittenOut, error) {
 			var w Written

@@ -12,7 +12,8 @@ import (
 )
 
 // A whole two-agent job over real MCP clients: wanda on the Go SDK's
-// client, bram on the official TypeScript SDK's (PACT-008).
+// client, bram on the official TypeScript SDK's, with a decision a person
+// answers and bram reads word for word (PACT-007).
 func TestATwoAgentJobOverTheGoAndTypeScriptClients(t *testing.T) {
 	f := setup(t)
 	out, err := f.as("wanda", pacts.ToolCreate, map[string]any{"project_id": "web", "name": "Launch",

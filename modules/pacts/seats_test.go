@@ -13,7 +13,7 @@ import (
 
 // An invited seat writes nothing until it joins; a paused job's writes
 // are refused while reads go on, and only an agent whose person is an
-// owner or approver pauses or wakes one (PACT-009).
+// owner or approver pauses or wakes one (PACT-020).
 func TestSeatsWriteOnlyJoinedAndAwake(t *testing.T) {
 	f := setup(t)
 	out, err := f.as("wanda", pacts.ToolCreate, map[string]any{"project_id": "web", "name": "Launch", "purpose": "Ship it",
@@ -50,7 +50,7 @@ func TestSeatsWriteOnlyJoinedAndAwake(t *testing.T) {
 	require.Equal(t, 0, f.Count(`SELECT count(*) FROM pact_messages WHERE body IN ('Before joining.', 'While paused.')`))
 }
 
-// Prefixes and keys are unique per pact, and 12 seats is the most (PACT-002).
+// Prefixes and keys are unique per pact (PACT-020).
 func TestPrefixesAreUniquePerPact(t *testing.T) {
 	f := setup(t)
 	id := f.pact(t)
@@ -63,7 +63,7 @@ func TestPrefixesAreUniquePerPact(t *testing.T) {
 }
 
 // pact://pacts/{id} reads the pact as get_pact does, with the agent's
-// default mandate, verified and logged like the tool (PACT-010).
+// default mandate, verified and logged like the tool (PACT-021).
 func TestThePactResourceReadsThePact(t *testing.T) {
 	f := setup(t)
 	id := f.pact(t)

@@ -175,3 +175,19 @@ func list(xs []string) string {
 	}
 	return out
 }
+
+// pactOf finds, in org, the pact named by id or else the pact of decision
+// decision, and its project; "" when there is none.
+func pactOf(ctx context.Context, d bun.IDB, org, id, decision string) (pact, project string, err error) {
+	var rows []struct {
+		ID        string `bun:"id"`
+		ProjectID string `bun:"project_id"`
+	}
+	err = d.NewRaw(`SELECT p.id::text AS id, p.project_id FROM pacts p
+		WHERE p.org_id = ? AND (p.id::text = ? OR p.id = (SELECT pact_id FROM pact_decisions WHERE id::text = ?))`,
+		org, id, decision).Scan(ctx, &rows)
+	if err != nil || len(rows) == 0 {
+		return "", "", err
+	}
+	return rows[0].ID, rows[0].ProjectID, nil
+}
