@@ -146,7 +146,8 @@ func TestNoToolAnswersWithoutAValidMandate(t *testing.T) {
 		schema, _ := json.Marshal(tool.InputSchema)
 		var s struct {
 			Properties map[string]struct {
-				Type any `json:"type"`
+				Type any   `json:"type"`
+				Enum []any `json:"enum"`
 			} `json:"properties"`
 			Required []string `json:"required"`
 		}
@@ -166,7 +167,12 @@ func TestNoToolAnswersWithoutAValidMandate(t *testing.T) {
 			case "status":
 				args[r] = "working"
 			default: // a value of the argument's type, so only the mandate is wrong
-				switch fmt.Sprint(s.Properties[r].Type) {
+				switch prop := s.Properties[r]; fmt.Sprint(prop.Type) {
+				case "string":
+					args[r] = "x"
+					if len(prop.Enum) > 0 {
+						args[r] = prop.Enum[0]
+					}
 				case "array", "[null array]":
 					args[r] = []any{"x"}
 				case "boolean":
