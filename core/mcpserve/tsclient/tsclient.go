@@ -3,25 +3,23 @@
 // js/package-lock.json), for tests that prove the board works with a
 // client nobody here wrote.
 //
-// It needs Node.js 20 or later with npm. Without them Run fails the test
-// rather than skipping it, so make test cannot pass without the check. The
-// pinned package is installed by npm ci into the user's cache dir, keyed by
-// the lock file's hash, so node_modules never enters the source tree (where
-// gofmt and go vet walk) and later runs skip the install.
+// It needs Node.js 20 or later with npm: without them Run fails the test
+// rather than skipping it (sdk/npmtest installs the package).
 package tsclient
 
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"embed"
-	"encoding/hex"
 	"encoding/json"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/pactboard/pact/sdk/npmtest"
 )
 
 // js holds agent.mjs and the pinned npm package; embedded so callers in any
@@ -58,7 +56,7 @@ type Output struct {
 // session and returns what it saw; it fails t when the client cannot run.
 func Run(t testing.TB, url, token string, calls ...Call) Output {
 	t.Helper()
-	dir := install(t)
+	dir, script := install(t)
 	raw, err := json.Marshal(map[string]any{"url": url, "token": token, "calls": calls})
 	if err != nil {
 		t.Fatalf("tsclient: %v", err)
@@ -69,7 +67,7 @@ func Run(t testing.TB, url, token string, calls ...Call) Output {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", "agent.mjs", file)
+	cmd := exec.CommandContext(ctx, "node", script, file)
 	cmd.Dir = dir
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -86,76 +84,18 @@ func Run(t testing.TB, url, token string, calls ...Call) Output {
 	return out
 }
 
-// install returns a directory holding js/ with its node_modules installed
-// by npm ci, in the user's cache keyed by the lock file's hash.
-func install(t testing.TB) string {
+// install returns a directory holding js/'s package installed
+// (sdk/npmtest) and the name of agent.mjs in it.
+func install(t testing.TB) (dir, script string) {
 	t.Helper()
-	for _, tool := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("%s is not installed: the TypeScript MCP client needs Node.js 20 or later with npm "+
-				"(Debian/Ubuntu: apt-get install nodejs npm)", tool)
-		}
-	}
-	lock, err := js.ReadFile("js/package-lock.json")
+	files, err := fs.Sub(js, "js")
 	if err != nil {
 		t.Fatalf("tsclient: %v", err)
 	}
-	sum := sha256.Sum256(lock)
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	dir := filepath.Join(cache, "pact-mcp-tsclient", hex.EncodeToString(sum[:8]))
-	if !installed(dir) {
-		npmCI(t, dir)
-	}
-	script, err := js.ReadFile("js/agent.mjs")
+	dir = npmtest.Install(t, files, "pact-mcp-tsclient", "@modelcontextprotocol/sdk/package.json")
+	body, err := js.ReadFile("js/agent.mjs")
 	if err != nil {
 		t.Fatalf("tsclient: %v", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "agent.mjs"), script, 0o644); err != nil {
-		t.Fatalf("tsclient: %v", err)
-	}
-	return dir
-}
-
-func installed(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json"))
-	return err == nil
-}
-
-// npmCI installs into a fresh directory and renames it into place, so two
-// test processes never share a half-installed tree.
-func npmCI(t testing.TB, dir string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		t.Fatalf("tsclient: %v", err)
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), "install-")
-	if err != nil {
-		t.Fatalf("tsclient: %v", err)
-	}
-	defer os.RemoveAll(tmp)
-	for _, name := range []string{"package.json", "package-lock.json"} {
-		b, err := js.ReadFile("js/" + name)
-		if err != nil {
-			t.Fatalf("tsclient: %v", err)
-		}
-		if err := os.WriteFile(filepath.Join(tmp, name), b, 0o644); err != nil {
-			t.Fatalf("tsclient: %v", err)
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
-	cmd.Dir = tmp
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("tsclient: npm ci in %s: %v\n%s", tmp, err, out)
-	}
-	if !installed(dir) {
-		_ = os.RemoveAll(dir) // an incomplete tree left by hand
-	}
-	if err := os.Rename(tmp, dir); err != nil && !installed(dir) {
-		t.Fatalf("tsclient: install the client: %v", err)
-	} // else another test process won the race; its install is as good
+	return dir, npmtest.WriteScript(t, dir, "agent", body)
 }

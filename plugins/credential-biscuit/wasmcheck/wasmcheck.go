@@ -11,16 +11,17 @@ package wasmcheck
 
 import (
 	"context"
-	"crypto/sha256"
 	"embed"
-	"encoding/hex"
 	"encoding/json"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pactboard/pact/sdk/npmtest"
 )
 
 // js holds verify.mjs and the pinned npm package (package-lock.json). They
@@ -91,93 +92,18 @@ func Run(t testing.TB, in Input) string {
 	return string(out)
 }
 
-// install returns the directory holding the pinned biscuit-wasm and the
-// name of verify.mjs in it.
+// install returns a directory holding js/'s package installed
+// (sdk/npmtest) and the name of verify.mjs in it.
 func install(t testing.TB) (dir, script string) {
 	t.Helper()
-	for _, tool := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("%s is not installed: the Biscuit interop tests need Node.js 20 or later with npm "+
-				"to run the official @biscuit-auth/biscuit-wasm verifier (Debian/Ubuntu: apt-get install nodejs npm)", tool)
-		}
-	}
-	lock := read(t, "package-lock.json")
-	sum := sha256.Sum256(lock)
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	dir = filepath.Join(cache, "pact-biscuit-interop", hex.EncodeToString(sum[:8]))
-	if !installed(dir) {
-		npmCI(t, dir)
-	}
-	// Named by its hash and renamed into place: test processes running at
-	// once never read a half-written or different script.
-	body := read(t, "verify.mjs")
-	sum = sha256.Sum256(body)
-	script = "verify-" + hex.EncodeToString(sum[:8]) + ".mjs"
-	if _, err := os.Stat(filepath.Join(dir, script)); err != nil {
-		f, err := os.CreateTemp(dir, "verify-*.tmp")
-		if err != nil {
-			t.Fatalf("wasmcheck: %v", err)
-		}
-		_, err = f.Write(body)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Rename(f.Name(), filepath.Join(dir, script))
-		}
-		if err != nil {
-			_ = os.Remove(f.Name())
-			t.Fatalf("wasmcheck: write verify.mjs: %v", err)
-		}
-	}
-	return dir, script
-}
-
-func read(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := js.ReadFile("js/" + name)
+	files, err := fs.Sub(js, "js")
 	if err != nil {
 		t.Fatalf("wasmcheck: %v", err)
 	}
-	return b
-}
-
-func installed(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, "node_modules", "@biscuit-auth", "biscuit-wasm", "package.json"))
-	return err == nil
-}
-
-// npmCI installs into a fresh directory and renames it into place, so two
-// test processes never share a half-installed tree.
-func npmCI(t testing.TB, dir string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		t.Fatalf("wasmcheck: %v", err)
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), "install-")
+	dir = npmtest.Install(t, files, "pact-biscuit-interop", "@biscuit-auth/biscuit-wasm/package.json")
+	body, err := js.ReadFile("js/verify.mjs")
 	if err != nil {
 		t.Fatalf("wasmcheck: %v", err)
 	}
-	defer os.RemoveAll(tmp)
-	for _, name := range []string{"package.json", "package-lock.json"} {
-		if err := os.WriteFile(filepath.Join(tmp, name), read(t, name), 0o644); err != nil {
-			t.Fatalf("wasmcheck: %v", err)
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
-	cmd.Dir = tmp
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm ci in %s failed (it needs the npm registry): %v\n%s", tmp, err, out)
-	}
-	if !installed(dir) {
-		_ = os.RemoveAll(dir) // an incomplete tree left by hand
-	}
-	if err := os.Rename(tmp, dir); err != nil && !installed(dir) {
-		t.Fatalf("install the biscuit-wasm verifier: %v", err)
-	} // else another test process won the race; its install is as good
+	return dir, npmtest.WriteScript(t, dir, "verify", body)
 }
