@@ -8,7 +8,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel/kerneltest"
 	"github.com/pactboard/pact/modules/pacts"
 )
@@ -16,19 +15,8 @@ import (
 // setupAt is setup on a board whose clock is now, returning the module so
 // a test can run its sweeps.
 func setupAt(t *testing.T, now func() time.Time) (*fixture, *pacts.Module) {
-	m := pacts.New()
-	f := &fixture{World: kerneltest.New(t, kerneltest.Options{Now: now}, m), roots: map[string]string{}}
-	f.Person("", "ana", identity.Owner)
-	f.Person("ana", "vic", identity.Viewer)
-	f.Project("ana", "web", false)
-	f.Project("ana", "ops", false)
-	for _, a := range []struct{ id, owner, project string }{
-		{"wanda", "ana", "web"}, {"bram", "ana", "web"}, {"olga", "ana", "ops"}, {"vera", "vic", "web"},
-	} {
-		f.Agent("ana", identity.AgentInput{ID: a.id, Client: "code", Projects: []string{a.project}, Owner: a.owner})
-		f.roots[a.id] = f.Root(a.id)
-	}
-	return f, m
+	f := setupWith(t, kerneltest.Options{Now: now}, pacts.Options{})
+	return f, f.mod
 }
 
 // adm calls the Admin API as person as, with body (nil for none) sent as

@@ -15,6 +15,7 @@ func TestMain(m *testing.M) { kerneltest.Main(m) }
 // ana's), olga (ops only) and vera (web, vic's).
 type fixture struct {
 	*kerneltest.World
+	mod   *pacts.Module
 	roots map[string]string
 }
 
@@ -22,7 +23,8 @@ func setup(t *testing.T) *fixture { return setupWith(t, kerneltest.Options{}, pa
 
 // setupWith is setup with the World's and the module's options.
 func setupWith(t *testing.T, world kerneltest.Options, opts pacts.Options) *fixture {
-	f := &fixture{World: kerneltest.New(t, world, pacts.New(opts)), roots: map[string]string{}}
+	f := &fixture{mod: pacts.New(opts), roots: map[string]string{}}
+	f.World = kerneltest.New(t, world, f.mod)
 	f.Person("", "ana", identity.Owner)
 	f.Person("ana", "vic", identity.Viewer)
 	f.Project("ana", "web", false)
