@@ -104,6 +104,7 @@ func (m *Module) registerDelivery(h *kernel.Host) error {
 	}
 	h.Handle("GET "+StreamPath, m.streamHandler())
 	h.Worker("webhooks", m.deliverLoop)
+	h.Worker("reseal", m.resealAtStart)
 	m.registerWakeOp(h)
 	return nil
 }

@@ -1,0 +1,63 @@
+package pacts
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/uptrace/bun"
+
+	"github.com/pactboard/pact/core/seal"
+)
+
+// ResealDeliveries seals again every webhook address and secret that is
+// not sealed under box's active key, so retiring an old key from the
+// keyring (README, "Keep the signing key") does not make them
+// unreadable; it returns how many rows it changed. A row another process
+// changed meanwhile is left to it, and a value that no longer opens is
+// left as it is (its deliveries fail until the agent sets it again).
+func ResealDeliveries(ctx context.Context, d bun.IDB, box *seal.Box) (int, error) {
+	var rows []struct {
+		AgentID string `bun:"agent_id"`
+		URL     string `bun:"url"`
+		Secret  string `bun:"secret"`
+	}
+	if err := d.NewRaw(`SELECT agent_id, url, secret FROM pact_delivery WHERE url IS NOT NULL ORDER BY agent_id`).Scan(ctx, &rows); err != nil {
+		return 0, fmt.Errorf("pacts: read the webhooks to reseal: %w", err)
+	}
+	n := 0
+	for _, r := range rows {
+		if !box.Stale(r.URL) && !box.Stale(r.Secret) {
+			continue
+		}
+		url, err := box.Reseal(r.URL, urlPlace(r.AgentID))
+		if err != nil {
+			continue
+		}
+		secret, err := box.Reseal(r.Secret, secretPlace(r.AgentID))
+		if err != nil {
+			continue
+		}
+		res, err := d.ExecContext(ctx, `UPDATE pact_delivery SET url = ?, secret = ? WHERE agent_id = ? AND url = ? AND secret = ?`,
+			url, secret, r.AgentID, r.URL, r.Secret)
+		if err != nil {
+			return n, fmt.Errorf("pacts: reseal the webhook of %s: %w", r.AgentID, err)
+		}
+		if k, _ := res.RowsAffected(); k == 1 {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// resealAtStart runs ResealDeliveries once when the board starts (a
+// kernel worker that returns nil is done; an error is retried).
+func (m *Module) resealAtStart(ctx context.Context) error {
+	n, err := ResealDeliveries(ctx, m.db, m.dlv.opts.Seal)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		m.dlv.logger.Info("sealed pact webhooks under the board's active key", "webhooks", n)
+	}
+	return nil
+}
