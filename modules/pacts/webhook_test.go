@@ -202,3 +202,31 @@ func verifyWithStandardWebhooks(t *testing.T, secret string, cases []map[string]
 	require.NoError(t, err, "the standardwebhooks library disagrees:\n%s", out)
 	require.Equal(t, len(cases), strings.Count(string(out), "ok "), "every case was checked:\n%s", out)
 }
+
+// Only failures in a row count: a delivered event resets the count, so
+// four failures, a success and four more leave the webhook on (PACT-012).
+func TestASuccessfulDeliveryResetsTheFailureCount(t *testing.T) {
+	r := newReceiver(t)
+	f := webhookWorld(t, r, 20*time.Millisecond)
+	id := f.pact(t)
+	_, err := f.as("bram", pacts.ToolSetDelivery, map[string]any{"mode": "webhook", "url": r.URL + "/pact",
+		"secret": "whsec_" + strings.Repeat("QUJD", 8)})
+	require.NoError(t, err)
+	failures := func() int { return f.Count(`SELECT failures FROM pact_delivery WHERE agent_id = 'bram'`) }
+	fail4 := func(round string) {
+		t.Helper()
+		r.status.Store(http.StatusInternalServerError)
+		for i := range 4 {
+			_, err := f.as("wanda", pacts.ToolPost, map[string]any{"pact_id": id, "body": round + " " + string(rune('a'+i))})
+			require.NoError(t, err)
+		}
+		eventually(t, "four failures in a row", func() bool { return failures() == 4 })
+	}
+	fail4("first")
+	r.status.Store(http.StatusOK)
+	_, err = f.as("wanda", pacts.ToolPost, map[string]any{"pact_id": id, "body": "this one arrives"})
+	require.NoError(t, err)
+	eventually(t, "a delivery resets the count", func() bool { return failures() == 0 })
+	fail4("second")
+	require.Empty(t, stuck(t, f), "eight failures, but never five in a row")
+}
