@@ -21,6 +21,8 @@ func allowedReads() []allowance {
 			"enqueueing statement"},
 		{"core/outbox", "orgs", reads, "a detail the board wrote in every language is kept in its organization's " +
 			"language (orgs.language), chosen in the enqueueing statement"},
+		{"core/outbox", "humans", reads, "as for orgs: a notification for one person keeps the detail in that " +
+			"person's language (humans.language) when they chose one, chosen in the same statement"},
 
 		// Modules: joins with the principals their rows name.
 		{"modules/board", "agents", reads, principals},
