@@ -46,6 +46,11 @@ type Notification struct {
 	// (docs/pacts.md, "Delivery without polling"). A plugin passes it on
 	// untouched or ignores it.
 	Data []byte
+	// HumanID, when set, is the one person this notification is for, by
+	// their id in the organization (a pact's owner told of an unread
+	// message); Language is then theirs. Empty: the organization's people.
+	// Either way it goes to the organization's destinations.
+	HumanID string
 }
 
 // Link is a labelled URL shown with a notification (a button on a card).
