@@ -21,6 +21,8 @@ func allowedReads() []allowance {
 			"enqueueing statement"},
 		{"core/outbox", "orgs", reads, "a detail the board wrote in every language is kept in its organization's " +
 			"language (orgs.language), chosen in the enqueueing statement"},
+		{"core/outbox", "humans", reads, "as for orgs: a notification for one person keeps the detail in that " +
+			"person's language (humans.language) when they chose one, chosen in the same statement"},
 
 		// Modules: joins with the principals their rows name.
 		{"modules/board", "agents", reads, principals},
@@ -46,5 +48,8 @@ func allowedReads() []allowance {
 			"opens (core/seal); it reads the sealed value where it delivers, shows its hint and reseals it, and writes " +
 			"it through identity.SetOrgSecret. The organization's language (orgs.language) is read where it delivers " +
 			"and in the expiry sweep's query, which writes each warning in it"},
+		{"modules/notify", "humans", reads, "as for orgs: a notification for one person (notifications.human_id) is " +
+			"told in their language (humans.language) when they chose one, read with the organization's where it " +
+			"delivers"},
 	}
 }

@@ -24,6 +24,7 @@ type Claimed struct {
 	ProjectID string    `bun:"project_id"`
 	TaskID    *string   `bun:"task_id"`
 	AgentID   *string   `bun:"agent_id"`
+	HumanID   *string   `bun:"human_id"` // the one person it is for; nil: the organization's people
 	Title     string    `bun:"title"`
 	Detail    *string   `bun:"detail"`
 	Key       string    `bun:"idempotency_key"`
@@ -47,7 +48,7 @@ func Claim(ctx context.Context, d *db.DB, owner string, lease time.Duration) (*C
 		        AND (lease_expires_at IS NULL OR lease_expires_at <= now())
 		      ORDER BY next_attempt_at LIMIT 1 FOR UPDATE SKIP LOCKED) c
 		WHERE n.id = c.id
-		RETURNING n.id, n.org_id, n.kind, n.project_id, n.task_id, n.agent_id, n.title, n.detail,
+		RETURNING n.id, n.org_id, n.kind, n.project_id, n.task_id, n.agent_id, n.human_id, n.title, n.detail,
 		          n.idempotency_key, n.created_at, n.attempts, n.last_error`,
 		owner, lease.Seconds())
 	if err != nil {

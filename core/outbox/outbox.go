@@ -62,7 +62,9 @@ type Notification struct {
 	// DetailIn, when set, is a detail the board wrote itself, in every
 	// language it speaks (language tag → text, core/i18n): the enqueueing
 	// statement keeps the one of the organization's language (orgs.language),
-	// else English, else Detail. An agent's own words go in Detail.
+	// or of the person's (humans.language) when HumanID names one who chose
+	// a language, else English, else Detail. An agent's own words go in
+	// Detail.
 	DetailIn map[string]string
 }
 
@@ -98,9 +100,12 @@ func Enqueue(ctx context.Context, tx bun.IDB, n Notification) (int64, error) {
 	var id int64
 	err := tx.NewRaw(`INSERT INTO notifications (org_id, kind, project_id, task_id, agent_id, human_id, title, detail)
 		SELECT p.org_id, ?, p.id, ?::uuid, ?, ?, ?,
-		       nullif(coalesce(?::jsonb ->> o.language, ?::jsonb ->> 'en', ?), '')
-		FROM projects p JOIN orgs o ON o.id = p.org_id WHERE p.id = ? RETURNING id`,
-		n.Kind, nullable(n.TaskID), nullable(n.AgentID), nullable(n.HumanID), title, in, in, nullable(detail), n.ProjectID).Scan(ctx, &id)
+		       nullif(coalesce(?::jsonb ->> coalesce(h.language, o.language), ?::jsonb ->> 'en', ?), '')
+		FROM projects p JOIN orgs o ON o.id = p.org_id
+		LEFT JOIN humans h ON h.id = ? AND h.org_id = p.org_id
+		WHERE p.id = ? RETURNING id`,
+		n.Kind, nullable(n.TaskID), nullable(n.AgentID), nullable(n.HumanID), title, in, in, nullable(detail),
+		nullable(n.HumanID), n.ProjectID).Scan(ctx, &id)
 	if err != nil {
 		return 0, fmt.Errorf("outbox: enqueue %s for project %s: %w", n.Kind, n.ProjectID, err)
 	}

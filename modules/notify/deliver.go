@@ -130,7 +130,7 @@ func (s *Service) handle(ctx context.Context, owner string, r *row) error {
 		return outbox.Dead(ctx, s.db, owner, r.ID, NoDestination)
 	}
 	msg := s.message(r)
-	if msg.Language, err = s.orgLanguage(ctx, r.OrgID); err != nil {
+	if msg.Language, err = s.language(ctx, r.OrgID, msg.HumanID); err != nil {
 		return err
 	}
 	var sent bool

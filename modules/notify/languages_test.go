@@ -71,3 +71,37 @@ func TestDeliveryCarriesTheOrganizationsLanguage(t *testing.T) {
 	require.Equal(t, "two", got[1].N.Title)
 	require.Equal(t, "th", got[1].N.Language)
 }
+
+// A notification for one person names them (notifier.Notification.HumanID)
+// and is told in their language once they chose one; one for the
+// organization's people, and one for a person who follows the
+// organization, keeps the organization's. A person of another
+// organization cannot change it.
+func TestDeliveryForOnePersonCarriesThemAndTheirLanguage(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	d := w.DB
+	slack := &recorder{}
+	svc := notify.NewService(d, nil, &notify.Options{Notifiers: plugins{"slack": slack}, SlackWebhookURL: envSlack})
+	th := "th"
+	_, err := w.Identity.SetHumanLanguage(ctx, d, "vic", &th)
+	require.NoError(t, err)
+	_, err = w.Identity.SetHumanLanguage(ctx, d, "bo", &th)
+	require.NoError(t, err)
+	for _, n := range []outbox.Notification{
+		{Kind: outbox.PactUnread, ProjectID: "web", HumanID: "vic", Title: "vic's"},
+		{Kind: outbox.PactUnread, ProjectID: "web", HumanID: "ana", Title: "ana's"},
+		{Kind: outbox.Deferred, ProjectID: "web", TaskID: w.task, Title: "everyone's"},
+		{Kind: outbox.PactStuck, ProjectID: "web", HumanID: "bo", Title: "not bo's organization"},
+	} {
+		enqueue(t, d, n)
+		_, err = svc.DeliverDue(ctx)
+		require.NoError(t, err)
+	}
+	got := slack.deliveries()
+	require.Len(t, got, 4)
+	for i, want := range []struct{ human, lang string }{{"vic", "th"}, {"ana", "en"}, {"", "en"}, {"bo", "en"}} {
+		require.Equal(t, want.human, got[i].N.HumanID, got[i].N.Title)
+		require.Equal(t, want.lang, got[i].N.Language, got[i].N.Title)
+	}
+}

@@ -40,6 +40,7 @@ func (s *Service) message(r *row) notifier.Notification {
 		ProjectID:      r.ProjectID,
 		TaskID:         deref(r.TaskID),
 		AgentID:        deref(r.AgentID),
+		HumanID:        deref(r.HumanID),
 		CreatedAt:      r.CreatedAt.UTC(),
 	}
 	ui := s.opts.AdminUIURL

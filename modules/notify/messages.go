@@ -14,8 +14,10 @@ import (
 // in the language of the organization the warning goes to. Notifier
 // plugins are told that language (notifier.Notification.Language) and
 // write their own words (a Slack card's headline and buttons) in it.
-// Notifications go to an organization's destinations, never to one
-// person, so a person's own language is not used here.
+// Notifications go to an organization's destinations; one for a single
+// person (notifications.human_id, the bell) is told in that person's
+// language when they chose one (humans.language), as core/outbox kept its
+// detail.
 
 //go:embed locales/active.*.json
 var localeFiles embed.FS
@@ -50,12 +52,17 @@ func (s *Service) text(lang string, id msgID, data map[string]any) string {
 	return s.cat.Text(lang, string(id), data)
 }
 
-// orgLanguage is the language organization org chose (orgs.language,
-// core/identity's column, read here where notify delivers).
-func (s *Service) orgLanguage(ctx context.Context, org string) (string, error) {
+// language is the language a notification of organization org is told in:
+// that of person human ("" for the organization's people) when they, of
+// org, chose one, else the organization's (orgs.language and
+// humans.language, core/identity's columns, read here where notify
+// delivers).
+func (s *Service) language(ctx context.Context, org, human string) (string, error) {
 	var langs []string
-	if err := s.db.NewRaw(`SELECT language FROM orgs WHERE id = ?`, org).Scan(ctx, &langs); err != nil {
-		return "", fmt.Errorf("notify.orgLanguage: %w", err)
+	err := s.db.NewRaw(`SELECT coalesce(h.language, o.language) FROM orgs o
+		LEFT JOIN humans h ON h.id = ? AND h.org_id = o.id WHERE o.id = ?`, nullable(human), org).Scan(ctx, &langs)
+	if err != nil {
+		return "", fmt.Errorf("notify.language: %w", err)
 	}
 	if len(langs) == 0 {
 		return i18n.Default, nil

@@ -76,7 +76,8 @@ func Card(n notifier.Notification, adminUI string, cat *catalog) *slack.WebhookM
 	return msg
 }
 
-// standardCard is header, title (+ first detail line), context, and an
+// standardCard is header, the person it is for when it is for one
+// (Notification.HumanID), title (+ first detail line), context, and an
 // "Open task" button when the task's Admin UI page is known: from the
 // notification's links, else from adminUI and the task id.
 func standardCard(n notifier.Notification, adminUI string, cat *catalog) *slack.WebhookMessage {
@@ -97,6 +98,12 @@ func standardCard(n notifier.Notification, adminUI string, cat *catalog) *slack.
 		head = "*" + mrkdwnLink(taskURL, escape(clip(title, maxTitle))) + "*"
 	}
 	blocks := []slack.Block{header(icon + " " + headline)}
+	if n.HumanID != "" {
+		// Sent to the organization's channel, so the card says whose it is.
+		text := cat.text(n.Language, msgFor, map[string]any{"Human": escape(n.HumanID)})
+		blocks = append(blocks, slack.NewContextBlock("", slack.NewTextBlockObject(slack.MarkdownType,
+			clipMrkdwn(text, maxContext), false, false)))
+	}
 	if n.Kind == "brief" {
 		// A brief's detail is the report itself, so it gets its own section.
 		blocks = append(blocks, section(clipMrkdwn(head, maxSectionText)))

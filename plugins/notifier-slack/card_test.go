@@ -96,6 +96,23 @@ func TestStandardCardWithoutLinkOrAgent(t *testing.T) {
 	require.Equal(t, "shop", m.Blocks.BlockSet[2].(*slack.ContextBlock).ContextElements.Elements[0].(*slack.TextBlockObject).Text)
 }
 
+// A card for one person says, under the headline, whom it is for, in the
+// notification's language; the rest of the card is unchanged.
+func TestACardForOnePersonSaysWhoItIsFor(t *testing.T) {
+	n := notifier.Notification{Kind: "pact_unread", Title: "W-001", Detail: "hi", ProjectID: "shop", HumanID: "ana"}
+	for lang, want := range map[string]string{"": "For ana", "en": "For ana", "th": "สำหรับ ana"} {
+		n.Language = lang
+		m := roundTrip(t, Card(n, "", mustCatalog()))
+		require.Equal(t, []string{"header", "context", "section", "context"}, blockTypes(m), "language %q", lang)
+		require.Equal(t, want, m.Blocks.BlockSet[1].(*slack.ContextBlock).ContextElements.Elements[0].(*slack.TextBlockObject).Text)
+		require.Equal(t, "*W-001*\nhi", sectionText(t, m.Blocks.BlockSet[2]))
+	}
+	n.HumanID = "<!channel>"
+	m := roundTrip(t, Card(n, "", mustCatalog()))
+	require.Equal(t, "สำหรับ &lt;!channel&gt;", m.Blocks.BlockSet[1].(*slack.ContextBlock).ContextElements.Elements[0].(*slack.TextBlockObject).Text,
+		"escaped like every shown id")
+}
+
 func TestTaskLinkFromAdminUI(t *testing.T) {
 	n := notifier.Notification{Kind: "deferred", Title: "Pick a price", TaskID: "t 1", ProjectID: "shop"}
 	m := roundTrip(t, Card(n, "https://ui.example.com/", mustCatalog()))

@@ -44,6 +44,7 @@ const (
 	msgOpenTask        msgID = "button_open_task"
 	msgOpenBoard       msgID = "button_open_board"
 	msgBy              msgID = "context_by"
+	msgFor             msgID = "context_for"
 )
 
 // catalog renders the messages; built once by newCatalog and never changed.

@@ -18,7 +18,7 @@ import (
 //	  "data": {
 //	    "id": "42", "idempotency_key": "…", "kind": "approval_needed",
 //	    "title": "…", "detail": "…",
-//	    "org_id": "…", "project_id": "…", "task_id": "…", "agent_id": "…",
+//	    "org_id": "…", "project_id": "…", "task_id": "…", "agent_id": "…", "human_id": "…",
 //	    "links": [{"label": "Open task", "url": "https://admin.example.com/tasks/…"}],
 //	    "brief": {"greeting": "…", "sections": [{"title": "…", "items": [{"text": "…", "task_id": "…", "url": "…"}]}]},
 //	    "created_at": "2026-11-29T22:00:00Z",
@@ -30,8 +30,13 @@ import (
 // event is notifier.Notification.Data as the board sent it, a JSON object
 // for a receiver that acts on it: for kind pact_event, the pact event an
 // agent's webhook delivers (docs/pacts.md, "Delivery without polling").
-// Data that is not a JSON object is left out. Empty fields are left out. timestamp is when the board created the
-// notification; the webhook-timestamp header is when this attempt was sent.
+// Data that is not a JSON object is left out. human_id is the one person
+// the notification is for (notifier.Notification.HumanID: a pact's owner
+// told of an unread message, an agent's person told its webhook was
+// switched off), and language is then theirs; without it the notification
+// is for the organization's people. Empty fields are left out. timestamp is
+// when the board created the notification; the webhook-timestamp header is
+// when this attempt was sent.
 type payload struct {
 	Type      string    `json:"type"`
 	Timestamp time.Time `json:"timestamp"`
@@ -48,6 +53,7 @@ type data struct {
 	ProjectID      string    `json:"project_id,omitempty"`
 	TaskID         string    `json:"task_id,omitempty"`
 	AgentID        string    `json:"agent_id,omitempty"`
+	HumanID        string    `json:"human_id,omitempty"`
 	Links          []link    `json:"links,omitempty"`
 	Brief          *brief    `json:"brief,omitempty"`
 	CreatedAt      time.Time `json:"created_at"`
@@ -89,7 +95,7 @@ func newPayload(n notifier.Notification, id string, now time.Time) payload {
 	d := data{
 		ID: n.ID, IdempotencyKey: id, Kind: n.Kind, Title: n.Title, Detail: n.Detail,
 		OrgID: n.OrgID, ProjectID: n.ProjectID, TaskID: n.TaskID, AgentID: n.AgentID, CreatedAt: created,
-		Language: n.Language,
+		HumanID: n.HumanID, Language: n.Language,
 	}
 	if raw := bytes.TrimSpace(n.Data); len(raw) > 0 && raw[0] == '{' && json.Valid(raw) {
 		d.Event = raw

@@ -128,6 +128,26 @@ func TestDataIsPassedOnAsTheEvent(t *testing.T) {
 	require.NotContains(t, string(r.next(t).body), `"event"`)
 }
 
+func TestHumanIDNamesThePersonItIsFor(t *testing.T) {
+	r := newReceiver(t, http.StatusOK, "")
+	w := localWebhook(r, t0)
+	dest := notifier.Destination{URL: r.srv.URL, Secret: testSecret}
+	n := notifier.Notification{IdempotencyKey: "h1", Kind: "pact_unread", Title: "W-001", HumanID: "ana", Language: "th"}
+	_, err := w.Deliver(t.Context(), dest, n)
+	require.NoError(t, err)
+	var got struct {
+		Data map[string]any `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal(r.next(t).body, &got))
+	require.Equal(t, "ana", got.Data["human_id"])
+	require.Equal(t, "th", got.Data["language"])
+
+	n.HumanID = "" // for the organization's people: left out
+	_, err = w.Deliver(t.Context(), dest, n)
+	require.NoError(t, err)
+	require.NotContains(t, string(r.next(t).body), `"human_id"`)
+}
+
 func TestDeliverKeepsTheReceiversAnswer(t *testing.T) {
 	for _, tt := range []struct {
 		status int

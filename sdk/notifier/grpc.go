@@ -101,6 +101,7 @@ func notificationTo(n *Notification) *pb.Notification {
 		Id: n.ID, IdempotencyKey: n.IdempotencyKey, Kind: n.Kind, Title: n.Title, Detail: n.Detail,
 		OrgId: n.OrgID, ProjectId: n.ProjectID, TaskId: n.TaskID, AgentId: n.AgentID,
 		CreatedAt: grpcplugin.Timestamp(n.CreatedAt), Language: n.Language, Data: n.Data,
+		HumanId: n.HumanID,
 	}
 	for _, l := range n.Links {
 		out.Links = append(out.Links, &pb.Link{Label: l.Label, Url: l.URL})
@@ -123,6 +124,7 @@ func notificationFrom(n *pb.Notification) Notification {
 		ID: n.GetId(), IdempotencyKey: n.GetIdempotencyKey(), Kind: n.GetKind(), Title: n.GetTitle(), Detail: n.GetDetail(),
 		OrgID: n.GetOrgId(), ProjectID: n.GetProjectId(), TaskID: n.GetTaskId(), AgentID: n.GetAgentId(),
 		CreatedAt: grpcplugin.Time(n.GetCreatedAt()), Language: n.GetLanguage(), Data: n.GetData(),
+		HumanID: n.GetHumanId(),
 	}
 	for _, l := range n.GetLinks() {
 		out.Links = append(out.Links, Link{Label: l.GetLabel(), URL: l.GetUrl()})

@@ -26,7 +26,8 @@ type Notification struct {
 	// notification; receivers drop repeats.
 	IdempotencyKey string
 	// Kind is approval_needed, deferred, question, task_closed,
-	// awaiting_session, brief, expiring, expired or message.
+	// awaiting_session, brief, expiring, expired, message, pact_decision,
+	// pact_unread, pact_stuck or (pact webhook deliveries) pact_event.
 	Kind string
 	// Title and Detail are already redacted and short; never a task body.
 	Title, Detail                     string
@@ -46,6 +47,11 @@ type Notification struct {
 	// (docs/pacts.md, "Delivery without polling"). A plugin passes it on
 	// untouched or ignores it.
 	Data []byte
+	// HumanID, when set, is the one person this notification is for, by
+	// their id in the organization (a pact's owner told of an unread
+	// message); Language is then theirs. Empty: the organization's people.
+	// Either way it goes to the organization's destinations.
+	HumanID string
 }
 
 // Link is a labelled URL shown with a notification (a button on a card).

@@ -27,6 +27,7 @@ func TestNotifierRoundTrip(t *testing.T) {
 			{Title: "Done", Items: []notifier.BriefItem{{Text: "Fixed login"}}},
 		}},
 		CreatedAt: t0, Language: "th", Data: []byte(`{"pact_id":"p1"}`),
+		HumanID: "ana",
 	}
 	var gotDest notifier.Destination
 	var gotNote notifier.Notification

@@ -324,7 +324,11 @@ type Notification struct {
 	Language string `protobuf:"bytes,13,opt,name=language,proto3" json:"language,omitempty"`
 	// data is a raw JSON object the board attaches for receivers that act
 	// on it (a pact event for an agent's webhook); empty means none.
-	Data          []byte `protobuf:"bytes,14,opt,name=data,proto3" json:"data,omitempty"`
+	Data []byte `protobuf:"bytes,14,opt,name=data,proto3" json:"data,omitempty"`
+	// human_id is the one person this notification is for, by their id in
+	// the organization; language is then theirs. Empty means the
+	// organization's people.
+	HumanId       string `protobuf:"bytes,15,opt,name=human_id,json=humanId,proto3" json:"human_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -455,6 +459,13 @@ func (x *Notification) GetData() []byte {
 		return x.Data
 	}
 	return nil
+}
+
+func (x *Notification) GetHumanId() string {
+	if x != nil {
+		return x.HumanId
+	}
+	return ""
 }
 
 type CapabilitiesRequest struct {
@@ -777,7 +788,7 @@ const file_pact_notifier_v1_notifier_proto_rawDesc = "" +
 	"\x05items\x18\x02 \x03(\v2\x1b.pact.notifier.v1.BriefItemR\x05items\"_\n" +
 	"\x05Brief\x12\x1a\n" +
 	"\bgreeting\x18\x01 \x01(\tR\bgreeting\x12:\n" +
-	"\bsections\x18\x02 \x03(\v2\x1e.pact.notifier.v1.BriefSectionR\bsections\"\xbb\x03\n" +
+	"\bsections\x18\x02 \x03(\v2\x1e.pact.notifier.v1.BriefSectionR\bsections\"\xd6\x03\n" +
 	"\fNotification\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12'\n" +
 	"\x0fidempotency_key\x18\x02 \x01(\tR\x0eidempotencyKey\x12\x12\n" +
@@ -795,7 +806,8 @@ const file_pact_notifier_v1_notifier_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12\x1a\n" +
 	"\blanguage\x18\r \x01(\tR\blanguage\x12\x12\n" +
-	"\x04data\x18\x0e \x01(\fR\x04data\"\x15\n" +
+	"\x04data\x18\x0e \x01(\fR\x04data\x12\x19\n" +
+	"\bhuman_id\x18\x0f \x01(\tR\ahumanId\"\x15\n" +
 	"\x13CapabilitiesRequest\"z\n" +
 	"\x14CapabilitiesResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
