@@ -115,7 +115,7 @@ func TestHireGivesASetupCodeRedeemedOnce(t *testing.T) {
 		identity.HashToken(code)), "only the hash is kept, for 15 minutes")
 	require.Equal(t, 0, b.Count(`SELECT count(*) FROM agent_tokens WHERE agent_id = 'code-web'`))
 	require.Equal(t, 1, b.Count(`SELECT count(*) FROM mandates WHERE holder = 'code-web' AND parent_id IS NULL
-		AND delegations_left = 3 AND scope = '{task.read@project:web,task.post@project:web,task.work@project:web,context.write@project:web}'`),
+		AND delegations_left = 3 AND scope = '{task.read@project:web,task.post@project:web,task.work@project:web,context.write@project:web,pact.read@project:web,pact.write@project:web}'`),
 		"the role's scope and delegations")
 	conn := b.Admin("vic", "GET", "/agents/code-web/connection", "")
 	require.Equal(t, 200, conn.Status, conn.Raw)
