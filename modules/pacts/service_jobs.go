@@ -67,6 +67,14 @@ func (s *Service) Jobs(ctx context.Context, tx bun.IDB, a Actor, acc Access, pro
 	if err != nil {
 		return nil, err
 	}
+	ids := make([]string, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	all, err := seatsOf(ctx, tx, ids)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]PactJob, 0, len(rows))
 	for _, r := range rows {
 		j := PactJob{ID: r.ID, Name: r.Name, ProjectID: r.ProjectID, Purpose: firstLines(r.Purpose, 2), OpenDecisions: r.OpenDecisions,
@@ -74,11 +82,7 @@ func (s *Service) Jobs(ctx context.Context, tx bun.IDB, a Actor, acc Access, pro
 		if r.Number != nil {
 			j.PactLatest = &PactLatest{Number: *r.Number, Seat: *r.Seat, Author: *r.Author, At: r.At.UTC()}
 		}
-		st, err := seats(ctx, tx, r.ID)
-		if err != nil {
-			return nil, err
-		}
-		for _, x := range st {
+		for _, x := range all[r.ID] {
 			j.Seats = append(j.Seats, x.view(a))
 			if x.AgentID != nil && x.RemovedAt == nil && stuck[*x.AgentID] != "" && !j.Stuck {
 				j.Stuck, j.StuckSentence = true, stuck[*x.AgentID]

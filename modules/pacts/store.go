@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/pactboard/pact/core/events"
 	"github.com/pactboard/pact/sdk/errs"
@@ -117,6 +118,22 @@ func seats(ctx context.Context, tx bun.IDB, pact string) ([]seatRow, error) {
 	err := tx.NewRaw(`SELECT `+seatColumns+` FROM pact_seats WHERE pact_id = ? ORDER BY invited_at, key`, pact).Scan(ctx, &out)
 	if err != nil {
 		return nil, fmt.Errorf("pacts: read the seats of %s: %w", pact, err)
+	}
+	return out, nil
+}
+
+// seatsOf reads the seats of every pact in ids in one statement, each
+// pact's in the order they were made.
+func seatsOf(ctx context.Context, tx bun.IDB, ids []string) (map[string][]seatRow, error) {
+	var rows []seatRow
+	err := tx.NewRaw(`SELECT `+seatColumns+` FROM pact_seats WHERE pact_id::text = ANY(?) ORDER BY pact_id, invited_at, key`,
+		pgdialect.Array(ids)).Scan(ctx, &rows)
+	if err != nil {
+		return nil, fmt.Errorf("pacts: read the seats of %d pacts: %w", len(ids), err)
+	}
+	out := make(map[string][]seatRow, len(ids))
+	for _, r := range rows {
+		out[r.PactID] = append(out[r.PactID], r)
 	}
 	return out, nil
 }
