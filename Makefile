@@ -69,8 +69,9 @@ test: install-deps lint client-check
 	done
 
 # PostgreSQL server binaries (initdb, pg_ctl, postgres) for the embedded
-# database and the test clusters: found, installed with apt-get when root on
-# Debian/Ubuntu, or a clear message saying what to do.
+# database and the test clusters, curl and git, Node.js with npm, and
+# Chromium: each found, installed with apt-get when root on Debian/Ubuntu,
+# or a clear message saying what to do.
 install-deps:
 	@if [ -n "$${PG_BIN:-}" ] || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null 2>&1; then \
 		echo "PostgreSQL server binaries: found"; \
@@ -91,6 +92,29 @@ install-deps:
 		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y curl git; \
 	else \
 		echo "The hook script's test needs curl and git; install them, then run make test again." >&2; \
+		exit 1; \
+	fi
+	@# The tests that check the board against tools nobody here wrote run
+	@# them on Node.js with npm (sdk/npmtest); the browser tests drive
+	@# Chromium headless (core/browsertest, docs/console-testing.md).
+	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
+		echo "node and npm: found"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "node and npm: installing with apt-get"; \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y nodejs npm; \
+	else \
+		echo "The interop and browser tests need Node.js 20 or later with npm (Debian/Ubuntu: sudo apt-get install nodejs npm)," >&2; \
+		echo "then run make test again." >&2; \
+		exit 1; \
+	fi
+	@if command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ]; then \
+		echo "chromium: found"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "chromium: installing with apt-get"; \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; \
+	else \
+		echo "The browser tests drive Chromium headless; install it (Debian: sudo apt-get install chromium)" >&2; \
+		echo "so that chromium is on PATH or at /usr/bin/chromium, then run make test again." >&2; \
 		exit 1; \
 	fi
 

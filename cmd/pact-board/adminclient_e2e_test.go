@@ -5,14 +5,9 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -26,7 +21,6 @@ import (
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/mandate"
-	"github.com/pactboard/pact/core/pgtest"
 	"github.com/pactboard/pact/sdk/adminclient"
 )
 
@@ -72,21 +66,8 @@ func (o *oidcIssuer) token(t *testing.T, sub, email, audience string) string {
 // it and gives a mandate through the client, and the agent claims it.
 func TestGeneratedClientHiresApprovesAndTheAgentClaims(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(dir, "auth-oidc"), "./plugins/auth-oidc")
-	build.Dir = filepath.Join("..", "..")
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	binary, err := os.ReadFile(filepath.Join(dir, "auth-oidc"))
-	require.NoError(t, err)
-	sum := sha256.Sum256(binary)
 	iss := newOIDCIssuer(t)
-
-	dsn := pgtest.NewDSN(t)
-	catalog, _ := json.Marshal([]map[string]any{{"name": "oidc", "kind": "authissuer", "binary": "auth-oidc",
-		"sha256": hex.EncodeToString(sum[:]), "env": map[string]string{"PACT_OIDC_ISSUER": iss.URL}}})
-	base, _, _ := startBoard(t, map[string]string{"DATABASE_URL": dsn, "PACT_PLUGIN_DIR": dir, "PACT_PLUGINS": string(catalog),
-		"PACT_PUBLIC_URL": "http://127.0.0.1:8787"})
+	base, dsn := startBoardWithOIDC(t, iss.URL, nil)
 	d, err := db.Open(ctx, dsn)
 	require.NoError(t, err)
 	t.Cleanup(d.Close)

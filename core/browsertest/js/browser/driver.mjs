@@ -1,0 +1,150 @@
+// A browser driver for Go tests (core/browsertest): launches the Chromium
+// binary given in argv[2] headless through playwright-core, then reads one
+// JSON command a line on stdin and answers each with one JSON line on
+// stdout, in order: {"id", "result"} or {"id", "error"}. Long-lived, so a
+// test can interleave Go-side actions (an agent's MCP call, a database
+// check) between browser steps.
+//
+// Commands (every one but "close" names a page opened by "open"):
+//   open        {page, width, height}        a fresh context (own cookies and storage)
+//   viewport    {page, width, height}
+//   goto        {page, url}                  waits for the load event
+//   click       {page, role, name}           getByRole(role, {name, exact})
+//   fill        {page, label, value}         getByLabel(label, {exact})
+//   expectText  {page, text}                 waits until text is visible
+//   text        {page, selector}             innerText of the first match
+//   url         {page}
+//   waitURL     {page, prefix}               waits until the URL starts with prefix
+//   screenshot  {page, path}                 the viewport, PNG
+//   axe         {page}                       axe-core's violations
+//   cookies     {page}
+//   storage     {page}                       localStorage as an object
+//   closePage   {page}
+//   close       {}                           closes the browser; exits
+import { createInterface } from 'node:readline';
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import { chromium } from 'playwright-core';
+
+const require = createRequire(import.meta.url);
+const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+const [executablePath, timeoutArg] = process.argv.slice(2);
+const timeout = Number(timeoutArg) || 15000;
+
+// Root in a container has no user namespaces for Chromium's sandbox; the
+// pages are the test's own, so running them unsandboxed is acceptable here.
+const browser = await chromium.launch({
+  executablePath,
+  headless: true,
+  args: ['--no-sandbox', '--disable-dev-shm-usage'],
+});
+
+const pages = new Map();
+
+function page(name) {
+  const p = pages.get(name);
+  if (!p) throw new Error(`no page ${JSON.stringify(name)}: open it first`);
+  return p;
+}
+
+const ops = {
+  async open({ page: name, width, height }) {
+    const context = await browser.newContext({ viewport: { width, height } });
+    context.setDefaultTimeout(timeout);
+    const p = await context.newPage();
+    pages.set(name, p);
+    return null;
+  },
+  async viewport({ page: name, width, height }) {
+    await page(name).setViewportSize({ width, height });
+    return null;
+  },
+  async goto({ page: name, url }) {
+    const res = await page(name).goto(url);
+    return { status: res ? res.status() : 0, url: page(name).url() };
+  },
+  async click({ page: name, role, name: label }) {
+    await page(name).getByRole(role, { name: label, exact: true }).click();
+    return null;
+  },
+  async fill({ page: name, label, value }) {
+    await page(name).getByLabel(label, { exact: true }).fill(value);
+    return null;
+  },
+  async expectText({ page: name, text }) {
+    await page(name).getByText(text).first().waitFor({ state: 'visible' });
+    return null;
+  },
+  async waitURL({ page: name, prefix }) {
+    await page(name).waitForURL((u) => u.href.startsWith(prefix));
+    return page(name).url();
+  },
+  async text({ page: name, selector }) {
+    return await page(name).locator(selector).first().innerText();
+  },
+  async url({ page: name }) {
+    return page(name).url();
+  },
+  async screenshot({ page: name, path }) {
+    await page(name).screenshot({ path, type: 'png' });
+    return null;
+  },
+  async axe({ page: name }) {
+    const p = page(name);
+    if (!(await p.evaluate(() => typeof window.axe !== 'undefined'))) {
+      await p.addScriptTag({ content: axeSource });
+    }
+    const results = await p.evaluate(() => window.axe.run(document));
+    return results.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      helpUrl: v.helpUrl,
+      targets: v.nodes.map((n) => n.target.join(' ')),
+    }));
+  },
+  async cookies({ page: name }) {
+    return await page(name).context().cookies();
+  },
+  async storage({ page: name }) {
+    return await page(name).evaluate(() => Object.fromEntries(Object.entries(window.localStorage)));
+  },
+  async closePage({ page: name }) {
+    await page(name).context().close();
+    pages.delete(name);
+    return null;
+  },
+};
+
+function reply(msg) {
+  process.stdout.write(JSON.stringify(msg) + '\n');
+}
+
+// Ready: the Go side waits for this line before its first command.
+reply({ id: 0, result: { version: browser.version() } });
+
+const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+for await (const line of lines) {
+  if (!line.trim()) continue;
+  let cmd;
+  try {
+    cmd = JSON.parse(line);
+  } catch (err) {
+    reply({ id: -1, error: `bad command: ${err.message}` });
+    continue;
+  }
+  if (cmd.op === 'close') break;
+  const op = ops[cmd.op];
+  if (!op) {
+    reply({ id: cmd.id, error: `unknown op ${JSON.stringify(cmd.op)}` });
+    continue;
+  }
+  try {
+    reply({ id: cmd.id, result: (await op(cmd)) ?? null });
+  } catch (err) {
+    reply({ id: cmd.id, error: String(err && err.message ? err.message : err) });
+  }
+}
+await browser.close();
+reply({ id: -2, result: 'closed' });

@@ -1,0 +1,167 @@
+package browsertest
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// Page is one browser tab in a context of its own. Every method fails the
+// test, with the driver's message, when its step fails; steps that wait
+// (Click, Fill, ExpectText) wait up to Timeout.
+type Page struct {
+	b    *Browser
+	name string
+}
+
+func (p *Page) do(op string, args map[string]any, out any) {
+	p.b.t.Helper()
+	if args == nil {
+		args = map[string]any{}
+	}
+	args["page"] = p.name
+	p.b.do(op, args, out)
+}
+
+// Goto loads url, waits for its load event and returns the HTTP status
+// (0 for a URL that has none, such as data:).
+func (p *Page) Goto(url string) int {
+	p.b.t.Helper()
+	var res struct{ Status int }
+	p.do("goto", map[string]any{"url": url}, &res)
+	return res.Status
+}
+
+// Resize sets the viewport to width×height CSS pixels.
+func (p *Page) Resize(width, height int) {
+	p.b.t.Helper()
+	p.do("viewport", map[string]any{"width": width, "height": height}, nil)
+}
+
+// Click clicks the element of ARIA role (button, link, checkbox…) whose
+// accessible name is exactly name: the way a person finds it, so a journey
+// also checks that it has one.
+func (p *Page) Click(role, name string) {
+	p.b.t.Helper()
+	p.do("click", map[string]any{"role": role, "name": name}, nil)
+}
+
+// Fill types value into the field whose label is exactly label.
+func (p *Page) Fill(label, value string) {
+	p.b.t.Helper()
+	p.do("fill", map[string]any{"label": label, "value": value}, nil)
+}
+
+// ExpectText waits until text is visible on the page.
+func (p *Page) ExpectText(text string) {
+	p.b.t.Helper()
+	p.do("expectText", map[string]any{"text": text}, nil)
+}
+
+// Text returns the rendered text of the first element matching the CSS
+// selector.
+func (p *Page) Text(selector string) string {
+	p.b.t.Helper()
+	var s string
+	p.do("text", map[string]any{"selector": selector}, &s)
+	return s
+}
+
+// URL returns the page's current URL (after any redirects).
+func (p *Page) URL() string {
+	p.b.t.Helper()
+	var s string
+	p.do("url", nil, &s)
+	return s
+}
+
+// Screenshot writes the viewport as a PNG to path (absolute, or relative
+// to the test's working directory).
+func (p *Page) Screenshot(path string) {
+	p.b.t.Helper()
+	p.do("screenshot", map[string]any{"path": abs(path)}, nil)
+}
+
+// Violation is one axe-core rule the page breaks.
+type Violation struct {
+	ID      string   `json:"id"`     // the axe rule, e.g. image-alt
+	Impact  string   `json:"impact"` // minor, moderate, serious or critical
+	Help    string   `json:"help"`
+	HelpURL string   `json:"helpUrl"`
+	Targets []string `json:"targets"` // CSS selectors of the offending elements
+}
+
+func (v Violation) String() string {
+	return v.Impact + " " + v.ID + ": " + v.Help + " (" + strings.Join(v.Targets, ", ") + ")"
+}
+
+// Axe runs axe-core on the page as it is now and returns every violation.
+func (p *Page) Axe() []Violation {
+	p.b.t.Helper()
+	var v []Violation
+	p.do("axe", nil, &v)
+	return v
+}
+
+// Serious returns the violations of serious or critical impact: the ones
+// issue #15 allows none of.
+func Serious(violations []Violation) []Violation {
+	var out []Violation
+	for _, v := range violations {
+		if v.Impact == "serious" || v.Impact == "critical" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Cookie is one cookie of the page's context.
+type Cookie struct {
+	Name     string  `json:"name"`
+	Value    string  `json:"value"`
+	Domain   string  `json:"domain"`
+	Path     string  `json:"path"`
+	Expires  float64 `json:"expires"` // Unix seconds; -1 for a session cookie
+	HTTPOnly bool    `json:"httpOnly"`
+	Secure   bool    `json:"secure"`
+	SameSite string  `json:"sameSite"`
+}
+
+// Cookies returns the cookies of the page's context, for every site.
+func (p *Page) Cookies() []Cookie {
+	p.b.t.Helper()
+	var c []Cookie
+	p.do("cookies", nil, &c)
+	return c
+}
+
+// LocalStorage returns the localStorage of the page's current origin.
+func (p *Page) LocalStorage() map[string]string {
+	p.b.t.Helper()
+	var m map[string]string
+	p.do("storage", nil, &m)
+	return m
+}
+
+// Close closes the page and its context; pages still open close with the
+// browser.
+func (p *Page) Close() {
+	p.b.t.Helper()
+	p.do("closePage", nil, nil)
+}
+
+// abs makes path absolute: the driver runs in its install directory, not
+// the test's.
+func abs(path string) string {
+	if p, err := filepath.Abs(path); err == nil {
+		return p
+	}
+	return path
+}
+
+// WaitURL waits until the page's URL starts with prefix and returns it.
+func (p *Page) WaitURL(prefix string) string {
+	p.b.t.Helper()
+	var s string
+	p.do("waitURL", map[string]any{"prefix": prefix}, &s)
+	return s
+}
