@@ -1,6 +1,6 @@
 // Small building blocks shared by the pages.
 import type { ComponentChildren } from "preact";
-import { useEffect, useRef, useState, useCallback } from "preact/hooks";
+import { useCallback, useEffect, useId, useRef, useState } from "preact/hooks";
 import { errorText } from "./client";
 
 export interface Loaded<T> {
@@ -47,7 +47,6 @@ export function useLoad<T>(read: () => Promise<Outcome<T>>, deps: unknown[]): Lo
     return () => {
       live = false;
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [...deps, tick]);
   const reload = useCallback(() => setTick((t) => t + 1), []);
   return { data, error, loading, reload };
@@ -120,6 +119,7 @@ export function ConfirmButton(props: {
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const [open, setOpen] = useState(false);
+  const heading = useId();
   useEffect(() => {
     const d = dialog.current;
     if (!d) return;
@@ -131,7 +131,7 @@ export function ConfirmButton(props: {
       <button type="button" class={props.danger ? "danger" : ""} disabled={props.disabled} onClick={() => setOpen(true)}>
         {props.label}
       </button>
-      <dialog ref={dialog} onClose={() => setOpen(false)} aria-labelledby={undefined}>
+      <dialog ref={dialog} onClose={() => setOpen(false)} aria-labelledby={heading}>
         {open && (
           <form
             method="dialog"
@@ -141,7 +141,7 @@ export function ConfirmButton(props: {
               props.onConfirm();
             }}
           >
-            <h2>{props.title}</h2>
+            <h2 id={heading}>{props.title}</h2>
             <div class="effect">{props.effect}</div>
             <div class="actions">
               <button type="submit" class={props.danger ? "danger" : "primary"}>

@@ -55,10 +55,9 @@ export function NeedsYou() {
   return (
     <section>
       <h1>Needs you</h1>
-      <p class="sr-only" role="status">
+      <p class="notice" role="status">
         {done}
       </p>
-      {done && <p class="notice">{done}</p>}
       <Status loaded={overview} what="approvals and deferred tasks" />
       <Status loaded={decisions.loaded} what="pact decisions" />
       {items.length === 0 && !overview.loading && !decisions.loaded.loading && (

@@ -111,10 +111,9 @@ export function PactDetail() {
         <a href="/console/pacts">← Pacts</a>
       </p>
       <Status loaded={got} what="the pact" />
-      <p class="sr-only" role="status">
+      <p class="notice" role="status">
         {done}
       </p>
-      {done && <p class="notice">{done}</p>}
       {pact && got.data && (
         <>
           <h1>

@@ -134,10 +134,9 @@ export function TaskDetail() {
         <a href="/console/tasks">← Tasks</a>
       </p>
       <Status loaded={trace} what="the task" />
-      <p class="sr-only" role="status">
+      <p class="notice" role="status">
         {done}
       </p>
-      {done && <p class="notice">{done}</p>}
       {t && trace.data && (
         <>
           <h1>{t.title || "(untitled)"}</h1>
