@@ -84,6 +84,7 @@ export function NeedsYou() {
 
 function TaskCard({ item, onDone }: { item: Extract<Item, { task: Task }>; onDone: (what: string) => void }) {
   const t = item.task;
+  const canAnswer = useCan(item.kind === "approval" ? "board-approve-task" : "board-resume-task");
   return (
     <article class="card">
       <p class="kind">{item.kind === "approval" ? "Approval" : "Question from a deferred task"}</p>
@@ -99,6 +100,7 @@ function TaskCard({ item, onDone }: { item: Extract<Item, { task: Task }>; onDon
           Needs: <code>{t.needed_scope.join(", ")}</code>
         </p>
       )}
+      {!canAnswer && <p class="muted">An approver answers this.</p>}
       {item.kind === "approval" ? <ApprovalActions task={t} onDone={onDone} /> : <ResumeForm task={t} onDone={onDone} />}
     </article>
   );
