@@ -15,7 +15,7 @@ BUF := github.com/bufbuild/buf/cmd/buf@v1.75.0
 # walks them all from the root.
 MODULES := . sdk plugins/examples/notifier-hello docs/examples/tenuo-verifier
 
-.PHONY: build plugins proto client client-check run test install-deps lint fmt-check vet staticcheck bench bench-ratios pgbouncer-check fuzz fmt clean
+.PHONY: build plugins proto client client-check console run test install-deps lint fmt-check vet staticcheck bench bench-ratios pgbouncer-check fuzz fmt clean
 
 build: plugins
 	@mkdir -p bin
@@ -58,6 +58,13 @@ client-check:
 	if ! cmp -s $$tmp/client_gen.go sdk/adminclient/client_gen.go; then \
 		echo "sdk/adminclient/client_gen.go is stale: run make client"; rm -rf $$tmp; exit 1; fi; \
 	rm -rf $$tmp; echo "sdk/adminclient is up to date"
+
+# The web console's browser side: the Admin API's types from
+# docs/openapi.json, a type check and the bundles, into
+# modules/console/web/dist, which is committed and embedded so the board
+# runs without Node. Its test fails when dist/ is stale.
+console:
+	cd modules/console/web && npm ci --no-audit --no-fund && node build.mjs
 
 run: build
 	./bin/pact-board --demo

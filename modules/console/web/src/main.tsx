@@ -1,0 +1,162 @@
+import "./app.css";
+import { render } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { LocationProvider, Route, Router, useLocation } from "preact-iso";
+import { consoleApi, errorText, setCsrf, type Person } from "./client";
+import { LiveContext, PersonContext } from "./session";
+import { NeedsYou } from "./pages/needs";
+import { TaskList, TaskDetail } from "./pages/tasks";
+import { PactList, PactDetail } from "./pages/pacts";
+
+type Boot = { kind: "loading" } | { kind: "signin" } | { kind: "error"; text: string } | { kind: "in"; person: Person };
+
+function SignIn() {
+  const next = location.pathname + location.search;
+  return (
+    <main class="signin" id="main">
+      <h1>PACT Board</h1>
+      <p>Sign in to see what needs you.</p>
+      <p>
+        <a class="button primary" href={`/console/auth/login?next=${encodeURIComponent(next)}`}>
+          Sign in
+        </a>
+      </p>
+      <p class="muted">
+        Running the board yourself? The operator's terminal may show a one-time local sign-in link.
+      </p>
+    </main>
+  );
+}
+
+const nav = [
+  { href: "/console/", label: "Needs you", match: (p: string) => p === "/console/" || p === "/console" },
+  { href: "/console/tasks", label: "Tasks", match: (p: string) => p.startsWith("/console/tasks") },
+  { href: "/console/pacts", label: "Pacts", match: (p: string) => p.startsWith("/console/pacts") },
+];
+
+function Shell({ person }: { person: Person }) {
+  const { path } = useLocation();
+  const [live, setLive] = useState(0);
+  const [signOutError, setSignOutError] = useState("");
+  useEffect(() => {
+    // The server pushes a needs-you event when a question or approval
+    // appears or goes; pages that show them refetch on each.
+    const events = new EventSource("/admin/api/live");
+    const bump = () => setLive((n) => n + 1);
+    events.addEventListener("needs-you", bump);
+    return () => events.close();
+  }, []);
+  useEffect(() => {
+    document.getElementById("main")?.focus();
+  }, [path]);
+  async function signOut() {
+    try {
+      const { response, error } = await consoleApi.POST("/console/auth/logout");
+      if (!response.ok) return setSignOutError(errorText(error, response));
+      location.reload();
+    } catch (e) {
+      setSignOutError(errorText(e));
+    }
+  }
+  return (
+    <PersonContext.Provider value={person}>
+      <LiveContext.Provider value={live}>
+        <a class="skip" href="#main">
+          Skip to content
+        </a>
+        <header class="top">
+          <nav aria-label="Console">
+            <span class="brand">PACT Board</span>
+            <ul>
+              {nav.map((n) => (
+                <li key={n.href}>
+                  <a href={n.href} aria-current={n.match(path) ? "page" : undefined}>
+                    {n.label}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </nav>
+          <div class="who">
+            <span>
+              {person.name} <span class="role">{person.role}</span>
+            </span>
+            <button type="button" onClick={signOut}>
+              Sign out
+            </button>
+          </div>
+        </header>
+        {signOutError && (
+          <p class="error" role="alert">
+            Sign out failed: {signOutError}
+          </p>
+        )}
+        <main id="main" tabIndex={-1}>
+          <Router>
+            <Route path="/console" component={NeedsYou} />
+            <Route path="/console/" component={NeedsYou} />
+            <Route path="/console/tasks" component={TaskList} />
+            <Route path="/console/tasks/:id" component={TaskDetail} />
+            <Route path="/console/pacts" component={PactList} />
+            <Route path="/console/pacts/:id" component={PactDetail} />
+            <Route default component={NotFound} />
+          </Router>
+        </main>
+      </LiveContext.Provider>
+    </PersonContext.Provider>
+  );
+}
+
+function NotFound() {
+  return (
+    <section>
+      <h1>Not found</h1>
+      <p>
+        The console has no such page. <a href="/console/">Go to Needs you</a>.
+      </p>
+    </section>
+  );
+}
+
+function App() {
+  const [boot, setBoot] = useState<Boot>({ kind: "loading" });
+  useEffect(() => {
+    consoleApi.GET("/console/session").then(
+      ({ data, error, response }) => {
+        if (data) {
+          setCsrf(data.csrf);
+          setBoot({ kind: "in", person: data.person });
+        } else if (response.status === 401) setBoot({ kind: "signin" });
+        else setBoot({ kind: "error", text: errorText(error, response) });
+      },
+      (e: unknown) => setBoot({ kind: "error", text: errorText(e) }),
+    );
+  }, []);
+  switch (boot.kind) {
+    case "loading":
+      return <p class="boot">Loading the console…</p>;
+    case "signin":
+      return <SignIn />;
+    case "error":
+      return (
+        <main class="signin" id="main">
+          <h1>PACT Board</h1>
+          <p class="error" role="alert">
+            The console could not start: {boot.text}
+          </p>
+        </main>
+      );
+    case "in":
+      return (
+        <LocationProvider>
+          <Shell person={boot.person} />
+        </LocationProvider>
+      );
+  }
+}
+
+const root = document.getElementById("app");
+if (root) {
+  root.textContent = "";
+  render(<App />, root);
+}

@@ -1,0 +1,107 @@
+// Needs you, the landing page: everything waiting on this person, oldest
+// first — approvals, deferred tasks' questions and pact decisions — each
+// answered in place. It refetches on every live needs-you event.
+import { compareAsc } from "date-fns";
+import { useContext, useState } from "preact/hooks";
+import { api, type Schemas, type Task } from "../client";
+import { LiveContext, useCan } from "../session";
+import { Ago } from "../time";
+import { Status, useLoad } from "../ui";
+import { PactQuestionCard } from "./decision";
+import { ApprovalActions, ResumeForm } from "./taskactions";
+
+type Question = Schemas["PactQuestion"];
+type Answer = Schemas["PactAnswer"];
+
+type Item =
+  | { kind: "approval"; at: string; task: Task }
+  | { kind: "deferred"; at: string; task: Task }
+  | { kind: "decision"; at: string; q: Question };
+
+/**
+ * useDecisions reads the open pact decisions and keeps those answered here
+ * in place, so "Change answer" stays after the server stops listing them.
+ */
+export function useDecisions(live: number) {
+  const allowed = useCan("pacts-questions");
+  const loaded = useLoad(
+    () => (allowed ? api.GET("/admin/api/pact-decisions") : Promise.resolve({ data: { decisions: [] }, response: new Response() })),
+    [allowed, live],
+  );
+  const [answered, setAnswered] = useState<Map<string, { q: Question; a: Answer }>>(new Map());
+  const open = loaded.data?.decisions ?? [];
+  const openIds = new Set(open.map((q) => q.id));
+  const questions = [...open, ...[...answered.values()].filter((x) => !openIds.has(x.q.id)).map((x) => x.q)];
+  function onAnswered(q: Question, a: Answer) {
+    setAnswered((m) => new Map(m).set(q.id, { q, a }));
+  }
+  return { loaded, questions, answered, onAnswered };
+}
+
+export function NeedsYou() {
+  const live = useContext(LiveContext);
+  const overview = useLoad(() => api.GET("/admin/api/overview"), [live]);
+  const decisions = useDecisions(live);
+  const [done, setDone] = useState("");
+  const items: Item[] = [
+    ...(overview.data?.pending_approvals ?? []).map((task): Item => ({ kind: "approval", at: task.updated_at, task })),
+    ...(overview.data?.deferred ?? []).map((task): Item => ({ kind: "deferred", at: task.updated_at, task })),
+    ...decisions.questions.map((q): Item => ({ kind: "decision", at: q.raised_at, q })),
+  ].sort((a, b) => compareAsc(new Date(a.at), new Date(b.at)));
+  const finish = (what: string) => {
+    setDone(what);
+    overview.reload();
+  };
+  return (
+    <section>
+      <h1>Needs you</h1>
+      <p class="notice" role="status">
+        {done}
+      </p>
+      <Status loaded={overview} what="approvals and deferred tasks" />
+      <Status loaded={decisions.loaded} what="pact decisions" />
+      {items.length === 0 && !overview.loading && !decisions.loaded.loading && (
+        <p class="empty">Nothing is waiting on you.</p>
+      )}
+      <ol class="cards">
+        {items.map((it) => (
+          <li key={`${it.kind}-${it.kind === "decision" ? it.q.id : it.task.id}`}>
+            {it.kind === "decision" ? (
+              <PactQuestionCard
+                q={it.q}
+                answered={decisions.answered.get(it.q.id)?.a}
+                onAnswered={(a) => decisions.onAnswered(it.q, a)}
+              />
+            ) : (
+              <TaskCard item={it} onDone={finish} />
+            )}
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}
+
+function TaskCard({ item, onDone }: { item: Extract<Item, { task: Task }>; onDone: (what: string) => void }) {
+  const t = item.task;
+  const canAnswer = useCan(item.kind === "approval" ? "board-approve-task" : "board-resume-task");
+  return (
+    <article class="card">
+      <p class="kind">{item.kind === "approval" ? "Approval" : "Question from a deferred task"}</p>
+      <h3>
+        <a href={`/console/tasks/${t.id}`}>{t.title}</a>
+      </h3>
+      <p class="meta">
+        {t.project_id} · {t.action} · by {t.created_by} <Ago at={item.at} />
+      </p>
+      {item.kind === "deferred" && t.defer_reason && <blockquote>{t.defer_reason}</blockquote>}
+      {item.kind === "approval" && t.needed_scope.length > 0 && (
+        <p>
+          Needs: <code>{t.needed_scope.join(", ")}</code>
+        </p>
+      )}
+      {!canAnswer && <p class="muted">An approver answers this.</p>}
+      {item.kind === "approval" ? <ApprovalActions task={t} onDone={onDone} /> : <ResumeForm task={t} onDone={onDone} />}
+    </article>
+  );
+}

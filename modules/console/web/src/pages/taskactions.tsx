@@ -1,0 +1,87 @@
+// What a person can do to a task, each shown only to roles the server
+// allows (roles.ts) and only in a status where it applies. Destructive
+// actions confirm first and say what they will do.
+import { useState } from "preact/hooks";
+import { api, type Task } from "../client";
+import { useCan } from "../session";
+import { Alert, ConfirmButton, useAction } from "../ui";
+
+const open = new Set<Task["status"]>(["submitted", "working", "input_required", "auth_required"]);
+
+export function isOpen(t: Task): boolean {
+  return open.has(t.status);
+}
+
+/** Approve or reject a task waiting for approval (status auth_required). */
+export function ApprovalActions({ task, onDone }: { task: Task; onDone: (what: string) => void }) {
+  const canApprove = useCan("board-approve-task");
+  const canReject = useCan("board-reject-task");
+  const [run, { busy, error }] = useAction();
+  const path = { params: { path: { task_id: task.id } } };
+  if (task.status !== "auth_required" || !(canApprove || canReject)) return null;
+  return (
+    <div class="actions">
+      {canApprove && (
+        <button
+          type="button"
+          class="primary"
+          disabled={busy}
+          onClick={async () => {
+            if (await run(() => api.POST("/admin/api/tasks/{task_id}/approve", path))) onDone(`Approved “${task.title}”.`);
+          }}
+        >
+          Approve
+        </button>
+      )}
+      {canReject && (
+        <ConfirmButton
+          label="Reject"
+          danger
+          disabled={busy}
+          title={`Reject “${task.title}”?`}
+          effect={<p>The task becomes rejected and is not worked on; its delegated mandate is revoked. This cannot be undone.</p>}
+          onConfirm={async () => {
+            if (await run(() => api.POST("/admin/api/tasks/{task_id}/reject", path))) onDone(`Rejected “${task.title}”.`);
+          }}
+        />
+      )}
+      <Alert text={error} />
+    </div>
+  );
+}
+
+/** Answer a deferred task's question and put it back on the board. */
+export function ResumeForm({ task, onDone }: { task: Task; onDone: (what: string) => void }) {
+  const allowed = useCan("board-resume-task");
+  const [answer, setAnswer] = useState(task.answer ?? "");
+  const [run, { busy, error }] = useAction();
+  if (!allowed || !task.deferred || !isOpen(task)) return null;
+  const id = `resume-${task.id}`;
+  async function resume(body: { answer?: string }) {
+    const ok = await run(() =>
+      api.POST("/admin/api/tasks/{task_id}/resume", { params: { path: { task_id: task.id } }, body }),
+    );
+    if (ok) onDone(`Put “${task.title}” back on the board.`);
+  }
+  return (
+    <form
+      class="answer"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (answer.trim()) void resume({ answer });
+      }}
+    >
+      <label for={id}>Your answer</label>
+      <textarea id={id} rows={2} maxLength={8000} value={answer} onInput={(e) => setAnswer(e.currentTarget.value)} />
+      <div class="actions">
+        <button type="submit" class="primary" disabled={busy || !answer.trim()}>
+          Answer and resume
+        </button>
+        <button type="button" disabled={busy} onClick={() => resume({ answer: "Not needed" })}>
+          Not needed
+        </button>
+      </div>
+      <Alert text={error} />
+    </form>
+  );
+}
