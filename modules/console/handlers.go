@@ -99,6 +99,11 @@ func (m *Module) logout(w http.ResponseWriter, r *http.Request) {
 // static serves the console's files: a file that exists, else index.html,
 // so the console's own routes load it.
 func (m *Module) static(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		writeError(w, &errs.Error{Code: errs.InvalidRequest, Message: "the console's files are read with GET"})
+		return
+	}
 	name := strings.TrimPrefix(path.Clean(r.URL.Path), "/console")
 	name = strings.TrimPrefix(name, "/")
 	if name == "" || name == "session" {

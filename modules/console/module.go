@@ -83,7 +83,7 @@ func (m *Module) Register(h *kernel.Host) error {
 	h.Handle("POST /console/auth/logout", m.headers(m.logout))
 	h.Handle("/console/auth/", m.headers(notFound))
 	if m.opts.Assets != nil {
-		h.Handle("GET /console/", m.headers(m.static))
+		h.Handle("/console/", m.headers(m.static))
 		h.Handle("GET /console", m.headers(toConsole))
 	}
 	m.registerLive(h.Admin())

@@ -155,10 +155,7 @@ func (m *Module) callback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s := m.newSession(kindOIDC)
-	s.Access, s.Refresh = tok.AccessToken, tok.RefreshToken
-	if !tok.Expiry.IsZero() {
-		s.AccessExp = tok.Expiry.Unix()
-	}
+	s.Access, s.Refresh, s.AccessExp = tok.AccessToken, tok.RefreshToken, m.accessExp(tok)
 	m.setSession(w, r, s, l.Next)
 }
 
@@ -172,12 +169,21 @@ func (m *Module) refresh(ctx context.Context, s *session) error {
 	if err != nil {
 		return &errs.Error{Code: errs.Unauthorized, Message: "the console session has ended; sign in again", Err: err}
 	}
-	s.Access, s.AccessExp = tok.AccessToken, 0
-	if !tok.Expiry.IsZero() {
-		s.AccessExp = tok.Expiry.Unix()
-	}
+	s.Access, s.AccessExp = tok.AccessToken, m.accessExp(tok)
 	if tok.RefreshToken != "" {
 		s.Refresh = tok.RefreshToken
 	}
 	return nil
+}
+
+// accessExp is when tok's access token ends on the console's clock (unix),
+// 0 when the issuer did not say: such a token is refreshed when refused.
+func (m *Module) accessExp(tok *oauth2.Token) int64 {
+	switch {
+	case tok.ExpiresIn > 0:
+		return m.opts.Now().Add(time.Duration(tok.ExpiresIn) * time.Second).Unix()
+	case !tok.Expiry.IsZero():
+		return tok.Expiry.Unix()
+	}
+	return 0
 }
