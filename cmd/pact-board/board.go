@@ -24,6 +24,8 @@ import (
 	"github.com/pactboard/pact/core/pluginhost"
 	"github.com/pactboard/pact/modules/audit"
 	"github.com/pactboard/pact/modules/board"
+	"github.com/pactboard/pact/modules/console"
+	"github.com/pactboard/pact/modules/console/web"
 	"github.com/pactboard/pact/modules/credentials"
 	"github.com/pactboard/pact/modules/mandates"
 	"github.com/pactboard/pact/modules/notes"
@@ -136,6 +138,9 @@ func (m *Main) Run(ctx context.Context) error {
 	close(m.ready)
 	m.Logger.Info("listening", "addr", ln.Addr().String(), "public_url", m.Config.PublicURL,
 		"role", m.Config.Role, "admin_api", m.Config.AdminAPI)
+	if err := consoleLink(ctx, m.Config, d, m.Out); err != nil {
+		m.Logger.Warn("no console link this start", "error", err)
+	}
 	return m.serve(ctx, ln, k)
 }
 
@@ -224,5 +229,7 @@ func adminIssuer(plugins *pluginhost.Host, logger hclog.Logger) auth.Issuer {
 func boardModules(keys *mandate.Keyring, hub *events.Hub, notifiers notify.Notifiers, creds credentials.Plugins) []kernel.Module {
 	return []kernel.Module{wellKnown{keys: keys}, eventsListener{hub: hub}, board.New(), mandates.New(), notes.New(), pacts.New(pacts.Options{Notifiers: notifiers}),
 		people.New(), audit.New(), notify.New(notify.Options{Notifiers: notifiers}),
-		credentials.New(credentials.Options{Plugins: creds, Keys: keys})}
+		credentials.New(credentials.Options{Plugins: creds, Keys: keys}),
+		// The console's files are its web package's build, embedded.
+		console.New(console.Options{Keys: keys, Assets: web.Assets()})}
 }

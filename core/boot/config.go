@@ -77,6 +77,15 @@ type Config struct {
 	SignupEnabled    bool
 	SignupMaxPerHour int
 
+	// ConsoleLocalSignin is PACT_CONSOLE_LOCAL_SIGNIN: pact-board prints a
+	// one-time console link for the first owner at start. Unset, it is on
+	// only with the embedded database.
+	ConsoleLocalSignin bool
+	// ConsoleClientID and ConsoleClientSecret are the console's OAuth client
+	// at PACT_AUTH_ISSUER; without an id the console has no OIDC sign-in.
+	ConsoleClientID     string
+	ConsoleClientSecret string
+
 	// PluginDir is where plugin binaries named by a relative path live.
 	PluginDir string
 	// Plugins is PACT_PLUGINS as given: a JSON catalog of the plugins to

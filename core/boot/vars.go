@@ -120,6 +120,21 @@ func vars() []variable {
 			"off", func(c *Config, s string) (err error) { c.SignupEnabled, err = parseSwitch(s); return }},
 		{doc("PACT_SIGNUP_MAX_PER_HOUR", "30", "sign-up circuit breaker (not a number: 30; below 0: 0)"),
 			"30", setSignupMax},
+		{doc("PACT_CONSOLE_LOCAL_SIGNIN", "on with the embedded database, else off", "on/off: print at start a one-time "+
+			"link signing the first owner in to the console (docs/console.md, docs/security.md)"),
+			"", func(c *Config, s string) (err error) {
+				if s == "" { // DATABASE_URL is read first: the embedded default decides
+					c.ConsoleLocalSignin = c.Embedded()
+					return nil
+				}
+				c.ConsoleLocalSignin, err = parseSwitch(s)
+				return err
+			}},
+		{doc("PACT_CONSOLE_CLIENT_ID", "", "the console's OAuth client id at PACT_AUTH_ISSUER (authorization code with PKCE); "+
+			"unset: no OIDC sign-in to the console"),
+			"", func(c *Config, s string) error { c.ConsoleClientID = s; return nil }},
+		{doc("PACT_CONSOLE_CLIENT_SECRET", "", "the console client's secret, for an issuer that requires one; unset: a public client"),
+			"", func(c *Config, s string) error { c.ConsoleClientSecret = s; return nil }},
 		{doc("PACT_PLUGIN_DIR", "bin/plugins", "directory of plugin binaries named by a relative path in PACT_PLUGINS"),
 			"bin/plugins", func(c *Config, s string) error { c.PluginDir = s; return nil }},
 		{doc("PACT_PLUGINS", "", "the plugins to run: a JSON list of {name, kind, binary, sha256, env}, inline or the path of a file (docs/plugins.md); unset runs none"),

@@ -150,14 +150,23 @@ func (k *Kernel) adminGate(ctx huma.Context, next func(huma.Context)) {
 		next(ctx)
 		return
 	}
-	if k.deps.AdminAuth == nil {
-		k.writeAdminError(ctx, errs.E(errs.Unauthorized, "OAuth is not configured on this board (PACT_AUTH_ISSUER)"))
-		return
-	}
-	p, err := k.deps.AdminAuth.Authenticate(ctx.Context(), ctx.Header("Authorization"))
+	// A console session (a cookie, no Authorization header) signs in as
+	// a bearer token would (docs/console.md).
+	p, err := k.sessionPerson(ctx.Context(), ctx.Method(), ctx.Header,
+		func(c string) { ctx.AppendHeader("Set-Cookie", c) })
 	if err != nil {
 		k.writeAdminError(ctx, err)
 		return
+	}
+	if p == nil {
+		if k.deps.AdminAuth == nil {
+			k.writeAdminError(ctx, errs.E(errs.Unauthorized, "OAuth is not configured on this board (PACT_AUTH_ISSUER)"))
+			return
+		}
+		if p, err = k.deps.AdminAuth.Authenticate(ctx.Context(), ctx.Header("Authorization")); err != nil {
+			k.writeAdminError(ctx, err)
+			return
+		}
 	}
 	if min, _ := op.Metadata[MetaRole].(identity.Role); !p.Role.AtLeast(min) {
 		refusal := errs.E(errs.Forbidden, "%s is %s; this needs %s", p.ID, p.Role, min)

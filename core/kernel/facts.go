@@ -30,11 +30,12 @@ type seams struct {
 	keys       *agentKeys
 	slack      *slackWebhooks
 	orgCreated *OrgCreatedHooks
+	sessions   *adminSessions
 }
 
 func newSeams() *seams {
 	return &seams{whoami: newWhoami(), board: &boardFacts{}, keys: &agentKeys{}, slack: &slackWebhooks{},
-		orgCreated: &OrgCreatedHooks{}}
+		orgCreated: &OrgCreatedHooks{}, sessions: &adminSessions{}}
 }
 
 // boardFacts forwards to the module that provides them, so a module that

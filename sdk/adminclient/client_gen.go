@@ -2521,6 +2521,13 @@ type ClientInterface interface {
 	// Corresponds with POST /admin/api/kill-switch (the `PeopleSetKillSwitch` operationId).
 	PeopleSetKillSwitch(ctx context.Context, body PeopleSetKillSwitchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ConsoleLive Stream what needs you
+	//
+	// A Server-Sent Events stream: `event: needs-you` with data `{kind, id}` whenever a notification of kind approval_needed, question or pact_decision is made in the caller's organization (and, when it is for one person, only to them); a comment every 25 s keeps it open. It shows nothing of other organizations. See docs/console.md.
+	//
+	// Corresponds with GET /admin/api/live (the `ConsoleLive` operationId).
+	ConsoleLive(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// AuditVerifyLog Verify the organization's hash chains
 	//
 	// Corresponds with GET /admin/api/log/verify (the `AuditVerifyLog` operationId).
@@ -3701,6 +3708,23 @@ func (c *Client) PeopleSetKillSwitchWithBody(ctx context.Context, contentType st
 // Corresponds with POST /admin/api/kill-switch (the `PeopleSetKillSwitch` operationId).
 func (c *Client) PeopleSetKillSwitch(ctx context.Context, body PeopleSetKillSwitchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPeopleSetKillSwitchRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ConsoleLive Stream what needs you
+//
+// A Server-Sent Events stream: `event: needs-you` with data `{kind, id}` whenever a notification of kind approval_needed, question or pact_decision is made in the caller's organization (and, when it is for one person, only to them); a comment every 25 s keeps it open. It shows nothing of other organizations. See docs/console.md.
+//
+// Corresponds with GET /admin/api/live (the `ConsoleLive` operationId).
+func (c *Client) ConsoleLive(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewConsoleLiveRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -6238,6 +6262,33 @@ func NewPeopleSetKillSwitchRequestWithBody(server string, contentType string, bo
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewConsoleLiveRequest constructs an http.Request for the ConsoleLive method
+func NewConsoleLiveRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/live")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -9058,6 +9109,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /admin/api/kill-switch (the `PeopleSetKillSwitch` operationId).
 	PeopleSetKillSwitchWithResponse(ctx context.Context, body PeopleSetKillSwitchJSONRequestBody, reqEditors ...RequestEditorFn) (*PeopleSetKillSwitchResponse, error)
+
+	// ConsoleLiveWithResponse Stream what needs you
+	//
+	// A Server-Sent Events stream: `event: needs-you` with data `{kind, id}` whenever a notification of kind approval_needed, question or pact_decision is made in the caller's organization (and, when it is for one person, only to them); a comment every 25 s keeps it open. It shows nothing of other organizations. See docs/console.md.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/api/live (the `ConsoleLive` operationId).
+	ConsoleLiveWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ConsoleLiveResponse, error)
 
 	// AuditVerifyLogWithResponse Verify the organization's hash chains
 	//
@@ -12193,6 +12253,68 @@ func (r PeopleSetKillSwitchResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r PeopleSetKillSwitchResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ConsoleLiveResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ConsoleLiveResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ConsoleLiveResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ConsoleLiveResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ConsoleLiveResponse) GetJSON503() *AdminError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ConsoleLiveResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ConsoleLiveResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ConsoleLiveResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ConsoleLiveResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -17929,6 +18051,21 @@ func (c *ClientWithResponses) PeopleSetKillSwitchWithResponse(ctx context.Contex
 	return ParsePeopleSetKillSwitchResponse(rsp)
 }
 
+// ConsoleLiveWithResponse Stream what needs you
+//
+// A Server-Sent Events stream: `event: needs-you` with data `{kind, id}` whenever a notification of kind approval_needed, question or pact_decision is made in the caller's organization (and, when it is for one person, only to them); a comment every 25 s keeps it open. It shows nothing of other organizations. See docs/console.md.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/api/live (the `ConsoleLive` operationId).
+func (c *ClientWithResponses) ConsoleLiveWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ConsoleLiveResponse, error) {
+	rsp, err := c.ConsoleLive(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseConsoleLiveResponse(rsp)
+}
+
 // AuditVerifyLogWithResponse Verify the organization's hash chains
 //
 // Returns a wrapper object for the known response body format(s).
@@ -21099,6 +21236,53 @@ func ParsePeopleSetKillSwitchResponse(rsp *http.Response) (*PeopleSetKillSwitchR
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseConsoleLiveResponse parses an HTTP response from a ConsoleLiveWithResponse call
+func ParseConsoleLiveResponse(rsp *http.Response) (*ConsoleLiveResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ConsoleLiveResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest AdminError

@@ -1,0 +1,97 @@
+package kernel
+
+import (
+	"context"
+	"crypto/subtle"
+	"net/http"
+	"sync"
+
+	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+// CSRFHeader carries a cookie session's CSRF token on an unsafe Admin API
+// call (docs/console.md).
+const CSRFHeader = "X-CSRF-Token"
+
+// AdminSession is a signed-in session of the console: the person and the
+// token their unsafe calls must repeat in CSRFHeader.
+type AdminSession struct {
+	Person *identity.Person
+	CSRF   string
+}
+
+// AdminSessions turns the console's session cookie into the person it
+// signs in, so the Admin API accepts it where a request has no
+// Authorization header (docs/console.md). modules/console provides it.
+type AdminSessions interface {
+	// AdminSession returns the session the request's Cookie header holds,
+	// or nil and no error when it holds none. setCookie adds a Set-Cookie
+	// header to the answer (a session whose access token was refreshed).
+	// Refusals: unauthorized (a session that does not open or has ended),
+	// not_registered, account_disabled, unavailable.
+	AdminSession(ctx context.Context, cookie string, setCookie func(string)) (*AdminSession, error)
+}
+
+// adminSessions forwards to the module that provides them; with none, no
+// request has a session.
+type adminSessions struct {
+	mu       sync.Mutex
+	provider AdminSessions
+}
+
+func (a *adminSessions) get() AdminSessions {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.provider
+}
+
+// ProvideAdminSessions makes s the Admin API's cookie sessions; call it at
+// start-up.
+func (h *Host) ProvideAdminSessions(s AdminSessions) {
+	h.k.seams.sessions.mu.Lock()
+	defer h.k.seams.sessions.mu.Unlock()
+	h.k.seams.sessions.provider = s
+}
+
+// AdminAuthenticator returns what turns an Authorization header into the
+// person it names, as the Admin API's gate does: the board's
+// authenticator, else one refusing every token. The console checks its
+// sessions' access tokens with it. Modules keep it past Register.
+func (h *Host) AdminAuthenticator() AdminAuthenticator {
+	if h.k.deps.AdminAuth != nil {
+		return h.k.deps.AdminAuth
+	}
+	return noAuthenticator{}
+}
+
+type noAuthenticator struct{}
+
+func (noAuthenticator) Authenticate(context.Context, string) (*identity.Person, error) {
+	return nil, errs.E(errs.Unauthorized, "OAuth is not configured on this board (PACT_AUTH_ISSUER)")
+}
+
+// sessionPerson is the person of the request's cookie session, or nil when
+// it has none (or carries an Authorization header, which wins). An unsafe
+// method must repeat the session's CSRF token in CSRFHeader.
+func (k *Kernel) sessionPerson(ctx context.Context, method string, header func(string) string,
+	setCookie func(string)) (*identity.Person, error) {
+	s := k.seams.sessions.get()
+	if s == nil || header("Authorization") != "" || header("Cookie") == "" {
+		return nil, nil
+	}
+	sess, err := s.AdminSession(ctx, header("Cookie"), setCookie)
+	if err != nil || sess == nil {
+		return nil, err
+	}
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+	default:
+		got := header(CSRFHeader)
+		if got == "" || subtle.ConstantTimeCompare([]byte(got), []byte(sess.CSRF)) != 1 {
+			return nil, errs.E(errs.Forbidden, "a %s with a console session needs the header %s: the session's CSRF token, from GET /console/session",
+				method, CSRFHeader)
+		}
+	}
+	return sess.Person, nil
+}

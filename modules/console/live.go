@@ -1,0 +1,191 @@
+package console
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/hashicorp/go-hclog"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pactboard/pact/core/db"
+	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/core/outbox"
+)
+
+// heartbeat is how often an idle live stream sends a comment, so proxies
+// keep it open.
+const heartbeat = 25 * time.Second
+
+// needsYou are the kinds of notification the live stream carries: the
+// ones that wait for a person.
+var needsYou = map[outbox.Kind]bool{outbox.ApprovalNeeded: true, outbox.Question: true, outbox.PactDecision: true}
+
+// Event is the data of a live stream's needs-you event.
+type Event struct {
+	Kind string `json:"kind" enum:"approval_needed,question,pact_decision" doc:"What waits for a person."`
+	ID   string `json:"id" doc:"The notification's id."`
+}
+
+// live fans the outbox's new notifications out to the open streams, each
+// seeing only its person's organization.
+type live struct {
+	db     *db.DB
+	logger hclog.Logger
+
+	mu   sync.Mutex
+	subs map[*stream]struct{}
+}
+
+type stream struct {
+	org, person string
+	c           chan Event
+}
+
+func newLive(d *db.DB, logger hclog.Logger) *live {
+	return &live{db: d, logger: logger, subs: map[*stream]struct{}{}}
+}
+
+func (l *live) subscribe(p *identity.Person) *stream {
+	s := &stream{org: p.OrgID, person: p.ID, c: make(chan Event, 16)}
+	l.mu.Lock()
+	l.subs[s] = struct{}{}
+	l.mu.Unlock()
+	return s
+}
+
+func (l *live) unsubscribe(s *stream) {
+	l.mu.Lock()
+	delete(l.subs, s)
+	l.mu.Unlock()
+}
+
+// dispatch reads only the organization, kind and person of notification
+// id, and tells the streams of that organization it concerns.
+func (l *live) dispatch(ctx context.Context, payload string) error {
+	l.mu.Lock()
+	n := len(l.subs)
+	l.mu.Unlock()
+	id, err := strconv.ParseInt(payload, 10, 64)
+	if n == 0 || err != nil {
+		return nil
+	}
+	h, err := outbox.ReadHead(ctx, l.db, id)
+	if err != nil || h == nil || !needsYou[h.Kind] {
+		return err
+	}
+	ev := Event{Kind: string(h.Kind), ID: payload}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for s := range l.subs {
+		if s.org != h.OrgID || (h.HumanID != "" && h.HumanID != s.person) {
+			continue
+		}
+		select {
+		case s.c <- ev:
+		default: // a stream that does not read loses events, not the others
+		}
+	}
+	return nil
+}
+
+// run LISTENs on the outbox's channel through a connection of its own and
+// dispatches every new notification; the kernel restarts it on error.
+func (l *live) run(ctx context.Context) error {
+	conn, err := pgx.ConnectConfig(ctx, l.db.ListenConfig())
+	if err != nil {
+		return fmt.Errorf("console: live stream listener: %w", err)
+	}
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		defer cancel()
+		_ = conn.Close(cctx)
+	}()
+	if _, err := conn.Exec(ctx, "LISTEN "+outbox.Channel); err != nil {
+		return fmt.Errorf("console: live stream listener: %w", err)
+	}
+	for {
+		wctx, cancel := context.WithTimeout(ctx, time.Minute)
+		n, err := conn.WaitForNotification(wctx)
+		cancel()
+		switch {
+		case ctx.Err() != nil:
+			return nil
+		case n != nil:
+			if err := l.dispatch(ctx, n.Payload); err != nil {
+				l.logger.Warn("live stream: read a notification", "id", n.Payload, "error", err)
+			}
+		case errors.Is(err, context.DeadlineExceeded) && !conn.IsClosed():
+			if _, err := conn.Exec(ctx, "SELECT 1"); err != nil { // a dead peer would leave us waiting for ever
+				return fmt.Errorf("console: live stream listener: %w", err)
+			}
+		case err != nil:
+			return fmt.Errorf("console: live stream listener: %w", err)
+		}
+	}
+}
+
+// registerLive adds GET /admin/api/live.
+func (m *Module) registerLive(api huma.API) {
+	op := kernel.AdminOp(huma.Operation{OperationID: "console-live", Method: http.MethodGet, Path: "/live",
+		Summary: "Stream what needs you",
+		Description: "A Server-Sent Events stream: `event: needs-you` with data `{kind, id}` whenever a notification " +
+			"of kind approval_needed, question or pact_decision is made in the caller's organization (and, when it " +
+			"is for one person, only to them); a comment every 25 s keeps it open. It shows nothing of other " +
+			"organizations. See docs/console.md.",
+		Tags: []string{"console"},
+		Responses: map[string]*huma.Response{"200": {Description: "The stream.", Content: map[string]*huma.MediaType{
+			"text/event-stream": {Schema: &huma.Schema{Type: huma.TypeString,
+				Description: "event: needs-you, data: a JSON object {kind, id}; comments (:) are heartbeats"}}}}},
+	}, identity.Viewer)
+	huma.Register(api, op, func(ctx context.Context, _ *struct{}) (*huma.StreamResponse, error) {
+		p, err := kernel.SignedIn(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &huma.StreamResponse{Body: func(hctx huma.Context) { m.stream(hctx, p) }}, nil
+	})
+}
+
+// stream writes p's events until the client goes.
+func (m *Module) stream(hctx huma.Context, p *identity.Person) {
+	s := m.live.subscribe(p)
+	defer m.live.unsubscribe(s)
+	hctx.SetHeader("Content-Type", "text/event-stream")
+	hctx.SetHeader("X-Accel-Buffering", "no")
+	w := hctx.BodyWriter()
+	flush := func() error {
+		if rw, ok := w.(http.ResponseWriter); ok {
+			return http.NewResponseController(rw).Flush()
+		}
+		return nil
+	}
+	if _, err := fmt.Fprint(w, ": live\n\n"); err != nil || flush() != nil {
+		return
+	}
+	tick := time.NewTicker(heartbeat)
+	defer tick.Stop()
+	ctx := hctx.Context()
+	for {
+		var err error
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			_, err = fmt.Fprint(w, ": heartbeat\n\n")
+		case ev := <-s.c:
+			data, _ := json.Marshal(ev)
+			_, err = fmt.Fprintf(w, "event: needs-you\ndata: %s\n\n", data)
+		}
+		if err != nil || flush() != nil {
+			return
+		}
+	}
+}

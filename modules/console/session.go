@@ -1,0 +1,162 @@
+package console
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+// The cookies and the places they are sealed for (core/seal): a value
+// sealed for one does not open as the other.
+const (
+	CookieName      = "pact_console"
+	loginCookieName = "pact_console_login"
+	sessionPlace    = "console.session"
+	loginPlace      = "console.login"
+)
+
+// Kinds of session.
+const (
+	kindOIDC  = "oidc"
+	kindLocal = "local"
+)
+
+var errMissingKeys = errors.New("console: Options.Keys is required (the cookies are sealed under the board's keyring)")
+
+// session is what the sealed cookie holds. Tokens stay inside the seal:
+// the browser sees only sealed text.
+type session struct {
+	Kind      string `json:"k"`
+	Person    string `json:"p,omitempty"`  // local
+	Access    string `json:"a,omitempty"`  // oidc
+	Refresh   string `json:"r,omitempty"`  // oidc
+	AccessExp int64  `json:"ae,omitempty"` // oidc: when the access token ends (unix), 0 if unknown
+	Expires   int64  `json:"e"`
+	CSRF      string `json:"c"`
+}
+
+func randomToken() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b) // crypto/rand never fails (Go 1.24+)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// newSession starts a session of kind ending SessionTTL from now.
+func (m *Module) newSession(kind string) *session {
+	return &session{Kind: kind, Expires: m.opts.Now().Add(SessionTTL).Unix(), CSRF: randomToken()}
+}
+
+// cookie seals s into the session cookie.
+func (m *Module) cookie(s *session) (*http.Cookie, error) {
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	v, err := m.box.Seal(string(raw), sessionPlace)
+	if err != nil {
+		return nil, err
+	}
+	return &http.Cookie{Name: CookieName, Value: v, Path: "/", HttpOnly: true, Secure: m.secure(),
+		SameSite: http.SameSiteStrictMode, Expires: time.Unix(s.Expires, 0)}, nil
+}
+
+// clearCookie ends the session cookie in the browser.
+func (m *Module) clearCookie(name, path string) *http.Cookie {
+	return &http.Cookie{Name: name, Value: "", Path: path, HttpOnly: true, Secure: m.secure(),
+		SameSite: http.SameSiteStrictMode, MaxAge: -1}
+}
+
+var errNoSession = errs.E(errs.Unauthorized, "the console session is not valid or has ended; sign in again")
+
+// open reads the session cookie of a Cookie header: nil and no error when
+// there is none; unauthorized when it does not open or has ended.
+func (m *Module) open(cookieHeader string) (*session, error) {
+	c, err := (&http.Request{Header: http.Header{"Cookie": {cookieHeader}}}).Cookie(CookieName)
+	if err != nil || c.Value == "" {
+		return nil, nil
+	}
+	plain, err := m.box.Open(c.Value, sessionPlace)
+	if err != nil || plain == c.Value { // not sealed at all is no session either
+		return nil, errNoSession
+	}
+	var s session
+	if err := json.Unmarshal([]byte(plain), &s); err != nil || s.CSRF == "" || m.opts.Now().Unix() >= s.Expires {
+		return nil, errNoSession
+	}
+	return &s, nil
+}
+
+// AdminSession is kernel.AdminSessions: the person of the request's
+// session cookie. An OIDC session's access token is checked as a bearer
+// token is, refreshed first when it has ended (the new cookie goes out
+// through setCookie); a local session's person must exist and be enabled.
+func (m *Module) AdminSession(ctx context.Context, cookieHeader string, setCookie func(string)) (*kernel.AdminSession, error) {
+	s, err := m.open(cookieHeader)
+	if err != nil || s == nil {
+		return nil, err
+	}
+	var p *identity.Person
+	switch s.Kind {
+	case kindLocal:
+		p, err = m.localPerson(ctx, s.Person)
+	case kindOIDC:
+		p, err = m.oidcPerson(ctx, s, setCookie)
+	default:
+		err = errNoSession
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &kernel.AdminSession{Person: p, CSRF: s.CSRF}, nil
+}
+
+// localPerson is the person of a local session, who must still exist and
+// be enabled.
+func (m *Module) localPerson(ctx context.Context, id string) (*identity.Person, error) {
+	p, err := identity.RequirePerson(ctx, m.db, id, identity.Viewer)
+	switch {
+	case err == nil:
+		return p, nil
+	case p != nil && p.DisabledAt != nil:
+		return nil, identity.Disabled()
+	case errs.CodeOf(err) == errs.Forbidden:
+		return nil, errs.E(errs.Unauthorized, "the console session's person is no longer on this board; sign in again")
+	}
+	return nil, err
+}
+
+// oidcPerson checks the session's access token as the Admin API checks a
+// bearer token, refreshing it first when it has ended or is refused.
+func (m *Module) oidcPerson(ctx context.Context, s *session, setCookie func(string)) (*identity.Person, error) {
+	fresh := s.AccessExp == 0 || m.opts.Now().Before(time.Unix(s.AccessExp, 0))
+	if fresh {
+		p, err := m.auth.Authenticate(ctx, "Bearer "+s.Access)
+		if errs.CodeOf(err) != errs.Unauthorized || s.Refresh == "" {
+			return p, err
+		}
+	}
+	if s.Refresh == "" {
+		return nil, errNoSession
+	}
+	if err := m.refresh(ctx, s); err != nil {
+		return nil, err
+	}
+	p, err := m.auth.Authenticate(ctx, "Bearer "+s.Access)
+	if err != nil {
+		return nil, err
+	}
+	c, err := m.cookie(s)
+	if err != nil {
+		return nil, err
+	}
+	setCookie(c.String())
+	return p, nil
+}
