@@ -88,6 +88,34 @@ func TestRealBoardServesOnlyCommittedOperations(t *testing.T) {
 	}
 }
 
+// TestEveryGatedOperationStatesItsLeastRole walks docs/openapi.json: every
+// operation that takes a bearer token states the least role its gate
+// enforces (x-pact-least-role; "account" where any signed-in account will
+// do), which clients such as the web console use to show no control the
+// server would refuse.
+func TestEveryGatedOperationStatesItsLeastRole(t *testing.T) {
+	var d struct {
+		Paths map[string]map[string]struct {
+			OperationID string             `json:"operationId"`
+			Security    []map[string][]any `json:"security"`
+			LeastRole   string             `json:"x-pact-least-role"`
+		} `json:"paths"`
+	}
+	require.NoError(t, json.Unmarshal(mustRead(t, openAPIFile), &d))
+	gated := 0
+	for path, methods := range d.Paths {
+		for method, op := range methods {
+			if len(op.Security) == 0 {
+				require.Empty(t, op.LeastRole, "%s %s is public", method, path)
+				continue
+			}
+			gated++
+			require.Contains(t, []string{"viewer", "approver", "owner", "account"}, op.LeastRole, "%s %s (%s)", method, path, op.OperationID)
+		}
+	}
+	require.Greater(t, gated, 50, "the document has its gated operations")
+}
+
 // document is the part of an OpenAPI document the tests walk.
 type document struct {
 	Paths map[string]map[string]struct {

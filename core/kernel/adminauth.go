@@ -60,6 +60,13 @@ const (
 	MetaPublic = "public"
 	// MetaRefusals holds an operation's RefusalRecorder (RecordRefusals).
 	MetaRefusals = "refusals"
+	// LeastRoleExtension is the OpenAPI extension that states a gated
+	// operation's least role (viewer, approver or owner) in docs/openapi.json.
+	LeastRoleExtension = "x-pact-least-role"
+	// AnyAccount is the least role of an operation that checks its bearer
+	// itself and takes any signed-in account, person or not (sign-up,
+	// invitations).
+	AnyAccount = "account"
 )
 
 // RefusalRecorder records the gate's refusal of a person's call to an
@@ -90,6 +97,13 @@ func AdminOp(op huma.Operation, min identity.Role) huma.Operation {
 		meta[k] = v
 	}
 	op.Metadata = meta
+	// The least role is part of the contract: a client (the web console
+	// among them) shows no control its person's role would be refused.
+	ext := map[string]any{LeastRoleExtension: string(min)}
+	for k, v := range op.Extensions {
+		ext[k] = v
+	}
+	op.Extensions = ext
 	op.Security = []map[string][]string{{"bearer": {}}}
 	// Every operation can answer these: the gate's 401 and 403, and 500 and
 	// 503 when something below fails; one with a body, 413 over its limit.

@@ -167,4 +167,5 @@ func TestAdminOpDocumentsTheGate(t *testing.T) {
 		require.Contains(t, op.Responses, status)
 	}
 	require.Equal(t, identity.Approver, op.Metadata[kernel.MetaRole])
+	require.Equal(t, "approver", op.Extensions[kernel.LeastRoleExtension], "the document states the least role")
 }

@@ -56,6 +56,7 @@ func (m *Module) registerInvitations(api huma.API) {
 		o.Tags, o.MaxBodyBytes = []string{"people"}, maxBody
 		o.Security = []map[string][]string{{"bearer": {}}}
 		o.Metadata = map[string]any{kernel.MetaPublic: true}
+		o.Extensions = map[string]any{kernel.LeastRoleExtension: kernel.AnyAccount}
 		// The token is checked first: without one, nothing is said.
 		o.Middlewares = huma.Middlewares{m.verifyAccount}
 		return o

@@ -38,7 +38,8 @@ func (m *Module) registerSignup(api huma.API) {
 		Security: []map[string][]string{{"bearer": {}}},
 		Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusConflict,
 			http.StatusTooManyRequests},
-		Metadata: map[string]any{kernel.MetaPublic: true},
+		Metadata:   map[string]any{kernel.MetaPublic: true},
+		Extensions: map[string]any{kernel.LeastRoleExtension: kernel.AnyAccount},
 		// The token is checked before the body, so a caller without one
 		// learns nothing about the request.
 		Middlewares: huma.Middlewares{m.verifyAccount}}
