@@ -107,7 +107,7 @@ func TestACardForOnePersonSaysWhoItIsFor(t *testing.T) {
 		require.Equal(t, want, m.Blocks.BlockSet[1].(*slack.ContextBlock).ContextElements.Elements[0].(*slack.TextBlockObject).Text)
 		require.Equal(t, "*W-001*\nhi", sectionText(t, m.Blocks.BlockSet[2]))
 	}
-	n.HumanID = "<!channel>"
+	n.HumanID, n.Language = "<!channel>", "th"
 	m := roundTrip(t, Card(n, "", mustCatalog()))
 	require.Equal(t, "สำหรับ &lt;!channel&gt;", m.Blocks.BlockSet[1].(*slack.ContextBlock).ContextElements.Elements[0].(*slack.TextBlockObject).Text,
 		"escaped like every shown id")
