@@ -7,6 +7,7 @@ import { LiveContext, PersonContext } from "./session";
 import { NeedsYou } from "./pages/needs";
 import { TaskList, TaskDetail } from "./pages/tasks";
 import { PactList, PactDetail } from "./pages/pacts";
+import { MandateList } from "./pages/mandates";
 
 type Boot = { kind: "loading" } | { kind: "signin" } | { kind: "error"; text: string } | { kind: "in"; person: Person };
 
@@ -32,6 +33,7 @@ const nav = [
   { href: "/console/", label: "Needs you", match: (p: string) => p === "/console/" || p === "/console" },
   { href: "/console/tasks", label: "Tasks", match: (p: string) => p.startsWith("/console/tasks") },
   { href: "/console/pacts", label: "Pacts", match: (p: string) => p.startsWith("/console/pacts") },
+  { href: "/console/mandates", label: "Mandates", match: (p: string) => p.startsWith("/console/mandates") },
 ];
 
 function Shell({ person }: { person: Person }) {
@@ -99,6 +101,7 @@ function Shell({ person }: { person: Person }) {
             <Route path="/console/tasks/:id" component={TaskDetail} />
             <Route path="/console/pacts" component={PactList} />
             <Route path="/console/pacts/:id" component={PactDetail} />
+            <Route path="/console/mandates" component={MandateList} />
             <Route default component={NotFound} />
           </Router>
         </main>
