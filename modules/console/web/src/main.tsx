@@ -8,6 +8,7 @@ import { NeedsYou } from "./pages/needs";
 import { TaskList, TaskDetail } from "./pages/tasks";
 import { PactList, PactDetail } from "./pages/pacts";
 import { MandateList } from "./pages/mandates";
+import { Settings } from "./pages/settings";
 
 type Boot = { kind: "loading" } | { kind: "signin" } | { kind: "error"; text: string } | { kind: "in"; person: Person };
 
@@ -34,6 +35,7 @@ const nav = [
   { href: "/console/tasks", label: "Tasks", match: (p: string) => p.startsWith("/console/tasks") },
   { href: "/console/pacts", label: "Pacts", match: (p: string) => p.startsWith("/console/pacts") },
   { href: "/console/mandates", label: "Mandates", match: (p: string) => p.startsWith("/console/mandates") },
+  { href: "/console/settings", label: "Settings", match: (p: string) => p.startsWith("/console/settings") },
 ];
 
 function Shell({ person }: { person: Person }) {
@@ -102,6 +104,7 @@ function Shell({ person }: { person: Person }) {
             <Route path="/console/pacts" component={PactList} />
             <Route path="/console/pacts/:id" component={PactDetail} />
             <Route path="/console/mandates" component={MandateList} />
+            <Route path="/console/settings" component={Settings} />
             <Route default component={NotFound} />
           </Router>
         </main>
