@@ -9,6 +9,7 @@ import { TaskList, TaskDetail } from "./pages/tasks";
 import { PactList, PactDetail } from "./pages/pacts";
 import { MandateList } from "./pages/mandates";
 import { Settings } from "./pages/settings";
+import { AgentList } from "./pages/agents";
 
 type Boot = { kind: "loading" } | { kind: "signin" } | { kind: "error"; text: string } | { kind: "in"; person: Person };
 
@@ -35,6 +36,7 @@ const nav = [
   { href: "/console/tasks", label: "Tasks", match: (p: string) => p.startsWith("/console/tasks") },
   { href: "/console/pacts", label: "Pacts", match: (p: string) => p.startsWith("/console/pacts") },
   { href: "/console/mandates", label: "Mandates", match: (p: string) => p.startsWith("/console/mandates") },
+  { href: "/console/agents", label: "Agents", match: (p: string) => p.startsWith("/console/agents") },
   { href: "/console/settings", label: "Settings", match: (p: string) => p.startsWith("/console/settings") },
 ];
 
@@ -104,6 +106,7 @@ function Shell({ person }: { person: Person }) {
             <Route path="/console/pacts" component={PactList} />
             <Route path="/console/pacts/:id" component={PactDetail} />
             <Route path="/console/mandates" component={MandateList} />
+            <Route path="/console/agents" component={AgentList} />
             <Route path="/console/settings" component={Settings} />
             <Route default component={NotFound} />
           </Router>
