@@ -10,6 +10,7 @@ import { PactList, PactDetail } from "./pages/pacts";
 import { MandateList } from "./pages/mandates";
 import { Settings } from "./pages/settings";
 import { AgentList } from "./pages/agents";
+import { Log } from "./pages/log";
 
 type Boot = { kind: "loading" } | { kind: "signin" } | { kind: "error"; text: string } | { kind: "in"; person: Person };
 
@@ -37,6 +38,7 @@ const nav = [
   { href: "/console/pacts", label: "Pacts", match: (p: string) => p.startsWith("/console/pacts") },
   { href: "/console/mandates", label: "Mandates", match: (p: string) => p.startsWith("/console/mandates") },
   { href: "/console/agents", label: "Agents", match: (p: string) => p.startsWith("/console/agents") },
+  { href: "/console/log", label: "Log", match: (p: string) => p.startsWith("/console/log") },
   { href: "/console/settings", label: "Settings", match: (p: string) => p.startsWith("/console/settings") },
 ];
 
@@ -107,6 +109,7 @@ function Shell({ person }: { person: Person }) {
             <Route path="/console/pacts/:id" component={PactDetail} />
             <Route path="/console/mandates" component={MandateList} />
             <Route path="/console/agents" component={AgentList} />
+            <Route path="/console/log" component={Log} />
             <Route path="/console/settings" component={Settings} />
             <Route default component={NotFound} />
           </Router>
