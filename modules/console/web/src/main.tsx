@@ -7,6 +7,10 @@ import { LiveContext, PersonContext } from "./session";
 import { NeedsYou } from "./pages/needs";
 import { TaskList, TaskDetail } from "./pages/tasks";
 import { PactList, PactDetail } from "./pages/pacts";
+import { MandateList } from "./pages/mandates";
+import { Settings } from "./pages/settings";
+import { AgentList } from "./pages/agents";
+import { Log } from "./pages/log";
 
 type Boot = { kind: "loading" } | { kind: "signin" } | { kind: "error"; text: string } | { kind: "in"; person: Person };
 
@@ -32,6 +36,10 @@ const nav = [
   { href: "/console/", label: "Needs you", match: (p: string) => p === "/console/" || p === "/console" },
   { href: "/console/tasks", label: "Tasks", match: (p: string) => p.startsWith("/console/tasks") },
   { href: "/console/pacts", label: "Pacts", match: (p: string) => p.startsWith("/console/pacts") },
+  { href: "/console/mandates", label: "Mandates", match: (p: string) => p.startsWith("/console/mandates") },
+  { href: "/console/agents", label: "Agents", match: (p: string) => p.startsWith("/console/agents") },
+  { href: "/console/log", label: "Log", match: (p: string) => p.startsWith("/console/log") },
+  { href: "/console/settings", label: "Settings", match: (p: string) => p.startsWith("/console/settings") },
 ];
 
 function Shell({ person }: { person: Person }) {
@@ -99,6 +107,10 @@ function Shell({ person }: { person: Person }) {
             <Route path="/console/tasks/:id" component={TaskDetail} />
             <Route path="/console/pacts" component={PactList} />
             <Route path="/console/pacts/:id" component={PactDetail} />
+            <Route path="/console/mandates" component={MandateList} />
+            <Route path="/console/agents" component={AgentList} />
+            <Route path="/console/log" component={Log} />
+            <Route path="/console/settings" component={Settings} />
             <Route default component={NotFound} />
           </Router>
         </main>
