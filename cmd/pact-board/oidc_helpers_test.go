@@ -20,6 +20,18 @@ import (
 // overrides the board's variables. It returns the board's URL and DSN.
 func startBoardWithOIDC(t *testing.T, issuer string, extra map[string]string) (base, dsn string) {
 	t.Helper()
+	vars := oidcBoardVars(t, issuer)
+	for k, v := range extra {
+		vars[k] = v
+	}
+	base, _, _ = startBoard(t, vars)
+	return base, vars["DATABASE_URL"]
+}
+
+// oidcBoardVars are the variables of a board on a fresh database whose
+// people sign in through the real auth-oidc plugin binary, trusting issuer.
+func oidcBoardVars(t *testing.T, issuer string) map[string]string {
+	t.Helper()
 	dir := t.TempDir()
 	build := exec.Command("go", "build", "-o", filepath.Join(dir, "auth-oidc"), "./plugins/auth-oidc")
 	build.Dir = filepath.Join("..", "..")
@@ -29,14 +41,9 @@ func startBoardWithOIDC(t *testing.T, issuer string, extra map[string]string) (b
 	require.NoError(t, err)
 	sum := sha256.Sum256(binary)
 
-	dsn = pgtest.NewDSN(t)
+	dsn := pgtest.NewDSN(t)
 	catalog, _ := json.Marshal([]map[string]any{{"name": "oidc", "kind": "authissuer", "binary": "auth-oidc",
 		"sha256": hex.EncodeToString(sum[:]), "env": map[string]string{"PACT_OIDC_ISSUER": issuer}}})
-	vars := map[string]string{"DATABASE_URL": dsn, "PACT_PLUGIN_DIR": dir, "PACT_PLUGINS": string(catalog),
+	return map[string]string{"DATABASE_URL": dsn, "PACT_PLUGIN_DIR": dir, "PACT_PLUGINS": string(catalog),
 		"PACT_PUBLIC_URL": "http://127.0.0.1:8787"}
-	for k, v := range extra {
-		vars[k] = v
-	}
-	base, _, _ = startBoard(t, vars)
-	return base, dsn
 }

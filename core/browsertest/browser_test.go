@@ -56,6 +56,9 @@ func TestBrowserDrivesAPage(t *testing.T) {
 	p.Click("button", "Greet")
 	p.ExpectText("Hello, Ana!")
 	require.Equal(t, "Hello, Ana!", p.Text("#out"))
+	require.Equal(t, []string{"Greet"}, p.Texts("button"))
+	require.Equal(t, []browsertest.Request{{Method: "GET", URL: srv.URL + "/", Navigation: true}}, p.Requests(),
+		"the page's one request: its document (the script is inline)")
 	require.Equal(t, srv.URL+"/", p.URL())
 	require.Equal(t, map[string]string{"greeted": "Ana"}, p.LocalStorage())
 	cookies := p.Cookies()
