@@ -239,7 +239,7 @@ func consolePages(task, pact string) []struct{ name, path, heading string } {
 
 // writeControls are the buttons that change something; a viewer may see
 // none of them.
-var writeControls = regexp.MustCompile(`^(Approve|Reject|Answer and resume|Not needed|Send answer|Send|Assign|Release|` +
+var writeControls = regexp.MustCompile(`^(Approve|Reject|Answer and resume|Not needed|Send answer|Send message|Assign|Release|` +
 	`Cancel task|Close pact|Pause .*|Wake .*|Change answer|Keep my answer)$`)
 
 // TestConsoleViewerSeesNoWriteControls: on Needs you, Tasks, a task, Pacts
