@@ -381,8 +381,12 @@ func TestConsolePagesPassAxe(t *testing.T) {
 func (c *consoleBoard) requireAdminAPIOnly() {
 	c.t.Helper()
 	ops := adminOperations(c.t)
+	calls := 0
 	for _, p := range c.pages {
 		for _, r := range p.Requests() {
+			if strings.HasPrefix(r.URL, c.public+"/admin/api/") {
+				calls++
+			}
 			u, err := url.Parse(r.URL)
 			require.NoError(c.t, err)
 			if strings.HasPrefix(r.URL, c.op.Issuer+"/") {
@@ -393,6 +397,7 @@ func (c *consoleBoard) requireAdminAPIOnly() {
 			require.True(c.t, consoleRequest(ops, r.Method, u.Path), "not the console's files, session or the Admin API: %s %s", r.Method, u.Path)
 		}
 	}
+	require.NotZero(c.t, calls, "the console read the board through the Admin API, and the log saw it")
 }
 
 // consoleRequest tells whether method and path are the console's own
