@@ -56,6 +56,13 @@ func startBoard(t *testing.T, extra map[string]string) (base string, logs *syncB
 // startMain is startBoard returning the running Main.
 func startMain(t *testing.T, extra map[string]string) (m *Main, logs *syncBuffer, stop func() error) {
 	t.Helper()
+	return startMainWith(t, extra, nil)
+}
+
+// startMainWith is startMain with setup changing the Main before it runs
+// (Demo, Out).
+func startMainWith(t *testing.T, extra map[string]string, setup func(*Main)) (m *Main, logs *syncBuffer, stop func() error) {
+	t.Helper()
 	vars := map[string]string{
 		"DATABASE_URL":     pgtest.NewDSN(t),
 		"PACT_SIGNING_KEY": testSigningKey,
@@ -69,6 +76,9 @@ func startMain(t *testing.T, extra map[string]string) (m *Main, logs *syncBuffer
 	require.NoError(t, err)
 	logs = &syncBuffer{}
 	m = NewMain(cfg, hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Debug}))
+	if setup != nil {
+		setup(m)
+	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

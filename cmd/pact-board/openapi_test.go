@@ -23,7 +23,7 @@ import (
 	"github.com/pactboard/pact/core/kernel/kerneltest"
 )
 
-var update = flag.Bool("update", false, "rewrite docs/openapi.json from the Admin API the board serves")
+var update = flag.Bool("update", false, "rewrite docs/openapi.json from the Admin API the board serves, and the console's screenshots in docs/console/")
 
 // openAPIFile is the committed Admin API document.
 var openAPIFile = filepath.Join("..", "..", "docs", "openapi.json")

@@ -38,6 +38,10 @@ func site(t *testing.T) *httptest.Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(clean)) })
 	mux.HandleFunc("/broken", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(broken)) })
+	mux.HandleFunc("/strict", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Security-Policy", "default-src 'self'; script-src 'self'")
+		_, _ = w.Write([]byte(broken))
+	})
 	mux.HandleFunc("/logo.png", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNotFound) })
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
@@ -56,6 +60,9 @@ func TestBrowserDrivesAPage(t *testing.T) {
 	p.Click("button", "Greet")
 	p.ExpectText("Hello, Ana!")
 	require.Equal(t, "Hello, Ana!", p.Text("#out"))
+	require.Equal(t, []string{"Greet"}, p.Texts("button"))
+	require.Equal(t, []browsertest.Request{{Method: "GET", URL: srv.URL + "/", Navigation: true}}, p.Requests(),
+		"the page's one request: its document (the script is inline)")
 	require.Equal(t, srv.URL+"/", p.URL())
 	require.Equal(t, map[string]string{"greeted": "Ana"}, p.LocalStorage())
 	cookies := p.Cookies()
@@ -107,4 +114,13 @@ func TestAxeFindsViolationsAndPassesACleanPage(t *testing.T) {
 
 	p.Goto(srv.URL + "/")
 	require.Empty(t, p.Axe(), "a clean page breaks no axe rule")
+
+	// A page whose CSP forbids inline script (as the console's does) is
+	// checked all the same.
+	p.Goto(srv.URL + "/strict")
+	serious = map[string]bool{}
+	for _, v := range browsertest.Serious(p.Axe()) {
+		serious[v.ID] = true
+	}
+	require.True(t, serious["image-alt"] && serious["label"], "axe runs under a strict CSP: %v", serious)
 }

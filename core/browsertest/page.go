@@ -165,3 +165,28 @@ func (p *Page) WaitURL(prefix string) string {
 	p.do("waitURL", map[string]any{"prefix": prefix}, &s)
 	return s
 }
+
+// Texts returns the rendered text of every visible element of ARIA role
+// (button, link, textbox…), in document order: what a person could use.
+func (p *Page) Texts(role string) []string {
+	p.b.t.Helper()
+	var s []string
+	p.do("texts", map[string]any{"role": role}, &s)
+	return s
+}
+
+// Request is one request a page made.
+type Request struct {
+	Method     string `json:"method"`
+	URL        string `json:"url"`
+	Navigation bool   `json:"navigation"` // a document load, not a fetch or asset
+}
+
+// Requests returns every request the page has made since it opened, in
+// order: documents, assets, fetches and event streams.
+func (p *Page) Requests() []Request {
+	p.b.t.Helper()
+	var r []Request
+	p.do("requests", nil, &r)
+	return r
+}

@@ -19,6 +19,8 @@
 //   axe         {page}                       axe-core's violations
 //   cookies     {page}
 //   storage     {page}                       localStorage as an object
+//   texts       {page, role}                 innerText of every visible element of the role
+//   requests    {page}                       every request the page made: {method, url, navigation}
 //   closePage   {page}
 //   close       {}                           closes the browser; exits
 import { createInterface } from 'node:readline';
@@ -41,6 +43,7 @@ const browser = await chromium.launch({
 });
 
 const pages = new Map();
+const requests = new Map(); // page name → the requests it made, in order
 
 function page(name) {
   const p = pages.get(name);
@@ -53,7 +56,10 @@ const ops = {
     const context = await browser.newContext({ viewport: { width, height } });
     context.setDefaultTimeout(timeout);
     const p = await context.newPage();
+    const log = [];
+    p.on('request', (r) => log.push({ method: r.method(), url: r.url(), navigation: r.isNavigationRequest() }));
     pages.set(name, p);
+    requests.set(name, log);
     return null;
   },
   async viewport({ page: name, width, height }) {
@@ -93,7 +99,10 @@ const ops = {
   async axe({ page: name }) {
     const p = page(name);
     if (!(await p.evaluate(() => typeof window.axe !== 'undefined'))) {
-      await p.addScriptTag({ content: axeSource });
+      // Evaluated through the DevTools protocol rather than added as a
+      // <script>: a page whose CSP forbids inline script (the console's)
+      // is checked as it is served.
+      await p.evaluate(axeSource);
     }
     const results = await p.evaluate(() => window.axe.run(document));
     return results.violations.map((v) => ({
@@ -110,9 +119,17 @@ const ops = {
   async storage({ page: name }) {
     return await page(name).evaluate(() => Object.fromEntries(Object.entries(window.localStorage)));
   },
+  async texts({ page: name, role }) {
+    return await page(name).getByRole(role).allInnerTexts();
+  },
+  async requests({ page: name }) {
+    page(name);
+    return requests.get(name);
+  },
   async closePage({ page: name }) {
     await page(name).context().close();
     pages.delete(name);
+    requests.delete(name);
     return null;
   },
 };

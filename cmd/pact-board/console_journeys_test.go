@@ -1,0 +1,438 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pactboard/pact/core/browsertest"
+	"github.com/pactboard/pact/core/db"
+	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/core/mandate"
+)
+
+// The console's journeys (issue #15, docs/console-testing.md): a real
+// board started as pact-board runs, its people signing in through the real
+// auth-oidc plugin and oidc-provider, in a headless Chromium; agents over
+// MCP. Run with -update to rewrite the screenshots in docs/console/.
+
+var (
+	ana = browsertest.User{Email: "ana@example.com", Password: "ana's password", AMR: []string{"pwd", "mfa"}}
+	bob = browsertest.User{Email: "bob@example.com", Password: "bob's password", AMR: []string{"pwd", "mfa"}}
+)
+
+// consoleBoard is a board serving the console, with Ana (approver) and Bob
+// (viewer) bound to the provider's accounts and one agent, code-web.
+type consoleBoard struct {
+	t       *testing.T
+	public  string // PACT_PUBLIC_URL, where the board listens
+	d       *db.DB
+	op      *browsertest.Provider
+	browser *browsertest.Browser
+	out     *syncBuffer // what pact-board printed
+	agent   *agentClient
+	root    string // code-web's root mandate
+	pages   []*browsertest.Page
+}
+
+func startConsoleBoard(t *testing.T) *consoleBoard {
+	t.Helper()
+	ctx := context.Background()
+	// The redirect URI the provider accepts is <PACT_PUBLIC_URL>/console/auth/callback,
+	// so the board listens where its public URL says.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := ln.Addr().(*net.TCPAddr).Port
+	require.NoError(t, ln.Close())
+	public := fmt.Sprintf("http://127.0.0.1:%d", port)
+
+	op := browsertest.StartProvider(t, browsertest.ProviderConfig{ClientID: "pact-console", ClientSecret: "console secret",
+		RedirectURIs: []string{public + "/console/auth/callback"}, Audience: public + "/admin", Users: []browsertest.User{ana, bob}})
+	vars := oidcBoardVars(t, op.Issuer)
+	for k, v := range map[string]string{"PORT": fmt.Sprint(port), "PACT_PUBLIC_URL": public,
+		"PACT_AUTH_ISSUER": op.Issuer, "PACT_CONSOLE_CLIENT_ID": "pact-console", "PACT_CONSOLE_CLIENT_SECRET": "console secret",
+		"PACT_CONSOLE_LOCAL_SIGNIN": "on"} {
+		vars[k] = v
+	}
+	out := &syncBuffer{}
+	// As `pact-board --demo` starts: the first owner, then the console link.
+	startMainWith(t, vars, func(m *Main) { m.Demo, m.Out = true, out })
+
+	d, err := db.Open(ctx, vars["DATABASE_URL"])
+	require.NoError(t, err)
+	t.Cleanup(d.Close)
+	keys, err := mandate.ParseKeyring("", testSigningKey)
+	require.NoError(t, err)
+	ident := identity.NewService(d, ledger.New(nil), mandate.NewService(keys, nil), nil)
+	for _, h := range []struct {
+		id, name string
+		role     identity.Role
+		user     browsertest.User
+	}{{"ana", "Ana Approver", identity.Approver, ana}, {"bob", "Bob Viewer", identity.Viewer, bob}} {
+		_, err := ident.AddHuman(ctx, demoOwner, identity.HumanInput{ID: h.id, Name: h.name, Role: h.role, Email: h.user.Email})
+		require.NoError(t, err)
+		// The invitation accepted for the provider's account (its sub is the email).
+		p, err := ident.AcceptInvitation(ctx, d, h.id, h.user.Email, op.Issuer, h.user.Email)
+		require.NoError(t, err)
+		require.NotNil(t, p)
+	}
+	_, err = ident.AddProject(ctx, demoOwner, "web", "Web", false)
+	require.NoError(t, err)
+	reg, err := ident.RegisterAgent(ctx, demoOwner, identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"},
+		Scope: []string{"task.read@project:web", "task.post@project:web", "task.work@project:web", "deploy.web@project:web",
+			"pact.read@project:web", "pact.write@project:web"}})
+	require.NoError(t, err)
+	return &consoleBoard{t: t, public: public, d: d, op: op, browser: browsertest.Start(t), out: out,
+		agent: connect(t, public, "code-web", reg.Token), root: reg.RootMandateID.String()}
+}
+
+// page opens a tab of its own (its own cookies) whose requests are checked
+// against the Admin API when the test ends.
+func (c *consoleBoard) page(width, height int) *browsertest.Page {
+	p := c.browser.Page(width, height)
+	c.pages = append(c.pages, p)
+	return p
+}
+
+// signIn signs user in to the console the way a person does: the console's
+// Sign in link, the provider's form, back to the console showing them.
+func (c *consoleBoard) signIn(user browsertest.User, name string) *browsertest.Page {
+	c.t.Helper()
+	p := c.page(1280, 800)
+	require.Equal(c.t, http.StatusOK, p.Goto(c.public+"/console/"))
+	p.Click("link", "Sign in")
+	p.WaitURL(c.op.Issuer)
+	p.Fill("Email", user.Email)
+	p.Fill("Password", user.Password)
+	p.Click("button", "Sign in")
+	p.WaitURL(c.public + "/console/")
+	p.ExpectText(name)
+	p.ExpectText("Needs you")
+	return p
+}
+
+// post has code-web post a task and returns its id.
+func (c *consoleBoard) post(title, action string) string {
+	c.t.Helper()
+	args := map[string]any{"project_id": "web", "title": title, "mandate_id": c.root}
+	if action != "" {
+		args["action"] = action
+	}
+	return c.agent.ok("pact_post", args)["task_id"].(string)
+}
+
+// TestConsoleApprovalLetsTheAgentClaim: a person signs in through the
+// OpenID provider, sees in Needs you a task an agent posted over MCP that
+// needs approval, approves it, and the agent's pact_claim then succeeds.
+func TestConsoleApprovalLetsTheAgentClaim(t *testing.T) {
+	c := startConsoleBoard(t)
+	task := c.post("Ship the release", "deploy.web")
+	refusal, refused := c.agent.call("pact_claim", map[string]any{"task_id": task, "mandate_id": c.root})
+	require.True(t, refused)
+	require.Equal(t, "approval_pending", refusal["error"])
+
+	p := c.signIn(ana, "Ana Approver")
+	p.ExpectText("Ship the release")
+	p.Click("button", "Approve")
+	p.ExpectText("Approved “Ship the release”.")
+	p.ExpectText("Nothing is waiting on you.")
+
+	claim := c.agent.ok("pact_claim", map[string]any{"task_id": task, "mandate_id": c.root})
+	require.Equal(t, "working", claim["status"])
+	c.requireAdminAPIOnly()
+}
+
+// TestConsoleAnswerReachesTheAgent: a person answers a deferred task's
+// question in Needs you; the agent's held pact_events returns the task with
+// the answer word for word.
+func TestConsoleAnswerReachesTheAgent(t *testing.T) {
+	c := startConsoleBoard(t)
+	task := c.post("Pick the region", "")
+	c.agent.ok("pact_defer", map[string]any{"task_id": task, "mandate_id": c.root,
+		"reason": "Which region should the database live in?"})
+	since := c.agent.ok("pact_events", map[string]any{"mandate_id": c.root, "seconds": 0})["next_since"]
+
+	p := c.signIn(ana, "Ana Approver")
+	p.ExpectText("Which region should the database live in?")
+
+	// The agent waits for work while the person answers.
+	type result struct {
+		text string
+		err  error
+	}
+	held := make(chan result, 1)
+	go func() {
+		res, err := c.agent.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "pact_events",
+			Arguments: map[string]any{"mandate_id": c.root, "since": since, "seconds": 30}})
+		if err != nil {
+			held <- result{err: err}
+			return
+		}
+		held <- result{text: res.Content[0].(*mcp.TextContent).Text}
+	}()
+
+	const answer = "Frankfurt (eu-central-1) — «not» São Paulo; keep 東京 as the 2nd replica ✓"
+	p.Fill("Your answer", answer)
+	p.Click("button", "Answer and resume")
+	p.ExpectText("Put “Pick the region” back on the board.")
+
+	var got result
+	select {
+	case got = <-held:
+	case <-time.After(40 * time.Second):
+		t.Fatal("pact_events did not return after the answer")
+	}
+	require.NoError(t, got.err)
+	var events struct {
+		Tasks []struct {
+			ID     string `json:"id"`
+			Answer string `json:"answer"`
+		} `json:"tasks"`
+		TimedOut bool `json:"timed_out"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(got.text), &events), got.text)
+	require.False(t, events.TimedOut, "the answer woke the agent: %s", got.text)
+	require.Len(t, events.Tasks, 1, got.text)
+	require.Equal(t, task, events.Tasks[0].ID)
+	require.Equal(t, answer, events.Tasks[0].Answer)
+	c.requireAdminAPIOnly()
+}
+
+// pactBoard gives every page something to show: a task waiting for
+// approval, a deferred one and a pact. It returns the approval task's id
+// and the pact's id.
+func (c *consoleBoard) fill() (task, pact string) {
+	c.t.Helper()
+	task = c.post("Ship the release", "deploy.web")
+	deferred := c.post("Pick the region", "")
+	c.agent.ok("pact_defer", map[string]any{"task_id": deferred, "mandate_id": c.root,
+		"reason": "Which region should the database live in?"})
+	pact = c.agent.ok("create_pact", map[string]any{"mandate_id": c.root, "project_id": "web", "name": "Launch",
+		"purpose": "Ship the web release together.", "prefix": "CW"})["pact_id"].(string)
+	return task, pact
+}
+
+// consolePages are every page the console has, signed in.
+func consolePages(task, pact string) []struct{ name, path, heading string } {
+	return []struct{ name, path, heading string }{
+		{"needs-you", "/console/", "Needs you"},
+		{"tasks", "/console/tasks", "Tasks"},
+		{"task", "/console/tasks/" + task, "Ship the release"},
+		{"pacts", "/console/pacts", "Pacts"},
+		{"pact", "/console/pacts/" + pact, "Launch"},
+	}
+}
+
+// writeControls are the buttons that change something; a viewer may see
+// none of them.
+var writeControls = regexp.MustCompile(`^(Approve|Reject|Answer and resume|Not needed|Send answer|Send message|Assign|Release|` +
+	`Cancel task|Close pact|Pause .*|Wake .*|Change answer|Keep my answer)$`)
+
+// TestConsoleViewerSeesNoWriteControls: on Needs you, Tasks, a task, Pacts
+// and a pact a viewer sees no button that writes and no field to type an
+// answer or message in, where an approver sees them.
+func TestConsoleViewerSeesNoWriteControls(t *testing.T) {
+	c := startConsoleBoard(t)
+	task, pact := c.fill()
+	approver := c.signIn(ana, "Ana Approver")
+	viewer := c.signIn(bob, "Bob Viewer")
+	seen := map[string]bool{}
+	for _, pg := range consolePages(task, pact) {
+		approver.Goto(c.public + pg.path)
+		approver.ExpectText(pg.heading)
+		viewer.Goto(c.public + pg.path)
+		viewer.ExpectText(pg.heading)
+		if pg.name == "needs-you" {
+			approver.ExpectText("Ship the release")
+			viewer.ExpectText("Ship the release")
+			viewer.ExpectText("An approver answers this.")
+		}
+		if pg.name == "pact" {
+			approver.ExpectText("Close pact")
+		}
+		for _, b := range approver.Texts("button") {
+			if writeControls.MatchString(b) {
+				seen[b] = true
+			}
+		}
+		buttons := viewer.Texts("button")
+		require.NotContains(t, buttons, "", "every button has a name")
+		for _, b := range buttons {
+			require.False(t, writeControls.MatchString(b), "a viewer sees %q on %s", b, pg.path)
+		}
+		require.Empty(t, viewer.Texts("textbox"), "a viewer has nothing to type in on %s", pg.path)
+	}
+	// The approver saw the controls the viewer did not: the check can fail.
+	for _, b := range []string{"Approve", "Reject", "Answer and resume", "Cancel task", "Close pact", "Pause @code-web"} {
+		require.True(t, seen[b], "an approver sees %q somewhere (saw %v)", b, seen)
+	}
+	c.requireAdminAPIOnly()
+}
+
+// TestConsoleLocalLinkWorksOnce: the link pact-board prints signs its
+// owner in once; a second visit, in another browser, is refused and sets
+// no session.
+func TestConsoleLocalLinkWorksOnce(t *testing.T) {
+	c := startConsoleBoard(t)
+	printed := regexp.MustCompile(`Console: (` + regexp.QuoteMeta(c.public) + `/console/auth/local\?code=[A-Za-z0-9_-]+)\n`)
+	var link string
+	require.Eventually(t, func() bool {
+		m := printed.FindStringSubmatch(c.out.String())
+		if m != nil {
+			link = m[1]
+		}
+		return m != nil
+	}, 10*time.Second, 20*time.Millisecond, "pact-board prints the console link: %s", c.out)
+
+	first := c.page(1280, 800)
+	require.Equal(t, http.StatusOK, first.Goto(link))
+	require.Equal(t, c.public+"/console/", first.URL())
+	first.ExpectText("Board owner")
+	first.ExpectText("Needs you")
+	require.True(t, hasSession(first), "the first visit sets the session")
+
+	second := c.page(1280, 800)
+	require.Equal(t, http.StatusUnauthorized, second.Goto(link))
+	require.False(t, hasSession(second), "a second visit sets no session")
+	second.Goto(c.public + "/console/")
+	second.ExpectText("Sign in to see what needs you.")
+
+	// Not even the browser that used it gets in again with it.
+	again := c.page(1280, 800)
+	require.Equal(t, http.StatusUnauthorized, again.Goto(link))
+	require.False(t, hasSession(again))
+	c.requireAdminAPIOnly()
+}
+
+func hasSession(p *browsertest.Page) bool {
+	for _, k := range p.Cookies() {
+		if k.Name == "pact_console" {
+			return true
+		}
+	}
+	return false
+}
+
+// TestConsolePagesPassAxe: axe-core finds no serious or critical
+// violation on any page of the console (the sign-in screen, Needs you,
+// Tasks, a task, Pacts, a pact) at desktop and phone widths. With -update
+// it writes their screenshots to docs/console/.
+func TestConsolePagesPassAxe(t *testing.T) {
+	c := startConsoleBoard(t)
+	task, pact := c.fill()
+	check := func(p *browsertest.Page, name string) {
+		t.Helper()
+		for _, size := range []struct {
+			kind          string
+			width, height int
+		}{{"desktop", 1280, 800}, {"phone", 390, 844}} {
+			p.Resize(size.width, size.height)
+			require.Empty(t, browsertest.Serious(p.Axe()), "%s at %d px", name, size.width)
+			if *update {
+				p.Screenshot(filepath.Join("..", "..", "docs", "console", name+"-"+size.kind+".png"))
+			}
+		}
+	}
+	if *update {
+		require.NoError(t, os.MkdirAll(filepath.Join("..", "..", "docs", "console"), 0o755))
+	}
+
+	out := c.page(1280, 800)
+	out.Goto(c.public + "/console/")
+	out.ExpectText("Sign in to see what needs you.")
+	check(out, "signin")
+
+	p := c.signIn(ana, "Ana Approver")
+	for _, pg := range consolePages(task, pact) {
+		p.Resize(1280, 800)
+		p.Goto(c.public + pg.path)
+		p.ExpectText(pg.heading)
+		switch pg.name {
+		case "needs-you":
+			p.ExpectText("Which region should the database live in?")
+		case "tasks", "task":
+			p.ExpectText("Ship the release")
+		case "pacts", "pact":
+			p.ExpectText("Launch")
+		}
+		check(p, pg.name)
+	}
+	c.requireAdminAPIOnly()
+}
+
+// requireAdminAPIOnly checks every request the test's pages made: to the
+// board only the console's own files, its session routes and operations
+// of the Admin API as docs/openapi.json describes them; elsewhere only
+// the provider's sign-in pages, as page loads.
+func (c *consoleBoard) requireAdminAPIOnly() {
+	c.t.Helper()
+	ops := adminOperations(c.t)
+	calls := 0
+	for _, p := range c.pages {
+		for _, r := range p.Requests() {
+			if strings.HasPrefix(r.URL, c.public+"/admin/api/") {
+				calls++
+			}
+			u, err := url.Parse(r.URL)
+			require.NoError(c.t, err)
+			if strings.HasPrefix(r.URL, c.op.Issuer+"/") {
+				require.True(c.t, r.Navigation, "the console calls the provider only by sending the person there: %s %s", r.Method, r.URL)
+				continue
+			}
+			require.Equal(c.t, c.public, u.Scheme+"://"+u.Host, "a request to another site: %s %s", r.Method, r.URL)
+			require.True(c.t, consoleRequest(ops, r.Method, u.Path), "not the console's files, session or the Admin API: %s %s", r.Method, u.Path)
+		}
+	}
+	require.NotZero(c.t, calls, "the console read the board through the Admin API, and the log saw it")
+}
+
+// consoleRequest tells whether method and path are the console's own
+// (static files, session, sign-in) or an operation of the Admin API.
+func consoleRequest(ops map[string][]*regexp.Regexp, method, path string) bool {
+	switch {
+	case method == http.MethodGet && (path == "/console/" || strings.HasPrefix(path, "/console/assets/")):
+		return true
+	case method == http.MethodGet && strings.HasPrefix(path, "/console/") && !strings.HasPrefix(path, "/console/auth/") &&
+		path != "/console/session" && !strings.Contains(path[len("/console/"):], "."):
+		return true // one of the console's own routes, answered with index.html
+	case path == "/console/session" || strings.HasPrefix(path, "/console/auth/"):
+		return true
+	}
+	return slices.ContainsFunc(ops[method], func(re *regexp.Regexp) bool { return re.MatchString(path) })
+}
+
+// adminOperations reads docs/openapi.json: each method's paths, as
+// patterns whose {parameters} match one segment.
+func adminOperations(t *testing.T) map[string][]*regexp.Regexp {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "docs", "openapi.json"))
+	require.NoError(t, err)
+	var doc struct {
+		Paths map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &doc))
+	param := regexp.MustCompile(`\\\{[^}]+\\\}`)
+	ops := map[string][]*regexp.Regexp{}
+	for path, methods := range doc.Paths {
+		require.True(t, strings.HasPrefix(path, "/admin/api/"), path)
+		re := regexp.MustCompile("^" + param.ReplaceAllString(regexp.QuoteMeta(path), `[^/]+`) + "$")
+		for m := range methods {
+			ops[strings.ToUpper(m)] = append(ops[strings.ToUpper(m)], re)
+		}
+	}
+	return ops
+}
