@@ -319,15 +319,7 @@ func TestConsoleViewerSeesNoWriteControls(t *testing.T) {
 // no session.
 func TestConsoleLocalLinkWorksOnce(t *testing.T) {
 	c := startConsoleBoard(t)
-	printed := regexp.MustCompile(`Console: (` + regexp.QuoteMeta(c.public) + `/console/auth/local\?code=[A-Za-z0-9_-]+)\n`)
-	var link string
-	require.Eventually(t, func() bool {
-		m := printed.FindStringSubmatch(c.out.String())
-		if m != nil {
-			link = m[1]
-		}
-		return m != nil
-	}, 10*time.Second, 20*time.Millisecond, "pact-board prints the console link: %s", c.out)
+	link := c.localLink()
 
 	first := c.page(1280, 800)
 	require.Equal(t, http.StatusOK, first.Goto(link))
@@ -346,6 +338,68 @@ func TestConsoleLocalLinkWorksOnce(t *testing.T) {
 	again := c.page(1280, 800)
 	require.Equal(t, http.StatusUnauthorized, again.Goto(link))
 	require.False(t, hasSession(again))
+	c.requireAdminAPIOnly()
+}
+
+// localLink is the one-time console link pact-board printed.
+func (c *consoleBoard) localLink() string {
+	c.t.Helper()
+	printed := regexp.MustCompile(`Console: (` + regexp.QuoteMeta(c.public) + `/console/auth/local\?code=[A-Za-z0-9_-]+)\n`)
+	var link string
+	require.Eventually(c.t, func() bool {
+		m := printed.FindStringSubmatch(c.out.String())
+		if m != nil {
+			link = m[1]
+		}
+		return m != nil
+	}, 10*time.Second, 20*time.Millisecond, "pact-board prints the console link: %s", c.out)
+	return link
+}
+
+// TestConsoleRevokesAMandateAfterItsImpact: a person reads what revoking
+// an agent's mandate would stop, revokes it, and the agent's next call
+// under it is refused.
+func TestConsoleRevokesAMandateAfterItsImpact(t *testing.T) {
+	c := startConsoleBoard(t)
+	c.post("Write the notes", "")
+	p := c.signIn(ana, "Ana Approver")
+	p.Goto(c.public + "/console/mandates")
+	p.ExpectText("code-web")
+	p.ClickIn("article", "code-web", "button", "Revoke…")
+	p.ExpectText("If you revoke this mandate")
+	p.ExpectText("1 open task")
+	c.agent.ok("pact_list", map[string]any{"mandate_id": c.root}) // the preview changed nothing
+	p.Click("button", "Revoke mandate")
+	p.ExpectText("This cannot be undone.")
+	p.ClickIn("dialog", "This cannot be undone.", "button", "Revoke")
+	p.ExpectText("Revoked code-web's mandate")
+	refusal, refused := c.agent.call("pact_list", map[string]any{"mandate_id": c.root})
+	require.True(t, refused, "the revoked mandate authorizes nothing")
+	require.Equal(t, "mandate_revoked", refusal["error"])
+	c.requireAdminAPIOnly()
+}
+
+// TestConsoleKillSwitchStopsAndRestoresAgents: the owner (signed in with
+// the local link) halts every agent behind a confirmation naming the
+// effect; the agent's call is refused until the halt is lifted.
+func TestConsoleKillSwitchStopsAndRestoresAgents(t *testing.T) {
+	c := startConsoleBoard(t)
+	p := c.page(1280, 800)
+	require.Equal(t, http.StatusOK, p.Goto(c.localLink()))
+	p.Goto(c.public + "/console/settings")
+	p.ExpectText("Agents are working normally.")
+	p.Click("button", "Halt every agent")
+	p.ExpectText("Every agent call of the organization is refused until you lift it.")
+	c.agent.ok("pact_list", map[string]any{"mandate_id": c.root}) // not yet: the dialog only asks
+	p.ClickIn("dialog", "refused until you lift it", "button", "Halt every agent")
+	require.Eventually(t, func() bool {
+		refusal, refused := c.agent.call("pact_list", map[string]any{"mandate_id": c.root})
+		return refused && refusal["error"] == "system_halted"
+	}, 10*time.Second, 50*time.Millisecond, "the halt stops the agent's calls")
+	p.Click("button", "Lift the halt")
+	p.ClickIn("dialog", "may call the board again", "button", "Lift the halt")
+	p.ExpectText("Agents are working normally.")
+	c.agent.ok("pact_list", map[string]any{"mandate_id": c.root})
 	c.requireAdminAPIOnly()
 }
 

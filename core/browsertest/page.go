@@ -45,6 +45,15 @@ func (p *Page) Click(role, name string) {
 	p.do("click", map[string]any{"role": role, "name": name}, nil)
 }
 
+// ClickIn clicks, inside the one element matching the CSS selector within
+// that shows text, the element of ARIA role whose accessible name is
+// exactly name: for a page that shows the same button in several places
+// (a Revoke on each mandate, a dialog repeating its opener's label).
+func (p *Page) ClickIn(within, text, role, name string) {
+	p.b.t.Helper()
+	p.do("clickIn", map[string]any{"within": within, "text": text, "role": role, "name": name}, nil)
+}
+
 // Fill types value into the field whose label is exactly label.
 func (p *Page) Fill(label, value string) {
 	p.b.t.Helper()

@@ -10,6 +10,10 @@
 //   viewport    {page, width, height}
 //   goto        {page, url}                  waits for the load event
 //   click       {page, role, name}           getByRole(role, {name, exact})
+//   clickIn     {page, within, text, role, name}
+//                                            the one `within` element (a CSS
+//                                            selector) that shows text, then
+//                                            getByRole(role, {name, exact}) in it
 //   fill        {page, label, value}         getByLabel(label, {exact})
 //   expectText  {page, text}                 waits until text is visible
 //   text        {page, selector}             innerText of the first match
@@ -74,6 +78,10 @@ const ops = {
     await page(name).getByRole(role, { name: label, exact: true }).click();
     return null;
   },
+  async clickIn({ page: name, within, text, role, name: label }) {
+    await page(name).locator(within).filter({ hasText: text }).getByRole(role, { name: label, exact: true }).click();
+  },
+
   async fill({ page: name, label, value }) {
     await page(name).getByLabel(label, { exact: true }).fill(value);
     return null;
