@@ -2,6 +2,7 @@
 import type { ComponentChildren } from "preact";
 import { useCallback, useEffect, useId, useRef, useState } from "preact/hooks";
 import { errorText } from "./client";
+import { Ago } from "./time";
 
 export interface Loaded<T> {
   data: T | undefined;
@@ -179,4 +180,40 @@ export function usePages<T>(items: T[], size: number): [T[], preact.JSX.Element 
       </nav>
     ) : null;
   return [shown, nav, setPage];
+}
+
+/** A log entry as the tables of a task's trace and a pact's record show it. */
+export type Entry = { id: number; at: string; actor: string; action: string; outcome: string };
+
+/** EntryTable lists log entries: when, who, the action and its outcome. */
+export function EntryTable({ caption, entries }: { caption: string; entries: Entry[] }) {
+  return (
+    <div class="table">
+      <table>
+        <caption class="sr-only">{caption}</caption>
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">Who</th>
+            <th scope="col">Action</th>
+            <th scope="col">Outcome</th>
+          </tr>
+        </thead>
+        <tbody>
+          {entries.map((e) => (
+            <tr key={e.id}>
+              <td>
+                <Ago at={e.at} />
+              </td>
+              <td>{e.actor}</td>
+              <td>
+                <code>{e.action}</code>
+              </td>
+              <td class={e.outcome === "ok" ? "" : "refused"}>{e.outcome}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
 }

@@ -6,7 +6,7 @@ import { useRoute } from "preact-iso";
 import { api, type Schemas } from "../client";
 import { LiveContext, useCan } from "../session";
 import { Ago } from "../time";
-import { Alert, ConfirmButton, Status, useAction, useLoad } from "../ui";
+import { Alert, ConfirmButton, EntryTable, Status, useAction, useLoad } from "../ui";
 import { DecisionAnswer, PactQuestionCard } from "./decision";
 import { useDecisions } from "./needs";
 
@@ -371,33 +371,7 @@ function PactRecord({ pactId, live }: { pactId: string; live: number }) {
       <Status loaded={first} what="the record" />
       {first.data && entries.length === 0 && <p class="empty">Nothing recorded yet.</p>}
       {entries.length > 0 && (
-        <div class="table">
-          <table>
-            <caption class="sr-only">The pact's record, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Who</th>
-                <th scope="col">Action</th>
-                <th scope="col">Outcome</th>
-              </tr>
-            </thead>
-            <tbody>
-              {entries.map((e) => (
-                <tr key={e.id}>
-                  <td>
-                    <Ago at={e.at} />
-                  </td>
-                  <td>{e.actor}</td>
-                  <td>
-                    <code>{e.action}</code>
-                  </td>
-                  <td class={e.outcome === "ok" ? "" : "refused"}>{e.outcome}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <EntryTable caption="The pact's record, newest first" entries={entries} />
       )}
       {next > 0 && (
         <button type="button" disabled={busy} onClick={more}>

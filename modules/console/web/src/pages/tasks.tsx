@@ -6,7 +6,7 @@ import { api, type Task } from "../client";
 import type { operations } from "../api";
 import { useCan } from "../session";
 import { Ago } from "../time";
-import { Alert, ConfirmButton, Status, useAction, useLoad, usePages } from "../ui";
+import { Alert, ConfirmButton, EntryTable, Status, useAction, useLoad, usePages } from "../ui";
 import { ApprovalActions, ResumeForm, isOpen } from "./taskactions";
 
 type Filters = NonNullable<operations["board-list-tasks"]["parameters"]["query"]>;
@@ -222,33 +222,7 @@ export function TaskDetail() {
 
           <h2>Log</h2>
           {trace.data.entries.length === 0 && <p class="empty">No log entries.</p>}
-          <div class="table">
-            <table>
-              <caption class="sr-only">The task's log entries, oldest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Who</th>
-                  <th scope="col">Action</th>
-                  <th scope="col">Outcome</th>
-                </tr>
-              </thead>
-              <tbody>
-                {trace.data.entries.map((e) => (
-                  <tr key={e.id}>
-                    <td>
-                      <Ago at={e.at} />
-                    </td>
-                    <td>{e.actor}</td>
-                    <td>
-                      <code>{e.action}</code>
-                    </td>
-                    <td class={e.outcome === "ok" ? "" : "refused"}>{e.outcome}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <EntryTable caption="The task's log entries, oldest first" entries={trace.data.entries} />
         </>
       )}
     </section>
