@@ -157,8 +157,8 @@ func TestConsoleApprovalLetsTheAgentClaim(t *testing.T) {
 }
 
 // TestConsoleAnswerReachesTheAgent: a person answers a deferred task's
-// question in Needs you; the agent's held pact_events returns the task with
-// the answer word for word.
+// question in Needs you; the agent's held pact_wait on the task returns the
+// answer word for word, and pact_events then offers the task with it.
 func TestConsoleAnswerReachesTheAgent(t *testing.T) {
 	c := startConsoleBoard(t)
 	task := c.post("Pick the region", "")
@@ -169,15 +169,15 @@ func TestConsoleAnswerReachesTheAgent(t *testing.T) {
 	p := c.signIn(ana, "Ana Approver")
 	p.ExpectText("Which region should the database live in?")
 
-	// The agent waits for work while the person answers.
+	// The agent waits for the answer while the person writes it.
 	type result struct {
 		text string
 		err  error
 	}
 	held := make(chan result, 1)
 	go func() {
-		res, err := c.agent.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "pact_events",
-			Arguments: map[string]any{"mandate_id": c.root, "since": since, "seconds": 30}})
+		res, err := c.agent.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "pact_wait",
+			Arguments: map[string]any{"mandate_id": c.root, "task_id": task, "seconds": 30}})
 		if err != nil {
 			held <- result{err: err}
 			return
@@ -194,21 +194,27 @@ func TestConsoleAnswerReachesTheAgent(t *testing.T) {
 	select {
 	case got = <-held:
 	case <-time.After(40 * time.Second):
-		t.Fatal("pact_events did not return after the answer")
+		t.Fatal("pact_wait did not return after the answer")
 	}
 	require.NoError(t, got.err)
-	var events struct {
-		Tasks []struct {
-			ID     string `json:"id"`
-			Answer string `json:"answer"`
-		} `json:"tasks"`
+	var wait struct {
+		Messages []struct {
+			Body string `json:"body"`
+			From string `json:"from"`
+		} `json:"messages"`
 		TimedOut bool `json:"timed_out"`
 	}
-	require.NoError(t, json.Unmarshal([]byte(got.text), &events), got.text)
-	require.False(t, events.TimedOut, "the answer woke the agent: %s", got.text)
-	require.Len(t, events.Tasks, 1, got.text)
-	require.Equal(t, task, events.Tasks[0].ID)
-	require.Equal(t, answer, events.Tasks[0].Answer)
+	require.NoError(t, json.Unmarshal([]byte(got.text), &wait), got.text)
+	require.False(t, wait.TimedOut, "the answer woke the agent: %s", got.text)
+	require.Len(t, wait.Messages, 1, got.text)
+	require.Equal(t, answer, wait.Messages[0].Body, "word for word")
+	require.Equal(t, "human:ana", wait.Messages[0].From)
+
+	events := c.agent.ok("pact_events", map[string]any{"mandate_id": c.root, "since": since, "seconds": 0})
+	tasks, _ := events["tasks"].([]any)
+	require.Len(t, tasks, 1, "%v", events)
+	require.Equal(t, task, tasks[0].(map[string]any)["id"])
+	require.Equal(t, answer, tasks[0].(map[string]any)["answer"])
 	c.requireAdminAPIOnly()
 }
 

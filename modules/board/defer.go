@@ -49,5 +49,6 @@ func (m *Module) deferTask(ctx context.Context, c *kernel.Call, a deferIn) (done
 		return doneOut{}, err
 	}
 	return doneOut{OK: true, TaskID: t.ID, Status: inputRequired,
-		Note: "A human sees this in the deferred list and decides. Stop working on it."}, nil
+		Note: "A human sees this in the deferred list and decides. Stop working on it; " +
+			"an answer reaches you as a message on the task (pact_wait with its task_id)."}, nil
 }

@@ -48,6 +48,29 @@ func TestPeopleResumeDeferredTasksWithAnAnswer(t *testing.T) {
 	task := list["tasks"].([]any)[0].(map[string]any)
 	require.Equal(t, "PostgreSQL", task["answer"], "the agent sees the answer on the task")
 	require.Equal(t, false, task["deferred"])
+
+	// The agent that asked also gets the answer as a message from the
+	// person on the task, so pact_wait on the task returns it.
+	got := w.OK("gemini-web", "pact_wait", map[string]any{"mandate_id": w.Root("gemini-web"), "seconds": 0, "task_id": id})
+	msgs := got["messages"].([]any)
+	require.Len(t, msgs, 1, "one answer, to the agent that asked: %v", got)
+	msg := msgs[0].(map[string]any)
+	require.Equal(t, "PostgreSQL", msg["body"])
+	require.Equal(t, "human:ana", msg["from"])
+	require.Empty(t, w.OK("code-web", "pact_wait", map[string]any{"mandate_id": w.Root("code-web"), "seconds": 0})["messages"],
+		"nobody else gets it")
+
+	// A resume without an answer sends nothing; pact_defer's asker is
+	// answered the same way.
+	w.OK("gemini-web", "pact_claim", map[string]any{"task_id": id, "mandate_id": w.Root("gemini-web")})
+	w.OK("gemini-web", "pact_report", map[string]any{"task_id": id, "status": "input_required", "mandate_id": w.Root("gemini-web"), "result": "And the version?"})
+	w.decide("ana", id, "resume", "")
+	require.Empty(t, w.OK("gemini-web", "pact_wait", map[string]any{"mandate_id": w.Root("gemini-web"), "seconds": 0})["messages"])
+	w.OK("runner-web", "pact_defer", map[string]any{"task_id": id, "mandate_id": w.Root("runner-web"), "reason": "Which version?"})
+	w.decide("ana", id, "resume", `{"answer": "17"}`)
+	got = w.OK("runner-web", "pact_wait", map[string]any{"mandate_id": w.Root("runner-web"), "seconds": 0, "task_id": id})
+	require.Len(t, got["messages"], 1, "%v", got)
+	require.Equal(t, "17", got["messages"].([]any)[0].(map[string]any)["body"])
 }
 
 func TestPeopleCancelReleaseAssignAndEdit(t *testing.T) {

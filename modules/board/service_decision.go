@@ -35,16 +35,41 @@ func (m *Module) Approve(ctx context.Context, tx bun.IDB, by Actor, t *task, app
 
 // Resume puts a deferred task back on the board, with an optional answer to
 // what it asked, which the agent then sees in pact_list (a resume without
-// one keeps the last).
-func (m *Module) Resume(ctx context.Context, tx bun.IDB, _ Actor, t *task, answer *string) error {
+// one keeps the last). The answer is also a message from by to the agent
+// that asked, if it is still an agent of the project, so an agent holding
+// pact_wait on the task gets the answer word for word the moment it is
+// given, instead of polling pact_list for it.
+func (m *Module) Resume(ctx context.Context, tx bun.IDB, by Actor, t *task, answer *string) error {
 	if !t.Deferred || t.Status != inputRequired {
 		return errs.E(errs.InvalidRequest, "task %s is not deferred", t.ID)
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE tasks SET status = 'submitted', deferred = false,
-		answer = coalesce(?, answer) WHERE id = ?`, redactedText(answer), t.ID); err != nil {
+	stored := redactedText(answer)
+	var asker *string
+	if err := tx.NewRaw(`UPDATE tasks SET status = 'submitted', deferred = false, answer = coalesce(?, answer)
+		WHERE id = ? RETURNING deferred_by`, stored, t.ID).Scan(ctx, &asker); err != nil {
 		return wrapf(err, "resume %s", t.ID)
 	}
+	if stored != nil && *stored != "" && asker != nil {
+		if err := m.answerAsker(ctx, tx, by, t, *asker, *stored); err != nil {
+			return wrapf(err, "resume %s", t.ID)
+		}
+	}
 	return wrapf(wakeFor(ctx, tx, t), "resume %s", t.ID)
+}
+
+// answerAsker writes a person's answer to the agent that asked, as a
+// message on the task that wakes it; an asker since banned or moved out of
+// the project gets nothing (the answer stays on the task).
+func (m *Module) answerAsker(ctx context.Context, tx bun.IDB, by Actor, t *task, asker, answer string) error {
+	ok, err := projectAgent(ctx, tx, asker, t.ProjectID)
+	if err != nil || !ok {
+		return err
+	}
+	if _, err := insertMessage(ctx, tx, by.OrgID, t.ID, nil, nullable(by.PersonID), &asker, answer); err != nil {
+		return err
+	}
+	return events.Publish(ctx, tx, events.Event{Kind: events.KindMessage, OrgID: by.OrgID, ProjectID: t.ProjectID,
+		TaskID: t.ID, AgentID: asker})
 }
 
 // Release takes a working task from its holder, whom it returns, and puts

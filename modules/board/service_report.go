@@ -98,7 +98,7 @@ func (m *Module) askPeople(ctx context.Context, tx bun.IDB, by Actor, t *task, r
 		n.DetailIn = texts(m.cat, msgInputRequired, nil)
 	}
 	n.Detail = question
-	if err := askTask(ctx, tx, t.ID, question, nullJSON(result)); err != nil {
+	if err := askTask(ctx, tx, t.ID, by.AgentID, question, nullJSON(result)); err != nil {
 		return err
 	}
 	_, err := outbox.Enqueue(ctx, tx, n)

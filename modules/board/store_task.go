@@ -45,22 +45,22 @@ func closeTask(ctx context.Context, tx bun.IDB, taskID, status string, result js
 
 // deferTask hands a task to people: input_required, deferred and unheld,
 // with the reason and the scopes that would be needed.
-func deferTask(ctx context.Context, tx bun.IDB, taskID, reason string, needed []string) error {
+func deferTask(ctx context.Context, tx bun.IDB, taskID, by, reason string, needed []string) error {
 	var scopes any
 	if len(needed) > 0 {
 		scopes = pgdialect.Array(needed)
 	}
 	_, err := tx.ExecContext(ctx, `UPDATE tasks SET status = 'input_required', deferred = true, defer_reason = ?,
-		needed_scope = ?, assignee = NULL, assignee_mandate_id = NULL WHERE id = ?`, redact.Text(reason), scopes, taskID)
+		needed_scope = ?, deferred_by = ?, assignee = NULL, assignee_mandate_id = NULL WHERE id = ?`, redact.Text(reason), scopes, by, taskID)
 	return err
 }
 
 // askTask hands a task to people with a question: as deferTask, with the
 // result that asks it (nil for none).
-func askTask(ctx context.Context, tx bun.IDB, taskID, question string, result *string) error {
+func askTask(ctx context.Context, tx bun.IDB, taskID, by, question string, result *string) error {
 	_, err := tx.ExecContext(ctx, `UPDATE tasks SET status = 'input_required', result = ?::jsonb, deferred = true,
-		defer_reason = ?, needed_scope = NULL, assignee = NULL, assignee_mandate_id = NULL WHERE id = ?`,
-		redactedJSON(result), redact.Text(question), taskID)
+		defer_reason = ?, needed_scope = NULL, deferred_by = ?, assignee = NULL, assignee_mandate_id = NULL WHERE id = ?`,
+		redactedJSON(result), redact.Text(question), by, taskID)
 	return err
 }
 
