@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/sdk/authissuer"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -31,6 +32,19 @@ type AdminSessions interface {
 	// Refusals: unauthorized (a session that does not open or has ended),
 	// not_registered, account_disabled, unavailable.
 	AdminSession(ctx context.Context, cookie string, setCookie func(string)) (*AdminSession, error)
+	// AdminAccount returns the account the request's cookie session signed
+	// in, person or not, or nil and no error when it holds no account
+	// session (none, or a local one, which is always a person). It serves
+	// the operations any account may call: invitations, sign-up.
+	// Refusals: unauthorized, unavailable.
+	AdminAccount(ctx context.Context, cookie string, setCookie func(string)) (*AccountSession, error)
+}
+
+// AccountSession is a console session's account: what its access token
+// proves, and the token its unsafe calls must repeat in CSRFHeader.
+type AccountSession struct {
+	Account *authissuer.Identity
+	CSRF    string
 }
 
 // adminSessions forwards to the module that provides them; with none, no
@@ -84,14 +98,52 @@ func (k *Kernel) sessionPerson(ctx context.Context, method string, header func(s
 	if err != nil || sess == nil {
 		return nil, err
 	}
-	switch method {
-	case http.MethodGet, http.MethodHead, http.MethodOptions:
-	default:
-		got := header(CSRFHeader)
-		if got == "" || subtle.ConstantTimeCompare([]byte(got), []byte(sess.CSRF)) != 1 {
-			return nil, errs.E(errs.Forbidden, "a %s with a console session needs the header %s: the session's CSRF token, from GET /console/session",
-				method, CSRFHeader)
-		}
+	if err := checkCSRF(method, header, sess.CSRF); err != nil {
+		return nil, err
 	}
 	return sess.Person, nil
+}
+
+// SessionAccounts reads the account of a request's console session for the
+// public operations that take any signed-in account (invitations,
+// sign-up), which check their caller themselves. Modules keep it past
+// Register.
+type SessionAccounts struct{ k *Kernel }
+
+// SessionAccounts returns the board's SessionAccounts.
+func (h *Host) SessionAccounts() SessionAccounts { return SessionAccounts{k: h.k} }
+
+// Account is the account of the request's cookie session, or nil when it
+// has none (or carries an Authorization header, which wins). An unsafe
+// method must repeat the session's CSRF token in CSRFHeader.
+func (a SessionAccounts) Account(ctx context.Context, method string, header func(string) string,
+	setCookie func(string)) (*authissuer.Identity, error) {
+	s := a.k.seams.sessions.get()
+	if s == nil || header("Authorization") != "" || header("Cookie") == "" {
+		return nil, nil
+	}
+	sess, err := s.AdminAccount(ctx, header("Cookie"), setCookie)
+	if err != nil || sess == nil {
+		return nil, err
+	}
+	if err := checkCSRF(method, header, sess.CSRF); err != nil {
+		return nil, err
+	}
+	return sess.Account, nil
+}
+
+// checkCSRF refuses an unsafe method that does not repeat the session's
+// CSRF token: the cookie goes with any request the browser sends, the
+// header only with the console's own.
+func checkCSRF(method string, header func(string) string, token string) error {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return nil
+	}
+	got := header(CSRFHeader)
+	if got == "" || subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
+		return errs.E(errs.Forbidden, "a %s with a console session needs the header %s: the session's CSRF token, from GET /console/session",
+			method, CSRFHeader)
+	}
+	return nil
 }

@@ -52,10 +52,23 @@ type personView struct {
 	OrgID string `json:"org_id"`
 }
 
+// accountView is the signed-in account of a session that is no person of
+// the board yet.
+type accountView struct {
+	Email         string `json:"email"`
+	EmailVerified bool   `json:"email_verified"`
+}
+
 // getSession tells the browser who is signed in and the CSRF token its
-// unsafe calls repeat.
+// unsafe calls repeat: a person, or an account that is no person yet
+// (person null), which may accept its invitations.
 func (m *Module) getSession(w http.ResponseWriter, r *http.Request) {
-	s, err := m.AdminSession(r.Context(), r.Header.Get("Cookie"), func(c string) { w.Header().Add("Set-Cookie", c) })
+	setCookie := func(c string) { w.Header().Add("Set-Cookie", c) }
+	s, err := m.AdminSession(r.Context(), r.Header.Get("Cookie"), setCookie)
+	if errs.CodeOf(err) == errs.NotRegistered {
+		m.getAccount(w, r, setCookie)
+		return
+	}
 	if err == nil && s == nil {
 		err = errs.E(errs.Unauthorized, "not signed in to the console")
 	}
@@ -67,6 +80,22 @@ func (m *Module) getSession(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	kernel.WriteJSON(w, http.StatusOK, map[string]any{
 		"person": personView{ID: p.ID, Name: p.Name, Role: string(p.Role), OrgID: p.OrgID}, "csrf": s.CSRF})
+}
+
+// getAccount answers GET /console/session for an account that is no
+// person of the board.
+func (m *Module) getAccount(w http.ResponseWriter, r *http.Request, setCookie func(string)) {
+	a, err := m.AdminAccount(r.Context(), r.Header.Get("Cookie"), setCookie)
+	if err == nil && a == nil {
+		err = errs.E(errs.Unauthorized, "not signed in to the console")
+	}
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	kernel.WriteJSON(w, http.StatusOK, map[string]any{"person": nil,
+		"account": accountView{Email: a.Account.Email, EmailVerified: a.Account.EmailVerified}, "csrf": a.CSRF})
 }
 
 // setSession seals s into the cookie and sends the browser to next.

@@ -44,13 +44,16 @@ type Options struct {
 
 // Module is the console module.
 type Module struct {
-	opts   Options
-	box    *seal.Box
-	db     *db.DB
-	cfg    *boot.Config
-	auth   kernel.AdminAuthenticator
-	logger hclog.Logger
-	live   *live
+	opts     Options
+	box      *seal.Box
+	db       *db.DB
+	cfg      *boot.Config
+	auth     kernel.AdminAuthenticator
+	verifier kernel.AdminVerifier
+	logger   hclog.Logger
+	live     *live
+	// refresher runs one refresh per refresh token (refresh.go).
+	refresher refresher
 
 	mu        sync.Mutex
 	discovery *discovery // the issuer's endpoints, once fetched
@@ -73,7 +76,8 @@ func (m *Module) Register(h *kernel.Host) error {
 	if m.opts.Keys == nil {
 		return errMissingKeys
 	}
-	m.box, m.db, m.cfg, m.auth, m.logger = seal.New(m.opts.Keys), h.DB(), h.Config(), h.AdminAuthenticator(), h.Logger()
+	m.box, m.db, m.cfg, m.logger = seal.New(m.opts.Keys), h.DB(), h.Config(), h.Logger()
+	m.auth, m.verifier = h.AdminAuthenticator(), h.AdminVerifier()
 	m.live = newLive(m.db, m.logger)
 	h.ProvideAdminSessions(m)
 	h.Handle("GET /console/session", m.headers(m.getSession))

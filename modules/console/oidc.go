@@ -119,7 +119,8 @@ var errBadLogin = errs.E(errs.Unauthorized, "this sign-in is not valid or has ex
 
 // callback finishes the sign-in: the state must be the started one's, the
 // code is exchanged with its verifier, and the access token must sign a
-// person in to the Admin API before the session is set.
+// person in to the Admin API, or prove an account that is no person yet,
+// before the session is set.
 func (m *Module) callback(w http.ResponseWriter, r *http.Request) {
 	http.SetCookie(w, m.clearCookie(loginCookieName, "/console/auth/"))
 	c, err := r.Cookie(loginCookieName)
@@ -151,8 +152,17 @@ func (m *Module) callback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if _, err := m.auth.Authenticate(r.Context(), "Bearer "+tok.AccessToken); err != nil {
-		writeError(w, err)
-		return
+		// An account that is no person of this board yet is signed in
+		// all the same: the console then offers its invitations, and
+		// only the operations any account may call take its session.
+		if errs.CodeOf(err) != errs.NotRegistered {
+			writeError(w, err)
+			return
+		}
+		if _, err := m.verifier.Verify(r.Context(), "Bearer "+tok.AccessToken); err != nil {
+			writeError(w, err)
+			return
+		}
 	}
 	s := m.newSession(kindOIDC)
 	s.Access, s.Refresh, s.AccessExp = tok.AccessToken, tok.RefreshToken, m.accessExp(tok)
@@ -165,7 +175,9 @@ func (m *Module) refresh(ctx context.Context, s *session) error {
 	if err != nil {
 		return err
 	}
-	tok, err := conf.TokenSource(ctx, &oauth2.Token{RefreshToken: s.Refresh, Expiry: time.Unix(1, 0)}).Token()
+	tok, err := m.refresher.do(ctx, m.opts.Now, s.Refresh, func(ctx context.Context) (*oauth2.Token, error) {
+		return conf.TokenSource(ctx, &oauth2.Token{RefreshToken: s.Refresh, Expiry: time.Unix(1, 0)}).Token()
+	})
 	if err != nil {
 		return &errs.Error{Code: errs.Unauthorized, Message: "the console session has ended; sign in again", Err: err}
 	}

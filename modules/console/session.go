@@ -11,6 +11,7 @@ import (
 
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/sdk/authissuer"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -136,27 +137,56 @@ func (m *Module) localPerson(ctx context.Context, id string) (*identity.Person, 
 // oidcPerson checks the session's access token as the Admin API checks a
 // bearer token, refreshing it first when it has ended or is refused.
 func (m *Module) oidcPerson(ctx context.Context, s *session, setCookie func(string)) (*identity.Person, error) {
+	var p *identity.Person
+	err := m.withAccess(ctx, s, setCookie, func(bearer string) (err error) {
+		p, err = m.auth.Authenticate(ctx, bearer)
+		return err
+	})
+	return p, err
+}
+
+// AdminAccount is kernel.AdminSessions: the account of the request's OIDC
+// session, person or not; a local session has none (it is a person).
+func (m *Module) AdminAccount(ctx context.Context, cookieHeader string, setCookie func(string)) (*kernel.AccountSession, error) {
+	s, err := m.open(cookieHeader)
+	if err != nil || s == nil || s.Kind != kindOIDC {
+		return nil, err
+	}
+	var acct *authissuer.Identity
+	err = m.withAccess(ctx, s, setCookie, func(bearer string) (err error) {
+		acct, err = m.verifier.Verify(ctx, bearer)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &kernel.AccountSession{Account: acct, CSRF: s.CSRF}, nil
+}
+
+// withAccess runs check on the session's access token as a bearer,
+// refreshing the token first when it has ended, or when check refuses it
+// as unauthorized; a refreshed session goes out through setCookie.
+func (m *Module) withAccess(ctx context.Context, s *session, setCookie func(string), check func(bearer string) error) error {
 	fresh := s.AccessExp == 0 || m.opts.Now().Before(time.Unix(s.AccessExp, 0))
 	if fresh {
-		p, err := m.auth.Authenticate(ctx, "Bearer "+s.Access)
+		err := check("Bearer " + s.Access)
 		if errs.CodeOf(err) != errs.Unauthorized || s.Refresh == "" {
-			return p, err
+			return err
 		}
 	}
 	if s.Refresh == "" {
-		return nil, errNoSession
+		return errNoSession
 	}
 	if err := m.refresh(ctx, s); err != nil {
-		return nil, err
+		return err
 	}
-	p, err := m.auth.Authenticate(ctx, "Bearer "+s.Access)
-	if err != nil {
-		return nil, err
+	if err := check("Bearer " + s.Access); err != nil {
+		return err
 	}
 	c, err := m.cookie(s)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	setCookie(c.String())
-	return p, nil
+	return nil
 }

@@ -40,6 +40,7 @@ type Module struct {
 	mandates *mandate.Service
 	cfg      *boot.Config
 	verifier kernel.AdminVerifier
+	sessions kernel.SessionAccounts
 	// What other modules own, asked through the kernel.
 	facts      kernel.BoardFacts
 	keys       kernel.AgentKeys
@@ -59,7 +60,7 @@ func (m *Module) Name() string { return "people" }
 // Register adds the module's Admin API operations.
 func (m *Module) Register(h *kernel.Host) error {
 	m.db, m.log, m.identity, m.mandates = h.DB(), h.Log(), h.Identity(), h.Mandates()
-	m.cfg, m.verifier = h.Config(), h.AdminVerifier()
+	m.cfg, m.verifier, m.sessions = h.Config(), h.AdminVerifier(), h.SessionAccounts()
 	m.facts, m.keys, m.slack, m.orgCreated = h.BoardFacts(), h.AgentKeys(), h.SlackWebhooks(), h.OrgCreated()
 	m.seal = seal.New(m.mandates.Keys())
 	// Role secrets saved before sealing, or under a retired first key, are

@@ -49,9 +49,14 @@ func (m *Module) registerSignup(api huma.API) {
 type accountKey struct{}
 
 // verifyAccount checks the request's token (auth.Admin.Verify: no person
-// needed) and hands the account to signup.
+// needed), or the console session's in its place, and hands the account
+// to signup and the invitations.
 func (m *Module) verifyAccount(ctx huma.Context, next func(huma.Context)) {
-	acct, err := m.verifier.Verify(ctx.Context(), ctx.Header("Authorization"))
+	acct, err := m.sessions.Account(ctx.Context(), ctx.Method(), ctx.Header,
+		func(c string) { ctx.AppendHeader("Set-Cookie", c) })
+	if err == nil && acct == nil {
+		acct, err = m.verifier.Verify(ctx.Context(), ctx.Header("Authorization"))
+	}
 	if err != nil {
 		ae := kernel.ToAdminError(err)
 		if ae.GetStatus() == http.StatusUnauthorized {

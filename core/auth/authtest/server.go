@@ -122,6 +122,8 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant"})
 			return
 		}
+		// Refresh tokens rotate, as oidc-provider's do: each works once.
+		delete(s.refresh, r.PostForm.Get("refresh_token"))
 		s.refreshed++
 	default:
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "unsupported_grant_type"})
