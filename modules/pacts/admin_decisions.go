@@ -15,9 +15,15 @@ import (
 // and only here: no MCP tool can (decisions_proof_test.go), and the
 // database accepts an answer only on this path (migration 017).
 
+type pactQuestionsIn struct {
+	// Off by default, so a client that counts what waits on a person still
+	// counts only open decisions.
+	IncludeAnswered bool `query:"include_answered" doc:"Also list the decisions you answered that the raising agent has not read yet (their answer can still change), with your answer"`
+}
+
 type pactQuestionsOut struct {
 	Body struct {
-		Decisions []PactQuestion `json:"decisions" nullable:"false" doc:"Open decisions of the organization's open pacts, oldest first"`
+		Decisions []PactQuestion `json:"decisions" nullable:"false" doc:"Open decisions of the organization's open pacts (and, with include_answered, yours the agent has not read), oldest first"`
 	}
 }
 
@@ -34,11 +40,11 @@ type pactAnswerOut struct{ Body PactAnswer }
 
 func (m *Module) registerDecisions(api huma.API) {
 	huma.Register(api, m.adminOp(http.MethodGet, "/pact-decisions", "questions",
-		"Questions for you: the open decisions of the organization, oldest first", identity.Approver),
-		func(ctx context.Context, _ *struct{}) (*pactQuestionsOut, error) {
+		"Questions for you: the open decisions of the organization, oldest first, and with include_answered your answers the agent has not read yet", identity.Approver),
+		func(ctx context.Context, in *pactQuestionsIn) (*pactQuestionsOut, error) {
 			out := &pactQuestionsOut{}
 			return out, m.asPerson(ctx, func(ctx context.Context, tx bun.Tx, a Actor, acc Access) (err error) {
-				out.Body.Decisions, err = m.svc.Questions(ctx, tx, a, acc)
+				out.Body.Decisions, err = m.svc.Questions(ctx, tx, a, acc, in.IncludeAnswered)
 				return err
 			})
 		})

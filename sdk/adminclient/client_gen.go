@@ -299,19 +299,19 @@ func (e OrgSettingsLanguage) Valid() bool {
 
 // Defines values for PactAnswerAnswerKind.
 const (
-	Choice    PactAnswerAnswerKind = "choice"
-	NotNeeded PactAnswerAnswerKind = "not_needed"
-	OwnWords  PactAnswerAnswerKind = "own_words"
+	PactAnswerAnswerKindChoice    PactAnswerAnswerKind = "choice"
+	PactAnswerAnswerKindNotNeeded PactAnswerAnswerKind = "not_needed"
+	PactAnswerAnswerKindOwnWords  PactAnswerAnswerKind = "own_words"
 )
 
 // Valid indicates whether the value is a known member of the PactAnswerAnswerKind enum.
 func (e PactAnswerAnswerKind) Valid() bool {
 	switch e {
-	case Choice:
+	case PactAnswerAnswerKindChoice:
 		return true
-	case NotNeeded:
+	case PactAnswerAnswerKindNotNeeded:
 		return true
-	case OwnWords:
+	case PactAnswerAnswerKindOwnWords:
 		return true
 	default:
 		return false
@@ -357,6 +357,27 @@ func (e PactPostInBodyMark) Valid() bool {
 	case Done:
 		return true
 	case Superseded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PactQuestionAnswerKind.
+const (
+	PactQuestionAnswerKindChoice    PactQuestionAnswerKind = "choice"
+	PactQuestionAnswerKindNotNeeded PactQuestionAnswerKind = "not_needed"
+	PactQuestionAnswerKindOwnWords  PactQuestionAnswerKind = "own_words"
+)
+
+// Valid indicates whether the value is a known member of the PactQuestionAnswerKind enum.
+func (e PactQuestionAnswerKind) Valid() bool {
+	switch e {
+	case PactQuestionAnswerKindChoice:
+		return true
+	case PactQuestionAnswerKindNotNeeded:
+		return true
+	case PactQuestionAnswerKindOwnWords:
 		return true
 	default:
 		return false
@@ -1417,14 +1438,24 @@ type PactPostInBodyMark string
 // PactQuestion defines model for PactQuestion.
 type PactQuestion struct {
 	// Agent The raising seat's display name
-	Agent     string    `json:"agent"`
-	Id        string    `json:"id"`
-	Options   []string  `json:"options"`
-	PactId    string    `json:"pact_id"`
-	PactName  string    `json:"pact_name"`
-	ProjectId string    `json:"project_id"`
-	Question  string    `json:"question"`
-	RaisedAt  time.Time `json:"raised_at"`
+	Agent string `json:"agent"`
+
+	// Answer Your answer, word for word; you may still change it
+	Answer *string `json:"answer,omitempty"`
+
+	// AnswerKind Set when you answered it and the agent has not read the answer yet
+	AnswerKind *PactQuestionAnswerKind `json:"answer_kind,omitempty"`
+	AnsweredAt *time.Time              `json:"answered_at,omitempty"`
+
+	// AnsweredBy You, when answered
+	AnsweredBy *string   `json:"answered_by,omitempty"`
+	Id         string    `json:"id"`
+	Options    []string  `json:"options"`
+	PactId     string    `json:"pact_id"`
+	PactName   string    `json:"pact_name"`
+	ProjectId  string    `json:"project_id"`
+	Question   string    `json:"question"`
+	RaisedAt   time.Time `json:"raised_at"`
 
 	// RaisedBy Examples: agent:wanda
 	RaisedBy string `json:"raised_by"`
@@ -1434,9 +1465,12 @@ type PactQuestion struct {
 	WaitedSeconds int64 `json:"waited_seconds"`
 }
 
+// PactQuestionAnswerKind Set when you answered it and the agent has not read the answer yet
+type PactQuestionAnswerKind string
+
 // PactQuestionsOutBody defines model for PactQuestionsOutBody.
 type PactQuestionsOutBody struct {
-	// Decisions Open decisions of the organization's open pacts, oldest first
+	// Decisions Open decisions of the organization's open pacts (and, with include_answered, yours the agent has not read), oldest first
 	Decisions []PactQuestion `json:"decisions"`
 }
 
@@ -2003,6 +2037,12 @@ type AuditListEntriesParams struct {
 type BoardListMandatesParams struct {
 	// All true (or 1) lists revoked and expired mandates too
 	All *bool `form:"all,omitempty" json:"all,omitempty"`
+}
+
+// PactsQuestionsParams defines parameters for PactsQuestions.
+type PactsQuestionsParams struct {
+	// IncludeAnswered Also list the decisions you answered that the raising agent has not read yet (their answer can still change), with your answer
+	IncludeAnswered *bool `form:"include_answered,omitempty" json:"include_answered,omitempty"`
 }
 
 // PactsListParams defines parameters for PactsList.
@@ -2638,10 +2678,10 @@ type ClientInterface interface {
 	// Corresponds with GET /admin/api/overview (the `BoardGetOverview` operationId).
 	BoardGetOverview(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// PactsQuestions Questions for you: the open decisions of the organization, oldest first
+	// PactsQuestions Questions for you: the open decisions of the organization, oldest first, and with include_answered your answers the agent has not read yet
 	//
 	// Corresponds with GET /admin/api/pact-decisions (the `PactsQuestions` operationId).
-	PactsQuestions(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+	PactsQuestions(ctx context.Context, params *PactsQuestionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PactsAnswerWithBody Answer a decision, or change the answer until the agent has read it: a choice, your own words, or Not needed
 	//
@@ -4025,11 +4065,11 @@ func (c *Client) BoardGetOverview(ctx context.Context, reqEditors ...RequestEdit
 	return c.Client.Do(req)
 }
 
-// PactsQuestions Questions for you: the open decisions of the organization, oldest first
+// PactsQuestions Questions for you: the open decisions of the organization, oldest first, and with include_answered your answers the agent has not read yet
 //
 // Corresponds with GET /admin/api/pact-decisions (the `PactsQuestions` operationId).
-func (c *Client) PactsQuestions(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewPactsQuestionsRequest(c.Server)
+func (c *Client) PactsQuestions(ctx context.Context, params *PactsQuestionsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPactsQuestionsRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -6758,7 +6798,7 @@ func NewBoardGetOverviewRequest(server string) (*http.Request, error) {
 }
 
 // NewPactsQuestionsRequest constructs an http.Request for the PactsQuestions method
-func NewPactsQuestionsRequest(server string) (*http.Request, error) {
+func NewPactsQuestionsRequest(server string, params *PactsQuestionsParams) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -6774,6 +6814,33 @@ func NewPactsQuestionsRequest(server string) (*http.Request, error) {
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.IncludeAnswered != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "include_answered", *params.IncludeAnswered, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -9245,12 +9312,12 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /admin/api/overview (the `BoardGetOverview` operationId).
 	BoardGetOverviewWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*BoardGetOverviewResponse, error)
 
-	// PactsQuestionsWithResponse Questions for you: the open decisions of the organization, oldest first
+	// PactsQuestionsWithResponse Questions for you: the open decisions of the organization, oldest first, and with include_answered your answers the agent has not read yet
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /admin/api/pact-decisions (the `PactsQuestions` operationId).
-	PactsQuestionsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PactsQuestionsResponse, error)
+	PactsQuestionsWithResponse(ctx context.Context, params *PactsQuestionsParams, reqEditors ...RequestEditorFn) (*PactsQuestionsResponse, error)
 
 	// PactsAnswerWithBodyWithResponse Answer a decision, or change the answer until the agent has read it: a choice, your own words, or Not needed
 	//
@@ -13388,6 +13455,8 @@ type PactsQuestionsResponse struct {
 	JSON401 *AdminError
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -13407,6 +13476,11 @@ func (r PactsQuestionsResponse) GetJSON401() *AdminError {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r PactsQuestionsResponse) GetJSON403() *AdminError {
 	return r.JSON403
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PactsQuestionsResponse) GetJSON422() *AdminError {
+	return r.JSON422
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -18300,13 +18374,13 @@ func (c *ClientWithResponses) BoardGetOverviewWithResponse(ctx context.Context, 
 	return ParseBoardGetOverviewResponse(rsp)
 }
 
-// PactsQuestionsWithResponse Questions for you: the open decisions of the organization, oldest first
+// PactsQuestionsWithResponse Questions for you: the open decisions of the organization, oldest first, and with include_answered your answers the agent has not read yet
 //
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /admin/api/pact-decisions (the `PactsQuestions` operationId).
-func (c *ClientWithResponses) PactsQuestionsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PactsQuestionsResponse, error) {
-	rsp, err := c.PactsQuestions(ctx, reqEditors...)
+func (c *ClientWithResponses) PactsQuestionsWithResponse(ctx context.Context, params *PactsQuestionsParams, reqEditors ...RequestEditorFn) (*PactsQuestionsResponse, error) {
+	rsp, err := c.PactsQuestions(ctx, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -22200,6 +22274,13 @@ func ParsePactsQuestionsResponse(rsp *http.Response) (*PactsQuestionsResponse, e
 			return nil, err
 		}
 		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest AdminError

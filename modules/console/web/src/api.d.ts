@@ -607,7 +607,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Questions for you: the open decisions of the organization, oldest first */
+        /** Questions for you: the open decisions of the organization, oldest first, and with include_answered your answers the agent has not read yet */
         get: operations["pacts-questions"];
         put?: never;
         post?: never;
@@ -2049,6 +2049,17 @@ export interface components {
         PactQuestion: {
             /** @description The raising seat's display name */
             agent: string;
+            /** @description Your answer, word for word; you may still change it */
+            answer?: string;
+            /**
+             * @description Set when you answered it and the agent has not read the answer yet
+             * @enum {string}
+             */
+            answer_kind?: "choice" | "own_words" | "not_needed";
+            /** Format: date-time */
+            answered_at?: string;
+            /** @description You, when answered */
+            answered_by?: string;
             id: string;
             options: string[];
             pact_id: string;
@@ -2067,7 +2078,7 @@ export interface components {
             waited_seconds: number;
         };
         PactQuestionsOutBody: {
-            /** @description Open decisions of the organization's open pacts, oldest first */
+            /** @description Open decisions of the organization's open pacts (and, with include_answered, yours the agent has not read), oldest first */
             decisions: components["schemas"]["PactQuestion"][];
         };
         PactSeatIn: {
@@ -6051,7 +6062,10 @@ export interface operations {
     };
     "pacts-questions": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Also list the decisions you answered that the raising agent has not read yet (their answer can still change), with your answer */
+                include_answered?: boolean;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -6078,6 +6092,15 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

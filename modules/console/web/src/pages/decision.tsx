@@ -1,6 +1,8 @@
 // Answering a pact decision in place: pick a choice, write your own words,
-// or "Not needed"; then "Change answer" until the agent has read it (the
-// server refuses a change after that, and says so).
+// or "Not needed"; then "Change answer" until the agent has read it. The
+// answer shown is the server's (GET /pact-decisions?include_answered), so
+// it survives a reload; the server refuses a change once the agent has
+// read it, and says so.
 import { useState } from "preact/hooks";
 import { api, type Schemas } from "../client";
 import { useCan } from "../session";
@@ -14,6 +16,8 @@ export interface Question {
 }
 
 type Answer = Schemas["PactAnswer"];
+/** What an answer shows: the server's list and the answering call both carry it. */
+type Given = Pick<Answer, "answer_kind" | "answer">;
 type AnswerBody = Schemas["PactAnswerInBody"];
 
 const kindText: Record<Answer["answer_kind"], string> = {
@@ -28,11 +32,14 @@ export function DecisionAnswer({
   onAnswered,
 }: {
   decision: Question;
-  answered?: Answer;
+  answered?: Given;
   onAnswered: (a: Answer) => void;
 }) {
   const allowed = useCan("pacts-answer");
-  const [editing, setEditing] = useState(!answered);
+  // sent is this tab's latest answer, shown until the list reloads with it.
+  const [sent, setSent] = useState<Given>();
+  const [editing, setEditing] = useState(false);
+  const given = sent ?? answered;
   const [words, setWords] = useState("");
   const [run, { busy, error }] = useAction();
   if (!allowed) return <p class="muted">An approver answers this.</p>;
@@ -49,14 +56,15 @@ export function DecisionAnswer({
     if (ok && got) {
       setEditing(false);
       setWords("");
+      setSent(got);
       onAnswered(got);
     }
   }
-  if (answered && !editing)
+  if (given && !editing)
     return (
       <div class="answered">
         <p>
-          <strong>{kindText[answered.answer_kind]}:</strong> {answered.answer_kind === "not_needed" ? "" : answered.answer}
+          <strong>{kindText[given.answer_kind]}:</strong> {given.answer_kind === "not_needed" ? "" : given.answer}
         </p>
         <button type="button" onClick={() => setEditing(true)}>
           Change answer
@@ -94,7 +102,7 @@ export function DecisionAnswer({
           <button type="button" disabled={busy} onClick={() => send({ not_needed: true })}>
             Not needed
           </button>
-          {answered && (
+          {given && (
             <button type="button" onClick={() => setEditing(false)}>
               Keep my answer
             </button>
@@ -106,16 +114,12 @@ export function DecisionAnswer({
   );
 }
 
-/** A decision as Needs you and the Pacts page list it. */
-export function PactQuestionCard({
-  q,
-  answered,
-  onAnswered,
-}: {
-  q: Schemas["PactQuestion"];
-  answered?: Answer;
-  onAnswered: (a: Answer) => void;
-}) {
+/**
+ * A decision as Needs you and the Pacts page list it: open, or answered by
+ * this person and not yet read by the agent (then with the answer).
+ */
+export function PactQuestionCard({ q, onAnswered }: { q: Schemas["PactQuestion"]; onAnswered: (a: Answer) => void }) {
+  const answered = q.answer_kind && q.answer !== undefined ? { answer_kind: q.answer_kind, answer: q.answer } : undefined;
   return (
     <article class="card">
       <p class="kind">Pact decision</p>

@@ -11,7 +11,6 @@ import { PactQuestionCard } from "./decision";
 import { ApprovalActions, ResumeForm } from "./taskactions";
 
 type Question = Schemas["PactQuestion"];
-type Answer = Schemas["PactAnswer"];
 
 type Item =
   | { kind: "approval"; at: string; task: Task }
@@ -19,23 +18,21 @@ type Item =
   | { kind: "decision"; at: string; q: Question };
 
 /**
- * useDecisions reads the open pact decisions and keeps those answered here
- * in place, so "Change answer" stays after the server stops listing them.
+ * useDecisions reads the open pact decisions and, with include_answered,
+ * the ones this person answered that the agent has not read yet: those
+ * carry their answer and keep "Change answer" across reloads, and leave
+ * the list once the agent has read them. An answer reloads the list.
  */
 export function useDecisions(live: number) {
   const allowed = useCan("pacts-questions");
   const loaded = useLoad(
-    () => (allowed ? api.GET("/admin/api/pact-decisions") : Promise.resolve({ data: { decisions: [] }, response: new Response() })),
+    () =>
+      allowed
+        ? api.GET("/admin/api/pact-decisions", { params: { query: { include_answered: true } } })
+        : Promise.resolve({ data: { decisions: [] }, response: new Response() }),
     [allowed, live],
   );
-  const [answered, setAnswered] = useState<Map<string, { q: Question; a: Answer }>>(new Map());
-  const open = loaded.data?.decisions ?? [];
-  const openIds = new Set(open.map((q) => q.id));
-  const questions = [...open, ...[...answered.values()].filter((x) => !openIds.has(x.q.id)).map((x) => x.q)];
-  function onAnswered(q: Question, a: Answer) {
-    setAnswered((m) => new Map(m).set(q.id, { q, a }));
-  }
-  return { loaded, questions, answered, onAnswered };
+  return { loaded, questions: loaded.data?.decisions ?? [], onAnswered: loaded.reload };
 }
 
 export function NeedsYou() {
@@ -67,11 +64,7 @@ export function NeedsYou() {
         {items.map((it) => (
           <li key={`${it.kind}-${it.kind === "decision" ? it.q.id : it.task.id}`}>
             {it.kind === "decision" ? (
-              <PactQuestionCard
-                q={it.q}
-                answered={decisions.answered.get(it.q.id)?.a}
-                onAnswered={(a) => decisions.onAnswered(it.q, a)}
-              />
+              <PactQuestionCard q={it.q} onAnswered={decisions.onAnswered} />
             ) : (
               <TaskCard item={it} onDone={finish} />
             )}

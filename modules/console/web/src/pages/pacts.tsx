@@ -58,7 +58,7 @@ export function PactList() {
           <ol class="cards">
             {decisions.questions.map((q) => (
               <li key={q.id}>
-                <PactQuestionCard q={q} answered={decisions.answered.get(q.id)?.a} onAnswered={(a) => decisions.onAnswered(q, a)} />
+                <PactQuestionCard q={q} onAnswered={decisions.onAnswered} />
               </li>
             ))}
           </ol>
