@@ -297,6 +297,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/api/destinations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the organization's notification destinations (URL hints, never secrets) */
+        get: operations["notify-list-destinations"];
+        put?: never;
+        /** Add a notification destination; its secret is shown in this answer only */
+        post: operations["notify-add-destination"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/destinations/{destination_id}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop sending notifications to a destination */
+        post: operations["notify-disable-destination"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/api/entries": {
         parameters: {
             query?: never;
@@ -1280,6 +1315,24 @@ export interface components {
             human: components["schemas"]["Human"];
             org: components["schemas"]["OrgBrief"];
         };
+        AddDestinationInBody: {
+            /**
+             * @description A notifier plugin's name in PACT_PLUGINS
+             * @example webhook
+             */
+            notifier: string;
+            /** @description Settings the plugin reads, at most 20 */
+            options?: {
+                [key: string]: string;
+            };
+            /** @description The signing secret; empty: the plugin generates one (a webhook's whsec_…) */
+            secret?: string;
+            /**
+             * @description Where the plugin delivers; listed afterwards only as a hint
+             * @example https://hooks.example.com/pact
+             */
+            url: string;
+        };
         AddKeyInBody: {
             /**
              * @description Ed25519: base64url of its 32 raw bytes
@@ -1299,6 +1352,34 @@ export interface components {
              * @example 11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo
              */
             public_key: string;
+        };
+        AddedDestination: {
+            /** Format: date-time */
+            created_at: string;
+            created_by: string;
+            /**
+             * Format: date-time
+             * @description null while it receives notifications
+             */
+            disabled_at: string | null;
+            /** @description Who disabled it; null while it receives notifications */
+            disabled_by: string | null;
+            /** @description Whether deliveries are signed with a secret (never shown again) */
+            has_secret: boolean;
+            /** Format: int64 */
+            id: number;
+            notifier: string;
+            options: {
+                [key: string]: string;
+            };
+            org_id: string;
+            /** @description The signing secret, shown this once: never listed again */
+            secret?: string;
+            /**
+             * @description Scheme, host and the path's last 4 characters, never the whole URL
+             * @example https://hooks.example.com/…3456
+             */
+            url_hint: string;
         };
         AddedKey: {
             agent_id: string;
@@ -1523,6 +1604,38 @@ export interface components {
             raised_at: string;
             raised_by: string;
             seat: string;
+        };
+        Destination: {
+            /** Format: date-time */
+            created_at: string;
+            created_by: string;
+            /**
+             * Format: date-time
+             * @description null while it receives notifications
+             */
+            disabled_at: string | null;
+            /** @description Who disabled it; null while it receives notifications */
+            disabled_by: string | null;
+            /** @description Whether deliveries are signed with a secret (never shown again) */
+            has_secret: boolean;
+            /** Format: int64 */
+            id: number;
+            notifier: string;
+            options: {
+                [key: string]: string;
+            };
+            org_id: string;
+            /**
+             * @description Scheme, host and the path's last 4 characters, never the whole URL
+             * @example https://hooks.example.com/…3456
+             */
+            url_hint: string;
+        };
+        Destinations: {
+            /** @description Oldest first, disabled ones included */
+            destinations: components["schemas"]["Destination"][];
+            /** @description org: the organization's own Slack webhook; environment: PACT_SLACK_WEBHOOK_URL (the default organization only); empty: none */
+            slack_source: string;
         };
         EditInBody: {
             body?: string;
@@ -4358,6 +4471,235 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    "notify-list-destinations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Destinations"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    "notify-add-destination": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddDestinationInBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AddedDestination"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    "notify-disable-destination": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The destination's id (GET /destinations) */
+                destination_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Destination"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
