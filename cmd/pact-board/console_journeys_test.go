@@ -51,6 +51,14 @@ type consoleBoard struct {
 
 func startConsoleBoard(t *testing.T) *consoleBoard {
 	t.Helper()
+	return startConsoleBoardWith(t, nil)
+}
+
+// startConsoleBoardWith is startConsoleBoard with pact-board's environment
+// changed by setup first (more plugins in PACT_PLUGINS, say); nil changes
+// nothing.
+func startConsoleBoardWith(t *testing.T, setup func(vars map[string]string)) *consoleBoard {
+	t.Helper()
 	ctx := context.Background()
 	// The redirect URI the provider accepts is <PACT_PUBLIC_URL>/console/auth/callback,
 	// so the board listens where its public URL says.
@@ -67,6 +75,9 @@ func startConsoleBoard(t *testing.T) *consoleBoard {
 		"PACT_AUTH_ISSUER": op.Issuer, "PACT_CONSOLE_CLIENT_ID": "pact-console", "PACT_CONSOLE_CLIENT_SECRET": "console secret",
 		"PACT_CONSOLE_LOCAL_SIGNIN": "on"} {
 		vars[k] = v
+	}
+	if setup != nil {
+		setup(vars)
 	}
 	out := &syncBuffer{}
 	// As `pact-board --demo` starts: the first owner, then the console link.
@@ -264,7 +275,7 @@ func requireEveryRouteChecked(t *testing.T) {
 var writeControls = regexp.MustCompile(`^(Approve|Reject|Answer and resume|Not needed|Send answer|Send message|Assign|Release|` +
 	`Cancel task|Close pact|Pause|Pause .*|Wake .*|Change answer|Keep my answer|Revoke.*|Hire|Reactivate|Ban|Undo the ban|` +
 	`Renew.*|Issue.*|Add key|Save preferences|Save limit|Save webhook|Remove webhook|Invite|Add rule|Halt every agent|` +
-	`Lift the halt|Disable|Erase.*)$`)
+	`Lift the halt|Disable|Erase.*|Add destination)$`)
 
 // filterPages are the pages whose text fields only filter what is shown,
 // which a viewer may use.
