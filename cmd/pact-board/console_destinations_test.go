@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/pactboard/pact/core/browsertest"
 )
 
 // withWebhookPlugin adds the real notifier-webhook plugin, built for the
@@ -57,6 +59,7 @@ func TestConsoleDestinationsAddAndDisable(t *testing.T) {
 	p.ExpectText("is shown this once")
 	require.Regexp(t, `^whsec_`, p.Text(`[aria-label="The new destination's secret"] code`), "the plugin made the secret")
 	p.ExpectText("added by owner")
+	require.Empty(t, browsertest.Serious(p.Axe()), "the owner's view: the form and the secret")
 	require.Equal(t, 1, count(`SELECT count(*) FROM notify_destinations WHERE disabled_at IS NULL`))
 
 	p.ClickIn("li", hint, "button", "Disable")
