@@ -33,6 +33,9 @@ import (
 var (
 	ana = browsertest.User{Email: "ana@example.com", Password: "ana's password", AMR: []string{"pwd", "mfa"}}
 	bob = browsertest.User{Email: "bob@example.com", Password: "bob's password", AMR: []string{"pwd", "mfa"}}
+	// cy has an account at the provider and no person on the board until
+	// an invitation is accepted.
+	cy = browsertest.User{Email: "cy@example.com", Password: "cy's password", AMR: []string{"pwd", "mfa"}}
 )
 
 // consoleBoard is a board serving the console, with Ana (approver) and Bob
@@ -46,10 +49,19 @@ type consoleBoard struct {
 	out     *syncBuffer // what pact-board printed
 	agent   *agentClient
 	root    string // code-web's root mandate
+	ident   *identity.Service
 	pages   []*browsertest.Page
 }
 
 func startConsoleBoard(t *testing.T) *consoleBoard {
+	t.Helper()
+	return startConsoleBoardWith(t, nil)
+}
+
+// startConsoleBoardWith is startConsoleBoard with pact-board's environment
+// changed by setup first (more plugins in PACT_PLUGINS, say); nil changes
+// nothing.
+func startConsoleBoardWith(t *testing.T, setup func(vars map[string]string)) *consoleBoard {
 	t.Helper()
 	ctx := context.Background()
 	// The redirect URI the provider accepts is <PACT_PUBLIC_URL>/console/auth/callback,
@@ -61,12 +73,15 @@ func startConsoleBoard(t *testing.T) *consoleBoard {
 	public := fmt.Sprintf("http://127.0.0.1:%d", port)
 
 	op := browsertest.StartProvider(t, browsertest.ProviderConfig{ClientID: "pact-console", ClientSecret: "console secret",
-		RedirectURIs: []string{public + "/console/auth/callback"}, Audience: public + "/admin", Users: []browsertest.User{ana, bob}})
+		RedirectURIs: []string{public + "/console/auth/callback"}, Audience: public + "/admin", Users: []browsertest.User{ana, bob, cy}})
 	vars := oidcBoardVars(t, op.Issuer)
 	for k, v := range map[string]string{"PORT": fmt.Sprint(port), "PACT_PUBLIC_URL": public,
 		"PACT_AUTH_ISSUER": op.Issuer, "PACT_CONSOLE_CLIENT_ID": "pact-console", "PACT_CONSOLE_CLIENT_SECRET": "console secret",
 		"PACT_CONSOLE_LOCAL_SIGNIN": "on"} {
 		vars[k] = v
+	}
+	if setup != nil {
+		setup(vars)
 	}
 	out := &syncBuffer{}
 	// As `pact-board --demo` starts: the first owner, then the console link.
@@ -97,7 +112,7 @@ func startConsoleBoard(t *testing.T) *consoleBoard {
 			"pact.read@project:web", "pact.write@project:web"}})
 	require.NoError(t, err)
 	return &consoleBoard{t: t, public: public, d: d, op: op, browser: browsertest.Start(t), out: out,
-		agent: connect(t, public, "code-web", reg.Token), root: reg.RootMandateID.String()}
+		agent: connect(t, public, "code-web", reg.Token), root: reg.RootMandateID.String(), ident: ident}
 }
 
 // page opens a tab of its own (its own cookies) whose requests are checked
@@ -270,7 +285,7 @@ func requireEveryRouteChecked(t *testing.T) {
 var writeControls = regexp.MustCompile(`^(Approve|Reject|Answer and resume|Not needed|Send answer|Send message|Assign|Release|` +
 	`Cancel task|Close pact|Pause|Pause .*|Wake .*|Change answer|Keep my answer|Revoke.*|Hire|Reactivate|Ban|Undo the ban|` +
 	`Renew.*|Issue.*|Add key|Save preferences|Save limit|Save webhook|Remove webhook|Invite|Add rule|Halt every agent|` +
-	`Lift the halt|Disable|Erase.*)$`)
+	`Lift the halt|Disable|Erase.*|Add destination)$`)
 
 // filterPages are the pages whose text fields only filter what is shown,
 // which a viewer may use.
@@ -460,6 +475,11 @@ func TestConsolePagesPassAxe(t *testing.T) {
 			p.ExpectText("Ship the release")
 		case "pacts", "pact":
 			p.ExpectText("Launch")
+		case "log":
+			// Verification runs chain by chain behind a progress bar
+			// and ends with each chain's verdict.
+			p.Click("button", "Verify")
+			p.ExpectText("chains are intact.")
 		}
 		check(p, pg.name)
 	}

@@ -19,20 +19,21 @@ import (
 // organization acme owns and a well-formed id nobody has. A new route with
 // a new parameter fails TestTenancy until it gets a row here.
 var tenancyIDs = map[string]struct{ foreign, missing string }{
-	"human_id":    {"bo", "nobody"},
-	"project_id":  {"rocket", "nowhere"},
-	"agent_id":    {"rocket-bot", "no-bot"},
-	"role_id":     {"rocketeer", "no-role"}, // role ids repeat per organization: rocketeer is acme's alone
-	"task_id":     {"a0000000-0000-4000-8000-00000000000a", "b0000000-0000-4000-8000-00000000000b"},
-	"entry_id":    {"900000001", "900000002"},
-	"mandate_id":  {"c0000000-0000-4000-8000-00000000000c", "d0000000-0000-4000-8000-00000000000d"},
-	"key":         {"plan", "nokey"},
-	"version_id":  {"900000011", "900000012"},
-	"kid":         {"cs1uhCLEB_ttCYaQ", "AAAAAAAAAAAAAAAA"},
-	"principal":   {"AgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgI", "AwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwM"},
-	"pact_id":     {"e0000000-0000-4000-8000-0000000000e1", "f0000000-0000-4000-8000-0000000000f1"},
-	"decision_id": {"e0000000-0000-4000-8000-0000000000e2", "f0000000-0000-4000-8000-0000000000f2"},
-	"seat":        {"@rocket-bot", "@nobody"},
+	"human_id":       {"bo", "nobody"},
+	"project_id":     {"rocket", "nowhere"},
+	"agent_id":       {"rocket-bot", "no-bot"},
+	"role_id":        {"rocketeer", "no-role"}, // role ids repeat per organization: rocketeer is acme's alone
+	"task_id":        {"a0000000-0000-4000-8000-00000000000a", "b0000000-0000-4000-8000-00000000000b"},
+	"entry_id":       {"900000001", "900000002"},
+	"mandate_id":     {"c0000000-0000-4000-8000-00000000000c", "d0000000-0000-4000-8000-00000000000d"},
+	"key":            {"plan", "nokey"},
+	"version_id":     {"900000011", "900000012"},
+	"kid":            {"cs1uhCLEB_ttCYaQ", "AAAAAAAAAAAAAAAA"},
+	"principal":      {"AgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgI", "AwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwM"},
+	"pact_id":        {"e0000000-0000-4000-8000-0000000000e1", "f0000000-0000-4000-8000-0000000000f1"},
+	"decision_id":    {"e0000000-0000-4000-8000-0000000000e2", "f0000000-0000-4000-8000-0000000000f2"},
+	"seat":           {"@rocket-bot", "@nobody"},
+	"destination_id": {"900000031", "900000032"},
 }
 
 // TestTenancy walks every operation of docs/openapi.json that takes a path
@@ -93,6 +94,10 @@ func TestTenancy(t *testing.T) {
 			VALUES ('e0000000-0000-4000-8000-0000000000e2', 'e0000000-0000-4000-8000-0000000000e1', '@rocket-bot',
 				'agent:rocket-bot', 'Go?', '{Go}', 900000021);`)
 	require.NoError(t, err)
+	// acme's notification destination.
+	_, err = a.d.ExecContext(ctx, `INSERT INTO notify_destinations (id, org_id, notifier, url, created_by)
+		VALUES (900000031, 'acme', 'webhook', 'https://acme.example/hook', 'bo')`)
+	require.NoError(t, err)
 	token := a.iss.Token(t, authtest.Claims{Subject: "sub-ana", Email: "ana@example.com", EmailVerified: true,
 		Audience: []string{a.cfg.AdminAudience}})
 	stranger := a.iss.Token(t, authtest.Claims{Subject: "sub-stranger", Email: "stranger@example.com", EmailVerified: true,
@@ -117,7 +122,8 @@ func TestTenancy(t *testing.T) {
 			(SELECT json_agg(s) FROM pact_seats s WHERE pact_id = 'e0000000-0000-4000-8000-0000000000e1'),
 			(SELECT json_agg(s) FROM pact_sections s WHERE pact_id = 'e0000000-0000-4000-8000-0000000000e1'),
 			(SELECT json_agg(d) FROM pact_decisions d WHERE pact_id = 'e0000000-0000-4000-8000-0000000000e1'),
-			(SELECT count(*) FROM pact_feed WHERE pact_id = 'e0000000-0000-4000-8000-0000000000e1'))`).Scan(ctx, &s))
+			(SELECT count(*) FROM pact_feed WHERE pact_id = 'e0000000-0000-4000-8000-0000000000e1'),
+			(SELECT json_agg(d) FROM notify_destinations d WHERE org_id = 'acme'))`).Scan(ctx, &s))
 		return s
 	}
 	before := snapshot()

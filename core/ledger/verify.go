@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/pactboard/pact/core/db"
 )
@@ -128,6 +129,25 @@ func (l *Log) ChainKeys(ctx context.Context, d bun.IDB, org string) ([]string, e
 		   OR h.chain_key = (SELECT system_chain FROM orgs WHERE id = ?)
 		ORDER BY h.chain_key`, org, org).Scan(ctx, &keys)
 	return keys, err
+}
+
+// ChainSize is one chain of an organization and how many entries it holds.
+type ChainSize struct {
+	ChainKey string `json:"chain_key" doc:"The chain: a project's id, or the organization's system chain"`
+	Entries  int64  `json:"entries" doc:"How many entries it holds"`
+}
+
+// Chains returns organization org's chains, by key, with their sizes, so a
+// verifier can check them one at a time and show its progress.
+func (l *Log) Chains(ctx context.Context, d bun.IDB, org string) ([]ChainSize, error) {
+	keys, err := l.ChainKeys(ctx, d, org)
+	if err != nil || len(keys) == 0 {
+		return []ChainSize{}, err
+	}
+	out := []ChainSize{}
+	err = d.NewRaw(`SELECT k AS chain_key, (SELECT count(*) FROM entries e WHERE e.chain_key = k) AS entries
+		FROM unnest(?::text[]) AS k ORDER BY k`, pgdialect.Array(keys)).Scan(ctx, &out)
+	return out, err
 }
 
 // CountEntries returns how many entries organization org has ("" for all),

@@ -181,6 +181,45 @@ func TestVerifyLog(t *testing.T) {
 	require.Contains(t, web["reason"], "chain head does not match")
 }
 
+// A client verifies chain by chain to show its progress: GET /log/chains
+// lists the organization's chains with their sizes, and ?chain= verifies
+// one; another organization's chain answers as one that does not exist.
+func TestVerifyChainByChain(t *testing.T) {
+	b := newBoard(t)
+	got := b.Admin("vic", "GET", "/log/chains", "")
+	require.Equal(t, 200, got.Status, got.Raw)
+	chains := got.Body["chains"].([]any)
+	require.Len(t, chains, 2, got.Raw)
+	var total float64
+	for i, key := range []string{"_system", "web"} {
+		c := chains[i].(map[string]any)
+		require.Equal(t, key, c["chain_key"])
+		require.EqualValues(t, b.Count(`SELECT count(*) FROM entries WHERE chain_key = ?`, key), c["entries"])
+		total += c["entries"].(float64)
+
+		one := b.Admin("vic", "GET", "/log/verify?chain="+key, "")
+		require.Equal(t, 200, one.Status, one.Raw)
+		verdicts := one.Body["verdicts"].([]any)
+		require.Len(t, verdicts, 1)
+		v := verdicts[0].(map[string]any)
+		require.Equal(t, key, v["chain_key"])
+		require.Equal(t, true, v["ok"])
+		require.Equal(t, c["entries"], v["checked"], "the size listed is what verifying checks")
+	}
+	require.EqualValues(t, b.Count(`SELECT count(*) FROM entries WHERE org_id = 'default'`), total)
+
+	b.Exec(`UPDATE entry_chain_heads SET last_hash = repeat('f', 64) WHERE chain_key = 'web'`)
+	one := b.Admin("vic", "GET", "/log/verify?chain=web", "")
+	require.Equal(t, false, one.Body["verdicts"].([]any)[0].(map[string]any)["ok"])
+
+	for _, foreign := range []string{"rocket", "nope"} {
+		got := b.Admin("vic", "GET", "/log/verify?chain="+foreign, "")
+		require.Equal(t, http.StatusNotFound, got.Status, got.Raw)
+		require.Equal(t, "not_found", got.Body["error"])
+		require.Equal(t, "chain "+foreign+" is not one of this organization's chains (GET /log/chains lists them)", got.Body["message"])
+	}
+}
+
 // TestEveryOperationForEachRole calls every audit operation as each role.
 func TestEveryOperationForEachRole(t *testing.T) {
 	b := newBoard(t)
@@ -191,6 +230,7 @@ func TestEveryOperationForEachRole(t *testing.T) {
 	}{
 		{"GET", "/entries", identity.Viewer},
 		{"GET", "/log/verify", identity.Viewer},
+		{"GET", "/log/chains", identity.Viewer},
 		{"POST", "/entries/%v/erase", identity.Owner},
 	}
 	for i, r := range []struct {

@@ -8,6 +8,7 @@ package audit
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -47,8 +48,10 @@ func (m *Module) Register(h *kernel.Host) error {
 	huma.Register(api, op(http.MethodPost, "/entries/{entry_id}/erase", "erase-entry",
 		"Erase an entry's payload (PDPA); the entry and its hash stay, so the chain still verifies", identity.Owner,
 		http.StatusNotFound), m.erase)
-	huma.Register(api, op(http.MethodGet, "/log/verify", "verify-log", "Verify the organization's hash chains",
-		identity.Viewer), m.verify)
+	huma.Register(api, op(http.MethodGet, "/log/chains", "list-chains", "List the organization's hash chains with their sizes",
+		identity.Viewer), m.listChains)
+	huma.Register(api, op(http.MethodGet, "/log/verify", "verify-log", "Verify the organization's hash chains, or one of them",
+		identity.Viewer, http.StatusNotFound), m.verify)
 	return nil
 }
 
@@ -138,18 +141,54 @@ func (m *Module) erase(ctx context.Context, in *eraseIn) (*eraseOut, error) {
 	return out, err
 }
 
-type verifyOut struct {
+type chainsOut struct {
 	Body struct {
-		Verdicts []ledger.Verdict `json:"verdicts" nullable:"false" doc:"One per chain of the organization, by chain key"`
+		Chains []ledger.ChainSize `json:"chains" nullable:"false" doc:"The organization's chains, by key"`
 	}
 }
 
-func (m *Module) verify(ctx context.Context, _ *struct{}) (*verifyOut, error) {
+func (m *Module) listChains(ctx context.Context, _ *struct{}) (*chainsOut, error) {
+	p, err := kernel.SignedIn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &chainsOut{}
+	out.Body.Chains, err = m.log.Chains(ctx, m.db, p.OrgID)
+	return out, err
+}
+
+type verifyIn struct {
+	Chain string `query:"chain" maxLength:"200" doc:"Verify only this chain (a chain_key from GET /log/chains), so a client can show progress chain by chain; absent verifies them all"`
+}
+
+type verifyOut struct {
+	Body struct {
+		Verdicts []ledger.Verdict `json:"verdicts" nullable:"false" doc:"One per chain verified, by chain key"`
+	}
+}
+
+func (m *Module) verify(ctx context.Context, in *verifyIn) (*verifyOut, error) {
 	p, err := kernel.SignedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
 	out := &verifyOut{}
-	out.Body.Verdicts, err = m.log.VerifyOrg(ctx, m.db, p.OrgID, nil)
-	return out, err
+	if in.Chain == "" {
+		out.Body.Verdicts, err = m.log.VerifyOrg(ctx, m.db, p.OrgID, nil)
+		return out, err
+	}
+	// Another organization's chain answers as one that does not exist.
+	keys, err := m.log.ChainKeys(ctx, m.db, p.OrgID)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Contains(keys, in.Chain) {
+		return nil, errs.E(errs.NotFound, "chain %s is not one of this organization's chains (GET /log/chains lists them)", in.Chain)
+	}
+	v, err := m.log.VerifyChain(ctx, m.db, in.Chain, nil)
+	if err != nil {
+		return nil, err
+	}
+	out.Body.Verdicts = []ledger.Verdict{v}
+	return out, nil
 }

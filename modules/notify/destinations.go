@@ -44,20 +44,20 @@ type Destination struct {
 	ID         int64             `json:"id"`
 	OrgID      string            `json:"org_id"`
 	Notifier   string            `json:"notifier"`
-	URLHint    string            `json:"url_hint"`
-	HasSecret  bool              `json:"has_secret"`
+	URLHint    string            `json:"url_hint" example:"https://hooks.example.com/…3456" doc:"Scheme, host and the path's last 4 characters, never the whole URL"`
+	HasSecret  bool              `json:"has_secret" doc:"Whether deliveries are signed with a secret (never shown again)"`
 	Options    map[string]string `json:"options"`
 	CreatedBy  string            `json:"created_by"`
 	CreatedAt  time.Time         `json:"created_at"`
-	DisabledBy *string           `json:"disabled_by"`
-	DisabledAt *time.Time        `json:"disabled_at"`
+	DisabledBy *string           `json:"disabled_by" doc:"Who disabled it; null while it receives notifications"`
+	DisabledAt *time.Time        `json:"disabled_at" doc:"null while it receives notifications"`
 }
 
-// Added is what AddDestination returns: the destination and its secret,
-// shown this once.
-type Added struct {
+// AddedDestination is what AddDestination returns: the destination and its
+// secret, shown this once.
+type AddedDestination struct {
 	Destination
-	Secret string `json:"secret,omitempty"`
+	Secret string `json:"secret,omitempty" doc:"The signing secret, shown this once: never listed again"`
 }
 
 // Destinations is an organization's list: whether its Slack webhook is
@@ -65,8 +65,8 @@ type Added struct {
 // PACT_SLACK_WEBHOOK_URL in the default organization, "" for none) and its
 // destinations, disabled ones included.
 type Destinations struct {
-	SlackSource string        `json:"slack_source"`
-	Items       []Destination `json:"destinations"`
+	SlackSource string        `json:"slack_source" doc:"org: the organization's own Slack webhook; environment: PACT_SLACK_WEBHOOK_URL (the default organization only); empty: none"`
+	Items       []Destination `json:"destinations" nullable:"false" doc:"Oldest first, disabled ones included"`
 }
 
 // AddDestination adds a destination to the organization of person by, who
@@ -79,10 +79,10 @@ type Destinations struct {
 // Refusals (logged): forbidden (not an enabled owner); invalid_request (a
 // malformed input, an unknown notifier plugin, or the plugin refuses the
 // destination). unavailable when the plugin is down.
-func (s *Service) AddDestination(ctx context.Context, by string, in DestinationInput) (*Added, error) {
+func (s *Service) AddDestination(ctx context.Context, by string, in DestinationInput) (*AddedDestination, error) {
 	payload := map[string]any{"notifier": in.Notifier, "url_hint": urlHint(in.URL)}
 	var prepared *notifier.Destination
-	var out *Added
+	var out *AddedDestination
 	err := s.act(ctx, by, "owner", "admin.destination.add", payload, func(ctx context.Context, _ *person) error {
 		if err := in.check(); err != nil {
 			return err
@@ -130,7 +130,7 @@ func (s *Service) AddDestination(ctx context.Context, by string, in DestinationI
 			return err
 		}
 		e.Payload = map[string]any{"notifier": in.Notifier, "url_hint": urlHint(prepared.URL), "destination_id": d.ID}
-		out = &Added{Destination: s.listed(&d), Secret: prepared.Secret}
+		out = &AddedDestination{Destination: s.listed(&d), Secret: prepared.Secret}
 		return nil
 	})
 	if err != nil {

@@ -108,8 +108,9 @@ func (m *Module) Name() string { return "notify" }
 func (m *Module) Service() *Service { return m.svc }
 
 // Register builds the service from the board's database, log and
-// configuration and adds the workers: the outbox listener, the delivery
-// workers and the expiry sweeper. It does no I/O.
+// configuration, adds the Admin API's destination operations and the
+// workers: the outbox listener, the delivery workers and the expiry
+// sweeper. It does no I/O.
 func (m *Module) Register(h *kernel.Host) error {
 	opts := m.opts
 	if c := h.Config(); c != nil {
@@ -131,6 +132,7 @@ func (m *Module) Register(h *kernel.Host) error {
 		h.ProvideSlackWebhooks(m.svc.SlackWebhooks(people))
 		h.Worker("reseal", func(ctx context.Context) error { return m.svc.resealAll(ctx, people) })
 	}
+	m.svc.registerAdmin(h.Admin())
 	h.Worker("listen", m.svc.listen)
 	for i := range m.svc.opts.Workers {
 		h.Worker(fmt.Sprintf("deliver%d", i+1), func(ctx context.Context) error { return m.svc.work(ctx, i) })

@@ -567,6 +567,25 @@ type Accepted struct {
 	Org   OrgBrief `json:"org"`
 }
 
+// AddDestinationInBody defines model for AddDestinationInBody.
+type AddDestinationInBody struct {
+	// Notifier A notifier plugin's name in PACT_PLUGINS
+	//
+	// Examples: webhook
+	Notifier string `json:"notifier"`
+
+	// Options Settings the plugin reads, at most 20
+	Options *map[string]string `json:"options,omitempty"`
+
+	// Secret The signing secret; empty: the plugin generates one (a webhook's whsec_…)
+	Secret *string `json:"secret,omitempty"`
+
+	// Url Where the plugin delivers; listed afterwards only as a hint
+	//
+	// Examples: https://hooks.example.com/pact
+	Url string `json:"url"`
+}
+
 // AddKeyInBody defines model for AddKeyInBody.
 type AddKeyInBody struct {
 	// PublicKey Ed25519: base64url of its 32 raw bytes
@@ -587,6 +606,33 @@ type AddRootInBody struct {
 	//
 	// Examples: 11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo
 	PublicKey string `json:"public_key"`
+}
+
+// AddedDestination defines model for AddedDestination.
+type AddedDestination struct {
+	CreatedAt time.Time `json:"created_at"`
+	CreatedBy string    `json:"created_by"`
+
+	// DisabledAt null while it receives notifications
+	DisabledAt *time.Time `json:"disabled_at"`
+
+	// DisabledBy Who disabled it; null while it receives notifications
+	DisabledBy *string `json:"disabled_by"`
+
+	// HasSecret Whether deliveries are signed with a secret (never shown again)
+	HasSecret bool              `json:"has_secret"`
+	Id        int64             `json:"id"`
+	Notifier  string            `json:"notifier"`
+	Options   map[string]string `json:"options"`
+	OrgId     string            `json:"org_id"`
+
+	// Secret The signing secret, shown this once: never listed again
+	Secret *string `json:"secret,omitempty"`
+
+	// UrlHint Scheme, host and the path's last 4 characters, never the whole URL
+	//
+	// Examples: https://hooks.example.com/…3456
+	UrlHint string `json:"url_hint"`
 }
 
 // AddedKey defines model for AddedKey.
@@ -778,6 +824,21 @@ type CancelOutBody struct {
 	Task    AdminTask `json:"task"`
 }
 
+// ChainSize defines model for ChainSize.
+type ChainSize struct {
+	// ChainKey The chain: a project's id, or the organization's system chain
+	ChainKey string `json:"chain_key"`
+
+	// Entries How many entries it holds
+	Entries int64 `json:"entries"`
+}
+
+// ChainsOutBody defines model for ChainsOutBody.
+type ChainsOutBody struct {
+	// Chains The organization's chains, by key
+	Chains []ChainSize `json:"chains"`
+}
+
 // ChangeRoleInBody defines model for ChangeRoleInBody.
 type ChangeRoleInBody struct {
 	// RoleId Examples: code
@@ -838,6 +899,39 @@ type DecisionView struct {
 	RaisedAt   string    `json:"raised_at"`
 	RaisedBy   string    `json:"raised_by"`
 	Seat       string    `json:"seat"`
+}
+
+// Destination defines model for Destination.
+type Destination struct {
+	CreatedAt time.Time `json:"created_at"`
+	CreatedBy string    `json:"created_by"`
+
+	// DisabledAt null while it receives notifications
+	DisabledAt *time.Time `json:"disabled_at"`
+
+	// DisabledBy Who disabled it; null while it receives notifications
+	DisabledBy *string `json:"disabled_by"`
+
+	// HasSecret Whether deliveries are signed with a secret (never shown again)
+	HasSecret bool              `json:"has_secret"`
+	Id        int64             `json:"id"`
+	Notifier  string            `json:"notifier"`
+	Options   map[string]string `json:"options"`
+	OrgId     string            `json:"org_id"`
+
+	// UrlHint Scheme, host and the path's last 4 characters, never the whole URL
+	//
+	// Examples: https://hooks.example.com/…3456
+	UrlHint string `json:"url_hint"`
+}
+
+// Destinations defines model for Destinations.
+type Destinations struct {
+	// Destinations Oldest first, disabled ones included
+	Destinations []Destination `json:"destinations"`
+
+	// SlackSource org: the organization's own Slack webhook; environment: PACT_SLACK_WEBHOOK_URL (the default organization only); empty: none
+	SlackSource string `json:"slack_source"`
 }
 
 // EditInBody defines model for EditInBody.
@@ -1970,7 +2064,7 @@ type Verdict struct {
 
 // VerifyOutBody defines model for VerifyOutBody.
 type VerifyOutBody struct {
-	// Verdicts One per chain of the organization, by chain key
+	// Verdicts One per chain verified, by chain key
 	Verdicts []Verdict `json:"verdicts"`
 }
 
@@ -2031,6 +2125,12 @@ type AuditListEntriesParams struct {
 
 	// Limit At most this many entries
 	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// AuditVerifyLogParams defines parameters for AuditVerifyLog.
+type AuditVerifyLogParams struct {
+	// Chain Verify only this chain (a chain_key from GET /log/chains), so a client can show progress chain by chain; absent verifies them all
+	Chain *string `form:"chain,omitempty" json:"chain,omitempty"`
 }
 
 // BoardListMandatesParams defines parameters for BoardListMandates.
@@ -2140,6 +2240,9 @@ type PeopleIssueAgentTokenJSONRequestBody = TokenInBody
 
 // PeopleSetApprovalRulesJSONRequestBody defines body for PeopleSetApprovalRules for application/json ContentType.
 type PeopleSetApprovalRulesJSONRequestBody = ApprovalRules
+
+// NotifyAddDestinationJSONRequestBody defines body for NotifyAddDestination for application/json ContentType.
+type NotifyAddDestinationJSONRequestBody = AddDestinationInBody
 
 // PeopleCreateHumanJSONRequestBody defines body for PeopleCreateHuman for application/json ContentType.
 type PeopleCreateHumanJSONRequestBody = InviteInBody
@@ -2490,6 +2593,30 @@ type ClientInterface interface {
 	// Corresponds with GET /admin/api/credentials/status (the `PeopleGetCredentialsStatus` operationId).
 	PeopleGetCredentialsStatus(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// NotifyListDestinations List the organization's notification destinations (URL hints, never secrets)
+	//
+	// Corresponds with GET /admin/api/destinations (the `NotifyListDestinations` operationId).
+	NotifyListDestinations(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// NotifyAddDestinationWithBody Add a notification destination; its secret is shown in this answer only
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /admin/api/destinations (the `NotifyAddDestination` operationId).
+	NotifyAddDestinationWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// NotifyAddDestination Add a notification destination; its secret is shown in this answer only
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /admin/api/destinations (the `NotifyAddDestination` operationId).
+	NotifyAddDestination(ctx context.Context, body NotifyAddDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// NotifyDisableDestination Stop sending notifications to a destination
+	//
+	// Corresponds with POST /admin/api/destinations/{destination_id}/disable (the `NotifyDisableDestination` operationId).
+	NotifyDisableDestination(ctx context.Context, destinationId int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// AuditListEntries List the organization's log entries, newest first
 	//
 	// Corresponds with GET /admin/api/entries (the `AuditListEntries` operationId).
@@ -2568,10 +2695,15 @@ type ClientInterface interface {
 	// Corresponds with GET /admin/api/live (the `ConsoleLive` operationId).
 	ConsoleLive(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// AuditVerifyLog Verify the organization's hash chains
+	// AuditListChains List the organization's hash chains with their sizes
+	//
+	// Corresponds with GET /admin/api/log/chains (the `AuditListChains` operationId).
+	AuditListChains(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AuditVerifyLog Verify the organization's hash chains, or one of them
 	//
 	// Corresponds with GET /admin/api/log/verify (the `AuditVerifyLog` operationId).
-	AuditVerifyLog(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+	AuditVerifyLog(ctx context.Context, params *AuditVerifyLogParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// BoardListMandates List the live (or all) mandates held by the organization's agents
 	//
@@ -3577,6 +3709,70 @@ func (c *Client) PeopleGetCredentialsStatus(ctx context.Context, reqEditors ...R
 	return c.Client.Do(req)
 }
 
+// NotifyListDestinations List the organization's notification destinations (URL hints, never secrets)
+//
+// Corresponds with GET /admin/api/destinations (the `NotifyListDestinations` operationId).
+func (c *Client) NotifyListDestinations(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewNotifyListDestinationsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// NotifyAddDestinationWithBody Add a notification destination; its secret is shown in this answer only
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /admin/api/destinations (the `NotifyAddDestination` operationId).
+func (c *Client) NotifyAddDestinationWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewNotifyAddDestinationRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// NotifyAddDestination Add a notification destination; its secret is shown in this answer only
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /admin/api/destinations (the `NotifyAddDestination` operationId).
+func (c *Client) NotifyAddDestination(ctx context.Context, body NotifyAddDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewNotifyAddDestinationRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// NotifyDisableDestination Stop sending notifications to a destination
+//
+// Corresponds with POST /admin/api/destinations/{destination_id}/disable (the `NotifyDisableDestination` operationId).
+func (c *Client) NotifyDisableDestination(ctx context.Context, destinationId int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewNotifyDisableDestinationRequest(c.Server, destinationId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // AuditListEntries List the organization's log entries, newest first
 //
 // Corresponds with GET /admin/api/entries (the `AuditListEntries` operationId).
@@ -3775,11 +3971,26 @@ func (c *Client) ConsoleLive(ctx context.Context, reqEditors ...RequestEditorFn)
 	return c.Client.Do(req)
 }
 
-// AuditVerifyLog Verify the organization's hash chains
+// AuditListChains List the organization's hash chains with their sizes
+//
+// Corresponds with GET /admin/api/log/chains (the `AuditListChains` operationId).
+func (c *Client) AuditListChains(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAuditListChainsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AuditVerifyLog Verify the organization's hash chains, or one of them
 //
 // Corresponds with GET /admin/api/log/verify (the `AuditVerifyLog` operationId).
-func (c *Client) AuditVerifyLog(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewAuditVerifyLogRequest(c.Server)
+func (c *Client) AuditVerifyLog(ctx context.Context, params *AuditVerifyLogParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAuditVerifyLogRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -5895,6 +6106,107 @@ func NewPeopleGetCredentialsStatusRequest(server string) (*http.Request, error) 
 	return req, nil
 }
 
+// NewNotifyListDestinationsRequest constructs an http.Request for the NotifyListDestinations method
+func NewNotifyListDestinationsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/destinations")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewNotifyAddDestinationRequest calls the generic NotifyAddDestination builder with application/json body
+func NewNotifyAddDestinationRequest(server string, body NotifyAddDestinationJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewNotifyAddDestinationRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewNotifyAddDestinationRequestWithBody constructs an http.Request for the NotifyAddDestination method, with any body, and a specified content type
+func NewNotifyAddDestinationRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/destinations")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewNotifyDisableDestinationRequest constructs an http.Request for the NotifyDisableDestination method
+func NewNotifyDisableDestinationRequest(server string, destinationId int64) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "destination_id", destinationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/destinations/%s/disable", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewAuditListEntriesRequest constructs an http.Request for the AuditListEntries method
 func NewAuditListEntriesRequest(server string, params *AuditListEntriesParams) (*http.Request, error) {
 	var err error
@@ -6333,8 +6645,35 @@ func NewConsoleLiveRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewAuditListChainsRequest constructs an http.Request for the AuditListChains method
+func NewAuditListChainsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/log/chains")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewAuditVerifyLogRequest constructs an http.Request for the AuditVerifyLog method
-func NewAuditVerifyLogRequest(server string) (*http.Request, error) {
+func NewAuditVerifyLogRequest(server string, params *AuditVerifyLogParams) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -6350,6 +6689,33 @@ func NewAuditVerifyLogRequest(server string) (*http.Request, error) {
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Chain != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "chain", *params.Chain, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -9096,6 +9462,34 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /admin/api/credentials/status (the `PeopleGetCredentialsStatus` operationId).
 	PeopleGetCredentialsStatusWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PeopleGetCredentialsStatusResponse, error)
 
+	// NotifyListDestinationsWithResponse List the organization's notification destinations (URL hints, never secrets)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/api/destinations (the `NotifyListDestinations` operationId).
+	NotifyListDestinationsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*NotifyListDestinationsResponse, error)
+
+	// NotifyAddDestinationWithBodyWithResponse Add a notification destination; its secret is shown in this answer only
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/destinations (the `NotifyAddDestination` operationId).
+	NotifyAddDestinationWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*NotifyAddDestinationResponse, error)
+
+	// NotifyAddDestinationWithResponse Add a notification destination; its secret is shown in this answer only
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/destinations (the `NotifyAddDestination` operationId).
+	NotifyAddDestinationWithResponse(ctx context.Context, body NotifyAddDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*NotifyAddDestinationResponse, error)
+
+	// NotifyDisableDestinationWithResponse Stop sending notifications to a destination
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/destinations/{destination_id}/disable (the `NotifyDisableDestination` operationId).
+	NotifyDisableDestinationWithResponse(ctx context.Context, destinationId int64, reqEditors ...RequestEditorFn) (*NotifyDisableDestinationResponse, error)
+
 	// AuditListEntriesWithResponse List the organization's log entries, newest first
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -9186,12 +9580,19 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /admin/api/live (the `ConsoleLive` operationId).
 	ConsoleLiveWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ConsoleLiveResponse, error)
 
-	// AuditVerifyLogWithResponse Verify the organization's hash chains
+	// AuditListChainsWithResponse List the organization's hash chains with their sizes
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/api/log/chains (the `AuditListChains` operationId).
+	AuditListChainsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*AuditListChainsResponse, error)
+
+	// AuditVerifyLogWithResponse Verify the organization's hash chains, or one of them
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /admin/api/log/verify (the `AuditVerifyLog` operationId).
-	AuditVerifyLogWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*AuditVerifyLogResponse, error)
+	AuditVerifyLogWithResponse(ctx context.Context, params *AuditVerifyLogParams, reqEditors ...RequestEditorFn) (*AuditVerifyLogResponse, error)
 
 	// BoardListMandatesWithResponse List the live (or all) mandates held by the organization's agents
 	//
@@ -11655,6 +12056,255 @@ func (r PeopleGetCredentialsStatusResponse) ContentType() string {
 	return ""
 }
 
+type NotifyListDestinationsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Destinations
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r NotifyListDestinationsResponse) GetJSON200() *Destinations {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r NotifyListDestinationsResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r NotifyListDestinationsResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r NotifyListDestinationsResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r NotifyListDestinationsResponse) GetJSON503() *AdminError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r NotifyListDestinationsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r NotifyListDestinationsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r NotifyListDestinationsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r NotifyListDestinationsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type NotifyAddDestinationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *AddedDestination
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r NotifyAddDestinationResponse) GetJSON201() *AddedDestination {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r NotifyAddDestinationResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r NotifyAddDestinationResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r NotifyAddDestinationResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r NotifyAddDestinationResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r NotifyAddDestinationResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r NotifyAddDestinationResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r NotifyAddDestinationResponse) GetJSON503() *AdminError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r NotifyAddDestinationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r NotifyAddDestinationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r NotifyAddDestinationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r NotifyAddDestinationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type NotifyDisableDestinationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Destination
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r NotifyDisableDestinationResponse) GetJSON200() *Destination {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r NotifyDisableDestinationResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r NotifyDisableDestinationResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r NotifyDisableDestinationResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r NotifyDisableDestinationResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r NotifyDisableDestinationResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r NotifyDisableDestinationResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r NotifyDisableDestinationResponse) GetJSON503() *AdminError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r NotifyDisableDestinationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r NotifyDisableDestinationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r NotifyDisableDestinationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r NotifyDisableDestinationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type AuditListEntriesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12388,6 +13038,75 @@ func (r ConsoleLiveResponse) ContentType() string {
 	return ""
 }
 
+type AuditListChainsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ChainsOutBody
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r AuditListChainsResponse) GetJSON200() *ChainsOutBody {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r AuditListChainsResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r AuditListChainsResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r AuditListChainsResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r AuditListChainsResponse) GetJSON503() *AdminError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r AuditListChainsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AuditListChainsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AuditListChainsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AuditListChainsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type AuditVerifyLogResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12397,6 +13116,10 @@ type AuditVerifyLogResponse struct {
 	JSON401 *AdminError
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AdminError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -12416,6 +13139,16 @@ func (r AuditVerifyLogResponse) GetJSON401() *AdminError {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r AuditVerifyLogResponse) GetJSON403() *AdminError {
 	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r AuditVerifyLogResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r AuditVerifyLogResponse) GetJSON422() *AdminError {
+	return r.JSON422
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -17978,6 +18711,58 @@ func (c *ClientWithResponses) PeopleGetCredentialsStatusWithResponse(ctx context
 	return ParsePeopleGetCredentialsStatusResponse(rsp)
 }
 
+// NotifyListDestinationsWithResponse List the organization's notification destinations (URL hints, never secrets)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/api/destinations (the `NotifyListDestinations` operationId).
+func (c *ClientWithResponses) NotifyListDestinationsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*NotifyListDestinationsResponse, error) {
+	rsp, err := c.NotifyListDestinations(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseNotifyListDestinationsResponse(rsp)
+}
+
+// NotifyAddDestinationWithBodyWithResponse Add a notification destination; its secret is shown in this answer only
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/destinations (the `NotifyAddDestination` operationId).
+func (c *ClientWithResponses) NotifyAddDestinationWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*NotifyAddDestinationResponse, error) {
+	rsp, err := c.NotifyAddDestinationWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseNotifyAddDestinationResponse(rsp)
+}
+
+// NotifyAddDestinationWithResponse Add a notification destination; its secret is shown in this answer only
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/destinations (the `NotifyAddDestination` operationId).
+func (c *ClientWithResponses) NotifyAddDestinationWithResponse(ctx context.Context, body NotifyAddDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*NotifyAddDestinationResponse, error) {
+	rsp, err := c.NotifyAddDestination(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseNotifyAddDestinationResponse(rsp)
+}
+
+// NotifyDisableDestinationWithResponse Stop sending notifications to a destination
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/destinations/{destination_id}/disable (the `NotifyDisableDestination` operationId).
+func (c *ClientWithResponses) NotifyDisableDestinationWithResponse(ctx context.Context, destinationId int64, reqEditors ...RequestEditorFn) (*NotifyDisableDestinationResponse, error) {
+	rsp, err := c.NotifyDisableDestination(ctx, destinationId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseNotifyDisableDestinationResponse(rsp)
+}
+
 // AuditListEntriesWithResponse List the organization's log entries, newest first
 //
 // Returns a wrapper object for the known response body format(s).
@@ -18140,13 +18925,26 @@ func (c *ClientWithResponses) ConsoleLiveWithResponse(ctx context.Context, reqEd
 	return ParseConsoleLiveResponse(rsp)
 }
 
-// AuditVerifyLogWithResponse Verify the organization's hash chains
+// AuditListChainsWithResponse List the organization's hash chains with their sizes
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/api/log/chains (the `AuditListChains` operationId).
+func (c *ClientWithResponses) AuditListChainsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*AuditListChainsResponse, error) {
+	rsp, err := c.AuditListChains(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAuditListChainsResponse(rsp)
+}
+
+// AuditVerifyLogWithResponse Verify the organization's hash chains, or one of them
 //
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /admin/api/log/verify (the `AuditVerifyLog` operationId).
-func (c *ClientWithResponses) AuditVerifyLogWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*AuditVerifyLogResponse, error) {
-	rsp, err := c.AuditVerifyLog(ctx, reqEditors...)
+func (c *ClientWithResponses) AuditVerifyLogWithResponse(ctx context.Context, params *AuditVerifyLogParams, reqEditors ...RequestEditorFn) (*AuditVerifyLogResponse, error) {
+	rsp, err := c.AuditVerifyLog(ctx, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -20779,6 +21577,210 @@ func ParsePeopleGetCredentialsStatusResponse(rsp *http.Response) (*PeopleGetCred
 	return response, nil
 }
 
+// ParseNotifyListDestinationsResponse parses an HTTP response from a NotifyListDestinationsWithResponse call
+func ParseNotifyListDestinationsResponse(rsp *http.Response) (*NotifyListDestinationsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &NotifyListDestinationsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Destinations
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseNotifyAddDestinationResponse parses an HTTP response from a NotifyAddDestinationWithResponse call
+func ParseNotifyAddDestinationResponse(rsp *http.Response) (*NotifyAddDestinationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &NotifyAddDestinationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest AddedDestination
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseNotifyDisableDestinationResponse parses an HTTP response from a NotifyDisableDestinationWithResponse call
+func ParseNotifyDisableDestinationResponse(rsp *http.Response) (*NotifyDisableDestinationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &NotifyDisableDestinationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Destination
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseAuditListEntriesResponse parses an HTTP response from a AuditListEntriesWithResponse call
 func ParseAuditListEntriesResponse(rsp *http.Response) (*AuditListEntriesResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -21377,6 +22379,60 @@ func ParseConsoleLiveResponse(rsp *http.Response) (*ConsoleLiveResponse, error) 
 	return response, nil
 }
 
+// ParseAuditListChainsResponse parses an HTTP response from a AuditListChainsWithResponse call
+func ParseAuditListChainsResponse(rsp *http.Response) (*AuditListChainsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AuditListChainsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ChainsOutBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseAuditVerifyLogResponse parses an HTTP response from a AuditVerifyLogWithResponse call
 func ParseAuditVerifyLogResponse(rsp *http.Response) (*AuditVerifyLogResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -21411,6 +22467,20 @@ func ParseAuditVerifyLogResponse(rsp *http.Response) (*AuditVerifyLogResponse, e
 			return nil, err
 		}
 		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest AdminError

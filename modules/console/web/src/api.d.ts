@@ -297,6 +297,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/api/destinations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the organization's notification destinations (URL hints, never secrets) */
+        get: operations["notify-list-destinations"];
+        put?: never;
+        /** Add a notification destination; its secret is shown in this answer only */
+        post: operations["notify-add-destination"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/destinations/{destination_id}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop sending notifications to a destination */
+        post: operations["notify-disable-destination"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/api/entries": {
         parameters: {
             query?: never;
@@ -443,6 +478,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/api/log/chains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the organization's hash chains with their sizes */
+        get: operations["audit-list-chains"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/api/log/verify": {
         parameters: {
             query?: never;
@@ -450,7 +502,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Verify the organization's hash chains */
+        /** Verify the organization's hash chains, or one of them */
         get: operations["audit-verify-log"];
         put?: never;
         post?: never;
@@ -1280,6 +1332,24 @@ export interface components {
             human: components["schemas"]["Human"];
             org: components["schemas"]["OrgBrief"];
         };
+        AddDestinationInBody: {
+            /**
+             * @description A notifier plugin's name in PACT_PLUGINS
+             * @example webhook
+             */
+            notifier: string;
+            /** @description Settings the plugin reads, at most 20 */
+            options?: {
+                [key: string]: string;
+            };
+            /** @description The signing secret; empty: the plugin generates one (a webhook's whsec_…) */
+            secret?: string;
+            /**
+             * @description Where the plugin delivers; listed afterwards only as a hint
+             * @example https://hooks.example.com/pact
+             */
+            url: string;
+        };
         AddKeyInBody: {
             /**
              * @description Ed25519: base64url of its 32 raw bytes
@@ -1299,6 +1369,34 @@ export interface components {
              * @example 11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo
              */
             public_key: string;
+        };
+        AddedDestination: {
+            /** Format: date-time */
+            created_at: string;
+            created_by: string;
+            /**
+             * Format: date-time
+             * @description null while it receives notifications
+             */
+            disabled_at: string | null;
+            /** @description Who disabled it; null while it receives notifications */
+            disabled_by: string | null;
+            /** @description Whether deliveries are signed with a secret (never shown again) */
+            has_secret: boolean;
+            /** Format: int64 */
+            id: number;
+            notifier: string;
+            options: {
+                [key: string]: string;
+            };
+            org_id: string;
+            /** @description The signing secret, shown this once: never listed again */
+            secret?: string;
+            /**
+             * @description Scheme, host and the path's last 4 characters, never the whole URL
+             * @example https://hooks.example.com/…3456
+             */
+            url_hint: string;
         };
         AddedKey: {
             agent_id: string;
@@ -1474,6 +1572,19 @@ export interface components {
             revoked: string[];
             task: components["schemas"]["AdminTask"];
         };
+        ChainSize: {
+            /** @description The chain: a project's id, or the organization's system chain */
+            chain_key: string;
+            /**
+             * Format: int64
+             * @description How many entries it holds
+             */
+            entries: number;
+        };
+        ChainsOutBody: {
+            /** @description The organization's chains, by key */
+            chains: components["schemas"]["ChainSize"][];
+        };
         ChangeRoleInBody: {
             /** @example code */
             role_id: string;
@@ -1523,6 +1634,38 @@ export interface components {
             raised_at: string;
             raised_by: string;
             seat: string;
+        };
+        Destination: {
+            /** Format: date-time */
+            created_at: string;
+            created_by: string;
+            /**
+             * Format: date-time
+             * @description null while it receives notifications
+             */
+            disabled_at: string | null;
+            /** @description Who disabled it; null while it receives notifications */
+            disabled_by: string | null;
+            /** @description Whether deliveries are signed with a secret (never shown again) */
+            has_secret: boolean;
+            /** Format: int64 */
+            id: number;
+            notifier: string;
+            options: {
+                [key: string]: string;
+            };
+            org_id: string;
+            /**
+             * @description Scheme, host and the path's last 4 characters, never the whole URL
+             * @example https://hooks.example.com/…3456
+             */
+            url_hint: string;
+        };
+        Destinations: {
+            /** @description Oldest first, disabled ones included */
+            destinations: components["schemas"]["Destination"][];
+            /** @description org: the organization's own Slack webhook; environment: PACT_SLACK_WEBHOOK_URL (the default organization only); empty: none */
+            slack_source: string;
         };
         EditInBody: {
             body?: string;
@@ -2538,7 +2681,7 @@ export interface components {
             reason?: string;
         };
         VerifyOutBody: {
-            /** @description One per chain of the organization, by chain key */
+            /** @description One per chain verified, by chain key */
             verdicts: components["schemas"]["Verdict"][];
         };
         WakeOutBody: {
@@ -4396,6 +4539,235 @@ export interface operations {
             };
         };
     };
+    "notify-list-destinations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Destinations"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    "notify-add-destination": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddDestinationInBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AddedDestination"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    "notify-disable-destination": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The destination's id (GET /destinations) */
+                destination_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Destination"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
     "audit-list-entries": {
         parameters: {
             query?: {
@@ -5093,9 +5465,68 @@ export interface operations {
             };
         };
     };
-    "audit-verify-log": {
+    "audit-list-chains": {
         parameters: {
             query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChainsOutBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    "audit-verify-log": {
+        parameters: {
+            query?: {
+                /** @description Verify only this chain (a chain_key from GET /log/chains), so a client can show progress chain by chain; absent verifies them all */
+                chain?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -5122,6 +5553,24 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

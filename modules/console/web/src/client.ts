@@ -38,8 +38,16 @@ export interface Person {
   org_id: string;
 }
 
+/** Account is a signed-in account that is no person of the board yet. */
+export interface Account {
+  email: string;
+  email_verified: boolean;
+}
+
+/** Session is a person's, or (person null) an account's awaiting an invitation. */
 export interface Session {
-  person: Person;
+  person: Person | null;
+  account?: Account;
   csrf: string;
 }
 

@@ -2,7 +2,7 @@ import "./app.css";
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { LocationProvider, Route, Router, useLocation } from "preact-iso";
-import { consoleApi, errorText, setCsrf, type Person } from "./client";
+import { consoleApi, errorText, setCsrf, type Account, type Person } from "./client";
 import { LiveContext, PersonContext } from "./session";
 import { NeedsYou } from "./pages/needs";
 import { TaskList, TaskDetail } from "./pages/tasks";
@@ -11,8 +11,14 @@ import { MandateList } from "./pages/mandates";
 import { Settings } from "./pages/settings";
 import { AgentList } from "./pages/agents";
 import { Log } from "./pages/log";
+import { Welcome } from "./pages/welcome";
 
-type Boot = { kind: "loading" } | { kind: "signin" } | { kind: "error"; text: string } | { kind: "in"; person: Person };
+type Boot =
+  | { kind: "loading" }
+  | { kind: "signin" }
+  | { kind: "error"; text: string }
+  | { kind: "in"; person: Person }
+  | { kind: "account"; account: Account };
 
 function SignIn() {
   const next = location.pathname + location.search;
@@ -137,7 +143,9 @@ function App() {
       ({ data, error, response }) => {
         if (data) {
           setCsrf(data.csrf);
-          setBoot({ kind: "in", person: data.person });
+          if (data.person) setBoot({ kind: "in", person: data.person });
+          else if (data.account) setBoot({ kind: "account", account: data.account });
+          else setBoot({ kind: "signin" });
         } else if (response.status === 401) setBoot({ kind: "signin" });
         else setBoot({ kind: "error", text: errorText(error, response) });
       },
@@ -158,6 +166,8 @@ function App() {
           </p>
         </main>
       );
+    case "account":
+      return <Welcome account={boot.account} />;
     case "in":
       return (
         <LocationProvider>

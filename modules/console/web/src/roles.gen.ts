@@ -2,6 +2,7 @@
 
 export const leastRole = {
   "audit-erase-entry": "owner",
+  "audit-list-chains": "viewer",
   "audit-list-entries": "viewer",
   "audit-verify-log": "viewer",
   "board-approve-task": "approver",
@@ -29,6 +30,9 @@ export const leastRole = {
   "notes-pin-note": "approver",
   "notes-unpin-note": "approver",
   "notes-write-note": "approver",
+  "notify-add-destination": "owner",
+  "notify-disable-destination": "owner",
+  "notify-list-destinations": "viewer",
   "pacts-answer": "approver",
   "pacts-changes": "viewer",
   "pacts-close": "approver",

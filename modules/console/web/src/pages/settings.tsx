@@ -1,11 +1,13 @@
 // Settings: the kill switch first, then the pact settings (the
 // organization's open-pact limit, your own nudge threshold), people and
-// invitations, approval rules and the Slack webhook.
+// invitations, approval rules, the Slack webhook and the notification
+// destinations (destinations.tsx).
 import { useState } from "preact/hooks";
 import { api, type Schemas } from "../client";
 import { useCan, usePerson } from "../session";
 import { Ago } from "../time";
 import { Alert, ConfirmButton, Status, useAction, useLoad, usePages } from "../ui";
+import { Destinations } from "./destinations";
 
 type Org = Schemas["OrgSettings"];
 type Human = Schemas["Human"];
@@ -32,6 +34,7 @@ export function Settings() {
       <People />
       <ApprovalRules />
       {org.data && <SlackWebhook org={org.data} onChanged={org.reload} />}
+      <Destinations />
     </section>
   );
 }

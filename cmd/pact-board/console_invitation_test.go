@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pactboard/pact/core/browsertest"
+	"github.com/pactboard/pact/core/identity"
+)
+
+// TestConsoleAcceptsAnInvitation: an owner adds Cy by email; Cy signs in
+// through the OpenID provider with an account that is no person yet, sees
+// the invitation (the page passes axe), accepts it and is in the console
+// as that person, with the session cookie alone (no token in the browser).
+func TestConsoleAcceptsAnInvitation(t *testing.T) {
+	c := startConsoleBoard(t)
+	ctx := context.Background()
+	_, err := c.ident.AddHuman(ctx, demoOwner, identity.HumanInput{ID: "cy", Name: "Cy Viewer", Role: identity.Viewer,
+		Email: cy.Email})
+	require.NoError(t, err)
+
+	p := c.page(1280, 800)
+	require.Equal(t, http.StatusOK, p.Goto(c.public+"/console/"))
+	p.Click("link", "Sign in")
+	p.WaitURL(c.op.Issuer)
+	p.Fill("Email", cy.Email)
+	p.Fill("Password", cy.Password)
+	p.Click("button", "Sign in")
+	p.WaitURL(c.public + "/console/")
+	p.ExpectText("who is not yet a person of this board")
+	p.ExpectText("invited you as")
+	for _, width := range []int{1280, 390} {
+		p.Resize(width, 844)
+		require.Empty(t, browsertest.Serious(p.Axe()), "the invitation page at %d px", width)
+	}
+	p.Resize(1280, 800)
+	p.Click("button", "Accept and join "+demoOrgName(t, c))
+	p.ExpectText("Cy Viewer")
+	p.ExpectText("Needs you")
+
+	var bound int
+	require.NoError(t, c.d.NewRaw(`SELECT count(*) FROM humans WHERE id = 'cy' AND auth_sub = ?`, cy.Email).
+		Scan(ctx, &bound))
+	require.Equal(t, 1, bound, "the account is Cy now")
+	c.requireAdminAPIOnly()
+}
+
+// demoOrgName is the name of the organization pact-board --demo made.
+func demoOrgName(t *testing.T, c *consoleBoard) string {
+	t.Helper()
+	var name string
+	require.NoError(t, c.d.NewRaw(`SELECT o.name FROM orgs o JOIN humans h ON h.org_id = o.id WHERE h.id = ?`,
+		demoOwner).Scan(context.Background(), &name))
+	return name
+}
