@@ -87,8 +87,19 @@ func RecordRefusals(op huma.Operation, rec RefusalRecorder) huma.Operation {
 	return op
 }
 
+// ConsoleSecurity names the console's session cookie among the Admin API's
+// security schemes.
+const ConsoleSecurity = "console"
+
+// AdminSecurity is how a caller of the Admin API signs in: a bearer token,
+// or the console's session cookie in its place.
+func AdminSecurity() []map[string][]string {
+	return []map[string][]string{{"bearer": {}}, {ConsoleSecurity: {}}}
+}
+
 // AdminOp prepares op for huma.Register on Host.Admin(): people of role min
-// or above may call it, it is documented as taking a bearer token, and its
+// or above may call it, it is documented as taking a bearer token or the
+// console's session cookie (AdminSecurity), and its
 // 401 and 403 answers are declared with the errors it already lists (huma
 // documents only the errors an Operation carries when it is registered).
 func AdminOp(op huma.Operation, min identity.Role) huma.Operation {
@@ -104,7 +115,7 @@ func AdminOp(op huma.Operation, min identity.Role) huma.Operation {
 		ext[k] = v
 	}
 	op.Extensions = ext
-	op.Security = []map[string][]string{{"bearer": {}}}
+	op.Security = AdminSecurity()
 	// Every operation can answer these: the gate's 401 and 403, and 500 and
 	// 503 when something below fails; one with a body, 413 over its limit.
 	always := []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusInternalServerError, http.StatusServiceUnavailable}

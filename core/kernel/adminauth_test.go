@@ -162,7 +162,7 @@ func TestAdminOpDocumentsTheGate(t *testing.T) {
 		return nil
 	}}))
 	op := k.OpenAPI().Paths["/admin/api/approve"].Post
-	require.Equal(t, []map[string][]string{{"bearer": {}}}, op.Security)
+	require.Equal(t, []map[string][]string{{"bearer": {}}, {"console": {}}}, op.Security, "a bearer token, or the console's session cookie")
 	for _, status := range []string{"401", "403", "404"} {
 		require.Contains(t, op.Responses, status)
 	}

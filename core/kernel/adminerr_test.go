@@ -161,6 +161,7 @@ func TestOpenAPIDocument(t *testing.T) {
 	doc := k.OpenAPI()
 	require.Contains(t, doc.Paths, "/admin/api/things/{id}")
 	require.Contains(t, doc.Components.SecuritySchemes, "bearer")
+	require.Contains(t, doc.Components.SecuritySchemes, kernel.ConsoleSecurity)
 	require.Contains(t, doc.Components.Schemas.Map(), "AdminError")
 
 	rec := httptest.NewRecorder()

@@ -129,6 +129,10 @@ func adminConfig() huma.Config {
 	cfg.OpenAPIPath = AdminPrefix + "/openapi"
 	cfg.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
 		"bearer": {Type: "http", Scheme: "bearer", Description: "An admin token from the board's OAuth issuer."},
+		ConsoleSecurity: {Type: "apiKey", In: "cookie", Name: "pact_console",
+			Description: "The web console's session: a sealed, HttpOnly cookie the board sets at sign-in (docs/console.md). " +
+				"Used only when the request has no Authorization header; a method other than GET, HEAD or OPTIONS " +
+				"must also repeat the session's CSRF token (GET /console/session) in X-CSRF-Token."},
 	}
 	return cfg
 }

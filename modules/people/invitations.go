@@ -54,7 +54,7 @@ type acceptedOut struct{ Body Accepted }
 func (m *Module) registerInvitations(api huma.API) {
 	account := func(o huma.Operation) huma.Operation {
 		o.Tags, o.MaxBodyBytes = []string{"people"}, maxBody
-		o.Security = []map[string][]string{{"bearer": {}}}
+		o.Security = kernel.AdminSecurity()
 		o.Metadata = map[string]any{kernel.MetaPublic: true}
 		o.Extensions = map[string]any{kernel.LeastRoleExtension: kernel.AnyAccount}
 		// The token is checked first: without one, nothing is said.

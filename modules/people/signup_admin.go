@@ -35,7 +35,7 @@ func (m *Module) registerSignup(api huma.API) {
 		Description: "Takes a signed-in account that is no person of the board yet. Invitations play no part: " +
 			"an invited account joins an organization only by accepting its invitation (accept-invitation).",
 		Tags: []string{"people"}, MaxBodyBytes: maxBody, DefaultStatus: http.StatusCreated,
-		Security: []map[string][]string{{"bearer": {}}},
+		Security: kernel.AdminSecurity(),
 		Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusConflict,
 			http.StatusTooManyRequests},
 		Metadata:   map[string]any{kernel.MetaPublic: true},
