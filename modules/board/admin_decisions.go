@@ -22,6 +22,13 @@ type resumeIn struct {
 	} `required:"false"`
 }
 
+type answerIn struct {
+	TaskID string `path:"task_id" format:"uuid" doc:"The task's id"`
+	Body   struct {
+		Answer string `json:"answer" minLength:"1" maxLength:"8000" doc:"The answer in place of the one given on resume"`
+	}
+}
+
 type assignIn struct {
 	TaskID string `path:"task_id" format:"uuid" doc:"The task's id"`
 	Body   struct {
@@ -94,6 +101,11 @@ func (m *Module) registerDecisions(api huma.API) {
 				answer = in.Body.Answer
 			}
 			return m.decide(ctx, in.TaskID, func(by string) error { return m.resumeAs(ctx, by, in.TaskID, answer) })
+		})
+	huma.Register(api, taskOp(http.MethodPost, "/tasks/{task_id}/answer", "change-task-answer",
+		"Change the answer given on resume while the agent that asked has not read it", identity.Approver, errors...),
+		func(ctx context.Context, in *answerIn) (*taskOut, error) {
+			return m.decide(ctx, in.TaskID, func(by string) error { return m.changeAnswerAs(ctx, by, in.TaskID, in.Body.Answer) })
 		})
 	huma.Register(api, taskOp(http.MethodPost, "/tasks/{task_id}/release", "release-task",
 		"Take a working task from its holder and put it back on the board", identity.Approver, errors...),

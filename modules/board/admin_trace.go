@@ -102,7 +102,15 @@ type Overview struct {
 	Tasks            []TaskCount    `json:"tasks" nullable:"false" doc:"Open tasks, and tasks updated in the last 7 days, per project and status"`
 	PendingApprovals []AdminTask    `json:"pending_approvals" nullable:"false" doc:"Tasks waiting for approval, oldest first (at most 50)"`
 	Deferred         []AdminTask    `json:"deferred" nullable:"false" doc:"Tasks deferred to people, oldest first (at most 50)"`
+	Answered         []AnsweredTask `json:"answered" nullable:"false" doc:"Tasks resumed with an answer the agent that asked has not read yet, oldest first (at most 50): the answer may still be changed"`
 	ActiveAgents     int            `json:"active_agents" doc:"Agents seen in the last hour"`
+}
+
+// AnsweredTask is a task resumed with an answer its agent has not read.
+type AnsweredTask struct {
+	Task       AdminTask `json:"task"`
+	AnsweredBy string    `json:"answered_by" doc:"The person who answered"`
+	AnsweredAt time.Time `json:"answered_at"`
 }
 
 type overviewOut struct{ Body Overview }
@@ -154,5 +162,32 @@ func (m *Module) overview(ctx context.Context, _ *struct{}) (*overviewOut, error
 	if o.Deferred, err = list(`t.deferred AND t.status = 'input_required'`); err != nil {
 		return nil, err
 	}
+	if o.Answered, err = m.answeredTasks(ctx, p.OrgID); err != nil {
+		return nil, err
+	}
 	return &overviewOut{Body: o}, nil
+}
+
+// answeredTasks lists the organization's tasks whose answer may still be
+// changed (unreadAnswerSQL's condition), oldest answer first.
+func (m *Module) answeredTasks(ctx context.Context, org string) ([]AnsweredTask, error) {
+	var rows []struct {
+		task
+		AnsweredBy string    `bun:"answered_by"`
+		AnsweredAt time.Time `bun:"answered_at"`
+	}
+	if err := m.db.NewRaw(`SELECT `+taskColumns("t")+`, m.from_human AS answered_by, m.created_at AS answered_at
+		FROM tasks t JOIN projects p ON p.id = t.project_id
+		JOIN LATERAL (SELECT from_human, created_at FROM task_messages m
+			WHERE m.task_id = t.id AND m.to_agent = t.deferred_by AND m.from_human IS NOT NULL
+			  AND m.body = t.answer AND m.read_at IS NULL ORDER BY m.id DESC LIMIT 1) m ON true
+		WHERE p.org_id = ? AND t.status = 'submitted' AND NOT t.deferred AND t.answer IS NOT NULL
+		ORDER BY m.created_at, t.id LIMIT 50`, org).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("board.answeredTasks: %w", err)
+	}
+	out := make([]AnsweredTask, 0, len(rows))
+	for i := range rows {
+		out = append(out, AnsweredTask{Task: adminTask(&rows[i].task), AnsweredBy: rows[i].AnsweredBy, AnsweredAt: rows[i].AnsweredAt})
+	}
+	return out, nil
 }

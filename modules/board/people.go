@@ -66,6 +66,17 @@ func (m *Module) resumeAs(ctx context.Context, by, taskID string, answer *string
 		})
 }
 
+func (m *Module) changeAnswerAs(ctx context.Context, by, taskID, answer string) error {
+	return m.onTask(ctx, by, "admin.task.answer", taskID, map[string]any{"task_id": taskID, "answer": answer},
+		func(ctx context.Context, tx bun.Tx, who Actor, t *task, e *ledger.Entry) error {
+			was, err := m.ChangeAnswer(ctx, tx, who, t, answer)
+			if err == nil {
+				e.Payload = map[string]any{"task_id": t.ID, "answer": answer, "was": was}
+			}
+			return err
+		})
+}
+
 func (m *Module) releaseAs(ctx context.Context, by, taskID string) error {
 	return m.onTask(ctx, by, "admin.task.release", taskID, map[string]any{"task_id": taskID},
 		func(ctx context.Context, tx bun.Tx, who Actor, t *task, e *ledger.Entry) error {

@@ -149,3 +149,49 @@ func TestCommandLineDecisionsRefuseAsTheAdminAPIDoes(t *testing.T) {
 	require.Equal(t, errs.Forbidden, errs.CodeOf(err))
 	require.Equal(t, 403, w.Admin("vic", "POST", "/tasks/"+open+"/approve", "").Status)
 }
+
+// A person may change the answer given on resume while the agent that
+// asked has not read it: the task and the message carry the new words, the
+// overview lists it until then, and the log keeps the old answer. Once the
+// agent has read it, or the task was claimed, a change is refused and
+// nothing changes.
+func TestPeopleChangeAnAnswerUntilTheAgentReadsIt(t *testing.T) {
+	w := newWorld(t)
+	id := w.post("code-web", "web", "Which DB?", nil)
+	w.OK("gemini-web", "pact_claim", map[string]any{"task_id": id, "mandate_id": w.Root("gemini-web")})
+	w.OK("gemini-web", "pact_report", map[string]any{"task_id": id, "status": "input_required", "mandate_id": w.Root("gemini-web"), "result": "Postgres or SQLite?"})
+	w.refusedAdmin(errs.InvalidRequest, "ana", id, "answer", `{"answer": "too early"}`) // not answered yet
+	w.decide("ana", id, "resume", `{"answer": "SQLite"}`)
+
+	answered := func() []any {
+		r := w.Admin("vic", "GET", "/overview", "")
+		require.Equal(t, 200, r.Status, r.Raw)
+		return r.Body["answered"].([]any)
+	}
+	list := answered()
+	require.Len(t, list, 1)
+	require.Equal(t, "ana", list[0].(map[string]any)["answered_by"])
+	require.Equal(t, "SQLite", list[0].(map[string]any)["task"].(map[string]any)["answer"])
+
+	require.Equal(t, http.StatusForbidden, w.Admin("vic", "POST", "/tasks/"+id+"/answer", `{"answer": "x"}`).Status)
+	w.refusedAdmin(errs.InvalidRequest, "ana", id, "answer", `{"answer": "   "}`)
+	w.decide("ana", id, "answer", `{"answer": "PostgreSQL, after all"}`)
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM entries e JOIN payloads p ON p.id = e.payload_ref
+		WHERE e.action = 'admin.task.answer' AND e.outcome = 'ok' AND p.content->>'was' = 'SQLite'`), "the log keeps the old answer")
+
+	got := w.OK("gemini-web", "pact_wait", map[string]any{"mandate_id": w.Root("gemini-web"), "seconds": 0, "task_id": id})
+	require.Len(t, got["messages"], 1, "one answer, changed in place: %v", got)
+	require.Equal(t, "PostgreSQL, after all", got["messages"].([]any)[0].(map[string]any)["body"])
+	require.Empty(t, answered(), "read: no longer changeable")
+	w.refusedAdmin(errs.InvalidRequest, "ana", id, "answer", `{"answer": "MySQL"}`)
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM tasks WHERE id = ? AND answer = 'PostgreSQL, after all'`, id))
+
+	// A claimed task's answer is acted on: no change either.
+	w.OK("gemini-web", "pact_claim", map[string]any{"task_id": id, "mandate_id": w.Root("gemini-web")})
+	w.OK("gemini-web", "pact_report", map[string]any{"task_id": id, "status": "input_required", "mandate_id": w.Root("gemini-web"), "result": "Which version?"})
+	w.decide("ana", id, "resume", `{"answer": "17"}`)
+	require.Len(t, answered(), 1)
+	w.OK("gemini-web", "pact_claim", map[string]any{"task_id": id, "mandate_id": w.Root("gemini-web")})
+	require.Empty(t, answered())
+	w.refusedAdmin(errs.InvalidRequest, "ana", id, "answer", `{"answer": "16"}`)
+}

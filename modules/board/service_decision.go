@@ -2,10 +2,12 @@ package board
 
 import (
 	"context"
+	"strings"
 
 	"github.com/uptrace/bun"
 
 	"github.com/pactboard/pact/core/events"
+	"github.com/pactboard/pact/core/redact"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -108,4 +110,40 @@ func wakeFor(ctx context.Context, tx bun.IDB, t *task) error {
 		ev.AgentID = *t.DelegateTo
 	}
 	return events.Publish(ctx, tx, ev)
+}
+
+// unreadAnswerSQL finds the answer a person gave on resuming task $1 that
+// the agent who asked has neither read (the message) nor acted on (the
+// task is still back on the board, unclaimed): the one answer a person may
+// still change. Locked, so two changes queue.
+const unreadAnswerSQL = `SELECT m.id FROM task_messages m JOIN tasks t ON t.id = m.task_id
+	WHERE t.id = ? AND t.status = 'submitted' AND NOT t.deferred AND m.to_agent = t.deferred_by
+	  AND m.from_human IS NOT NULL AND m.body = t.answer AND m.read_at IS NULL
+	ORDER BY m.id DESC LIMIT 1 FOR UPDATE OF m`
+
+// ChangeAnswer replaces the answer to t's question while the agent that
+// asked has not read it (unreadAnswerSQL): on the task and in the message
+// that carries it. It returns the answer it replaced. Refusals:
+// invalid_request (no words; no answer the agent has not read).
+func (m *Module) ChangeAnswer(ctx context.Context, tx bun.IDB, _ Actor, t *task, answer string) (string, error) {
+	text := redact.Text(strings.TrimSpace(answer))
+	if text == "" {
+		return "", errs.E(errs.InvalidRequest, "an answer needs words")
+	}
+	var msg []int64
+	if err := tx.NewRaw(unreadAnswerSQL, t.ID).Scan(ctx, &msg); err != nil {
+		return "", wrapf(err, "change the answer of %s", t.ID)
+	}
+	if len(msg) == 0 {
+		return "", errs.E(errs.InvalidRequest, "task %s has no answer its agent has not read yet; write to the agent instead (message)", t.ID)
+	}
+	was := ""
+	if t.Answer != nil {
+		was = *t.Answer
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE tasks SET answer = ? WHERE id = ?`, text, t.ID); err != nil {
+		return "", wrapf(err, "change the answer of %s", t.ID)
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE task_messages SET body = ? WHERE id = ?`, text, msg[0])
+	return was, wrapf(err, "change the answer of %s", t.ID)
 }

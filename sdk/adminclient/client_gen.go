@@ -786,6 +786,21 @@ type AgentsOutBody struct {
 	Agents []Agent `json:"agents"`
 }
 
+// AnswerInBody defines model for AnswerInBody.
+type AnswerInBody struct {
+	// Answer The answer in place of the one given on resume
+	Answer string `json:"answer"`
+}
+
+// AnsweredTask defines model for AnsweredTask.
+type AnsweredTask struct {
+	AnsweredAt time.Time `json:"answered_at"`
+
+	// AnsweredBy The person who answered
+	AnsweredBy string    `json:"answered_by"`
+	Task       AdminTask `json:"task"`
+}
+
 // ApprovalRules defines model for ApprovalRules.
 type ApprovalRules struct {
 	// Actions Actions (a trailing .* covers every sub-action), never project-scoped; empty: nothing needs approval
@@ -1354,6 +1369,9 @@ type Overview struct {
 
 	// AgentsByStatus How many agents are active, paused, banned
 	AgentsByStatus map[string]int64 `json:"agents_by_status"`
+
+	// Answered Tasks resumed with an answer the agent that asked has not read yet, oldest first (at most 50): the answer may still be changed
+	Answered []AnsweredTask `json:"answered"`
 
 	// Deferred Tasks deferred to people, oldest first (at most 50)
 	Deferred []AdminTask `json:"deferred"`
@@ -2304,6 +2322,9 @@ type PeopleSaveRoleJSONRequestBody = SaveRoleInBody
 // PeopleSignupJSONRequestBody defines body for PeopleSignup for application/json ContentType.
 type PeopleSignupJSONRequestBody = SignupInBody
 
+// BoardChangeTaskAnswerJSONRequestBody defines body for BoardChangeTaskAnswer for application/json ContentType.
+type BoardChangeTaskAnswerJSONRequestBody = AnswerInBody
+
 // BoardAssignTaskJSONRequestBody defines body for BoardAssignTask for application/json ContentType.
 type BoardAssignTaskJSONRequestBody = AssignInBody
 
@@ -3091,6 +3112,20 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /admin/api/tasks/{task_id} (the `BoardGetTask` operationId).
 	BoardGetTask(ctx context.Context, taskId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BoardChangeTaskAnswerWithBody Change the answer given on resume while the agent that asked has not read it
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /admin/api/tasks/{task_id}/answer (the `BoardChangeTaskAnswer` operationId).
+	BoardChangeTaskAnswerWithBody(ctx context.Context, taskId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BoardChangeTaskAnswer Change the answer given on resume while the agent that asked has not read it
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /admin/api/tasks/{task_id}/answer (the `BoardChangeTaskAnswer` operationId).
+	BoardChangeTaskAnswer(ctx context.Context, taskId openapi_types.UUID, body BoardChangeTaskAnswerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// BoardApproveTask Approve a task waiting for approval
 	//
@@ -5008,6 +5043,40 @@ func (c *Client) BoardListTasks(ctx context.Context, params *BoardListTasksParam
 // Corresponds with GET /admin/api/tasks/{task_id} (the `BoardGetTask` operationId).
 func (c *Client) BoardGetTask(ctx context.Context, taskId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewBoardGetTaskRequest(c.Server, taskId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BoardChangeTaskAnswerWithBody Change the answer given on resume while the agent that asked has not read it
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /admin/api/tasks/{task_id}/answer (the `BoardChangeTaskAnswer` operationId).
+func (c *Client) BoardChangeTaskAnswerWithBody(ctx context.Context, taskId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBoardChangeTaskAnswerRequestWithBody(c.Server, taskId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BoardChangeTaskAnswer Change the answer given on resume while the agent that asked has not read it
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /admin/api/tasks/{task_id}/answer (the `BoardChangeTaskAnswer` operationId).
+func (c *Client) BoardChangeTaskAnswer(ctx context.Context, taskId openapi_types.UUID, body BoardChangeTaskAnswerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBoardChangeTaskAnswerRequest(c.Server, taskId, body)
 	if err != nil {
 		return nil, err
 	}
@@ -8761,6 +8830,53 @@ func NewBoardGetTaskRequest(server string, taskId openapi_types.UUID) (*http.Req
 	return req, nil
 }
 
+// NewBoardChangeTaskAnswerRequest calls the generic BoardChangeTaskAnswer builder with application/json body
+func NewBoardChangeTaskAnswerRequest(server string, taskId openapi_types.UUID, body BoardChangeTaskAnswerJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewBoardChangeTaskAnswerRequestWithBody(server, taskId, "application/json", bodyReader)
+}
+
+// NewBoardChangeTaskAnswerRequestWithBody constructs an http.Request for the BoardChangeTaskAnswer method, with any body, and a specified content type
+func NewBoardChangeTaskAnswerRequestWithBody(server string, taskId openapi_types.UUID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "task_id", taskId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/tasks/%s/answer", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewBoardApproveTaskRequest constructs an http.Request for the BoardApproveTask method
 func NewBoardApproveTaskRequest(server string, taskId openapi_types.UUID) (*http.Request, error) {
 	var err error
@@ -10038,6 +10154,20 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /admin/api/tasks/{task_id} (the `BoardGetTask` operationId).
 	BoardGetTaskWithResponse(ctx context.Context, taskId openapi_types.UUID, reqEditors ...RequestEditorFn) (*BoardGetTaskResponse, error)
+
+	// BoardChangeTaskAnswerWithBodyWithResponse Change the answer given on resume while the agent that asked has not read it
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/tasks/{task_id}/answer (the `BoardChangeTaskAnswer` operationId).
+	BoardChangeTaskAnswerWithBodyWithResponse(ctx context.Context, taskId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BoardChangeTaskAnswerResponse, error)
+
+	// BoardChangeTaskAnswerWithResponse Change the answer given on resume while the agent that asked has not read it
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/tasks/{task_id}/answer (the `BoardChangeTaskAnswer` operationId).
+	BoardChangeTaskAnswerWithResponse(ctx context.Context, taskId openapi_types.UUID, body BoardChangeTaskAnswerJSONRequestBody, reqEditors ...RequestEditorFn) (*BoardChangeTaskAnswerResponse, error)
 
 	// BoardApproveTaskWithResponse Approve a task waiting for approval
 	//
@@ -17260,6 +17390,103 @@ func (r BoardGetTaskResponse) ContentType() string {
 	return ""
 }
 
+type BoardChangeTaskAnswerResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AdminTask
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r BoardChangeTaskAnswerResponse) GetJSON200() *AdminTask {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r BoardChangeTaskAnswerResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r BoardChangeTaskAnswerResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r BoardChangeTaskAnswerResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r BoardChangeTaskAnswerResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r BoardChangeTaskAnswerResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r BoardChangeTaskAnswerResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r BoardChangeTaskAnswerResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r BoardChangeTaskAnswerResponse) GetJSON503() *AdminError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r BoardChangeTaskAnswerResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r BoardChangeTaskAnswerResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r BoardChangeTaskAnswerResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r BoardChangeTaskAnswerResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type BoardApproveTaskResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -19772,6 +19999,32 @@ func (c *ClientWithResponses) BoardGetTaskWithResponse(ctx context.Context, task
 		return nil, err
 	}
 	return ParseBoardGetTaskResponse(rsp)
+}
+
+// BoardChangeTaskAnswerWithBodyWithResponse Change the answer given on resume while the agent that asked has not read it
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/tasks/{task_id}/answer (the `BoardChangeTaskAnswer` operationId).
+func (c *ClientWithResponses) BoardChangeTaskAnswerWithBodyWithResponse(ctx context.Context, taskId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BoardChangeTaskAnswerResponse, error) {
+	rsp, err := c.BoardChangeTaskAnswerWithBody(ctx, taskId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBoardChangeTaskAnswerResponse(rsp)
+}
+
+// BoardChangeTaskAnswerWithResponse Change the answer given on resume while the agent that asked has not read it
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/tasks/{task_id}/answer (the `BoardChangeTaskAnswer` operationId).
+func (c *ClientWithResponses) BoardChangeTaskAnswerWithResponse(ctx context.Context, taskId openapi_types.UUID, body BoardChangeTaskAnswerJSONRequestBody, reqEditors ...RequestEditorFn) (*BoardChangeTaskAnswerResponse, error) {
+	rsp, err := c.BoardChangeTaskAnswer(ctx, taskId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBoardChangeTaskAnswerResponse(rsp)
 }
 
 // BoardApproveTaskWithResponse Approve a task waiting for approval
@@ -25854,6 +26107,88 @@ func ParseBoardGetTaskResponse(rsp *http.Response) (*BoardGetTaskResponse, error
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseBoardChangeTaskAnswerResponse parses an HTTP response from a BoardChangeTaskAnswerWithResponse call
+func ParseBoardChangeTaskAnswerResponse(rsp *http.Response) (*BoardChangeTaskAnswerResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &BoardChangeTaskAnswerResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AdminTask
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest AdminError

@@ -1153,6 +1153,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/api/tasks/{task_id}/answer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Change the answer given on resume while the agent that asked has not read it */
+        post: operations["board-change-task-answer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/api/tasks/{task_id}/approve": {
         parameters: {
             query?: never;
@@ -1538,6 +1555,17 @@ export interface components {
         };
         AgentsOutBody: {
             agents: components["schemas"]["Agent"][];
+        };
+        AnswerInBody: {
+            /** @description The answer in place of the one given on resume */
+            answer: string;
+        };
+        AnsweredTask: {
+            /** Format: date-time */
+            answered_at: string;
+            /** @description The person who answered */
+            answered_by: string;
+            task: components["schemas"]["AdminTask"];
         };
         ApprovalRules: {
             /**
@@ -2044,6 +2072,8 @@ export interface components {
             agents_by_status: {
                 [key: string]: number;
             };
+            /** @description Tasks resumed with an answer the agent that asked has not read yet, oldest first (at most 50): the answer may still be changed */
+            answered: components["schemas"]["AnsweredTask"][];
             /** @description Tasks deferred to people, oldest first (at most 50) */
             deferred: components["schemas"]["AdminTask"][];
             /** @description The organization's or the platform's kill switch is on */
@@ -9486,6 +9516,105 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    "board-change-task-answer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The task's id */
+                task_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AnswerInBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminTask"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

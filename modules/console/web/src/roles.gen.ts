@@ -8,6 +8,7 @@ export const leastRole = {
   "board-approve-task": "approver",
   "board-assign-task": "approver",
   "board-cancel-task": "approver",
+  "board-change-task-answer": "approver",
   "board-edit-task": "approver",
   "board-get-mandate-impact": "viewer",
   "board-get-overview": "viewer",

@@ -4,17 +4,18 @@
 import { compareAsc } from "date-fns";
 import { useContext, useState } from "preact/hooks";
 import { api, type Schemas, type Task } from "../client";
-import { LiveContext, useCan } from "../session";
+import { LiveContext, useCan, usePerson } from "../session";
 import { Ago } from "../time";
 import { Status, useLoad } from "../ui";
 import { PactQuestionCard } from "./decision";
-import { ApprovalActions, ResumeForm } from "./taskactions";
+import { ApprovalActions, ChangeTaskAnswer, ResumeForm } from "./taskactions";
 
 type Question = Schemas["PactQuestion"];
 
 type Item =
   | { kind: "approval"; at: string; task: Task }
   | { kind: "deferred"; at: string; task: Task }
+  | { kind: "answered"; at: string; task: Task }
   | { kind: "decision"; at: string; q: Question };
 
 /**
@@ -39,10 +40,15 @@ export function NeedsYou() {
   const live = useContext(LiveContext);
   const overview = useLoad(() => api.GET("/admin/api/overview"), [live]);
   const decisions = useDecisions(live);
+  const me = usePerson().id;
   const [done, setDone] = useState("");
   const items: Item[] = [
     ...(overview.data?.pending_approvals ?? []).map((task): Item => ({ kind: "approval", at: task.updated_at, task })),
     ...(overview.data?.deferred ?? []).map((task): Item => ({ kind: "deferred", at: task.updated_at, task })),
+    // This person's answers that the agent has not read: still changeable.
+    ...(overview.data?.answered ?? [])
+      .filter((a) => a.answered_by === me)
+      .map((a): Item => ({ kind: "answered", at: a.answered_at, task: a.task })),
     ...decisions.questions.map((q): Item => ({ kind: "decision", at: q.raised_at, q })),
   ].sort((a, b) => compareAsc(new Date(a.at), new Date(b.at)));
   const finish = (what: string) => {
@@ -75,26 +81,36 @@ export function NeedsYou() {
   );
 }
 
+const kindLabel = {
+  approval: "Approval",
+  deferred: "Question from a deferred task",
+  answered: "Answered: the agent has not read it yet",
+};
+
 function TaskCard({ item, onDone }: { item: Extract<Item, { task: Task }>; onDone: (what: string) => void }) {
   const t = item.task;
-  const canAnswer = useCan(item.kind === "approval" ? "board-approve-task" : "board-resume-task");
+  const canAnswer = useCan(
+    item.kind === "approval" ? "board-approve-task" : item.kind === "deferred" ? "board-resume-task" : "board-change-task-answer",
+  );
   return (
     <article class="card">
-      <p class="kind">{item.kind === "approval" ? "Approval" : "Question from a deferred task"}</p>
+      <p class="kind">{kindLabel[item.kind]}</p>
       <h3>
         <a href={`/console/tasks/${t.id}`}>{t.title}</a>
       </h3>
       <p class="meta">
         {t.project_id} · {t.action} · by {t.created_by} <Ago at={item.at} />
       </p>
-      {item.kind === "deferred" && t.defer_reason && <blockquote>{t.defer_reason}</blockquote>}
+      {item.kind !== "approval" && t.defer_reason && <blockquote>{t.defer_reason}</blockquote>}
       {item.kind === "approval" && t.needed_scope.length > 0 && (
         <p>
           Needs: <code>{t.needed_scope.join(", ")}</code>
         </p>
       )}
       {!canAnswer && <p class="muted">An approver answers this.</p>}
-      {item.kind === "approval" ? <ApprovalActions task={t} onDone={onDone} /> : <ResumeForm task={t} onDone={onDone} />}
+      {item.kind === "approval" && <ApprovalActions task={t} onDone={onDone} />}
+      {item.kind === "deferred" && <ResumeForm task={t} onDone={onDone} />}
+      {item.kind === "answered" && <ChangeTaskAnswer task={t} onDone={onDone} />}
     </article>
   );
 }

@@ -85,3 +85,58 @@ export function ResumeForm({ task, onDone }: { task: Task; onDone: (what: string
     </form>
   );
 }
+
+/**
+ * ChangeTaskAnswer shows the answer a person gave on resuming a task and
+ * "Change answer" while the agent that asked has not read it; the server
+ * refuses a change after that, and says so.
+ */
+export function ChangeTaskAnswer({ task, onDone }: { task: Task; onDone: (what: string) => void }) {
+  const allowed = useCan("board-change-task-answer");
+  const [editing, setEditing] = useState(false);
+  const [answer, setAnswer] = useState(task.answer ?? "");
+  const [run, { busy, error }] = useAction();
+  const id = `change-${task.id}`;
+  if (!editing)
+    return (
+      <div class="answered">
+        <p>
+          <strong>Your answer:</strong> {task.answer}
+        </p>
+        {allowed && (
+          <button type="button" onClick={() => setEditing(true)}>
+            Change answer
+          </button>
+        )}
+        <Alert text={error} />
+      </div>
+    );
+  return (
+    <form
+      class="answer"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        if (!answer.trim()) return;
+        const ok = await run(() =>
+          api.POST("/admin/api/tasks/{task_id}/answer", { params: { path: { task_id: task.id } }, body: { answer } }),
+        );
+        if (ok) {
+          setEditing(false);
+          onDone(`Changed the answer to “${task.title}”.`);
+        }
+      }}
+    >
+      <label for={id}>Your new answer</label>
+      <textarea id={id} rows={2} maxLength={8000} value={answer} onInput={(e) => setAnswer(e.currentTarget.value)} />
+      <div class="actions">
+        <button type="submit" class="primary" disabled={busy || !answer.trim()}>
+          Save answer
+        </button>
+        <button type="button" disabled={busy} onClick={() => setEditing(false)}>
+          Keep the answer
+        </button>
+      </div>
+      <Alert text={error} />
+    </form>
+  );
+}
