@@ -8,8 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -26,10 +24,7 @@ import (
 // receiver (private addresses allowed for the benchmark), and a mark.
 func BenchmarkDeliveryThroughWebhookPlugin(b *testing.B) {
 	dir := b.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(dir, "notifier-webhook"), "./plugins/notifier-webhook")
-	build.Dir = filepath.Join("..", "..")
-	out, err := build.CombinedOutput()
-	require.NoError(b, err, "%s", out)
+	buildWebhookPlugin(b, dir)
 	host, err := pluginhost.New([]pluginhost.Spec{{Name: "webhook", Kind: "notifier", Binary: "notifier-webhook",
 		Env: map[string]string{"PACT_WEBHOOK_ALLOW_PRIVATE": "1"}}}, &pluginhost.Options{Dir: dir})
 	require.NoError(b, err)
@@ -71,7 +66,7 @@ type webhookReceiver struct {
 
 // newWebhookReceiver answers every delivery 204 and reports its webhook-id
 // (the notification's idempotency key).
-func newWebhookReceiver(b *testing.B) *webhookReceiver {
+func newWebhookReceiver(b testing.TB) *webhookReceiver {
 	r := &webhookReceiver{arrive: make(chan string, 100000)}
 	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		_, _ = io.Copy(io.Discard, req.Body)
