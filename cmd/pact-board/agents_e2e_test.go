@@ -62,7 +62,6 @@ type e2eBoard struct {
 }
 
 func startE2E(t *testing.T, env ...map[string]string) *e2eBoard {
-	ctx := context.Background()
 	dsn := pgtest.NewDSN(t)
 	vars := map[string]string{"DATABASE_URL": dsn}
 	for _, e := range env {
@@ -71,6 +70,13 @@ func startE2E(t *testing.T, env ...map[string]string) *e2eBoard {
 		}
 	}
 	base, _, _ := startBoard(t, vars)
+	return seedE2E(t, dsn, base)
+}
+
+// seedE2E adds to the database at dsn, which the board at base serves, the
+// owner ana, the project web and the agents code-web and runner-web.
+func seedE2E(t *testing.T, dsn, base string) *e2eBoard {
+	ctx := context.Background()
 	d, err := db.Open(ctx, dsn)
 	require.NoError(t, err)
 	t.Cleanup(d.Close)

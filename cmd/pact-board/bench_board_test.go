@@ -36,7 +36,7 @@ func startBenchBoard(b testing.TB, client string, ids ...string) *benchBoard {
 	ctx := context.Background()
 	dsn := pgtest.NewDSN(b)
 	cfg, err := boot.Load(func(k string) string {
-		return map[string]string{"DATABASE_URL": dsn, "PACT_SIGNING_KEY": testSigningKey, "PORT": "0"}[k]
+		return map[string]string{"DATABASE_URL": dsn, "PACT_SIGNING_KEY": testSigningKey, "PORT": "0", "PACT_DRAIN_SECONDS": "0"}[k]
 	})
 	if err != nil {
 		b.Fatal(err)

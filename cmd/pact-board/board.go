@@ -34,9 +34,6 @@ import (
 	"github.com/pactboard/pact/modules/people"
 )
 
-// shutdownGrace is how long in-flight requests get after SIGTERM.
-const shutdownGrace = 20 * time.Second
-
 // Main is one run of the board: the wiring of main, kept apart so an
 // end-to-end test can start the real board in-process.
 type Main struct {
@@ -70,9 +67,8 @@ func (m *Main) Ready() <-chan struct{} { return m.ready }
 // Addr is the address the board listens on (useful with PORT=0).
 func (m *Main) Addr() net.Addr { return m.addr }
 
-// Run starts the board and serves until ctx ends, then shuts down: the
-// server gets shutdownGrace to finish in-flight requests, then the workers
-// stop. Call Close afterwards, whatever Run returned.
+// Run starts the board and serves until ctx ends, then shuts down as
+// serve says. Call Close afterwards, whatever Run returned.
 func (m *Main) Run(ctx context.Context) error {
 	signingKey, err := boot.SigningKey(m.Config)
 	if err != nil {
@@ -164,11 +160,12 @@ func (m *Main) serve(ctx context.Context, ln net.Listener, k *kernel.Kernel) err
 	var serveErr error
 	select {
 	case <-ctx.Done():
-		m.Logger.Info("shutting down", "grace", shutdownGrace)
+		m.drain(k, srv)
 	case serveErr = <-served:
 		serveErr = fmt.Errorf("serve: %w", serveErr)
 	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
+	m.Logger.Info("shutting down", "deadline", m.Config.ShutdownDeadline)
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.Config.ShutdownDeadline)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
 		m.Logger.Warn("requests still running at the deadline; closing them", "error", err)
@@ -178,6 +175,22 @@ func (m *Main) serve(ctx context.Context, ln net.Listener, k *kernel.Kernel) err
 	werr := <-worked
 	m.Logger.Info("stopped")
 	return errors.Join(serveErr, werr)
+}
+
+// drain is the first step of a requested stop (SIGTERM): the board leaves
+// /readyz and answers its held calls at once, telling their clients to
+// call again, then keeps serving for PACT_DRAIN_SECONDS, so a load balancer
+// sees the 503 and sends new calls (and the re-issued held ones) to
+// another board before this one stops taking connections (REL-001).
+// Answers from now on close their connections, so a client's next call
+// connects anew and the load balancer routes it elsewhere.
+func (m *Main) drain(k *kernel.Kernel, srv *http.Server) {
+	srv.SetKeepAlivesEnabled(false)
+	k.Drain()
+	m.Logger.Info("draining", "wait", m.Config.DrainWait)
+	if m.Config.DrainWait > 0 {
+		time.Sleep(m.Config.DrainWait)
+	}
 }
 
 // Close closes the database and leaves the embedded cluster, stopping

@@ -68,6 +68,8 @@ func startMainWith(t *testing.T, extra map[string]string, setup func(*Main)) (m 
 		"PACT_SIGNING_KEY": testSigningKey,
 		"PORT":             "0",
 		"PACT_LOG_LEVEL":   "debug",
+		// A test's stop needs no load balancer to see /readyz turn 503.
+		"PACT_DRAIN_SECONDS": "0",
 	}
 	for k, v := range extra {
 		vars[k] = v

@@ -75,7 +75,9 @@ func usage(w io.Writer, fs *flag.FlagSet) {
 
 Serves PACT Board: MCP for agents at /mcp/a/<agent-id>, the Admin API at
 /admin/api, /healthz and /readyz. Without DATABASE_URL it runs PostgreSQL
-itself under PACT_DATA_DIR. SIGTERM or SIGINT stops it cleanly.
+itself under PACT_DATA_DIR. SIGTERM or SIGINT stops it cleanly: /readyz
+turns 503 and held calls are answered with reconnect at once, then calls in
+flight finish (PACT_DRAIN_SECONDS, PACT_SHUTDOWN_SECONDS).
 
 Flags:
 `)

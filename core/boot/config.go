@@ -94,6 +94,14 @@ type Config struct {
 	// PluginTimeout is the deadline of every plugin call.
 	PluginTimeout time.Duration
 
+	// DrainWait is how long a stopping board answers /readyz with 503,
+	// its held calls already answered, before it stops taking connections:
+	// long enough for load balancers to see it leave (PACT_DRAIN_SECONDS).
+	DrainWait time.Duration
+	// ShutdownDeadline is how long calls in flight then get to finish
+	// before their connections are closed (PACT_SHUTDOWN_SECONDS).
+	ShutdownDeadline time.Duration
+
 	// PprofAddr is where net/http/pprof is served, on a listener of its
 	// own; "" serves it nowhere.
 	PprofAddr string

@@ -141,6 +141,11 @@ func vars() []variable {
 			"", func(c *Config, s string) error { c.Plugins = s; return nil }},
 		{doc("PACT_PLUGIN_TIMEOUT_SECONDS", "10", "deadline of every plugin call, in seconds"),
 			"10", func(c *Config, s string) (err error) { c.PluginTimeout, err = positive(s, time.Second); return }},
+		{doc("PACT_DRAIN_SECONDS", "5", "on SIGTERM, how long the board answers /readyz with 503 (its held calls answered at once, "+
+			"with reconnect) while still serving, so load balancers stop sending it calls; 0: stop taking connections at once"),
+			"5", func(c *Config, s string) (err error) { c.DrainWait, err = nonNegative(s, time.Second); return }},
+		{doc("PACT_SHUTDOWN_SECONDS", "25", "then, how long calls in flight get to finish before their connections are closed"),
+			"25", func(c *Config, s string) (err error) { c.ShutdownDeadline, err = positive(s, time.Second); return }},
 		{doc("PACT_PPROF_ADDR", "", "host:port serving net/http/pprof on a listener of its own, never the public one; "+
 			"keep it on loopback (127.0.0.1:6060): unauthenticated, it shows the process internals; unset serves none"),
 			"", setPprofAddr},
@@ -241,6 +246,14 @@ func positive(s string, unit time.Duration) (time.Duration, error) {
 	n, err := strconv.Atoi(s)
 	if err != nil || n <= 0 || n > math.MaxInt32 {
 		return 0, fmt.Errorf("%q is not a positive whole number", s)
+	}
+	return time.Duration(n) * unit, nil
+}
+
+func nonNegative(s string, unit time.Duration) (time.Duration, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > math.MaxInt32 {
+		return 0, fmt.Errorf("%q is not a whole number of 0 or more", s)
 	}
 	return time.Duration(n) * unit, nil
 }

@@ -29,8 +29,13 @@ func notFound(msg string) http.Handler {
 }
 
 // readyz answers 200 when the database answers and every embedded migration
-// is recorded, else 503 with the reason (details go to the log).
+// is recorded, else 503 with the reason (details go to the log). From the
+// moment the board drains it answers 503 without asking the database, while
+// /healthz stays 200: the process is alive, and leaving.
 func (k *Kernel) readyz(w http.ResponseWriter, r *http.Request) {
+	if k.notReadyWhileDraining(w) {
+		return
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 	defer cancel()
 	if err := k.ready(ctx); err != nil {

@@ -21,9 +21,10 @@ var ErrHeld = errors.New("kernel: the call's wait was handed to its transport")
 
 // A Holder takes the wait of the call made with WithHolder's context.
 type Holder struct {
-	mu   sync.Mutex
-	tool string
-	wait *events.Wait
+	mu    sync.Mutex
+	tool  string
+	wait  *events.Wait
+	drain *drain
 }
 
 type holderKey struct{}
@@ -43,6 +44,16 @@ func (h *Holder) Held() (tool string, w *events.Wait) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.tool, h.wait
+}
+
+// Run runs the wait h took, with ctx, until it ends by itself or the board
+// drains (Kernel.Drain): a wait ended by the drain returns nil, as if its
+// deadline had passed, so the call answers at once with its reconnect flag.
+func (h *Holder) Run(ctx context.Context) error {
+	h.mu.Lock()
+	w, d := h.wait, h.drain
+	h.mu.Unlock()
+	return d.run(ctx, w)
 }
 
 type waitedKey struct{}
@@ -67,11 +78,12 @@ func waitedFor(ctx context.Context, tool string) (waited, bool) {
 
 // hold runs w, or hands it to the call's Holder once a first check found
 // nothing. A Holder takes one wait: a second call with its context (none
-// the MCP transport makes) waits where it runs.
-func hold(ctx context.Context, tool string, w *events.Wait) error {
+// the MCP transport makes) waits where it runs. Either way the wait ends
+// early when the board drains (d).
+func hold(ctx context.Context, tool string, w *events.Wait, d *drain) error {
 	h, _ := ctx.Value(holderKey{}).(*Holder)
 	if h == nil {
-		return w.Run(ctx)
+		return d.run(ctx, w)
 	}
 	if done, err := w.Check(ctx); done {
 		return err
@@ -79,11 +91,11 @@ func hold(ctx context.Context, tool string, w *events.Wait) error {
 	h.mu.Lock()
 	taken := h.wait == nil
 	if taken {
-		h.tool, h.wait = tool, w
+		h.tool, h.wait, h.drain = tool, w, d
 	}
 	h.mu.Unlock()
 	if !taken {
-		return w.Run(ctx)
+		return d.run(ctx, w)
 	}
 	return ErrHeld
 }

@@ -72,6 +72,7 @@ type Kernel struct {
 	res    *Resources
 	claims *ClaimHooks
 	seams  *seams
+	drain  *drain // Drain; held calls and /readyz watch it
 	// mandateReports: what board and credentials tell mandate administration.
 	mandateReports *MandateReporters
 
@@ -103,7 +104,9 @@ func New(deps Deps) *Kernel {
 		backoffMin: time.Second,
 		backoffMax: time.Minute,
 	}
+	k.drain = newDrain()
 	k.tools = NewTools(deps.DB, deps.Log, deps.Mandates)
+	k.tools.drain = k.drain
 	k.res = &Resources{}
 	k.claims = &ClaimHooks{}
 	k.seams = newSeams()

@@ -86,6 +86,10 @@ type Call struct {
 	Tx *db.Tx
 	// Entry is what the log will record. Its payload defaults to Args.
 	Entry *ledger.Entry
+	// Draining: the board is shutting down (Kernel.Drain). A tool with a
+	// Wait phase then answers with its reconnect flag set, so the client
+	// calls again, and another board answers.
+	Draining bool
 }
 
 // Tools is the registry of MCP tools and the one path every call takes.
@@ -95,6 +99,7 @@ type Tools struct {
 	mandates *mandate.Service // reads chains ahead (Tool.MandateArg); nil: never
 
 	waits waitSlots // the waits each agent holds (MaxWaitsPerAgent)
+	drain *drain    // the kernel's; nil (never drains) for a bare registry
 
 	mu       sync.Mutex
 	tools    map[string]*Tool
@@ -253,7 +258,8 @@ func (r *Tools) Call(ctx context.Context, agent, name string, args json.RawMessa
 		if err := validDecoded(schema, decoded, decodeErr); err != nil {
 			return err
 		}
-		result, err = t.Run(ctx, &Call{AgentID: agent, OrgID: who.OrgID, Caller: who, Args: args, Tx: tx, Entry: e})
+		result, err = t.Run(ctx, &Call{AgentID: agent, OrgID: who.OrgID, Caller: who, Args: args, Tx: tx, Entry: e,
+			Draining: r.drain.draining()})
 		return err
 	})
 	return result, err
@@ -368,5 +374,5 @@ func (r *Tools) wait(ctx context.Context, t *Tool, schema *jsonschema.Resolved, 
 	// or in the transport that holds it.
 	w.OnEnd(release)
 	handed = true
-	return hold(ctx, t.Name, w)
+	return hold(ctx, t.Name, w, r.drain)
 }

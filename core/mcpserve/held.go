@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"sync"
 
-	"github.com/pactboard/pact/core/events"
 	"github.com/pactboard/pact/core/kernel"
 )
 
@@ -96,12 +95,12 @@ func (s *Server) serveHeld(w http.ResponseWriter, r *http.Request, h http.Handle
 	if !s.enter(r.Context(), c, tool) {
 		return
 	}
-	wait := s.firstPass(w, r, h, c, body)
+	holder := s.firstPass(w, r, h, c, body)
 	<-s.passes
-	if wait == nil {
+	if holder == nil {
 		return
 	}
-	err := wait.Run(r.Context())
+	err := holder.Run(r.Context()) // ends early when the board drains
 	if !s.enter(r.Context(), c, tool) {
 		return
 	}
@@ -124,17 +123,18 @@ func (s *Server) enter(ctx context.Context, c *caller, tool string) bool {
 	return false
 }
 
-// firstPass serves the request with a Holder and returns the wait it took,
-// if any; otherwise the request has been answered.
-func (s *Server) firstPass(w http.ResponseWriter, r *http.Request, h http.Handler, c *caller, body []byte) *events.Wait {
+// firstPass serves the request with a Holder and returns it when it took a
+// wait; otherwise (nil) the request has been answered.
+func (s *Server) firstPass(w http.ResponseWriter, r *http.Request, h http.Handler, c *caller, body []byte) *kernel.Holder {
 	holder := &kernel.Holder{}
 	hw := &holdWriter{w: w, holder: holder, header: http.Header{}}
 	pass(kernel.WithHolder(context.WithValue(r.Context(), callerKey{}, c), holder), hw, r, h, body)
 	_, wait := holder.Held()
 	if wait == nil {
 		hw.commit() // the headers of an answer with no body
+		return nil
 	}
-	return wait
+	return holder
 }
 
 // pass has the SDK serve r again, with ctx and the body already read.

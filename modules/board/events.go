@@ -37,6 +37,8 @@ type eventsOut struct {
 	Messages  []messageView `json:"messages" jsonschema:"Your unread messages (read them with pact_message or pact_wait)."`
 	NextSince int64         `json:"next_since" jsonschema:"Pass it back as since on your next call."`
 	TimedOut  bool          `json:"timed_out" jsonschema:"Whether the time ran out with nothing for you."`
+	// Reconnect keeps a held call from being cut off by a rolling restart.
+	Reconnect bool `json:"reconnect,omitempty" jsonschema:"The board is shutting down and answered early: call again, another board answers; pass next_since as since so nothing is lost."`
 }
 
 func (a eventsIn) cursor() int64 {
@@ -154,5 +156,6 @@ func (m *Module) work(ctx context.Context, c *kernel.Call, a eventsIn) (eventsOu
 	if err != nil {
 		return eventsOut{}, err
 	}
-	return eventsOut{Tasks: tasks, Messages: inbox, NextSince: next, TimedOut: len(tasks) == 0 && len(inbox) == 0}, nil
+	return eventsOut{Tasks: tasks, Messages: inbox, NextSince: next, TimedOut: len(tasks) == 0 && len(inbox) == 0,
+		Reconnect: c.Draining}, nil
 }

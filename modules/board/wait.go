@@ -34,7 +34,9 @@ type waitIn struct {
 type waitOut struct {
 	Messages []messageView `json:"messages" jsonschema:"The messages to you, oldest first; they are now marked read."`
 	TimedOut bool          `json:"timed_out" jsonschema:"Whether the time ran out with no message."`
-	Note     string        `json:"note" jsonschema:"How to take messages from other agents."`
+	// Reconnect keeps a held call from being cut off by a rolling restart.
+	Reconnect bool   `json:"reconnect,omitempty" jsonschema:"The board is shutting down and answered early: call again, another board answers."`
+	Note      string `json:"note" jsonschema:"How to take messages from other agents."`
 }
 
 func (a waitIn) deadline(def time.Duration) time.Duration {
@@ -133,5 +135,5 @@ func (m *Module) takeMessages(ctx context.Context, c *kernel.Call, a waitIn) (wa
 			return waitOut{}, err
 		}
 	}
-	return waitOut{Messages: msgs, TimedOut: len(msgs) == 0, Note: messageFrame}, nil
+	return waitOut{Messages: msgs, TimedOut: len(msgs) == 0, Reconnect: c.Draining, Note: messageFrame}, nil
 }

@@ -154,7 +154,7 @@ func (m *Module) registerLive(api huma.API) {
 	})
 }
 
-// stream writes p's events until the client goes.
+// stream writes p's events until the client goes or the board drains.
 func (m *Module) stream(hctx huma.Context, p *identity.Person) {
 	s := m.live.subscribe(p)
 	defer m.live.unsubscribe(s)
@@ -177,6 +177,8 @@ func (m *Module) stream(hctx huma.Context, p *identity.Person) {
 		var err error
 		select {
 		case <-ctx.Done():
+			return
+		case <-m.draining:
 			return
 		case <-tick.C:
 			_, err = fmt.Fprint(w, ": heartbeat\n\n")

@@ -52,6 +52,9 @@ type Module struct {
 	verifier kernel.AdminVerifier
 	logger   hclog.Logger
 	live     *live
+	// draining is closed when the board drains: live streams end, and the
+	// browser's EventSource reconnects, to another board.
+	draining <-chan struct{}
 	// refresher runs one refresh per refresh token (refresh.go).
 	refresher refresher
 
@@ -79,6 +82,7 @@ func (m *Module) Register(h *kernel.Host) error {
 	m.box, m.db, m.cfg, m.logger = seal.New(m.opts.Keys), h.DB(), h.Config(), h.Logger()
 	m.auth, m.verifier = h.AdminAuthenticator(), h.AdminVerifier()
 	m.live = newLive(m.db, m.logger)
+	m.draining = h.Draining()
 	h.ProvideAdminSessions(m)
 	h.Handle("GET /console/session", m.headers(m.getSession))
 	h.Handle("GET /console/auth/login", m.headers(m.login))

@@ -29,6 +29,9 @@ type Module struct {
 	mandates *mandate.Service
 	tools    *kernel.Tools
 	dlv      delivery
+	// draining is closed when the board drains: open streams end, and
+	// their clients resume on another board with Last-Event-ID.
+	draining <-chan struct{}
 }
 
 // New returns the pacts module; opts (at most one) configure its delivery
@@ -42,6 +45,7 @@ func (m *Module) Name() string { return "pacts" }
 // operations.
 func (m *Module) Register(h *kernel.Host) error {
 	m.db, m.log, m.ident, m.mandates, m.tools = h.DB(), h.Log(), h.Identity(), h.Mandates(), h.Tools()
+	m.draining = h.Draining()
 	m.svc = NewService(h.DB(), h.Log(), h.Identity())
 	if err := m.addTools(h); err != nil {
 		return err

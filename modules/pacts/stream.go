@@ -105,13 +105,18 @@ func (m *Module) serveStream(w http.ResponseWriter, r *http.Request) {
 // awaitFeed waits until the feed may hold more for the stream: a wake from
 // the events hub, or the periodic re-check under it (a missed notification
 // costs at most one period). Heartbeats go out meanwhile. It returns false
-// when the stream must end: the request is gone, or the agent's token or
-// standing no longer holds.
+// when the stream must end: the request is gone, the agent's token or
+// standing no longer holds, or the board drains (then the stream says so
+// and the client reconnects, to another board, with Last-Event-ID).
 func (m *Module) awaitFeed(ctx context.Context, w http.ResponseWriter, rc *http.ResponseController, sub *events.Subscription,
 	beat, recheck *time.Ticker, authorization, agent string) bool {
 	for {
 		select {
 		case <-ctx.Done():
+			return false
+		case <-m.draining:
+			_, _ = fmt.Fprint(w, ": the board is shutting down; reconnect with Last-Event-ID\n\n")
+			_ = rc.Flush()
 			return false
 		case <-sub.C():
 			return true
