@@ -62,11 +62,13 @@ func TestFaultAcrossARestart(t *testing.T) {
 			require.NoError(t, c.Down(mode))
 			select {
 			case err := <-inFlight:
+				t.Logf("-m %s: in flight: %v", mode, err)
 				requireUnavailable(t, err, db.DownMessage)
 			case <-time.After(10 * time.Second):
 				t.Fatal("the statement in flight did not end with the server")
 			}
 			_, err = d.ExecContext(ctx, "SELECT 1")
+			t.Logf("-m %s: while down: %v", mode, err)
 			requireUnavailable(t, err, db.DownMessage)
 
 			require.NoError(t, c.Up(ctx))
