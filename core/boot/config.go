@@ -39,6 +39,13 @@ type Config struct {
 	DataDir string
 	// DBStatements is PACT_DB_STATEMENTS: db.Prepared or db.Unprepared.
 	DBStatements string
+	// DBMaxConns is PACT_DB_MAX_CONNS; 0 leaves the pool's size to
+	// DATABASE_URL or pgxpool.
+	DBMaxConns int32
+	// DBAcquireTimeout is PACT_DB_ACQUIRE_TIMEOUT; 0 waits as long as the call.
+	DBAcquireTimeout time.Duration
+	// DBStatementTimeout is PACT_DB_STATEMENT_TIMEOUT; 0 keeps the server's.
+	DBStatementTimeout time.Duration
 
 	// SigningKey is PACT_SIGNING_KEY as given; use [SigningKey] to get the
 	// key the board runs with.

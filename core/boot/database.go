@@ -66,7 +66,8 @@ func Connect(ctx context.Context, cfg *Config, logger hclog.Logger) (*db.DB, fun
 	} else {
 		logger.Info("external PostgreSQL from DATABASE_URL")
 	}
-	opts := db.Options{Statements: cfg.DBStatements}
+	opts := db.Options{Statements: cfg.DBStatements, MaxConns: cfg.DBMaxConns,
+		AcquireTimeout: cfg.DBAcquireTimeout, StatementTimeout: cfg.DBStatementTimeout}
 	if !cfg.Embedded() {
 		opts.ListenURL = cfg.DatabaseListenURL
 	} else if cfg.DatabaseListenURL != "" {

@@ -81,6 +81,22 @@ func vars() []variable {
 				c.DBStatements = s
 				return nil
 			}},
+		{doc("PACT_DB_MAX_CONNS", "4 or CPUs", "the most connections the board's pool opens to PostgreSQL (beyond it, calls queue; "+
+			"LISTEN takes two more); unset: DATABASE_URL's pool_max_conns, else 4 or the number of CPUs if more"),
+			"", func(c *Config, s string) (err error) {
+				if s == "" {
+					return nil
+				}
+				n, err := positive(s, 1)
+				c.DBMaxConns = int32(n)
+				return err
+			}},
+		{doc("PACT_DB_ACQUIRE_TIMEOUT", "10", "seconds a call waits for a free pool connection before it is refused unavailable "+
+			"(\"the database is busy\"); 0 waits as long as the call"),
+			"10", func(c *Config, s string) (err error) { c.DBAcquireTimeout, err = nonNegative(s, time.Second); return }},
+		{doc("PACT_DB_STATEMENT_TIMEOUT", "30", "seconds one statement may run (PostgreSQL statement_timeout on the pool's connections) "+
+			"before it is cancelled and its call refused unavailable; migrations are exempt; 0 keeps the server's setting"),
+			"30", func(c *Config, s string) (err error) { c.DBStatementTimeout, err = nonNegative(s, time.Second); return }},
 		{doc("PACT_SIGNING_KEY", "generated", "at least 32 random characters; required with DATABASE_URL unless PACT_BOARD_KEYS is set; "+
 			"verifies legacy HMAC mandates and seeds the Ed25519 key; embedded default: PACT_DATA_DIR/signing.key"),
 			"", func(c *Config, s string) error { c.SigningKey = s; return nil }},
@@ -250,6 +266,7 @@ func positive(s string, unit time.Duration) (time.Duration, error) {
 	return time.Duration(n) * unit, nil
 }
 
+// nonNegative is positive that also takes 0 (off).
 func nonNegative(s string, unit time.Duration) (time.Duration, error) {
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 0 || n > math.MaxInt32 {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -38,6 +39,20 @@ type Options struct {
 	// dsn leads to a pooler in transaction mode, which drops notifications
 	// (docs/operations.md, "PostgreSQL behind a pooler").
 	ListenURL string
+	// MaxConns, when above 0, is the pool's size (PACT_DB_MAX_CONNS);
+	// otherwise DATABASE_URL's pool_max_conns, else pgxpool's default
+	// (4, or the number of CPUs when more).
+	MaxConns int32
+	// AcquireTimeout bounds how long a call waits for a free connection
+	// before it is refused errs.Unavailable "busy" (PACT_DB_ACQUIRE_TIMEOUT);
+	// 0 waits as long as the call's context.
+	AcquireTimeout time.Duration
+	// StatementTimeout is PostgreSQL's statement_timeout on the pool's
+	// connections (PACT_DB_STATEMENT_TIMEOUT): a statement stuck on a lock
+	// or running away is cancelled there, and the call is refused
+	// errs.Unavailable. 0 keeps the server's setting. Migrations and the
+	// LISTEN connections are exempt.
+	StatementTimeout time.Duration
 }
 
 // Open connects to dsn. Every connection reads timestamps in UTC, so hashes
@@ -60,6 +75,13 @@ func Open(ctx context.Context, dsn string, opts ...Options) (*DB, error) {
 	// name their own mode.
 	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
 	sessionSettings(cfg.ConnConfig)
+	if o.MaxConns > 0 {
+		cfg.MaxConns = o.MaxConns
+		cfg.MinConns = min(cfg.MinConns, o.MaxConns)
+	}
+	if o.StatementTimeout > 0 {
+		cfg.AfterConnect = statementTimeout(o.StatementTimeout)
+	}
 	trips := &roundTrips{}
 	cfg.ConnConfig.Tracer = trips
 	var listen *pgx.ConnConfig
@@ -85,8 +107,24 @@ func Open(ctx context.Context, dsn string, opts ...Options) (*DB, error) {
 		}
 		_ = conn.Close(ctx)
 	}
-	return &DB{DB: bun.NewDB(stdlib.OpenDBFromPool(pool), pgdialect.New()), Pool: pool, trips: trips, mode: mode,
+	// As stdlib.OpenDBFromPool, with a bound on the wait for a connection.
+	sqldb := sql.OpenDB(acquiring{Connector: stdlib.GetPoolConnector(pool), wait: o.AcquireTimeout})
+	sqldb.SetMaxIdleConns(0) // the pool keeps the idle connections, not database/sql
+	return &DB{DB: bun.NewDB(sqldb, pgdialect.New()), Pool: pool, trips: trips, mode: mode,
 		listen: listen}, nil
+}
+
+// statementTimeout sets statement_timeout on each new pool connection with
+// a SET rather than a startup parameter: PgBouncer refuses startup
+// parameters it does not know (explainRefusal), and a SET passes through
+// any pooler. The LISTEN connections are made apart (ListenConfig) and keep
+// the server's setting, since their one statement is LISTEN.
+func statementTimeout(d time.Duration) func(context.Context, *pgx.Conn) error {
+	set := fmt.Sprintf("SET statement_timeout = %d", d.Milliseconds())
+	return func(ctx context.Context, c *pgx.Conn) error {
+		_, err := c.Exec(ctx, set, pgx.QueryExecModeSimpleProtocol)
+		return err
+	}
 }
 
 // sessionSettings are the settings every connection of the board starts

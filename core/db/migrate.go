@@ -87,8 +87,14 @@ func (d *DB) MigrateFS(ctx context.Context, files fs.FS) ([]string, error) {
 }
 
 // locked runs fn in a transaction that first takes the migration lock.
+// The transaction has no statement_timeout (PACT_DB_STATEMENT_TIMEOUT is
+// for calls): a migration may rewrite a large table, and waiting for
+// another process's migrations is the lock's purpose.
 func (d *DB) locked(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) error) error {
 	return d.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		if _, err := tx.ExecContext(ctx, "SET LOCAL statement_timeout = 0"); err != nil {
+			return fmt.Errorf("lift the statement timeout for migrations: %w", err)
+		}
 		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(?)", migrationLock); err != nil {
 			return fmt.Errorf("take the migration lock: %w", err)
 		}

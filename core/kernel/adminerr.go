@@ -10,6 +10,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -61,8 +62,9 @@ func AdminStatus(code errs.Code) int {
 }
 
 // ToAdminError translates err for the Admin API: a refusal keeps its code,
-// message and mandate id with AdminStatus's status; anything else is a 500
-// whose message hides the cause. An *AdminError passes through; nil stays nil.
+// message and mandate id with AdminStatus's status; the database failing
+// the call is a 503 unavailable (Public); anything else is a 500 whose
+// message hides the cause. An *AdminError passes through; nil stays nil.
 func ToAdminError(err error) huma.StatusError {
 	if err == nil {
 		return nil
@@ -71,7 +73,7 @@ func ToAdminError(err error) huma.StatusError {
 	if errors.As(err, &ae) {
 		return ae
 	}
-	p := errs.Public(err)
+	p := Public(err)
 	return &AdminError{Code: string(p.Code), Message: p.Message, MandateID: p.MandateID, status: AdminStatus(p.Code)}
 }
 
@@ -85,7 +87,7 @@ func ToAdminError(err error) huma.StatusError {
 func NewAdminError(status int, msg string, errList ...error) huma.StatusError {
 	if status == http.StatusInternalServerError {
 		for _, err := range errList {
-			if _, ok := errs.As(err); ok {
+			if _, ok := errs.As(db.Fault(err)); ok {
 				return ToAdminError(err)
 			}
 		}

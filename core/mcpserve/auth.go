@@ -75,8 +75,11 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, agent stri
 	case e != nil && e.Code == errs.Forbidden:
 		kernel.WriteError(w, http.StatusForbidden, errs.Public(err))
 	default:
+		// PostgreSQL down or restarting answers 503 unavailable, which
+		// clients retry, rather than 500 (kernel.Public).
+		p := kernel.Public(err)
 		s.opts.Logger.Error("cannot authenticate", "agent", agent, "error", err)
-		kernel.WriteError(w, http.StatusInternalServerError, errs.Public(err))
+		kernel.WriteError(w, kernel.AdminStatus(p.Code), p)
 	}
 	return false
 }

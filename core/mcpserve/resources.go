@@ -53,7 +53,7 @@ func (s *Server) readResource(r *kernel.Resource, tpl *uritemplate.Template) mcp
 			if !errs.IsRefusal(err) && ctx.Err() == nil {
 				s.opts.Logger.Error("resource read failed", "agent", c.agent, "uri", uri, "error", err)
 			}
-			return nil, resourceError(errs.Public(err))
+			return nil, resourceError(kernel.Public(err))
 		}
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: r.MIMEType, Text: text}}}, nil
 	}

@@ -82,16 +82,22 @@ func heldResult() *mcp.CallToolResult {
 
 // toolError turns err into the isError result agents see. Refusals were
 // already logged by the pipeline; other errors are logged here, with their
-// cause, and shown as the generic internal error.
+// cause, and shown as the generic internal error, or as unavailable when
+// the database failed the call (kernel.Public).
 func (s *Server) toolError(ctx context.Context, agent, tool string, err error) *mcp.CallToolResult {
+	p := kernel.Public(err)
 	switch {
 	case errs.IsRefusal(err):
 	case ctx.Err() != nil:
 		s.opts.Logger.Debug("tool call abandoned by its client", "agent", agent, "tool", tool, "error", err)
+	case p.Code == errs.Unavailable:
+		// The database (or a plugin) is down: the caller is told to retry,
+		// and the cause is logged once per call, not as a bug.
+		s.opts.Logger.Warn("tool call unavailable", "agent", agent, "tool", tool, "error", err)
 	default:
 		s.opts.Logger.Error("tool call failed", "agent", agent, "tool", tool, "error", err)
 	}
-	return refused(errs.Public(err))
+	return refused(p)
 }
 
 // refusal is the wire shape of a refusal (docs/specs/behavior.md §2.1).

@@ -142,6 +142,22 @@ func (c *Cluster) Stop() error {
 	return run(c.cred, filepath.Join(c.bin, "pg_ctl"), "-D", c.dataDir(), "-m", "fast", "-w", "stop")
 }
 
+// Restart restarts the server with pg_ctl restart -m mode ("fast",
+// "immediate" or "smart"), with the settings it was started with, and waits
+// until it accepts connections again. Sessions end as in that mode of
+// pg_ctl stop; after "immediate" the server recovers from the WAL first.
+func (c *Cluster) Restart(ctx context.Context, mode string) error {
+	if _, err := stopSignal(mode); err != nil {
+		return err
+	}
+	logFile := filepath.Join(c.Dir, "postgres.log")
+	if err := run(c.cred, filepath.Join(c.bin, "pg_ctl"), "-D", c.dataDir(), "-l", logFile,
+		"-m", mode, "-w", "-t", "60", "restart"); err != nil {
+		return fmt.Errorf("restart PostgreSQL in %s (-m %s): %w", c.Dir, mode, err)
+	}
+	return c.waitReady(ctx)
+}
+
 // reload makes a running server read its configuration files again.
 func (c *Cluster) reload() error {
 	return run(c.cred, filepath.Join(c.bin, "pg_ctl"), "-D", c.dataDir(), "reload")

@@ -17,7 +17,7 @@ import (
 type Throwaway struct {
 	*Cluster
 	cmd  *exec.Cmd
-	done chan struct{}
+	done chan struct{} // closed when cmd has exited
 }
 
 // StartThrowaway creates and starts a throwaway cluster.
@@ -28,7 +28,7 @@ func StartThrowaway(ctx context.Context) (*Throwaway, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Throwaway{done: make(chan struct{})}
+	t := &Throwaway{}
 	fail := func(err error) (*Throwaway, error) {
 		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("throwaway PostgreSQL: %w", err)
@@ -46,20 +46,9 @@ func StartThrowaway(ctx context.Context) (*Throwaway, error) {
 	if _, err := t.secure(); err != nil {
 		return fail(err)
 	}
-	log, err := os.Create(filepath.Join(t.Dir, "postgres.log"))
-	if err != nil {
+	if err := t.spawn(); err != nil {
 		return fail(err)
 	}
-	defer log.Close()
-	t.cmd = exec.Command(filepath.Join(t.bin, "postgres"), "-D", t.dataDir(), "-k", t.SocketDir,
-		"-p", strconv.Itoa(t.Port), "-c", "listen_addresses=", "-c", "unix_socket_permissions=0700", "-c", "fsync=off",
-		"-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=300")
-	t.cmd.Stdout, t.cmd.Stderr = log, log
-	t.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: t.cred, Pdeathsig: syscall.SIGQUIT}
-	if err := t.cmd.Start(); err != nil {
-		return fail(err)
-	}
-	go func() { _ = t.cmd.Wait(); close(t.done) }()
 	if err := t.waitReady(ctx); err != nil {
 		t.Destroy()
 		return nil, err
@@ -78,4 +67,76 @@ func (t *Throwaway) Destroy() {
 		}
 	}
 	_ = os.RemoveAll(t.Dir)
+}
+
+// spawn starts the server as a child of this process, appending to its log.
+func (t *Throwaway) spawn() error {
+	log, err := os.OpenFile(filepath.Join(t.Dir, "postgres.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	cmd := exec.Command(filepath.Join(t.bin, "postgres"), "-D", t.dataDir(), "-k", t.SocketDir,
+		"-p", strconv.Itoa(t.Port), "-c", "listen_addresses=", "-c", "unix_socket_permissions=0700", "-c", "fsync=off",
+		"-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=300")
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: t.cred, Pdeathsig: syscall.SIGQUIT}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	t.cmd, t.done = cmd, done
+	return nil
+}
+
+// Down stops the server the way pg_ctl stop -m mode does: "fast" (SIGINT:
+// sessions are ended with admin_shutdown, then a checkpoint) or "immediate"
+// (SIGQUIT: every process quits at once, and the next start recovers from
+// the WAL). It returns when the server has exited. Up starts it again;
+// between the two, calls meet a database that is down. Not safe for
+// concurrent use.
+func (t *Throwaway) Down(mode string) error {
+	sig, err := stopSignal(mode)
+	if err != nil {
+		return err
+	}
+	if err := t.cmd.Process.Signal(sig); err != nil {
+		return fmt.Errorf("stop PostgreSQL (%s): %w", mode, err)
+	}
+	select {
+	case <-t.done:
+		return nil
+	case <-time.After(60 * time.Second):
+		return fmt.Errorf("PostgreSQL did not stop within 60s (%s)", mode)
+	}
+}
+
+// Up starts the server after Down, and waits until it accepts connections.
+func (t *Throwaway) Up(ctx context.Context) error {
+	if err := t.spawn(); err != nil {
+		return fmt.Errorf("start PostgreSQL again: %w", err)
+	}
+	return t.waitReady(ctx)
+}
+
+// Restart is Down then Up: pg_ctl restart -m mode for a throwaway server,
+// which is this process's child rather than pg_ctl's.
+func (t *Throwaway) Restart(ctx context.Context, mode string) error {
+	if err := t.Down(mode); err != nil {
+		return err
+	}
+	return t.Up(ctx)
+}
+
+func stopSignal(mode string) (syscall.Signal, error) {
+	switch mode {
+	case "fast":
+		return syscall.SIGINT, nil
+	case "immediate":
+		return syscall.SIGQUIT, nil
+	case "smart":
+		return syscall.SIGTERM, nil
+	}
+	return 0, fmt.Errorf("pgcluster: unknown shutdown mode %q; expected fast, immediate or smart", mode)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -80,7 +81,8 @@ func (m *Module) serveHook(w http.ResponseWriter, r *http.Request) {
 	answer, err := m.answerHook(r.Context(), c)
 	if err != nil {
 		m.logger.Error("hook", "agent", agent, "event", event, "error", err)
-		writeHook(w, http.StatusInternalServerError, errs.Public(err))
+		p := kernel.Public(err) // the database down is 503 unavailable
+		writeHook(w, kernel.AdminStatus(p.Code), p)
 		return
 	}
 	writeJSON(w, http.StatusOK, answer)

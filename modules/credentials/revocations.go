@@ -45,13 +45,11 @@ func (m *Module) serveList(w http.ResponseWriter, r *http.Request) {
 	}
 	list, version, err := m.revocationList(r.Context(), format)
 	if err != nil {
-		status := http.StatusInternalServerError
-		if errs.CodeOf(err) == errs.Unavailable {
-			status = http.StatusServiceUnavailable
-		} else {
+		p := kernel.Public(err) // a plugin or the database down is 503 unavailable
+		if p.Code != errs.Unavailable {
 			m.logger.Error("revocation list", "format", format, "error", err)
 		}
-		kernel.WriteError(w, status, errs.Public(err))
+		kernel.WriteError(w, kernel.AdminStatus(p.Code), p)
 		return
 	}
 	h := w.Header()

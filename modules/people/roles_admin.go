@@ -139,7 +139,8 @@ func (m *Module) serveConnect(w http.ResponseWriter, r *http.Request) {
 			kernel.WriteError(w, http.StatusForbidden, e)
 			return
 		}
-		kernel.WriteError(w, http.StatusInternalServerError, errs.Public(err))
+		p := kernel.Public(err) // the database down is 503 unavailable
+		kernel.WriteError(w, kernel.AdminStatus(p.Code), p)
 		return
 	}
 	base := m.cfg.BoardURL
