@@ -17,12 +17,12 @@ const alreadyClaimed = "already_claimed"
 // Exactly one must win, every other must be refused with already_claimed,
 // the database must name the winner as the task's assignee, and the log
 // must verify (REL-010).
-func runClaims(ctx context.Context, o options, out io.Writer) error {
+func runClaims(ctx context.Context, o options, out io.Writer) (err error) {
 	s, err := startShared(ctx, o, o.boards)
 	if err != nil {
 		return err
 	}
-	defer s.close()
+	defer func() { s.close(err != nil, out) }()
 	const project = "claims"
 	if err := s.project(ctx, project); err != nil {
 		return err

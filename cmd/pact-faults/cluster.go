@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -39,7 +40,7 @@ func startShared(ctx context.Context, o options, n int) (*shared, error) {
 		return nil, err
 	}
 	s := &shared{dir: dir}
-	fail := func(err error) (*shared, error) { s.close(); return nil, err }
+	fail := func(err error) (*shared, error) { s.close(true, os.Stderr); return nil, err }
 	if s.pg, err = pgcluster.StartThrowaway(ctx); err != nil {
 		return fail(err)
 	}
@@ -123,9 +124,10 @@ func (s *shared) verifyLog(ctx context.Context) (entries int64, err error) {
 	return entries, nil
 }
 
-// close stops the boards, then the database, and removes the directory
-// unless keep (the boards' logs are in it).
-func (s *shared) close() {
+// close stops the boards, then the database, and removes the directory;
+// after a failure (failed) it keeps the directory, where the boards' logs
+// are, and says where it is on out.
+func (s *shared) close(failed bool, out io.Writer) {
 	for _, b := range s.boards {
 		_ = b.kill()
 	}
@@ -134,6 +136,10 @@ func (s *shared) close() {
 	}
 	if s.pg != nil {
 		s.pg.Destroy()
+	}
+	if failed {
+		fmt.Fprintf(out, "  the boards' logs are kept in %s\n", s.dir)
+		return
 	}
 	_ = os.RemoveAll(s.dir)
 }

@@ -15,12 +15,12 @@ import (
 // the database with its log entry, the log must verify, and every watcher,
 // re-issuing its held call elsewhere with its last next_since, must have
 // seen every acknowledged task.
-func runKill(ctx context.Context, o options, out io.Writer) error {
+func runKill(ctx context.Context, o options, out io.Writer) (err error) {
 	s, err := startShared(ctx, o, o.boards)
 	if err != nil {
 		return err
 	}
-	defer s.close()
+	defer func() { s.close(err != nil, out) }()
 	const load, quiet = "load", "quiet"
 	for _, p := range []string{load, quiet} {
 		if err := s.project(ctx, p); err != nil {
