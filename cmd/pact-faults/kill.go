@@ -16,6 +16,9 @@ import (
 // re-issuing its held call elsewhere with its last next_since, must have
 // seen every acknowledged task.
 func runKill(ctx context.Context, o options, out io.Writer) (err error) {
+	if o.boards < 2 {
+		return fmt.Errorf("-boards %d: killing a board needs another to carry on through", o.boards)
+	}
 	s, err := startShared(ctx, o, o.boards)
 	if err != nil {
 		return err
@@ -156,6 +159,7 @@ func (k *killRun) write(ctx context.Context, r *roaming, project string) []strin
 			sleep(ctx, 20*time.Millisecond) // the board is down: the next call goes to another
 		default:
 			k.problem("%s: pact_post refused: %s: %v", r.agent.id, code, err)
+			sleep(ctx, 100*time.Millisecond)
 		}
 	}
 	return acked
