@@ -20,6 +20,9 @@ type agentCreds struct {
 // the board died, refused the connection or cut the response.
 const transportErr = "transport"
 
+// callTimeout bounds every call, connecting included.
+const callTimeout = 60 * time.Second
+
 // withToken adds the agent's bearer token to every request.
 type withToken struct{ token string }
 
@@ -73,6 +76,9 @@ func (c *client) drop(cs *mcp.ClientSession) {
 // call makes one tool call. code is "" for an answer, the refusal's error
 // code, or transportErr when no answer came (then err says why).
 func (c *client) call(ctx context.Context, tool string, args map[string]any) (out map[string]any, code string, err error) {
+	// No call may hang a scenario: the longest one holds 30 s.
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
 	cs, err := c.session(ctx)
 	if err != nil {
 		return nil, transportErr, err
