@@ -15,7 +15,7 @@ BUF := github.com/bufbuild/buf/cmd/buf@v1.75.0
 # walks them all from the root.
 MODULES := . sdk plugins/examples/notifier-hello docs/examples/tenuo-verifier
 
-.PHONY: build plugins proto client client-check console run test install-deps lint fmt-check vet staticcheck bench bench-ratios pgbouncer-check fuzz fmt clean
+.PHONY: build plugins proto client client-check console run test install-deps lint fmt-check vet staticcheck bench bench-ratios pgbouncer-check fuzz fmt clean faults
 
 build: plugins
 	@mkdir -p bin
@@ -142,6 +142,15 @@ staticcheck:
 		echo "== staticcheck $$m"; \
 		(cd $$m && $(GO) run $(STATICCHECK) ./...) || exit 1; \
 	done
+
+# The fault harness at full size (docs/reliability.md): every scenario on
+# real pact-board processes and one throwaway PostgreSQL, over loopback;
+# it fails on any loss. make test runs a short form (cmd/pact-faults'
+# tests). FAULTS_ARGS adds flags, e.g. FAULTS_ARGS="-scenario kill".
+FAULTS_ARGS ?=
+faults: build
+	$(GO) build -o bin/pact-faults ./cmd/pact-faults
+	./bin/pact-faults -board-bin bin/pact-board $(FAULTS_ARGS)
 
 # Benchmarks measure, never assert (docs/benchmarks.md). One package at a
 # time (-p 1): two packages' benchmarks sharing the 2 cores would measure

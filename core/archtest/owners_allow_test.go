@@ -51,5 +51,12 @@ func allowedReads() []allowance {
 		{"modules/notify", "humans", reads, "as for orgs: a notification for one person (notifications.human_id) is " +
 			"told in their language (humans.language) when they chose one, read with the organization's where it " +
 			"delivers"},
+
+		// The fault harness checks, apart from every board, what the boards it attacked committed.
+		{"cmd/pact-faults", "tasks", reads, "the fault harness (docs/reliability.md) compares the tasks its " +
+			"clients were answered for with the rows the boards committed (REL-010, REL-011); going through a board " +
+			"would ask the process under test to vouch for itself"},
+		{"cmd/pact-faults", "entries", reads, "as for tasks: no task may exist without the log entry its post " +
+			"commits with (REL-011)"},
 	}
 }

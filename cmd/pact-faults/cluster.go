@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/pactboard/pact/core/db"
+	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/core/mandate"
+	"github.com/pactboard/pact/core/pgcluster"
+)
+
+// owner is the person who registers the harness's agents.
+const owner = "faults-owner"
+
+// shared is N boards on one PostgreSQL: the deployment the scenarios
+// attack. The harness reaches the database directly only to register
+// agents (as pact-admin would) and to check what the boards wrote.
+type shared struct {
+	pg     *pgcluster.Throwaway
+	dsn    string
+	db     *db.DB
+	ident  *identity.Service
+	boards []*board
+	dir    string
+}
+
+// startShared starts one throwaway PostgreSQL (its server dies with this
+// process), a database for the boards, and n boards sharing it; each has
+// migrated (the migrations take an advisory lock) and answers /readyz.
+func startShared(ctx context.Context, o options, n int) (*shared, error) {
+	dir, err := os.MkdirTemp("", "pact-faults-")
+	if err != nil {
+		return nil, err
+	}
+	s := &shared{dir: dir}
+	fail := func(err error) (*shared, error) { s.close(true, os.Stderr); return nil, err }
+	if s.pg, err = pgcluster.StartThrowaway(ctx); err != nil {
+		return fail(err)
+	}
+	if err := s.pg.CreateDatabase(ctx, "pact", ""); err != nil {
+		return fail(err)
+	}
+	s.dsn = s.pg.DSN("pact")
+	key := randomKey()
+	for i := range n {
+		name := fmt.Sprintf("board-%d", i)
+		b, err := newBoard(name, o.boardBin, filepath.Join(dir, name+".log"), map[string]string{
+			"DATABASE_URL": s.dsn, "PACT_SIGNING_KEY": key, "PACT_DATA_DIR": filepath.Join(dir, name)})
+		if err != nil {
+			return fail(err)
+		}
+		s.boards = append(s.boards, b)
+	}
+	// The first migrates alone; the others then start together.
+	if err := s.boards[0].start(ctx); err != nil {
+		return fail(err)
+	}
+	errc := make(chan error, n)
+	for _, b := range s.boards[1:] {
+		go func() { errc <- b.start(ctx) }()
+	}
+	for range s.boards[1:] {
+		if err := <-errc; err != nil {
+			return fail(err)
+		}
+	}
+	if s.db, err = db.Open(ctx, s.dsn); err != nil {
+		return fail(err)
+	}
+	keys, err := mandate.ParseKeyring("", key)
+	if err != nil {
+		return fail(err)
+	}
+	s.ident = identity.NewService(s.db, ledger.New(nil), mandate.NewService(keys, nil), nil)
+	if _, err := s.ident.AddHuman(ctx, "", identity.HumanInput{ID: owner, Name: "Fault harness", Role: identity.Owner}); err != nil {
+		return fail(err)
+	}
+	return s, nil
+}
+
+func randomKey() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// project creates a project.
+func (s *shared) project(ctx context.Context, id string) error {
+	_, err := s.ident.AddProject(ctx, owner, id, id, false)
+	return err
+}
+
+// agent registers a code agent on projects with the default scopes and
+// returns its token and root mandate.
+func (s *shared) agent(ctx context.Context, id string, projects ...string) (agentCreds, error) {
+	r, err := s.ident.RegisterAgent(ctx, owner, identity.AgentInput{ID: id, Client: "code", Projects: projects})
+	if err != nil {
+		return agentCreds{}, fmt.Errorf("register %s: %w", id, err)
+	}
+	return agentCreds{id: id, token: r.Token, mandate: r.RootMandateID.String()}, nil
+}
+
+// verifyLog checks every hash chain of the log, as pact-admin log-verify does.
+func (s *shared) verifyLog(ctx context.Context) (entries int64, err error) {
+	vs, err := ledger.New(nil).VerifyAll(ctx, s.db, nil)
+	if err != nil {
+		return 0, err
+	}
+	for _, chains := range vs {
+		for _, v := range chains {
+			if !v.OK {
+				return entries, fmt.Errorf("log chain %s is broken: %s", v.ChainKey, v.Reason)
+			}
+			entries += v.Checked
+		}
+	}
+	return entries, nil
+}
+
+// close stops the boards, then the database, and removes the directory;
+// after a failure (failed) it keeps the directory, where the boards' logs
+// are, and says where it is on out.
+func (s *shared) close(failed bool, out io.Writer) {
+	for _, b := range s.boards {
+		_ = b.kill()
+	}
+	if s.db != nil {
+		s.db.Close()
+	}
+	if s.pg != nil {
+		s.pg.Destroy()
+	}
+	if failed {
+		fmt.Fprintf(out, "  the boards' logs are kept in %s\n", s.dir)
+		return
+	}
+	_ = os.RemoveAll(s.dir)
+}

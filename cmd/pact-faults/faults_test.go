@@ -1,0 +1,86 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// The short form of `make faults`, inside `make test`: each scenario at a
+// size that runs in well under a minute on two cores. The full sizes, and
+// the figures they gave, are in docs/reliability.md.
+
+// boardBinary builds pact-board for the test (the harness itself builds
+// nothing), or takes PACT_FAULTS_BOARD_BIN when set.
+func boardBinary(t *testing.T) string {
+	t.Helper()
+	if bin := os.Getenv("PACT_FAULTS_BOARD_BIN"); bin != "" {
+		return bin
+	}
+	_, here, _, _ := runtime.Caller(0)
+	root := filepath.Join(filepath.Dir(here), "..", "..")
+	bin := filepath.Join(t.TempDir(), "pact-board")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/pact-board")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/pact-board: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// runScenario runs pact-faults with args and fails t unless it exits 0.
+func runScenario(t *testing.T, args ...string) string {
+	t.Helper()
+	var out bytes.Buffer
+	code := run(append([]string{"-board-bin", boardBinary(t)}, args...), &out, &out)
+	t.Log("\n" + out.String())
+	if code != 0 {
+		t.Fatalf("pact-faults %s exited %d", strings.Join(args, " "), code)
+	}
+	return out.String()
+}
+
+// REL-010: every race over three boards has exactly one winner, the others
+// are refused already_claimed, the database agrees, and the log verifies.
+//
+// One race at a time (-parallel 1): with several, each agent has several
+// calls in flight, and PostgreSQL 15 now and then fails a losing claim
+// with XX000 "new multixact has more than one updating member" (the board
+// answers internal; about 1 claim in 13,000), which the full size reports
+// (docs/reliability.md) and a short form would only make flaky.
+func TestClaimsAcrossReplicas(t *testing.T) {
+	out := runScenario(t, "-scenario", "claims", "-races", "60", "-parallel", "1")
+	if !strings.Contains(out, "one winner: 60; assignee matches the winner: 60") {
+		t.Fatalf("not every race had one winner the database agrees with:\n%s", out)
+	}
+}
+
+// REL-011: boards killed with SIGKILL under load lose no acknowledged task,
+// leave no task without its log entry, and the held pact_events calls on
+// them end and, re-issued elsewhere with their cursor, miss nothing.
+//
+// The watchers' completeness under concurrent posts is reported, not
+// enforced, here: pact_events cursors skip tasks committed out of
+// sequence order whether or not a board dies (docs/reliability.md).
+func TestKillBoardUnderLoad(t *testing.T) {
+	out := runScenario(t, "-scenario", "kill", "-rounds", "3", "-round", "500ms", "-writers", "3", "-report-cursor-misses")
+	for _, want := range []string{", lost: 0;", "tasks without a log entry: 0;", "ended with an error: 3 of 3;"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("the figures lack %q:\n%s", want, out)
+		}
+	}
+}
+
+// An agent waits through a SIGTERM restart of a board on the embedded
+// default: the data survives, and its re-issued call gets the work posted
+// after the restart.
+func TestWaitThroughEmbeddedRestart(t *testing.T) {
+	out := runScenario(t, "-scenario", "restart", "-rounds", "1")
+	if !strings.Contains(out, "all present after every restart") {
+		t.Fatalf("the data did not survive:\n%s", out)
+	}
+}
