@@ -2,8 +2,19 @@ package events
 
 import (
 	"context"
+	"errors"
 	"time"
 )
+
+// ErrNotYet is what a wait's check returns when something for the waiter
+// has committed but may not be handed out yet, because an older
+// transaction is still open (docs/events.md, "The cursor"). That
+// transaction's end may wake nobody, so the wait checks again after
+// notYetDelay instead of sleeping until the next wake.
+var ErrNotYet = errors.New("events: not yet")
+
+// notYetDelay is how soon a check that answered ErrNotYet runs again.
+const notYetDelay = 20 * time.Millisecond
 
 // A Wait is the waiter's contract (see the package documentation) as a
 // value: NewWait subscribes and starts the deadline before anything is
@@ -31,6 +42,21 @@ type Wait struct {
 	// checked: the last check found nothing, so Run waits before checking
 	// again. A wake that came after that check is pending on sub's channel.
 	checked bool
+	// soon, when not nil, fires when a check that answered ErrNotYet is
+	// due again.
+	soon <-chan time.Time
+}
+
+// checkOnce runs check, turning ErrNotYet into "nothing yet, look again
+// soon".
+func (w *Wait) checkOnce(ctx context.Context) (bool, error) {
+	ok, err := w.check(ctx)
+	w.soon = nil
+	if errors.Is(err, ErrNotYet) {
+		w.soon = time.After(notYetDelay)
+		return false, nil
+	}
+	return ok, err
 }
 
 // NewWait subscribes to the events match accepts (as Subscribe) and starts
@@ -55,7 +81,7 @@ func (w *Wait) Check(ctx context.Context) (done bool, err error) {
 			err = w.finish(ctx, err)
 		}
 	}()
-	ok, err := w.check(ctx)
+	ok, err := w.checkOnce(ctx)
 	if !ok && err == nil {
 		select {
 		case <-w.timer.C:
@@ -74,13 +100,14 @@ func (w *Wait) Run(ctx context.Context) (err error) {
 	defer func() { err = w.finish(ctx, err) }()
 	for {
 		if !w.checked {
-			if ok, err := w.check(ctx); err != nil || ok {
+			if ok, err := w.checkOnce(ctx); err != nil || ok {
 				return err
 			}
 		}
 		w.checked = false
 		select {
 		case <-w.sub.C():
+		case <-w.soon:
 		case <-w.timer.C:
 			return nil
 		case <-ctx.Done():

@@ -149,3 +149,25 @@ func TestTheEndsErrorIsReported(t *testing.T) {
 	p = &probe{endErr: stuck}
 	require.ErrorIs(t, h.NewWait(nil, time.Minute, p.check, p.end).Run(ctx), context.Canceled)
 }
+
+// A check that answers ErrNotYet (something committed but held back by an
+// older open transaction, whose end may wake nobody) is checked again soon
+// without any wake, both after Check and within Run; it is no error.
+func TestAWaitLooksAgainSoonAfterNotYet(t *testing.T) {
+	var h *Hub // no hub: no wake can come
+	var calls atomic.Int32
+	check := func(context.Context) (bool, error) {
+		if calls.Add(1) < 3 {
+			return false, ErrNotYet
+		}
+		return true, nil
+	}
+	w := h.NewWait(nil, time.Minute, check, nil)
+	done, err := w.Check(context.Background())
+	require.NoError(t, err)
+	require.False(t, done)
+	start := time.Now()
+	require.NoError(t, w.Run(context.Background()))
+	require.EqualValues(t, 3, calls.Load())
+	require.Less(t, time.Since(start), 30*time.Second, "ended by the re-checks, not by the minute's deadline")
+}

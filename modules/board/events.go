@@ -2,6 +2,7 @@ package board
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -52,21 +53,35 @@ func (a eventsIn) wait() time.Duration {
 	return waitIn{Seconds: a.Seconds}.deadline(MaxWait)
 }
 
+// horizonSQL is the cursor's horizon: the oldest transaction still open.
+// Every change below it has committed or never will, so no change can
+// appear below it later; a reader hands out only changes below it
+// (migration 022, docs/events.md "The cursor").
+const horizonSQL = `pg_snapshot_xmin(pg_current_snapshot())::text::bigint`
+
+// ownXactSQL is the calling transaction's own id, 0 before it wrote.
+const ownXactSQL = `coalesce(pg_current_xact_id_if_assigned()::text::bigint, 0)`
+
 // claimableFrom selects the tasks t an agent may claim in projects after a
 // cursor: open, not awaiting approval, undelegated or delegated to it. The
 // arguments are the statement's placeholders for each value; answer and
-// readiness share it.
-func claimableFrom(projects, cursor, agent string) string {
-	return ` FROM tasks t WHERE t.project_id = ANY(` + projects + `) AND t.change_seq > ` + cursor + `
+// readiness share it. The cursor counts in change_xact; visible is the
+// condition on t.change_xact of the changes that may be handed out.
+func claimableFrom(projects, cursor, agent, visible string) string {
+	return ` FROM tasks t WHERE t.project_id = ANY(` + projects + `) AND t.change_xact > ` + cursor + `
+	AND ` + visible + `
 	AND t.status = 'submitted' AND t.assignee IS NULL AND NOT t.deferred
 	AND (t.delegate_to IS NULL OR t.delegate_to = ` + agent + `)`
 }
 
 // eventsReadySQL is whether pact_events has anything to answer for agent
 // $1 watching projects $2 (tasks only unless $3, watch-only) after cursor
-// $4: exactly what work would return, so a wait never ends with nothing.
+// $4: exactly what work would return, so a wait never ends with nothing;
+// and whether claimable work has committed that the horizon still holds
+// back (then the wait looks again soon: events.ErrNotYet).
 var eventsReadySQL = `SELECT EXISTS (SELECT 1` + unreadFrom("$1", "$2", "''") + `)
-	OR (NOT $3::boolean AND EXISTS (SELECT 1` + claimableFrom("$2", "$4", "$1") + `))`
+	OR (NOT $3::boolean AND EXISTS (SELECT 1` + claimableFrom("$2", "$4", "$1", "t.change_xact < "+horizonSQL) + `)),
+	NOT $3::boolean AND EXISTS (SELECT 1` + claimableFrom("$2", "$4", "$1", "true") + `)`
 
 func (m *Module) eventsScope(ctx context.Context, tx bun.IDB, agent string, a eventsIn) (mandate.Chain, []string, bool, error) {
 	chain, who, projects, err := m.waitScope(ctx, tx, agent, a.MandateID, "")
@@ -107,9 +122,16 @@ func (m *Module) waitForWork(ctx context.Context, agent string, a eventsIn) (*ev
 		}
 		return false
 	}
-	ready := func(ctx context.Context) (ready bool, err error) {
-		err = m.db.FetchInto(ctx, m.db, eventsReadySQL, []any{agent, projects, watchOnly, a.cursor()}, &ready)
-		return ready, err
+	ready := func(ctx context.Context) (bool, error) {
+		var ready, committed bool
+		if err := m.db.FetchInto(ctx, m.db, eventsReadySQL, []any{agent, projects, watchOnly, a.cursor()},
+			&ready, &committed); err != nil {
+			return false, err
+		}
+		if !ready && committed {
+			return false, events.ErrNotYet
+		}
+		return ready, nil
 	}
 	stop := func(ctx context.Context) error { return m.ident.ListenUntil(ctx, m.db, agent, 0) }
 	return m.hub.NewWait(match, a.wait(), ready, stop), nil
@@ -129,28 +151,48 @@ func (m *Module) work(ctx context.Context, c *kernel.Call, a eventsIn) (eventsOu
 	if err := m.releaseStale(ctx, c.Tx, projects); err != nil {
 		return eventsOut{}, err
 	}
+	// One horizon for every read below, so the cursor never passes a
+	// change one of them could not see.
+	// The head (the last change below the horizon) is read with it, in
+	// the same round trip.
+	var horizon, head int64
+	if err := c.Tx.NewRaw(`WITH h AS (SELECT `+horizonSQL+` AS x)
+		SELECT h.x, coalesce((SELECT max(change_xact) FROM tasks WHERE project_id = ANY(?) AND change_xact < h.x), 0) FROM h`,
+		pgdialect.Array(projects)).Scan(ctx, &horizon, &head); err != nil {
+		return eventsOut{}, err
+	}
+	// This call's own changes (stale claims it just released) are shown
+	// too, but the cursor stays below the horizon, so they come again.
+	visible := fmt.Sprintf(`(t.change_xact < %d OR t.change_xact = %s)`, horizon, ownXactSQL)
 	rows := []task{}
 	if !watchOnly {
-		if err := c.Tx.NewRaw(`SELECT `+taskColumns("t")+claimableFrom("?", "?", "?")+` ORDER BY t.change_seq LIMIT 50`,
+		if err := c.Tx.NewRaw(`SELECT `+taskColumns("t")+claimableFrom("?", "?", "?", visible)+
+			` ORDER BY t.change_xact, t.change_seq LIMIT 50`,
 			pgdialect.Array(projects), a.cursor(), c.AgentID).Scan(ctx, &rows); err != nil {
 			return eventsOut{}, err
 		}
 	}
-	tasks := make([]taskView, len(rows))
 	next := a.cursor()
-	for i := range rows {
-		tasks[i] = rows[i].summary()
-		next = max(next, rows[i].ChangeSeq)
-	}
-	if len(rows) < 50 {
-		// Nothing claimable was skipped: move the cursor to the head, so
-		// changes that concern others are not seen again.
-		var head int64
-		if err := c.Tx.NewRaw(`SELECT coalesce(max(change_seq), 0) FROM tasks WHERE project_id = ANY(?)`,
-			pgdialect.Array(projects)).Scan(ctx, &head); err != nil {
+	if len(rows) == 50 {
+		// The cursor moves by whole transactions: the rest of the last
+		// one's changes come now, not never.
+		last := rows[len(rows)-1]
+		var rest []task
+		if err := c.Tx.NewRaw(`SELECT `+taskColumns("t")+claimableFrom("?", "?", "?", visible)+
+			` AND t.change_xact = ? AND t.change_seq > ? ORDER BY t.change_seq`, pgdialect.Array(projects), a.cursor(),
+			c.AgentID, last.ChangeXact, last.ChangeSeq).Scan(ctx, &rest); err != nil {
 			return eventsOut{}, err
 		}
+		rows = append(rows, rest...)
+		next = max(next, min(last.ChangeXact, horizon-1))
+	} else {
+		// Nothing claimable was skipped: move the cursor to the head, so
+		// changes that concern others are not seen again.
 		next = max(next, head)
+	}
+	tasks := make([]taskView, len(rows))
+	for i := range rows {
+		tasks[i] = rows[i].summary()
 	}
 	inbox, err := m.unreadMessages(ctx, c.Tx, c.AgentID, projects, "", false)
 	if err != nil {

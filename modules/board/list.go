@@ -101,15 +101,27 @@ func (m *Module) list(ctx context.Context, c *kernel.Call, a listIn) (listOut, e
 	var head int64
 	var rows, deferredRows []task
 	var unread []messageRow
-	tasksSQL := `WITH page_rows AS (SELECT ` + taskColumns("t") + ` FROM tasks t
-			WHERE t.project_id = ANY($2) AND t.change_seq > $3 AND ` + where + ` ORDER BY t.change_seq LIMIT $4),
-		deferred_rows AS (SELECT ` + taskColumns("t") + ` FROM tasks t
-			WHERE t.project_id = ANY($2) AND t.deferred AND t.change_seq > $3 ORDER BY t.change_seq LIMIT 200)
+	// The cursor counts in change_xact and passes only changes below the
+	// horizon (horizonSQL), in whole transactions: the page takes every
+	// change of the last transaction it reaches, so next_since never
+	// splits one.
+	tasksSQL := `WITH h AS (SELECT ` + horizonSQL + ` AS x),
+		cand AS (SELECT t.change_xact FROM tasks t, h
+			WHERE t.project_id = ANY($2) AND t.change_xact > $3 AND (t.change_xact < h.x OR t.change_xact = ` + ownXactSQL + `)
+			  AND ` + where + `
+			ORDER BY t.change_xact, t.change_seq LIMIT $4),
+		page_rows AS (SELECT ` + taskColumns("t") + ` FROM tasks t
+			WHERE t.project_id = ANY($2) AND t.change_xact > $3 AND t.change_xact <= (SELECT max(change_xact) FROM cand)
+			  AND ` + where + ` ORDER BY t.change_xact, t.change_seq),
+		deferred_rows AS (SELECT ` + taskColumns("t") + ` FROM tasks t, h
+			WHERE t.project_id = ANY($2) AND t.deferred AND t.change_xact > $3
+			  AND (t.change_xact < h.x OR t.change_xact = ` + ownXactSQL + `)
+			ORDER BY t.change_xact, t.change_seq LIMIT 200)
 		SELECT true AS in_page, p.* FROM page_rows p UNION ALL SELECT false, d.* FROM deferred_rows d
-		ORDER BY in_page DESC, change_seq`
+		ORDER BY in_page DESC, change_xact, change_seq`
 	release, logReleased := m.releaseStaleStep(readable)
 	steps := []db.Step{release,
-		{SQL: `SELECT coalesce(max(change_seq), 0) FROM tasks WHERE project_id = ANY($1)`, Args: []any{readable},
+		{SQL: `SELECT coalesce(max(change_xact), 0) FROM tasks WHERE project_id = ANY($1) AND change_xact < ` + horizonSQL, Args: []any{readable},
 			Rows: db.OneRow(&head)},
 		{SQL: tasksSQL, Args: args, Rows: func(_ *db.Tx, r pgx.Rows) error {
 			var inPage bool
@@ -143,9 +155,12 @@ func (m *Module) list(ctx context.Context, c *kernel.Call, a listIn) (listOut, e
 		return listOut{}, err
 	}
 	tasks, deferred := []taskView{}, []taskView{}
+	// The cursor passes no change above the head (the horizon's): this
+	// call's own changes, and changes of transactions that ended after the
+	// head was read, come again next time rather than never.
 	next := cursor
 	for i := range rows {
-		next = max(next, rows[i].ChangeSeq)
+		next = max(next, min(rows[i].ChangeXact, head))
 		if !rows[i].Deferred {
 			tasks = append(tasks, rows[i].summary())
 		}
@@ -157,7 +172,7 @@ func (m *Module) list(ctx context.Context, c *kernel.Call, a listIn) (listOut, e
 	for _, r := range unread {
 		inbox = append(inbox, r.view(true))
 	}
-	return listOut{Tasks: tasks, Deferred: deferred, NextSince: next, HasMore: len(rows) == n, Inbox: inbox,
+	return listOut{Tasks: tasks, Deferred: deferred, NextSince: next, HasMore: len(rows) >= n, Inbox: inbox,
 		Head: head}, nil
 }
 

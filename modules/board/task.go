@@ -51,8 +51,10 @@ type task struct {
 	Answer             *string         `bun:"answer" json:"answer"`
 	ParentTaskID       *string         `bun:"parent_task_id" json:"parent_task_id"`
 	ChangeSeq          int64           `bun:"change_seq" json:"change_seq"`
-	UpdatedAt          time.Time       `bun:"updated_at" json:"updated_at"`
-	CreatedAt          time.Time       `bun:"created_at" json:"created_at"`
+	// ChangeXact orders changes for the agents' cursor (migration 022).
+	ChangeXact int64     `bun:"change_xact" json:"-"`
+	UpdatedAt  time.Time `bun:"updated_at" json:"updated_at"`
+	CreatedAt  time.Time `bun:"created_at" json:"created_at"`
 }
 
 // taskColumns lists a task's columns for alias a (a table name or alias).
@@ -60,7 +62,7 @@ func taskColumns(a string) string {
 	return strings.NewReplacer("$.", a+".").Replace(`$.id::text AS id, $.project_id, $.title, $.body, $.action,
 	$.created_by, $.mandate_id::text AS mandate_id, $.delegate_to, $.delegated_mandate_id::text AS delegated_mandate_id,
 	$.assignee, $.assignee_mandate_id::text AS assignee_mandate_id, $.status, $.deferred, $.defer_reason,
-	$.needed_scope, $.result, $.answer, $.parent_task_id::text AS parent_task_id, $.change_seq, $.updated_at,
+	$.needed_scope, $.result, $.answer, $.parent_task_id::text AS parent_task_id, $.change_seq, $.change_xact, $.updated_at,
 	$.created_at`)
 }
 
@@ -68,7 +70,7 @@ func taskColumns(a string) string {
 func (t *task) fields() []any {
 	return []any{&t.ID, &t.ProjectID, &t.Title, &t.Body, &t.Action, &t.CreatedBy, &t.MandateID, &t.DelegateTo,
 		&t.DelegatedMandateID, &t.Assignee, &t.AssigneeMandateID, &t.Status, &t.Deferred, &t.DeferReason,
-		&t.NeededScope, &t.Result, &t.Answer, &t.ParentTaskID, &t.ChangeSeq, &t.UpdatedAt, &t.CreatedAt}
+		&t.NeededScope, &t.Result, &t.Answer, &t.ParentTaskID, &t.ChangeSeq, &t.ChangeXact, &t.UpdatedAt, &t.CreatedAt}
 }
 
 // getTask returns task id, or nil when there is none (a malformed id is no
