@@ -199,3 +199,44 @@ func (p *Page) Requests() []Request {
 	p.do("requests", nil, &r)
 	return r
 }
+
+// Press presses key on the keyboard ("Tab", "Shift+Tab", "Enter",
+// "Escape", …), as a person who uses no mouse does.
+func (p *Page) Press(key string) {
+	p.b.t.Helper()
+	p.do("press", map[string]any{"key": key}, nil)
+}
+
+// Focus is the element that has the keyboard's focus: its tag, its
+// accessible text (aria-label, its label, its text or its value) and
+// whether it is inside an open dialog.
+type Focus struct {
+	Tag      string `json:"tag"`
+	Text     string `json:"text"`
+	InDialog bool   `json:"inDialog"`
+}
+
+// Focused returns the element that has the keyboard's focus.
+func (p *Page) Focused() Focus {
+	p.b.t.Helper()
+	var f Focus
+	p.do("focused", nil, &f)
+	return f
+}
+
+// TabTo presses Tab until the focused element's text is text, and fails
+// the test after max presses: the element is reachable by keyboard.
+func (p *Page) TabTo(text string, max int) {
+	p.b.t.Helper()
+	var seen []string
+	for range max {
+		p.Press("Tab")
+		f := p.Focused()
+		if f.Text == text {
+			return
+		}
+		seen = append(seen, f.Tag+" "+f.Text)
+	}
+	p.b.t.Fatalf("%q is not reachable with Tab in %d presses; focus went through %q", text, max, seen)
+}
+

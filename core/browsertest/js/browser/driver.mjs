@@ -25,6 +25,8 @@
 //   storage     {page}                       localStorage as an object
 //   texts       {page, role}                 innerText of every visible element of the role
 //   requests    {page}                       every request the page made: {method, url, navigation}
+//   press       {page, key}                  keyboard.press(key), e.g. "Tab", "Enter", "Escape"
+//   focused     {page}                       the focused element: {tag, text, inDialog}
 //   closePage   {page}
 //   close       {}                           closes the browser; exits
 import { createInterface } from 'node:readline';
@@ -129,6 +131,18 @@ const ops = {
   },
   async texts({ page: name, role }) {
     return await page(name).getByRole(role).allInnerTexts();
+  },
+  async press({ page: name, key }) {
+    await page(name).keyboard.press(key);
+    return null;
+  },
+  async focused({ page: name }) {
+    return await page(name).evaluate(() => {
+      const el = document.activeElement;
+      if (!el || el === document.body) return { tag: '', text: '', inDialog: false };
+      const text = (el.getAttribute('aria-label') || el.labels?.[0]?.innerText || el.innerText || el.value || '').trim();
+      return { tag: el.tagName.toLowerCase(), text, inDialog: !!el.closest('dialog[open]') };
+    });
   },
   async requests({ page: name }) {
     page(name);
