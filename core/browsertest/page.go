@@ -239,4 +239,3 @@ func (p *Page) TabTo(text string, max int) {
 	}
 	p.b.t.Fatalf("%q is not reachable with Tab in %d presses; focus went through %q", text, max, seen)
 }
-
