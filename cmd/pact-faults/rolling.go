@@ -113,6 +113,8 @@ type rollingRun struct {
 	flights    map[int]map[*flight]bool // attempts in flight, by board
 	reconnects int                      // watchers' answers with reconnect
 	retriedWhy []string                 // why attempts were retried, the first few
+	cutOff     int                      // posts the end of the load cancelled
+	cutAtTerm  []string                 // calls in flight at a SIGTERM that got no answer
 
 	// by round
 	readyz503, exits, restarts, probeAnswered []time.Duration
@@ -232,6 +234,9 @@ func (r *rollingRun) write(ctx context.Context, rd *roaming, project string) []s
 		case code == "":
 			acked = append(acked, id)
 		case ctx.Err() != nil:
+			r.cmu.Lock()
+			r.cutOff++
+			r.cmu.Unlock()
 		case code != transportErr && code != "unavailable":
 			r.problem("%s: pact_post refused: %s: %v", rd.agent.id, code, err)
 			sleep(ctx, 100*time.Millisecond)
