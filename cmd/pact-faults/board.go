@@ -129,6 +129,20 @@ func (b *board) signal(sig syscall.Signal, wait time.Duration) error {
 	if err := b.cmd.Process.Signal(sig); err != nil {
 		return err
 	}
+	return b.exited(wait, sig.String())
+}
+
+// term sends SIGTERM and returns at once: the board drains while the
+// caller watches; exited then waits for it to end.
+func (b *board) term() error {
+	if b.cmd == nil {
+		return fmt.Errorf("%s is not running", b.name)
+	}
+	return b.cmd.Process.Signal(syscall.SIGTERM)
+}
+
+// exited waits for the process to end, and kills it past wait.
+func (b *board) exited(wait time.Duration, what string) error {
 	select {
 	case <-b.done:
 		b.cmd = nil
@@ -137,6 +151,6 @@ func (b *board) signal(sig syscall.Signal, wait time.Duration) error {
 		_ = b.cmd.Process.Kill()
 		<-b.done
 		b.cmd = nil
-		return fmt.Errorf("%s did not exit within %s of %s", b.name, wait, sig)
+		return fmt.Errorf("%s did not exit within %s of %s", b.name, wait, what)
 	}
 }

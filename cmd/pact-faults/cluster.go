@@ -51,8 +51,11 @@ func startShared(ctx context.Context, o options, n int) (*shared, error) {
 	key := randomKey()
 	for i := range n {
 		name := fmt.Sprintf("board-%d", i)
-		b, err := newBoard(name, o.boardBin, filepath.Join(dir, name+".log"), map[string]string{
-			"DATABASE_URL": s.dsn, "PACT_SIGNING_KEY": key, "PACT_DATA_DIR": filepath.Join(dir, name)})
+		env := map[string]string{"DATABASE_URL": s.dsn, "PACT_SIGNING_KEY": key, "PACT_DATA_DIR": filepath.Join(dir, name)}
+		for k, v := range o.boardEnv {
+			env[k] = v
+		}
+		b, err := newBoard(name, o.boardBin, filepath.Join(dir, name+".log"), env)
 		if err != nil {
 			return fail(err)
 		}
@@ -122,6 +125,42 @@ func (s *shared) verifyLog(ctx context.Context) (entries int64, err error) {
 		}
 	}
 	return entries, nil
+}
+
+// audit is what the database holds of the acknowledged tasks.
+type audit struct {
+	present int      // tasks in the database
+	lost    []string // acknowledged tasks that are not
+	orphans int      // tasks without the log entry their post commits with: half-written
+}
+
+// audit looks up every acknowledged task, and the tasks without a log entry.
+func (s *shared) audit(ctx context.Context, acked []string) (audit, error) {
+	var a audit
+	present := map[string]bool{}
+	rows, err := s.db.Pool.Query(ctx, `SELECT id::text FROM tasks`)
+	if err != nil {
+		return a, err
+	}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return a, err
+		}
+		present[id] = true
+	}
+	if err := rows.Err(); err != nil {
+		return a, err
+	}
+	a.present = len(present)
+	for _, id := range acked {
+		if !present[id] {
+			a.lost = append(a.lost, id)
+		}
+	}
+	err = s.db.Pool.QueryRow(ctx, `SELECT count(*) FROM tasks t
+		WHERE NOT EXISTS (SELECT 1 FROM entries e WHERE e.task_id = t.id)`).Scan(&a.orphans)
+	return a, err
 }
 
 // close stops the boards, then the database, and removes the directory;

@@ -5,7 +5,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -80,5 +82,31 @@ func TestWaitThroughEmbeddedRestart(t *testing.T) {
 	out := runScenario(t, "-scenario", "restart", "-rounds", "1")
 	if !strings.Contains(out, "all present after every restart") {
 		t.Fatalf("the data did not survive:\n%s", out)
+	}
+}
+
+// REL-012: a rolling restart by SIGTERM of three boards behind a load
+// balancer that routes on /readyz: each board leaves /readyz before it
+// stops listening, answers its held calls with reconnect and the calls in
+// flight it has read (none commits twice), and no call of a client that
+// retries on another board fails; nothing acknowledged is lost and the
+// watchers miss nothing. A call sent on an idle keep-alive connection as
+// the drain closes it gets no answer now and then (a finding in
+// docs/reliability.md): the figures report it and the test does not fail
+// on it, only on the retried call failing too.
+func TestRollingRestart(t *testing.T) {
+	out := runScenario(t, "-scenario", "rolling", "-rounds", "3", "-round", "500ms", "-writers", "3")
+	for _, want := range []string{"failed on all 3 attempts: 0\n", ", lost: 0;", "committed twice: 0\n", "tasks without a log entry: 0;",
+		"never returned: 0 ", "to the probe held on the stopping board\n"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("the figures lack %q:\n%s", want, out)
+		}
+	}
+	m := regexp.MustCompile(`reconnect answers: (\d+) to the watchers, (\d+) of 3 to the probe`).FindStringSubmatch(out)
+	if m == nil || m[2] != "3" {
+		t.Fatalf("not every probe held on a stopping board was answered with reconnect:\n%s", out)
+	}
+	if n, _ := strconv.Atoi(m[1]); n == 0 {
+		t.Logf("no watcher's call was held on a stopping board in this run")
 	}
 }

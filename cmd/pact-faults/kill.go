@@ -172,6 +172,9 @@ type watcher struct {
 	project string
 	cursor  int64
 	seen    map[string]bool
+	// reconnected is whether the last answer said reconnect: its board
+	// is draining (scenario rolling).
+	reconnected bool
 }
 
 // events makes one pact_events call through c from w's cursor; on an
@@ -179,9 +182,11 @@ type watcher struct {
 func (k *killRun) events(ctx context.Context, w *watcher, c *client, seconds float64) (tasks []string, code string, err error) {
 	got, code, err := c.timed(ctx, k.st, "pact_events", map[string]any{"mandate_id": w.r.agent.mandate,
 		"since": w.cursor, "seconds": seconds, "project_id": w.project})
+	w.reconnected = false
 	if code != "" {
 		return nil, code, err
 	}
+	w.reconnected = got["reconnect"] == true
 	list, _ := got["tasks"].([]any)
 	for _, t := range list {
 		id, _ := t.(map[string]any)["id"].(string)

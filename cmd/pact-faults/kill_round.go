@@ -73,35 +73,13 @@ func (k *killRun) round(ctx context.Context, o options, probe *watcher, victim i
 func (k *killRun) check(ctx context.Context, o options, elapsed time.Duration, acked, quietAcked []string,
 	watchers []*watcher, restarts []time.Duration) error {
 	s := k.s
-	present := map[string]bool{}
-	rows, err := s.db.Pool.Query(ctx, `SELECT id::text FROM tasks`)
+	a, err := s.audit(ctx, append(slices.Clone(acked), quietAcked...))
 	if err != nil {
 		return err
 	}
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return err
-		}
-		present[id] = true
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	lost := 0
-	for _, id := range append(slices.Clone(acked), quietAcked...) {
-		if !present[id] {
-			lost++
-			if lost <= 5 {
-				k.problem("acknowledged task %s is not in the database", id)
-			}
-		}
-	}
-	// Half-written: a task without the log entry its post commits with.
-	var orphans int
-	if err := s.db.Pool.QueryRow(ctx, `SELECT count(*) FROM tasks t
-		WHERE NOT EXISTS (SELECT 1 FROM entries e WHERE e.task_id = t.id)`).Scan(&orphans); err != nil {
-		return err
+	lost, orphans := len(a.lost), a.orphans
+	for _, id := range a.lost[:min(lost, 5)] {
+		k.problem("acknowledged task %s is not in the database", id)
 	}
 	if orphans > 0 {
 		k.problem("%d tasks have no log entry", orphans)
@@ -121,7 +99,7 @@ func (k *killRun) check(ctx context.Context, o options, elapsed time.Duration, a
 	if verr != nil {
 		k.problem("%v", verr)
 	}
-	unanswered := len(present) - len(acked) - len(quietAcked)
+	unanswered := a.present - len(acked) - len(quietAcked)
 	fmt.Fprintf(k.out, "  %d rounds over %d boards in %s; %d writers, %d watchers\n", len(restarts), len(s.boards),
 		elapsed.Round(time.Millisecond), o.writers, len(watchers))
 	fmt.Fprintf(k.out, "  acknowledged posts: %d, lost: %d; committed without an answer (the client saw an error): %d\n",

@@ -31,12 +31,17 @@ type options struct {
 	perTask  int
 	parallel int
 	rounds   int
-	writers  int
-	roundFor time.Duration
+	// roundsSet is whether -rounds was given: scenario rolling runs 9
+	// rounds (each of 3 boards 3 times) unless told otherwise.
+	roundsSet bool
+	writers   int
+	roundFor  time.Duration
 	// reportMisses makes the kill scenario report, not fail on, tasks its
 	// watchers never saw (docs/reliability.md, "Finding: pact_events
 	// cursors skip tasks committed out of order").
 	reportMisses bool
+	// boardEnv is added to every board's variables (startShared).
+	boardEnv map[string]string
 }
 
 // scenario runs one fault scenario, printing its figures to out; an error
@@ -45,10 +50,10 @@ type scenario func(ctx context.Context, o options, out io.Writer) error
 
 // scenarios maps each -scenario name to its run, in the order "all" runs them.
 func scenarios() map[string]scenario {
-	return map[string]scenario{"claims": runClaims, "kill": runKill, "restart": runRestart}
+	return map[string]scenario{"claims": runClaims, "kill": runKill, "rolling": runRolling, "restart": runRestart}
 }
 
-func scenarioOrder() []string { return []string{"claims", "kill", "restart"} }
+func scenarioOrder() []string { return []string{"claims", "kill", "rolling", "restart"} }
 
 // fullSize are the defaults: the sizes docs/reliability.md reports.
 func fullSize() options {
@@ -60,15 +65,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	o := fullSize()
 	fs := flag.NewFlagSet("pact-faults", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.scenario, "scenario", "all", "claims, kill, restart, or all ("+strings.Join(scenarioOrder(), ", ")+" in turn)")
+	fs.StringVar(&o.scenario, "scenario", "all", "claims, kill, rolling, restart, or all ("+strings.Join(scenarioOrder(), ", ")+" in turn)")
 	fs.StringVar(&o.boardBin, "board-bin", o.boardBin, "the pact-board binary to run (make build writes bin/pact-board)")
 	fs.IntVar(&o.boards, "boards", o.boards, "boards sharing the database (claims, kill)")
 	fs.IntVar(&o.races, "races", o.races, "claims: tasks raced for")
 	fs.IntVar(&o.perTask, "clients", o.perTask, "claims: agents racing for each task")
 	fs.IntVar(&o.parallel, "parallel", o.parallel, "claims: races run at once")
-	fs.IntVar(&o.rounds, "rounds", o.rounds, "kill: boards killed in turn; restart: restarts (default 20; restart uses at most 5)")
-	fs.IntVar(&o.writers, "writers", o.writers, "kill: agents posting tasks without pause")
-	fs.DurationVar(&o.roundFor, "round", o.roundFor, "kill: load before each kill, and again while the board is down")
+	fs.IntVar(&o.rounds, "rounds", o.rounds, "kill: boards killed in turn; rolling: boards stopped by SIGTERM in turn (9 when not set); restart: restarts (default 20; restart uses at most 5)")
+	fs.IntVar(&o.writers, "writers", o.writers, "kill, rolling: agents posting tasks without pause")
+	fs.DurationVar(&o.roundFor, "round", o.roundFor, "kill: load before each kill, and again while the board is down; rolling: load before each SIGTERM")
 	fs.BoolVar(&o.reportMisses, "report-cursor-misses", false,
 		"kill: report, without failing, acknowledged tasks a watcher's pact_events never returned (a known finding, docs/reliability.md)")
 	if err := fs.Parse(args); err != nil {
@@ -77,6 +82,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
+	fs.Visit(func(f *flag.Flag) { o.roundsSet = o.roundsSet || f.Name == "rounds" })
 	if _, err := os.Stat(o.boardBin); err != nil {
 		fmt.Fprintf(stderr, "pact-faults: -board-bin %s: %v (run make build first)\n", o.boardBin, err)
 		return 2
