@@ -142,7 +142,7 @@ func (m *Main) Run(ctx context.Context) error {
 
 func (m *Main) serve(ctx context.Context, ln net.Listener, k *kernel.Kernel) error {
 	srv := &http.Server{
-		Handler:           k.Handler(),
+		Handler:           closeWhenDraining(k, k.Handler()),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       kernel.MaxRequestRead, // a slow body must not hold a connection (SEC-007)
 		IdleTimeout:       120 * time.Second,
@@ -160,7 +160,7 @@ func (m *Main) serve(ctx context.Context, ln net.Listener, k *kernel.Kernel) err
 	var serveErr error
 	select {
 	case <-ctx.Done():
-		m.drain(k, srv)
+		m.drain(k)
 	case serveErr = <-served:
 		serveErr = fmt.Errorf("serve: %w", serveErr)
 	}
@@ -182,10 +182,10 @@ func (m *Main) serve(ctx context.Context, ln net.Listener, k *kernel.Kernel) err
 // call again, then keeps serving for PACT_DRAIN_SECONDS, so a load balancer
 // sees the 503 and sends new calls (and the re-issued held ones) to
 // another board before this one stops taking connections (REL-001).
-// Answers from now on close their connections, so a client's next call
-// connects anew and the load balancer routes it elsewhere.
-func (m *Main) drain(k *kernel.Kernel, srv *http.Server) {
-	srv.SetKeepAlivesEnabled(false)
+// Answers from now on close their connections (closeWhenDraining), so a
+// client's next call connects anew and the load balancer routes it
+// elsewhere.
+func (m *Main) drain(k *kernel.Kernel) {
 	k.Drain()
 	m.Logger.Info("draining", "wait", m.Config.DrainWait)
 	if m.Config.DrainWait > 0 {
@@ -246,3 +246,22 @@ func boardModules(keys *mandate.Keyring, hub *events.Hub, notifiers notify.Notif
 		// The console's files are its web package's build, embedded.
 		console.New(console.Options{Keys: keys, Assets: web.Assets()})}
 }
+
+// closeWhenDraining has every answer given while the board drains close
+// its connection ("Connection: close"), so the client's next call connects
+// anew and the load balancer routes it to another board. Idle connections
+// are left for Shutdown to close, after PACT_DRAIN_SECONDS: closing them at
+// once (SetKeepAlivesEnabled(false)) races a client that has just picked
+// one for a POST, which then fails with EOF although the board never saw
+// it (docs/reliability.md, scenario 5).
+func closeWhenDraining(k *kernel.Kernel, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-k.Draining():
+			w.Header().Set("Connection", "close")
+		default:
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+

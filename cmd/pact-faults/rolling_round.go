@@ -172,6 +172,9 @@ func (r *rollingRun) check(ctx context.Context, o options, elapsed time.Duration
 	for _, cut := range r.cutAtTerm {
 		fmt.Fprintf(out, "    no answer: %s\n", cut)
 	}
+	if len(r.cutAtTerm) > 0 {
+		r.problem("%d calls in flight at a SIGTERM got no answer: a drain must answer what it took", len(r.cutAtTerm))
+	}
 	fmt.Fprintf(out, "  reconnect answers: %d to the watchers, %d of %d to the probe held on the stopping board\n",
 		r.reconnects, len(r.probeAnswered), len(r.restarts))
 	fmt.Fprintf(out, "  acknowledged posts: %d, lost: %d; committed without an answer: %d (posts retried: %d; cut off when the load stopped: %d); committed twice: %d\n",
