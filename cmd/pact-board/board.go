@@ -264,4 +264,3 @@ func closeWhenDraining(k *kernel.Kernel, next http.Handler) http.Handler {
 		next.ServeHTTP(w, r)
 	})
 }
-
