@@ -72,7 +72,7 @@ run: build
 test: install-deps lint client-check
 	@for m in $(MODULES); do \
 		echo "== go test -race $$m"; \
-		(cd $$m && $(GO) test -race -count=1 ./...) || exit 1; \
+		(cd $$m && $(GO) test -race -count=1 -timeout 30m ./...) || exit 1; \
 	done
 
 # PostgreSQL server binaries (initdb, pg_ctl, postgres) for the embedded

@@ -21,7 +21,7 @@ func (w *world) onceAt(env map[string]string, now time.Time) string {
 }
 
 func (w *world) head() int {
-	return w.Count(`SELECT coalesce(max(change_seq), 0)::int FROM tasks WHERE project_id = 'web'`)
+	return w.Count(`SELECT coalesce(max(change_xact), 0)::int FROM tasks WHERE project_id = 'web'`)
 }
 
 // A schedule entry is posted by the runner in its project at its local
