@@ -90,8 +90,8 @@ func (noAuthenticator) Authenticate(context.Context, string) (*identity.Person, 
 // method must repeat the session's CSRF token in CSRFHeader.
 func (k *Kernel) sessionPerson(ctx context.Context, method string, header func(string) string,
 	setCookie func(string)) (*identity.Person, error) {
-	s := k.seams.sessions.get()
-	if s == nil || header("Authorization") != "" || header("Cookie") == "" {
+	s := k.cookieSessions(header)
+	if s == nil {
 		return nil, nil
 	}
 	sess, err := s.AdminSession(ctx, header("Cookie"), setCookie)
@@ -118,8 +118,8 @@ func (h *Host) SessionAccounts() SessionAccounts { return SessionAccounts{k: h.k
 // method must repeat the session's CSRF token in CSRFHeader.
 func (a SessionAccounts) Account(ctx context.Context, method string, header func(string) string,
 	setCookie func(string)) (*authissuer.Identity, error) {
-	s := a.k.seams.sessions.get()
-	if s == nil || header("Authorization") != "" || header("Cookie") == "" {
+	s := a.k.cookieSessions(header)
+	if s == nil {
 		return nil, nil
 	}
 	sess, err := s.AdminAccount(ctx, header("Cookie"), setCookie)
@@ -130,6 +130,17 @@ func (a SessionAccounts) Account(ctx context.Context, method string, header func
 		return nil, err
 	}
 	return sess.Account, nil
+}
+
+// cookieSessions is what reads the request's console session, or nil
+// when none applies: no provider, no cookie, or an Authorization header,
+// which wins.
+func (k *Kernel) cookieSessions(header func(string) string) AdminSessions {
+	s := k.seams.sessions.get()
+	if s == nil || header("Authorization") != "" || header("Cookie") == "" {
+		return nil
+	}
+	return s
 }
 
 // checkCSRF refuses an unsafe method that does not repeat the session's

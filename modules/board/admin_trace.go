@@ -169,7 +169,7 @@ func (m *Module) overview(ctx context.Context, _ *struct{}) (*overviewOut, error
 }
 
 // answeredTasks lists the organization's tasks whose answer may still be
-// changed (unreadAnswerSQL's condition), oldest answer first.
+// changed (unreadAnswerOf), oldest answer first.
 func (m *Module) answeredTasks(ctx context.Context, org string) ([]AnsweredTask, error) {
 	var rows []struct {
 		task
@@ -179,9 +179,8 @@ func (m *Module) answeredTasks(ctx context.Context, org string) ([]AnsweredTask,
 	if err := m.db.NewRaw(`SELECT `+taskColumns("t")+`, m.from_human AS answered_by, m.created_at AS answered_at
 		FROM tasks t JOIN projects p ON p.id = t.project_id
 		JOIN LATERAL (SELECT from_human, created_at FROM task_messages m
-			WHERE m.task_id = t.id AND m.to_agent = t.deferred_by AND m.from_human IS NOT NULL
-			  AND m.body = t.answer AND m.read_at IS NULL ORDER BY m.id DESC LIMIT 1) m ON true
-		WHERE p.org_id = ? AND t.status = 'submitted' AND NOT t.deferred AND t.answer IS NOT NULL
+			WHERE `+unreadAnswerOf+` ORDER BY m.id DESC LIMIT 1) m ON true
+		WHERE p.org_id = ? AND t.status = 'submitted' AND NOT t.deferred
 		ORDER BY m.created_at, t.id LIMIT 50`, org).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("board.answeredTasks: %w", err)
 	}

@@ -112,13 +112,18 @@ func wakeFor(ctx context.Context, tx bun.IDB, t *task) error {
 	return events.Publish(ctx, tx, ev)
 }
 
-// unreadAnswerSQL finds the answer a person gave on resuming task $1 that
-// the agent who asked has neither read (the message) nor acted on (the
-// task is still back on the board, unclaimed): the one answer a person may
-// still change. Locked, so two changes queue.
+// unreadAnswerOf is the condition on task t and message m that m carries
+// the answer a person gave on resuming t, which the agent who asked has
+// neither read (the message) nor acted on (the task is still back on the
+// board, unclaimed): an answer a person may still change. Changing one
+// (unreadAnswerSQL) and listing them (answeredTasks) share it.
+const unreadAnswerOf = `m.task_id = t.id AND t.status = 'submitted' AND NOT t.deferred AND m.to_agent = t.deferred_by
+	  AND m.from_human IS NOT NULL AND m.body = t.answer AND m.read_at IS NULL`
+
+// unreadAnswerSQL finds task $1's changeable answer (unreadAnswerOf), the
+// latest, locked so two changes queue.
 const unreadAnswerSQL = `SELECT m.id FROM task_messages m JOIN tasks t ON t.id = m.task_id
-	WHERE t.id = ? AND t.status = 'submitted' AND NOT t.deferred AND m.to_agent = t.deferred_by
-	  AND m.from_human IS NOT NULL AND m.body = t.answer AND m.read_at IS NULL
+	WHERE t.id = ? AND ` + unreadAnswerOf + `
 	ORDER BY m.id DESC LIMIT 1 FOR UPDATE OF m`
 
 // ChangeAnswer replaces the answer to t's question while the agent that
