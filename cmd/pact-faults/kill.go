@@ -24,79 +24,39 @@ func runKill(ctx context.Context, o options, out io.Writer) (err error) {
 		return err
 	}
 	defer func() { s.close(err != nil, out) }()
-	const load, quiet = "load", "quiet"
-	for _, p := range []string{load, quiet} {
-		if err := s.project(ctx, p); err != nil {
-			return err
-		}
-	}
 	st := newStats()
 	k := &killRun{s: s, st: st, out: out}
-	writers := make([]*roaming, o.writers)
-	for i := range writers {
-		a, err := s.agent(ctx, fmt.Sprintf("writer-%d", i), load)
-		if err != nil {
-			return err
-		}
-		writers[i] = k.roam(a, i)
-	}
-	watchers := make([]*watcher, 2)
-	for i := range watchers {
-		a, err := s.agent(ctx, fmt.Sprintf("watcher-%d", i), load)
-		if err != nil {
-			return err
-		}
-		watchers[i] = &watcher{r: k.roam(a, i), home: i % len(s.boards), project: load, seen: map[string]bool{}}
-	}
-	probeAgent, err := s.agent(ctx, "probe", quiet)
+	c, err := k.hire(ctx, o.writers, true)
 	if err != nil {
 		return err
 	}
-	probe := &watcher{r: k.roam(probeAgent, 0), project: quiet, seen: map[string]bool{}}
-
 	// The load runs until every round is over.
-	loadCtx, stopLoad := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	acked := make([][]string, len(writers))
-	for i, w := range writers {
-		wg.Add(1)
-		go func() { defer wg.Done(); acked[i] = k.write(loadCtx, w, load) }()
-	}
-	for _, w := range watchers {
-		wg.Add(1)
-		go func() { defer wg.Done(); k.watch(loadCtx, w) }()
-	}
+	stopLoad := c.runLoad(ctx, k.write, k.watch)
 	start := time.Now()
 	var restarts []time.Duration
 	var quietAcked []string
 	for round := 0; round < o.rounds && ctx.Err() == nil; round++ {
 		sleep(ctx, o.roundFor)
 		victim := round % len(s.boards)
-		id, restart, err := k.round(ctx, o, probe, victim, quiet)
+		id, restart, err := k.round(ctx, o, c.probe, victim, quietProject)
 		if err != nil {
 			stopLoad()
-			wg.Wait()
 			return fmt.Errorf("round %d (%s): %w", round+1, s.boards[victim].name, err)
 		}
 		quietAcked = append(quietAcked, id)
 		restarts = append(restarts, restart)
 	}
 	sleep(ctx, o.roundFor)
-	stopLoad()
-	wg.Wait()
+	all := stopLoad()
 	elapsed := time.Since(start)
 
-	var all []string
-	for _, a := range acked {
-		all = append(all, a...)
-	}
 	// Every watcher catches up on what is left, on its home board.
-	for _, w := range watchers {
+	for _, w := range c.watchers {
 		if err := k.drain(ctx, w); err != nil {
 			return err
 		}
 	}
-	return k.check(ctx, o, elapsed, all, quietAcked, watchers, restarts)
+	return k.check(ctx, o, elapsed, all, quietAcked, c.watchers, restarts)
 }
 
 // killRun is one run of the scenario: the boards, the figures and what went wrong.

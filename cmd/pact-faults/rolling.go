@@ -34,73 +34,33 @@ func runRolling(ctx context.Context, o options, out io.Writer) (err error) {
 		return err
 	}
 	defer func() { s.close(err != nil, out) }()
-	const load, quiet = "load", "quiet"
-	for _, p := range []string{load, quiet} {
-		if err := s.project(ctx, p); err != nil {
-			return err
-		}
-	}
 	lbCtx, stopLB := context.WithCancel(ctx)
 	defer stopLB()
 	r := &rollingRun{killRun: &killRun{s: s, st: newStats(), out: out}, lb: newBalancer(lbCtx, s.boards),
 		calls: map[string]*outcomes{}, flights: map[int]map[*flight]bool{}}
-	writers := make([]*roaming, o.writers)
-	for i := range writers {
-		a, err := s.agent(ctx, fmt.Sprintf("writer-%d", i), load)
-		if err != nil {
-			return err
-		}
-		writers[i] = r.roam(a, i)
-	}
-	watchers := make([]*watcher, 2)
-	for i := range watchers {
-		a, err := s.agent(ctx, fmt.Sprintf("watcher-%d", i), load)
-		if err != nil {
-			return err
-		}
-		watchers[i] = &watcher{r: r.roam(a, i), project: load, seen: map[string]bool{}}
-	}
-	probeAgent, err := s.agent(ctx, "probe", quiet)
+	c, err := r.hire(ctx, o.writers, false)
 	if err != nil {
 		return err
 	}
-	probe := &watcher{r: r.roam(probeAgent, 0), project: quiet, seen: map[string]bool{}}
-
-	loadCtx, stopLoad := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	acked := make([][]string, len(writers))
-	for i, w := range writers {
-		wg.Add(1)
-		go func() { defer wg.Done(); acked[i] = r.write(loadCtx, w, load) }()
-	}
-	for _, w := range watchers {
-		wg.Add(1)
-		go func() { defer wg.Done(); r.watch(loadCtx, w) }()
-	}
+	stopLoad := c.runLoad(ctx, r.write, r.watch)
 	start := time.Now()
 	for round := 0; round < o.rounds && ctx.Err() == nil; round++ {
 		sleep(ctx, o.roundFor)
 		victim := round % len(s.boards)
-		if err := r.round(ctx, probe, victim); err != nil {
+		if err := r.round(ctx, c.probe, victim); err != nil {
 			stopLoad()
-			wg.Wait()
 			return fmt.Errorf("round %d (%s): %w", round+1, s.boards[victim].name, err)
 		}
 	}
 	sleep(ctx, o.roundFor)
-	stopLoad()
-	wg.Wait()
+	all := stopLoad()
 	elapsed := time.Since(start)
-	var all []string
-	for _, a := range acked {
-		all = append(all, a...)
-	}
-	for _, w := range watchers {
+	for _, w := range c.watchers {
 		if err := r.drain(ctx, w); err != nil {
 			return err
 		}
 	}
-	return r.check(ctx, o, elapsed, all, watchers)
+	return r.check(ctx, o, elapsed, all, c.watchers)
 }
 
 // rollingRun is one run of scenario rolling.
