@@ -49,8 +49,10 @@ func TestConsoleIsUsableWithTheKeyboard(t *testing.T) {
 
 	p.TabTo("Reject", 40)
 	p.Press("Enter")
+	// The dialog opens once the page has rendered it.
+	require.Eventually(t, func() bool { return p.Focused().InDialog }, 10*time.Second, 50*time.Millisecond,
+		"the dialog takes the focus")
 	f := p.Focused()
-	require.True(t, f.InDialog, "the dialog takes the focus: %+v", f)
 	for f.Text != "Reject" || !f.InDialog {
 		p.Press("Tab")
 		f = p.Focused()
