@@ -99,7 +99,9 @@ func (m *Main) Run(ctx context.Context) error {
 
 	log := ledger.New(&ledger.Options{Statements: m.Config.DBStatements})
 	mandateSvc := mandate.NewService(keys, &mandate.Options{Statements: m.Config.DBStatements})
-	ident := identity.NewService(d, log, mandateSvc, nil)
+	seenLog := m.Logger.Named("presence")
+	ident := identity.NewService(d, log, mandateSvc, &identity.Options{
+		SeenFailed: func(err error) { seenLog.Warn("last_seen stamps wait for the database", "error", err) }})
 	// The admin service never has a waiting agent, so it does not listen.
 	var hub *events.Hub
 	if m.Config.Role != boot.RoleAdmin {
@@ -173,6 +175,9 @@ func (m *Main) serve(ctx context.Context, ln net.Listener, k *kernel.Kernel) err
 	}
 	stopWork()
 	werr := <-worked
+	if err := k.FlushSeen(sctx); err != nil {
+		m.Logger.Warn("last_seen stamps of the last second are lost", "error", err)
+	}
 	m.Logger.Info("stopped")
 	return errors.Join(serveErr, werr)
 }

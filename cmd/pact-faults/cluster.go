@@ -48,6 +48,17 @@ func startShared(ctx context.Context, o options, n int) (*shared, error) {
 		return fail(err)
 	}
 	s.dsn = s.pg.DSN("pact")
+	if s.db, err = db.Open(ctx, s.dsn); err != nil {
+		return fail(err)
+	}
+	// The throwaway server runs with synchronous_commit=off, which is right
+	// for tests and wrong here: a commit would be acknowledged before its
+	// WAL left PostgreSQL's memory, and an immediate stop (scenario 3)
+	// loses it. The boards' sessions get PostgreSQL's default back; fsync
+	// stays off, which only an operating system crash would expose.
+	if _, err := s.db.ExecContext(ctx, "ALTER DATABASE pact SET synchronous_commit = on"); err != nil {
+		return fail(err)
+	}
 	key := randomKey()
 	for i := range n {
 		name := fmt.Sprintf("board-%d", i)
@@ -73,9 +84,6 @@ func startShared(ctx context.Context, o options, n int) (*shared, error) {
 		if err := <-errc; err != nil {
 			return fail(err)
 		}
-	}
-	if s.db, err = db.Open(ctx, s.dsn); err != nil {
-		return fail(err)
 	}
 	keys, err := mandate.ParseKeyring("", key)
 	if err != nil {

@@ -7,55 +7,75 @@ import (
 	"time"
 )
 
-// round kills board victim while probe holds pact_events on it, in a
-// project nobody else writes to, so the call is surely waiting: the call
-// must end with an error. While the board is down a task is posted to that
-// project on another board; the probe re-issues its call there with its
-// last next_since and must be answered with that task. Then the board is
-// restarted. It returns the task and how long the restart took.
-func (k *killRun) round(ctx context.Context, o options, probe *watcher, victim int, project string) (string, time.Duration, error) {
-	b := k.s.boards[victim]
-	held := make(chan error, 1)
+// round kills board victim while the probe holds pact_events and the
+// waiter pact_wait on it, in a project nobody else writes to, so both calls
+// are surely waiting: both must end with an error. While the board is down
+// the probe posts a task to that project on another board and sends the
+// waiter a message on it; each re-issues its call there (the probe with its
+// last next_since) and must be answered with the task, or the message.
+// Then the board is restarted. It returns the task and how long the
+// restart took.
+func (k *killRun) round(ctx context.Context, o options, c *crew, victim int) (string, time.Duration, error) {
+	b, probe, project := k.s.boards[victim], c.probe, c.probe.project
+	held := make(chan error, 2)
+	mustFail := func(tool string, code string, err error) error {
+		switch code {
+		case "":
+			return fmt.Errorf("the held %s was answered instead of failing", tool)
+		case transportErr:
+			return nil
+		}
+		return fmt.Errorf("the held %s was refused with %s: %w", tool, code, err)
+	}
 	go func() {
 		_, code, err := k.events(ctx, probe, probe.r.clients[victim], 30)
-		if code == "" {
-			err = fmt.Errorf("the held call was answered instead of failing")
-		} else if code != transportErr {
-			err = fmt.Errorf("the held call was refused with %s: %w", code, err)
-		} else {
-			err = nil
-		}
-		held <- err
+		held <- mustFail("pact_events", code, err)
 	}()
-	sleep(ctx, 300*time.Millisecond) // the call reaches the board and waits
+	go func() {
+		_, code, err := c.waiter.clients[victim].timed(ctx, k.st, "pact_wait",
+			map[string]any{"mandate_id": c.waiter.agent.mandate, "seconds": 30})
+		held <- mustFail("pact_wait", code, err)
+	}()
+	sleep(ctx, 300*time.Millisecond) // the calls reach the board and wait
 	killed := time.Now()
 	if err := b.kill(); err != nil {
 		return "", 0, err
 	}
-	select {
-	case err := <-held:
-		if err != nil {
-			return "", 0, err
+	for range 2 {
+		select {
+		case err := <-held:
+			if err != nil {
+				return "", 0, err
+			}
+			k.mu.Lock()
+			k.heldEnded++
+			k.mu.Unlock()
+		case <-time.After(10 * time.Second):
+			return "", 0, fmt.Errorf("a call held on the killed board did not end within 10s")
 		}
-		k.mu.Lock()
-		k.heldEnded++
-		k.mu.Unlock()
-	case <-time.After(10 * time.Second):
-		return "", 0, fmt.Errorf("a pact_events call held on the killed board did not end within 10s")
 	}
-	other := probe.r.clients[(victim+1)%len(k.s.boards)]
+	next := (victim + 1) % len(k.s.boards)
+	other := probe.r.clients[next]
 	posted, code, err := other.timed(ctx, k.st, "pact_post", map[string]any{"project_id": project,
 		"title": fmt.Sprintf("while %s is down", b.name), "mandate_id": probe.r.agent.mandate})
 	if code != "" {
 		return "", 0, fmt.Errorf("posting while the board is down: %s: %w", code, err)
 	}
 	id, _ := posted["task_id"].(string)
+	body := fmt.Sprintf("while %s is down", b.name)
+	if _, code, err := other.timed(ctx, k.st, "pact_message", map[string]any{"task_id": id, "to": c.waiter.agent.id,
+		"body": body, "mandate_id": probe.r.agent.mandate}); code != "" {
+		return "", 0, fmt.Errorf("messaging the waiter while the board is down: %s: %w", code, err)
+	}
 	tasks, code, err := k.events(ctx, probe, other, 10)
 	if code != "" {
-		return "", 0, fmt.Errorf("re-issuing the held call: %s: %w", code, err)
+		return "", 0, fmt.Errorf("re-issuing the held pact_events: %s: %w", code, err)
 	}
 	if !slices.Contains(tasks, id) {
-		return "", 0, fmt.Errorf("the re-issued call missed task %s posted while the board was down (got %v)", id, tasks)
+		return "", 0, fmt.Errorf("the re-issued pact_events missed task %s posted while the board was down (got %v)", id, tasks)
+	}
+	if err := k.rewait(ctx, c.waiter.clients[next], c.waiter.agent, body); err != nil {
+		return "", 0, err
 	}
 	sleep(ctx, o.roundFor) // the load carries on without the board
 	started := time.Now()
@@ -63,7 +83,7 @@ func (k *killRun) round(ctx context.Context, o options, probe *watcher, victim i
 		return "", 0, err
 	}
 	restart := time.Since(started)
-	fmt.Fprintf(k.out, "  round: %s killed, held call ended, re-issued call got the task, back up %s after the kill (start %s)\n",
+	fmt.Fprintf(k.out, "  round: %s killed, held calls ended, re-issued calls got the task and the message, back up %s after the kill (start %s)\n",
 		b.name, time.Since(killed).Round(time.Millisecond), restart.Round(time.Millisecond))
 	return id, restart, nil
 }
@@ -105,7 +125,8 @@ func (k *killRun) check(ctx context.Context, o options, elapsed time.Duration, a
 	fmt.Fprintf(k.out, "  acknowledged posts: %d, lost: %d; committed without an answer (the client saw an error): %d\n",
 		len(acked)+len(quietAcked), lost, unanswered)
 	fmt.Fprintf(k.out, "  tasks without a log entry: %d; log: %d entries verified\n", orphans, entries)
-	fmt.Fprintf(k.out, "  held calls on a killed board ended with an error: %d of %d; re-issued, missed: 0\n", k.heldEnded, len(restarts))
+	fmt.Fprintf(k.out, "  held calls (pact_events, pact_wait) on a killed board ended with an error: %d of %d; re-issued, missed: 0\n",
+		k.heldEnded, 2*len(restarts))
 	fmt.Fprintf(k.out, "  acknowledged tasks a watcher's pact_events never returned: %d (of %d watched)\n", missed, len(acked)*len(watchers))
 	r50, r99, rmax := percentiles(restarts)
 	fmt.Fprintf(k.out, "  board restart to /readyz: p50=%s p99=%s max=%s\n", round(r50), round(r99), round(rmax))
@@ -117,4 +138,20 @@ func (k *killRun) check(ctx context.Context, o options, elapsed time.Duration, a
 		return fmt.Errorf("only %d of %d rounds ran: %v", len(restarts), o.rounds, ctx.Err())
 	}
 	return nil
+}
+
+// rewait re-issues the waiter's pact_wait through c: it must return body,
+// the message sent while its first call's board was down.
+func (k *killRun) rewait(ctx context.Context, c *client, waiter agentCreds, body string) error {
+	got, code, err := c.timed(ctx, k.st, "pact_wait", map[string]any{"mandate_id": waiter.mandate, "seconds": 10})
+	if code != "" {
+		return fmt.Errorf("re-issuing the held pact_wait: %s: %w", code, err)
+	}
+	msgs, _ := got["messages"].([]any)
+	for _, m := range msgs {
+		if m.(map[string]any)["body"] == body {
+			return nil
+		}
+	}
+	return fmt.Errorf("the re-issued pact_wait missed the message sent while the board was down (got %v)", got)
 }

@@ -16,11 +16,12 @@ type crew struct {
 	writers  []*roaming
 	watchers []*watcher
 	probe    *watcher
+	waiter   *roaming // holds pact_wait beside the probe (scenario 2)
 }
 
 // hire makes the two projects and the agents: writers posting in the load
 // project, two watchers of it (with homes, watcher i's home is board i)
-// and a probe in the quiet one.
+// and a probe and a waiter in the quiet one.
 func (k *killRun) hire(ctx context.Context, writers int, homes bool) (*crew, error) {
 	for _, p := range []string{loadProject, quietProject} {
 		if err := k.s.project(ctx, p); err != nil {
@@ -50,6 +51,10 @@ func (k *killRun) hire(ctx context.Context, writers int, homes bool) (*crew, err
 		return nil, err
 	}
 	c.probe = &watcher{r: k.roam(a, 0), project: quietProject, seen: map[string]bool{}}
+	if a, err = k.s.agent(ctx, "waiter", quietProject); err != nil {
+		return nil, err
+	}
+	c.waiter = k.roam(a, 0)
 	return c, nil
 }
 

@@ -50,10 +50,13 @@ type scenario func(ctx context.Context, o options, out io.Writer) error
 
 // scenarios maps each -scenario name to its run, in the order "all" runs them.
 func scenarios() map[string]scenario {
-	return map[string]scenario{"claims": runClaims, "kill": runKill, "rolling": runRolling, "restart": runRestart}
+	return map[string]scenario{"claims": runClaims, "kill": runKill, "pgrestart": runPGRestart, "pool": runPool, "rolling": runRolling,
+		"restart": runRestart}
 }
 
-func scenarioOrder() []string { return []string{"claims", "kill", "rolling", "restart"} }
+func scenarioOrder() []string {
+	return []string{"claims", "kill", "pgrestart", "pool", "rolling", "restart"}
+}
 
 // fullSize are the defaults: the sizes docs/reliability.md reports.
 func fullSize() options {
@@ -65,15 +68,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	o := fullSize()
 	fs := flag.NewFlagSet("pact-faults", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.scenario, "scenario", "all", "claims, kill, rolling, restart, or all ("+strings.Join(scenarioOrder(), ", ")+" in turn)")
+	fs.StringVar(&o.scenario, "scenario", "all", "claims, kill, pgrestart, pool, rolling, restart, or all ("+strings.Join(scenarioOrder(), ", ")+" in turn)")
 	fs.StringVar(&o.boardBin, "board-bin", o.boardBin, "the pact-board binary to run (make build writes bin/pact-board)")
-	fs.IntVar(&o.boards, "boards", o.boards, "boards sharing the database (claims, kill)")
+	fs.IntVar(&o.boards, "boards", o.boards, "boards sharing the database (claims, kill, pgrestart, pool)")
 	fs.IntVar(&o.races, "races", o.races, "claims: tasks raced for")
 	fs.IntVar(&o.perTask, "clients", o.perTask, "claims: agents racing for each task")
 	fs.IntVar(&o.parallel, "parallel", o.parallel, "claims: races run at once")
-	fs.IntVar(&o.rounds, "rounds", o.rounds, "kill: boards killed in turn; rolling: boards stopped by SIGTERM in turn (9 when not set); restart: restarts (default 20; restart uses at most 5)")
-	fs.IntVar(&o.writers, "writers", o.writers, "kill, rolling: agents posting tasks without pause")
-	fs.DurationVar(&o.roundFor, "round", o.roundFor, "kill: load before each kill, and again while the board is down; rolling: load before each SIGTERM")
+	fs.IntVar(&o.rounds, "rounds", o.rounds, "kill: boards killed in turn; pgrestart: PostgreSQL restarts, fast and immediate in turn (4 when not set); rolling: boards stopped by SIGTERM in turn (9 when not set); restart: restarts (default 20; restart uses at most 5)")
+	fs.IntVar(&o.writers, "writers", o.writers, "kill, pgrestart, rolling: agents posting tasks without pause")
+	fs.DurationVar(&o.roundFor, "round", o.roundFor, "kill: load before each kill, and again while the board is down; pgrestart: load before each restart, and after the last; rolling: load before each SIGTERM")
 	fs.BoolVar(&o.reportMisses, "report-cursor-misses", false,
 		"kill: report, without failing, acknowledged tasks a watcher's pact_events never returned (a known finding, docs/reliability.md)")
 	if err := fs.Parse(args); err != nil {

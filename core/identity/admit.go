@@ -13,17 +13,15 @@ import (
 )
 
 // admitSQL reads the agent with its organization's and the platform's kill
-// switches and its projects, and ($2) stamps an admitted agent's last_seen.
-const admitSQL = `WITH a AS (
-			SELECT a.id, a.org_id, a.client, a.status, a.replaced_by, (s.halted OR o.halted) AS halted,
-				coalesce((SELECT array_agg(project_id ORDER BY project_id) FROM agent_projects WHERE agent_id = a.id),
-					'{}') AS projects,
-				(SELECT coalesce(json_agg(p ORDER BY p.id), '[]') FROM (SELECT ` + projectCols + ` FROM projects
-					WHERE id IN (SELECT project_id FROM agent_projects WHERE agent_id = a.id)) p) AS project_rows
-			  FROM agents a JOIN orgs o ON o.id = a.org_id CROSS JOIN system_state s WHERE a.id = $1),
-		seen AS (UPDATE agents SET last_seen = now() FROM a
-			WHERE $2 AND agents.id = a.id AND a.status = 'active' AND NOT a.halted)
-		SELECT org_id, client, projects, project_rows, status, replaced_by, halted FROM a`
+// switches and its projects. It writes nothing: last_seen is stamped after
+// the call commits (Service.Seen).
+const admitSQL = `SELECT a.org_id, a.client,
+		coalesce((SELECT array_agg(project_id ORDER BY project_id) FROM agent_projects WHERE agent_id = a.id),
+			'{}') AS projects,
+		(SELECT coalesce(json_agg(p ORDER BY p.id), '[]') FROM (SELECT ` + projectCols + ` FROM projects
+			WHERE id IN (SELECT project_id FROM agent_projects WHERE agent_id = a.id)) p) AS project_rows,
+		a.status, a.replaced_by, (s.halted OR o.halted) AS halted
+	  FROM agents a JOIN orgs o ON o.id = a.org_id CROSS JOIN system_state s WHERE a.id = $1`
 
 // admitted is admitSQL's row.
 type admitted struct {
@@ -40,11 +38,10 @@ type admitted struct {
 // Admit is the first step of every tool call (kernel.Tools.Call): it
 // refuses a call the agent may not make at all, in one statement, and
 // returns the agent as a Caller (also with a refusal, so the refusal is
-// logged in its organization). With seen, the same statement stamps an
-// admitted agent's last_seen. Refusals: agent_unknown when the agent does
+// logged in its organization). Refusals: agent_unknown when the agent does
 // not exist; system_halted when the platform's or its organization's kill
 // switch is on; agent_paused when it is paused, banned or replaced.
-func Admit(ctx context.Context, d *db.DB, tx bun.IDB, agent string, seen bool) (*Caller, error) {
+func Admit(ctx context.Context, d *db.DB, tx bun.IDB, agent string) (*Caller, error) {
 	var rows []struct {
 		OrgID      string   `bun:"org_id"`
 		Client     string   `bun:"client"`
@@ -54,7 +51,7 @@ func Admit(ctx context.Context, d *db.DB, tx bun.IDB, agent string, seen bool) (
 		ReplacedBy *string  `bun:"replaced_by"`
 		Halted     bool     `bun:"halted"`
 	}
-	if err := d.Fetch(ctx, tx, &rows, admitSQL, agent, seen); err != nil {
+	if err := d.Fetch(ctx, tx, &rows, admitSQL, agent); err != nil {
 		return nil, fmt.Errorf("admit agent %s: %w", agent, err)
 	}
 	var a admitted
@@ -71,7 +68,7 @@ func Admit(ctx context.Context, d *db.DB, tx bun.IDB, agent string, seen bool) (
 func AdmitStep(agent string) (step db.Step, admit func() (*Caller, error)) {
 	var a admitted
 	var scanErr error
-	step = db.Step{SQL: admitSQL, Args: []any{agent, true}, Rows: func(_ *db.Tx, rows pgx.Rows) error {
+	step = db.Step{SQL: admitSQL, Args: []any{agent}, Rows: func(_ *db.Tx, rows pgx.Rows) error {
 		if rows.Next() {
 			a.found = true
 			scanErr = rows.Scan(&a.OrgID, &a.Client, &a.Projects, &a.Rows, &a.Status, &a.ReplacedBy, &a.Halted)

@@ -31,6 +31,9 @@ type Options struct {
 	Now func() time.Time
 	// Rand is the source of token bytes; nil means crypto/rand.
 	Rand io.Reader
+	// SeenFailed hears why a batch of last_seen stamps could not be
+	// written (they are tried again); nil drops it.
+	SeenFailed func(error)
 }
 
 // Service performs identity operations against the database and records
@@ -41,6 +44,7 @@ type Service struct {
 	mandates *mandate.Service
 	now      func() time.Time
 	rand     io.Reader
+	presence *presence
 }
 
 // NewService returns a Service.
@@ -52,6 +56,11 @@ func NewService(d *db.DB, log *ledger.Log, mandates *mandate.Service, opts *Opti
 	if opts != nil && opts.Rand != nil {
 		s.rand = opts.Rand
 	}
+	var failed func(error)
+	if opts != nil {
+		failed = opts.SeenFailed
+	}
+	s.presence = newPresence(d, SeenEvery, failed)
 	return s
 }
 

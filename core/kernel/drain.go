@@ -93,3 +93,12 @@ func (k *Kernel) notReadyWhileDraining(w http.ResponseWriter) bool {
 	WriteError(w, http.StatusServiceUnavailable, errs.E(errs.Unavailable, "%s", DrainMessage))
 	return true
 }
+
+// FlushSeen writes the last_seen stamps of the calls that committed in the
+// last second (identity.Service.Seen), as the board stops.
+func (k *Kernel) FlushSeen(ctx context.Context) error {
+	if k.deps.Identity == nil {
+		return nil
+	}
+	return k.deps.Identity.FlushSeen(ctx)
+}

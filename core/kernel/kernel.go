@@ -106,6 +106,9 @@ func New(deps Deps) *Kernel {
 	}
 	k.drain = newDrain()
 	k.tools = NewTools(deps.DB, deps.Log, deps.Mandates)
+	if deps.Identity != nil {
+		k.tools.seen = deps.Identity.Seen
+	}
 	k.tools.drain = k.drain
 	k.res = &Resources{}
 	k.claims = &ClaimHooks{}

@@ -98,8 +98,9 @@ type Tools struct {
 	log      *ledger.Log
 	mandates *mandate.Service // reads chains ahead (Tool.MandateArg); nil: never
 
-	waits waitSlots // the waits each agent holds (MaxWaitsPerAgent)
-	drain *drain    // the kernel's; nil (never drains) for a bare registry
+	waits waitSlots          // the waits each agent holds (MaxWaitsPerAgent)
+	drain *drain             // the kernel's; nil (never drains) for a bare registry
+	seen  func(agent string) // stamps last_seen after a call commits; nil: never
 
 	mu       sync.Mutex
 	tools    map[string]*Tool
@@ -188,13 +189,13 @@ func (r *Tools) Names() []string {
 //  1. gate, in the call's transaction: agent_unknown when the agent does
 //     not exist; system_halted when the platform's or its organization's
 //     kill switch is on; agent_paused when it is paused, banned or replaced;
-//     the same statement stamps last_seen;
 //  2. the arguments are checked against the tool's input schema
 //     (invalid_request naming what is wrong), and a refusal rolls the
 //     stamp back with everything else;
 //  3. the tool body runs;
 //  4. on success the entry (actor agent:<id>, action = the tool's name,
-//     outcome ok) is appended in the same transaction, which then commits;
+//     outcome ok) is appended in the same transaction, which then commits,
+//     and the agent's last_seen is stamped apart (identity.Service.Seen);
 //  5. on a refusal everything rolls back and the entry is appended with the
 //     refusal's code in a transaction of its own (ledger.Record); arguments
 //     longer than maxLoggedRefusedArgs, or not JSON, are logged by digest
@@ -262,6 +263,9 @@ func (r *Tools) Call(ctx context.Context, agent, name string, args json.RawMessa
 			Draining: r.drain.draining()})
 		return err
 	})
+	if err == nil && r.seen != nil {
+		r.seen(agent)
+	}
 	return result, err
 }
 
@@ -344,7 +348,7 @@ func (r *Tools) wait(ctx context.Context, t *Tool, schema *jsonschema.Resolved, 
 	}
 	var orgErr error
 	err := r.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		_, orgErr = identity.Admit(ctx, r.db, tx, agent, false)
+		_, orgErr = identity.Admit(ctx, r.db, tx, agent)
 		return nil
 	})
 	if err != nil {

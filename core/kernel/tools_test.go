@@ -57,18 +57,16 @@ func toolFixture(t *testing.T) (*db.DB, *kernel.Tools) {
 }
 
 type state struct {
-	Frozen   bool    `bun:"frozen"`
-	LastSeen *string `bun:"last_seen"`
-	Entries  int     `bun:"entries"`
-	Outcome  *string `bun:"outcome"`
-	Agent    *string `bun:"agent_id"`
-	Chain    *string `bun:"chain_key"`
+	Frozen  bool    `bun:"frozen"`
+	Entries int     `bun:"entries"`
+	Outcome *string `bun:"outcome"`
+	Agent   *string `bun:"agent_id"`
+	Chain   *string `bun:"chain_key"`
 }
 
 func snapshot(t *testing.T, d *db.DB) state {
 	var s state
 	require.NoError(t, d.NewRaw(`SELECT (SELECT frozen FROM projects WHERE id = 'web') AS frozen,
-		(SELECT last_seen::text FROM agents WHERE id = 'code-web') AS last_seen,
 		(SELECT count(*) FROM entries) AS entries,
 		(SELECT outcome FROM entries ORDER BY id DESC LIMIT 1) AS outcome,
 		(SELECT agent_id FROM entries ORDER BY id DESC LIMIT 1) AS agent_id,
@@ -83,7 +81,6 @@ func TestToolCallCommitsTheBodyWithItsEntry(t *testing.T) {
 	require.Equal(t, map[string]string{"agent": "code-web", "org": "default"}, out)
 	s := snapshot(t, d)
 	require.True(t, s.Frozen)
-	require.NotNil(t, s.LastSeen)
 	require.Equal(t, 1, s.Entries)
 	require.Equal(t, "ok", *s.Outcome)
 	require.Equal(t, "web", *s.Chain)
@@ -95,7 +92,6 @@ func TestARefusedToolCallChangesNothingButItsEntry(t *testing.T) {
 	require.Equal(t, errs.ScopeExceeded, errs.CodeOf(err))
 	s := snapshot(t, d)
 	require.False(t, s.Frozen, "the body's write rolled back")
-	require.Nil(t, s.LastSeen, "last_seen rolled back with it")
 	require.Equal(t, 1, s.Entries)
 	require.Equal(t, "scope_exceeded", *s.Outcome)
 	require.Equal(t, "code-web", *s.Agent)

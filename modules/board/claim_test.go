@@ -49,6 +49,54 @@ func TestFiftyConcurrentClaimsHaveExactlyOneWinner(t *testing.T) {
 	w.VerifyLog()
 }
 
+// TestConcurrentExclusiveClaimsByOneAgentLeaveItOneTask: one agent claims
+// many open tasks at once, each claim exclusive. The claims take turns on
+// the agent's row and each reads the agent's working tasks after its turn
+// comes, so exactly one wins and every other is agent_busy (or finds its
+// task taken by nobody else: there is no other claimer). Nothing else in a
+// call serializes an agent's calls: last_seen is stamped apart from them.
+func TestConcurrentExclusiveClaimsByOneAgentLeaveItOneTask(t *testing.T) {
+	w := newWorld(t)
+	w.agent("runner-solo", "runner", nil, "web")
+	const n = 12
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = w.post("code-web", "web", "Solo "+string(rune('a'+i)), nil)
+	}
+	for round := range 3 {
+		var wg sync.WaitGroup
+		codes := make([]errs.Code, n)
+		start := make(chan struct{})
+		for i, id := range ids {
+			wg.Go(func() {
+				<-start
+				_, err := w.Call("runner-solo", "pact_claim",
+					map[string]any{"task_id": id, "mandate_id": w.Root("runner-solo"), "exclusive": true})
+				codes[i] = errs.CodeOf(err)
+			})
+		}
+		close(start)
+		wg.Wait()
+		won := 0
+		for _, c := range codes {
+			switch c {
+			case "":
+				won++
+			case errs.AgentBusy:
+			default:
+				t.Fatalf("round %d: unexpected refusal %s", round, c)
+			}
+		}
+		require.Equal(t, 1, won, "round %d: %v", round, codes)
+		require.Equal(t, 1, w.Count(`SELECT count(*) FROM tasks WHERE assignee = 'runner-solo' AND status = 'working'`),
+			"round %d", round)
+		// Free the agent for the next round: the task it won goes back.
+		w.Exec(`UPDATE tasks SET assignee = NULL, assignee_mandate_id = NULL, status = 'submitted'
+			WHERE assignee = 'runner-solo'`)
+	}
+	w.VerifyLog()
+}
+
 func TestClaimRefusals(t *testing.T) {
 	w := newWorld(t)
 	open := w.post("code-web", "web", "Open", nil)

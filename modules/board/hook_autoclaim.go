@@ -33,7 +33,7 @@ type candidate struct {
 // allowed. Otherwise it says why and claims nothing; with no task
 // delegated to the agent it stays quiet. Hooks claim nothing any other way.
 func (m *Module) autoClaim(ctx context.Context, c hookCall) (map[string]any, error) {
-	who, err := identity.Admit(ctx, m.db, m.db, c.agent, false)
+	who, err := identity.Admit(ctx, m.db, m.db, c.agent)
 	if err != nil {
 		return nil, err
 	}

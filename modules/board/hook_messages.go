@@ -17,7 +17,7 @@ import (
 // read (docs/specs/behavior.md §9.5). A halted or inactive agent gets
 // none. Marking them read is logged as hook.messages, naming them.
 func (m *Module) handMessages(ctx context.Context, c hookCall, answer map[string]any) error {
-	who, err := identity.Admit(ctx, m.db, m.db, c.agent, false)
+	who, err := identity.Admit(ctx, m.db, m.db, c.agent)
 	if err != nil {
 		return nil // halted, paused, banned: the messages wait
 	}

@@ -51,7 +51,7 @@ func (m *Module) recordToolUse(ctx context.Context, agent string, summary map[st
 	e := ledger.Entry{Actor: "agent:" + agent, AgentID: agent, Action: "hook.post_tool_use", ProjectID: t.ProjectID,
 		TaskID: t.ID, Payload: summary}
 	err = m.log.Record(ctx, m.db, e, func(ctx context.Context, tx bun.Tx, e *ledger.Entry) error {
-		who, err := identity.Admit(ctx, m.db, tx, agent, true)
+		who, err := identity.Admit(ctx, m.db, tx, agent)
 		if who != nil {
 			e.OrgID = who.OrgID
 		}
@@ -82,5 +82,6 @@ func (m *Module) recordToolUse(ctx context.Context, agent string, summary map[st
 	if err != nil {
 		return nil, err
 	}
+	m.ident.Seen(agent)
 	return map[string]any{"logged": true, "task_id": t.ID}, nil
 }

@@ -46,7 +46,8 @@ func (m *Module) Claim(ctx context.Context, tx *db.Tx, by Actor, chain mandate.C
 	steps := []db.Step{release}
 	var held *string
 	if exclusive {
-		steps = append(steps, db.Step{SQL: heldTaskSQL, Args: []any{by.AgentID}, Rows: db.OneRow(&held)})
+		steps = append(steps, db.Step{SQL: lockAgentSQL, Args: []any{by.AgentID}},
+			db.Step{SQL: heldTaskSQL, Args: []any{by.AgentID}, Rows: db.OneRow(&held)})
 	}
 	// The chain is held alive in the same round trip (mandate.Hold): a
 	// revocation that committed since Verify refuses the claim, a later one

@@ -12,14 +12,20 @@ import (
 
 // The tasks rows the task services change, one statement each.
 
-// heldTaskSQL is the working task of agent $1, if any, with the agent's row
-// locked so that two exclusive claims by one agent take turns. The lock is
-// FOR NO KEY UPDATE: it excludes itself but not the KEY SHARE lock that a
-// log entry naming the agent takes through its foreign key, so an append
-// holding a chain's head never waits for a claim that waits for that head
-// (a deadlock the three-runner test found).
-const heldTaskSQL = `SELECT (SELECT id::text FROM tasks WHERE assignee = $1 AND status = 'working' LIMIT 1)
-	FROM agents WHERE id = $1 FOR NO KEY UPDATE`
+// lockAgentSQL locks agent $1's row so that two exclusive claims by one
+// agent take turns; heldTaskSQL, the next statement of the same round trip,
+// then reads the agent's working task, if any. Two statements, because a
+// statement reads with the snapshot it started with: a subquery beside the
+// lock would not see the claim the lock waited for (a concurrent test
+// found two winners that way once nothing else serialized an agent's
+// calls). The lock is FOR NO KEY UPDATE: it excludes itself but not the
+// KEY SHARE lock that a log entry naming the agent takes through its
+// foreign key, so an append holding a chain's head never waits for a claim
+// that waits for that head (a deadlock the three-runner test found).
+const lockAgentSQL = `SELECT 1 FROM agents WHERE id = $1 FOR NO KEY UPDATE`
+
+// heldTaskSQL is the working task of agent $1, if any (see lockAgentSQL).
+const heldTaskSQL = `SELECT (SELECT id::text FROM tasks WHERE assignee = $1 AND status = 'working' LIMIT 1)`
 
 // claimTaskSQL gives task $3 to agent $1 under mandate $2 if it is open and
 // unheld, with the claim as the assignee's first heartbeat; it counts the

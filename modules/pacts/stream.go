@@ -169,7 +169,7 @@ func (m *Module) streamAgent(ctx context.Context, authorization string) (string,
 		return "", errs.E(errs.Unauthorized, "the pact stream needs your agent's live MCP token: Authorization: Bearer %s…",
 			identity.TokenPrefix)
 	}
-	if _, err := identity.Admit(ctx, m.db, m.db, agent, false); err != nil {
+	if _, err := identity.Admit(ctx, m.db, m.db, agent); err != nil {
 		if e, ok := errs.As(err); ok {
 			return "", e
 		}
