@@ -25,6 +25,8 @@ require (
 	golang.org/x/text v0.43.0
 )
 
+require golang.org/x/mod v0.43.0 // indirect
+
 require (
 	github.com/apapsch/go-jsonmerge/v2 v2.0.0 // indirect
 	github.com/biscuit-auth/biscuit-go/v2 v2.2.0

@@ -109,6 +109,13 @@ type Config struct {
 	// before their connections are closed (PACT_SHUTDOWN_SECONDS).
 	ShutdownDeadline time.Duration
 
+	// CheckpointEvery is at most how long a chain that grew waits for its
+	// next signed checkpoint; 0 signs none (PACT_LOG_CHECKPOINT_SECONDS).
+	CheckpointEvery time.Duration
+	// CheckpointEntries is how much growth takes a checkpoint at once
+	// (PACT_LOG_CHECKPOINT_ENTRIES).
+	CheckpointEntries int64
+
 	// PprofAddr is where net/http/pprof is served, on a listener of its
 	// own; "" serves it nowhere.
 	PprofAddr string

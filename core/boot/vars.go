@@ -162,6 +162,15 @@ func vars() []variable {
 			"5", func(c *Config, s string) (err error) { c.DrainWait, err = nonNegative(s, time.Second); return }},
 		{doc("PACT_SHUTDOWN_SECONDS", "25", "then, how long calls in flight get to finish before their connections are closed"),
 			"25", func(c *Config, s string) (err error) { c.ShutdownDeadline, err = positive(s, time.Second); return }},
+		{doc("PACT_LOG_CHECKPOINT_SECONDS", "60", "at most how long a chain of the log that grew waits for its next signed checkpoint "+
+			"(docs/log-checkpoints.md); 0: the board signs none"),
+			"60", func(c *Config, s string) (err error) { c.CheckpointEvery, err = nonNegative(s, time.Second); return }},
+		{doc("PACT_LOG_CHECKPOINT_ENTRIES", "1000", "a chain that grew by this many entries is checkpointed at once, without waiting"),
+			"1000", func(c *Config, s string) (err error) {
+				n, err := positive(s, 1)
+				c.CheckpointEntries = int64(n)
+				return err
+			}},
 		{doc("PACT_PPROF_ADDR", "", "host:port serving net/http/pprof on a listener of its own, never the public one; "+
 			"keep it on loopback (127.0.0.1:6060): unauthenticated, it shows the process internals; unset serves none"),
 			"", setPprofAddr},

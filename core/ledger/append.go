@@ -14,11 +14,12 @@ import (
 
 	"github.com/pactboard/pact/core/canon"
 	"github.com/pactboard/pact/core/db"
+	"github.com/pactboard/pact/core/logformat"
 	"github.com/pactboard/pact/core/redact"
 )
 
 // Genesis is the prev_hash of a chain's first entry.
-const Genesis = "0000000000000000000000000000000000000000000000000000000000000000"
+const Genesis = logformat.Genesis
 
 // Outcome of an entry that succeeded; a refused one carries its error code.
 const OK = "ok"
@@ -142,7 +143,7 @@ func (l *Log) appendArgs(e Entry) (string, []any, *Appended, error) {
 	for i, id := range mandates {
 		h.MandateChain[i] = []byte(id)
 	}
-	before, between, after, err := h.material()
+	before, between, after, err := material(h)
 	if err != nil {
 		return "", nil, nil, fmt.Errorf("ledger: hash an entry of %s: %w", e.Action, err)
 	}
@@ -152,13 +153,13 @@ func (l *Log) appendArgs(e Entry) (string, []any, *Appended, error) {
 
 // material is h's canonical JSON in three parts, around its chain key and
 // its previous hash, which ledger_append fills in under the chain's lock:
-// sum() = sha256(before + chain key + between + prev hash + after). It
+// Sum() = sha256(before + chain key + between + prev hash + after). It
 // encodes h with one-letter stand-ins and finds each value where two
 // encodings that differ only in it first differ.
-func (h hashed) material() (before, between, after []byte, err error) {
+func material(h hashed) (before, between, after []byte, err error) {
 	enc := func(chain, prev string) []byte {
 		h.ChainKey, h.PrevHash = []byte(chain), []byte(prev)
-		return h.appendCanonical(make([]byte, 0, 512))
+		return h.AppendCanonical(make([]byte, 0, 512))
 	}
 	x, y, z := enc("a", "a"), enc("b", "a"), enc("a", "b")
 	i, j := firstDiff(x, y), firstDiff(x, z)

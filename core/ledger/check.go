@@ -62,7 +62,7 @@ func (c *checker) check(v [][]byte) (int64, string, error) {
 	if err != nil || !ok {
 		return id, brokenContents, err
 	}
-	c.entry = h.appendCanonical(c.entry[:0])
+	c.entry = h.AppendCanonical(c.entry[:0])
 	if sum := hashHex(c.entry); !bytes.Equal(sum[:], v[11]) {
 		return id, brokenContents, nil
 	}

@@ -19,13 +19,13 @@ func TestMaterialHashesAsTheEntry(t *testing.T) {
 		{ProjectID: agent, TaskID: task, AgentID: agent, Actor: []byte(`agent:"prev_hash":"a"`), Action: []byte("pact_post"),
 			MandateChain: [][]byte{task, task}, PayloadHash: []byte("abc"), Outcome: []byte("already_claimed"), At: at},
 	} {
-		before, between, after, err := h.material()
+		before, between, after, err := material(h)
 		require.NoError(t, err)
 		for _, chain := range []string{"web", "_system:acme-2"} {
 			for _, prev := range []string{Genesis, "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"} {
 				h.ChainKey, h.PrevHash = []byte(chain), []byte(prev)
 				got := sha256.Sum256([]byte(string(before) + chain + string(between) + prev + string(after)))
-				require.Equal(t, h.sum(), hex.EncodeToString(got[:]))
+				require.Equal(t, h.Sum(), hex.EncodeToString(got[:]))
 			}
 		}
 	}
