@@ -30,18 +30,18 @@ type SavedCheckpoint struct {
 
 // Report is what Verify found.
 type Report struct {
-	OK          bool      `json:"ok"`
-	Scope       string    `json:"scope"`
-	Entries     int64     `json:"entries"`
-	Erased      int64     `json:"erased_payloads"`
-	Chains      int       `json:"chains"`
-	Checkpoints int       `json:"checkpoints"`
-	Saved       int       `json:"saved_checkpoints"`
-	KeysPinned  bool      `json:"keys_pinned"`
+	OK          bool   `json:"ok"`
+	Scope       string `json:"scope"`
+	Entries     int64  `json:"entries"`
+	Erased      int64  `json:"erased_payloads"`
+	Chains      int    `json:"chains"`
+	Checkpoints int    `json:"checkpoints"`
+	Saved       int    `json:"saved_checkpoints"`
+	KeysPinned  bool   `json:"keys_pinned"`
 	// Unchecked are chains a saved checkpoint names that the bundle does
 	// not hold (a bundle of one project, checkpoints of several).
-	Unchecked []string `json:"unchecked_chains,omitempty"`
-	Problems    []Problem `json:"problems,omitempty"`
+	Unchecked []string  `json:"unchecked_chains,omitempty"`
+	Problems  []Problem `json:"problems,omitempty"`
 }
 
 // Problem is one thing that is wrong, at the first entry where it shows.
