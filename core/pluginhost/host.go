@@ -72,13 +72,18 @@ type Host struct {
 }
 
 // FromConfig builds the host of the configured catalog (PACT_PLUGINS,
-// PACT_PLUGIN_DIR, PACT_PLUGIN_TIMEOUT_SECONDS). An unreadable or invalid
-// catalog is an InvalidRequest error naming PACT_PLUGINS: the board should
-// not start with it.
-func FromConfig(cfg *boot.Config, logger hclog.Logger) (*Host, error) {
-	specs, err := ParseCatalog(cfg.Plugins)
+// PACT_PLUGIN_DIR, PACT_PLUGIN_TIMEOUT_SECONDS) and of the bundled plugins
+// the variables turn on, pinned by manifest ([Catalog]; nil pins none). An
+// unreadable or invalid catalog is an InvalidRequest error naming
+// PACT_PLUGINS: the board should not start with it. A variable whose
+// plugin is not pinned is logged at warn level.
+func FromConfig(cfg *boot.Config, manifest []Spec, logger hclog.Logger) (*Host, error) {
+	specs, warnings, err := Catalog(cfg, manifest)
 	if err != nil {
 		return nil, err
+	}
+	for _, w := range warnings {
+		logger.Warn(w)
 	}
 	return New(specs, &Options{Dir: cfg.PluginDir, Logger: logger, CallTimeout: cfg.PluginTimeout})
 }
