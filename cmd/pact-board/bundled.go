@@ -9,8 +9,8 @@ import (
 )
 
 // bundledFiles holds the pins of the plugins make build built with this
-// binary (bundled/README.md). The directory, not the file, is embedded, so
-// a fresh clone, which has no plugins.json, still builds.
+// binary (cmd/pact-board/bundled/README.md). The directory, not the file,
+// is embedded, so a fresh clone, which has no plugins.json, still builds.
 //
 //go:embed bundled
 var bundledFiles embed.FS
