@@ -4,7 +4,9 @@
 // (sdk/authissuer).
 //
 // The operator lists the plugins in PACT_PLUGINS (see [ParseCatalog] and
-// docs/plugins.md). The host launches each binary over go-plugin with gRPC
+// docs/plugins.md), and PACT_AUTH_ISSUER, PACT_SLACK_WEBHOOK_URL and
+// PACT_EXPORT_FORMAT add the bundled first-party plugins, pinned by the
+// manifest make build embeds in pact-board ([Catalog]). The host launches each binary over go-plugin with gRPC
 // only, AutoMTLS and none of the board's environment; refuses a credential or
 // authissuer binary whose SHA-256 is not the pinned one; checks that
 // plugins answer; restarts a crashed one with backoff; puts a deadline on
