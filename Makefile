@@ -17,10 +17,22 @@ MODULES := . sdk plugins/examples/notifier-hello docs/examples/tenuo-verifier
 
 .PHONY: build plugins proto client client-check console run test install-deps lint fmt-check vet staticcheck bench bench-ratios pgbouncer-check fuzz fmt clean faults
 
+# pact-board embeds the SHA-256 of the first-party plugins built with it
+# (cmd/pact-board/bundled/README.md), so PACT_AUTH_ISSUER,
+# PACT_SLACK_WEBHOOK_URL and PACT_EXPORT_FORMAT run them pinned: pact-admin
+# plugin-pin hashes each one into the git-ignored manifest, then the board
+# is built.
+MANIFEST := cmd/pact-board/bundled/plugins.json
+
 build: plugins
 	@mkdir -p bin
-	$(GO) build -o bin/pact-board ./cmd/pact-board
 	$(GO) build -o bin/pact-admin ./cmd/pact-admin
+	@echo "pin bin/plugins/* into $(MANIFEST)"
+	@for b in bin/plugins/auth-* bin/plugins/notifier-* bin/plugins/credential-*; do \
+		[ -f $$b ] || continue; \
+		PACT_PLUGIN_DIR=bin/plugins ./bin/pact-admin plugin-pin $$b || exit 1; \
+	done > $(MANIFEST).tmp && mv $(MANIFEST).tmp $(MANIFEST)
+	$(GO) build -o bin/pact-board ./cmd/pact-board
 	$(GO) build -o bin/pact-connect ./cmd/pact-connect
 	$(GO) build -o bin/pact-runner ./cmd/pact-runner
 
@@ -206,4 +218,4 @@ fmt:
 
 # Removes build output only; the embedded database in .pact/ is data.
 clean:
-	rm -rf bin
+	rm -rf bin $(MANIFEST)

@@ -141,6 +141,7 @@ func TestEveryCommandWorksEndToEnd(t *testing.T) {
 	c.ok("org-unhalt", "default")
 	c.ok("platform-halt")
 	c.ok("platform-unhalt")
+	c.ok("plugin-pin", fakePlugin(t, t.TempDir(), "notifier-hello"))
 
 	// No credential plugin is configured here: the import gets as far as
 	// asking for it and is refused, logged, with nothing imported.

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"flag"
+
+	"github.com/pactboard/pact/core/pluginhost"
 )
 
 // operatorCommands are for whoever runs the platform: no Admin API route
@@ -35,6 +37,15 @@ func operatorCommands() []command {
 			setup: func(fs *flag.FlagSet) runner {
 				return func(ctx context.Context, a *app, pos []string) (any, error) {
 					return map[string]string{"org_id": pos[0], "name": pos[1]}, a.people.RenameOrg(ctx, pos[0], pos[1])
+				}
+			}},
+		{name: "plugin-pin", args: "<binary> [--kind k] [--name n]", positionals: 1,
+			summary: "print the PACT_PLUGINS entry that pins a plugin binary to its sha256 (no database)",
+			setup: func(fs *flag.FlagSet) runner {
+				kind := fs.String("kind", "", "notifier, credential or authissuer; default: from the file's name (notifier-…, credential-…, auth-…)")
+				name := fs.String("name", "", "the plugin's name in the catalog; default: the file's name without its kind (notifier-slack: slack)")
+				return func(_ context.Context, a *app, pos []string) (any, error) {
+					return pluginhost.PinEntry(pos[0], a.cfg.PluginDir, pluginhost.Kind(*kind), *name)
 				}
 			}},
 		orgHalt("org-halt", true), orgHalt("org-unhalt", false),

@@ -43,6 +43,10 @@ type Main struct {
 	Demo bool
 	// Out is where --demo prints how to connect the agent; nil discards.
 	Out io.Writer
+	// Manifest pins the bundled plugins that PACT_AUTH_ISSUER,
+	// PACT_SLACK_WEBHOOK_URL and PACT_EXPORT_FORMAT turn on: main passes
+	// the one make build embedded (bundled.go); nil bundles none.
+	Manifest []pluginhost.Spec
 
 	ready     chan struct{}
 	addr      net.Addr
@@ -86,7 +90,7 @@ func (m *Main) Run(ctx context.Context) error {
 	m.release = release
 	m.mu.Unlock()
 
-	plugins, err := pluginhost.FromConfig(m.Config, m.Logger.Named("plugin"))
+	plugins, err := pluginhost.FromConfig(m.Config, m.Manifest, m.Logger.Named("plugin"))
 	if err != nil {
 		return err
 	}
@@ -121,6 +125,7 @@ func (m *Main) Run(ctx context.Context) error {
 		if err := firstRun(ctx, d, ident, m.Config.PublicURL, m.Out); err != nil {
 			return err
 		}
+		pluginSummary(m.Out, m.Config, plugins)
 	}
 
 	stopPprof, err := m.startPprof()
@@ -225,12 +230,13 @@ func mcpOptions(cfg *boot.Config, k *kernel.Kernel, ident *identity.Service, d *
 }
 
 // adminIssuer is the auth-issuer plugin that verifies people's tokens: the
-// first authissuer entry of PACT_PLUGINS. Without one, every Admin API call
+// first authissuer entry of PACT_PLUGINS, else the bundled auth-oidc that
+// PACT_AUTH_ISSUER turns on. Without one, every Admin API call
 // is refused with "OAuth is not configured".
 func adminIssuer(plugins *pluginhost.Host, logger hclog.Logger) auth.Issuer {
 	names := plugins.Names(pluginhost.KindAuthIssuer)
 	if len(names) == 0 {
-		logger.Info("no authissuer plugin in PACT_PLUGINS: the Admin API refuses every call until one is configured")
+		logger.Info("no authissuer plugin (PACT_AUTH_ISSUER or PACT_PLUGINS): the Admin API refuses every call until one is configured")
 		return nil
 	}
 	issuer, err := plugins.Issuer(names[0])

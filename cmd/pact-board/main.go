@@ -60,8 +60,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return fail(stderr, err)
 	}
+	manifest, err := bundledManifest()
+	if err != nil {
+		return fail(stderr, err)
+	}
 	m := NewMain(cfg, newLogger(cfg, stderr))
-	m.Demo, m.Out = *demo, stdout
+	m.Demo, m.Out, m.Manifest = *demo, stdout, manifest
 	err = m.Run(ctx)
 	err = errors.Join(err, m.Close())
 	if err != nil {

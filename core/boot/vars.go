@@ -112,7 +112,8 @@ func vars() []variable {
 			"http://127.0.0.1:8787", func(c *Config, s string) (err error) { c.PublicURL, err = httpURL(s); return }},
 		{doc("PACT_BOARD_URL", "derived", "board URL in connector URLs and setup commands; else PACT_ADMIN_AUDIENCE minus /admin, else PACT_PUBLIC_URL"),
 			"", func(c *Config, s string) (err error) { c.BoardURL, err = optionalURL(s); return }},
-		{doc("PACT_AUTH_ISSUER", "", "OAuth issuer for people and agents; unset accepts agent tokens only"),
+		{doc("PACT_AUTH_ISSUER", "", "OAuth issuer for people and agents, verified by the bundled auth-oidc plugin, pinned "+
+			"(make build; else name an authissuer plugin in PACT_PLUGINS); unset accepts agent tokens only"),
 			"", func(c *Config, s string) (err error) { c.AuthIssuer, err = optionalURL(s); return }},
 		{doc("PACT_ADMIN_API", "on", "on/off: off makes this process answer 404 on /admin/api/*"),
 			"on", func(c *Config, s string) (err error) { c.AdminAPI, err = parseSwitch(s); return }},
@@ -122,9 +123,11 @@ func vars() []variable {
 			"", func(c *Config, s string) error { c.AdminAudience = strings.TrimRight(s, "/"); return nil }},
 		{doc("PACT_ADMIN_UI_URL", "", "Admin UI base URL for task links in notifications (<base>/tasks/<id>)"),
 			"", func(c *Config, s string) (err error) { c.AdminUIURL, err = optionalURL(s); return }},
-		{doc("PACT_SLACK_WEBHOOK_URL", "", "Slack webhook for the default organization until it sets its own"),
+		{doc("PACT_SLACK_WEBHOOK_URL", "", "Slack webhook for the default organization until it sets its own; "+
+			"runs the bundled notifier-slack plugin, pinned (make build; else name \"slack\" in PACT_PLUGINS)"),
 			"", func(c *Config, s string) (err error) { c.SlackWebhookURL, err = optionalURL(s); return }},
-		{doc("PACT_EXPORT_FORMAT", "", "tenuo or biscuit: export a credential on every claim; unset exports none"),
+		{doc("PACT_EXPORT_FORMAT", "", "tenuo or biscuit: export a credential on every claim with the bundled credential-tenuo "+
+			"or credential-biscuit plugin, pinned (make build; else name it in PACT_PLUGINS); unset exports none"),
 			"", setExportFormat},
 		{doc("PACT_EXPORT_TTL_HOURS", "24", "lifetime cap of exported leaf credentials, in hours (at least 60 s)"),
 			"24", setExportTTL},
@@ -151,9 +154,11 @@ func vars() []variable {
 			"", func(c *Config, s string) error { c.ConsoleClientID = s; return nil }},
 		{doc("PACT_CONSOLE_CLIENT_SECRET", "", "the console client's secret, for an issuer that requires one; unset: a public client"),
 			"", func(c *Config, s string) error { c.ConsoleClientSecret = s; return nil }},
-		{doc("PACT_PLUGIN_DIR", "bin/plugins", "directory of plugin binaries named by a relative path in PACT_PLUGINS"),
+		{doc("PACT_PLUGIN_DIR", "bin/plugins", "directory of the bundled plugin binaries and of those named by a relative path in PACT_PLUGINS"),
 			"bin/plugins", func(c *Config, s string) error { c.PluginDir = s; return nil }},
-		{doc("PACT_PLUGINS", "", "the plugins to run: a JSON list of {name, kind, binary, sha256, env}, inline or the path of a file (docs/plugins.md); unset runs none"),
+		{doc("PACT_PLUGINS", "", "the plugins to run besides the bundled ones: a JSON list of {name, kind, binary, sha256, env}, "+
+			"inline or the path of a file (docs/plugins.md); an entry named like a bundled plugin replaces it; "+
+			"pact-admin plugin-pin prints an entry"),
 			"", func(c *Config, s string) error { c.Plugins = s; return nil }},
 		{doc("PACT_PLUGIN_TIMEOUT_SECONDS", "10", "deadline of every plugin call, in seconds"),
 			"10", func(c *Config, s string) (err error) { c.PluginTimeout, err = positive(s, time.Second); return }},

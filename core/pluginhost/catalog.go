@@ -44,6 +44,9 @@ type Spec struct {
 	// passed). A value may name a variable of the board's environment as
 	// ${NAME}, so secrets need not be written in the catalog.
 	Env map[string]string `json:"env,omitempty"`
+	// bundled marks an entry a variable turned on, pinned by the manifest
+	// built into pact-board ([Catalog]) rather than by PACT_PLUGINS.
+	bundled bool
 }
 
 var (

@@ -4,7 +4,9 @@
 // (sdk/authissuer).
 //
 // The operator lists the plugins in PACT_PLUGINS (see [ParseCatalog] and
-// docs/plugins.md). The host launches each binary over go-plugin with gRPC
+// docs/plugins.md), and PACT_AUTH_ISSUER, PACT_SLACK_WEBHOOK_URL and
+// PACT_EXPORT_FORMAT add the bundled first-party plugins, pinned by the
+// manifest make build embeds in pact-board ([Catalog]). The host launches each binary over go-plugin with gRPC
 // only, AutoMTLS and none of the board's environment; refuses a credential or
 // authissuer binary whose SHA-256 is not the pinned one; checks that
 // plugins answer; restarts a crashed one with backoff; puts a deadline on
@@ -72,13 +74,18 @@ type Host struct {
 }
 
 // FromConfig builds the host of the configured catalog (PACT_PLUGINS,
-// PACT_PLUGIN_DIR, PACT_PLUGIN_TIMEOUT_SECONDS). An unreadable or invalid
-// catalog is an InvalidRequest error naming PACT_PLUGINS: the board should
-// not start with it.
-func FromConfig(cfg *boot.Config, logger hclog.Logger) (*Host, error) {
-	specs, err := ParseCatalog(cfg.Plugins)
+// PACT_PLUGIN_DIR, PACT_PLUGIN_TIMEOUT_SECONDS) and of the bundled plugins
+// the variables turn on, pinned by manifest ([Catalog]; nil pins none). An
+// unreadable or invalid catalog is an InvalidRequest error naming
+// PACT_PLUGINS: the board should not start with it. A variable whose
+// plugin is not pinned is logged at warn level.
+func FromConfig(cfg *boot.Config, manifest []Spec, logger hclog.Logger) (*Host, error) {
+	specs, warnings, err := Catalog(cfg, manifest)
 	if err != nil {
 		return nil, err
+	}
+	for _, w := range warnings {
+		logger.Warn(w)
 	}
 	return New(specs, &Options{Dir: cfg.PluginDir, Logger: logger, CallTimeout: cfg.PluginTimeout})
 }

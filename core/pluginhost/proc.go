@@ -178,6 +178,11 @@ func (p *proc) spawn() (*plugin.Client, plugin.ClientProtocol, any, error) {
 		kill(client, p.logger)
 		if errors.Is(err, plugin.ErrChecksumsDoNotMatch) {
 			actual, _ := fileSHA256(p.path)
+			if p.spec.bundled {
+				return nil, nil, nil, fmt.Errorf("refused: the sha256 of %s is %s but this pact-board was built with the pin %s; "+
+					"rebuild the board and its plugins together with make build, or name the plugin in PACT_PLUGINS "+
+					"with this sum if you trust it (pact-admin plugin-pin prints the entry)", p.path, actual, p.spec.SHA256)
+			}
 			return nil, nil, nil, fmt.Errorf("refused: the sha256 of %s is %s but PACT_PLUGINS pins %s; "+
 				"install the pinned binary, or pin this one if you trust it", p.path, actual, p.spec.SHA256)
 		}
