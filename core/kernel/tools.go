@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/uptrace/bun"
@@ -20,6 +21,7 @@ import (
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/mandate"
+	"github.com/pactboard/pact/core/metrics"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -100,6 +102,9 @@ type Tools struct {
 
 	waits waitSlots // the waits each agent holds (MaxWaitsPerAgent)
 	drain *drain    // the kernel's; nil (never drains) for a bare registry
+	// metrics counts and times the calls of registered tools; nil records
+	// nothing.
+	metrics *metrics.Metrics
 
 	mu       sync.Mutex
 	tools    map[string]*Tool
@@ -173,6 +178,10 @@ func (r *Tools) List() []*Tool {
 	return out
 }
 
+// Waiting is how many calls with a Wait phase are held now, by every
+// agent: the held-waits gauge (docs/operations.md, "What to monitor").
+func (r *Tools) Waiting() int { return r.waits.count() }
+
 // Names returns the registered tool names, sorted.
 func (r *Tools) Names() []string {
 	r.mu.Lock()
@@ -201,7 +210,9 @@ func (r *Tools) Names() []string {
 //     (argsDigest).
 //
 // Errors other than refusals are returned unlogged; callers translate them.
-func (r *Tools) Call(ctx context.Context, agent, name string, args json.RawMessage) (any, error) {
+// A call of a registered tool is counted and timed by outcome (metrics);
+// an unknown name, which the agent chooses, never becomes a label.
+func (r *Tools) Call(ctx context.Context, agent, name string, args json.RawMessage) (_ any, err error) {
 	r.mu.Lock()
 	t, ok := r.tools[name]
 	schema := r.resolved[name]
@@ -209,6 +220,8 @@ func (r *Tools) Call(ctx context.Context, agent, name string, args json.RawMessa
 	if !ok {
 		return nil, errs.E(errs.InvalidRequest, "there is no tool %s", name)
 	}
+	start := time.Now()
+	defer func() { r.metrics.ToolCall(name, Outcome(err), time.Since(start)) }()
 	if len(args) == 0 || string(args) == "null" { // no arguments at all
 		args = json.RawMessage(`{}`)
 	}
@@ -246,7 +259,7 @@ func (r *Tools) Call(ctx context.Context, agent, name string, args json.RawMessa
 	if named, ok := decoded.(map[string]any); ok && t.ReadAhead != nil {
 		first = append(first, t.ReadAhead(named)...)
 	}
-	err := r.log.RecordPipelined(ctx, r.db, e, first, func(ctx context.Context, tx *db.Tx, e *ledger.Entry) (err error) {
+	err = r.log.RecordPipelined(ctx, r.db, e, first, func(ctx context.Context, tx *db.Tx, e *ledger.Entry) (err error) {
 		defer func() { boundRefused(e, err) }()
 		who, err := admitted()
 		if who != nil {
@@ -263,6 +276,18 @@ func (r *Tools) Call(ctx context.Context, agent, name string, args json.RawMessa
 		return err
 	})
 	return result, err
+}
+
+// Outcome is how a call ended, as a metric's label: ok, the refusal's
+// error code (a documented, bounded set: docs/errors.md), or error.
+func Outcome(err error) string {
+	switch {
+	case err == nil:
+		return "ok"
+	case errs.IsRefusal(err):
+		return string(errs.CodeOf(err))
+	}
+	return "error"
 }
 
 // readAhead is the step that reads the chain of the mandate t's MandateArg

@@ -29,6 +29,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/pactboard/pact/core/boot"
+	"github.com/pactboard/pact/core/metrics"
 	"github.com/pactboard/pact/sdk/authissuer"
 	"github.com/pactboard/pact/sdk/credential"
 	"github.com/pactboard/pact/sdk/errs"
@@ -54,6 +55,8 @@ type Options struct {
 	BackoffMin, BackoffMax time.Duration
 	// Getenv resolves ${NAME} in the catalog's env values (os.Getenv).
 	Getenv func(string) string
+	// Metrics times every plugin call (nil: not timed).
+	Metrics *metrics.Metrics
 }
 
 // Host runs the plugins of one catalog. Its methods are safe for
@@ -74,13 +77,13 @@ type Host struct {
 // FromConfig builds the host of the configured catalog (PACT_PLUGINS,
 // PACT_PLUGIN_DIR, PACT_PLUGIN_TIMEOUT_SECONDS). An unreadable or invalid
 // catalog is an InvalidRequest error naming PACT_PLUGINS: the board should
-// not start with it.
-func FromConfig(cfg *boot.Config, logger hclog.Logger) (*Host, error) {
+// not start with it. m, when not nil, times the plugins' calls.
+func FromConfig(cfg *boot.Config, logger hclog.Logger, m *metrics.Metrics) (*Host, error) {
 	specs, err := ParseCatalog(cfg.Plugins)
 	if err != nil {
 		return nil, err
 	}
-	return New(specs, &Options{Dir: cfg.PluginDir, Logger: logger, CallTimeout: cfg.PluginTimeout})
+	return New(specs, &Options{Dir: cfg.PluginDir, Logger: logger, CallTimeout: cfg.PluginTimeout, Metrics: m})
 }
 
 // New builds a host for specs (as [ParseCatalog] returns them). It starts
