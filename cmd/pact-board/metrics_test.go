@@ -72,7 +72,15 @@ func TestMetricsOfAnExercisedBoard(t *testing.T) {
 		require.NoError(t, json.Unmarshal([]byte(text), &v))
 		return v
 	})
-	_, err := a.k.Tools().Call(ctx, "code-web", "pact_post", json.RawMessage(`{"project_id": "web", "titel": "x"}`))
+	// A wait the MCP transport holds (nothing wakes it: no hub) is counted
+	// once, ok, when it answers.
+	waits := func() float64 { return toolCalls(t, a, "pact_wait") }
+	before := waits()
+	_, err := callTool(ctx, cs, "pact_wait", map[string]any{"mandate_id": roots["code-web"], "seconds": 1})
+	require.NoError(t, err)
+	require.Equal(t, before+1, waits(), "a held pact_wait is one call")
+
+	_, err = a.k.Tools().Call(ctx, "code-web", "pact_post", json.RawMessage(`{"project_id": "web", "titel": "x"}`))
 	require.Equal(t, "invalid_request", kernel.Outcome(err))
 	_, err = a.k.Tools().Call(ctx, "code-web", "pact_code_web_tool", json.RawMessage(`{}`))
 	require.Error(t, err)
@@ -109,6 +117,7 @@ func TestMetricsOfAnExercisedBoard(t *testing.T) {
 		require.Subset(t, seen["tool"], a.k.Tools().Names(), "every tool was called and counted")
 		require.NotContains(t, seen["tool"], "pact_code_web_tool", "an unknown tool's name is never a label")
 		require.Contains(t, seen["outcome"], "invalid_request")
+		require.NotContains(t, seen["outcome"], "error", "no call failed, a held one included")
 		require.Contains(t, seen["operation"], "people-get-me")
 		require.Subset(t, seen["status"], []string{"200", "401", "403"})
 		require.Contains(t, seen["plugin"], "pager")
@@ -143,6 +152,30 @@ func TestLabelCheckCatchesUnboundedLabels(t *testing.T) {
 	require.Len(t, found, 3, "%v", found)
 	require.Contains(t, strings.Join(found, "\n"), `label "agent" is not on the allow-list`)
 	require.Contains(t, strings.Join(found, "\n"), `"code-web" is the id of a stored row`)
+}
+
+// toolCalls is how many calls of tool the board counted, by any outcome
+// but error.
+func toolCalls(t *testing.T, a *adminBoard, tool string) float64 {
+	families, err := a.metrics.Registry().Gather()
+	require.NoError(t, err)
+	n := 0.0
+	for _, f := range families {
+		if f.GetName() != "pact_tool_calls_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			require.NotEqual(t, "error", labels["outcome"], "%s: a call ended in error", labels["tool"])
+			if labels["tool"] == tool {
+				n += m.GetCounter().GetValue()
+			}
+		}
+	}
+	return n
 }
 
 // unbounded lists what breaks OBS-001 in families: a label not in

@@ -3,6 +3,7 @@ package kernel
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"reflect"
@@ -221,7 +222,13 @@ func (r *Tools) Call(ctx context.Context, agent, name string, args json.RawMessa
 		return nil, errs.E(errs.InvalidRequest, "there is no tool %s", name)
 	}
 	start := time.Now()
-	defer func() { r.metrics.ToolCall(name, Outcome(err), time.Since(start)) }()
+	defer func() {
+		// A wait handed to the transport (ErrHeld) is counted once, by the
+		// call that ends it after the wait (Waited).
+		if !errors.Is(err, ErrHeld) {
+			r.metrics.ToolCall(name, Outcome(err), time.Since(start))
+		}
+	}()
 	if len(args) == 0 || string(args) == "null" { // no arguments at all
 		args = json.RawMessage(`{}`)
 	}

@@ -29,7 +29,8 @@ import (
 const Namespace = "pact"
 
 // latency is the buckets of the latency histograms, in seconds. They reach
-// a minute because a held pact_wait or pact_events call lasts up to 50 s.
+// a minute because a pact_wait or pact_events call waiting in the pipeline
+// (not handed to its transport) lasts up to 50 s.
 func latency() []float64 { return []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60} }
 
 // Outcomes of a notification's delivery attempt (modules/notify), each
@@ -60,7 +61,7 @@ func New() *Metrics {
 	m.toolCalls = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "tool_calls_total",
 		Help: "MCP tool calls by tool and outcome: ok, the refusal's error code, or error."}, []string{"tool", "outcome"})
 	m.toolSeconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: Namespace, Name: "tool_call_duration_seconds",
-		Help: "MCP tool call latency through the pipeline, a held wait included.", Buckets: latency()}, []string{"tool", "outcome"})
+		Help: "MCP tool call latency through the pipeline (over MCP, a held wait's time is not in it).", Buckets: latency()}, []string{"tool", "outcome"})
 	m.adminCalls = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "admin_requests_total",
 		Help: "Admin API calls by operation id and HTTP status."}, []string{"operation", "status"})
 	m.adminSeconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: Namespace, Name: "admin_request_duration_seconds",
