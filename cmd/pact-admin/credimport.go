@@ -27,7 +27,7 @@ func credentialImport() command {
 				}()
 				plugin := func() (credential.Credential, error) {
 					var err error
-					if plugins, err = pluginhost.FromConfig(a.cfg, nil, hclog.NewNullLogger()); err != nil {
+					if plugins, err = pluginhost.FromConfig(a.cfg, nil, hclog.NewNullLogger(), nil); err != nil {
 						return nil, err
 					}
 					plugins.Start()

@@ -21,6 +21,7 @@ import (
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/core/mcpserve"
+	"github.com/pactboard/pact/core/metrics"
 	"github.com/pactboard/pact/core/pluginhost"
 	"github.com/pactboard/pact/modules/audit"
 	"github.com/pactboard/pact/modules/board"
@@ -51,6 +52,10 @@ type Main struct {
 	ready     chan struct{}
 	addr      net.Addr
 	pprofAddr net.Addr
+	// metrics is the registry, when PACT_METRICS_ADDR is set; metricsAddr
+	// is where it is served.
+	metrics     *metrics.Metrics
+	metricsAddr net.Addr
 
 	mu      sync.Mutex
 	release func() error
@@ -90,7 +95,10 @@ func (m *Main) Run(ctx context.Context) error {
 	m.release = release
 	m.mu.Unlock()
 
-	plugins, err := pluginhost.FromConfig(m.Config, m.Manifest, m.Logger.Named("plugin"))
+	if m.Config.MetricsAddr != "" {
+		m.metrics = metrics.New()
+	}
+	plugins, err := pluginhost.FromConfig(m.Config, m.Manifest, m.Logger.Named("plugin"), m.metrics)
 	if err != nil {
 		return err
 	}
@@ -101,7 +109,7 @@ func (m *Main) Run(ctx context.Context) error {
 		}
 	}()
 
-	log := ledger.New(&ledger.Options{Statements: m.Config.DBStatements})
+	log := ledger.New(&ledger.Options{Statements: m.Config.DBStatements, Metrics: m.metrics})
 	mandateSvc := mandate.NewService(keys, &mandate.Options{Statements: m.Config.DBStatements})
 	seenLog := m.Logger.Named("presence")
 	ident := identity.NewService(d, log, mandateSvc, &identity.Options{
@@ -115,7 +123,7 @@ func (m *Main) Run(ctx context.Context) error {
 	adminAuth := auth.NewAdmin(ident, auth.Options{Issuer: issuer,
 		Audience: m.Config.AdminAudience, RequireMFA: m.Config.AdminRequireMFA})
 	k := kernel.New(kernel.Deps{DB: d, Log: log, Mandates: mandateSvc, Identity: ident, Events: hub, AdminAuth: adminAuth,
-		Logger: m.Logger, Config: m.Config})
+		Logger: m.Logger, Config: m.Config, Metrics: m.metrics})
 	// mcp comes last and serves every tool and resource the others registered.
 	if err := k.Register(append(boardModules(keys, hub, plugins, plugins),
 		mcpserve.New(mcpOptions(m.Config, k, ident, d, issuer)))...); err != nil {
@@ -133,6 +141,14 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	defer stopPprof()
+	if err := observe(m.metrics, k, d, hub, plugins); err != nil {
+		return err
+	}
+	stopMetrics, err := m.startMetrics(m.metrics)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
 	ln, err := net.Listen("tcp", m.Config.Addr())
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", m.Config.Addr(), err)

@@ -114,7 +114,7 @@ func TestPluginSummary(t *testing.T) {
 	vars := map[string]string{"PACT_EXPORT_FORMAT": "biscuit", "PACT_SLACK_WEBHOOK_URL": "https://hooks.slack.com/services/x"}
 	cfg, err := boot.Load(func(k string) string { return vars[k] })
 	require.NoError(t, err)
-	host, err := pluginhost.FromConfig(cfg, manifest, hclog.NewNullLogger())
+	host, err := pluginhost.FromConfig(cfg, manifest, hclog.NewNullLogger(), nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = host.Close() })
 

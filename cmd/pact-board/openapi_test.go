@@ -21,6 +21,7 @@ import (
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/kernel/kerneltest"
+	"github.com/pactboard/pact/core/metrics"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/openapi.json from the Admin API the board serves, and the console's screenshots in docs/console/")
@@ -37,14 +38,19 @@ type adminBoard struct {
 	iss   *authtest.Issuer
 	cfg   *boot.Config
 	k     *kernel.Kernel
+	// metrics is the registry the board records into, as with
+	// PACT_METRICS_ADDR, so every test on it (the round-trip budgets among
+	// them) runs with metrics on.
+	metrics *metrics.Metrics
 }
 
 func newAdminBoard(t testing.TB) *adminBoard {
 	t.Helper()
-	w := kerneltest.New(t, kerneltest.Options{Modules: func(w *kerneltest.World) []kernel.Module {
+	reg := metrics.New()
+	w := kerneltest.New(t, kerneltest.Options{Metrics: reg, Modules: func(w *kerneltest.World) []kernel.Module {
 		return boardModules(w.Mandates.Keys(), nil, nil, nil)
 	}})
-	return &adminBoard{World: w, d: w.DB, ident: w.Identity, iss: w.Issuer, cfg: w.Config, k: w.Kernel}
+	return &adminBoard{World: w, d: w.DB, ident: w.Identity, iss: w.Issuer, cfg: w.Config, k: w.Kernel, metrics: reg}
 }
 
 // servedDocument fetches /admin/api/openapi.json from base, indented as

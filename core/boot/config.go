@@ -119,6 +119,9 @@ type Config struct {
 	// PprofAddr is where net/http/pprof is served, on a listener of its
 	// own; "" serves it nowhere.
 	PprofAddr string
+	// MetricsAddr is where /metrics (Prometheus) is served, on a listener
+	// of its own; "" serves none.
+	MetricsAddr string
 
 	// LogFormat is "text" or "json"; LogLevel an hclog level name.
 	LogFormat string

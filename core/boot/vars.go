@@ -179,6 +179,9 @@ func vars() []variable {
 		{doc("PACT_PPROF_ADDR", "", "host:port serving net/http/pprof on a listener of its own, never the public one; "+
 			"keep it on loopback (127.0.0.1:6060): unauthenticated, it shows the process internals; unset serves none"),
 			"", setPprofAddr},
+		{doc("PACT_METRICS_ADDR", "", "host:port serving /metrics (Prometheus) on a listener of its own, never the public one; "+
+			"keep it on loopback or a private network (127.0.0.1:9464); unset serves none"),
+			"", setMetricsAddr},
 		{doc("PACT_LOG_FORMAT", "text", "text or json"),
 			"text", setLogFormat},
 		{doc("PACT_LOG_LEVEL", "info", "trace, debug, info, warn, error or off"),
@@ -242,16 +245,27 @@ func setSignupMax(c *Config, s string) error {
 
 // setPprofAddr accepts what net.Listen accepts as host:port with a numeric
 // port, so a typo fails at start-up with the variable's name.
-func setPprofAddr(c *Config, s string) error {
+func setPprofAddr(c *Config, s string) (err error) {
+	c.PprofAddr, err = listenAddr(s, "127.0.0.1:6060")
+	return err
+}
+
+// setMetricsAddr accepts what setPprofAddr accepts.
+func setMetricsAddr(c *Config, s string) (err error) {
+	c.MetricsAddr, err = listenAddr(s, "127.0.0.1:9464")
+	return err
+}
+
+// listenAddr checks that s is host:port with a numeric port, or empty.
+func listenAddr(s, example string) (string, error) {
 	if s == "" {
-		return nil
+		return "", nil
 	}
 	_, port, err := net.SplitHostPort(s)
 	if n, perr := strconv.Atoi(port); err != nil || perr != nil || n < 0 || n > 65535 {
-		return fmt.Errorf("%q is not an address; expected host:port, such as 127.0.0.1:6060", s)
+		return "", fmt.Errorf("%q is not an address; expected host:port, such as %s", s, example)
 	}
-	c.PprofAddr = s
-	return nil
+	return s, nil
 }
 
 func setLogFormat(c *Config, s string) error {

@@ -13,6 +13,7 @@ import (
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/mandate"
+	"github.com/pactboard/pact/core/metrics"
 )
 
 // Host is one module's view of the kernel, handed to its Register. It is
@@ -58,6 +59,10 @@ func (h *Host) Resource(r Resource) error { return h.k.res.Add(r) }
 // Tools returns the tool pipeline, for modules whose other surfaces (MCP
 // resources, hook endpoints) must run a tool call exactly as an agent would.
 func (h *Host) Tools() *Tools { return h.k.tools }
+
+// Metrics returns the process's metrics registry; nil (which records
+// nothing) when the kernel was built without one.
+func (h *Host) Metrics() *metrics.Metrics { return h.k.deps.Metrics }
 
 // Logger returns the board's logger, named after the module.
 func (h *Host) Logger() hclog.Logger { return h.logger }

@@ -27,6 +27,7 @@ import (
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/mandate"
+	"github.com/pactboard/pact/core/metrics"
 )
 
 // Version is the board's version, shown in the Admin API document.
@@ -59,6 +60,10 @@ type Deps struct {
 	// AdminAuth authenticates people on the Admin API (core/auth.Admin).
 	// Nil refuses every operation that is not public.
 	AdminAuth AdminAuthenticator
+	// Metrics is the process's registry (cmd/pact-board builds it): tool
+	// calls and Admin API calls are recorded into it, and modules reach it
+	// through Host.Metrics. Nil records nothing.
+	Metrics *metrics.Metrics
 }
 
 // Kernel is the registry: one mux, one Admin API, the modules and their workers.
@@ -110,6 +115,7 @@ func New(deps Deps) *Kernel {
 		k.tools.seen = deps.Identity.Seen
 	}
 	k.tools.drain = k.drain
+	k.tools.metrics = deps.Metrics
 	k.res = &Resources{}
 	k.claims = &ClaimHooks{}
 	k.seams = newSeams()
@@ -121,7 +127,7 @@ func New(deps Deps) *Kernel {
 	k.api = humago.New(recordingMux{k}, adminConfig())
 	admin := huma.NewGroup(k.api, AdminPrefix)
 	admin.UseModifier(checkAdminOperation)
-	admin.UseMiddleware(k.adminContext, k.adminGate)
+	admin.UseMiddleware(k.adminMetrics, k.adminContext, k.adminGate)
 	k.admin = admin
 	k.builtins()
 	return k

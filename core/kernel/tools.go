@@ -3,6 +3,7 @@ package kernel
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"reflect"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/uptrace/bun"
@@ -20,6 +22,7 @@ import (
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/mandate"
+	"github.com/pactboard/pact/core/metrics"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -101,6 +104,9 @@ type Tools struct {
 	waits waitSlots          // the waits each agent holds (MaxWaitsPerAgent)
 	drain *drain             // the kernel's; nil (never drains) for a bare registry
 	seen  func(agent string) // stamps last_seen after a call commits; nil: never
+	// metrics counts and times the calls of registered tools; nil records
+	// nothing.
+	metrics *metrics.Metrics
 
 	mu       sync.Mutex
 	tools    map[string]*Tool
@@ -174,6 +180,10 @@ func (r *Tools) List() []*Tool {
 	return out
 }
 
+// Waiting is how many calls with a Wait phase are held now, by every
+// agent: the held-waits gauge (docs/operations.md, "What to monitor").
+func (r *Tools) Waiting() int { return r.waits.count() }
+
 // Names returns the registered tool names, sorted.
 func (r *Tools) Names() []string {
 	r.mu.Lock()
@@ -202,7 +212,9 @@ func (r *Tools) Names() []string {
 //     (argsDigest).
 //
 // Errors other than refusals are returned unlogged; callers translate them.
-func (r *Tools) Call(ctx context.Context, agent, name string, args json.RawMessage) (any, error) {
+// A call of a registered tool is counted and timed by outcome (metrics);
+// an unknown name, which the agent chooses, never becomes a label.
+func (r *Tools) Call(ctx context.Context, agent, name string, args json.RawMessage) (_ any, err error) {
 	r.mu.Lock()
 	t, ok := r.tools[name]
 	schema := r.resolved[name]
@@ -210,6 +222,14 @@ func (r *Tools) Call(ctx context.Context, agent, name string, args json.RawMessa
 	if !ok {
 		return nil, errs.E(errs.InvalidRequest, "there is no tool %s", name)
 	}
+	start := time.Now()
+	defer func() {
+		// A wait handed to the transport (ErrHeld) is counted once, by the
+		// call that ends it after the wait (Waited).
+		if !errors.Is(err, ErrHeld) {
+			r.metrics.ToolCall(name, Outcome(err), time.Since(start))
+		}
+	}()
 	if len(args) == 0 || string(args) == "null" { // no arguments at all
 		args = json.RawMessage(`{}`)
 	}
@@ -247,7 +267,7 @@ func (r *Tools) Call(ctx context.Context, agent, name string, args json.RawMessa
 	if named, ok := decoded.(map[string]any); ok && t.ReadAhead != nil {
 		first = append(first, t.ReadAhead(named)...)
 	}
-	err := r.log.RecordPipelined(ctx, r.db, e, first, func(ctx context.Context, tx *db.Tx, e *ledger.Entry) (err error) {
+	err = r.log.RecordPipelined(ctx, r.db, e, first, func(ctx context.Context, tx *db.Tx, e *ledger.Entry) (err error) {
 		defer func() { boundRefused(e, err) }()
 		who, err := admitted()
 		if who != nil {
@@ -267,6 +287,18 @@ func (r *Tools) Call(ctx context.Context, agent, name string, args json.RawMessa
 		r.seen(agent)
 	}
 	return result, err
+}
+
+// Outcome is how a call ended, as a metric's label: ok, the refusal's
+// error code (a documented, bounded set: docs/errors.md), or error.
+func Outcome(err error) string {
+	switch {
+	case err == nil:
+		return "ok"
+	case errs.IsRefusal(err):
+		return string(errs.CodeOf(err))
+	}
+	return "error"
 }
 
 // readAhead is the step that reads the chain of the mandate t's MandateArg

@@ -17,8 +17,9 @@ const MaxWaitsPerAgent = 4
 
 // waitSlots counts the waits each agent holds.
 type waitSlots struct {
-	mu   sync.Mutex
-	held map[string]int
+	mu    sync.Mutex
+	held  map[string]int
+	total int // the sum of held, for the held-waits gauge
 }
 
 // take takes one of agent's slots, and returns the function that gives it
@@ -36,6 +37,7 @@ func (s *waitSlots) take(agent, tool string) (release func(), err error) {
 		s.held = map[string]int{}
 	}
 	s.held[agent]++
+	s.total++
 	var once sync.Once
 	return func() { once.Do(func() { s.give(agent) }) }, nil
 }
@@ -43,7 +45,15 @@ func (s *waitSlots) take(agent, tool string) (release func(), err error) {
 func (s *waitSlots) give(agent string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.total--
 	if s.held[agent]--; s.held[agent] <= 0 {
 		delete(s.held, agent)
 	}
+}
+
+// count is how many waits are held, by every agent.
+func (s *waitSlots) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.total
 }

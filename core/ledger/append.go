@@ -15,6 +15,7 @@ import (
 	"github.com/pactboard/pact/core/canon"
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/logformat"
+	"github.com/pactboard/pact/core/metrics"
 	"github.com/pactboard/pact/core/redact"
 )
 
@@ -55,12 +56,15 @@ type Options struct {
 	// Statements is the database's statement mode (db.StatementMode);
 	// empty means prepared.
 	Statements string
+	// Metrics counts the entries appended (nil: not counted).
+	Metrics *metrics.Metrics
 }
 
 // Log appends entries and verifies chains.
 type Log struct {
-	now  func() time.Time
-	mode pgx.QueryExecMode // of Append's statement
+	now     func() time.Time
+	mode    pgx.QueryExecMode // of Append's statement
+	metrics *metrics.Metrics
 }
 
 // New returns a Log.
@@ -73,6 +77,7 @@ func New(opts *Options) *Log {
 		if m, err := db.StatementMode(opts.Statements); err == nil {
 			l.mode = m
 		}
+		l.metrics = opts.Metrics
 	}
 	return l
 }
@@ -96,7 +101,18 @@ func (l *Log) Append(ctx context.Context, tx bun.IDB, e Entry) (*Appended, error
 	if err != nil {
 		return nil, fmt.Errorf("ledger: append %s: %w", e.Action, err)
 	}
+	l.appended(e)
 	return out, nil
+}
+
+// appended counts e's append (it may still roll back with its transaction:
+// the counter measures the log's work, not its size).
+func (l *Log) appended(e Entry) {
+	outcome := "refused"
+	if e.Outcome == OK || e.Outcome == "" {
+		outcome = OK
+	}
+	l.metrics.LogAppend(outcome)
 }
 
 // AppendStep is Append as a step of a pipelined round trip (db.Tx.Commit
@@ -113,7 +129,11 @@ func (l *Log) AppendStep(e Entry) (step db.Step, out *Appended, err error) {
 			}
 			return fmt.Errorf("ledger: append %s: no receipt", e.Action)
 		}
-		return rows.Scan(&out.ID, &out.OrgID, &out.ChainKey, &out.Hash)
+		if err := rows.Scan(&out.ID, &out.OrgID, &out.ChainKey, &out.Hash); err != nil {
+			return err
+		}
+		l.appended(e)
+		return nil
 	}}, out, nil
 }
 

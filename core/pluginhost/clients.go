@@ -15,9 +15,17 @@ import (
 // call runs one plugin method under the host's deadline: it gets the
 // running plugin (starting it if needed), calls fn, and makes the errors
 // say which plugin failed. Request and result values are never logged.
-func call[I, R any](ctx context.Context, p *proc, method string, fn func(context.Context, I) (R, error)) (R, error) {
+// Each call is timed by plugin, method and outcome (Options.Metrics).
+func call[I, R any](ctx context.Context, p *proc, method string, fn func(context.Context, I) (R, error)) (_ R, err error) {
 	var zero R
 	start := time.Now()
+	defer func() {
+		outcome := "ok"
+		if err != nil {
+			outcome = string(errs.CodeOf(err))
+		}
+		p.h.opts.Metrics.PluginCall(p.spec.Name, method, outcome, time.Since(start))
+	}()
 	ctx, cancel := context.WithTimeout(ctx, p.h.opts.CallTimeout)
 	defer cancel()
 	v, err := p.get(ctx)

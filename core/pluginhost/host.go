@@ -31,6 +31,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/pactboard/pact/core/boot"
+	"github.com/pactboard/pact/core/metrics"
 	"github.com/pactboard/pact/sdk/authissuer"
 	"github.com/pactboard/pact/sdk/credential"
 	"github.com/pactboard/pact/sdk/errs"
@@ -56,6 +57,8 @@ type Options struct {
 	BackoffMin, BackoffMax time.Duration
 	// Getenv resolves ${NAME} in the catalog's env values (os.Getenv).
 	Getenv func(string) string
+	// Metrics times every plugin call (nil: not timed).
+	Metrics *metrics.Metrics
 }
 
 // Host runs the plugins of one catalog. Its methods are safe for
@@ -78,8 +81,9 @@ type Host struct {
 // the variables turn on, pinned by manifest ([Catalog]; nil pins none). An
 // unreadable or invalid catalog is an InvalidRequest error naming
 // PACT_PLUGINS: the board should not start with it. A variable whose
-// plugin is not pinned is logged at warn level.
-func FromConfig(cfg *boot.Config, manifest []Spec, logger hclog.Logger) (*Host, error) {
+// plugin is not pinned is logged at warn level. m, when not nil, times the
+// plugins' calls.
+func FromConfig(cfg *boot.Config, manifest []Spec, logger hclog.Logger, m *metrics.Metrics) (*Host, error) {
 	specs, warnings, err := Catalog(cfg, manifest)
 	if err != nil {
 		return nil, err
@@ -87,7 +91,7 @@ func FromConfig(cfg *boot.Config, manifest []Spec, logger hclog.Logger) (*Host, 
 	for _, w := range warnings {
 		logger.Warn(w)
 	}
-	return New(specs, &Options{Dir: cfg.PluginDir, Logger: logger, CallTimeout: cfg.PluginTimeout})
+	return New(specs, &Options{Dir: cfg.PluginDir, Logger: logger, CallTimeout: cfg.PluginTimeout, Metrics: m})
 }
 
 // New builds a host for specs (as [ParseCatalog] returns them). It starts

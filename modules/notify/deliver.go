@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pactboard/pact/core/metrics"
 	"github.com/pactboard/pact/core/outbox"
 	"github.com/pactboard/pact/sdk/errs"
 	"github.com/pactboard/pact/sdk/notifier"
@@ -119,7 +120,7 @@ func (s *Service) handle(ctx context.Context, owner string, r *row) error {
 			why += "; before that: " + *r.LastError
 		}
 		log.Error("notification is dead", "error", why)
-		return outbox.Dead(ctx, s.db, owner, r.ID, clip(why, 1000))
+		return s.settled(metrics.DeliveryDead, outbox.Dead(ctx, s.db, owner, r.ID, clip(why, 1000)))
 	}
 	ts, err := s.targets(ctx, r)
 	if err != nil {
@@ -127,7 +128,7 @@ func (s *Service) handle(ctx context.Context, owner string, r *row) error {
 	}
 	if len(ts) == 0 {
 		log.Warn("notification set aside: its organization has no destination")
-		return outbox.Dead(ctx, s.db, owner, r.ID, NoDestination)
+		return s.settled(metrics.DeliveryDead, outbox.Dead(ctx, s.db, owner, r.ID, NoDestination))
 	}
 	msg := s.message(r)
 	if msg.Language, err = s.language(ctx, r.OrgID, msg.HumanID); err != nil {
@@ -192,16 +193,26 @@ func (s *Service) conclude(ctx context.Context, owner string, r *row, sent bool,
 	switch {
 	case len(retry) > 0 && r.Attempts < s.opts.MaxAttempts:
 		wait := s.backoff(r.Attempts)
-		return outbox.Retry(ctx, s.db, owner, r.ID, wait, errText)
+		return s.settled(metrics.DeliveryRetry, outbox.Retry(ctx, s.db, owner, r.ID, wait, errText))
 	case len(retry) > 0:
 		log.Error("notification is dead after its last attempt", "attempts", r.Attempts, "error", errText)
-		return outbox.Dead(ctx, s.db, owner, r.ID, errText)
+		return s.settled(metrics.DeliveryDead, outbox.Dead(ctx, s.db, owner, r.ID, errText))
 	case sent:
-		return outbox.Sent(ctx, s.db, owner, r.ID, errText)
+		return s.settled(metrics.DeliverySent, outbox.Sent(ctx, s.db, owner, r.ID, errText))
 	default:
 		log.Error("notification is dead: every destination refused it", "error", errText)
-		return outbox.Dead(ctx, s.db, owner, r.ID, errText)
+		return s.settled(metrics.DeliveryDead, outbox.Dead(ctx, s.db, owner, r.ID, errText))
 	}
+}
+
+// settled counts a delivery attempt that settled as outcome (err: the
+// settling failed, and the attempt is not counted: the lease expires and
+// another worker takes the row again).
+func (s *Service) settled(outcome string, err error) error {
+	if err == nil {
+		s.opts.Metrics.Delivery(outcome)
+	}
+	return err
 }
 
 // backoff is the wait after attempt number n failed: RetryBase doubling

@@ -26,6 +26,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/core/metrics"
 	"github.com/pactboard/pact/core/seal"
 	"github.com/pactboard/pact/sdk/notifier"
 )
@@ -71,6 +72,9 @@ type Options struct {
 	// keyring. Nil seals under a key of this Service alone, which nothing
 	// else can open: for tests that own everything they read.
 	Seal *seal.Box
+	// Metrics counts delivery attempts by how they settled; Register uses
+	// the board's (kernel.Host.Metrics). Nil counts nothing.
+	Metrics *metrics.Metrics
 
 	// Lease is how long a claimed row stays with its worker (2 min); a
 	// worker that dies holds its rows this long.
@@ -120,6 +124,9 @@ func (m *Module) Register(h *kernel.Host) error {
 	}
 	if opts.Logger == nil {
 		opts.Logger = h.Logger()
+	}
+	if opts.Metrics == nil {
+		opts.Metrics = h.Metrics()
 	}
 	if h.DB() == nil {
 		return fmt.Errorf("notify needs the board's database")

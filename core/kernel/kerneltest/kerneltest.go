@@ -33,6 +33,7 @@ import (
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/core/mcpserve"
+	"github.com/pactboard/pact/core/metrics"
 	"github.com/pactboard/pact/core/pgtest"
 	"github.com/pactboard/pact/sdk/plugintest"
 )
@@ -69,6 +70,9 @@ type Options struct {
 	// that needs the keyring, say); they register after the ones New is
 	// given and before the MCP transport.
 	Modules func(w *World) []kernel.Module
+	// Metrics is the registry the kernel and the log record into, as
+	// cmd/pact-board's with PACT_METRICS_ADDR (nil: none).
+	Metrics *metrics.Metrics
 }
 
 // World is one board under test.
@@ -102,7 +106,7 @@ type serverCloser interface{ Close() }
 // transport (unless opts.NoMCP), as cmd/pact-board does.
 func New(t testing.TB, opts Options, modules ...kernel.Module) *World {
 	t.Helper()
-	w := &World{T: t, DSN: pgtest.NewDSN(t), Log: ledger.New(nil), Issuer: authtest.New(t),
+	w := &World{T: t, DSN: pgtest.NewDSN(t), Log: ledger.New(&ledger.Options{Metrics: opts.Metrics}), Issuer: authtest.New(t),
 		roots: map[string]string{}, tokens: map[string]string{}, sessions: map[string]*mcp.ClientSession{}}
 	var err error
 	w.DB, err = db.Open(context.Background(), w.DSN)
@@ -124,7 +128,7 @@ func New(t testing.TB, opts Options, modules ...kernel.Module) *World {
 	admin := auth.NewAdmin(w.Identity, auth.Options{Issuer: plugintest.Issuer(t, w.Issuer),
 		Audience: w.Config.AdminAudience, RequireMFA: w.Config.AdminRequireMFA})
 	w.Kernel = kernel.New(kernel.Deps{DB: w.DB, Log: w.Log, Mandates: w.Mandates, Identity: w.Identity,
-		Events: w.Hub, Config: w.Config, AdminAuth: admin, Logger: opts.Logger})
+		Events: w.Hub, Config: w.Config, AdminAuth: admin, Logger: opts.Logger, Metrics: opts.Metrics})
 	if opts.Modules != nil {
 		modules = append(modules, opts.Modules(w)...)
 	}
