@@ -35,6 +35,7 @@ build: plugins
 	$(GO) build -o bin/pact-board ./cmd/pact-board
 	$(GO) build -o bin/pact-connect ./cmd/pact-connect
 	$(GO) build -o bin/pact-runner ./cmd/pact-runner
+	$(GO) build -o bin/pact-verify ./cmd/pact-verify
 
 # Every plugin main under plugins/ becomes bin/plugins/<dir name>: the
 # root module's plugins/<name>, and plugins/examples/<name>, each its own

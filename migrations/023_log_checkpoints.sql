@@ -48,6 +48,7 @@ END $$;
 -- as a C2SP signed note. One per chain and size; never changed or removed,
 -- so what was published stays what was signed.
 CREATE TABLE log_checkpoints (
+    id        bigserial UNIQUE,
     chain_key text NOT NULL,
     size      bigint NOT NULL CHECK (size > 0),
     head_hash text NOT NULL,
@@ -64,3 +65,14 @@ CREATE TRIGGER log_checkpoints_no_update_or_delete BEFORE UPDATE OR DELETE ON lo
     FOR EACH ROW EXECUTE FUNCTION log_checkpoints_append_only();
 CREATE TRIGGER log_checkpoints_no_truncate BEFORE TRUNCATE ON log_checkpoints
     FOR EACH STATEMENT EXECUTE FUNCTION log_checkpoints_append_only();
+
+-- The witnesses an operator names (PACT_LOG_WITNESSES), each with the id of
+-- the last checkpoint it acknowledged: every checkpoint reaches every
+-- witness, in order, at least once, whichever board sends it.
+CREATE TABLE log_witnesses (
+    url               text PRIMARY KEY,
+    delivered_through bigint NOT NULL DEFAULT 0,
+    last_error        text,
+    attempted_at      timestamptz
+);
+COMMENT ON TABLE log_witnesses IS 'owner: core/ledger';

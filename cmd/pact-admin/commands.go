@@ -125,6 +125,7 @@ func commands() map[string]command {
 				}
 			}},
 		logVerify(),
+		logExport(),
 	}
 	all = append(all, keyCommands()...)
 	all = append(all, taskCommands()...)

@@ -57,6 +57,7 @@ type app struct {
 	db       *db.DB
 	log      *ledger.Log
 	mandates *mandate.Service
+	keys     *mandate.Keyring
 	ident    *identity.Service
 	applied  []string // migrations this run applied
 	board    *board.Module
@@ -145,7 +146,7 @@ func (a *app) open(ctx context.Context) (func(), error) {
 	if a.applied == nil {
 		a.applied = []string{}
 	}
-	a.db = d
+	a.db, a.keys = d, keys
 	a.log = ledger.New(&ledger.Options{Statements: a.cfg.DBStatements})
 	a.mandates = mandate.NewService(keys, &mandate.Options{Statements: a.cfg.DBStatements})
 	a.ident = identity.NewService(d, a.log, a.mandates, nil)

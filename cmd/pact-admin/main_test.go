@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -150,6 +151,7 @@ func TestEveryCommandWorksEndToEnd(t *testing.T) {
 	verdicts := c.ok("log-verify")
 	require.Contains(t, verdicts, "default")
 	c.ok("log-verify", "--org", "default")
+	c.ok("log-export", "--org", "default", "--out", filepath.Join(t.TempDir(), "default.jsonl"))
 
 	var names []string
 	for n := range commands() {

@@ -12,9 +12,9 @@ type wellKnown struct {
 
 func (wellKnown) Name() string { return "wellknown" }
 
-// Register mounts the JWKS. The pattern has no method so the keyring itself
-// answers other methods with 405.
+// Register mounts the JWKS (the pattern has no method so the keyring itself
+// answers other methods with 405) and the log's checkpoints.
 func (w wellKnown) Register(h *kernel.Host) error {
 	h.Handle("/.well-known/pact-keys.json", w.keys)
-	return nil
+	return registerLog(h, w.keys)
 }

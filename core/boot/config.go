@@ -115,6 +115,8 @@ type Config struct {
 	// CheckpointEntries is how much growth takes a checkpoint at once
 	// (PACT_LOG_CHECKPOINT_ENTRIES).
 	CheckpointEntries int64
+	// Witnesses receive every checkpoint (PACT_LOG_WITNESSES).
+	Witnesses []string
 
 	// PprofAddr is where net/http/pprof is served, on a listener of its
 	// own; "" serves it nowhere.

@@ -176,6 +176,9 @@ func vars() []variable {
 				c.CheckpointEntries = int64(n)
 				return err
 			}},
+		{doc("PACT_LOG_WITNESSES", "", "comma-separated URLs that receive every signed checkpoint of the log, in order, "+
+			"as an HTTP POST (docs/log-checkpoints.md); unset: none"),
+			"", setWitnesses},
 		{doc("PACT_PPROF_ADDR", "", "host:port serving net/http/pprof on a listener of its own, never the public one; "+
 			"keep it on loopback (127.0.0.1:6060): unauthenticated, it shows the process internals; unset serves none"),
 			"", setPprofAddr},
@@ -301,6 +304,22 @@ func nonNegative(s string, unit time.Duration) (time.Duration, error) {
 		return 0, fmt.Errorf("%q is not a whole number of 0 or more", s)
 	}
 	return time.Duration(n) * unit, nil
+}
+
+// setWitnesses reads PACT_LOG_WITNESSES: absolute http(s) URLs.
+func setWitnesses(c *Config, s string) error {
+	c.Witnesses = nil
+	for u := range strings.SplitSeq(s, ",") {
+		if u = strings.TrimSpace(u); u == "" {
+			continue
+		}
+		parsed, err := url.Parse(u)
+		if err != nil || (parsed.Scheme != "https" && parsed.Scheme != "http") || parsed.Host == "" {
+			return fmt.Errorf("%q is not an http(s) URL", u)
+		}
+		c.Witnesses = append(c.Witnesses, u)
+	}
+	return nil
 }
 
 // parseSwitch reads on/off in the spellings the original accepts.

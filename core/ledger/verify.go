@@ -158,6 +158,13 @@ func (l *Log) CountEntries(ctx context.Context, d bun.IDB, org string) (int64, e
 	return n, err
 }
 
+// ChainLength returns how many entries chain holds, for progress bars.
+func (l *Log) ChainLength(ctx context.Context, d bun.IDB, chain string) (int64, error) {
+	var n int64
+	err := d.NewRaw(`SELECT coalesce((SELECT size FROM entry_chain_heads WHERE chain_key = ?), 0)`, chain).Scan(ctx, &n)
+	return n, err
+}
+
 // VerifyOrg verifies every chain of organization org. An organization with
 // no entries has no verdicts.
 func (l *Log) VerifyOrg(ctx context.Context, d *db.DB, org string, progress Progress) ([]Verdict, error) {

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -121,15 +122,48 @@ func NewSigner(name string, seed []byte) (note.Signer, string, error) {
 	return &signer{name: name, hash: v.KeyHash(), key: key}, vkey, nil
 }
 
-// Verifiers are the verifier keys vkeys, as note.Open takes them.
+// Verifiers are the verifier keys vkeys, as note.Open takes them. A value
+// may hold several keys apart by white space, as /.well-known/pact-log/keys
+// lists them, one per line.
 func Verifiers(vkeys ...string) (note.Verifiers, error) {
-	vs := make([]note.Verifier, 0, len(vkeys))
+	var vs []note.Verifier
 	for _, k := range vkeys {
-		v, err := note.NewVerifier(strings.TrimSpace(k))
-		if err != nil {
-			return nil, fmt.Errorf("verifier key %q: %w", k, err)
+		for _, one := range strings.Fields(k) {
+			v, err := note.NewVerifier(one)
+			if err != nil {
+				return nil, fmt.Errorf("verifier key %q: %w", one, err)
+			}
+			vs = append(vs, v)
 		}
-		vs = append(vs, v)
+	}
+	if len(vs) == 0 {
+		return nil, errors.New("no verifier key")
 	}
 	return note.VerifierList(vs...), nil
+}
+
+// BoardKeys names the board's checkpoint keys after the host of its public
+// URL: each key kid is "<host>/pact-log/<kid>", and each chain's origin is
+// origin followed by the chain key. It returns the signer of the first
+// kid (the keyring's active key) and the verifier keys of all of them.
+func BoardKeys(publicURL string, kids []string, seed func(kid string) []byte) (s note.Signer, origin string, vkeys []string, err error) {
+	u, err := url.Parse(publicURL)
+	if err != nil || u.Host == "" {
+		return nil, "", nil, fmt.Errorf("the public URL %q has no host to name the log by", publicURL)
+	}
+	origin = u.Host + "/pact-log/"
+	for _, kid := range kids {
+		signer, vkey, err := NewSigner(origin+kid, seed(kid))
+		if err != nil {
+			return nil, "", nil, err
+		}
+		if s == nil {
+			s = signer
+		}
+		vkeys = append(vkeys, vkey)
+	}
+	if s == nil {
+		return nil, "", nil, errors.New("the keyring holds no key to sign checkpoints with")
+	}
+	return s, origin, vkeys, nil
 }
