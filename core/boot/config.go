@@ -109,6 +109,10 @@ type Config struct {
 	// before their connections are closed (PACT_SHUTDOWN_SECONDS).
 	ShutdownDeadline time.Duration
 
+	// OfferLease is how long a task offered to one holder of pact_events
+	// waits for its claim (PACT_OFFER_LEASE_SECONDS).
+	OfferLease time.Duration
+
 	// CheckpointEvery is at most how long a chain that grew waits for its
 	// next signed checkpoint; 0 signs none (PACT_LOG_CHECKPOINT_SECONDS).
 	CheckpointEvery time.Duration

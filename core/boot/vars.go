@@ -133,6 +133,9 @@ func vars() []variable {
 			"24", setExportTTL},
 		{doc("PACT_STALE_MINUTES", "30", "claim lease: a claim with no heartbeat for this long is stale"),
 			"30", func(c *Config, s string) (err error) { c.StaleAfter, err = positive(s, time.Minute); return }},
+		{doc("PACT_OFFER_LEASE_SECONDS", "10", "how long a task offered to one agent holding pact_events waits for its claim "+
+			"before it is offered to the next (docs/events.md, Offers)"),
+			"10", func(c *Config, s string) (err error) { c.OfferLease, err = positive(s, time.Second); return }},
 		{doc("PACT_EXPIRY_WARN_HOURS", "48", "warn this long before a mandate or token expires"),
 			"48", func(c *Config, s string) (err error) { c.ExpiryWarn, err = positive(s, time.Hour); return }},
 		{doc("PACT_SIGNUP_ENABLED", "off", "on/off: open self-service sign-up"),

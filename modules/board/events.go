@@ -34,7 +34,8 @@ type eventsIn struct {
 }
 
 type eventsOut struct {
-	Tasks     []taskView    `json:"tasks" jsonschema:"Tasks you may claim that changed after since (at most 50)."`
+	Tasks     []taskView    `json:"tasks" jsonschema:"Tasks you may claim that changed after since (at most 50), those offered to you first."`
+	Offered   []string      `json:"offered" jsonschema:"The ids of the tasks offered to you: the board woke you, and no other agent waiting, for them; claim these first."`
 	Messages  []messageView `json:"messages" jsonschema:"Your unread messages (read them with pact_message or pact_wait)."`
 	NextSince int64         `json:"next_since" jsonschema:"Pass it back as since on your next call."`
 	TimedOut  bool          `json:"timed_out" jsonschema:"Whether the time ran out with nothing for you."`
@@ -108,7 +109,14 @@ func (m *Module) waitForWork(ctx context.Context, agent string, a eventsIn) (*ev
 		if _, projects, watchOnly, err = m.eventsScope(ctx, tx, agent, a); err != nil {
 			return err
 		}
-		return m.ident.ListenUntil(ctx, tx, agent, a.wait())
+		if err := m.ident.ListenUntil(ctx, tx, agent, a.wait()); err != nil {
+			return err
+		}
+		if watchOnly { // chat agents never claim: nothing is offered to them
+			return nil
+		}
+		_, err = m.db.Write(ctx, tx, holdSQL, agent, projects, a.wait().Seconds()+5)
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -133,7 +141,14 @@ func (m *Module) waitForWork(ctx context.Context, agent string, a eventsIn) (*ev
 		}
 		return ready, nil
 	}
-	stop := func(ctx context.Context) error { return m.ident.ListenUntil(ctx, m.db, agent, 0) }
+	stop := func(ctx context.Context) error {
+		if !watchOnly {
+			if _, err := m.db.Write(ctx, m.db, releaseSQL, agent); err != nil {
+				return err
+			}
+		}
+		return m.ident.ListenUntil(ctx, m.db, agent, 0)
+	}
 	return m.hub.NewWait(match, a.wait(), ready, stop), nil
 }
 
@@ -190,14 +205,22 @@ func (m *Module) work(ctx context.Context, c *kernel.Call, a eventsIn) (eventsOu
 		// changes that concern others are not seen again.
 		next = max(next, head)
 	}
-	tasks := make([]taskView, len(rows))
-	for i := range rows {
-		tasks[i] = rows[i].summary()
+	offered, err := m.offered(ctx, c.Tx, c.AgentID, rows)
+	if err != nil {
+		return eventsOut{}, err
+	}
+	tasks := make([]taskView, 0, len(rows))
+	for _, first := range []bool{true, false} { // the offered ones first
+		for i := range rows {
+			if contains(offered, rows[i].ID) == first {
+				tasks = append(tasks, rows[i].summary())
+			}
+		}
 	}
 	inbox, err := m.unreadMessages(ctx, c.Tx, c.AgentID, projects, "", false)
 	if err != nil {
 		return eventsOut{}, err
 	}
-	return eventsOut{Tasks: tasks, Messages: inbox, NextSince: next, TimedOut: len(tasks) == 0 && len(inbox) == 0,
-		Reconnect: c.Draining}, nil
+	return eventsOut{Tasks: tasks, Offered: offered, Messages: inbox, NextSince: next,
+		TimedOut: len(tasks) == 0 && len(inbox) == 0, Reconnect: c.Draining}, nil
 }

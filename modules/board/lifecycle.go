@@ -9,7 +9,6 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/pactboard/pact/core/db"
-	"github.com/pactboard/pact/core/events"
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/mandate"
 )
@@ -35,13 +34,14 @@ const releaseStaleSQL = `WITH stale AS (
 		FOR NO KEY UPDATE OF t)
 	UPDATE tasks t SET status = 'submitted', assignee = NULL, assignee_mandate_id = NULL, claimed_at = NULL
 	FROM stale WHERE t.id = stale.id
-	RETURNING t.id::text AS id, t.project_id, stale.assignee AS released_from`
+	RETURNING t.id::text AS id, t.project_id, stale.assignee AS released_from, t.delegate_to`
 
 // releasedTask is a row of releaseStaleSQL.
 type releasedTask struct {
-	ID        string `bun:"id"`
-	ProjectID string `bun:"project_id"`
-	From      string `bun:"released_from"`
+	ID         string  `bun:"id"`
+	ProjectID  string  `bun:"project_id"`
+	From       string  `bun:"released_from"`
+	DelegateTo *string `bun:"delegate_to"`
 }
 
 // releaseStale puts back on the board every working task of projects whose
@@ -65,7 +65,7 @@ func (m *Module) releaseStaleStep(projects []string) (step db.Step, logged func(
 	var released []releasedTask
 	step = db.Step{SQL: releaseStaleSQL, Args: []any{projects, m.stale.Seconds()}, Rows: func(_ *db.Tx, rows pgx.Rows) error {
 		var r releasedTask
-		_, err := pgx.ForEachRow(rows, []any{&r.ID, &r.ProjectID, &r.From}, func() error {
+		_, err := pgx.ForEachRow(rows, []any{&r.ID, &r.ProjectID, &r.From, &r.DelegateTo}, func() error {
 			released = append(released, r)
 			return nil
 		})
@@ -80,7 +80,7 @@ func (m *Module) releaseStaleStep(projects []string) (step db.Step, logged func(
 // logReleased publishes and logs each task releaseStaleSQL released.
 func (m *Module) logReleased(ctx context.Context, tx bun.IDB, released []releasedTask) error {
 	for _, r := range released {
-		if err := events.Publish(ctx, tx, events.Event{Kind: events.KindTask, ProjectID: r.ProjectID, TaskID: r.ID}); err != nil {
+		if err := m.wakeTask(ctx, tx, r.ID, r.ProjectID, "", r.DelegateTo); err != nil {
 			return err
 		}
 		if _, err := m.log.Append(ctx, tx, ledger.Entry{ProjectID: r.ProjectID, TaskID: r.ID, Actor: "system",

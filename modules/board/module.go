@@ -37,6 +37,8 @@ type Module struct {
 	whoamiSections *kernel.Whoami
 	// stale is how long a claim lives without a heartbeat.
 	stale time.Duration
+	// offerLease is how long an offer waits for its holder to claim.
+	offerLease time.Duration
 	// tools runs the board's own tools for Claude Code hooks (pact_list,
 	// pact_claim), through the same pipeline as an agent's call.
 	tools *kernel.Tools
@@ -56,9 +58,12 @@ func (m *Module) Name() string { return "board" }
 func (m *Module) Register(h *kernel.Host) error {
 	m.db, m.log, m.mandates, m.ident, m.logger, m.hub = h.DB(), h.Log(), h.Mandates(), h.Identity(), h.Logger(), h.Events()
 	m.claims, m.tools = h.Claims(), h.Tools()
-	m.stale = 30 * time.Minute
+	m.stale, m.offerLease = 30*time.Minute, defaultOfferLease
 	if c := h.Config(); c != nil && c.StaleAfter > 0 {
 		m.stale = c.StaleAfter
+	}
+	if c := h.Config(); c != nil && c.OfferLease > 0 {
+		m.offerLease = c.OfferLease
 	}
 	m.mandates.OnRevoke(m.onRevoke)
 	if err := h.ProvideBoardFacts(m); err != nil {
@@ -75,5 +80,6 @@ func (m *Module) Register(h *kernel.Host) error {
 	m.registerApprovalRules(h)
 	h.MandateReports().ReportTasks(mandateTasks{})
 	h.Handle("/hooks/a/{agent}/{event}", http.HandlerFunc(m.serveHook))
+	h.Worker("reoffer", m.reofferWorker)
 	return nil
 }

@@ -47,7 +47,7 @@ func (m *Module) Assign(ctx context.Context, tx bun.IDB, _ Actor, t *task, agent
 		}
 	}
 	t.DelegateTo = nullable(agent)
-	return revokedID, wrapf(wakeFor(ctx, tx, t), "assign %s", t.ID)
+	return revokedID, wrapf(m.wakeFor(ctx, tx, t), "assign %s", t.ID)
 }
 
 // assignable refuses an agent a person may not hand a task of project to.

@@ -32,7 +32,7 @@ func (m *Module) Approve(ctx context.Context, tx bun.IDB, by Actor, t *task, app
 		by.PersonID, t.ID); err != nil {
 		return wrapf(err, "approve %s", t.ID)
 	}
-	return wrapf(wakeFor(ctx, tx, t), "approve %s", t.ID)
+	return wrapf(m.wakeFor(ctx, tx, t), "approve %s", t.ID)
 }
 
 // Resume puts a deferred task back on the board, with an optional answer to
@@ -56,7 +56,7 @@ func (m *Module) Resume(ctx context.Context, tx bun.IDB, by Actor, t *task, answ
 			return wrapf(err, "resume %s", t.ID)
 		}
 	}
-	return wrapf(wakeFor(ctx, tx, t), "resume %s", t.ID)
+	return wrapf(m.wakeFor(ctx, tx, t), "resume %s", t.ID)
 }
 
 // answerAsker writes a person's answer to the agent that asked, as a
@@ -83,7 +83,7 @@ func (m *Module) Release(ctx context.Context, tx bun.IDB, _ Actor, t *task) (str
 	if err := reopen(ctx, tx, t.ID); err != nil {
 		return "", wrapf(err, "release %s", t.ID)
 	}
-	return *t.Assignee, wrapf(wakeFor(ctx, tx, t), "release %s", t.ID)
+	return *t.Assignee, wrapf(m.wakeFor(ctx, tx, t), "release %s", t.ID)
 }
 
 // Cancel closes an open task as canceled; its delegated mandate and
@@ -102,14 +102,10 @@ func (m *Module) Cancel(ctx context.Context, tx bun.IDB, by Actor, t *task, reas
 	return revoked, wrapf(err, "cancel %s", t.ID)
 }
 
-// wakeFor wakes the agents a task concerns: its delegate, else anyone in
-// its project.
-func wakeFor(ctx context.Context, tx bun.IDB, t *task) error {
-	ev := events.Event{Kind: events.KindTask, ProjectID: t.ProjectID, TaskID: t.ID}
-	if t.DelegateTo != nil {
-		ev.AgentID = *t.DelegateTo
-	}
-	return events.Publish(ctx, tx, ev)
+// wakeFor wakes the agents a task concerns: its delegate, else one holder
+// of pact_events in its project (an offer, offers.go).
+func (m *Module) wakeFor(ctx context.Context, tx bun.IDB, t *task) error {
+	return m.wakeTask(ctx, tx, t.ID, t.ProjectID, "", t.DelegateTo)
 }
 
 // unreadAnswerOf is the condition on task t and message m that m carries

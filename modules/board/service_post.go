@@ -82,7 +82,8 @@ func (m *Module) Post(ctx context.Context, tx *db.Tx, by Actor, chain mandate.Ch
 	}
 	// The task, held for approval when an approval rule of the organization
 	// covers its action (docs/specs/behavior.md §5.8), and, unless held, its
-	// wakeup (events.Payload): one statement.
+	// wakeup: its delegate's (events.Payload), or an offer to one holder of
+	// pact_events in the project (task_offer, offers.go); one statement.
 	ev := events.Event{Kind: events.KindTask, OrgID: p.OrgID, ProjectID: p.ID, TaskID: id}
 	if a.DelegateTo != nil {
 		ev.AgentID = *a.DelegateTo
@@ -103,10 +104,12 @@ func (m *Module) Post(ctx context.Context, tx *db.Tx, by Actor, chain mandate.Ch
 				CASE WHEN EXISTS (SELECT 1 FROM approval_actions WHERE org_id = $11 AND action = ANY($12::text[]))
 					THEN '` + authRequired + `' ELSE '` + submitted + `' END)
 			RETURNING status),
-		woken AS (SELECT pg_notify($13, $14) FROM t WHERE t.status = '` + submitted + `')
-		SELECT t.status, (SELECT count(*) FROM woken) FROM t`,
+		woken AS (SELECT pg_notify($13, $14) FROM t WHERE t.status = '` + submitted + `' AND $8::text IS NOT NULL),
+		offered AS (SELECT task_offer($1::uuid, $2, $11, $15) FROM t WHERE t.status = '` + submitted + `' AND $8::text IS NULL)
+		SELECT t.status, (SELECT count(*) FROM woken) + (SELECT count(*) FROM offered) FROM t`,
 		Args: []any{id, p.ID, a.Title, a.Body, a.Action, by.AgentID, chain.Leaf().ID.String(), a.DelegateTo, delegatedID,
-			a.ParentTaskID, p.OrgID, mandate.CoveringPatterns(a.Action), events.Channel, wake}, Rows: db.OneRow(&status, &woken)})
+			a.ParentTaskID, p.OrgID, mandate.CoveringPatterns(a.Action), events.Channel, wake, m.offerLease.Seconds()},
+		Rows: db.OneRow(&status, &woken)})
 	if err != nil {
 		return postOut{}, fmt.Errorf("post task in project %s: %w", p.ID, err)
 	}

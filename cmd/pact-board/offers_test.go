@@ -1,0 +1,235 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/core/mandate"
+)
+
+// offerHolders is how many agents hold pact_events in the offers test.
+const offerHolders = 200
+
+// holderCall is one stateless tools/call that ctx can cut off, as a client
+// that goes away does.
+func holderCall(ctx context.Context, base, agent, token, tool string, args map[string]any) (map[string]any, error) {
+	const version = "2026-07-28"
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": map[string]any{
+		"name": tool, "arguments": args, "_meta": map[string]any{
+			"io.modelcontextprotocol/protocolVersion":    version,
+			"io.modelcontextprotocol/clientInfo":         map[string]string{"name": "offers", "version": "1"},
+			"io.modelcontextprotocol/clientCapabilities": map[string]any{},
+		}}})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/mcp/a/"+agent, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range map[string]string{"Authorization": "Bearer " + token, "Content-Type": "application/json",
+		"Accept": "application/json, text/event-stream", "Mcp-Protocol-Version": version, "Mcp-Method": "tools/call", "Mcp-Name": tool} {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	var rpc struct {
+		Result struct {
+			IsError bool `json:"isError"`
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(raw, &rpc); err != nil || len(rpc.Result.Content) != 1 {
+		return nil, fmt.Errorf("status %d: %s", resp.StatusCode, raw)
+	}
+	var out map[string]any
+	if err := json.Unmarshal([]byte(rpc.Result.Content[0].Text), &out); err != nil {
+		return nil, err
+	}
+	if rpc.Result.IsError {
+		return out, fmt.Errorf("%s refused: %v", tool, out["error"])
+	}
+	return out, nil
+}
+
+// offerRun is the holders' side of the test: what each was told.
+type offerRun struct {
+	mu      sync.Mutex
+	returns []offerReturn
+	claims  map[string]string // task → holder that claimed it
+	lost    []string          // claims refused: a lost race
+}
+
+type offerReturn struct {
+	holder  string
+	offered []string
+	tasks   int
+	at      time.Time
+}
+
+// BOARD-011, BOARD-012: with offerHolders agents holding pact_events on one
+// project, each task posted wakes exactly one of them, offered the task,
+// and no other returns; the one offered claims it without losing a race.
+// A holder that dies after its offer (it never claims) costs a lease: the
+// task is offered to another, who claims it. A holder whose client went
+// away before the offer is never offered anything.
+func TestEachTaskIsOfferedToOneHolderAndNoneIsLost(t *testing.T) {
+	b := startE2E(t, map[string]string{"PACT_OFFER_LEASE_SECONDS": "1"})
+	ctx := context.Background()
+	keys, err := mandate.ParseKeyring("", testSigningKey)
+	require.NoError(t, err)
+	ident := identity.NewService(b.d, ledger.New(nil), mandate.NewService(keys, nil), nil)
+	type holder struct {
+		id, token, root string
+		mortal          bool // dies when it is offered a task, without claiming it
+		cancel          context.CancelFunc
+	}
+	holders := make([]*holder, offerHolders)
+	for i := range holders {
+		id := fmt.Sprintf("holder-%03d", i)
+		r, err := ident.RegisterAgent(ctx, "ana", identity.AgentInput{ID: id, Client: "runner", Projects: []string{"web"}})
+		require.NoError(t, err)
+		holders[i] = &holder{id: id, token: r.Token, root: r.RootMandateID.String()}
+	}
+	run := &offerRun{claims: map[string]string{}}
+	var wg sync.WaitGroup
+	hold := func(h *holder) {
+		hctx, cancel := context.WithCancel(ctx)
+		h.cancel = cancel
+		wg.Go(func() {
+			since := 0.0
+			for hctx.Err() == nil {
+				out, err := holderCall(hctx, b.base, h.id, h.token, "pact_events",
+					map[string]any{"mandate_id": h.root, "since": since, "seconds": 40})
+				if err != nil {
+					return
+				}
+				since = out["next_since"].(float64)
+				var offered []string
+				for _, id := range out["offered"].([]any) {
+					offered = append(offered, id.(string))
+				}
+				run.mu.Lock()
+				run.returns = append(run.returns, offerReturn{holder: h.id, offered: offered,
+					tasks: len(out["tasks"].([]any)), at: time.Now()})
+				mortal := h.mortal
+				run.mu.Unlock()
+				if len(offered) > 0 && mortal {
+					return // gone, its offer unclaimed
+				}
+				for _, task := range offered {
+					_, err := holderCall(ctx, b.base, h.id, h.token, "pact_claim", map[string]any{"task_id": task, "mandate_id": h.root})
+					run.mu.Lock()
+					if err != nil {
+						run.lost = append(run.lost, task+" by "+h.id+": "+err.Error())
+					} else {
+						run.claims[task] = h.id
+					}
+					run.mu.Unlock()
+				}
+			}
+		})
+	}
+	held := func() int {
+		var n int
+		require.NoError(t, b.d.Pool.QueryRow(ctx, `SELECT coalesce(sum(holds), 0) FROM event_holders WHERE until > now()`).Scan(&n))
+		return n
+	}
+	for _, h := range holders {
+		hold(h)
+	}
+	require.Eventually(t, func() bool { return held() == offerHolders }, 60*time.Second, 50*time.Millisecond)
+	post := func(title string) string {
+		out, err := holderCall(ctx, b.base, "code-web", b.tokens["code-web"], "pact_post",
+			map[string]any{"mandate_id": b.roots["code-web"], "project_id": "web", "title": title})
+		require.NoError(t, err)
+		return out["task_id"].(string)
+	}
+	claimedBy := func(task string) string {
+		run.mu.Lock()
+		defer run.mu.Unlock()
+		return run.claims[task]
+	}
+
+	// One offer per task: each post wakes one holder, who claims it.
+	const tasks = 30
+	for i := range tasks {
+		task := post(fmt.Sprintf("offered %d", i))
+		require.Eventually(t, func() bool { return claimedBy(task) != "" }, 10*time.Second, 5*time.Millisecond)
+		require.Eventually(t, func() bool { return held() == offerHolders }, 10*time.Second, 5*time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond) // a stray wake would have returned by now
+	run.mu.Lock()
+	returns := slices.Clone(run.returns)
+	run.mu.Unlock()
+	require.Len(t, returns, tasks, "each task woke exactly one holder: %+v", returns)
+	woken := map[string]bool{}
+	for _, r := range returns {
+		require.Len(t, r.offered, 1, "%s returned without an offer: %+v", r.holder, r)
+		require.Equal(t, r.holder, claimedBy(r.offered[0]))
+		woken[r.holder] = true
+	}
+	require.Len(t, woken, tasks, "offers go round: nobody was offered twice while others waited")
+	require.Empty(t, run.lost, "no claim race was lost")
+
+	// A holder that dies with its offer: the task goes to another after
+	// the lease (1 s here).
+	run.mu.Lock()
+	for _, h := range holders {
+		h.mortal = true
+	}
+	run.mu.Unlock()
+	task := post("offered to a holder that dies")
+	require.Eventually(t, func() bool {
+		run.mu.Lock()
+		defer run.mu.Unlock()
+		return len(run.returns) == tasks+1
+	}, 10*time.Second, 5*time.Millisecond)
+	run.mu.Lock()
+	first := run.returns[tasks].holder
+	for _, h := range holders {
+		h.mortal = false
+	}
+	run.mu.Unlock()
+	require.Eventually(t, func() bool { return claimedBy(task) != "" }, 15*time.Second, 20*time.Millisecond,
+		"the task is offered again past the lease")
+	require.NotEqual(t, first, claimedBy(task))
+
+	// Holders whose clients went away are offered nothing.
+	gone := map[string]bool{}
+	for _, h := range holders[:100] {
+		if h.id != first {
+			h.cancel()
+			gone[h.id] = true
+		}
+	}
+	require.Eventually(t, func() bool { return held() <= offerHolders-len(gone)-1 }, 20*time.Second, 20*time.Millisecond)
+	for i := range 10 {
+		task := post(fmt.Sprintf("after some left %d", i))
+		require.Eventually(t, func() bool { return claimedBy(task) != "" }, 15*time.Second, 5*time.Millisecond)
+		require.False(t, gone[claimedBy(task)], "a holder that left was offered %s", task)
+	}
+	require.Empty(t, run.lost)
+	for _, h := range holders {
+		h.cancel()
+	}
+	wg.Wait()
+}
