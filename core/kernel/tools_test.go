@@ -209,3 +209,62 @@ func TestReadsAheadRideWithTheGate(t *testing.T) {
 	require.Equal(t, errs.AgentPaused, errs.CodeOf(err))
 	require.Len(t, took, 1, "a refused gate runs no body")
 }
+
+// TestKillSwitchesStopOnlyTheirOrganization runs tool calls through the
+// real gate with two organizations (ID-005): an organization's kill switch
+// refuses its own agents' calls with system_halted and never another's, and
+// the platform's refuses everyone's.
+func TestKillSwitchesStopOnlyTheirOrganization(t *testing.T) {
+	ctx := context.Background()
+	d, r := toolFixture(t)
+	_, err := d.ExecContext(ctx, `
+		INSERT INTO orgs (id, name, system_chain) VALUES ('acme', 'Acme', '_system:acme');
+		INSERT INTO humans (id, org_id, name, role) VALUES ('bo', 'acme', 'Bo', 'owner');
+		INSERT INTO agents (id, org_id, owner, client) VALUES ('code-rocket', 'acme', 'bo', 'code');`)
+	require.NoError(t, err)
+	require.NoError(t, r.Add(kernel.Tool{
+		Name: "demo_org", Title: "Organization", Description: "Answers the caller's organization.",
+		Input: &jsonschema.Schema{Type: "object", AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}},
+		Run: func(ctx context.Context, c *kernel.Call) (any, error) {
+			return map[string]string{"org": c.OrgID}, nil
+		},
+	}))
+	set := func(stmt string) {
+		t.Helper()
+		_, err := d.ExecContext(ctx, stmt)
+		require.NoError(t, err)
+	}
+	// calls reports, for each agent, the code its call was refused with, or
+	// "ok" with the organization it ran in.
+	calls := func() map[string]string {
+		t.Helper()
+		got := map[string]string{}
+		for agent, org := range map[string]string{"code-web": "default", "code-rocket": "acme"} {
+			out, err := r.Call(ctx, agent, "demo_org", nil)
+			if err != nil {
+				require.True(t, errs.IsRefusal(err), "%s: %v", agent, err)
+				got[agent] = string(errs.CodeOf(err))
+				continue
+			}
+			require.Equal(t, map[string]string{"org": org}, out)
+			got[agent] = "ok"
+		}
+		return got
+	}
+	halted := string(errs.SystemHalted)
+
+	require.Equal(t, map[string]string{"code-web": "ok", "code-rocket": "ok"}, calls())
+	set(`UPDATE orgs SET halted = true WHERE id = 'default'`)
+	require.Equal(t, map[string]string{"code-web": halted, "code-rocket": "ok"}, calls(), "default halted")
+	set(`UPDATE orgs SET halted = false WHERE id = 'default'; UPDATE orgs SET halted = true WHERE id = 'acme'`)
+	require.Equal(t, map[string]string{"code-web": "ok", "code-rocket": halted}, calls(), "acme halted")
+	set(`UPDATE orgs SET halted = false WHERE id = 'acme'; UPDATE system_state SET halted = true`)
+	require.Equal(t, map[string]string{"code-web": halted, "code-rocket": halted}, calls(), "the platform halted")
+	set(`UPDATE system_state SET halted = false`)
+	require.Equal(t, map[string]string{"code-web": "ok", "code-rocket": "ok"}, calls(), "everything resumed")
+	var logged []string
+	require.NoError(t, d.NewRaw(`SELECT org_id || ' ' || agent_id FROM entries WHERE outcome = 'system_halted' ORDER BY id`).
+		Scan(ctx, &logged))
+	require.ElementsMatch(t, []string{"default code-web", "acme code-rocket", "default code-web", "acme code-rocket"}, logged,
+		"each refusal is logged in the caller's own organization")
+}

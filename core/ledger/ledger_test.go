@@ -71,11 +71,33 @@ func TestDatabaseRefusesEditsToTheLog(t *testing.T) {
 		`TRUNCATE entries CASCADE`,
 		`DELETE FROM payloads`,
 		`UPDATE payloads SET content = '{"a": 2}'`,
+		// Setting erased_at in the same UPDATE does not make a rewrite an
+		// erasure: only content set to NULL is one (LOG-001).
+		`UPDATE payloads SET content = '{"a": 2}', erased_at = now()`,
 	} {
 		_, err := d.ExecContext(ctx, stmt)
 		require.Error(t, err, stmt)
 		require.Equal(t, db.RestrictViolation, db.PgCode(err), stmt)
 	}
+}
+
+// The unique (chain_key, prev_hash) is the backstop under the append's lock
+// (LOG-002): a second successor of an entry, written straight to the table
+// past ledger_append, cannot be stored.
+func TestDatabaseRefusesASecondSuccessor(t *testing.T) {
+	ctx := context.Background()
+	d := pgtest.New(t)
+	seed(t, d)
+	l := ledger.New(nil)
+	appendOne(t, d, l, ledger.Entry{ProjectID: "web", Actor: "human:ana", Action: "x", Payload: map[string]any{"n": 1}})
+	appendOne(t, d, l, ledger.Entry{ProjectID: "web", Actor: "human:ana", Action: "x", Payload: map[string]any{"n": 2}})
+	_, err := d.ExecContext(ctx, `INSERT INTO entries (org_id, chain_key, project_id, actor, action, payload_hash,
+		payload_ref, outcome, at, prev_hash, hash)
+		SELECT org_id, chain_key, project_id, actor, 'forked', payload_hash, payload_ref, outcome, at, prev_hash,
+			repeat('f', 64)
+		FROM entries WHERE chain_key = 'web' ORDER BY id DESC LIMIT 1`)
+	require.Error(t, err)
+	require.Equal(t, db.UniqueViolation, db.PgCode(err))
 }
 
 func TestVerifyFindsTheFirstBrokenEntry(t *testing.T) {

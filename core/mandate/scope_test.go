@@ -75,6 +75,7 @@ func TestActionCovers(t *testing.T) {
 		{"task.*", "task.x.y", true},
 		{"task.*", "tasks", false},
 		{"task.*", "taskwork", false},
+		{"task.*", "taskforce.x", false},
 		{"deploy.*", "deploy.web", true},
 		{"task", "task.work", false},
 		{"task.work", "task.*", false},

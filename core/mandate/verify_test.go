@@ -148,6 +148,24 @@ func TestVerifyChecksEveryLinkAgainstItsParent(t *testing.T) {
 			e := requireRefusal(t, err, errs.ChainBroken, child.ID.String())
 			require.Equal(t, "mandate "+child.ID.String()+" "+tt.msg, e.Message)
 		})
+		// The same bad link in the middle, under a grandchild that narrows
+		// it exactly: every link is checked against its parent, not only
+		// the leaf (MANDATE-001).
+		t.Run(name+"InTheMiddle", func(t *testing.T) {
+			w := newWorld(t)
+			root := w.root("a1", web, map[string]float64{"thb": 10}, 2)
+			middle := &mandate.Mandate{ID: uuid.New(), ParentID: &root.ID, IssuerKind: "agent", Issuer: "a1", Holder: "a2",
+				Scope: web, Limits: map[string]float64{"thb": 10, "other": 99}, DelegationsLeft: 1, Depth: 1, ExpiresAt: root.ExpiresAt}
+			tt.edit(middle)
+			w.insertSigned(w.keys, middle)
+			leaf := &mandate.Mandate{ID: uuid.New(), ParentID: &middle.ID, IssuerKind: "agent", Issuer: "a2", Holder: "a3",
+				Scope: middle.Scope, Limits: middle.Limits, DelegationsLeft: middle.DelegationsLeft - 1,
+				Depth: middle.Depth + 1, ExpiresAt: middle.ExpiresAt}
+			w.insertSigned(w.keys, leaf)
+			_, err := w.verify(leaf.ID.String(), "a3")
+			e := requireRefusal(t, err, errs.ChainBroken, middle.ID.String())
+			require.Equal(t, "mandate "+middle.ID.String()+" "+tt.msg, e.Message)
+		})
 	}
 
 	t.Run("RootDepth", func(t *testing.T) {

@@ -261,6 +261,49 @@ func TestChecksumMismatchRefused(t *testing.T) {
 	}
 }
 
+// The pin holds on every start, not only the first (PLUGIN-002): a binary
+// swapped on disk while the pinned plugin runs is refused when the host
+// restarts the killed process, and the new binary never runs.
+func TestChecksumCheckedOnEveryRestart(t *testing.T) {
+	dir := t.TempDir()
+	copyFile(t, filepath.Join(binDir, helloBin), filepath.Join(dir, helloBin))
+	file := filepath.Join(t.TempDir(), "notifications.jsonl")
+	h, logs := newHost(t, []pluginhost.Spec{helloSpec(t, file)}, func(o *pluginhost.Options) { o.Dir = dir })
+	n, err := h.Notifier("hello")
+	require.NoError(t, err)
+	ctx := context.Background()
+	_, err = n.Deliver(ctx, notifier.Destination{}, notifier.Notification{ID: "n1"})
+	require.NoError(t, err, logs.String())
+	before := status(h, "hello")
+	require.True(t, before.Running)
+	require.Equal(t, 1, before.Starts)
+
+	// Another working plugin takes the pinned binary's place (a rename, as
+	// an installer would do it, since the running file cannot be written).
+	swapped := filepath.Join(dir, helloBin+".new")
+	copyFile(t, filepath.Join(binDir, testBin), swapped)
+	require.NoError(t, os.Rename(swapped, filepath.Join(dir, helloBin)))
+	require.NoError(t, syscall.Kill(before.PID, syscall.SIGKILL))
+	require.Eventually(t, func() bool { return !status(h, "hello").Running }, 5*time.Second, 10*time.Millisecond)
+
+	_, err = n.Deliver(ctx, notifier.Destination{}, notifier.Notification{ID: "n2"})
+	require.Equal(t, errs.Unavailable, errs.CodeOf(err), "the swapped binary must not serve the call")
+	require.ErrorContains(t, err, "PACT_PLUGINS pins "+sha256Of(t, filepath.Join(binDir, helloBin)))
+	after := status(h, "hello")
+	require.False(t, after.Running)
+	require.Equal(t, 1, after.Starts, "the swapped binary never started")
+	require.Contains(t, after.LastError, "refused: the sha256 of")
+	require.Contains(t, logs.String(), sha256Of(t, filepath.Join(binDir, testBin)), "the log names the swapped binary's sum")
+	require.Len(t, readLines(t, file), 1)
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(to, b, 0o755))
+}
+
 func TestBadBinaries(t *testing.T) {
 	dir := t.TempDir()
 	script := func(name, body string, mode os.FileMode) {

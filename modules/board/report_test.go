@@ -15,9 +15,14 @@ func TestHandoffRule(t *testing.T) {
 	report := func(result any) map[string]any {
 		return map[string]any{"task_id": id, "status": "completed", "mandate_id": w.Root("gemini-web"), "result": result}
 	}
-	for _, bad := range []any{nil, "done", "# Notes\nhandoff later", map[string]any{"summary": "x"}, map[string]any{"handoff": ""}} {
-		e := w.Refused(errs.HandoffRequired, "gemini-web", "pact_report", report(bad))
-		require.Contains(t, e.Message, "## Handoff")
+	// Every closing status needs the Handoff, not only completed (BOARD-002).
+	for _, status := range []string{"completed", "failed", "canceled"} {
+		for _, bad := range []any{nil, "done", "# Notes\nhandoff later", map[string]any{"summary": "x"}, map[string]any{"handoff": ""}} {
+			in := report(bad)
+			in["status"] = status
+			e := w.Refused(errs.HandoffRequired, "gemini-web", "pact_report", in)
+			require.Contains(t, e.Message, "## Handoff", "%s with %v", status, bad)
+		}
 	}
 	require.Equal(t, 1, w.Count(`SELECT count(*) FROM tasks WHERE id = ? AND status = 'working'`, id), "the task stays open")
 	out := w.OK("gemini-web", "pact_report", report("Built it.\n\n## Handoff\n- Done: all"))

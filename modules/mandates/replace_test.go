@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pactboard/pact/core/identity"
@@ -22,8 +23,10 @@ func TestReplaceMandateNeedsALiveRootOfTheOrganization(t *testing.T) {
 
 	_, err = f.svc.ReplaceMandate(ctx, "vic", old, in)
 	require.Equal(t, errs.Forbidden, errs.CodeOf(err))
-	_, err = f.svc.ReplaceMandate(ctx, "bo", old, in)
-	require.Equal(t, errs.NotFound, errs.CodeOf(err), "another organization's mandate answers like a missing one")
+	_, foreign := f.svc.ReplaceMandate(ctx, "bo", old, in)
+	missingID := uuid.NewString()
+	_, missing := f.svc.ReplaceMandate(ctx, "bo", missingID, in)
+	requireAnswersLikeMissing(t, foreign, old, missing, missingID)
 	_, err = f.svc.ReplaceMandate(ctx, "val", old, mandates.ReplaceInput{Scope: []string{"task.read@project:prod"}})
 	require.Equal(t, errs.ProjectMismatch, errs.CodeOf(err))
 	_, err = f.svc.ReplaceMandate(ctx, "val", old, mandates.ReplaceInput{Scope: in.Scope, Days: 400})
