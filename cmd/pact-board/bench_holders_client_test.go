@@ -31,8 +31,9 @@ type holderSummary struct {
 // of the stateless protocol (2026-07-28: no initialize, the version in a
 // header and in _meta), and hold it again whenever it times out, as a
 // Runner does; "cancel" disconnects them all; "wait" waits for the board to
-// answer them all with something. Each command is answered with one line
-// "holders: <summary JSON>".
+// answer them all with something; "returned" reports, without waiting,
+// the calls that have returned so far (offers wake one holder a task).
+// Each command is answered with one line "holders: <summary JSON>".
 func TestHolderProcess(t *testing.T) {
 	path := os.Getenv(holderEnv)
 	if path == "" {
@@ -61,14 +62,22 @@ func TestHolderProcess(t *testing.T) {
 	}
 	var (
 		wg      sync.WaitGroup
+		mu      sync.Mutex // results, written as calls return
 		results []result
 		cancel  context.CancelFunc = func() {}
 	)
-	summary := func() {
-		wg.Wait()
+	report := func(all bool) {
+		if all {
+			wg.Wait()
+		}
+		mu.Lock()
+		defer mu.Unlock()
 		var s holderSummary
 		var at []int64
 		for _, r := range results {
+			if r.at.IsZero() {
+				continue // still held
+			}
 			s.Returned++
 			at = append(at, r.at.UnixNano())
 			switch {
@@ -91,6 +100,7 @@ func TestHolderProcess(t *testing.T) {
 		out, _ := json.Marshal(s)
 		fmt.Printf("holders: %s\n", out)
 	}
+	summary := func() { report(true) }
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {
 		switch in.Text() {
@@ -108,16 +118,21 @@ func TestHolderProcess(t *testing.T) {
 				}
 				wg.Go(func() {
 					ok, task, err := holdEvents(ctx, client, base, h[0], h[1], h[2])
-					results[i] = result{at: time.Now(), ok: ok, task: task, abort: errors.Is(err, context.Canceled)}
+					r := result{at: time.Now(), ok: ok, task: task, abort: errors.Is(err, context.Canceled)}
 					if err != nil && !errors.Is(err, context.Canceled) {
-						results[i].err = err.Error()
+						r.err = err.Error()
 					}
+					mu.Lock()
+					results[i] = r
+					mu.Unlock()
 				})
 			}
 			fmt.Println(`holders: {}`)
 		case "cancel":
 			cancel()
 			summary()
+		case "returned":
+			report(false)
 		case "wait":
 			summary()
 			cancel()

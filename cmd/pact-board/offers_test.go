@@ -228,6 +228,33 @@ func TestEachTaskIsOfferedToOneHolderAndNoneIsLost(t *testing.T) {
 		require.False(t, gone[claimedBy(task)], "a holder that left was offered %s", task)
 	}
 	require.Empty(t, run.lost)
+
+	// A delegated task wakes its delegate alone, and is offered to nobody.
+	delegate := holders[150]
+	require.Eventually(t, func() bool { return held() >= offerHolders-len(gone)-1 }, 10*time.Second, 20*time.Millisecond)
+	run.mu.Lock()
+	before := len(run.returns)
+	run.mu.Unlock()
+	out, err := holderCall(ctx, b.base, "code-web", b.tokens["code-web"], "pact_post", map[string]any{"mandate_id": b.roots["code-web"],
+		"project_id": "web", "title": "for one runner", "delegate_to": delegate.id, "child_limits": map[string]any{"runs": 1}})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		run.mu.Lock()
+		defer run.mu.Unlock()
+		return len(run.returns) > before
+	}, 10*time.Second, 5*time.Millisecond)
+	time.Sleep(300 * time.Millisecond)
+	run.mu.Lock()
+	woke := slices.Clone(run.returns[before:])
+	run.mu.Unlock()
+	require.Len(t, woke, 1, "only the delegate woke: %+v", woke)
+	require.Equal(t, delegate.id, woke[0].holder)
+	require.Empty(t, woke[0].offered)
+	require.Equal(t, 1, woke[0].tasks)
+	var offers int
+	require.NoError(t, b.d.Pool.QueryRow(ctx, `SELECT count(*) FROM task_offers WHERE task_id = $1`, out["task_id"]).Scan(&offers))
+	require.Zero(t, offers)
+
 	for _, h := range holders {
 		h.cancel()
 	}

@@ -64,6 +64,7 @@ type (
 	}
 	eventsOut struct {
 		Tasks     []taskView `json:"tasks"`
+		Offered   []string   `json:"offered"`
 		Messages  []any      `json:"messages"`
 		NextSince int64      `json:"next_since"`
 		TimedOut  bool       `json:"timed_out"`

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -84,7 +85,7 @@ func (r *runner) serve(ctx context.Context) error {
 			continue
 		}
 		backoff = time.Second
-		done, err := r.offer(ctx, ev.Tasks)
+		done, err := r.offer(ctx, ev.Tasks, ev.Offered)
 		if err != nil {
 			return err
 		}
@@ -110,8 +111,8 @@ func (r *runner) serve(ctx context.Context) error {
 // offer goes through the tasks pact_events offered, claiming and running
 // the ones the runner takes. It returns false when it stopped before the
 // end (the context, quiet hours, the daily cap, --once after a run).
-func (r *runner) offer(ctx context.Context, tasks []taskView) (bool, error) {
-	for _, t := range spread(tasks, r.cfg.AgentID) {
+func (r *runner) offer(ctx context.Context, tasks []taskView, offered []string) (bool, error) {
+	for _, t := range spread(tasks, r.cfg.AgentID, offered) {
 		if ctx.Err() != nil {
 			return false, nil
 		}
@@ -128,20 +129,24 @@ func (r *runner) offer(ctx context.Context, tasks []taskView) (bool, error) {
 	return true, nil
 }
 
-// spread orders the offered tasks: those delegated to agent first, oldest
-// first, then the open ones shuffled, so that runners sharing a project do
-// not all race for the same open task.
-func spread(tasks []taskView, agent string) []taskView {
-	var mine, open []taskView
+// spread orders the tasks pact_events returned: those delegated to agent
+// first, oldest first, then those the board offered to it (it woke this
+// runner, and no other, for them), then the other open ones shuffled, so
+// that runners sharing a project do not all race for the same open task.
+func spread(tasks []taskView, agent string, offered []string) []taskView {
+	var mine, ours, open []taskView
 	for _, t := range tasks {
-		if t.DelegateTo != nil && *t.DelegateTo == agent {
+		switch {
+		case t.DelegateTo != nil && *t.DelegateTo == agent:
 			mine = append(mine, t)
-		} else {
+		case slices.Contains(offered, t.ID):
+			ours = append(ours, t)
+		default:
 			open = append(open, t)
 		}
 	}
 	rand.Shuffle(len(open), func(i, j int) { open[i], open[j] = open[j], open[i] })
-	return append(mine, open...)
+	return append(append(mine, ours...), open...)
 }
 
 // pause reports whether no task may be claimed now (quiet hours, the daily

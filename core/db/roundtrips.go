@@ -20,13 +20,15 @@ type roundTrips struct {
 	watch func(sql string) // set by Watch; nil otherwise
 }
 
+// add counts an exchange and tells the watcher, under the lock: exchanges
+// come from many goroutines (a background writer's too), and a watcher is
+// called by one at a time, never after Watch's stop returned.
 func (r *roundTrips) add(sql string) {
 	r.n.Add(1)
 	r.mu.Lock()
-	w := r.watch
-	r.mu.Unlock()
-	if w != nil {
-		w(sql)
+	defer r.mu.Unlock()
+	if r.watch != nil {
+		r.watch(sql)
 	}
 }
 
@@ -66,7 +68,8 @@ func (r *roundTrips) TracePrepareEnd(ctx context.Context, _ *pgx.Conn, d pgx.Tra
 func (d *DB) RoundTrips() int64 { return d.trips.n.Load() }
 
 // Watch calls fn with the SQL of every exchange until the returned stop is
-// called; a test uses it to see what one call sends. One watcher at a time.
+// called; a test uses it to see what one call sends. One watcher at a time;
+// fn is called by one goroutine at a time, and must not call Watch.
 func (d *DB) Watch(fn func(sql string)) (stop func()) {
 	d.trips.mu.Lock()
 	d.trips.watch = fn

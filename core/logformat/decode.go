@@ -96,13 +96,14 @@ func readBatches(r io.Reader, todo chan<- *batch, stop <-chan struct{}) error {
 	line, seq := int64(0), int64(0)
 	b := &batch{first: 1, text: make([]byte, 0, batchLines*1024)}
 	send := func() bool {
+		size := cap(b.text) // read before a worker owns b
 		select {
 		case todo <- b:
 		case <-stop:
 			return false
 		}
 		seq++
-		b = &batch{seq: seq, first: line + 1, text: make([]byte, 0, cap(b.text))}
+		b = &batch{seq: seq, first: line + 1, text: make([]byte, 0, size)}
 		return true
 	}
 	for sc.Scan() {
