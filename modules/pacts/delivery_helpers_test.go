@@ -162,14 +162,17 @@ func newReceiver(t *testing.T) *receiver {
 	return r
 }
 
-// next is the receiver's next delivery; it fails after 15 s without one.
+// next is the receiver's next delivery; it fails after 45 s without one.
+// The bound is generous: the first delivery waits for the webhook plugin's
+// first start, which under -race on a loaded two-core machine (make test)
+// once took more than 15 s.
 func (r *receiver) next(t *testing.T) delivered {
 	t.Helper()
 	select {
 	case d := <-r.got:
 		return d
-	case <-time.After(15 * time.Second):
-		t.Fatal("no delivery within 15 s")
+	case <-time.After(45 * time.Second):
+		t.Fatal("no delivery within 45 s")
 		return delivered{}
 	}
 }
