@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -18,6 +16,7 @@ import (
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/mandate"
+	"github.com/pactboard/pact/core/mcpserve/plaincall"
 	"github.com/pactboard/pact/core/pgcluster"
 )
 
@@ -100,61 +99,10 @@ func (b *faultBoard) outageAnswer(t *testing.T, agent string) (int, map[string]a
 	return status, out
 }
 
-// plainCall posts one stateless tools/call and returns the HTTP status and
-// the body: for a 200, the tool's answer or refusal (with "isError":
-// true); otherwise the board's {"error", "message"}.
+// plainCall posts one stateless tools/call (plaincall.Call) and returns
+// the HTTP status and the body.
 func plainCall(base, agent, token, tool string, args map[string]any) (int, map[string]any, error) {
-	const version = "2026-07-28"
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": map[string]any{
-		"name": tool, "arguments": args, "_meta": map[string]any{
-			"io.modelcontextprotocol/protocolVersion":    version,
-			"io.modelcontextprotocol/clientInfo":         map[string]string{"name": "faults", "version": "1"},
-			"io.modelcontextprotocol/clientCapabilities": map[string]any{},
-		}}})
-	req, err := http.NewRequest(http.MethodPost, base+"/mcp/a/"+agent, bytes.NewReader(body))
-	if err != nil {
-		return 0, nil, err
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", version)
-	req.Header.Set("Mcp-Method", "tools/call")
-	req.Header.Set("Mcp-Name", tool)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return 0, nil, err
-	}
-	var out map[string]any
-	if resp.StatusCode != http.StatusOK {
-		if err := json.Unmarshal(raw, &out); err != nil {
-			return 0, nil, fmt.Errorf("status %d: %s", resp.StatusCode, raw)
-		}
-		return resp.StatusCode, out, nil
-	}
-	var rpc struct {
-		Result *struct {
-			IsError bool `json:"isError"`
-			Content []struct {
-				Text string `json:"text"`
-			} `json:"content"`
-		} `json:"result"`
-	}
-	if err := json.Unmarshal(raw, &rpc); err != nil || rpc.Result == nil || len(rpc.Result.Content) != 1 {
-		return 0, nil, fmt.Errorf("status %d: %s", resp.StatusCode, raw)
-	}
-	if err := json.Unmarshal([]byte(rpc.Result.Content[0].Text), &out); err != nil {
-		return 0, nil, fmt.Errorf("status %d: %s", resp.StatusCode, raw)
-	}
-	if rpc.Result.IsError {
-		out["isError"] = true
-	}
-	return resp.StatusCode, out, nil
+	return plaincall.Call(context.Background(), nil, base, agent, token, tool, args)
 }
 
 // held is one held wait's outcome.

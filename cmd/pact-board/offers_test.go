@@ -1,12 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"slices"
 	"sync"
 	"testing"
@@ -17,57 +13,20 @@ import (
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/mandate"
+	"github.com/pactboard/pact/core/mcpserve/plaincall"
 )
 
 // offerHolders is how many agents hold pact_events in the offers test.
 const offerHolders = 200
 
 // holderCall is one stateless tools/call that ctx can cut off, as a client
-// that goes away does.
+// that goes away does; a refusal is an error.
 func holderCall(ctx context.Context, base, agent, token, tool string, args map[string]any) (map[string]any, error) {
-	const version = "2026-07-28"
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": map[string]any{
-		"name": tool, "arguments": args, "_meta": map[string]any{
-			"io.modelcontextprotocol/protocolVersion":    version,
-			"io.modelcontextprotocol/clientInfo":         map[string]string{"name": "offers", "version": "1"},
-			"io.modelcontextprotocol/clientCapabilities": map[string]any{},
-		}}})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/mcp/a/"+agent, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
+	_, out, err := plaincall.Call(ctx, nil, base, agent, token, tool, args)
+	if err == nil && out["isError"] == true {
+		err = fmt.Errorf("%s refused: %v", tool, out["error"])
 	}
-	for k, v := range map[string]string{"Authorization": "Bearer " + token, "Content-Type": "application/json",
-		"Accept": "application/json, text/event-stream", "Mcp-Protocol-Version": version, "Mcp-Method": "tools/call", "Mcp-Name": tool} {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	var rpc struct {
-		Result struct {
-			IsError bool `json:"isError"`
-			Content []struct {
-				Text string `json:"text"`
-			} `json:"content"`
-		} `json:"result"`
-	}
-	if err := json.Unmarshal(raw, &rpc); err != nil || len(rpc.Result.Content) != 1 {
-		return nil, fmt.Errorf("status %d: %s", resp.StatusCode, raw)
-	}
-	var out map[string]any
-	if err := json.Unmarshal([]byte(rpc.Result.Content[0].Text), &out); err != nil {
-		return nil, err
-	}
-	if rpc.Result.IsError {
-		return out, fmt.Errorf("%s refused: %v", tool, out["error"])
-	}
-	return out, nil
+	return out, err
 }
 
 // offerRun is the holders' side of the test: what each was told.
