@@ -2,12 +2,13 @@ package board
 
 import (
 	"context"
-	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
+	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/events"
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/mandate"
@@ -16,7 +17,7 @@ import (
 
 func (m *Module) addEvents(h *kernel.Host) error {
 	return kernel.AddTool(h, kernel.ToolSpec{
-		Name: "pact_events", RoundTrips: 20, MandateArg: "mandate_id", Title: "Wait for work",
+		Name: "pact_events", RoundTrips: 17, MandateArg: "mandate_id", Title: "Wait for work",
 		Description: "For a program that keeps running (a Runner): hold this call open instead of polling " +
 			"pact_list. It returns as soon as there is a task you may claim (delegated to you, open, or resumed " +
 			"by a person) or an unread message to you, or after at most 50 seconds with nothing. Pass the " +
@@ -163,29 +164,40 @@ func (m *Module) work(ctx context.Context, c *kernel.Call, a eventsIn) (eventsOu
 	if len(projects) == 1 {
 		c.Entry.ProjectID = projects[0]
 	}
-	if err := m.releaseStale(ctx, c.Tx, projects); err != nil {
-		return eventsOut{}, err
-	}
-	// One horizon for every read below, so the cursor never passes a
-	// change one of them could not see.
-	// The head (the last change below the horizon) is read with it, in
-	// the same round trip.
+	// One round trip: stale claims released, the horizon and the head (the
+	// last change below it), the claimable rows, the offers to this agent
+	// and its unread messages. The rows' statement reads the horizon
+	// again, later, so at or above the one read first: a change between
+	// the two is returned and comes once more, never skipped. This call's
+	// own changes (stale claims it just released) are shown too, but the
+	// cursor stays below the horizon, so they come again.
+	release, logReleased := m.releaseStaleStep(projects)
 	var horizon, head int64
-	if err := c.Tx.NewRaw(`WITH h AS (SELECT `+horizonSQL+` AS x)
-		SELECT h.x, coalesce((SELECT max(change_xact) FROM tasks WHERE project_id = ANY(?) AND change_xact < h.x), 0) FROM h`,
-		pgdialect.Array(projects)).Scan(ctx, &horizon, &head); err != nil {
+	rows := []task{}
+	var offers []string
+	var unread []messageRow
+	visible := `(t.change_xact < ` + horizonSQL + ` OR t.change_xact = ` + ownXactSQL + `)`
+	steps := []db.Step{release,
+		{SQL: `WITH h AS (SELECT ` + horizonSQL + ` AS x)
+			SELECT h.x, coalesce((SELECT max(change_xact) FROM tasks WHERE project_id = ANY($1) AND change_xact < h.x), 0) FROM h`,
+			Args: []any{projects}, Rows: db.OneRow(&horizon, &head)},
+		{SQL: `SELECT task_id::text FROM task_offers WHERE agent_id = $1 AND lease_until > now()`, Args: []any{c.AgentID},
+			Rows: func(_ *db.Tx, r pgx.Rows) error {
+				var err error
+				offers, err = pgx.CollectRows(r, pgx.RowTo[string])
+				return err
+			}},
+		{SQL: `SELECT * FROM (` + unreadSQL + `) u ORDER BY id`, Args: []any{c.AgentID, projects, ""}, Rows: scanUnread(&unread)},
+	}
+	if !watchOnly {
+		steps = append(steps, db.Step{SQL: `SELECT ` + taskColumns("t") + claimableFrom("$1", "$2", "$3", visible) +
+			` ORDER BY t.change_xact, t.change_seq LIMIT 50`, Args: []any{projects, a.cursor(), c.AgentID}, Rows: scanTasks(&rows)})
+	}
+	if err := c.Tx.Pipeline(ctx, steps...); err != nil {
 		return eventsOut{}, err
 	}
-	// This call's own changes (stale claims it just released) are shown
-	// too, but the cursor stays below the horizon, so they come again.
-	visible := fmt.Sprintf(`(t.change_xact < %d OR t.change_xact = %s)`, horizon, ownXactSQL)
-	rows := []task{}
-	if !watchOnly {
-		if err := c.Tx.NewRaw(`SELECT `+taskColumns("t")+claimableFrom("?", "?", "?", visible)+
-			` ORDER BY t.change_xact, t.change_seq LIMIT 50`,
-			pgdialect.Array(projects), a.cursor(), c.AgentID).Scan(ctx, &rows); err != nil {
-			return eventsOut{}, err
-		}
+	if err := logReleased(ctx, c.Tx); err != nil {
+		return eventsOut{}, err
 	}
 	next := a.cursor()
 	if len(rows) == 50 {
@@ -205,9 +217,11 @@ func (m *Module) work(ctx context.Context, c *kernel.Call, a eventsIn) (eventsOu
 		// changes that concern others are not seen again.
 		next = max(next, head)
 	}
-	offered, err := m.offered(ctx, c.Tx, c.AgentID, rows)
-	if err != nil {
-		return eventsOut{}, err
+	offered := []string{}
+	for i := range rows {
+		if contains(offers, rows[i].ID) {
+			offered = append(offered, rows[i].ID)
+		}
 	}
 	tasks := make([]taskView, 0, len(rows))
 	for _, first := range []bool{true, false} { // the offered ones first
@@ -217,10 +231,23 @@ func (m *Module) work(ctx context.Context, c *kernel.Call, a eventsIn) (eventsOu
 			}
 		}
 	}
-	inbox, err := m.unreadMessages(ctx, c.Tx, c.AgentID, projects, "", false)
-	if err != nil {
-		return eventsOut{}, err
+	inbox := make([]messageView, 0, len(unread))
+	for _, r := range unread {
+		inbox = append(inbox, r.view(true))
 	}
 	return eventsOut{Tasks: tasks, Offered: offered, Messages: inbox, NextSince: next,
 		TimedOut: len(tasks) == 0 && len(inbox) == 0, Reconnect: c.Draining}, nil
+}
+
+// scanTasks is a Step.Rows that appends the task rows (taskColumns) to out.
+func scanTasks(out *[]task) func(*db.Tx, pgx.Rows) error {
+	return func(_ *db.Tx, r pgx.Rows) error {
+		var t task
+		_, err := pgx.ForEachRow(r, t.fields(), func() error {
+			*out = append(*out, t)
+			t = task{} // the next row shares nothing with this one
+			return nil
+		})
+		return err
+	}
 }

@@ -137,16 +137,7 @@ func (m *Module) list(ctx context.Context, c *kernel.Call, a listIn) (listOut, e
 			})
 			return err
 		}},
-		{SQL: `SELECT * FROM (` + unreadSQL + `) u ORDER BY id`, Args: []any{who.ID, readable, ""}, Rows: func(_ *db.Tx, r pgx.Rows) error {
-			var u messageRow
-			_, err := pgx.ForEachRow(r, []any{&u.ID, &u.TaskID, &u.TaskTitle, &u.FromAgent, &u.FromHuman, &u.ToAgent,
-				&u.Body, &u.CreatedAt, &u.ReadAt}, func() error {
-				unread = append(unread, u)
-				u = messageRow{}
-				return nil
-			})
-			return err
-		}},
+		{SQL: `SELECT * FROM (` + unreadSQL + `) u ORDER BY id`, Args: []any{who.ID, readable, ""}, Rows: scanUnread(&unread)},
 	}
 	if err := tx.Pipeline(ctx, steps...); err != nil {
 		return listOut{}, err
@@ -196,4 +187,18 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// scanUnread is a Step.Rows that appends unreadSQL's rows to out.
+func scanUnread(out *[]messageRow) func(*db.Tx, pgx.Rows) error {
+	return func(_ *db.Tx, r pgx.Rows) error {
+		var u messageRow
+		_, err := pgx.ForEachRow(r, []any{&u.ID, &u.TaskID, &u.TaskTitle, &u.FromAgent, &u.FromHuman, &u.ToAgent,
+			&u.Body, &u.CreatedAt, &u.ReadAt}, func() error {
+			*out = append(*out, u)
+			u = messageRow{}
+			return nil
+		})
+		return err
+	}
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/pactboard/pact/core/events"
 )
@@ -61,10 +60,6 @@ const (
 			until = greatest(event_holders.until, excluded.until)`
 	releaseSQL = `UPDATE event_holders SET holds = greatest(holds - 1, 0) WHERE agent_id = $1`
 )
-
-// offeredSQL is which of the tasks $2 are offered to agent $1 now.
-const offeredSQL = `SELECT coalesce(array_agg(task_id::text ORDER BY offered_at), '{}') FROM task_offers
-	WHERE agent_id = $1 AND task_id = ANY($2::uuid[]) AND lease_until > now()`
 
 // expiredSQL takes up to 100 offers whose lease ran out on tasks still
 // claimable by anyone (undelegated, open), locked so that boards share the
@@ -132,20 +127,4 @@ func (m *Module) reofferWorker(ctx context.Context) error {
 		case <-tick.C:
 		}
 	}
-}
-
-// offered is which of tasks are offered to agent, for pact_events' answer.
-func (m *Module) offered(ctx context.Context, tx bun.IDB, agent string, tasks []task) ([]string, error) {
-	out := []string{}
-	if len(tasks) == 0 {
-		return out, nil
-	}
-	ids := make([]string, len(tasks))
-	for i := range tasks {
-		ids[i] = tasks[i].ID
-	}
-	if err := m.db.FetchInto(ctx, tx, offeredSQL, []any{agent, ids}, pgdialect.Array(&out)); err != nil {
-		return nil, fmt.Errorf("offered tasks: %w", err)
-	}
-	return out, nil
 }
