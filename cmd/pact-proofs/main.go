@@ -1,0 +1,471 @@
+// Command pact-proofs checks that every contract's proof can fail
+// (docs/proofs/README.md). For each mutation docs/proofs/<ID>-<n>.patch it
+// applies the patch to a scratch copy of the repository, runs only the
+// tests on that contract's Evidence line in docs/invariants.md, and
+// records the outcome:
+//
+//   - killed: an evidence test failed, as it must;
+//   - survived: every evidence test passed with the guarantee broken;
+//   - broken: the patch did not apply, did not compile, or ran no
+//     evidence test.
+//
+// It prints a table of contract, patch, outcome and seconds, and exits 1
+// unless every patch was killed. `make proofs` runs it.
+//
+//	pact-proofs [-only LOG-001,ID-002] [-workers 2] [-timeout 5m]
+//
+// Each worker keeps one scratch copy at a fixed path under the temporary
+// directory, so the Go build cache (keyed by content and directory) makes
+// every build after the first incremental, across patches and runs.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+)
+
+func main() {
+	only := flag.String("only", "", "comma-separated contract ids (LOG-001) or patch names (LOG-001-1); empty runs every patch")
+	workers := flag.Int("workers", 2, "patches run at once, each in its own scratch copy")
+	timeout := flag.Duration("timeout", 5*time.Minute, "bound on one patch's test run")
+	root := flag.String("root", ".", "the repository root")
+	flag.Parse()
+	if err := run(*root, *only, *workers, *timeout, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "pact-proofs:", err)
+		os.Exit(1)
+	}
+}
+
+// evidence is one "file Test Test" item of an Evidence line.
+type evidence struct {
+	Path  string
+	Funcs []string
+}
+
+var (
+	headingRe  = regexp.MustCompile(`^## ([A-Z]+-[0-9]{3}) — (.+)$`)
+	evidenceRe = regexp.MustCompile(`^Evidence: (.+)$`)
+	patchRe    = regexp.MustCompile(`^([A-Z]+-[0-9]{3})-([0-9]+)\.patch$`)
+)
+
+// parseEvidence reads the Evidence lines of the ledger, by contract id.
+// docs/docs_test.go checks the ledger's syntax; this reads what it checked.
+func parseEvidence(text string) map[string][]evidence {
+	out := map[string][]evidence{}
+	id := ""
+	for _, line := range strings.Split(text, "\n") {
+		if m := headingRe.FindStringSubmatch(line); m != nil {
+			id = m[1]
+			continue
+		}
+		m := evidenceRe.FindStringSubmatch(line)
+		if m == nil || id == "" {
+			continue
+		}
+		for _, item := range strings.Split(m[1], ";") {
+			f := strings.Fields(item)
+			if len(f) >= 2 {
+				out[id] = append(out[id], evidence{Path: f[0], Funcs: f[1:]})
+			}
+		}
+	}
+	return out
+}
+
+// job is one patch to try.
+type job struct {
+	ID, Name, Path string
+	Evidence       []evidence
+}
+
+type result struct {
+	job
+	Outcome string // killed, survived, broken
+	Detail  string
+	Took    time.Duration
+}
+
+func run(root, only string, workers int, timeout time.Duration, w io.Writer) error {
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return err
+	}
+	ledger, err := os.ReadFile(filepath.Join(root, "docs", "invariants.md"))
+	if err != nil {
+		return err
+	}
+	ev := parseEvidence(string(ledger))
+	names, err := filepath.Glob(filepath.Join(root, "docs", "proofs", "*.patch"))
+	if err != nil {
+		return err
+	}
+	var wanted []string
+	if only != "" {
+		wanted = strings.Split(only, ",")
+	}
+	var jobs []job
+	for _, p := range names {
+		base := filepath.Base(p)
+		m := patchRe.FindStringSubmatch(base)
+		if m == nil {
+			return fmt.Errorf("%s: a mutation is named <ID>-<n>.patch, e.g. LOG-001-1.patch", p)
+		}
+		name := strings.TrimSuffix(base, ".patch")
+		if wanted != nil && !slices.Contains(wanted, m[1]) && !slices.Contains(wanted, name) {
+			continue
+		}
+		jobs = append(jobs, job{ID: m[1], Name: name, Path: p, Evidence: ev[m[1]]})
+	}
+	if len(jobs) == 0 {
+		return fmt.Errorf("no patch in docs/proofs matches %q", only)
+	}
+	files, err := sourceFiles(root)
+	if err != nil {
+		return err
+	}
+	workers = max(1, min(workers, len(jobs)))
+	// A fixed place per repository, so the next run's builds are
+	// incremental too.
+	base := filepath.Join(os.TempDir(), "pact-proofs", fmt.Sprintf("%x", hash(root)))
+	queue := make(chan job)
+	results := make(chan result)
+	var wg sync.WaitGroup
+	var setupErr error
+	var once sync.Once
+	for i := range workers {
+		dir := filepath.Join(base, fmt.Sprintf("w%d", i))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := scratch(root, dir, files); err != nil {
+				once.Do(func() { setupErr = err })
+				for j := range queue {
+					results <- result{job: j, Outcome: "broken", Detail: "scratch copy: " + err.Error()}
+				}
+				return
+			}
+			for j := range queue {
+				results <- try(root, dir, j, timeout)
+			}
+		}()
+	}
+	go func() {
+		for _, j := range jobs {
+			queue <- j
+		}
+		close(queue)
+	}()
+	go func() { wg.Wait(); close(results) }()
+
+	start := time.Now()
+	var all []result
+	for r := range results {
+		fmt.Fprintf(w, "%-12s %-14s %-8s %5.0fs %s\n", r.ID, r.Name, r.Outcome, r.Took.Seconds(), r.Detail)
+		all = append(all, r)
+	}
+	slices.SortFunc(all, func(a, b result) int { return strings.Compare(a.Name, b.Name) })
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "CONTRACT\tPATCH\tOUTCOME\tSECONDS")
+	bad := 0
+	for _, r := range all {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.0f\n", r.ID, r.Name, r.Outcome, r.Took.Seconds())
+		if r.Outcome != "killed" {
+			bad++
+		}
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\n%d patches, %d killed, in %s\n", len(all), len(all)-bad, time.Since(start).Round(time.Second))
+	if setupErr != nil {
+		return setupErr
+	}
+	if bad > 0 {
+		for _, r := range all {
+			if r.Outcome != "killed" {
+				fmt.Fprintf(w, "%s %s: %s\n", r.Name, r.Outcome, r.Detail)
+			}
+		}
+		return fmt.Errorf("%d of %d mutations were not killed: a survived one means its contract's evidence cannot fail for it (docs/proofs/README.md)", bad, len(all))
+	}
+	return nil
+}
+
+func hash(s string) uint32 {
+	var h uint32 = 2166136261
+	for i := range len(s) {
+		h = (h ^ uint32(s[i])) * 16777619
+	}
+	return h
+}
+
+// sourceFiles lists what git would commit: the tracked files as they are
+// now, and the untracked ones that are not ignored, so a mutation is tried
+// against the tree being worked on.
+func sourceFiles(root string) ([]string, error) {
+	cmd := exec.Command("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git ls-files: %w", err)
+	}
+	var files []string
+	for _, f := range strings.Split(string(out), "\x00") {
+		if f == "" {
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(root, f)); err == nil {
+			files = append(files, f)
+		}
+	}
+	return files, nil
+}
+
+// scratch makes dir a fresh copy of files, with an empty git repository
+// so `git apply` takes the patch's paths from dir.
+func scratch(root, dir string, files []string) error {
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	for _, f := range files {
+		if err := copyFile(filepath.Join(root, f), filepath.Join(dir, f)); err != nil {
+			return err
+		}
+	}
+	cmd := exec.Command("git", "init", "-q")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("git init: %v: %s", err, out)
+	}
+	return nil
+}
+
+func copyFile(from, to string) error {
+	st, err := os.Lstat(from)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		return err
+	}
+	if st.Mode()&os.ModeSymlink != 0 {
+		target, err := os.Readlink(from)
+		if err != nil {
+			return err
+		}
+		return os.Symlink(target, to)
+	}
+	data, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, data, st.Mode().Perm())
+}
+
+// touched returns the paths a patch changes (`git apply --numstat`).
+func touched(dir, patch string) ([]string, error) {
+	cmd := exec.Command("git", "apply", "--numstat", patch)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		if f := strings.SplitN(sc.Text(), "\t", 3); len(f) == 3 {
+			paths = append(paths, f[2])
+		}
+	}
+	return paths, nil
+}
+
+// restore puts the touched paths back as they are in root.
+func restore(root, dir string, paths []string) error {
+	var errs []error
+	for _, p := range paths {
+		dst := filepath.Join(dir, p)
+		if err := os.Remove(dst); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+		if _, err := os.Lstat(filepath.Join(root, p)); err == nil {
+			errs = append(errs, copyFile(filepath.Join(root, p), dst))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// try applies one patch in dir, runs its contract's evidence and restores
+// dir.
+func try(root, dir string, j job, timeout time.Duration) (r result) {
+	r.job = j
+	start := time.Now()
+	defer func() { r.Took = time.Since(start) }()
+	if len(j.Evidence) == 0 {
+		r.Outcome, r.Detail = "broken", "docs/invariants.md has no Evidence line for "+j.ID
+		return r
+	}
+	paths, err := touched(dir, j.Path)
+	if err != nil || len(paths) == 0 {
+		r.Outcome, r.Detail = "broken", "the patch is not a git diff that changes anything"
+		return r
+	}
+	defer func() {
+		if err := restore(root, dir, paths); err != nil {
+			// The next patch would run on a damaged copy: stop here.
+			fmt.Fprintln(os.Stderr, "pact-proofs: restoring", dir, ":", err)
+			os.Exit(2)
+		}
+	}()
+	apply := exec.Command("git", "apply", j.Path)
+	apply.Dir = dir
+	if out, err := apply.CombinedOutput(); err != nil {
+		r.Outcome, r.Detail = "broken", "does not apply: "+oneLine(string(out))
+		return r
+	}
+	r.Outcome, r.Detail = evidenceRun(dir, j.Evidence, timeout)
+	return r
+}
+
+// suite is the evidence of one Go module: packages and test names.
+type suite struct {
+	Module string // directory holding go.mod, relative to the root
+	Pkgs   []string
+	Funcs  []string
+}
+
+// suites groups evidence by the Go module its file belongs to (the root
+// module, sdk/, the examples), since go test runs one module at a time.
+func suites(dir string, ev []evidence) []suite {
+	var out []suite
+	for _, e := range ev {
+		mod := filepath.Dir(e.Path)
+		for mod != "." {
+			if _, err := os.Stat(filepath.Join(dir, mod, "go.mod")); err == nil {
+				break
+			}
+			mod = filepath.Dir(mod)
+		}
+		rel, _ := filepath.Rel(mod, filepath.Dir(e.Path))
+		pkg := "./" + filepath.ToSlash(rel)
+		i := slices.IndexFunc(out, func(s suite) bool { return s.Module == mod })
+		if i < 0 {
+			out = append(out, suite{Module: mod})
+			i = len(out) - 1
+		}
+		s := &out[i]
+		if !slices.Contains(s.Pkgs, pkg) {
+			s.Pkgs = append(s.Pkgs, pkg)
+		}
+		for _, f := range e.Funcs {
+			if !slices.Contains(s.Funcs, f) {
+				s.Funcs = append(s.Funcs, f)
+			}
+		}
+	}
+	return out
+}
+
+// event is a line of `go test -json`.
+type event struct {
+	Action     string
+	Package    string
+	ImportPath string
+	Test       string
+	Output     string
+}
+
+// evidenceRun runs the evidence tests in dir and says what became of the
+// mutation there.
+func evidenceRun(dir string, ev []evidence, timeout time.Duration) (string, string) {
+	var failed, passed, skipped []string
+	for _, s := range suites(dir, ev) {
+		re := "^(" + strings.Join(s.Funcs, "|") + ")$"
+		ctx, cancel := context.WithTimeout(context.Background(), timeout+30*time.Second)
+		// -p 1: the workers already fill the two cores, and every test
+		// binary starts its own PostgreSQL (core/pgtest).
+		args := append([]string{"test", "-json", "-count=1", "-p", "1", "-timeout", timeout.String(), "-run", re}, s.Pkgs...)
+		if slices.ContainsFunc(s.Funcs, func(f string) bool { return strings.HasPrefix(f, "Benchmark") }) {
+			args = append(args, "-bench", re, "-benchtime", "1x")
+		}
+		cmd := exec.CommandContext(ctx, "go", args...)
+		cmd.Dir = filepath.Join(dir, s.Module)
+		// The scratch repository has no commit to stamp binaries with.
+		cmd.Env = append(os.Environ(), "GOFLAGS=-buildvcs=false")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, _ := cmd.Output()
+		timedOut := ctx.Err() == context.DeadlineExceeded
+		cancel()
+		if timedOut {
+			return "killed", fmt.Sprintf("timed out after %s (a hang counts as a failure)", timeout)
+		}
+		var buildFail []string
+		var tail []string
+		sc := bufio.NewScanner(bytes.NewReader(out))
+		sc.Buffer(make([]byte, 1<<20), 1<<24)
+		for sc.Scan() {
+			var e event
+			if json.Unmarshal(sc.Bytes(), &e) != nil {
+				continue
+			}
+			switch {
+			case e.Action == "build-output" && len(tail) < 5:
+				tail = append(tail, strings.TrimSpace(e.Output))
+			case e.Action == "build-fail":
+				buildFail = append(buildFail, e.ImportPath)
+			case e.Test != "" && !strings.Contains(e.Test, "/"):
+				switch e.Action {
+				case "fail":
+					failed = append(failed, e.Test)
+				case "pass":
+					passed = append(passed, e.Test)
+				case "skip":
+					skipped = append(skipped, e.Test)
+				}
+			case e.Test == "" && e.Action == "output" && strings.Contains(e.Output, "[setup failed]"):
+				buildFail = append(buildFail, e.Package)
+			}
+		}
+		if len(buildFail) > 0 {
+			return "broken", "does not compile: " + strings.Join(buildFail, ", ") + ": " + oneLine(strings.Join(tail, " "))
+		}
+		if len(failed) == 0 && cmd.ProcessState != nil && !cmd.ProcessState.Success() && len(passed)+len(skipped) == 0 {
+			// The test binary failed before any evidence test ended
+			// (TestMain, a panic): the evidence did not pass.
+			return "killed", "the test binary failed: " + oneLine(stderr.String())
+		}
+	}
+	switch {
+	case len(failed) > 0:
+		return "killed", "failed: " + strings.Join(failed, " ")
+	case len(passed)+len(skipped) == 0:
+		return "broken", "no evidence test ran"
+	case len(passed) == 0:
+		return "survived", "every evidence test skipped: " + strings.Join(skipped, " ")
+	default:
+		return "survived", "every evidence test passed"
+	}
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
