@@ -142,6 +142,22 @@ func run(root, only string, workers int, timeout time.Duration, w io.Writer) err
 	// A fixed place per repository, so the next run's builds are
 	// incremental too.
 	base := filepath.Join(os.TempDir(), "pact-proofs", fmt.Sprintf("%x", hash(root)))
+	// The tree as it is now, which the workers copy and restore from, so
+	// edits made while the run goes on do not reach it.
+	src := filepath.Join(base, "src")
+	if err := scratch(root, src, files); err != nil {
+		return err
+	}
+	for i := range jobs {
+		patch, err := os.ReadFile(jobs[i].Path)
+		if err != nil {
+			return err
+		}
+		jobs[i].Path = filepath.Join(base, jobs[i].Name+".patch")
+		if err := os.WriteFile(jobs[i].Path, patch, 0o644); err != nil {
+			return err
+		}
+	}
 	queue := make(chan job)
 	results := make(chan result)
 	var wg sync.WaitGroup
@@ -152,7 +168,7 @@ func run(root, only string, workers int, timeout time.Duration, w io.Writer) err
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := scratch(root, dir, files); err != nil {
+			if err := scratch(src, dir, files); err != nil {
 				once.Do(func() { setupErr = err })
 				for j := range queue {
 					results <- result{job: j, Outcome: "broken", Detail: "scratch copy: " + err.Error()}
@@ -160,7 +176,7 @@ func run(root, only string, workers int, timeout time.Duration, w io.Writer) err
 				return
 			}
 			for j := range queue {
-				results <- try(root, dir, j, timeout)
+				results <- try(src, dir, j, timeout)
 			}
 		}()
 	}
