@@ -91,6 +91,7 @@ func parseEvidence(text string) map[string][]evidence {
 type job struct {
 	ID, Name, Path string
 	Evidence       []evidence
+	Env            []string // added to the tests' environment
 }
 
 type result struct {
@@ -133,6 +134,18 @@ func run(root, only string, workers int, timeout time.Duration, w io.Writer) err
 	}
 	if len(jobs) == 0 {
 		return fmt.Errorf("no patch in docs/proofs matches %q", only)
+	}
+	// Tests that find data beside the repository by walking up from their
+	// package would look beside the scratch copy instead: name it for them
+	// (sdk/tenuo/vectors_test.go).
+	var env []string
+	if vectors := filepath.Join(filepath.Dir(root), "shared", "vectors", "tenuo"); os.Getenv("PACT_TENUO_VECTORS") == "" {
+		if _, err := os.Stat(vectors); err == nil {
+			env = append(env, "PACT_TENUO_VECTORS="+vectors)
+		}
+	}
+	for i := range jobs {
+		jobs[i].Env = env
 	}
 	files, err := sourceFiles(root)
 	if err != nil {
@@ -267,6 +280,19 @@ func scratch(root, dir string, files []string) error {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("git init: %v: %s", err, out)
 	}
+	// Some evidence lists the tracked files (`git ls-files`), so the copy's
+	// index holds them.
+	return gitAdd(dir)
+}
+
+// gitAdd brings the index of dir's repository up to date with paths (all
+// of dir when none are given).
+func gitAdd(dir string, paths ...string) error {
+	cmd := exec.Command("git", append([]string{"add", "-A", "--"}, paths...)...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("git add: %v: %s", err, out)
+	}
 	return nil
 }
 
@@ -340,8 +366,13 @@ func try(root, dir string, j job, timeout time.Duration) (r result) {
 		r.Outcome, r.Detail = "broken", "the patch is not a git diff that changes anything"
 		return r
 	}
+	applied := false
 	defer func() {
-		if err := restore(root, dir, paths); err != nil {
+		err := restore(root, dir, paths)
+		if err == nil && applied {
+			err = gitAdd(dir, paths...)
+		}
+		if err != nil {
 			// The next patch would run on a damaged copy: stop here.
 			fmt.Fprintln(os.Stderr, "pact-proofs: restoring", dir, ":", err)
 			os.Exit(2)
@@ -353,19 +384,25 @@ func try(root, dir string, j job, timeout time.Duration) (r result) {
 		r.Outcome, r.Detail = "broken", "does not apply: "+oneLine(string(out))
 		return r
 	}
-	r.Outcome, r.Detail = evidenceRun(dir, j.Evidence, timeout)
+	applied = true
+	if err := gitAdd(dir, paths...); err != nil {
+		r.Outcome, r.Detail = "broken", err.Error()
+		return r
+	}
+	r.Outcome, r.Detail = evidenceRun(dir, j.Evidence, timeout, j.Env)
 	return r
 }
 
-// suite is the evidence of one Go module: packages and test names.
+// suite is the evidence in one package: its Go module and test names.
 type suite struct {
 	Module string // directory holding go.mod, relative to the root
-	Pkgs   []string
+	Pkg    string // the package, relative to Module ("./core/ledger")
 	Funcs  []string
 }
 
-// suites groups evidence by the Go module its file belongs to (the root
-// module, sdk/, the examples), since go test runs one module at a time.
+// suites groups evidence by package, in the order the Evidence line names
+// them, with the Go module each belongs to (the root module, sdk/, the
+// examples), since go test runs inside one module.
 func suites(dir string, ev []evidence) []suite {
 	var out []suite
 	for _, e := range ev {
@@ -378,18 +415,14 @@ func suites(dir string, ev []evidence) []suite {
 		}
 		rel, _ := filepath.Rel(mod, filepath.Dir(e.Path))
 		pkg := "./" + filepath.ToSlash(rel)
-		i := slices.IndexFunc(out, func(s suite) bool { return s.Module == mod })
+		i := slices.IndexFunc(out, func(s suite) bool { return s.Module == mod && s.Pkg == pkg })
 		if i < 0 {
-			out = append(out, suite{Module: mod})
+			out = append(out, suite{Module: mod, Pkg: pkg})
 			i = len(out) - 1
 		}
-		s := &out[i]
-		if !slices.Contains(s.Pkgs, pkg) {
-			s.Pkgs = append(s.Pkgs, pkg)
-		}
 		for _, f := range e.Funcs {
-			if !slices.Contains(s.Funcs, f) {
-				s.Funcs = append(s.Funcs, f)
+			if !slices.Contains(out[i].Funcs, f) {
+				out[i].Funcs = append(out[i].Funcs, f)
 			}
 		}
 	}
@@ -407,68 +440,19 @@ type event struct {
 
 // evidenceRun runs the evidence tests in dir and says what became of the
 // mutation there.
-func evidenceRun(dir string, ev []evidence, timeout time.Duration) (string, string) {
-	var failed, passed, skipped []string
+func evidenceRun(dir string, ev []evidence, timeout time.Duration, extraEnv []string) (string, string) {
+	var passed, skipped []string
+	// One package at a time, stopping at the first that fails: one failing
+	// evidence test kills the mutation, and the packages after it need not
+	// be built.
 	for _, s := range suites(dir, ev) {
-		re := "^(" + strings.Join(s.Funcs, "|") + ")$"
-		ctx, cancel := context.WithTimeout(context.Background(), timeout+30*time.Second)
-		// -p 1: the workers already fill the two cores, and every test
-		// binary starts its own PostgreSQL (core/pgtest).
-		args := append([]string{"test", "-json", "-count=1", "-p", "1", "-timeout", timeout.String(), "-run", re}, s.Pkgs...)
-		if slices.ContainsFunc(s.Funcs, func(f string) bool { return strings.HasPrefix(f, "Benchmark") }) {
-			args = append(args, "-bench", re, "-benchtime", "1x")
+		outcome, detail, p, sk := runSuite(dir, s, timeout, extraEnv)
+		if outcome != "" {
+			return outcome, detail
 		}
-		cmd := exec.CommandContext(ctx, "go", args...)
-		cmd.Dir = filepath.Join(dir, s.Module)
-		// The scratch repository has no commit to stamp binaries with.
-		cmd.Env = append(os.Environ(), "GOFLAGS=-buildvcs=false")
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		out, _ := cmd.Output()
-		timedOut := ctx.Err() == context.DeadlineExceeded
-		cancel()
-		if timedOut {
-			return "killed", fmt.Sprintf("timed out after %s (a hang counts as a failure)", timeout)
-		}
-		var buildFail []string
-		var tail []string
-		sc := bufio.NewScanner(bytes.NewReader(out))
-		sc.Buffer(make([]byte, 1<<20), 1<<24)
-		for sc.Scan() {
-			var e event
-			if json.Unmarshal(sc.Bytes(), &e) != nil {
-				continue
-			}
-			switch {
-			case e.Action == "build-output" && len(tail) < 5:
-				tail = append(tail, strings.TrimSpace(e.Output))
-			case e.Action == "build-fail":
-				buildFail = append(buildFail, e.ImportPath)
-			case e.Test != "" && !strings.Contains(e.Test, "/"):
-				switch e.Action {
-				case "fail":
-					failed = append(failed, e.Test)
-				case "pass":
-					passed = append(passed, e.Test)
-				case "skip":
-					skipped = append(skipped, e.Test)
-				}
-			case e.Test == "" && e.Action == "output" && strings.Contains(e.Output, "[setup failed]"):
-				buildFail = append(buildFail, e.Package)
-			}
-		}
-		if len(buildFail) > 0 {
-			return "broken", "does not compile: " + strings.Join(buildFail, ", ") + ": " + oneLine(strings.Join(tail, " "))
-		}
-		if len(failed) == 0 && cmd.ProcessState != nil && !cmd.ProcessState.Success() && len(passed)+len(skipped) == 0 {
-			// The test binary failed before any evidence test ended
-			// (TestMain, a panic): the evidence did not pass.
-			return "killed", "the test binary failed: " + oneLine(stderr.String())
-		}
+		passed, skipped = append(passed, p...), append(skipped, sk...)
 	}
 	switch {
-	case len(failed) > 0:
-		return "killed", "failed: " + strings.Join(failed, " ")
 	case len(passed)+len(skipped) == 0:
 		return "broken", "no evidence test ran"
 	case len(passed) == 0:
@@ -476,6 +460,71 @@ func evidenceRun(dir string, ev []evidence, timeout time.Duration) (string, stri
 	default:
 		return "survived", "every evidence test passed"
 	}
+}
+
+// runSuite runs one package's evidence tests. It returns the outcome when
+// they decide it (killed, broken), else "" and the tests that passed and
+// were skipped.
+func runSuite(dir string, s suite, timeout time.Duration, extraEnv []string) (outcome, detail string, passed, skipped []string) {
+	re := "^(" + strings.Join(s.Funcs, "|") + ")$"
+	ctx, cancel := context.WithTimeout(context.Background(), timeout+30*time.Second)
+	defer cancel()
+	args := []string{"test", "-json", "-count=1", "-failfast", "-timeout", timeout.String(), "-run", re}
+	if slices.ContainsFunc(s.Funcs, func(f string) bool { return strings.HasPrefix(f, "Benchmark") }) {
+		args = append(args, "-bench", re, "-benchtime", "1x")
+	}
+	cmd := exec.CommandContext(ctx, "go", append(args, s.Pkg)...)
+	cmd.Dir = filepath.Join(dir, s.Module)
+	// The scratch repository has no commit to stamp binaries with.
+	cmd.Env = append(os.Environ(), "GOFLAGS=-buildvcs=false")
+	cmd.Env = append(cmd.Env, extraEnv...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, _ := cmd.Output()
+	if ctx.Err() == context.DeadlineExceeded {
+		return "killed", fmt.Sprintf("%s timed out after %s (a hang counts as a failure)", s.Pkg, timeout), nil, nil
+	}
+	var failed, buildFail, tail []string
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var e event
+		if json.Unmarshal(sc.Bytes(), &e) != nil {
+			continue
+		}
+		switch {
+		case e.Action == "build-output" && len(tail) < 5:
+			tail = append(tail, strings.TrimSpace(e.Output))
+		case e.Action == "build-fail":
+			buildFail = append(buildFail, e.ImportPath)
+		case e.Action == "output" && strings.HasPrefix(e.Output, "panic: test timed out"):
+			return "killed", fmt.Sprintf("%s timed out after %s (a hang counts as a failure)", s.Pkg, timeout), nil, nil
+		case e.Test != "" && !strings.Contains(e.Test, "/"):
+			switch e.Action {
+			case "fail":
+				failed = append(failed, e.Test)
+			case "pass":
+				passed = append(passed, e.Test)
+			case "skip":
+				skipped = append(skipped, e.Test)
+			}
+		case e.Test == "" && e.Action == "output" && strings.Contains(e.Output, "[setup failed]"):
+			buildFail = append(buildFail, e.Package)
+		}
+	}
+	switch {
+	case len(buildFail) > 0:
+		return "broken", "does not compile: " + strings.Join(buildFail, ", ") + ": " + oneLine(strings.Join(tail, " ")), nil, nil
+	case len(failed) > 0:
+		return "killed", "failed: " + strings.Join(failed, " "), nil, nil
+	case cmd.ProcessState != nil && !cmd.ProcessState.Success() && len(passed)+len(skipped) == 0:
+		// Nothing ran (TestMain failed, or go test could not start): a
+		// mutation that breaks everything proves nothing about its contract.
+		return "broken", s.Pkg + ": no evidence test ran: " + oneLine(stderr.String()+" "+string(out)), nil, nil
+	case cmd.ProcessState != nil && !cmd.ProcessState.Success():
+		return "killed", s.Pkg + ": the test binary failed after its evidence tests passed", nil, nil
+	}
+	return "", "", passed, skipped
 }
 
 func oneLine(s string) string {
