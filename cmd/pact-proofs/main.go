@@ -16,7 +16,10 @@
 //
 // Each worker keeps one scratch copy at a fixed path under the temporary
 // directory, so the Go build cache (keyed by content and directory) makes
-// every build after the first incremental, across patches and runs.
+// every build after the first incremental, across patches and runs. The
+// evidence runs one package at a time with -failfast and stops at the first
+// package that fails: one failing test is all a kill needs. Two runs on one
+// repository at once would share those copies; run one at a time.
 package main
 
 import (
