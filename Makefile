@@ -15,7 +15,7 @@ BUF := github.com/bufbuild/buf/cmd/buf@v1.75.0
 # walks them all from the root.
 MODULES := . sdk plugins/examples/notifier-hello docs/examples/tenuo-verifier
 
-.PHONY: build plugins proto client client-check console run test install-deps lint fmt-check vet staticcheck bench bench-ratios pgbouncer-check fuzz fmt clean faults
+.PHONY: build plugins proto client client-check console run test install-deps lint fmt-check vet staticcheck bench bench-ratios pgbouncer-check fuzz fmt clean faults proofs
 
 # pact-board embeds the SHA-256 of the first-party plugins built with it
 # (cmd/pact-board/bundled/README.md), so PACT_AUTH_ISSUER,
@@ -155,6 +155,15 @@ staticcheck:
 		echo "== staticcheck $$m"; \
 		(cd $$m && $(GO) run $(STATICCHECK) ./...) || exit 1; \
 	done
+
+# Every contract's proof can fail (docs/proofs/README.md): each mutation
+# docs/proofs/<ID>-<n>.patch is applied to a scratch copy and only that
+# contract's evidence tests run; it fails unless every one is killed.
+# ONLY=LOG-001 (ids or patch names, comma-separated) runs some of them.
+ONLY ?=
+PROOFS_WORKERS ?= 2
+proofs:
+	$(GO) run ./cmd/pact-proofs -workers $(PROOFS_WORKERS) -only '$(ONLY)'
 
 # The fault harness at full size (docs/reliability.md): every scenario on
 # real pact-board processes and one throwaway PostgreSQL, over loopback;

@@ -1,0 +1,539 @@
+// Command pact-proofs checks that every contract's proof can fail
+// (docs/proofs/README.md). For each mutation docs/proofs/<ID>-<n>.patch it
+// applies the patch to a scratch copy of the repository, runs only the
+// tests on that contract's Evidence line in docs/invariants.md, and
+// records the outcome:
+//
+//   - killed: an evidence test failed, as it must;
+//   - survived: every evidence test passed with the guarantee broken;
+//   - broken: the patch did not apply, did not compile, or ran no
+//     evidence test.
+//
+// It prints a table of contract, patch, outcome and seconds, and exits 1
+// unless every patch was killed. `make proofs` runs it.
+//
+//	pact-proofs [-only LOG-001,ID-002] [-workers 2] [-timeout 5m]
+//
+// Each worker keeps one scratch copy at a fixed path under the temporary
+// directory, so the Go build cache (keyed by content and directory) makes
+// every build after the first incremental, across patches and runs. The
+// evidence runs one package at a time with -failfast and stops at the first
+// package that fails: one failing test is all a kill needs. Two runs on one
+// repository at once would share those copies; run one at a time.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+)
+
+func main() {
+	only := flag.String("only", "", "comma-separated contract ids (LOG-001) or patch names (LOG-001-1); empty runs every patch")
+	workers := flag.Int("workers", 2, "patches run at once, each in its own scratch copy")
+	timeout := flag.Duration("timeout", 5*time.Minute, "bound on one patch's test run")
+	root := flag.String("root", ".", "the repository root")
+	flag.Parse()
+	if err := run(*root, *only, *workers, *timeout, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "pact-proofs:", err)
+		os.Exit(1)
+	}
+}
+
+// evidence is one "file Test Test" item of an Evidence line.
+type evidence struct {
+	Path  string
+	Funcs []string
+}
+
+var (
+	headingRe  = regexp.MustCompile(`^## ([A-Z]+-[0-9]{3}) — (.+)$`)
+	evidenceRe = regexp.MustCompile(`^Evidence: (.+)$`)
+	patchRe    = regexp.MustCompile(`^([A-Z]+-[0-9]{3})-([0-9]+)\.patch$`)
+)
+
+// parseEvidence reads the Evidence lines of the ledger, by contract id.
+// docs/docs_test.go checks the ledger's syntax; this reads what it checked.
+func parseEvidence(text string) map[string][]evidence {
+	out := map[string][]evidence{}
+	id := ""
+	for _, line := range strings.Split(text, "\n") {
+		if m := headingRe.FindStringSubmatch(line); m != nil {
+			id = m[1]
+			continue
+		}
+		m := evidenceRe.FindStringSubmatch(line)
+		if m == nil || id == "" {
+			continue
+		}
+		for _, item := range strings.Split(m[1], ";") {
+			f := strings.Fields(item)
+			if len(f) >= 2 {
+				out[id] = append(out[id], evidence{Path: f[0], Funcs: f[1:]})
+			}
+		}
+	}
+	return out
+}
+
+// job is one patch to try.
+type job struct {
+	ID, Name, Path string
+	Evidence       []evidence
+	Env            []string // added to the tests' environment
+}
+
+type result struct {
+	job
+	Outcome string // killed, survived, broken
+	Detail  string
+	Took    time.Duration
+}
+
+func run(root, only string, workers int, timeout time.Duration, w io.Writer) error {
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return err
+	}
+	ledger, err := os.ReadFile(filepath.Join(root, "docs", "invariants.md"))
+	if err != nil {
+		return err
+	}
+	ev := parseEvidence(string(ledger))
+	names, err := filepath.Glob(filepath.Join(root, "docs", "proofs", "*.patch"))
+	if err != nil {
+		return err
+	}
+	var wanted []string
+	if only != "" {
+		wanted = strings.Split(only, ",")
+	}
+	var jobs []job
+	for _, p := range names {
+		base := filepath.Base(p)
+		m := patchRe.FindStringSubmatch(base)
+		if m == nil {
+			return fmt.Errorf("%s: a mutation is named <ID>-<n>.patch, e.g. LOG-001-1.patch", p)
+		}
+		name := strings.TrimSuffix(base, ".patch")
+		if wanted != nil && !slices.Contains(wanted, m[1]) && !slices.Contains(wanted, name) {
+			continue
+		}
+		jobs = append(jobs, job{ID: m[1], Name: name, Path: p, Evidence: ev[m[1]]})
+	}
+	if len(jobs) == 0 {
+		return fmt.Errorf("no patch in docs/proofs matches %q", only)
+	}
+	// Tests that find data beside the repository by walking up from their
+	// package would look beside the scratch copy instead: name it for them
+	// (sdk/tenuo/vectors_test.go).
+	var env []string
+	if vectors := filepath.Join(filepath.Dir(root), "shared", "vectors", "tenuo"); os.Getenv("PACT_TENUO_VECTORS") == "" {
+		if _, err := os.Stat(vectors); err == nil {
+			env = append(env, "PACT_TENUO_VECTORS="+vectors)
+		}
+	}
+	for i := range jobs {
+		jobs[i].Env = env
+	}
+	files, err := sourceFiles(root)
+	if err != nil {
+		return err
+	}
+	workers = max(1, min(workers, len(jobs)))
+	// A fixed place per repository, so the next run's builds are
+	// incremental too.
+	base := filepath.Join(os.TempDir(), "pact-proofs", fmt.Sprintf("%x", hash(root)))
+	// The tree as it is now, which the workers copy and restore from, so
+	// edits made while the run goes on do not reach it.
+	src := filepath.Join(base, "src")
+	if err := scratch(root, src, files); err != nil {
+		return err
+	}
+	for i := range jobs {
+		patch, err := os.ReadFile(jobs[i].Path)
+		if err != nil {
+			return err
+		}
+		jobs[i].Path = filepath.Join(base, jobs[i].Name+".patch")
+		if err := os.WriteFile(jobs[i].Path, patch, 0o644); err != nil {
+			return err
+		}
+	}
+	queue := make(chan job)
+	results := make(chan result)
+	var wg sync.WaitGroup
+	var setupErr error
+	var once sync.Once
+	for i := range workers {
+		dir := filepath.Join(base, fmt.Sprintf("w%d", i))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := scratch(src, dir, files); err != nil {
+				once.Do(func() { setupErr = err })
+				for j := range queue {
+					results <- result{job: j, Outcome: "broken", Detail: "scratch copy: " + err.Error()}
+				}
+				return
+			}
+			for j := range queue {
+				results <- try(src, dir, j, timeout)
+			}
+		}()
+	}
+	go func() {
+		for _, j := range jobs {
+			queue <- j
+		}
+		close(queue)
+	}()
+	go func() { wg.Wait(); close(results) }()
+
+	start := time.Now()
+	var all []result
+	for r := range results {
+		fmt.Fprintf(w, "%-12s %-14s %-8s %5.0fs %s\n", r.ID, r.Name, r.Outcome, r.Took.Seconds(), r.Detail)
+		all = append(all, r)
+	}
+	slices.SortFunc(all, func(a, b result) int { return strings.Compare(a.Name, b.Name) })
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "CONTRACT\tPATCH\tOUTCOME\tSECONDS")
+	bad := 0
+	for _, r := range all {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.0f\n", r.ID, r.Name, r.Outcome, r.Took.Seconds())
+		if r.Outcome != "killed" {
+			bad++
+		}
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\n%d patches, %d killed, in %s\n", len(all), len(all)-bad, time.Since(start).Round(time.Second))
+	if setupErr != nil {
+		return setupErr
+	}
+	if bad > 0 {
+		for _, r := range all {
+			if r.Outcome != "killed" {
+				fmt.Fprintf(w, "%s %s: %s\n", r.Name, r.Outcome, r.Detail)
+			}
+		}
+		return fmt.Errorf("%d of %d mutations were not killed: a survived one means its contract's evidence cannot fail for it (docs/proofs/README.md)", bad, len(all))
+	}
+	return nil
+}
+
+func hash(s string) uint32 {
+	var h uint32 = 2166136261
+	for i := range len(s) {
+		h = (h ^ uint32(s[i])) * 16777619
+	}
+	return h
+}
+
+// sourceFiles lists what git would commit: the tracked files as they are
+// now, and the untracked ones that are not ignored, so a mutation is tried
+// against the tree being worked on.
+func sourceFiles(root string) ([]string, error) {
+	cmd := exec.Command("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git ls-files: %w", err)
+	}
+	var files []string
+	for _, f := range strings.Split(string(out), "\x00") {
+		if f == "" {
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(root, f)); err == nil {
+			files = append(files, f)
+		}
+	}
+	return files, nil
+}
+
+// scratch makes dir a fresh copy of files, with an empty git repository
+// so `git apply` takes the patch's paths from dir.
+func scratch(root, dir string, files []string) error {
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	for _, f := range files {
+		if err := copyFile(filepath.Join(root, f), filepath.Join(dir, f)); err != nil {
+			return err
+		}
+	}
+	cmd := exec.Command("git", "init", "-q")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("git init: %v: %s", err, out)
+	}
+	// Some evidence lists the tracked files (`git ls-files`), so the copy's
+	// index holds them.
+	return gitAdd(dir)
+}
+
+// gitAdd brings the index of dir's repository up to date with paths (all
+// of dir when none are given).
+func gitAdd(dir string, paths ...string) error {
+	cmd := exec.Command("git", append([]string{"add", "-A", "--"}, paths...)...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("git add: %v: %s", err, out)
+	}
+	return nil
+}
+
+func copyFile(from, to string) error {
+	st, err := os.Lstat(from)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		return err
+	}
+	if st.Mode()&os.ModeSymlink != 0 {
+		target, err := os.Readlink(from)
+		if err != nil {
+			return err
+		}
+		return os.Symlink(target, to)
+	}
+	data, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, data, st.Mode().Perm())
+}
+
+// touched returns the paths a patch changes (`git apply --numstat`).
+func touched(dir, patch string) ([]string, error) {
+	cmd := exec.Command("git", "apply", "--numstat", patch)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		if f := strings.SplitN(sc.Text(), "\t", 3); len(f) == 3 {
+			paths = append(paths, f[2])
+		}
+	}
+	return paths, nil
+}
+
+// restore puts the touched paths back as they are in root.
+func restore(root, dir string, paths []string) error {
+	var errs []error
+	for _, p := range paths {
+		dst := filepath.Join(dir, p)
+		if err := os.Remove(dst); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+		if _, err := os.Lstat(filepath.Join(root, p)); err == nil {
+			errs = append(errs, copyFile(filepath.Join(root, p), dst))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// try applies one patch in dir, runs its contract's evidence and restores
+// dir.
+func try(root, dir string, j job, timeout time.Duration) (r result) {
+	r.job = j
+	start := time.Now()
+	defer func() { r.Took = time.Since(start) }()
+	if len(j.Evidence) == 0 {
+		r.Outcome, r.Detail = "broken", "docs/invariants.md has no Evidence line for "+j.ID
+		return r
+	}
+	paths, err := touched(dir, j.Path)
+	if err != nil || len(paths) == 0 {
+		r.Outcome, r.Detail = "broken", "the patch is not a git diff that changes anything"
+		return r
+	}
+	applied := false
+	defer func() {
+		err := restore(root, dir, paths)
+		if err == nil && applied {
+			err = gitAdd(dir, paths...)
+		}
+		if err != nil {
+			// The next patch would run on a damaged copy: stop here.
+			fmt.Fprintln(os.Stderr, "pact-proofs: restoring", dir, ":", err)
+			os.Exit(2)
+		}
+	}()
+	apply := exec.Command("git", "apply", j.Path)
+	apply.Dir = dir
+	if out, err := apply.CombinedOutput(); err != nil {
+		r.Outcome, r.Detail = "broken", "does not apply: "+oneLine(string(out))
+		return r
+	}
+	applied = true
+	if err := gitAdd(dir, paths...); err != nil {
+		r.Outcome, r.Detail = "broken", err.Error()
+		return r
+	}
+	r.Outcome, r.Detail = evidenceRun(dir, j.Evidence, timeout, j.Env)
+	return r
+}
+
+// suite is the evidence in one package: its Go module and test names.
+type suite struct {
+	Module string // directory holding go.mod, relative to the root
+	Pkg    string // the package, relative to Module ("./core/ledger")
+	Funcs  []string
+}
+
+// suites groups evidence by package, in the order the Evidence line names
+// them, with the Go module each belongs to (the root module, sdk/, the
+// examples), since go test runs inside one module.
+func suites(dir string, ev []evidence) []suite {
+	var out []suite
+	for _, e := range ev {
+		mod := filepath.Dir(e.Path)
+		for mod != "." {
+			if _, err := os.Stat(filepath.Join(dir, mod, "go.mod")); err == nil {
+				break
+			}
+			mod = filepath.Dir(mod)
+		}
+		rel, _ := filepath.Rel(mod, filepath.Dir(e.Path))
+		pkg := "./" + filepath.ToSlash(rel)
+		i := slices.IndexFunc(out, func(s suite) bool { return s.Module == mod && s.Pkg == pkg })
+		if i < 0 {
+			out = append(out, suite{Module: mod, Pkg: pkg})
+			i = len(out) - 1
+		}
+		for _, f := range e.Funcs {
+			if !slices.Contains(out[i].Funcs, f) {
+				out[i].Funcs = append(out[i].Funcs, f)
+			}
+		}
+	}
+	return out
+}
+
+// event is a line of `go test -json`.
+type event struct {
+	Action     string
+	Package    string
+	ImportPath string
+	Test       string
+	Output     string
+}
+
+// evidenceRun runs the evidence tests in dir and says what became of the
+// mutation there.
+func evidenceRun(dir string, ev []evidence, timeout time.Duration, extraEnv []string) (string, string) {
+	var passed, skipped []string
+	// One package at a time, stopping at the first that fails: one failing
+	// evidence test kills the mutation, and the packages after it need not
+	// be built.
+	for _, s := range suites(dir, ev) {
+		outcome, detail, p, sk := runSuite(dir, s, timeout, extraEnv)
+		if outcome != "" {
+			return outcome, detail
+		}
+		passed, skipped = append(passed, p...), append(skipped, sk...)
+	}
+	switch {
+	case len(passed)+len(skipped) == 0:
+		return "broken", "no evidence test ran"
+	case len(passed) == 0:
+		return "survived", "every evidence test skipped: " + strings.Join(skipped, " ")
+	default:
+		return "survived", "every evidence test passed"
+	}
+}
+
+// runSuite runs one package's evidence tests. It returns the outcome when
+// they decide it (killed, broken), else "" and the tests that passed and
+// were skipped.
+func runSuite(dir string, s suite, timeout time.Duration, extraEnv []string) (outcome, detail string, passed, skipped []string) {
+	re := "^(" + strings.Join(s.Funcs, "|") + ")$"
+	ctx, cancel := context.WithTimeout(context.Background(), timeout+30*time.Second)
+	defer cancel()
+	args := []string{"test", "-json", "-count=1", "-failfast", "-timeout", timeout.String(), "-run", re}
+	if slices.ContainsFunc(s.Funcs, func(f string) bool { return strings.HasPrefix(f, "Benchmark") }) {
+		args = append(args, "-bench", re, "-benchtime", "1x")
+	}
+	cmd := exec.CommandContext(ctx, "go", append(args, s.Pkg)...)
+	cmd.Dir = filepath.Join(dir, s.Module)
+	// The scratch repository has no commit to stamp binaries with.
+	cmd.Env = append(os.Environ(), "GOFLAGS=-buildvcs=false")
+	cmd.Env = append(cmd.Env, extraEnv...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, _ := cmd.Output()
+	if ctx.Err() == context.DeadlineExceeded {
+		return "killed", fmt.Sprintf("%s timed out after %s (a hang counts as a failure)", s.Pkg, timeout), nil, nil
+	}
+	var failed, buildFail, tail []string
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var e event
+		if json.Unmarshal(sc.Bytes(), &e) != nil {
+			continue
+		}
+		switch {
+		case e.Action == "build-output" && len(tail) < 5:
+			tail = append(tail, strings.TrimSpace(e.Output))
+		case e.Action == "build-fail":
+			buildFail = append(buildFail, e.ImportPath)
+		case e.Action == "output" && strings.HasPrefix(e.Output, "panic: test timed out"):
+			return "killed", fmt.Sprintf("%s timed out after %s (a hang counts as a failure)", s.Pkg, timeout), nil, nil
+		case e.Test != "" && !strings.Contains(e.Test, "/"):
+			switch e.Action {
+			case "fail":
+				failed = append(failed, e.Test)
+			case "pass":
+				passed = append(passed, e.Test)
+			case "skip":
+				skipped = append(skipped, e.Test)
+			}
+		case e.Test == "" && e.Action == "output" && strings.Contains(e.Output, "[setup failed]"):
+			buildFail = append(buildFail, e.Package)
+		}
+	}
+	switch {
+	case len(buildFail) > 0:
+		return "broken", "does not compile: " + strings.Join(buildFail, ", ") + ": " + oneLine(strings.Join(tail, " ")), nil, nil
+	case len(failed) > 0:
+		return "killed", "failed: " + strings.Join(failed, " "), nil, nil
+	case cmd.ProcessState != nil && !cmd.ProcessState.Success() && len(passed)+len(skipped) == 0:
+		// Nothing ran (TestMain failed, or go test could not start): a
+		// mutation that breaks everything proves nothing about its contract.
+		return "broken", s.Pkg + ": no evidence test ran: " + oneLine(stderr.String()+" "+string(out)), nil, nil
+	case cmd.ProcessState != nil && !cmd.ProcessState.Success():
+		return "killed", s.Pkg + ": the test binary failed after its evidence tests passed", nil, nil
+	}
+	return "", "", passed, skipped
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}

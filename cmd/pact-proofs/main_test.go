@@ -1,0 +1,50 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The runner reads the ledger's Evidence lines by contract, and runs each
+// package's tests inside the Go module that holds it.
+func TestEvidenceBecomesOneSuitePerPackage(t *testing.T) {
+	ev := parseEvidence(`## LOG-001 — one
+Status: Current
+
+Evidence: core/ledger/ledger_test.go TestA TestB; core/ledger/other_test.go TestC; sdk/errs/errs_test.go TestD
+
+## ID-002 — two
+Status: Current
+Evidence: docs/docs_test.go TestE
+`)
+	require.Len(t, ev["LOG-001"], 3)
+	require.Equal(t, []evidence{{Path: "docs/docs_test.go", Funcs: []string{"TestE"}}}, ev["ID-002"])
+
+	dir := t.TempDir()
+	for _, m := range []string{".", "sdk"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, m), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, m, "go.mod"), []byte("module x\n"), 0o644))
+	}
+	require.Equal(t, []suite{
+		{Module: ".", Pkg: "./core/ledger", Funcs: []string{"TestA", "TestB", "TestC"}},
+		{Module: "sdk", Pkg: "./errs", Funcs: []string{"TestD"}},
+	}, suites(dir, ev["LOG-001"]))
+}
+
+// A patch's touched paths are put back as the source has them: changed
+// files restored, files the patch added removed.
+func TestRestorePutsTouchedPathsBack(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(src, "a.go"), []byte("package a\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.go"), []byte("package a // mutated\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "new.go"), []byte("package a\n"), 0o644))
+	require.NoError(t, restore(src, dir, []string{"a.go", "new.go"}))
+	got, err := os.ReadFile(filepath.Join(dir, "a.go"))
+	require.NoError(t, err)
+	require.Equal(t, "package a\n", string(got))
+	_, err = os.Stat(filepath.Join(dir, "new.go"))
+	require.ErrorIs(t, err, os.ErrNotExist)
+}

@@ -1,0 +1,136 @@
+package docs
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+var proofRe = regexp.MustCompile(`^([A-Z]+-[0-9]{3})-([0-9]+)\.patch$`)
+
+// readMissing reads docs/proofs/MISSING: one contract id a line, first on
+// the line, then why it has no mutation yet; # starts a comment.
+func readMissing(text string) map[string]bool {
+	out := map[string]bool{}
+	for _, line := range strings.Split(text, "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		if f := strings.Fields(line); len(f) > 0 {
+			out[f[0]] = true
+		}
+	}
+	return out
+}
+
+// checkProofs returns every problem with the mutations (docs/proofs/README.md):
+// a Current contract with neither a patch nor a line in MISSING, a contract
+// in MISSING that has a patch (the list only shrinks), an id in MISSING that
+// is not a Current contract, and a patch whose name is not <ID>-<n>.patch
+// of a Current contract.
+func checkProofs(contracts []contract, patches []string, missing map[string]bool) []string {
+	var problems []string
+	current := map[string]bool{}
+	for _, c := range contracts {
+		if c.Status == "Current" {
+			current[c.ID] = true
+		}
+	}
+	proved := map[string]bool{}
+	for _, p := range patches {
+		m := proofRe.FindStringSubmatch(p)
+		switch {
+		case m == nil:
+			problems = append(problems, fmt.Sprintf("docs/proofs/%s: a mutation is named <ID>-<n>.patch", p))
+		case !current[m[1]]:
+			problems = append(problems, fmt.Sprintf("docs/proofs/%s: %s is not a Current contract", p, m[1]))
+		default:
+			proved[m[1]] = true
+		}
+	}
+	for _, c := range contracts {
+		if c.Status != "Current" {
+			continue
+		}
+		switch {
+		case !proved[c.ID] && !missing[c.ID]:
+			problems = append(problems, c.ID+": a Current contract needs a mutation its evidence kills (docs/proofs/"+c.ID+"-1.patch)")
+		case proved[c.ID] && missing[c.ID]:
+			problems = append(problems, c.ID+": has a mutation now; take it out of docs/proofs/MISSING")
+		}
+	}
+	var ids []string
+	for id := range missing {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		if !current[id] {
+			problems = append(problems, "docs/proofs/MISSING: "+id+" is not a Current contract")
+		}
+	}
+	return problems
+}
+
+// The population is the ledger itself: every Current contract, including
+// one added later, has a recorded mutation or is listed, visibly, in
+// docs/proofs/MISSING. cmd/pact-proofs (make proofs) checks that each
+// mutation is killed.
+func TestEveryCurrentContractHasAMutation(t *testing.T) {
+	raw, err := os.ReadFile("invariants.md")
+	require.NoError(t, err)
+	contracts, err := parseLedger(string(raw))
+	require.NoError(t, err)
+	entries, err := os.ReadDir("proofs")
+	require.NoError(t, err)
+	var patches []string
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".patch") {
+			patches = append(patches, e.Name())
+		}
+	}
+	missing, err := os.ReadFile(filepath.Join("proofs", "MISSING"))
+	require.NoError(t, err)
+	require.Empty(t, checkProofs(contracts, patches, readMissing(string(missing))))
+}
+
+func TestProofCheckerCatchesGaps(t *testing.T) {
+	contracts, err := parseLedger(`## LOG-001 — proved
+Status: Current
+Evidence: docs/docs_test.go TestInvariantLedgerEvidenceExists
+
+## LOG-002 — neither proved nor listed
+Status: Current
+Evidence: docs/docs_test.go TestInvariantLedgerEvidenceExists
+
+## LOG-003 — proved and still listed
+Status: Current
+Evidence: docs/docs_test.go TestInvariantLedgerEvidenceExists
+
+## LOG-004 — listed, not proved
+Status: Current
+Evidence: docs/docs_test.go TestInvariantLedgerEvidenceExists
+
+## LOG-005 — proposed
+Status: Proposed
+`)
+	require.NoError(t, err)
+	missing := readMissing("# comment\nLOG-003 a note\nLOG-004   # why\nLOG-005\nLOG-999\n")
+	problems := checkProofs(contracts, []string{"LOG-001-1.patch", "LOG-003-2.patch", "LOG-005-1.patch", "log.patch"}, missing)
+	joined := strings.Join(problems, "\n")
+	require.Len(t, problems, 6, "%q", problems)
+	for _, want := range []string{
+		"LOG-002: a Current contract needs a mutation",
+		"LOG-003: has a mutation now",
+		"LOG-005-1.patch: LOG-005 is not a Current contract",
+		"log.patch: a mutation is named",
+		"MISSING: LOG-005 is not a Current contract",
+		"MISSING: LOG-999 is not a Current contract",
+	} {
+		require.Contains(t, joined, want)
+	}
+}
