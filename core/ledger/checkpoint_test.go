@@ -229,12 +229,13 @@ func TestWitnessesGetEveryCheckpointInOrder(t *testing.T) {
 	failing := true
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		if failing && len(got) == 2 {
+		c, err := logformat.ParseCheckpoint(strings.SplitN(string(body), "\n\n", 2)[0] + "\n")
+		require.NoError(t, err)
+		if failing && c.Size == 3 { // the third fails, once: the fourth must wait for it
+			failing = false
 			http.Error(w, "down", http.StatusServiceUnavailable)
 			return
 		}
-		c, err := logformat.ParseCheckpoint(strings.SplitN(string(body), "\n\n", 2)[0] + "\n")
-		require.NoError(t, err)
 		got = append(got, fmt.Sprintf("%s %d", r.Header.Get(ledger.ChainHeader), c.Size))
 	}))
 	defer srv.Close()
@@ -249,7 +250,7 @@ func TestWitnessesGetEveryCheckpointInOrder(t *testing.T) {
 	require.Error(t, err)
 	require.NotContains(t, err.Error(), "secret", "a witness URL's token stays out of errors")
 	require.Equal(t, 2, n)
-	failing = false
+	require.Equal(t, []string{"web 1", "web 2"}, got, "nothing after a failed checkpoint is sent before it")
 	n, err = wit.Deliver(ctx, d)
 	require.NoError(t, err)
 	require.Equal(t, 2, n)

@@ -167,6 +167,13 @@ func TestEachKindOfDamageIsReportedWhereItIs(t *testing.T) {
 		"a removed entry": {func(b *board) { c := b.chains[0]; c.entries = append(c.entries[:2], c.entries[3:]...) },
 			100, "the entry says it is at position 4", 3},
 		"an erased payload kept": {func(b *board) { b.chains[0].entries[1].Erased = true }, 5, "an erased payload is present", 2},
+		"a removed entry, the positions renumbered": {func(b *board) {
+			c := b.chains[0]
+			c.entries = append(c.entries[:2], c.entries[3:]...)
+			for i, e := range c.entries {
+				e.Position = int64(i + 1)
+			}
+		}, 100, "prev_hash does not match the previous entry", 3},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

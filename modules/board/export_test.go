@@ -6,9 +6,9 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// HeldTaskSQL is the statement that locks a claiming agent's row, for the
+// LockAgentSQL is the statement that locks a claiming agent's row, for the
 // lock test.
-const HeldTaskSQL = heldTaskSQL
+const LockAgentSQL = lockAgentSQL
 
 // LockTask locks task id as the task services do before changing it.
 func (m *Module) LockTask(ctx context.Context, tx bun.IDB, id string) error {

@@ -25,8 +25,8 @@ func TestRowLocksLetLogEntriesNameTheRow(t *testing.T) {
 	id := w.post("chat-web", "web", "Locked", nil)
 	for name, lock := range map[string]func(tx bun.Tx) error{
 		"agent": func(tx bun.Tx) error {
-			var held *string
-			return w.DB.FetchInto(ctx, tx, board.HeldTaskSQL, []any{"code-web"}, &held)
+			var one int
+			return w.DB.FetchInto(ctx, tx, board.LockAgentSQL, []any{"code-web"}, &one)
 		},
 		"task":         func(tx bun.Tx) error { return w.board.LockTask(ctx, tx, id) },
 		"organization": func(tx bun.Tx) error { return w.Identity.LockOrg(ctx, tx, "default") },
