@@ -28,7 +28,7 @@ func TestEnqueueCleansTextAndTakesTheProjectsOrganization(t *testing.T) {
 	var id int64
 	require.NoError(t, d.InTx(ctx, func(ctx context.Context, tx bun.Tx) (err error) {
 		id, err = outbox.Enqueue(ctx, tx, outbox.Notification{Kind: outbox.Deferred, ProjectID: "rocket",
-			Title:  "Deploy   the\nsite " + strings.Repeat("x", 300),
+			Title:  "Deploy   the\nsite token=s3cr3t-value " + strings.Repeat("x", 300),
 			Detail: "\n\n  needs password=hunter2 to go on \nsecond line"})
 		return err
 	}))
@@ -41,7 +41,8 @@ func TestEnqueueCleansTextAndTakesTheProjectsOrganization(t *testing.T) {
 	require.NoError(t, d.NewRaw(`SELECT org_id, title, detail, idempotency_key FROM notifications WHERE id = ?`, id).Scan(ctx, &row))
 	require.Equal(t, acme, row.OrgID)
 	require.Len(t, []rune(row.Title), outbox.MaxTitle)
-	require.True(t, strings.HasPrefix(row.Title, "Deploy the site xxx"))
+	require.True(t, strings.HasPrefix(row.Title, "Deploy the site token=[REDACTED] xxx"), row.Title)
+	require.NotContains(t, row.Title, "s3cr3t")
 	require.True(t, strings.HasSuffix(row.Title, "…"))
 	require.Equal(t, "needs password=[REDACTED] to go on", *row.Detail)
 	require.Regexp(t, `^ntf_[0-9a-f]{32}$`, row.Key)
