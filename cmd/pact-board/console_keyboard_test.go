@@ -35,6 +35,17 @@ func TestConsoleIsUsableWithTheKeyboard(t *testing.T) {
 	p.Press("Enter")
 	p.ExpectText("Approved “Ship the release”.")
 	require.Equal(t, "working", c.agent.ok("pact_claim", map[string]any{"task_id": ship, "mandate_id": c.root})["status"])
+	// The list renders again without the approved task: a button found
+	// before that may be gone when Enter reaches it.
+	require.Eventually(t, func() bool {
+		n := 0
+		for _, b := range p.Texts("button") {
+			if b == "Approve" {
+				n++
+			}
+		}
+		return n == 1
+	}, 10*time.Second, 50*time.Millisecond, "the approved task leaves the list")
 
 	// Reject the second behind its confirmation: Escape first changes nothing.
 	p.TabTo("Reject", 40)
