@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pactboard/pact/core/identity"
@@ -200,7 +201,22 @@ func TestEachTaskIsOfferedToOneHolderAndNoneIsLost(t *testing.T) {
 			gone[h.id] = true
 		}
 	}
-	require.Eventually(t, func() bool { return held() <= offerHolders-len(gone)-1 }, 20*time.Second, 20*time.Millisecond)
+	if !assert.Eventually(t, func() bool { return held() <= offerHolders-len(gone)-1 }, 20*time.Second, 20*time.Millisecond) {
+		rows, err := b.d.Pool.Query(ctx, `SELECT agent_id, holds, (until - now())::text FROM event_holders
+			WHERE holds > 0 AND until > now() ORDER BY agent_id`)
+		require.NoError(t, err)
+		var still []string
+		for rows.Next() {
+			var agent string
+			var holds int
+			var left string
+			require.NoError(t, rows.Scan(&agent, &holds, &left))
+			if gone[agent] || holds > 1 {
+				still = append(still, fmt.Sprintf("%s holds=%d for %s (gone: %v)", agent, holds, left, gone[agent]))
+			}
+		}
+		t.Fatalf("holds of departed clients were not released: %v", still)
+	}
 	for i := range 10 {
 		task := post(fmt.Sprintf("after some left %d", i))
 		require.Eventually(t, func() bool { return claimedBy(task) != "" }, 15*time.Second, 5*time.Millisecond)

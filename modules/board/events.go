@@ -105,7 +105,11 @@ func (m *Module) eventsScope(ctx context.Context, tx bun.IDB, agent string, a ev
 func (m *Module) waitForWork(ctx context.Context, agent string, a eventsIn) (*events.Wait, error) {
 	var projects []string
 	var watchOnly bool
-	err := m.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	// Not cut short by the client: a transaction that committed while its
+	// answer was cut off would leave the agent recorded as holding (and
+	// listening) with no wait to take it out. Once made, the wait ends,
+	// whatever ends it, and takes the agent out.
+	err := m.db.RunInTx(context.WithoutCancel(ctx), nil, func(ctx context.Context, tx bun.Tx) error {
 		var err error
 		if _, projects, watchOnly, err = m.eventsScope(ctx, tx, agent, a); err != nil {
 			return err
