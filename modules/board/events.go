@@ -215,7 +215,11 @@ func (m *Module) work(ctx context.Context, c *kernel.Call, a eventsIn) (eventsOu
 			return eventsOut{}, err
 		}
 		rows = append(rows, rest...)
-		next = max(next, min(last.ChangeXact, horizon-1))
+		// Never past the head, the last change that committed: a
+		// transaction id above it may belong to a transaction PostgreSQL
+		// loses in a crash and hands out again after it (an immediate stop
+		// under load showed it: docs/reliability.md, scenario 3).
+		next = max(next, min(last.ChangeXact, head))
 	} else {
 		// Nothing claimable was skipped: move the cursor to the head, so
 		// changes that concern others are not seen again.
