@@ -168,23 +168,22 @@ func (m *Module) work(ctx context.Context, c *kernel.Call, a eventsIn) (eventsOu
 	if len(projects) == 1 {
 		c.Entry.ProjectID = projects[0]
 	}
-	// One round trip: stale claims released, the horizon and the head (the
-	// last change below it), the claimable rows, the offers to this agent
+	// One round trip: stale claims released, the head (the last change
+	// below the horizon), the claimable rows, the offers to this agent
 	// and its unread messages. The rows' statement reads the horizon
 	// again, later, so at or above the one read first: a change between
 	// the two is returned and comes once more, never skipped. This call's
 	// own changes (stale claims it just released) are shown too, but the
 	// cursor stays below the horizon, so they come again.
 	release, logReleased := m.releaseStaleStep(projects)
-	var horizon, head int64
+	var head int64
 	rows := []task{}
 	var offers []string
 	var unread []messageRow
 	visible := `(t.change_xact < ` + horizonSQL + ` OR t.change_xact = ` + ownXactSQL + `)`
 	steps := []db.Step{release,
-		{SQL: `WITH h AS (SELECT ` + horizonSQL + ` AS x)
-			SELECT h.x, coalesce((SELECT max(change_xact) FROM tasks WHERE project_id = ANY($1) AND change_xact < h.x), 0) FROM h`,
-			Args: []any{projects}, Rows: db.OneRow(&horizon, &head)},
+		{SQL: `SELECT coalesce(max(change_xact), 0) FROM tasks WHERE project_id = ANY($1) AND change_xact < ` + horizonSQL,
+			Args: []any{projects}, Rows: db.OneRow(&head)},
 		{SQL: `SELECT task_id::text FROM task_offers WHERE agent_id = $1 AND lease_until > now()`, Args: []any{c.AgentID},
 			Rows: func(_ *db.Tx, r pgx.Rows) error {
 				var err error
