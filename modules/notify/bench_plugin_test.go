@@ -66,10 +66,15 @@ type webhookReceiver struct {
 
 // newWebhookReceiver answers every delivery 204 and reports its webhook-id
 // (the notification's idempotency key).
-func newWebhookReceiver(b testing.TB) *webhookReceiver {
+func newWebhookReceiver(b testing.TB) *webhookReceiver { return newSlowWebhookReceiver(b, 0) }
+
+// newSlowWebhookReceiver is newWebhookReceiver taking delay to answer each
+// delivery, so that a load lasts long enough to be interrupted.
+func newSlowWebhookReceiver(b testing.TB, delay time.Duration) *webhookReceiver {
 	r := &webhookReceiver{arrive: make(chan string, 100000)}
 	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		_, _ = io.Copy(io.Discard, req.Body)
+		time.Sleep(delay)
 		r.arrive <- req.Header.Get("webhook-id")
 		w.WriteHeader(http.StatusNoContent)
 	}))

@@ -38,14 +38,16 @@ func TestAKilledNotifierPluginLosesNoNotification(t *testing.T) {
 	buildWebhookPlugin(t, dir)
 	host, err := pluginhost.New([]pluginhost.Spec{{Name: "webhook", Kind: "notifier", Binary: "notifier-webhook",
 		Env: map[string]string{"PACT_WEBHOOK_ALLOW_PRIVATE": "1"}}},
-		&pluginhost.Options{Dir: dir, BackoffMin: 50 * time.Millisecond, BackoffMax: 200 * time.Millisecond})
+		&pluginhost.Options{Dir: dir, BackoffMin: 200 * time.Millisecond, BackoffMax: 400 * time.Millisecond})
 	require.NoError(t, err)
 	host.Start()
 	t.Cleanup(func() { _ = host.Close() })
 
 	ctx := context.Background()
 	w := newWorld(t)
-	rcv := newWebhookReceiver(t)
+	// Each delivery takes 20 ms at the receiver, so the load (200 / 4
+	// workers) lasts over a second and every kill lands mid-delivery.
+	rcv := newSlowWebhookReceiver(t, 20*time.Millisecond)
 	svc := notify.NewService(w.DB, nil, &notify.Options{Notifiers: host, Seal: seal.New(w.Mandates.Keys())})
 	_, err = svc.AddDestination(ctx, "ana", notify.DestinationInput{Notifier: "webhook", URL: rcv.URL,
 		Secret: "whsec_" + base64.StdEncoding.EncodeToString(make([]byte, 32))})
@@ -76,10 +78,13 @@ func TestAKilledNotifierPluginLosesNoNotification(t *testing.T) {
 		RetryBase: 50 * time.Millisecond, MaxAttempts: 100, Lease: 2 * time.Second})
 	defer p.Stop()
 
-	// Kill the plugin mid-delivery: only while rows are still unsent.
+	// Kill the plugin mid-delivery: only while rows are still unsent. The
+	// backoff (200 ms at least) leaves the plugin down after each kill, so
+	// workers meet both failures: calls cut off in flight, and calls
+	// refused unavailable while the plugin waits to restart.
 	killed := 0
 	for killed < kills {
-		time.Sleep(150 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond)
 		if w.Count(`SELECT count(*) FROM notifications WHERE sent_at IS NULL`) == 0 {
 			break
 		}
@@ -89,12 +94,15 @@ func TestAKilledNotifierPluginLosesNoNotification(t *testing.T) {
 			}
 		}
 	}
-	require.Positive(t, killed, "the plugin was killed while rows were unsent")
+	require.Equal(t, kills, killed, "the plugin was killed %d times while rows were unsent", kills)
 
 	eventually(t, 90*time.Second, func() bool {
-		return w.Count(`SELECT count(*) FROM notifications WHERE sent_at IS NOT NULL`) == total
-	}, "every notification is sent in the end")
+		return w.Count(`SELECT count(*) FROM notifications WHERE sent_at IS NULL AND dead_at IS NULL`) == 0
+	}, "every notification is settled in the end")
 	require.Zero(t, w.Count(`SELECT count(*) FROM notifications WHERE dead_at IS NOT NULL`), "none given up")
+	require.Equal(t, total, w.Count(`SELECT count(*) FROM notifications WHERE sent_at IS NOT NULL`), "every notification is sent")
+	retried := w.Count(`SELECT count(*) FROM notifications WHERE attempts > 1`)
+	require.Positive(t, retried, "some deliveries failed on a killed or restarting plugin and were tried again")
 	<-done
 
 	var keys []string
@@ -107,6 +115,6 @@ func TestAKilledNotifierPluginLosesNoNotification(t *testing.T) {
 	}
 	require.Len(t, arrivals, total, "every arrival carries the key of a notification, and no other key")
 	starts := host.Status()[0].Starts
-	t.Logf("scenario 4: %d notifications, %d plugin kills (%d starts), %d arrivals, %d duplicates (each with its notification's key)",
-		total, killed, starts, received, duplicates)
+	t.Logf("scenario 4: %d notifications, %d plugin kills (%d starts), %d retried, %d arrivals, %d duplicates (each with its notification's key)",
+		total, killed, starts, retried, received, duplicates)
 }
