@@ -125,8 +125,10 @@ func (m *Main) Run(ctx context.Context) error {
 	k := kernel.New(kernel.Deps{DB: d, Log: log, Mandates: mandateSvc, Identity: ident, Events: hub, AdminAuth: adminAuth,
 		Logger: m.Logger, Config: m.Config, Metrics: m.metrics})
 	// mcp comes last and serves every tool and resource the others registered.
-	if err := k.Register(append(boardModules(keys, hub, plugins, plugins),
-		mcpserve.New(mcpOptions(m.Config, k, ident, d, issuer)))...); err != nil {
+	mcpOpts := mcpOptions(m.Config, k, ident, d, issuer)
+	mcpOpts.Conns = mcpserve.NewConns()
+	mcpSrv := mcpserve.New(mcpOpts)
+	if err := k.Register(append(boardModules(keys, hub, plugins, plugins), mcpSrv)...); err != nil {
 		return err
 	}
 	if m.Demo {
@@ -160,10 +162,13 @@ func (m *Main) Run(ctx context.Context) error {
 	if err := consoleLink(ctx, m.Config, d, m.Out); err != nil {
 		m.Logger.Warn("no console link this start", "error", err)
 	}
-	return m.serve(ctx, ln, k)
+	return m.serve(ctx, mcpOpts.Conns.Wrap(ln), k, mcpSrv)
 }
 
-func (m *Main) serve(ctx context.Context, ln net.Listener, k *kernel.Kernel) error {
+// serve serves ln until ctx ends; ln gives back the connections of the
+// calls mcp parks while they wait, and its Shutdown is followed by waiting
+// for their answers, which it does not know.
+func (m *Main) serve(ctx context.Context, ln net.Listener, k *kernel.Kernel, mcp *mcpserve.Server) error {
 	srv := &http.Server{
 		Handler:           closeWhenDraining(k, k.Handler()),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -193,6 +198,9 @@ func (m *Main) serve(ctx context.Context, ln net.Listener, k *kernel.Kernel) err
 	if err := srv.Shutdown(sctx); err != nil {
 		m.Logger.Warn("requests still running at the deadline; closing them", "error", err)
 		_ = srv.Close()
+	}
+	if err := mcp.WaitParked(sctx); err != nil {
+		m.Logger.Warn("parked calls still unanswered at the deadline", "error", err)
 	}
 	stopWork()
 	werr := <-worked

@@ -158,12 +158,16 @@ func (m testModule) wait(_ context.Context, _ string, args json.RawMessage) (*ev
 		func(context.Context) error { m.f.ended.Add(1); return nil }), nil
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t *testing.T) *fixture { return newFixtureParking(t, true) }
+
+// newFixtureParking is newFixture with held calls parked (park.go) or
+// waiting on their request's goroutine.
+func newFixtureParking(t *testing.T, park bool) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	f := &fixture{logs: &syncBuffer{}, calls: make(chan blocked, 4)}
 	logger := hclog.New(&hclog.LoggerOptions{Output: f.logs, Level: hclog.Debug})
-	f.World = kerneltest.New(t, kerneltest.Options{Logger: logger,
+	f.World = kerneltest.New(t, kerneltest.Options{Logger: logger, NoPark: !park,
 		MCP: func(*kerneltest.World) mcpserve.Options { return mcpserve.Options{PublicURL: publicURL} }}, testModule{f})
 	f.Person("", "ana", identity.Owner)
 	f.Project("ana", "web", false)

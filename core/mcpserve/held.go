@@ -27,9 +27,11 @@ import (
 //     the SDK's answer for this pass is discarded. Anything else (a
 //     request the SDK rejects, a refusal, work found at once) is answered
 //     by this pass, as it would have been.
-//  2. The wait runs here, on the HTTP request's goroutine, which is then
-//     all the call keeps. When it ends, the SDK serves the same request
-//     again with kernel.Waited: the call goes straight to its transaction.
+//  2. The wait runs parked, off net/http, where the server takes
+//     connections back (park.go); otherwise here, on the HTTP request's
+//     goroutine, which is then all the call keeps. When it ends, the SDK
+//     serves the same request again with kernel.Waited: the call goes
+//     straight to its transaction.
 //
 // When the client goes away during the wait, there is no second pass, as
 // there would be nothing to answer.
@@ -97,7 +99,7 @@ func (s *Server) serveHeld(w http.ResponseWriter, r *http.Request, h http.Handle
 	}
 	holder := s.firstPass(w, r, h, c, body)
 	<-s.passes
-	if holder == nil {
+	if holder == nil || s.park(w, r, h, c, body, tool, holder) {
 		return
 	}
 	err := holder.Run(r.Context()) // ends early when the board drains

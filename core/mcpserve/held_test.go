@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"runtime"
 	"strings"
 	"testing"
@@ -19,6 +21,12 @@ import (
 // overrides or adds headers. It returns the status, the headers that are
 // not the transport's own (Date, Content-Length), and the body.
 func (f *fixture) rawCall(ctx context.Context, tool string, args map[string]any, header map[string]string) (int, http.Header, string, error) {
+	return f.rawCallWith(ctx, http.DefaultClient, tool, args, header)
+}
+
+// rawCallWith is rawCall through client.
+func (f *fixture) rawCallWith(ctx context.Context, client *http.Client, tool string, args map[string]any,
+	header map[string]string) (int, http.Header, string, error) {
 	const version = "2026-07-28"
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": map[string]any{
 		"name": tool, "arguments": args,
@@ -39,7 +47,10 @@ func (f *fixture) rawCall(ctx context.Context, tool string, args map[string]any,
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	if header["Connection"] == "close" {
+		req.Close = true
+	}
+	resp, err := client.Do(req)
 	if err != nil {
 		return 0, nil, "", err
 	}
@@ -98,27 +109,73 @@ func goroutinesWith(s string) int {
 	return n
 }
 
-// While a call waits, nothing of the SDK is left running for it: it waits on
-// its HTTP request's goroutine (held.go). When its client goes away, the
-// wait ends and nothing is logged.
+// While a call waits, nothing of the SDK is left running for it. Parked
+// (park.go), nothing of net/http either: two goroutines of its own, one
+// that waits and one that reads the connection. Otherwise it waits on its
+// HTTP request's goroutine (held.go). When its client goes away, the wait
+// ends and nothing is logged.
 func TestAHeldCallWaitsOutsideTheSDK(t *testing.T) {
-	f := newFixture(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		_, _, _, err := f.rawCall(ctx, "test_wait", map[string]any{"ms": 30000}, nil)
-		done <- err
-	}()
-	require.Eventually(t, func() bool {
-		return goroutinesWith("core/events.(*Wait).Run") == 1 && goroutinesWith("modelcontextprotocol/go-sdk") == 0
-	}, 5*time.Second, 10*time.Millisecond, "the call waits outside the SDK")
-	require.Equal(t, 1, goroutinesWith("mcpserve.(*Server).serveHeld"))
+	for _, park := range []bool{true, false} {
+		t.Run(fmt.Sprintf("parked=%t", park), func(t *testing.T) {
+			f := newFixtureParking(t, park)
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() {
+				_, _, _, err := f.rawCall(ctx, "test_wait", map[string]any{"ms": 30000}, nil)
+				done <- err
+			}()
+			require.Eventually(t, func() bool {
+				return goroutinesWith("core/events.(*Wait).Run") == 1 && goroutinesWith("modelcontextprotocol/go-sdk") == 0
+			}, 5*time.Second, 10*time.Millisecond, "the call waits outside the SDK")
+			if park {
+				require.Zero(t, goroutinesWith("mcpserve.(*Server).serveHeld"), "net/http's goroutine has returned")
+				require.Equal(t, 1, goroutinesWith("mcpserve.(*parked).run"))
+				require.Equal(t, 1, goroutinesWith("mcpserve.(*parked).watch"))
+			} else {
+				require.Equal(t, 1, goroutinesWith("mcpserve.(*Server).serveHeld"))
+			}
 
-	cancel()
-	require.Error(t, <-done)
-	require.Eventually(t, func() bool { return f.ended.Load() == 1 }, 5*time.Second, 10*time.Millisecond)
-	require.Empty(t, f.outcomes(t, "code-web"))
-	require.Contains(t, f.logs.String(), "tool call abandoned by its client")
+			cancel()
+			require.Error(t, <-done)
+			require.Eventually(t, func() bool { return f.ended.Load() == 1 }, 5*time.Second, 10*time.Millisecond)
+			require.Empty(t, f.outcomes(t, "code-web"))
+			require.Eventually(t, func() bool { return strings.Contains(f.logs.String(), "tool call abandoned by its client") },
+				5*time.Second, 10*time.Millisecond)
+		})
+	}
+}
+
+// A parked call's connection goes back to the server once answered: the
+// client's next call on it is served as on any keep-alive connection, and
+// a client that asked to close has its connection closed.
+func TestAParkedCallsConnectionServesTheNextCall(t *testing.T) {
+	f := newFixture(t)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+	t.Cleanup(client.CloseIdleConnections)
+	var reused []bool
+	trace := &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) { reused = append(reused, i.Reused) }}
+	ctx := httptrace.WithClientTrace(context.Background(), trace)
+	for range 3 {
+		status, _, body, err := f.rawCallWith(ctx, client, "test_wait", map[string]any{"ms": 150}, nil)
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, status, body)
+		require.Contains(t, body, `"structuredContent":{"agent":"code-web","ready":false}`)
+	}
+	status, _, body, err := f.rawCallWith(ctx, client, "test_echo", map[string]any{"x": 1}, nil)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, status, body)
+	require.Equal(t, []bool{false, true, true, true}, reused, "one connection served every call")
+
+	status, _, _, err = f.rawCallWith(ctx, client, "test_wait", map[string]any{"ms": 100},
+		map[string]string{"Connection": "close"})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, status)
+	status, _, _, err = f.rawCallWith(ctx, client, "test_echo", map[string]any{"x": 2}, nil)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, status)
+	require.Equal(t, []bool{false, true, true, true, true, false}, reused, "the call that asked to close was the connection's last")
+	require.Equal(t, [][2]string{{"test_wait", "ok"}, {"test_wait", "ok"}, {"test_wait", "ok"}, {"test_echo", "ok"},
+		{"test_wait", "ok"}, {"test_echo", "ok"}}, f.outcomes(t, "code-web"))
 }
 
 // The SDK still judges every request first: one it rejects is answered at

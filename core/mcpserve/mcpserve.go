@@ -56,6 +56,10 @@ type Options struct {
 	// AuthorizationServers are the OAuth issuers listed in the protected
 	// resource metadata; none until OAuth is configured.
 	AuthorizationServers []string
+	// Conns, when it wraps the server's listener, lets held calls park
+	// off net/http while they wait (park.go); without it they wait on
+	// their request's goroutine.
+	Conns *Conns
 }
 
 // Server is the MCP endpoint. It is also the kernel module "mcp".
@@ -69,6 +73,8 @@ type Server struct {
 	// two passes (held.go); passes has a slot per pass at once.
 	waits  map[string]bool
 	passes chan struct{}
+	// parked counts the parked calls not yet answered (WaitParked).
+	parked sync.WaitGroup
 }
 
 var agentID = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
@@ -80,6 +86,20 @@ func New(opts Options) *Server {
 		opts.Version = kernel.Version
 	}
 	return &Server{opts: opts}
+}
+
+// WaitParked waits until every parked call has been answered, or ctx
+// ends: the HTTP server's Shutdown does not know the connections they took
+// over. Call it after Shutdown, once the drain has ended every wait.
+func (s *Server) WaitParked(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() { s.parked.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // Name is the module name.

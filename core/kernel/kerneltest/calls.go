@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
@@ -17,7 +18,22 @@ import (
 )
 
 func (w *World) serve() {
-	srv := httptest.NewServer(w.Kernel.Handler())
+	srv := httptest.NewUnstartedServer(w.Kernel.Handler())
+	if w.conns != nil {
+		srv.Listener = w.conns.Wrap(srv.Listener)
+		// The test server does not know the parked calls: at the end they
+		// are answered (the drain ends their waits) before the database
+		// closes.
+		w.T.Cleanup(func() {
+			w.Kernel.Drain()
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if err := w.mcp.WaitParked(ctx); err != nil {
+				w.T.Errorf("parked calls still unanswered 10 s after the test: %v", err)
+			}
+		})
+	}
+	srv.Start()
 	w.T.Cleanup(srv.Close)
 	w.server, w.URL = srv, srv.URL
 }

@@ -58,6 +58,9 @@ type Options struct {
 	Logger hclog.Logger
 	// NoMCP leaves the MCP transport out (a test that registers its own).
 	NoMCP bool
+	// NoPark has held calls wait on their request's goroutine, as where
+	// the server cannot take connections back (mcpserve.Options.Conns).
+	NoPark bool
 	// MCP shapes the MCP transport from the World's services, for a test
 	// of the transport itself (its public URL, an Authenticator). Nil: the
 	// defaults; Resources is always the kernel's, and an empty PublicURL is
@@ -92,6 +95,9 @@ type World struct {
 	URL string
 
 	server serverCloser
+	// conns and mcp park held calls (nil with NoMCP).
+	conns *mcpserve.Conns
+	mcp   *mcpserve.Server
 
 	mu       sync.Mutex
 	roots    map[string]string // agent → root mandate id
@@ -141,7 +147,11 @@ func New(t testing.TB, opts Options, modules ...kernel.Module) *World {
 		if o.PublicURL == "" {
 			o.PublicURL = "http://board.test"
 		}
-		modules = append(modules, mcpserve.New(o))
+		if o.Conns == nil && !opts.NoPark {
+			o.Conns = mcpserve.NewConns() // held calls park, as on the board
+		}
+		w.conns, w.mcp = o.Conns, mcpserve.New(o)
+		modules = append(modules, w.mcp)
 	}
 	require.NoError(t, w.Kernel.Register(modules...))
 	w.serve()
