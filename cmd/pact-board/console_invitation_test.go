@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -13,13 +14,18 @@ import (
 
 // TestConsoleAcceptsAnInvitation: an owner adds Cy by email; Cy signs in
 // through the OpenID provider with an account that is no person yet, sees
-// the invitation (the page passes axe), accepts it and is in the console
+// only the invitation of that email (not Dee's, at another address; the
+// page passes axe), accepts it and is in the console
 // as that person, with the session cookie alone (no token in the browser).
 func TestConsoleAcceptsAnInvitation(t *testing.T) {
 	c := startConsoleBoard(t)
 	ctx := context.Background()
 	_, err := c.ident.AddHuman(ctx, demoOwner, identity.HumanInput{ID: "cy", Name: "Cy Viewer", Role: identity.Viewer,
 		Email: cy.Email})
+	require.NoError(t, err)
+	// Dee is invited too, at another address: Cy must not see it.
+	_, err = c.ident.AddHuman(ctx, demoOwner, identity.HumanInput{ID: "dee", Name: "Dee Elsewhere", Role: identity.Approver,
+		Email: "dee@example.com"})
 	require.NoError(t, err)
 
 	p := c.page(1280, 800)
@@ -32,6 +38,16 @@ func TestConsoleAcceptsAnInvitation(t *testing.T) {
 	p.WaitURL(c.public + "/console/")
 	p.ExpectText("who is not yet a person of this board")
 	p.ExpectText("invited you as")
+	// Only the invitation of the verified email shows.
+	require.Contains(t, p.Text("main"), "Cy Viewer")
+	require.NotContains(t, p.Text("main"), "Dee Elsewhere", "another address's invitation is not shown")
+	var accept []string
+	for _, b := range p.Texts("button") {
+		if strings.HasPrefix(b, "Accept and join") {
+			accept = append(accept, b)
+		}
+	}
+	require.Len(t, accept, 1, "one invitation, Cy's: %v", accept)
 	for _, width := range []int{1280, 390} {
 		p.Resize(width, 844)
 		require.Empty(t, browsertest.Serious(p.Axe()), "the invitation page at %d px", width)

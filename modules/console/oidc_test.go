@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pactboard/pact/core/auth/authtest"
+	"github.com/pactboard/pact/modules/console"
 )
 
 // signIn runs the browser through the OIDC sign-in for next and returns
@@ -60,12 +61,30 @@ func TestOIDCSignIn(t *testing.T) {
 	require.Equal(t, http.StatusFound, done.Status, done.Body)
 	require.Equal(t, "/console/tasks/42?tab=log", done.Header.Get("Location"))
 	require.Contains(t, strings.Join(done.Header.Values("Set-Cookie"), "\n"), "SameSite=Strict")
+	sessionCookieIsHidden(t, done.Header)
 
 	me := br.get(b.URL + "/admin/api/probe")
 	require.Equal(t, http.StatusOK, me.Status, me.Body)
 	require.Contains(t, me.Body, `"id":"ann"`)
 	require.Equal(t, http.StatusOK, br.get(b.URL+"/console/session").Status)
 	br.noTokens(srv.Minted())
+}
+
+// sessionCookieIsHidden checks the session cookie of h's Set-Cookie:
+// sealed, HttpOnly (no script of the page reads it) and SameSite=Strict.
+func sessionCookieIsHidden(t *testing.T, h http.Header) {
+	t.Helper()
+	var found bool
+	for _, c := range (&http.Response{Header: h}).Cookies() {
+		if c.Name != console.CookieName {
+			continue
+		}
+		found = true
+		require.True(t, strings.HasPrefix(c.Value, "sealed:v1:"), c.Value)
+		require.True(t, c.HttpOnly, "the session cookie must be HttpOnly")
+		require.Equal(t, http.SameSiteStrictMode, c.SameSite)
+	}
+	require.True(t, found, "no %s cookie in %q", console.CookieName, h.Values("Set-Cookie"))
 }
 
 // The challenge is base64url(sha256(verifier)): the token endpoint
@@ -124,6 +143,7 @@ func TestOIDCRefresh(t *testing.T) {
 	require.Equal(t, http.StatusOK, me.Status, me.Body)
 	require.Equal(t, 1, srv.Refreshed())
 	require.Contains(t, me.Header.Get("Set-Cookie"), "pact_console=sealed:v1:")
+	sessionCookieIsHidden(t, me.Header)
 	require.NotEqual(t, before, br.cookie(b.URL))
 	// The new token serves without another refresh.
 	require.Equal(t, http.StatusOK, br.get(b.URL+"/admin/api/probe").Status)
