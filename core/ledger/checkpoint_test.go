@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pactboard/pact/core/canon"
@@ -258,4 +259,48 @@ func TestWitnessesGetEveryCheckpointInOrder(t *testing.T) {
 	n, err = wit.Deliver(ctx, d)
 	require.NoError(t, err)
 	require.Zero(t, n, "nothing is sent twice")
+}
+
+// LOG-011: a witness that is slow to answer holds up no transaction and no
+// connection of the board's, and while one board sends it, another sends
+// it nothing (the lease); once the send is over the cursor has moved.
+func TestASlowWitnessHoldsNoTransaction(t *testing.T) {
+	ctx := context.Background()
+	d := pgtest.New(t)
+	seed(t, d)
+	l := ledger.New(nil)
+	cp, _ := checkpointer(t, 1, time.Hour)
+	arrived, release := make(chan struct{}, 1), make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived <- struct{}{}
+		<-release
+	}))
+	defer srv.Close()
+	wit := &ledger.Witnesses{URLs: []string{srv.URL + "/witness"}}
+	require.NoError(t, wit.Register(ctx, d))
+	appendOne(t, d, l, ledger.Entry{ProjectID: "web", Actor: "human:ana", Action: "x"})
+	_, err := cp.Take(ctx, d, time.Now())
+	require.NoError(t, err)
+
+	done := make(chan int, 1)
+	go func() {
+		n, err := wit.Deliver(ctx, d)
+		assert.NoError(t, err)
+		done <- n
+	}()
+	<-arrived
+	var open int
+	require.NoError(t, d.NewRaw(`SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
+		AND (state LIKE 'idle in transaction%' OR backend_xid IS NOT NULL)`).Scan(ctx, &open))
+	require.Zero(t, open, "no transaction is open while the witness answers")
+	n, err := wit.Deliver(ctx, d)
+	require.NoError(t, err)
+	require.Zero(t, n, "the witness is leased to the first delivery")
+	close(release)
+	require.Equal(t, 1, <-done)
+	var through int64
+	var leased bool
+	require.NoError(t, d.NewRaw(`SELECT delivered_through, leased_until IS NOT NULL FROM log_witnesses`).Scan(ctx, &through, &leased))
+	require.Positive(t, through)
+	require.False(t, leased, "the lease ends with the delivery")
 }
