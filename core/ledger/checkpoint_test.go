@@ -272,8 +272,13 @@ func TestASlowWitnessHoldsNoTransaction(t *testing.T) {
 	cp, _ := checkpointer(t, 1, time.Hour)
 	arrived, release := make(chan struct{}, 1), make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.ReadAll(r.Body) // then net/http notices the client going away
 		arrived <- struct{}{}
-		<-release
+		select {
+		case <-release:
+		case <-r.Context().Done():
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
 	}))
 	defer srv.Close()
 	wit := &ledger.Witnesses{URLs: []string{srv.URL + "/witness"}}
@@ -293,7 +298,11 @@ func TestASlowWitnessHoldsNoTransaction(t *testing.T) {
 	require.NoError(t, d.NewRaw(`SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
 		AND (state LIKE 'idle in transaction%' OR backend_xid IS NOT NULL)`).Scan(ctx, &open))
 	require.Zero(t, open, "no transaction is open while the witness answers")
-	n, err := wit.Deliver(ctx, d)
+	// Leased: this one sends nothing (and would otherwise wait on the
+	// witness, until its deadline).
+	second, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	n, err := wit.Deliver(second, d)
 	require.NoError(t, err)
 	require.Zero(t, n, "the witness is leased to the first delivery")
 	close(release)
