@@ -75,6 +75,38 @@ func TestRevokingALinkPublishesEveryIDMintedThroughIt(t *testing.T) {
 	require.Equal(t, 1, f.Count(`SELECT version FROM credential_revocation_version WHERE format = 'biscuit'`), "nothing new for biscuit")
 }
 
+// CRED-002: revoking a parent of the links credentials were minted through,
+// and nothing below it, publishes the ids of its whole subtree: a child's
+// and a grandchild's, not only its own.
+func TestRevokingAParentPublishesItsSubtree(t *testing.T) {
+	ctx := context.Background()
+	f := setup(t, nil, noPlugins{})
+	root, err := f.Mandates.Get(ctx, f.DB, f.Root("code-web"))
+	require.NoError(t, err)
+	var child, grandchild *mandate.Mandate
+	require.NoError(t, f.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) (err error) {
+		child, err = f.Mandates.IssueChild(ctx, tx, mandate.Chain{root}, mandate.ChildInput{Holder: "code-web",
+			Scope: []string{"task.read@project:web", "task.post@project:web"}})
+		if err != nil {
+			return err
+		}
+		grandchild, err = f.Mandates.IssueChild(ctx, tx, mandate.Chain{root, child}, mandate.ChildInput{Holder: "code-web",
+			Scope: []string{"task.read@project:web"}})
+		return err
+	}))
+	f.Exec(`INSERT INTO credential_links (format, external_id, mandate_id) VALUES
+		('tenuo', 'w-child', ?), ('tenuo', 'w-grandchild', ?), ('biscuit', 'b-grandchild', ?)`, child.ID, grandchild.ID, grandchild.ID)
+
+	require.NoError(t, f.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		_, err := f.Mandates.RevokeSubtree(ctx, tx, root.ID)
+		return err
+	}))
+	require.Equal(t, 3, f.Count(`SELECT count(*) FROM credential_revocations
+		WHERE external_id IN ('w-child', 'w-grandchild', 'b-grandchild')`), "every id minted below the revoked root")
+	require.Equal(t, 1, f.Count(`SELECT version FROM credential_revocation_version WHERE format = 'tenuo'`))
+	require.Equal(t, 1, f.Count(`SELECT version FROM credential_revocation_version WHERE format = 'biscuit'`))
+}
+
 func TestRevocationListRoutes(t *testing.T) {
 	f := setup(t, nil, noPlugins{})
 	get := func(path string) (int, map[string]any) {
