@@ -146,6 +146,44 @@ func TestClaimsSayWhyNoCredentialWasIssued(t *testing.T) {
 	require.Contains(t, run()["credential_note"], "no credential plugin named biscuit")
 }
 
+// linkBreaker is a credential plugin whose export names a link that is no
+// mandate, so recording its outside ids fails inside the claim's transaction.
+type linkBreaker struct{ keyRecorder }
+
+func (b *linkBreaker) Credential(string) (credential.Credential, error) { return b, nil }
+func (b *linkBreaker) Export(ctx context.Context, r credential.ExportRequest) (*credential.Exported, error) {
+	e, err := b.keyRecorder.Export(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	e.LinkIDs = map[string][]string{"not-a-mandate": {"x"}}
+	return e, nil
+}
+
+// CRED-003: an export whose statement fails inside the claim's transaction
+// is rolled back alone: the transaction stays usable and commits what the
+// claim wrote before it, and the answer says no credential was issued.
+func TestAFailedExportLeavesTheClaimToCommit(t *testing.T) {
+	ctx := context.Background()
+	f := setup(t, map[string]string{"PACT_EXPORT_FORMAT": "biscuit"}, &linkBreaker{})
+	_, err := f.mod.AddAgentKey(ctx, "ana", "code-web", pubKeyText("code-web"))
+	require.NoError(t, err)
+	out := map[string]any{}
+	require.NoError(t, f.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		// What the claim wrote before its hooks ran (a row this module owns).
+		if _, err := tx.ExecContext(ctx, `INSERT INTO credential_links (format, external_id, mandate_id)
+			VALUES ('tenuo', 'the-claim', ?)`, f.Root("code-web")); err != nil {
+			return err
+		}
+		f.Kernel.Claims().Run(ctx, tx, kernel.Claimed{AgentID: "code-web", MandateID: f.Root("code-web")}, out)
+		_, err := tx.ExecContext(ctx, `SELECT 1`) // the claim's transaction is still usable
+		return err
+	}))
+	require.Equal(t, map[string]any{"credential_note": "the board could not issue a credential; the claim stands"}, out)
+	require.Equal(t, 1, f.Count(`SELECT count(*) FROM credential_links WHERE external_id = 'the-claim'`), "the claim committed")
+	require.Zero(t, f.Count(`SELECT count(*) FROM credential_links WHERE external_id = 'x'`), "the export rolled back")
+}
+
 // With no export format, a claim carries nothing of credentials: no
 // credential and no note (docs/specs/behavior.md §13, test_credential_conformance).
 func TestClaimsCarryNothingWithoutAnExportFormat(t *testing.T) {
