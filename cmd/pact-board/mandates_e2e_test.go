@@ -275,6 +275,30 @@ func TestImpactChangesNothingAndRevokeStopsWhatItSaid(t *testing.T) {
 		"agents": []any{"code-web"}}, after.body, "nothing left to stop")
 }
 
+// ADMIN-006: a task posted under a delegated mandate, linked to the root only
+// through it, is in the root's impact, and revoking the root stops it.
+func TestImpactNamesTasksPostedUnderADescendant(t *testing.T) {
+	a := newMandateAdmin(t)
+	out := a.tool(t, "code-web", "pact_post", map[string]any{"project_id": "web", "title": "Parent",
+		"mandate_id": a.roots["code-web"], "delegate_to": "gemini-web",
+		"child_scope": []string{"task.post@project:web", "task.read@project:web"}})
+	parent, delegated := out["task_id"].(string), out["delegated_mandate_id"].(string)
+	sub := a.tool(t, "gemini-web", "pact_post", map[string]any{"project_id": "web", "title": "Sub",
+		"mandate_id": delegated})["task_id"].(string)
+
+	got := a.call(t, "vic", "GET", "/mandates/"+a.roots["code-web"]+"/impact", "")
+	require.Equal(t, 200, got.status, got.raw)
+	require.Equal(t, []any{
+		map[string]any{"id": parent, "title": "Parent", "status": "submitted", "assignee": nil},
+		map[string]any{"id": sub, "title": "Sub", "status": "submitted", "assignee": nil},
+	}, got.body["tasks"], "a task reached only through a descendant is named")
+
+	got = a.call(t, "val", "POST", "/mandates/"+a.roots["code-web"]+"/revoke", "")
+	require.Equal(t, 200, got.status, got.raw)
+	require.Equal(t, 2.0, got.body["tasks_stopped"], "revoking stops what the impact named")
+	require.Equal(t, 2, a.count(t, `SELECT count(*) FROM tasks WHERE id IN (?, ?) AND status = 'canceled'`, parent, sub))
+}
+
 func TestReplaceMandate(t *testing.T) {
 	a := newMandateAdmin(t)
 	old := a.roots["code-web"]

@@ -75,6 +75,38 @@ func TestRevokingALinkPublishesEveryIDMintedThroughIt(t *testing.T) {
 	require.Equal(t, 1, f.Count(`SELECT version FROM credential_revocation_version WHERE format = 'biscuit'`), "nothing new for biscuit")
 }
 
+// CRED-002: revoking a parent of the links credentials were minted through,
+// and nothing below it, publishes the ids of its whole subtree: a child's
+// and a grandchild's, not only its own.
+func TestRevokingAParentPublishesItsSubtree(t *testing.T) {
+	ctx := context.Background()
+	f := setup(t, nil, noPlugins{})
+	root, err := f.Mandates.Get(ctx, f.DB, f.Root("code-web"))
+	require.NoError(t, err)
+	var child, grandchild *mandate.Mandate
+	require.NoError(t, f.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) (err error) {
+		child, err = f.Mandates.IssueChild(ctx, tx, mandate.Chain{root}, mandate.ChildInput{Holder: "code-web",
+			Scope: []string{"task.read@project:web", "task.post@project:web"}})
+		if err != nil {
+			return err
+		}
+		grandchild, err = f.Mandates.IssueChild(ctx, tx, mandate.Chain{root, child}, mandate.ChildInput{Holder: "code-web",
+			Scope: []string{"task.read@project:web"}})
+		return err
+	}))
+	f.Exec(`INSERT INTO credential_links (format, external_id, mandate_id) VALUES
+		('tenuo', 'w-child', ?), ('tenuo', 'w-grandchild', ?), ('biscuit', 'b-grandchild', ?)`, child.ID, grandchild.ID, grandchild.ID)
+
+	require.NoError(t, f.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		_, err := f.Mandates.RevokeSubtree(ctx, tx, root.ID)
+		return err
+	}))
+	require.Equal(t, 3, f.Count(`SELECT count(*) FROM credential_revocations
+		WHERE external_id IN ('w-child', 'w-grandchild', 'b-grandchild')`), "every id minted below the revoked root")
+	require.Equal(t, 1, f.Count(`SELECT version FROM credential_revocation_version WHERE format = 'tenuo'`))
+	require.Equal(t, 1, f.Count(`SELECT version FROM credential_revocation_version WHERE format = 'biscuit'`))
+}
+
 func TestRevocationListRoutes(t *testing.T) {
 	f := setup(t, nil, noPlugins{})
 	get := func(path string) (int, map[string]any) {
@@ -112,6 +144,44 @@ func TestClaimsSayWhyNoCredentialWasIssued(t *testing.T) {
 	_, err := f.mod.AddAgentKey(ctx, "ana", "code-web", pubKeyText("code-web"))
 	require.NoError(t, err)
 	require.Contains(t, run()["credential_note"], "no credential plugin named biscuit")
+}
+
+// linkBreaker is a credential plugin whose export names a link that is no
+// mandate, so recording its outside ids fails inside the claim's transaction.
+type linkBreaker struct{ keyRecorder }
+
+func (b *linkBreaker) Credential(string) (credential.Credential, error) { return b, nil }
+func (b *linkBreaker) Export(ctx context.Context, r credential.ExportRequest) (*credential.Exported, error) {
+	e, err := b.keyRecorder.Export(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	e.LinkIDs = map[string][]string{"not-a-mandate": {"x"}}
+	return e, nil
+}
+
+// CRED-003: an export whose statement fails inside the claim's transaction
+// is rolled back alone: the transaction stays usable and commits what the
+// claim wrote before it, and the answer says no credential was issued.
+func TestAFailedExportLeavesTheClaimToCommit(t *testing.T) {
+	ctx := context.Background()
+	f := setup(t, map[string]string{"PACT_EXPORT_FORMAT": "biscuit"}, &linkBreaker{})
+	_, err := f.mod.AddAgentKey(ctx, "ana", "code-web", pubKeyText("code-web"))
+	require.NoError(t, err)
+	out := map[string]any{}
+	require.NoError(t, f.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		// What the claim wrote before its hooks ran (a row this module owns).
+		if _, err := tx.ExecContext(ctx, `INSERT INTO credential_links (format, external_id, mandate_id)
+			VALUES ('tenuo', 'the-claim', ?)`, f.Root("code-web")); err != nil {
+			return err
+		}
+		f.Kernel.Claims().Run(ctx, tx, kernel.Claimed{AgentID: "code-web", MandateID: f.Root("code-web")}, out)
+		_, err := tx.ExecContext(ctx, `SELECT 1`) // the claim's transaction is still usable
+		return err
+	}))
+	require.Equal(t, map[string]any{"credential_note": "the board could not issue a credential; the claim stands"}, out)
+	require.Equal(t, 1, f.Count(`SELECT count(*) FROM credential_links WHERE external_id = 'the-claim'`), "the claim committed")
+	require.Zero(t, f.Count(`SELECT count(*) FROM credential_links WHERE external_id = 'x'`), "the export rolled back")
 }
 
 // With no export format, a claim carries nothing of credentials: no
