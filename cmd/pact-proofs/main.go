@@ -25,6 +25,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -155,6 +156,10 @@ func run(root, only string, workers int, timeout time.Duration, w io.Writer) err
 		return err
 	}
 	workers = max(1, min(workers, len(jobs)))
+	// The likely long ones first (evidence only in commands' end-to-end
+	// tests, then some), so that no long patch is left to run alone at the
+	// end while the other workers idle.
+	slices.SortStableFunc(jobs, func(a, b job) int { return cmp.Compare(weight(b), weight(a)) })
 	// A fixed place per repository, so the next run's builds are
 	// incremental too.
 	base := filepath.Join(os.TempDir(), "pact-proofs", fmt.Sprintf("%x", hash(root)))
@@ -414,8 +419,11 @@ type suite struct {
 }
 
 // suites groups evidence by package, in the order the Evidence line names
-// them, with the Go module each belongs to (the root module, sdk/, the
-// examples), since go test runs inside one module.
+// them but with the commands' packages (./cmd/...) last, with the Go module
+// each belongs to (the root module, sdk/, the examples), since go test runs
+// inside one module. A command's tests build its whole binary and run it
+// end to end: where a package's own test kills the mutation first, they
+// need not be built (the verdict is the same in any order).
 func suites(dir string, ev []evidence) []suite {
 	var out []suite
 	for _, e := range ev {
@@ -439,7 +447,34 @@ func suites(dir string, ev []evidence) []suite {
 			}
 		}
 	}
+	slices.SortStableFunc(out, func(a, b suite) int { return cmp.Compare(isCommand(a), isCommand(b)) })
 	return out
+}
+
+// weight guesses how long a job runs: 2 when all its evidence is in
+// commands' packages, 1 when some is, else 0.
+func weight(j job) int {
+	n := 0
+	for _, e := range j.Evidence {
+		if strings.HasPrefix(e.Path, "cmd/") {
+			n++
+		}
+	}
+	switch {
+	case n == 0:
+		return 0
+	case n == len(j.Evidence):
+		return 2
+	}
+	return 1
+}
+
+// isCommand is 1 for a suite in a command's package, else 0.
+func isCommand(s suite) int {
+	if strings.HasPrefix(s.Pkg, "./cmd/") {
+		return 1
+	}
+	return 0
 }
 
 // event is a line of `go test -json`.
@@ -484,7 +519,7 @@ func runSuite(dir string, s suite, timeout time.Duration, extraEnv []string) (ou
 	re := "^(" + strings.Join(s.Funcs, "|") + ")$"
 	ctx, cancel := context.WithTimeout(context.Background(), timeout+30*time.Second)
 	defer cancel()
-	args := []string{"test", "-json", "-count=1", "-failfast", "-timeout", timeout.String(), "-run", re}
+	args := []string{"test", "-json", "-count=1", "-failfast", "-vet=off", "-ldflags=-w", "-timeout", timeout.String(), "-run", re}
 	if slices.ContainsFunc(s.Funcs, func(f string) bool { return strings.HasPrefix(f, "Benchmark") }) {
 		args = append(args, "-bench", re, "-benchtime", "1x")
 	}
