@@ -94,12 +94,15 @@ func (e errReader) Read([]byte) (int, error) {
 // task) the calls queue here, where they cost little, rather than inside
 // the SDK for the database; and they queue in the order they came.
 func (s *Server) serveHeld(w http.ResponseWriter, r *http.Request, h http.Handler, c *caller, body []byte, tool string) {
+	if s.park(w, r, h, c, body, tool) {
+		return
+	}
 	if !s.enter(r.Context(), c, tool) {
 		return
 	}
 	holder := s.firstPass(w, r, h, c, body)
 	<-s.passes
-	if holder == nil || s.park(w, r, h, c, body, tool, holder) {
+	if holder == nil {
 		return
 	}
 	err := holder.Run(r.Context()) // ends early when the board drains

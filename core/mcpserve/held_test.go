@@ -129,7 +129,7 @@ func TestAHeldCallWaitsOutsideTheSDK(t *testing.T) {
 			}, 5*time.Second, 10*time.Millisecond, "the call waits outside the SDK")
 			if park {
 				require.Zero(t, goroutinesWith("mcpserve.(*Server).serveHeld"), "net/http's goroutine has returned")
-				require.Equal(t, 1, goroutinesWith("mcpserve.(*parked).run"))
+				require.Equal(t, 1, goroutinesWith("mcpserve.(*parked).waitThenAnswer"))
 				require.Equal(t, 1, goroutinesWith("mcpserve.(*parked).watch"))
 			} else {
 				require.Equal(t, 1, goroutinesWith("mcpserve.(*Server).serveHeld"))
