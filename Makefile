@@ -187,9 +187,10 @@ MUTANTS_COEFFICIENT ?= 4
 # One line per package from gremlins' results.
 MUTANTS_SUMMARY := docs/mutants.jq
 MUTANTS_ONLY_board := claim.go service_claim.go report.go service_report.go handoff.go store_task.go
-MUTANTS_ONLY_kernel := tools.go typedtool.go adminauth.go whoami.go kernel.go hold.go argnumbers.go
+MUTANTS_ONLY_kernel := tools.go typedtool.go adminauth.go whoami.go kernel.go hold.go argnumbers.go refusedargs.go
 MUTANTS_ONLY_mandate := verify.go scope.go budget.go revoke.go keyring.go mandate.go
-MUTANTS_ONLY_identity := caller.go tokens.go admit.go signin.go agents.go
+MUTANTS_ONLY_ledger := append.go check.go checkpoint.go erase.go hash.go record.go verify.go witness.go query.go
+MUTANTS_ONLY_identity := agents.go tokens.go people.go caller.go
 
 mutants:
 	@command -v jq >/dev/null || { echo "make mutants reads gremlins' results with jq (apt-get install jq)" >&2; exit 1; }
@@ -200,6 +201,7 @@ mutants:
 			core/kernel) only="$(MUTANTS_ONLY_kernel)";; \
 			core/mandate) only="$(MUTANTS_ONLY_mandate)";; \
 			core/identity) only="$(MUTANTS_ONLY_identity)";; \
+			core/ledger) only="$(MUTANTS_ONLY_ledger)";; \
 			*) only="";; \
 		esac; \
 		ex=(-E /); \

@@ -32,6 +32,8 @@ func TestParseBoardScope(t *testing.T) {
 		{"doc.read:customer_a", "", "", false},     // opaque
 		{"task@project:web\n", "", "", false},      // trailing newline
 		{"task\u00a0x@project:web", "", "", false}, // Unicode space
+		{" task@project:web", "", "", false},       // whitespace first in action
+		{"\x1ctask@project:web", "", "", false},    // U+001C, first of the ASCII separators
 	} {
 		t.Run(tt.in, func(t *testing.T) {
 			action, project, ok := mandate.ParseBoardScope(tt.in)
@@ -47,7 +49,7 @@ func TestValidScope(t *testing.T) {
 	for _, ok := range []string{"a", "task.work@project:web", "doc.read:customer_a", strings.Repeat("é", 200), "*"} {
 		require.NoError(t, mandate.ValidScope(ok), ok)
 	}
-	for _, bad := range []string{"", strings.Repeat("x", 201), "a b", "a\tb", "a\nb", "a\u00a0b", "a\u2028b", "a\x1fb"} {
+	for _, bad := range []string{"", strings.Repeat("x", 201), "a b", "a\tb", "a\nb", "a\u00a0b", "a\u2028b", "a\x1fb", "a\x1cb", " a", "\ta"} {
 		err := mandate.ValidScope(bad)
 		require.Equal(t, errs.InvalidRequest, errs.CodeOf(err), "%q", bad)
 		require.Equal(t, "invalid scope: "+bad, err.(*errs.Error).Message)
