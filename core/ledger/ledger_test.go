@@ -318,3 +318,49 @@ func TestAnOrganizationWithoutALogVerifiesToNothing(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []ledger.Verdict{{ChainKey: "_system:acme", OK: true, Checked: 1}}, vs)
 }
+
+// A refusal's entry keeps the agent and project it names only when they are
+// of the entry's organization; an entry that names no organization takes its
+// agent's (RecordRefusal, LOG-006's "logged in the caller's organization").
+func TestARefusalIsAnchoredInItsOrganization(t *testing.T) {
+	ctx := context.Background()
+	d := pgtest.New(t)
+	seed(t, d)
+	l := ledger.New(nil)
+	refuse := func(e ledger.Entry) (chain string, project, agent *string) {
+		t.Helper()
+		e.Actor, e.Action = "system", "x"
+		require.Equal(t, errs.NotFound, errs.CodeOf(l.RecordRefusal(ctx, d, e, errs.E(errs.NotFound, "no"))))
+		require.NoError(t, d.NewRaw(`SELECT chain_key, project_id, agent_id FROM entries ORDER BY id DESC LIMIT 1`).
+			Scan(ctx, &chain, &project, &agent))
+		return chain, project, agent
+	}
+	chain, _, agent := refuse(ledger.Entry{AgentID: "code-rocket"})
+	require.Equal(t, "_system:acme", chain, "no organization: the agent's")
+	require.Equal(t, "code-rocket", *agent)
+
+	chain, _, agent = refuse(ledger.Entry{OrgID: "acme", AgentID: "code-web"})
+	require.Equal(t, "_system:acme", chain)
+	require.Nil(t, agent, "another organization's agent is dropped")
+
+	chain, project, agent := refuse(ledger.Entry{OrgID: "acme", ProjectID: "rocket", AgentID: "code-rocket"})
+	require.Equal(t, "rocket", chain)
+	require.Equal(t, "rocket", *project, "its own project is kept")
+	require.Equal(t, "code-rocket", *agent, "its own agent is kept")
+
+	chain, project, agent = refuse(ledger.Entry{ProjectID: "rocket", AgentID: "ghost"})
+	require.Equal(t, "rocket", chain, "no organization, no agent: the project's")
+	require.Equal(t, "rocket", *project)
+	require.Nil(t, agent, "an agent that does not exist is dropped")
+}
+
+// Progress is told of entries checked, never of none: a chain with no
+// entries calls it not at all.
+func TestVerifyOfAnEmptyChainReportsNoProgress(t *testing.T) {
+	d := pgtest.New(t)
+	calls := 0
+	v, err := ledger.New(nil).VerifyChain(context.Background(), d, "no-such-chain", func(int) { calls++ })
+	require.NoError(t, err)
+	require.True(t, v.OK)
+	require.Zero(t, calls)
+}
