@@ -2,6 +2,7 @@ package ledger_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -363,4 +364,44 @@ func TestVerifyOfAnEmptyChainReportsNoProgress(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, v.OK)
 	require.Zero(t, calls)
+}
+
+// Entries selects by every filter, and a zero filter selects nothing out.
+func TestEntriesFilters(t *testing.T) {
+	ctx := context.Background()
+	d := pgtest.New(t)
+	seed(t, d)
+	t1 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	now := t1
+	l := ledger.New(&ledger.Options{Now: func() time.Time { return now }})
+	e1 := appendOne(t, d, l, ledger.Entry{ProjectID: "web", AgentID: "code-web", Actor: "agent:code-web", Action: "a", Payload: map[string]any{"k": 1}})
+	now = t1.Add(time.Minute)
+	e2 := appendOne(t, d, l, ledger.Entry{ProjectID: "web", Actor: "human:ana", Action: "b", Outcome: "not_found", Payload: map[string]any{"k": 2}})
+	now = t1.Add(2 * time.Minute)
+	e3 := appendOne(t, d, l, ledger.Entry{OrgID: "default", Actor: "system", Action: "a", Payload: map[string]any{"k": 3}})
+	t2 := t1.Add(time.Minute)
+	ids := func(f ledger.Filter) []int64 {
+		t.Helper()
+		f.OrgID = "default"
+		rs, err := l.Entries(ctx, d, f)
+		require.NoError(t, err)
+		out := []int64{}
+		for _, r := range rs {
+			out = append(out, r.ID)
+		}
+		return out
+	}
+	require.Equal(t, []int64{e1.ID, e2.ID, e3.ID}, ids(ledger.Filter{Oldest: true}))
+	require.Equal(t, []int64{e3.ID, e2.ID, e1.ID}, ids(ledger.Filter{}))
+	require.Equal(t, []int64{e2.ID, e1.ID}, ids(ledger.Filter{ProjectID: "web"}))
+	require.Equal(t, []int64{e1.ID}, ids(ledger.Filter{AgentID: "code-web"}))
+	require.Equal(t, []int64{e3.ID, e1.ID}, ids(ledger.Filter{Action: "a"}))
+	require.Equal(t, []int64{e2.ID}, ids(ledger.Filter{Outcome: "not_found"}))
+	require.Equal(t, []int64{e2.ID}, ids(ledger.Filter{Refused: true}))
+	require.Equal(t, []int64{e3.ID}, ids(ledger.Filter{PayloadContains: json.RawMessage(`{"k":3}`)}))
+	require.Equal(t, []int64{e2.ID, e1.ID}, ids(ledger.Filter{Before: e3.ID}))
+	require.Equal(t, []int64{e3.ID, e2.ID}, ids(ledger.Filter{From: &t2}))
+	require.Equal(t, []int64{e2.ID, e1.ID}, ids(ledger.Filter{To: &t2}))
+	require.Equal(t, []int64{e3.ID}, ids(ledger.Filter{Limit: 1}))
+	require.Empty(t, ids(ledger.Filter{TaskID: "00000000-0000-0000-0000-000000000001"}))
 }
