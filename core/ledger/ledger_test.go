@@ -322,7 +322,7 @@ func TestAnOrganizationWithoutALogVerifiesToNothing(t *testing.T) {
 
 // A refusal's entry keeps the agent and project it names only when they are
 // of the entry's organization; an entry that names no organization takes its
-// agent's (RecordRefusal, LOG-006's "logged in the caller's organization").
+// agent's (RecordRefusal; LOG-008).
 func TestARefusalIsAnchoredInItsOrganization(t *testing.T) {
 	ctx := context.Background()
 	d := pgtest.New(t)
@@ -404,4 +404,30 @@ func TestEntriesFilters(t *testing.T) {
 	require.Equal(t, []int64{e2.ID, e1.ID}, ids(ledger.Filter{To: &t2}))
 	require.Equal(t, []int64{e3.ID}, ids(ledger.Filter{Limit: 1}))
 	require.Empty(t, ids(ledger.Filter{TaskID: "00000000-0000-0000-0000-000000000001"}))
+}
+
+// RecordPipelined has Record's outcomes: a change is logged ok with it, a
+// refusal is logged with its code, and any other error logs nothing.
+func TestRecordPipelinedLogsAsRecordDoes(t *testing.T) {
+	ctx := context.Background()
+	d := pgtest.New(t)
+	seed(t, d)
+	l := ledger.New(nil)
+	run := func(action string, fail error) error {
+		return l.RecordPipelined(ctx, d, ledger.Entry{OrgID: "acme", Actor: "human:bo", Action: action}, nil,
+			func(ctx context.Context, tx *db.Tx, e *ledger.Entry) error { return fail })
+	}
+	require.NoError(t, run("done", nil))
+	require.Equal(t, errs.NotFound, errs.CodeOf(run("refused", errs.E(errs.NotFound, "no"))))
+	require.Error(t, run("broken", fmt.Errorf("disk on fire")))
+	var rows []struct {
+		Action  string `bun:"action"`
+		Outcome string `bun:"outcome"`
+	}
+	require.NoError(t, d.NewRaw(`SELECT action, outcome FROM entries ORDER BY id`).Scan(ctx, &rows))
+	require.Len(t, rows, 2)
+	require.Equal(t, "done", rows[0].Action)
+	require.Equal(t, "ok", rows[0].Outcome)
+	require.Equal(t, "refused", rows[1].Action)
+	require.Equal(t, "not_found", rows[1].Outcome)
 }
