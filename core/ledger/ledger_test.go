@@ -431,3 +431,42 @@ func TestRecordPipelinedLogsAsRecordDoes(t *testing.T) {
 	require.Equal(t, "refused", rows[1].Action)
 	require.Equal(t, "not_found", rows[1].Outcome)
 }
+
+// The reads around erasure and verification: an entry's organization, an
+// organization's chains with their sizes, erasing the payloads that match,
+// and every organization verified.
+func TestEntryOrgChainsEraseMatchingAndVerifyAll(t *testing.T) {
+	ctx := context.Background()
+	d := pgtest.New(t)
+	seed(t, d)
+	l := ledger.New(nil)
+	e1 := appendOne(t, d, l, ledger.Entry{ProjectID: "web", Actor: "human:ana", Action: "note", Payload: map[string]any{"note": "n1", "text": "x"}})
+	appendOne(t, d, l, ledger.Entry{ProjectID: "web", Actor: "human:ana", Action: "note", Payload: map[string]any{"note": "n2", "text": "y"}})
+
+	org, err := l.EntryOrg(ctx, d, e1.ID)
+	require.NoError(t, err)
+	require.Equal(t, "default", org)
+	org, err = l.EntryOrg(ctx, d, e1.ID+1000)
+	require.NoError(t, err)
+	require.Empty(t, org)
+
+	chains, err := l.Chains(ctx, d, "default")
+	require.NoError(t, err)
+	require.Equal(t, []ledger.ChainSize{{ChainKey: "web", Entries: 2}}, chains)
+	chains, err = l.Chains(ctx, d, "acme")
+	require.NoError(t, err)
+	require.Empty(t, chains)
+
+	var erased int64
+	require.NoError(t, d.InTx(ctx, func(ctx context.Context, tx bun.Tx) (err error) {
+		erased, err = l.EraseMatching(ctx, tx, "web", []string{"note"}, map[string]string{"note": "n1"})
+		return err
+	}))
+	require.EqualValues(t, 1, erased)
+
+	all, err := l.VerifyAll(ctx, d, nil)
+	require.NoError(t, err)
+	require.Len(t, all["default"], 1)
+	require.True(t, all["default"][0].OK, all["default"][0].Reason)
+	require.EqualValues(t, 2, all["default"][0].Checked)
+}
