@@ -177,7 +177,10 @@ proofs:
 # times MUTANTS_COEFFICIENT. Subpackages (kerneltest, redacttest) are never
 # mutated; MUTANTS_ONLY_<dir> names the only files mutated in a package (the
 # contract-holding ones, where mutating all would take hours), the reason
-# beside each in docs/mutants.md.
+# beside each in docs/mutants.md. Every go command gremlins runs starts in
+# its own session (.mutants/bin/go, setsid): a mutant that signals its
+# process group (kill(0) in pluginhost, for one) then kills only its own
+# test run, not gremlins.
 GREMLINS := github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
 MUTANTS_PKGS := core/redact core/mandate core/ledger core/kernel core/pluginhost core/identity modules/board
 PKG ?=
@@ -197,7 +200,9 @@ MUTANTS_ONLY_identity := agents.go tokens.go people.go caller.go
 
 mutants:
 	@command -v jq >/dev/null || { echo "make mutants reads gremlins' results with jq (apt-get install jq)" >&2; exit 1; }
-	@mkdir -p $(MUTANTS_DIR); rc=0; \
+	@mkdir -p $(MUTANTS_DIR)/bin; rc=0; \
+	printf '#!/bin/sh\nexec setsid -w %s "$$@"\n' "$$(command -v $(GO))" > $(MUTANTS_DIR)/bin/go; \
+	chmod +x $(MUTANTS_DIR)/bin/go; export PATH="$(CURDIR)/$(MUTANTS_DIR)/bin:$$PATH"; \
 	for p in $(or $(PKG),$(MUTANTS_PKGS)); do \
 		run=; case $$p in \
 			modules/board) only="$(MUTANTS_ONLY_board)"; run='$(MUTANTS_RUN_board)';; \

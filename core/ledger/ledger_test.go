@@ -404,6 +404,9 @@ func TestEntriesFilters(t *testing.T) {
 	require.Equal(t, []int64{e2.ID, e1.ID}, ids(ledger.Filter{To: &t2}))
 	require.Equal(t, []int64{e3.ID}, ids(ledger.Filter{Limit: 1}))
 	require.Empty(t, ids(ledger.Filter{TaskID: "00000000-0000-0000-0000-000000000001"}))
+	rs, err := l.Entries(ctx, d, ledger.Filter{OrgID: "default", Limit: 1})
+	require.NoError(t, err)
+	require.NotNil(t, rs[0].MandateChain, "no chain reads as [], never null")
 }
 
 // RecordPipelined has Record's outcomes: a change is logged ok with it, a
