@@ -271,3 +271,17 @@ func TestRowsNeedTheirOwnOrganization(t *testing.T) {
 	_, err = f.d.ExecContext(ctx, `UPDATE agents SET role_id = 'rocketeer' WHERE id = 'code-web'`)
 	require.Equal(t, db.ForeignKeyViolation, db.PgCode(err), "a role of another organization")
 }
+
+// A name may be 200 characters, not 201; an email already someone's in the
+// organization is refused saying so, before the database's own index.
+func TestPeopleNameBoundAndEmailTaken(t *testing.T) {
+	ctx := context.Background()
+	f := withPeople(t)
+	_, err := f.svc.AddHuman(ctx, "ana", identity.HumanInput{ID: "long", Name: strings.Repeat("é", 200), Role: identity.Viewer})
+	require.NoError(t, err)
+	_, err = f.svc.AddHuman(ctx, "ana", identity.HumanInput{ID: "longer", Name: strings.Repeat("é", 201), Role: identity.Viewer})
+	require.Equal(t, errs.InvalidRequest, errs.CodeOf(err))
+	_, err = f.svc.AddHuman(ctx, "ana", identity.HumanInput{ID: "twin", Name: "Twin", Role: identity.Viewer, Email: "ana@example.COM"})
+	require.Equal(t, errs.IDTaken, errs.CodeOf(err))
+	require.Equal(t, "email ana@example.COM is already someone's in this organization", errs.Public(err).Message)
+}
