@@ -14,6 +14,7 @@ import (
 
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/core/metrics"
 	"github.com/pactboard/pact/core/pgtest"
 	"github.com/pactboard/pact/sdk/errs"
 )
@@ -415,7 +416,8 @@ func TestRecordPipelinedLogsAsRecordDoes(t *testing.T) {
 	ctx := context.Background()
 	d := pgtest.New(t)
 	seed(t, d)
-	l := ledger.New(nil)
+	m := metrics.New()
+	l := ledger.New(&ledger.Options{Metrics: m})
 	run := func(action string, fail error) error {
 		return l.RecordPipelined(ctx, d, ledger.Entry{OrgID: "acme", Actor: "human:bo", Action: action}, nil,
 			func(ctx context.Context, tx *db.Tx, e *ledger.Entry) error { return fail })
@@ -433,6 +435,17 @@ func TestRecordPipelinedLogsAsRecordDoes(t *testing.T) {
 	require.Equal(t, "ok", rows[0].Outcome)
 	require.Equal(t, "refused", rows[1].Action)
 	require.Equal(t, "not_found", rows[1].Outcome)
+	families, err := m.Registry().Gather()
+	require.NoError(t, err)
+	counted := map[string]float64{}
+	for _, f := range families {
+		if f.GetName() == "pact_log_appends_total" {
+			for _, s := range f.GetMetric() {
+				counted[s.GetLabel()[0].GetValue()] = s.GetCounter().GetValue()
+			}
+		}
+	}
+	require.Equal(t, map[string]float64{"ok": 1, "refused": 1}, counted, "a pipelined append is counted too")
 }
 
 // The reads around erasure and verification: an entry's organization, an
