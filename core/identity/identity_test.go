@@ -285,3 +285,19 @@ func TestPeopleNameBoundAndEmailTaken(t *testing.T) {
 	require.Equal(t, errs.IDTaken, errs.CodeOf(err))
 	require.Equal(t, "email ana@example.COM is already someone's in this organization", errs.Public(err).Message)
 }
+
+// Roles rank viewer < approver < owner; anything else is no role, and ranks
+// below every one, even viewer.
+func TestRolesRank(t *testing.T) {
+	roles := []identity.Role{identity.Viewer, identity.Approver, identity.Owner}
+	for i, r := range roles {
+		require.True(t, r.Valid(), r)
+		for j, min := range roles {
+			require.Equal(t, i >= j, r.AtLeast(min), "%s at least %s", r, min)
+		}
+	}
+	for _, bad := range []identity.Role{"admin", ""} {
+		require.False(t, bad.Valid(), bad)
+		require.False(t, bad.AtLeast(identity.Viewer), bad)
+	}
+}
