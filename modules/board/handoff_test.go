@@ -22,3 +22,22 @@ func TestHandoffValues(t *testing.T) {
 		}
 	}
 }
+
+// Removing the handoff section stops at the next heading of its level or
+// above, and leaves no blank lines at either end.
+func TestWithoutHandoffStopsAtTheNextHeading(t *testing.T) {
+	for in, want := range map[string]string{
+		"## Handoff\n- a\n## Next\nmore":       "## Next\nmore",
+		"## Handoff\n- a\n# Top\nmore":         "# Top\nmore",
+		"## Handoff\n- a\n### Inside\n- b":     "",
+		"intro\n\n## Handoff\n- a\n\n## Next":  "intro\n\n## Next",
+		"## Handoff\n- a\n\n\n## Next\nmore\n": "## Next\nmore",
+	} {
+		if got := withoutHandoff(in); got != want {
+			t.Errorf("withoutHandoff(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := trimBlankLines("\n \n  x\ny \n\n"); got != "  x\ny" {
+		t.Errorf("trimBlankLines = %q", got)
+	}
+}
