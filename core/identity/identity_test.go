@@ -301,3 +301,30 @@ func TestRolesRank(t *testing.T) {
 		require.False(t, bad.AtLeast(identity.Viewer), bad)
 	}
 }
+
+// A token names its agent only while it is live; GetPerson finds a person or
+// answers not_found (ID-006).
+func TestAgentForTokenAndGetPerson(t *testing.T) {
+	ctx := context.Background()
+	f := withPeople(t)
+	r, err := f.svc.RegisterAgent(ctx, "val", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}, TokenDays: 1})
+	require.NoError(t, err)
+	agent, ok, err := f.svc.AgentForToken(ctx, f.d, r.Token)
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, "code-web", agent)
+	_, ok, err = f.svc.AgentForToken(ctx, f.d, "pact_"+strings.Repeat("A", 43))
+	require.NoError(t, err)
+	require.False(t, ok)
+	_, err = f.svc.RevokeAgentTokens(ctx, f.d, "code-web")
+	require.NoError(t, err)
+	_, ok, err = f.svc.AgentForToken(ctx, f.d, r.Token)
+	require.NoError(t, err)
+	require.False(t, ok, "revoked")
+
+	p, err := f.svc.GetPerson(ctx, f.d, "val")
+	require.NoError(t, err)
+	require.Equal(t, "Val", p.Name)
+	_, err = f.svc.GetPerson(ctx, f.d, "nobody")
+	require.Equal(t, errs.NotFound, errs.CodeOf(err))
+}
