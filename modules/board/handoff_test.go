@@ -41,3 +41,25 @@ func TestWithoutHandoffStopsAtTheNextHeading(t *testing.T) {
 		t.Errorf("trimBlankLines = %q", got)
 	}
 }
+
+// A report's result as stored: text as is, JSON as written, and no result
+// (absent or null) as NULL, never the text "null".
+func TestReportResultForms(t *testing.T) {
+	for in, want := range map[string]string{``: "", `null`: "", `"done"`: "done", `{"a":1}`: `{"a":1}`} {
+		if got := resultText(json.RawMessage(in)); got != want {
+			t.Errorf("resultText(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := string(resultJSON(nil)); got != "null" {
+		t.Errorf("resultJSON(nil) = %q", got)
+	}
+	if got := string(resultJSON(json.RawMessage(`{"a":1}`))); got != `{"a":1}` {
+		t.Errorf("resultJSON kept %q", got)
+	}
+	if nullJSON(nil) != nil || nullJSON(json.RawMessage(`null`)) != nil {
+		t.Error("no result must be NULL")
+	}
+	if got := nullJSON(json.RawMessage(`"x"`)); got == nil || *got != `"x"` {
+		t.Errorf("nullJSON(\"x\") = %v", got)
+	}
+}
