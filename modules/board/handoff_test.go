@@ -2,6 +2,7 @@ package board
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -61,5 +62,22 @@ func TestReportResultForms(t *testing.T) {
 	}
 	if got := nullJSON(json.RawMessage(`"x"`)); got == nil || *got != `"x"` {
 		t.Errorf("nullJSON(\"x\") = %v", got)
+	}
+}
+
+// What a task stores of a result or a reason is redacted, and nothing
+// stays nothing (NULL), never an empty text.
+func TestStoredResultsAreRedactedAndNullStaysNull(t *testing.T) {
+	if redactedJSON(nil) != nil || redactedText(nil) != nil {
+		t.Fatal("NULL must stay NULL")
+	}
+	secret := "sk-ant-" + strings.Repeat("A1b2", 6)
+	j := `{"note": "` + secret + `"}`
+	if got := redactedJSON(&j); got == nil || strings.Contains(*got, secret) {
+		t.Errorf("redactedJSON kept the secret: %v", got)
+	}
+	s := "key " + secret
+	if got := redactedText(&s); got == nil || strings.Contains(*got, secret) {
+		t.Errorf("redactedText kept the secret: %v", got)
 	}
 }
