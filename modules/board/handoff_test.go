@@ -81,3 +81,22 @@ func TestStoredResultsAreRedactedAndNullStaysNull(t *testing.T) {
 		t.Errorf("redactedText kept the secret: %v", got)
 	}
 }
+
+// A brief's detail: a structured report when the result holds one, else
+// the text (the result's "text", or the result itself) without its
+// Handoff section.
+func TestBriefDetail(t *testing.T) {
+	withReport := `{"report": {"greeting": "Hi", "sections": [{"title": "Done", "items": ["x"]}]}, "text": "ignored"}`
+	if got := briefDetail(json.RawMessage(withReport)); got == "" || strings.Contains(got, "ignored") {
+		t.Errorf("briefDetail(report) = %q", got)
+	}
+	for in, want := range map[string]string{
+		`{"report": 5, "text": "sum\n## Handoff\n- a"}`: "sum",
+		`{"text": "sum\n## Handoff\n- a"}`:              "sum",
+		`"sum\n## Handoff\n- a"`:                        "sum",
+	} {
+		if got := briefDetail(json.RawMessage(in)); got != want {
+			t.Errorf("briefDetail(%s) = %q, want %q", in, got, want)
+		}
+	}
+}
