@@ -15,7 +15,7 @@ BUF := github.com/bufbuild/buf/cmd/buf@v1.75.0
 # walks them all from the root.
 MODULES := . sdk plugins/examples/notifier-hello docs/examples/tenuo-verifier
 
-.PHONY: build plugins proto client client-check console run test install-deps lint fmt-check vet staticcheck bench bench-ratios pgbouncer-check fuzz fmt clean faults proofs
+.PHONY: build plugins proto client client-check console run test install-deps lint fmt-check vet staticcheck bench bench-ratios pgbouncer-check fuzz fmt clean faults proofs mutants
 
 # pact-board embeds the SHA-256 of the first-party plugins built with it
 # (cmd/pact-board/bundled/README.md), so PACT_AUTH_ISSUER,
@@ -164,6 +164,70 @@ ONLY ?=
 PROOFS_WORKERS ?= 2
 proofs:
 	$(GO) run ./cmd/pact-proofs -workers $(PROOFS_WORKERS) -only '$(ONLY)'
+
+# Mutation testing (docs/mutants.md), outside CI and make test: gremlins
+# mutates the code holding the contracts of docs/invariants.md, one package
+# at a time, and runs that package's tests against each mutant on the same
+# real PostgreSQL the tests start (PG_BIN, PATH or /usr/lib/postgresql/*/bin,
+# as for make test). One worker: the 2 cores are shared. Results go to
+# .mutants/<pkg>.json (git-ignored); each package ends with a line of
+# killed, lived, timed out, not covered and efficacy.
+# PKG=core/redact runs one package. A package's whole run is bounded by
+# MUTANTS_TIMEOUT; a mutant's test run by the package's measured test time
+# times MUTANTS_COEFFICIENT. Subpackages (kerneltest, redacttest) are never
+# mutated; MUTANTS_ONLY_<dir> names the only files mutated in a package (the
+# contract-holding ones, where mutating all would take hours), the reason
+# beside each in docs/mutants.md. Every go command gremlins runs starts in
+# its own session (.mutants/bin/go, setsid): a mutant that signals its
+# process group (kill(0) in pluginhost, for one) then kills only its own
+# test run, not gremlins.
+GREMLINS := github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
+MUTANTS_PKGS := core/redact core/mandate core/ledger core/kernel core/pluginhost core/identity modules/board
+PKG ?=
+MUTANTS_DIR := .mutants
+MUTANTS_TIMEOUT ?= 40m
+MUTANTS_COEFFICIENT ?= 4
+# One line per package from gremlins' results.
+MUTANTS_SUMMARY := docs/mutants.jq
+# The board's whole suite takes minutes a mutant; its mutants run only the
+# claim, report and handoff tests (MUTANTS_RUN_board, a go test -run).
+MUTANTS_RUN_board := ^(TestFiftyConcurrentClaimsHaveExactlyOneWinner|TestConcurrentExclusiveClaimsByOneAgentLeaveItOneTask|TestClaimRefusals|TestStaleClaimsAreReleased|TestOnlyWorkingTasksHaveAHeartbeat|TestEveryCallNamingTheTaskIsAHeartbeat|TestHandoffRule|TestClosingATaskRevokesItsDelegatedMandateAndCancelsSubtasks|TestInputRequiredAndBudgets|FuzzHandoff|TestHandoffValues|TestWithoutHandoffStopsAtTheNextHeading|TestReportResultForms|TestStoredResultsAreRedactedAndNullStaysNull|TestBriefDetail)$$
+MUTANTS_ONLY_board := claim.go service_claim.go report.go service_report.go handoff.go store_task.go
+MUTANTS_ONLY_kernel := tools.go typedtool.go adminauth.go whoami.go kernel.go hold.go argnumbers.go refusedargs.go
+MUTANTS_ONLY_mandate := verify.go scope.go budget.go revoke.go keyring.go mandate.go
+MUTANTS_ONLY_ledger := append.go check.go checkpoint.go erase.go hash.go record.go verify.go witness.go query.go
+MUTANTS_ONLY_identity := agents.go tokens.go people.go caller.go
+
+mutants:
+	@command -v jq >/dev/null || { echo "make mutants reads gremlins' results with jq (apt-get install jq)" >&2; exit 1; }
+	@mkdir -p $(MUTANTS_DIR)/bin; rc=0; \
+	printf '#!/bin/sh\nexec setsid -w %s "$$@"\n' "$$(command -v $(GO))" > $(MUTANTS_DIR)/bin/go; \
+	chmod +x $(MUTANTS_DIR)/bin/go; export PATH="$(CURDIR)/$(MUTANTS_DIR)/bin:$$PATH"; \
+	for p in $(or $(PKG),$(MUTANTS_PKGS)); do \
+		run=; case $$p in \
+			modules/board) only="$(MUTANTS_ONLY_board)"; run='$(MUTANTS_RUN_board)';; \
+			core/kernel) only="$(MUTANTS_ONLY_kernel)";; \
+			core/mandate) only="$(MUTANTS_ONLY_mandate)";; \
+			core/identity) only="$(MUTANTS_ONLY_identity)";; \
+			core/ledger) only="$(MUTANTS_ONLY_ledger)";; \
+			*) only="";; \
+		esac; \
+		ex=(-E /); run=$${run:-.}; \
+		if [ -n "$$only" ]; then \
+			for f in $$p/*.go; do f=$${f##*/}; \
+				case $$f in *_test.go) continue;; esac; \
+				case " $$only " in *" $$f "*) ;; *) ex+=(-E "^$${f//./\\.}$$");; esac; \
+			done; \
+		fi; \
+		out=$(CURDIR)/$(MUTANTS_DIR)/$${p//\//_}.json; rm -f $$out; \
+		echo "== gremlins $$p$${only:+ (only $$only)}"; start=$$(date +%s); \
+		(cd $$p && GOFLAGS="-count=1 -run=$$run" timeout $(MUTANTS_TIMEOUT) $(GO) run $(GREMLINS) unleash \
+			--workers 1 --timeout-coefficient $(MUTANTS_COEFFICIENT) -S lt "$${ex[@]}" -o $$out); \
+		took=$$(( $$(date +%s) - start )); \
+		if [ ! -s $$out ]; then echo "$$p: no results (gremlins failed or ran past MUTANTS_TIMEOUT=$(MUTANTS_TIMEOUT))"; rc=1; continue; fi; \
+		jq -r --arg p $$p --arg t $$took -f $(MUTANTS_SUMMARY) $$out \
+			| tee -a $(MUTANTS_DIR)/summary.txt; \
+	done; exit $$rc
 
 # The fault harness at full size (docs/reliability.md): every scenario on
 # real pact-board processes and one throwaway PostgreSQL, over loopback;

@@ -271,3 +271,60 @@ func TestRowsNeedTheirOwnOrganization(t *testing.T) {
 	_, err = f.d.ExecContext(ctx, `UPDATE agents SET role_id = 'rocketeer' WHERE id = 'code-web'`)
 	require.Equal(t, db.ForeignKeyViolation, db.PgCode(err), "a role of another organization")
 }
+
+// A name may be 200 characters, not 201; an email already someone's in the
+// organization is refused saying so, before the database's own index.
+func TestPeopleNameBoundAndEmailTaken(t *testing.T) {
+	ctx := context.Background()
+	f := withPeople(t)
+	_, err := f.svc.AddHuman(ctx, "ana", identity.HumanInput{ID: "long", Name: strings.Repeat("é", 200), Role: identity.Viewer})
+	require.NoError(t, err)
+	_, err = f.svc.AddHuman(ctx, "ana", identity.HumanInput{ID: "longer", Name: strings.Repeat("é", 201), Role: identity.Viewer})
+	require.Equal(t, errs.InvalidRequest, errs.CodeOf(err))
+	_, err = f.svc.AddHuman(ctx, "ana", identity.HumanInput{ID: "twin", Name: "Twin", Role: identity.Viewer, Email: "ana@example.COM"})
+	require.Equal(t, errs.IDTaken, errs.CodeOf(err))
+	require.Equal(t, "email ana@example.COM is already someone's in this organization", errs.Public(err).Message)
+}
+
+// Roles rank viewer < approver < owner; anything else is no role, and ranks
+// below every one, even viewer.
+func TestRolesRank(t *testing.T) {
+	roles := []identity.Role{identity.Viewer, identity.Approver, identity.Owner}
+	for i, r := range roles {
+		require.True(t, r.Valid(), r)
+		for j, min := range roles {
+			require.Equal(t, i >= j, r.AtLeast(min), "%s at least %s", r, min)
+		}
+	}
+	for _, bad := range []identity.Role{"admin", ""} {
+		require.False(t, bad.Valid(), bad)
+		require.False(t, bad.AtLeast(identity.Viewer), bad)
+	}
+}
+
+// A token names its agent only while it is live; GetPerson finds a person or
+// answers not_found (ID-006).
+func TestAgentForTokenAndGetPerson(t *testing.T) {
+	ctx := context.Background()
+	f := withPeople(t)
+	r, err := f.svc.RegisterAgent(ctx, "val", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}, TokenDays: 1})
+	require.NoError(t, err)
+	agent, ok, err := f.svc.AgentForToken(ctx, f.d, r.Token)
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, "code-web", agent)
+	_, ok, err = f.svc.AgentForToken(ctx, f.d, "pact_"+strings.Repeat("A", 43))
+	require.NoError(t, err)
+	require.False(t, ok)
+	_, err = f.svc.RevokeAgentTokens(ctx, f.d, "code-web")
+	require.NoError(t, err)
+	_, ok, err = f.svc.AgentForToken(ctx, f.d, r.Token)
+	require.NoError(t, err)
+	require.False(t, ok, "revoked")
+
+	p, err := f.svc.GetPerson(ctx, f.d, "val")
+	require.NoError(t, err)
+	require.Equal(t, "Val", p.Name)
+	_, err = f.svc.GetPerson(ctx, f.d, "nobody")
+	require.Equal(t, errs.NotFound, errs.CodeOf(err))
+}

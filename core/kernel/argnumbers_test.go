@@ -94,3 +94,50 @@ func FuzzArgNumbers(f *testing.F) {
 		}
 	})
 }
+
+// Every number is checked, not only the first of a run: the scan resumes
+// right after each number it read. 9e-400 rounds to zero though its
+// mantissa, a 9, is not zero.
+func TestEveryNumberOfAnArrayIsChecked(t *testing.T) {
+	for _, args := range []string{`[1,1e400]`, `{"a":1,"b":1e400}`, `[0,0,9007199254740993]`, `[9e-400]`} {
+		require.Error(t, checkArgNumbers([]byte(args)), args)
+	}
+}
+
+// The length bounds are inclusive: a literal of maxNumberLength characters
+// is read, one longer refused; a refused literal of shownNumberLength
+// characters is shown whole, a longer one cut with "…".
+func TestNumberLengthBoundsAreInclusive(t *testing.T) {
+	longest := "0." + strings.Repeat("0", maxNumberLength-3) + "1"
+	require.Len(t, longest, maxNumberLength)
+	require.NoError(t, checkArgNumbers([]byte(`[`+longest+`]`)))
+	require.Error(t, checkArgNumbers([]byte(`[`+longest+`0]`)))
+
+	shown := "1" + strings.Repeat("0", shownNumberLength-1) // 1e23: whole, beyond 2^53
+	err := checkArgNumbers([]byte(`[` + shown + `]`))
+	require.Contains(t, err.Error(), "the number "+shown+" (24 characters)")
+	err = checkArgNumbers([]byte(`[` + shown + `0]`))
+	require.Contains(t, err.Error(), "the number "+shown[:shownNumberLength]+"… (25 characters)")
+}
+
+// Arguments of exactly maxLoggedRefusedArgs bytes are logged whole; the head
+// of a digest is cut only where the 256-byte limit splits a character, never
+// inside arguments shorter than the limit (not JSON, digested whatever
+// their size).
+func TestRefusedArgumentsBoundsAndHeads(t *testing.T) {
+	refusal := errs.E(errs.ScopeExceeded, "no")
+	exact := json.RawMessage(`"` + strings.Repeat("x", maxLoggedRefusedArgs-2) + `"`)
+	e := ledger.Entry{Payload: exact}
+	boundRefused(&e, refusal)
+	require.Equal(t, exact, e.Payload)
+	over := json.RawMessage(`"` + strings.Repeat("x", maxLoggedRefusedArgs-1) + `"`)
+	e = ledger.Entry{Payload: over}
+	boundRefused(&e, refusal)
+	require.IsType(t, map[string]any{}, e.Payload)
+
+	euro := strings.Repeat("€", 200) // three bytes each
+	require.Len(t, argsDigest([]byte(`{"ab":"` + euro))["head"], 256, "byte 256 ends a €")
+	require.Len(t, argsDigest([]byte(`{"abc":"` + euro))["head"], 254, "bytes 255-256 start a €")
+	short := "x\xe2\x82"
+	require.Equal(t, short, argsDigest([]byte(short))["head"], "no limit split it")
+}

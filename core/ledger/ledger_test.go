@@ -2,6 +2,7 @@ package ledger_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/core/metrics"
 	"github.com/pactboard/pact/core/pgtest"
 	"github.com/pactboard/pact/sdk/errs"
 )
@@ -317,4 +319,170 @@ func TestAnOrganizationWithoutALogVerifiesToNothing(t *testing.T) {
 	vs, err = l.VerifyOrg(context.Background(), d, "acme", nil)
 	require.NoError(t, err)
 	require.Equal(t, []ledger.Verdict{{ChainKey: "_system:acme", OK: true, Checked: 1}}, vs)
+}
+
+// A refusal's entry keeps the agent and project it names only when they are
+// of the entry's organization; an entry that names no organization takes its
+// agent's (RecordRefusal; LOG-008).
+func TestARefusalIsAnchoredInItsOrganization(t *testing.T) {
+	ctx := context.Background()
+	d := pgtest.New(t)
+	seed(t, d)
+	l := ledger.New(nil)
+	refuse := func(e ledger.Entry) (chain string, project, agent *string) {
+		t.Helper()
+		e.Actor, e.Action = "system", "x"
+		require.Equal(t, errs.NotFound, errs.CodeOf(l.RecordRefusal(ctx, d, e, errs.E(errs.NotFound, "no"))))
+		require.NoError(t, d.NewRaw(`SELECT chain_key, project_id, agent_id FROM entries ORDER BY id DESC LIMIT 1`).
+			Scan(ctx, &chain, &project, &agent))
+		return chain, project, agent
+	}
+	chain, _, agent := refuse(ledger.Entry{AgentID: "code-rocket"})
+	require.Equal(t, "_system:acme", chain, "no organization: the agent's")
+	require.Equal(t, "code-rocket", *agent)
+
+	chain, _, agent = refuse(ledger.Entry{OrgID: "acme", AgentID: "code-web"})
+	require.Equal(t, "_system:acme", chain)
+	require.Nil(t, agent, "another organization's agent is dropped")
+
+	chain, project, agent := refuse(ledger.Entry{OrgID: "acme", ProjectID: "rocket", AgentID: "code-rocket"})
+	require.Equal(t, "rocket", chain)
+	require.Equal(t, "rocket", *project, "its own project is kept")
+	require.Equal(t, "code-rocket", *agent, "its own agent is kept")
+
+	chain, project, agent = refuse(ledger.Entry{ProjectID: "rocket", AgentID: "ghost"})
+	require.Equal(t, "rocket", chain, "no organization, no agent: the project's")
+	require.Equal(t, "rocket", *project)
+	require.Nil(t, agent, "an agent that does not exist is dropped")
+}
+
+// Progress is told of entries checked, never of none: a chain with no
+// entries calls it not at all.
+func TestVerifyOfAnEmptyChainReportsNoProgress(t *testing.T) {
+	d := pgtest.New(t)
+	calls := 0
+	v, err := ledger.New(nil).VerifyChain(context.Background(), d, "no-such-chain", func(int) { calls++ })
+	require.NoError(t, err)
+	require.True(t, v.OK)
+	require.Zero(t, calls)
+}
+
+// Entries selects by every filter, and a zero filter selects nothing out.
+func TestEntriesFilters(t *testing.T) {
+	ctx := context.Background()
+	d := pgtest.New(t)
+	seed(t, d)
+	t1 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	now := t1
+	l := ledger.New(&ledger.Options{Now: func() time.Time { return now }})
+	e1 := appendOne(t, d, l, ledger.Entry{ProjectID: "web", AgentID: "code-web", Actor: "agent:code-web", Action: "a", Payload: map[string]any{"k": 1}})
+	now = t1.Add(time.Minute)
+	e2 := appendOne(t, d, l, ledger.Entry{ProjectID: "web", Actor: "human:ana", Action: "b", Outcome: "not_found", Payload: map[string]any{"k": 2}})
+	now = t1.Add(2 * time.Minute)
+	e3 := appendOne(t, d, l, ledger.Entry{OrgID: "default", Actor: "system", Action: "a", Payload: map[string]any{"k": 3}})
+	t2 := t1.Add(time.Minute)
+	ids := func(f ledger.Filter) []int64 {
+		t.Helper()
+		f.OrgID = "default"
+		rs, err := l.Entries(ctx, d, f)
+		require.NoError(t, err)
+		out := []int64{}
+		for _, r := range rs {
+			out = append(out, r.ID)
+		}
+		return out
+	}
+	require.Equal(t, []int64{e1.ID, e2.ID, e3.ID}, ids(ledger.Filter{Oldest: true}))
+	require.Equal(t, []int64{e3.ID, e2.ID, e1.ID}, ids(ledger.Filter{}))
+	require.Equal(t, []int64{e2.ID, e1.ID}, ids(ledger.Filter{ProjectID: "web"}))
+	require.Equal(t, []int64{e1.ID}, ids(ledger.Filter{AgentID: "code-web"}))
+	require.Equal(t, []int64{e3.ID, e1.ID}, ids(ledger.Filter{Action: "a"}))
+	require.Equal(t, []int64{e2.ID}, ids(ledger.Filter{Outcome: "not_found"}))
+	require.Equal(t, []int64{e2.ID}, ids(ledger.Filter{Refused: true}))
+	require.Equal(t, []int64{e3.ID}, ids(ledger.Filter{PayloadContains: json.RawMessage(`{"k":3}`)}))
+	require.Equal(t, []int64{e2.ID, e1.ID}, ids(ledger.Filter{Before: e3.ID}))
+	require.Equal(t, []int64{e3.ID, e2.ID}, ids(ledger.Filter{From: &t2}))
+	require.Equal(t, []int64{e2.ID, e1.ID}, ids(ledger.Filter{To: &t2}))
+	require.Equal(t, []int64{e3.ID}, ids(ledger.Filter{Limit: 1}))
+	require.Empty(t, ids(ledger.Filter{TaskID: "00000000-0000-0000-0000-000000000001"}))
+	rs, err := l.Entries(ctx, d, ledger.Filter{OrgID: "default", Limit: 1})
+	require.NoError(t, err)
+	require.NotNil(t, rs[0].MandateChain, "no chain reads as [], never null")
+}
+
+// RecordPipelined has Record's outcomes: a change is logged ok with it, a
+// refusal is logged with its code, and any other error logs nothing.
+func TestRecordPipelinedLogsAsRecordDoes(t *testing.T) {
+	ctx := context.Background()
+	d := pgtest.New(t)
+	seed(t, d)
+	m := metrics.New()
+	l := ledger.New(&ledger.Options{Metrics: m})
+	run := func(action string, fail error) error {
+		return l.RecordPipelined(ctx, d, ledger.Entry{OrgID: "acme", Actor: "human:bo", Action: action}, nil,
+			func(ctx context.Context, tx *db.Tx, e *ledger.Entry) error { return fail })
+	}
+	require.NoError(t, run("done", nil))
+	require.Equal(t, errs.NotFound, errs.CodeOf(run("refused", errs.E(errs.NotFound, "no"))))
+	require.Error(t, run("broken", fmt.Errorf("disk on fire")))
+	var rows []struct {
+		Action  string `bun:"action"`
+		Outcome string `bun:"outcome"`
+	}
+	require.NoError(t, d.NewRaw(`SELECT action, outcome FROM entries ORDER BY id`).Scan(ctx, &rows))
+	require.Len(t, rows, 2)
+	require.Equal(t, "done", rows[0].Action)
+	require.Equal(t, "ok", rows[0].Outcome)
+	require.Equal(t, "refused", rows[1].Action)
+	require.Equal(t, "not_found", rows[1].Outcome)
+	families, err := m.Registry().Gather()
+	require.NoError(t, err)
+	counted := map[string]float64{}
+	for _, f := range families {
+		if f.GetName() == "pact_log_appends_total" {
+			for _, s := range f.GetMetric() {
+				counted[s.GetLabel()[0].GetValue()] = s.GetCounter().GetValue()
+			}
+		}
+	}
+	require.Equal(t, map[string]float64{"ok": 1, "refused": 1}, counted, "a pipelined append is counted too")
+}
+
+// The reads around erasure and verification: an entry's organization, an
+// organization's chains with their sizes, erasing the payloads that match,
+// and every organization verified.
+func TestEntryOrgChainsEraseMatchingAndVerifyAll(t *testing.T) {
+	ctx := context.Background()
+	d := pgtest.New(t)
+	seed(t, d)
+	l := ledger.New(nil)
+	e1 := appendOne(t, d, l, ledger.Entry{ProjectID: "web", Actor: "human:ana", Action: "note", Payload: map[string]any{"note": "n1", "text": "x"}})
+	appendOne(t, d, l, ledger.Entry{ProjectID: "web", Actor: "human:ana", Action: "note", Payload: map[string]any{"note": "n2", "text": "y"}})
+
+	org, err := l.EntryOrg(ctx, d, e1.ID)
+	require.NoError(t, err)
+	require.Equal(t, "default", org)
+	org, err = l.EntryOrg(ctx, d, e1.ID+1000)
+	require.NoError(t, err)
+	require.Empty(t, org)
+
+	chains, err := l.Chains(ctx, d, "default")
+	require.NoError(t, err)
+	require.Equal(t, []ledger.ChainSize{{ChainKey: "web", Entries: 2}}, chains)
+	chains, err = l.Chains(ctx, d, "acme")
+	require.NoError(t, err)
+	require.Empty(t, chains)
+
+	var erased int64
+	require.NoError(t, d.InTx(ctx, func(ctx context.Context, tx bun.Tx) (err error) {
+		erased, err = l.EraseMatching(ctx, tx, "web", []string{"note"}, map[string]string{"note": "n1"})
+		return err
+	}))
+	require.EqualValues(t, 1, erased)
+
+	all, err := l.VerifyAll(ctx, d, nil)
+	require.NoError(t, err)
+	require.Len(t, all["default"], 1)
+	require.True(t, all["default"][0].OK, all["default"][0].Reason)
+	require.EqualValues(t, 2, all["default"][0].Checked)
 }

@@ -163,3 +163,14 @@ func TestKeyringServesItsJWKS(t *testing.T) {
 	k.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/.well-known/pact-keys.json", nil))
 	require.Equal(t, http.StatusMethodNotAllowed, rec.Code)
 }
+
+// MinSigningKeyLen is the shortest signing key accepted, counted in
+// characters: one of exactly that many starts the keyring, one fewer does not.
+func TestSigningKeyOfExactlyTheMinimumLengthIsAccepted(t *testing.T) {
+	_, err := mandate.ParseKeyring("", strings.Repeat("k", mandate.MinSigningKeyLen))
+	require.NoError(t, err)
+	_, err = mandate.ParseKeyring("", strings.Repeat("é", mandate.MinSigningKeyLen))
+	require.NoError(t, err, "characters, not bytes")
+	_, err = mandate.ParseKeyring("", strings.Repeat("k", mandate.MinSigningKeyLen-1))
+	require.Error(t, err)
+}

@@ -120,3 +120,43 @@ func TestARevokeHookErrorRollsEverythingBack(t *testing.T) {
 	requireRefusal(t, err, errs.Forbidden, "")
 	w2.chain(root)
 }
+
+// Lineage reads a chain root first, unverified, and says whether any link is
+// revoked; stopping an agent revokes every live mandate it holds, and
+// disabling a person every live root they issued, each with its subtree.
+func TestLineageAndRevokingAllThatIsHeldOrIssued(t *testing.T) {
+	w := newWorld(t)
+	root := w.root("a1", web, nil, 2)
+	child := w.child(root, "a2", web, nil)
+	other := w.root("a3", web, nil, 1)
+	lineage := func(id string) (c mandate.Chain, err error) {
+		err = w.tx(func(tx bun.IDB) (err error) { c, err = w.svc.Lineage(w.ctx, tx, id); return err })
+		return c, err
+	}
+	c, err := lineage(child.ID.String())
+	require.NoError(t, err)
+	require.Len(t, c, 2)
+	require.Equal(t, root.ID, c[0].ID)
+	require.False(t, c.Revoked())
+	for _, missing := range []string{uuid.NewString(), "not-an-id"} {
+		_, err = lineage(missing)
+		require.Equal(t, errs.NotFound, errs.CodeOf(err), missing)
+	}
+
+	var held, issued []*mandate.Revocation
+	require.NoError(t, w.tx(func(tx bun.IDB) (err error) { held, err = w.svc.RevokeHeldBy(w.ctx, tx, "a2"); return err }))
+	require.Len(t, held, 1)
+	require.Equal(t, child.ID, held[0].Revoked)
+	c, err = lineage(child.ID.String())
+	require.NoError(t, err)
+	require.True(t, c.Revoked())
+	_, err = w.verify(child.ID.String(), "a2")
+	requireRefusal(t, err, errs.MandateRevoked, child.ID.String())
+
+	require.NoError(t, w.tx(func(tx bun.IDB) (err error) { issued, err = w.svc.RevokeIssuedBy(w.ctx, tx, "boss"); return err }))
+	require.Len(t, issued, 2)
+	require.ElementsMatch(t, []uuid.UUID{root.ID, other.ID}, []uuid.UUID{issued[0].Revoked, issued[1].Revoked})
+	require.Equal(t, []uuid.UUID{root.ID, child.ID}, issued[0].Subtree)
+	_, err = w.verify(other.ID.String(), "a3")
+	requireRefusal(t, err, errs.MandateRevoked, other.ID.String())
+}

@@ -20,18 +20,21 @@ func TestParseBoardScope(t *testing.T) {
 		{"*@project:a1-b2", "*", "a1-b2", true},
 		{"task.*@project:0x", "task.*", "0x", true},
 		{"deploy.web@project:w-", "deploy.web", "w-", true},
-		{"@project:web", "", "", false},            // no action
-		{"task@project:", "", "", false},           // no project
-		{"task@project:-web", "", "", false},       // project starts with '-'
-		{"task@project:Web", "", "", false},        // upper case
-		{"task@project:web_1", "", "", false},      // underscore
-		{"task@project:web x", "", "", false},      // whitespace
-		{"ta sk@project:web", "", "", false},       // whitespace in action
-		{"a@b@project:web", "", "", false},         // '@' in action
-		{"task@projects:web", "", "", false},       // not the marker
-		{"doc.read:customer_a", "", "", false},     // opaque
-		{"task@project:web\n", "", "", false},      // trailing newline
-		{"task\u00a0x@project:web", "", "", false}, // Unicode space
+		{"deploy@project:z9", "deploy", "z9", true}, // the last letter and digit
+		{"@project:web", "", "", false},             // no action
+		{"task@project:", "", "", false},            // no project
+		{"task@project:-web", "", "", false},        // project starts with '-'
+		{"task@project:Web", "", "", false},         // upper case
+		{"task@project:web_1", "", "", false},       // underscore
+		{"task@project:web x", "", "", false},       // whitespace
+		{"ta sk@project:web", "", "", false},        // whitespace in action
+		{"a@b@project:web", "", "", false},          // '@' in action
+		{"task@projects:web", "", "", false},        // not the marker
+		{"doc.read:customer_a", "", "", false},      // opaque
+		{"task@project:web\n", "", "", false},       // trailing newline
+		{"task\u00a0x@project:web", "", "", false},  // Unicode space
+		{" task@project:web", "", "", false},        // whitespace first in action
+		{"\x1ctask@project:web", "", "", false},     // U+001C, first of the ASCII separators
 	} {
 		t.Run(tt.in, func(t *testing.T) {
 			action, project, ok := mandate.ParseBoardScope(tt.in)
@@ -47,7 +50,7 @@ func TestValidScope(t *testing.T) {
 	for _, ok := range []string{"a", "task.work@project:web", "doc.read:customer_a", strings.Repeat("é", 200), "*"} {
 		require.NoError(t, mandate.ValidScope(ok), ok)
 	}
-	for _, bad := range []string{"", strings.Repeat("x", 201), "a b", "a\tb", "a\nb", "a\u00a0b", "a\u2028b", "a\x1fb"} {
+	for _, bad := range []string{"", strings.Repeat("x", 201), "a b", "a\tb", "a\nb", "a\u00a0b", "a\u2028b", "a\x1fb", "a\x1cb", " a", "\ta"} {
 		err := mandate.ValidScope(bad)
 		require.Equal(t, errs.InvalidRequest, errs.CodeOf(err), "%q", bad)
 		require.Equal(t, "invalid scope: "+bad, err.(*errs.Error).Message)

@@ -281,3 +281,20 @@ func TestVerifyChecksEveryPrincipalAlongTheChain(t *testing.T) {
 	w.exec("UPDATE agents SET status = 'banned' WHERE id = 'a2'")
 	refusal(errs.MandateRevoked, root)
 }
+
+// Another organization's agent asking for a mandate hears exactly what it
+// would of a missing one, not who holds it (MANDATE-007); a caller that is
+// no agent of any organization is refused as the wrong holder, the chain
+// being in one organization.
+func TestVerifyAnswersAnotherOrganizationsCallerAsIfTheMandateWereMissing(t *testing.T) {
+	w := newWorld(t)
+	root := w.root("a1", web, nil, 1)
+	id := root.ID.String()
+	_, err := w.verify(id, "r1")
+	e := requireRefusal(t, err, errs.ChainBroken, id)
+	require.Equal(t, "mandate "+id+" does not exist", e.Message)
+
+	_, err = w.verify(id, "nobody")
+	e = requireRefusal(t, err, errs.ChainBroken, id)
+	require.Equal(t, "mandate "+id+" is held by a1, not by the caller nobody", e.Message)
+}

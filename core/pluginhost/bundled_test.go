@@ -184,3 +184,32 @@ func TestPinEntry(t *testing.T) {
 	_, err = pluginhost.PinEntry(filepath.Join(dir, "nope"), dir, "", "")
 	require.Equal(t, errs.InvalidRequest, errs.CodeOf(err))
 }
+
+// The Slack offer passes PACT_ADMIN_UI_URL on only when it is set, and a
+// PACT_PLUGINS holding no authissuer leaves PACT_AUTH_ISSUER's offer in.
+func TestBundledOffersTakeTheirVariables(t *testing.T) {
+	const sum = "1111111111111111111111111111111111111111111111111111111111111111"
+	manifest, err := pluginhost.ParseManifest([]byte(`{"name": "oidc", "kind": "authissuer", "binary": "auth-oidc", "sha256": "` + sum + `"}
+		{"name": "slack", "kind": "notifier", "binary": "notifier-slack", "sha256": "` + sum + `"}`))
+	require.NoError(t, err)
+	vars := map[string]string{"PACT_SLACK_WEBHOOK_URL": "https://hooks.slack.com/services/x", "PACT_ADMIN_UI_URL": "https://pact.example.com/ui"}
+	specs, _, err := pluginhost.Catalog(loadConfig(t, vars), manifest)
+	require.NoError(t, err)
+	require.Len(t, specs, 1)
+	require.Equal(t, "https://pact.example.com/ui", specs[0].Env["PACT_ADMIN_UI_URL"])
+	delete(vars, "PACT_ADMIN_UI_URL")
+	specs, _, err = pluginhost.Catalog(loadConfig(t, vars), manifest)
+	require.NoError(t, err)
+	require.Len(t, specs, 1)
+	require.NotContains(t, specs[0].Env, "PACT_ADMIN_UI_URL")
+
+	vars = map[string]string{"PACT_AUTH_ISSUER": "https://login.example.com",
+		"PACT_PLUGINS": `[{"name": "hooks", "kind": "notifier", "binary": "notifier-webhook"}]`}
+	specs, _, err = pluginhost.Catalog(loadConfig(t, vars), manifest)
+	require.NoError(t, err)
+	var names []string
+	for _, s := range specs {
+		names = append(names, s.Name)
+	}
+	require.Equal(t, []string{"hooks", "oidc"}, names)
+}

@@ -49,6 +49,7 @@ func TestParseCatalogRefuses(t *testing.T) {
 		{"BadEnv", `[{"name": "a", "kind": "notifier", "env": {"A-B": "x"}}]`, "not a variable name"},
 		{"Duplicate", `[{"name": "a", "kind": "notifier"}, {"name": "a", "kind": "notifier"}]`, "appears twice"},
 		{"Trailing", `[] []`, "unexpected data"},
+		{"Numbered", `[{"name": "a", "kind": "notifier"}, {"name": "B!", "kind": "notifier"}]`, `plugin 2 ("B!")`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := pluginhost.ParseCatalog(tt.value)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pactboard/pact/core/metrics"
 	"github.com/pactboard/pact/core/pluginhost"
 	"github.com/pactboard/pact/sdk/errs"
 	"github.com/pactboard/pact/sdk/notifier"
@@ -406,4 +408,39 @@ func TestHealthCheckReplacesFrozenPlugin(t *testing.T) {
 	require.NoError(t, err)
 	_, err = n.Capabilities(context.Background())
 	require.NoError(t, err)
+}
+
+// Each plugin call is timed under its outcome: ok, or the error's code.
+func TestPluginCallsAreTimedByOutcome(t *testing.T) {
+	m := metrics.New()
+	h, _ := newHost(t, []pluginhost.Spec{testSpec()}, func(o *pluginhost.Options) { o.Metrics = m })
+	n, err := h.Notifier("test")
+	require.NoError(t, err)
+	_, err = n.Capabilities(context.Background())
+	require.NoError(t, err)
+	_, err = n.PrepareDestination(context.Background(), notifier.Destination{})
+	require.Equal(t, errs.InvalidRequest, errs.CodeOf(err))
+	families, err := m.Registry().Gather()
+	require.NoError(t, err)
+	got := map[string]uint64{}
+	for _, f := range families {
+		if f.GetName() != "pact_plugin_call_duration_seconds" {
+			continue
+		}
+		for _, s := range f.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range s.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			got[labels["method"]+"="+labels["outcome"]] += s.GetHistogram().GetSampleCount()
+		}
+	}
+	require.Equal(t, uint64(1), got["notifier.PrepareDestination=invalid_request"], "%v", got)
+	require.Zero(t, got["notifier.PrepareDestination=ok"], "%v", got)
+	for k, v := range got {
+		if strings.HasPrefix(k, "notifier.Capabilities=") {
+			require.Equal(t, "notifier.Capabilities=ok", k)
+			require.NotZero(t, v)
+		}
+	}
 }

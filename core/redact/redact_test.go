@@ -3,6 +3,7 @@ package redact_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -80,4 +81,32 @@ func TestLongValuesAreRedactedWhole(t *testing.T) {
 	require.Equal(t, "Authorization: Basic "+redact.Mark+"\nnext", redact.Text("Authorization: Basic "+long+"\nnext"))
 	many := strings.Repeat("password=", 2000) + long
 	require.Equal(t, "password="+redact.Mark, redact.Text(many), "names inside one value")
+}
+
+// Every secret is redacted, not the first of each kind: a rule's matches
+// are all found (redact.go, FindAll… with no limit).
+func TestTextRedactsEverySecretOfOneKind(t *testing.T) {
+	aws1, aws2 := "AKIA"+strings.Repeat("Z", 16), "AKIA"+strings.Repeat("Y", 16)
+	gh1, gh2 := fake("ghp_", 30), fake("ghp_", 32)
+	got := redact.Text(aws1 + " and " + aws2 + "; " + gh1 + " " + gh2)
+	require.Equal(t, redact.Mark+" and "+redact.Mark+"; "+redact.Mark+" "+redact.Mark, got)
+}
+
+// Secrets that touch, one ending where the next begins, merge into one
+// Mark, as overlapping ones do (Text's doc).
+func TestSecretsThatTouchBecomeOneMark(t *testing.T) {
+	pem := "-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----"
+	require.Equal(t, "x "+redact.Mark+" y", redact.Text("x "+pem+fake("sk-ant-", 24)+" y"))
+}
+
+// Many names inside one long whitespace-free run cost linear time: the run's
+// end is found once, not once per name. Quadratic, this text takes tens of
+// seconds; linear, a fraction of one.
+func TestManyNamesInOneLongRunCostLinearTime(t *testing.T) {
+	many := strings.Repeat("password=", 80000) + fake("", 300)
+	start := time.Now()
+	got := redact.Text(many)
+	took := time.Since(start)
+	require.Equal(t, "password="+redact.Mark, got)
+	require.Less(t, took, 5*time.Second, "redacting %d bytes", len(many))
 }
