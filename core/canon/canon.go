@@ -149,7 +149,9 @@ func Decode(raw []byte) (any, error) {
 	if err := dec.Decode(&tree); err != nil {
 		return nil, fmt.Errorf("canonical json: %w", err)
 	}
-	if dec.More() {
+	// More() reports false before a stray ']' or '}', so the bytes left
+	// after the value are checked directly: only whitespace may follow.
+	if len(bytes.TrimLeft(raw[dec.InputOffset():], " \t\r\n")) > 0 {
 		return nil, fmt.Errorf("canonical json: trailing data after the value")
 	}
 	return normalize(tree)

@@ -105,3 +105,17 @@ func FuzzMarshalIsStable(f *testing.F) {
 		require.Equal(t, string(once), string(twice), "canonical JSON must be a fixed point")
 	})
 }
+
+// A payload is one JSON value: anything after it but whitespace is refused,
+// including a stray closing bracket, which json.Decoder.More does not report.
+func TestDecodeRefusesTrailingData(t *testing.T) {
+	for _, raw := range []string{`{"a":1}]`, `{"a":1}}`, `[1]]`, `{"a":1} {"b":2}`, `1 2`, `"x",`} {
+		_, err := canon.Decode([]byte(raw))
+		require.Error(t, err, raw)
+		require.Contains(t, err.Error(), "trailing data", raw)
+	}
+	for _, raw := range []string{`{"a":1}`, " {\"a\":1} \n\t", `[1]` + "\r\n"} {
+		_, err := canon.Decode([]byte(raw))
+		require.NoError(t, err, raw)
+	}
+}
