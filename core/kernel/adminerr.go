@@ -31,6 +31,15 @@ func (e *AdminError) Error() string { return e.Code + ": " + e.Message }
 // GetStatus returns the HTTP status (huma.StatusError).
 func (e *AdminError) GetStatus() int { return e.status }
 
+// GetHeaders adds Retry-After to a 503 (huma.HeadersError), as WriteError
+// does on the plain routes.
+func (e *AdminError) GetHeaders() http.Header {
+	if e.status != http.StatusServiceUnavailable {
+		return http.Header{}
+	}
+	return http.Header{"Retry-After": []string{RetryAfterSeconds}}
+}
+
 // ContentType keeps errors on application/json instead of huma's
 // application/problem+json (huma.ContentTypeFilter).
 func (e *AdminError) ContentType(string) string { return "application/json" }

@@ -3,6 +3,7 @@ package kernel_test
 import (
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -30,10 +31,18 @@ func TestDatabaseErrorsTranslateToUnavailable(t *testing.T) {
 			require.Equal(t, http.StatusServiceUnavailable, ae.GetStatus())
 			require.Equal(t, "unavailable", ae.Code)
 			require.Equal(t, db.DownMessage, ae.Message)
+			require.Equal(t, kernel.RetryAfterSeconds, ae.GetHeaders().Get("Retry-After"), "a 503 says when to come back")
 			he := kernel.NewAdminError(http.StatusInternalServerError, "handler failed", err)
 			require.Equal(t, http.StatusServiceUnavailable, he.GetStatus())
 		})
 	}
+	require.Empty(t, kernel.ToAdminError(errs.E(errs.NotFound, "no task")).(*kernel.AdminError).GetHeaders())
+	rec := httptest.NewRecorder()
+	kernel.WriteError(rec, http.StatusServiceUnavailable, kernel.Public(shutdown))
+	require.Equal(t, kernel.RetryAfterSeconds, rec.Header().Get("Retry-After"))
+	rec = httptest.NewRecorder()
+	kernel.WriteError(rec, http.StatusNotFound, errs.E(errs.NotFound, "no task"))
+	require.Empty(t, rec.Header().Get("Retry-After"))
 	busy := kernel.Public(fmt.Errorf("acquire: %w", db.ErrBusy))
 	require.Equal(t, db.BusyMessage, busy.Message)
 	require.Equal(t, errs.Internal, kernel.Public(fmt.Errorf("boom")).Code)

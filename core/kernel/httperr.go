@@ -10,6 +10,11 @@ import (
 	"github.com/pactboard/pact/sdk/errs"
 )
 
+// RetryAfterSeconds is the Retry-After of every 503 the board writes: a
+// database restart or a drain is over, or another board answers, within
+// seconds (docs/operations.md), so clients that honour it come back soon.
+const RetryAfterSeconds = "1"
+
 // httpError is the body of a refusal on a plain HTTP route.
 type httpError struct {
 	Error     errs.Code `json:"error"`
@@ -21,6 +26,9 @@ type httpError struct {
 // It writes e as given: pass errs.Public(err) for an error whose cause must
 // not be shown.
 func WriteError(w http.ResponseWriter, status int, e *errs.Error) {
+	if status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", RetryAfterSeconds)
+	}
 	WriteJSON(w, status, httpError{Error: e.Code, Message: e.Message, MandateID: e.MandateID})
 }
 
