@@ -180,7 +180,8 @@ proofs:
 # beside each in docs/mutants.md. Every go command gremlins runs starts in
 # its own session (.mutants/bin/go, setsid): a mutant that signals its
 # process group (kill(0) in pluginhost, for one) then kills only its own
-# test run, not gremlins.
+# test run, not gremlins. gremlins is installed and run as a binary: under
+# go run, $GOROOT/bin comes first on its PATH and the wrapper is bypassed.
 GREMLINS := github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
 MUTANTS_PKGS := core/redact core/mandate core/ledger core/kernel core/pluginhost core/identity modules/board
 PKG ?=
@@ -203,6 +204,7 @@ mutants:
 	@mkdir -p $(MUTANTS_DIR)/bin; rc=0; \
 	printf '#!/bin/sh\nexec setsid -w %s "$$@"\n' "$$(command -v $(GO))" > $(MUTANTS_DIR)/bin/go; \
 	chmod +x $(MUTANTS_DIR)/bin/go; export PATH="$(CURDIR)/$(MUTANTS_DIR)/bin:$$PATH"; \
+	GOBIN=$(CURDIR)/$(MUTANTS_DIR)/tools $(GO) install $(GREMLINS) || exit 1; \
 	for p in $(or $(PKG),$(MUTANTS_PKGS)); do \
 		run=; case $$p in \
 			modules/board) only="$(MUTANTS_ONLY_board)"; run='$(MUTANTS_RUN_board)';; \
@@ -221,7 +223,7 @@ mutants:
 		fi; \
 		out=$(CURDIR)/$(MUTANTS_DIR)/$${p//\//_}.json; rm -f $$out; \
 		echo "== gremlins $$p$${only:+ (only $$only)}"; start=$$(date +%s); \
-		(cd $$p && GOFLAGS="-count=1 -run=$$run" timeout $(MUTANTS_TIMEOUT) $(GO) run $(GREMLINS) unleash \
+		(cd $$p && GOFLAGS="-count=1 -run=$$run" timeout $(MUTANTS_TIMEOUT) $(CURDIR)/$(MUTANTS_DIR)/tools/gremlins unleash \
 			--workers 1 --timeout-coefficient $(MUTANTS_COEFFICIENT) -S lt "$${ex[@]}" -o $$out); \
 		took=$$(( $$(date +%s) - start )); \
 		if [ ! -s $$out ]; then echo "$$p: no results (gremlins failed or ran past MUTANTS_TIMEOUT=$(MUTANTS_TIMEOUT))"; rc=1; continue; fi; \
