@@ -2,11 +2,14 @@ package pluginhost_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -73,6 +76,20 @@ func readLines(t *testing.T, file string) []notifier.Notification {
 	return out
 }
 
+// signalPlugin sends sig to the plugin process s reports, after checking
+// that its PID names a child of this test: a zero PID would signal the
+// test's own process group.
+func signalPlugin(t *testing.T, s pluginhost.Status, sig syscall.Signal) {
+	t.Helper()
+	require.Positive(t, s.PID, "the status of a running plugin names its process")
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.PID))
+	if err == nil { // Linux: "pid (comm) state ppid ..."
+		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		require.Equal(t, strconv.Itoa(os.Getpid()), fields[1], "PID %d is not a child of the host", s.PID)
+	}
+	require.NoError(t, syscall.Kill(s.PID, sig))
+}
+
 func status(h *pluginhost.Host, name string) pluginhost.Status {
 	for _, s := range h.Status() {
 		if s.Name == name {
@@ -127,7 +144,7 @@ func TestRestartAfterKill(t *testing.T) {
 	before := status(h, "hello")
 	require.True(t, before.Running)
 
-	require.NoError(t, syscall.Kill(before.PID, syscall.SIGKILL))
+	signalPlugin(t, before, syscall.SIGKILL)
 	require.Eventually(t, func() bool { return !status(h, "hello").Running }, 5*time.Second, 10*time.Millisecond)
 
 	_, err = n.Deliver(ctx, notifier.Destination{}, notifier.Notification{ID: "n2"})
@@ -170,7 +187,7 @@ func TestHealthCheckRestarts(t *testing.T) {
 	h.Start()
 	first := status(h, "test")
 	require.True(t, first.Running)
-	require.NoError(t, syscall.Kill(first.PID, syscall.SIGKILL))
+	signalPlugin(t, first, syscall.SIGKILL)
 	require.Eventually(t, func() bool {
 		s := status(h, "test")
 		return s.Running && s.Starts == 2 && s.PID != first.PID
@@ -285,7 +302,7 @@ func TestChecksumCheckedOnEveryRestart(t *testing.T) {
 	swapped := filepath.Join(dir, helloBin+".new")
 	copyFile(t, filepath.Join(binDir, testBin), swapped)
 	require.NoError(t, os.Rename(swapped, filepath.Join(dir, helloBin)))
-	require.NoError(t, syscall.Kill(before.PID, syscall.SIGKILL))
+	signalPlugin(t, before, syscall.SIGKILL)
 	require.Eventually(t, func() bool { return !status(h, "hello").Running }, 5*time.Second, 10*time.Millisecond)
 
 	_, err = n.Deliver(ctx, notifier.Destination{}, notifier.Notification{ID: "n2"})
@@ -395,14 +412,16 @@ func TestHealthCheckReplacesFrozenPlugin(t *testing.T) {
 	h.Start()
 	first := status(h, "test")
 	require.True(t, first.Running)
-	require.NoError(t, syscall.Kill(first.PID, syscall.SIGSTOP))
+	signalPlugin(t, first, syscall.SIGSTOP)
 	t.Cleanup(func() { _ = syscall.Kill(first.PID, syscall.SIGKILL) })
 	require.Eventually(t, func() bool {
 		s := status(h, "test")
 		return s.Running && s.Starts == 2 && s.PID != first.PID
 	}, 10*time.Second, 20*time.Millisecond)
 	require.Contains(t, logs.String(), "health check failed: no answer within 300ms")
-	require.Eventually(t, func() bool { return errors.Is(syscall.Kill(first.PID, 0), syscall.ESRCH) }, 5*time.Second, 10*time.Millisecond)
+	// The health check kills it at once: the graceful shutdown a dropped
+	// process gets would fall back to SIGKILL only after 2 s or more.
+	require.Eventually(t, func() bool { return errors.Is(syscall.Kill(first.PID, 0), syscall.ESRCH) }, time.Second, 10*time.Millisecond)
 
 	n, err := h.Notifier("test")
 	require.NoError(t, err)
@@ -442,5 +461,37 @@ func TestPluginCallsAreTimedByOutcome(t *testing.T) {
 			require.Equal(t, "notifier.Capabilities=ok", k)
 			require.NotZero(t, v)
 		}
+	}
+}
+
+// After a failed start the first retry is immediate; each failure after
+// that waits BackoffMin, then twice as long, up to BackoffMax.
+func TestBackoffDoublesFromTheMinimum(t *testing.T) {
+	spec := pluginhost.Spec{Name: "gone", Kind: pluginhost.KindNotifier, Binary: filepath.Join(t.TempDir(), "nope")}
+	h, _ := newHost(t, []pluginhost.Spec{spec}, func(o *pluginhost.Options) {
+		o.BackoffMin, o.BackoffMax = 200*time.Millisecond, 700*time.Millisecond
+	})
+	n, err := h.Notifier("gone")
+	require.NoError(t, err)
+	capabilities := func() error { _, err := n.Capabilities(context.Background()); return err }
+	// nextWait reads the wait the refusal names ("next start attempt in
+	// 200ms"), zero when it names none.
+	nextWait := func(err error) time.Duration {
+		require.Equal(t, errs.Unavailable, errs.CodeOf(err), "%v", err)
+		_, after, found := strings.Cut(err.Error(), "next start attempt in ")
+		if !found {
+			return 0
+		}
+		d, perr := time.ParseDuration(after)
+		require.NoError(t, perr, "%v", err)
+		return d
+	}
+
+	require.Zero(t, nextWait(capabilities()), "the first failure may be retried at once")
+	for _, want := range []time.Duration{200 * time.Millisecond, 400 * time.Millisecond, 700 * time.Millisecond, 700 * time.Millisecond} {
+		wait := nextWait(capabilities())
+		require.LessOrEqual(t, wait, want)
+		require.Greater(t, wait, want/2, "the wait after this failure is %s", want)
+		time.Sleep(wait + 20*time.Millisecond)
 	}
 }
