@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pactboard/pact/core/boot"
@@ -212,4 +213,31 @@ func TestBundledOffersTakeTheirVariables(t *testing.T) {
 		names = append(names, s.Name)
 	}
 	require.Equal(t, []string{"hooks", "oidc"}, names)
+}
+
+// FromConfig runs the catalog Catalog builds, logs its warnings, and
+// refuses an invalid PACT_PLUGINS: the board does not start with it.
+func TestFromConfig(t *testing.T) {
+	logs := &logBuffer{}
+	logger := hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Debug})
+	vars := map[string]string{
+		"PACT_PLUGINS":           `[{"name": "test", "kind": "notifier", "binary": "` + testBin + `"}]`,
+		"PACT_PLUGIN_DIR":        binDir,
+		"PACT_SLACK_WEBHOOK_URL": "https://hooks.slack.com/services/x",
+	}
+	h, err := pluginhost.FromConfig(loadConfig(t, vars), nil, logger, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, h.Close()) })
+	require.Equal(t, []string{"test"}, h.Names(pluginhost.KindNotifier))
+	n, err := h.Notifier("test")
+	require.NoError(t, err)
+	_, err = n.Capabilities(context.Background())
+	require.NoError(t, err)
+	require.Contains(t, logs.String(), "PACT_SLACK_WEBHOOK_URL")
+
+	vars["PACT_PLUGINS"] = `[{"name": "test", "kind": "notifier"}`
+	refused, err := pluginhost.FromConfig(loadConfig(t, vars), nil, logger, nil)
+	require.Nil(t, refused)
+	require.Equal(t, errs.InvalidRequest, errs.CodeOf(err), "%v", err)
+	require.ErrorContains(t, err, "PACT_PLUGINS")
 }

@@ -381,10 +381,31 @@ func TestLookup(t *testing.T) {
 	require.Equal(t, errs.InvalidRequest, errs.CodeOf(err))
 }
 
+// Close ends a plugin that does not answer its graceful shutdown (frozen
+// with SIGSTOP) with SIGKILL, 5 s later, instead of waiting for it forever.
+func TestCloseKillsAFrozenPlugin(t *testing.T) {
+	h, logs := newHost(t, []pluginhost.Spec{testSpec()}, nil)
+	h.Start()
+	s := status(h, "test")
+	require.True(t, s.Running)
+	signalPlugin(t, s, syscall.SIGSTOP)
+	t.Cleanup(func() { _ = syscall.Kill(s.PID, syscall.SIGKILL) })
+
+	closed := make(chan struct{})
+	go func() { _ = h.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("Close still waits for the frozen plugin (pid %d) after 30 s", s.PID)
+	}
+	require.True(t, errors.Is(syscall.Kill(s.PID, 0), syscall.ESRCH), "the frozen plugin (pid %d) outlived Close", s.PID)
+	require.Contains(t, logs.String(), fmt.Sprintf("plugin did not stop; killing it: pid=%d", s.PID))
+}
+
 // Close kills every plugin; later calls are Unavailable.
 func TestCloseKillsPlugins(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "n.jsonl")
-	h, _ := newHost(t, []pluginhost.Spec{helloSpec(t, file), testSpec()}, nil)
+	h, logs := newHost(t, []pluginhost.Spec{helloSpec(t, file), testSpec()}, nil)
 	h.Start()
 	var pids []int
 	for _, s := range h.Status() {
@@ -395,6 +416,7 @@ func TestCloseKillsPlugins(t *testing.T) {
 	for _, pid := range pids {
 		require.Eventually(t, func() bool { return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) }, 5*time.Second, 10*time.Millisecond)
 	}
+	require.NotContains(t, logs.String(), "plugin did not stop", "a plugin that answers is shut down gracefully, not killed")
 	n, err := h.Notifier("test")
 	require.NoError(t, err)
 	_, err = n.Capabilities(context.Background())
