@@ -192,18 +192,36 @@ func indexOf(cs []*client, c *client) int {
 	return 0
 }
 
-// drain calls pact_events without waiting until it has nothing more.
+// drain calls pact_events without waiting until it has nothing more to give.
+//
+// An empty answer does not mean caught up: the cursor stops below the
+// oldest transaction still open on the server (docs/events.md, "The
+// cursor"), and a board's background work may hold one open for a moment
+// after the last post committed. So it stops only once answers have been
+// empty for drainSettle.
 func (k *killRun) drain(ctx context.Context, w *watcher) error {
+	var quiet time.Time
 	for {
 		tasks, code, err := k.events(ctx, w, w.r.clients[w.home], 0)
 		if code != "" {
 			return fmt.Errorf("%s: catching up: %s: %w", w.r.agent.id, code, err)
 		}
-		if len(tasks) == 0 {
+		switch {
+		case len(tasks) > 0:
+			quiet = time.Time{}
+			continue
+		case quiet.IsZero():
+			quiet = time.Now()
+		case time.Since(quiet) >= drainSettle:
 			return nil
 		}
+		sleep(ctx, 100*time.Millisecond)
 	}
 }
+
+// drainSettle is how long a watcher's answers stay empty before drain
+// takes it as caught up.
+const drainSettle = 2 * time.Second
 
 func sleep(ctx context.Context, d time.Duration) {
 	select {
