@@ -41,9 +41,6 @@ import (
 	"sync"
 	"text/tabwriter"
 	"time"
-
-	"github.com/pactboard/pact/core/pgcluster"
-	"github.com/pactboard/pact/core/pgtest"
 )
 
 func main() {
@@ -150,17 +147,6 @@ func run(root, only string, workers int, timeout time.Duration, w io.Writer) err
 		if _, err := os.Stat(vectors); err == nil {
 			env = append(env, "PACT_TENUO_VECTORS="+vectors)
 		}
-	}
-	// One PostgreSQL for every test run, which each binary shares instead of
-	// starting its own (core/pgtest.SharedEnv): a second or more saved on
-	// each run, most of which take only seconds.
-	if os.Getenv(pgtest.SharedEnv) == "" {
-		pg, err := pgcluster.StartThrowaway(context.Background())
-		if err != nil {
-			return fmt.Errorf("start the tests' PostgreSQL: %w", err)
-		}
-		defer pg.Destroy()
-		env = append(env, pgtest.SharedEnv+"="+pg.ServerDSN())
 	}
 	for i := range jobs {
 		jobs[i].Env = env

@@ -52,13 +52,7 @@ func (c *Cluster) dataDir() string { return filepath.Join(c.Dir, "data") }
 // server knows the client by its operating-system user (peer
 // authentication), so the connection string carries no password.
 func (c *Cluster) DSN(db string) string {
-	return c.ServerDSN() + " dbname=" + db
-}
-
-// ServerDSN is DSN without a database: the server, for a caller that picks
-// the database itself (core/pgtest.SharedEnv).
-func (c *Cluster) ServerDSN() string {
-	return fmt.Sprintf("host=%s port=%d user=postgres sslmode=disable", c.SocketDir, c.Port)
+	return fmt.Sprintf("host=%s port=%d user=postgres dbname=%s sslmode=disable", c.SocketDir, c.Port, db)
 }
 
 // Initialized reports whether initdb has already run in this cluster's directory.

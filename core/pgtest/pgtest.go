@@ -25,58 +25,40 @@ import (
 	"github.com/pactboard/pact/core/pgcluster"
 )
 
-// SharedEnv names a PostgreSQL server for test binaries to share instead of
-// each starting its own: a connection string without dbname, of a role that
-// may create databases (make proofs sets it: starting a throwaway cluster
-// takes a second or more of each short test run). Each binary then migrates
-// a template database of its own, named for its process, and drops it when
-// its tests end, so binaries built from different sources can share one.
-const SharedEnv = "PACT_TEST_POSTGRES"
+const template = "pact_template"
 
 // server is the test binary's one cluster. It is the one piece of package
 // state in the project, and it lives only in test binaries: its scope is the
 // test process, which is exactly what it models.
 var server struct {
-	once     sync.Once
-	cluster  *pgcluster.Throwaway // nil on a shared server
-	dsn      func(dbname string) string
-	template string
-	err      error
-	next     atomic.Int64
+	once    sync.Once
+	cluster *pgcluster.Throwaway
+	err     error
+	next    atomic.Int64
 }
 
-// Main runs the tests and then destroys the cluster, or drops the template
-// on a shared server.
+// Main runs the tests and then destroys the cluster, if one was started.
 func Main(m *testing.M) {
 	code := m.Run()
-	switch {
-	case server.cluster != nil:
+	if server.cluster != nil {
 		server.cluster.Destroy()
-	case server.dsn != nil:
-		dropDatabase(context.Background(), server.template)
 	}
 	os.Exit(code)
 }
 
 func start() {
 	ctx := context.Background()
-	if shared := os.Getenv(SharedEnv); shared != "" {
-		server.template = fmt.Sprintf("pact_template_%d", os.Getpid())
-		server.dsn = func(name string) string { return shared + " dbname=" + name }
-		dropDatabase(ctx, server.template) // left by a process of that PID that died
-	} else {
-		c, err := pgcluster.StartThrowaway(ctx)
-		if err != nil {
-			server.err = err
-			return
-		}
-		server.cluster, server.dsn, server.template = c, c.DSN, "pact_template"
-	}
-	if err := createDatabase(ctx, server.template, ""); err != nil {
+	c, err := pgcluster.StartThrowaway(ctx)
+	if err != nil {
 		server.err = err
 		return
 	}
-	d, err := db.Open(ctx, server.dsn(server.template))
+	server.cluster = c
+	if err := c.CreateDatabase(ctx, template, ""); err != nil {
+		server.err = err
+		return
+	}
+	d, err := db.Open(ctx, c.DSN(template))
 	if err != nil {
 		server.err = err
 		return
@@ -87,34 +69,11 @@ func start() {
 	}
 }
 
-func createDatabase(ctx context.Context, name, template string) error {
-	conn, err := pgx.Connect(ctx, server.dsn("postgres"))
-	if err != nil {
-		return err
-	}
-	defer conn.Close(ctx)
-	q := "CREATE DATABASE " + pgx.Identifier{name}.Sanitize()
-	if template != "" {
-		q += " TEMPLATE " + pgx.Identifier{template}.Sanitize()
-	}
-	_, err = conn.Exec(ctx, q)
-	return err
-}
-
-func dropDatabase(ctx context.Context, name string) {
-	conn, err := pgx.Connect(ctx, server.dsn("postgres"))
-	if err != nil {
-		return
-	}
-	defer conn.Close(ctx)
-	_, _ = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
-}
-
 // NewEmptyDSN creates a fresh database with no migrations applied, dropped
 // when t ends, for tests of the migrator itself.
 func NewEmptyDSN(t testing.TB) string {
 	t.Helper()
-	return newDSN(t, false)
+	return newDSN(t, "")
 }
 
 // NewDSN creates a fresh, migrated database for t, dropped when t ends, and
@@ -122,26 +81,29 @@ func NewEmptyDSN(t testing.TB) string {
 // a suite that cannot reach a database must not pass.
 func NewDSN(t testing.TB) string {
 	t.Helper()
-	return newDSN(t, true)
+	return newDSN(t, template)
 }
 
-func newDSN(t testing.TB, migrated bool) string {
+func newDSN(t testing.TB, from string) string {
 	t.Helper()
 	server.once.Do(start)
 	if server.err != nil {
 		t.Fatalf("test PostgreSQL: %v", server.err)
 	}
-	from := ""
-	if migrated {
-		from = server.template
-	}
 	ctx := context.Background()
 	name := fmt.Sprintf("t_%d_%d", os.Getpid(), server.next.Add(1))
-	if err := createDatabase(ctx, name, from); err != nil {
+	if err := server.cluster.CreateDatabase(ctx, name, from); err != nil {
 		t.Fatalf("create test database: %v", err)
 	}
-	t.Cleanup(func() { dropDatabase(ctx, name) })
-	return server.dsn(name)
+	t.Cleanup(func() {
+		conn, err := pgx.Connect(ctx, server.cluster.DSN("postgres"))
+		if err != nil {
+			return
+		}
+		defer conn.Close(ctx)
+		_, _ = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
+	})
+	return server.cluster.DSN(name)
 }
 
 // New creates a fresh, migrated database for t and opens it; both are closed
