@@ -52,6 +52,14 @@ const (
 	// KindPact: something was appended to a pact's feed (modules/pacts);
 	// its readers (the pact stream, webhook delivery) re-check the feed.
 	KindPact = "pact"
+	// KindStop: an agent's or a person's standing ended (banned, paused,
+	// replaced, a mandate revoked, removed from a project, disabled, signed
+	// out, a kill switch thrown). Triggers raise it from the rows
+	// (migration 027) and sign-out from its transaction; every channel that
+	// pushes content re-checks its principal on it (StopsAgent,
+	// StopsPerson). AgentID or HumanID names whom it concerns; OrgID alone
+	// means everyone in the organization; no id at all, everyone.
+	KindStop = "stop"
 )
 
 // maxPayload is PostgreSQL's limit on a notification payload, less a margin.
@@ -60,7 +68,7 @@ const maxPayload = 7900
 // Event says what a commit concerns. It carries ids only: waiters read the
 // rows themselves.
 type Event struct {
-	// Kind is KindTask, KindMessage or KindPact.
+	// Kind is KindTask, KindMessage, KindPact or KindStop.
 	Kind string `json:"kind"`
 	// OrgID and ProjectID locate the change.
 	OrgID     string `json:"org_id,omitempty"`
@@ -70,6 +78,33 @@ type Event struct {
 	// AgentID is the agent concerned (a message's recipient, a task's
 	// delegate); empty means anyone in the project.
 	AgentID string `json:"agent_id,omitempty"`
+	// HumanID is the person concerned by a KindStop.
+	HumanID string `json:"human_id,omitempty"`
+}
+
+// StopsAgent reports whether ev is a stop that may end the standing of
+// agent, of organization org: one naming it, its whole organization, or
+// the whole board. A channel re-checks the agent on it; the database
+// decides.
+func (ev Event) StopsAgent(org, agent string) bool {
+	if ev.Kind != KindStop {
+		return false
+	}
+	if ev.AgentID == "" && ev.HumanID == "" {
+		return ev.OrgID == "" || ev.OrgID == org
+	}
+	return ev.AgentID == agent
+}
+
+// StopsPerson is StopsAgent for a person's channels.
+func (ev Event) StopsPerson(org, human string) bool {
+	if ev.Kind != KindStop {
+		return false
+	}
+	if ev.AgentID == "" && ev.HumanID == "" {
+		return ev.OrgID == "" || ev.OrgID == org
+	}
+	return ev.HumanID == human
 }
 
 // Publish queues ev on tx's transaction: it is delivered to every listening
