@@ -7,11 +7,10 @@
 --
 -- The notification is an events.Event of kind "stop" on pact_events
 -- (core/events): agent_id or human_id names whom it concerns, org_id alone
--- means everyone in the organization (a kill switch, a revoked link whose
--- subtree the rows do not mark), and no id at all means everyone on the
--- board (the platform's kill switch). PostgreSQL folds identical
--- notifications of one transaction into one, so revoking a subtree of a
--- thousand links wakes each channel once.
+-- means everyone in the organization (its kill switch), and no id at all
+-- means everyone on the board (the platform's kill switch). PostgreSQL
+-- folds identical notifications of one transaction into one, so revoking
+-- every mandate of an agent wakes each of its channels once.
 CREATE FUNCTION notify_stop(org text, agent text, human text) RETURNS void LANGUAGE sql AS $$
     SELECT pg_notify('pact_events', json_strip_nulls(json_build_object(
         'kind', 'stop', 'org_id', org, 'agent_id', agent, 'human_id', human))::text)
@@ -27,10 +26,16 @@ CREATE TRIGGER agents_stop AFTER UPDATE OF status, replaced_by ON agents FOR EAC
     EXECUTE FUNCTION agents_stop();
 
 -- A revoked link ends everything delegated under it without marking it, so
--- the whole organization re-checks.
+-- every holder in its subtree is told.
 CREATE FUNCTION mandates_stop() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    PERFORM notify_stop((SELECT org_id FROM agents WHERE id = NEW.holder), NULL, NULL);
+    PERFORM notify_stop(a.org_id, a.id, NULL)
+       FROM agents a
+      WHERE a.id IN (WITH RECURSIVE sub (id, holder) AS (
+                         SELECT NEW.id, NEW.holder
+                         UNION ALL
+                         SELECT m.id, m.holder FROM mandates m JOIN sub ON m.parent_id = sub.id)
+                     SELECT holder FROM sub);
     RETURN NULL;
 END $$;
 CREATE TRIGGER mandates_stop AFTER UPDATE OF revoked_at ON mandates FOR EACH ROW

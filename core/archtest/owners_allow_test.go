@@ -50,7 +50,7 @@ func allowedReads() []allowance {
 			"and in the expiry sweep's query, which writes each warning in it"},
 		{"modules/notify", "humans", reads, "as for orgs: a notification for one person (notifications.human_id) is " +
 			"told in their language (humans.language) when they chose one, read with the organization's where it " +
-			"delivers"},
+			"delivers; and it is never sent once that person is disabled (SEC-025), read where it delivers"},
 
 		// The fault harness checks, apart from every board, what the boards it attacked committed.
 		{"cmd/pact-faults", "tasks", reads, "the fault harness (docs/reliability.md) compares the tasks its " +

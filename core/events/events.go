@@ -51,6 +51,8 @@ const (
 	KindMessage = "message"
 	// KindPact: something was appended to a pact's feed (modules/pacts);
 	// its readers (the pact stream, webhook delivery) re-check the feed.
+	// PactID names the pact, so only the streams of agents seated in it
+	// wake.
 	KindPact = "pact"
 	// KindStop: an agent's or a person's standing ended (banned, paused,
 	// replaced, a mandate revoked, removed from a project, disabled, signed
@@ -78,6 +80,10 @@ type Event struct {
 	// AgentID is the agent concerned (a message's recipient, a task's
 	// delegate); empty means anyone in the project.
 	AgentID string `json:"agent_id,omitempty"`
+	// PactID is the pact whose feed a KindPact appended to; AgentID is
+	// then the agent that wrote it, if an agent did (its own seats may have
+	// changed).
+	PactID string `json:"pact_id,omitempty"`
 	// HumanID is the person concerned by a KindStop.
 	HumanID string `json:"human_id,omitempty"`
 }

@@ -45,6 +45,22 @@ type Wait struct {
 	// soon, when not nil, fires when a check that answered ErrNotYet is
 	// due again.
 	soon <-chan time.Time
+	// guarded, when set (Guard), wakes the wait on a stop; changed then
+	// says whether the waiter's standing changed.
+	guarded *Subscription
+	changed func(ctx context.Context) (bool, error)
+}
+
+// Guard makes the wait end early when stops wakes (a subscription to the
+// stops that may concern the waiter: Event.StopsAgent) and changed then
+// reports that the waiter's standing changed: Run returns nil at once, as
+// when its check finds something, and the caller answers from what the
+// waiter may do now (a refusal, when it may do nothing). Between stops the
+// wait runs as before. The wait takes stops over and closes it when it
+// ends. Subscribe stops before the waiter's standing is first read, so no
+// stop falls between; call Guard before the wait is checked or run.
+func (w *Wait) Guard(stops *Subscription, changed func(ctx context.Context) (bool, error)) {
+	w.guarded, w.changed = stops, changed
 }
 
 // checkOnce runs check, turning ErrNotYet into "nothing yet, look again
@@ -105,7 +121,16 @@ func (w *Wait) Run(ctx context.Context) (err error) {
 			}
 		}
 		w.checked = false
+		var stopped <-chan struct{}
+		if w.guarded != nil {
+			stopped = w.guarded.C()
+		}
 		select {
+		case <-stopped:
+			if changed, err := w.changed(ctx); err != nil || changed {
+				return err
+			}
+			w.checked = true // nothing for the waiter came with the stop
 		case <-w.sub.C():
 		case <-w.soon:
 		case <-w.timer.C:
@@ -125,6 +150,9 @@ func (w *Wait) OnEnd(f func()) { w.ended = append(w.ended, f) }
 func (w *Wait) finish(ctx context.Context, err error) error {
 	w.timer.Stop()
 	w.sub.Close()
+	if w.guarded != nil {
+		w.guarded.Close()
+	}
 	defer func() {
 		for _, f := range w.ended {
 			f()

@@ -80,6 +80,8 @@ type Kernel struct {
 	drain  *drain // Drain; held calls and /readyz watch it
 	// mandateReports: what board and credentials tell mandate administration.
 	mandateReports *MandateReporters
+	// channels: how the board pushes content to agents and people.
+	channels channels
 
 	mu      sync.Mutex
 	modules []string
@@ -115,6 +117,7 @@ func New(deps Deps) *Kernel {
 		k.tools.seen = deps.Identity.Seen
 	}
 	k.tools.drain = k.drain
+	k.tools.hub = deps.Events
 	k.tools.metrics = deps.Metrics
 	k.res = &Resources{}
 	k.claims = &ClaimHooks{}

@@ -102,6 +102,7 @@ type Tools struct {
 	mandates *mandate.Service // reads chains ahead (Tool.MandateArg); nil: never
 
 	waits waitSlots          // the waits each agent holds (MaxWaitsPerAgent)
+	hub   *events.Hub        // wakes held waits on stops; nil: never
 	drain *drain             // the kernel's; nil (never drains) for a bare registry
 	seen  func(agent string) // stamps last_seen after a call commits; nil: never
 	// metrics counts and times the calls of registered tools; nil records
@@ -301,6 +302,59 @@ func Outcome(err error) string {
 	return "error"
 }
 
+// guard ends a held wait as soon as a stop changes its agent's standing
+// (docs/security.md, "A stop reaches every channel"): the agent is no
+// longer admitted (banned, paused, replaced, a kill switch), the mandate
+// the call names no longer verifies, or the agent left a project it was
+// in when the wait began. The call then runs its logged part at once,
+// which refuses, or answers from what the agent may reach now.
+func (r *Tools) guard(w *events.Wait, stops *events.Subscription, t *Tool, caller *identity.Caller, args json.RawMessage) {
+	var named map[string]any
+	_ = json.Unmarshal(args, &named) // checked by validArgs already
+	id, _ := named[t.MandateArg].(string)
+	agent, projects := caller.ID, caller.Projects
+	w.Guard(stops, func(ctx context.Context) (changed bool, err error) {
+		err = r.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			now, err := identity.Admit(ctx, r.db, tx, agent)
+			if _, refused := errs.As(err); refused {
+				changed = true
+				return nil
+			} else if err != nil {
+				return err
+			}
+			for _, p := range projects {
+				if !slices.Contains(now.Projects, p) {
+					changed = true
+					return nil
+				}
+			}
+			if t.MandateArg == "" || r.mandates == nil || id == "" {
+				return nil
+			}
+			_, err = r.mandates.Verify(ctx, tx, id, agent)
+			if _, refused := errs.As(err); refused {
+				changed = true
+				return nil
+			}
+			return err
+		})
+		return changed, err
+	})
+}
+
+// waiting lists the tools with a Wait phase, in registration order.
+func (r *Tools) waiting() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, name := range r.order {
+		if r.tools[name].Wait != nil {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // readAhead is the step that reads the chain of the mandate t's MandateArg
 // names in args, if it names one.
 func (r *Tools) readAhead(t *Tool, agent string, args any) (db.Step, bool) {
@@ -378,9 +432,21 @@ func (r *Tools) wait(ctx context.Context, t *Tool, schema *jsonschema.Resolved, 
 	if w, ok := waitedFor(ctx, t.Name); ok {
 		return w.err
 	}
+	// Subscribed before the agent is first admitted: a stop committed from
+	// here on reaches the wait's guard.
+	stops := r.hub.Subscribe(func(ev events.Event) bool {
+		return ev.Kind == events.KindStop && (ev.AgentID == agent || ev.AgentID == "" && ev.HumanID == "")
+	})
+	guarded := false
+	defer func() {
+		if !guarded {
+			stops.Close()
+		}
+	}()
 	var orgErr error
+	var caller *identity.Caller
 	err := r.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		_, orgErr = identity.Admit(ctx, r.db, tx, agent)
+		caller, orgErr = identity.Admit(ctx, r.db, tx, agent)
 		return nil
 	})
 	if err != nil {
@@ -406,6 +472,8 @@ func (r *Tools) wait(ctx context.Context, t *Tool, schema *jsonschema.Resolved, 
 	if err != nil || w == nil {
 		return err
 	}
+	r.guard(w, stops, t, caller, args)
+	guarded = true
 	// The slot is the wait's until the wait ends, wherever it runs: here,
 	// or in the transport that holds it.
 	w.OnEnd(release)

@@ -37,6 +37,11 @@ func (m *Module) autoClaim(ctx context.Context, c hookCall) (map[string]any, err
 	if err != nil {
 		return nil, err
 	}
+	// Only where a live mandate lets it read tasks, as for its messages.
+	reach, err := m.mandates.Reach(ctx, m.db, c.agent, "task.read", who.Projects)
+	if err != nil {
+		return nil, err
+	}
 	allow := splitList(c.header.Get("X-Pact-Auto-Claim-From"))
 	var found []candidate
 	if err := m.db.NewRaw(`SELECT t.id::text AS id, t.title, t.body, t.project_id, t.created_by,
@@ -45,7 +50,7 @@ func (m *Module) autoClaim(ctx context.Context, c hookCall) (map[string]any, err
 		WHERE t.delegate_to = ? AND t.status = 'submitted' AND t.assignee IS NULL AND NOT t.deferred
 		  AND t.delegated_mandate_id IS NOT NULL AND t.project_id = ANY(?) AND NOT p.production AND NOT p.frozen
 		ORDER BY t.created_by = ANY(?) DESC, t.created_at, t.id LIMIT 1`,
-		c.agent, pgdialect.Array(who.Projects), pgdialect.Array(allow)).Scan(ctx, &found); err != nil {
+		c.agent, pgdialect.Array(reach), pgdialect.Array(allow)).Scan(ctx, &found); err != nil {
 		return nil, fmt.Errorf("board.autoClaim: %w", err)
 	}
 	if len(found) == 0 {

@@ -21,8 +21,14 @@ func (m *Module) handMessages(ctx context.Context, c hookCall, answer map[string
 	if err != nil {
 		return nil // halted, paused, banned: the messages wait
 	}
+	// Only where a live mandate lets it read tasks (SEC-025: a revoked
+	// chain or a project left takes the messages there away).
+	reach, err := m.mandates.Reach(ctx, m.db, c.agent, "task.read", who.Projects)
+	if err != nil {
+		return err
+	}
 	projects := []string{}
-	for _, p := range who.Projects {
+	for _, p := range reach {
 		if row := who.Project(p); who.Client != "runner" || row == nil || !row.Production {
 			projects = append(projects, p)
 		}

@@ -80,6 +80,10 @@ func (m *Module) Register(h *kernel.Host) error {
 	m.registerApprovalRules(h)
 	h.MandateReports().ReportTasks(mandateTasks{})
 	h.Handle("/hooks/a/{agent}/{event}", http.HandlerFunc(m.serveHook))
+	if err := h.Channel(kernel.Channel{Name: "hooks", Audience: kernel.AgentAudience, Routes: []string{"/hooks/a/{agent}/{event}"},
+		Summary: "Claude Code's hooks: their answers hand the agent its unread messages and claimed work"}); err != nil {
+		return err
+	}
 	h.Worker("reoffer", m.reofferWorker)
 	return nil
 }

@@ -95,6 +95,10 @@ func (m *Module) Register(h *kernel.Host) error {
 		h.Handle("GET /console", m.headers(toConsole))
 	}
 	m.registerLive(h.Admin())
+	if err := h.Channel(kernel.Channel{Name: "console-live", Audience: kernel.PersonAudience, Operations: []string{"console-live"},
+		Summary: "the console's live stream of what needs the signed-in person"}); err != nil {
+		return err
+	}
 	h.Worker("live", m.live.run)
 	return nil
 }

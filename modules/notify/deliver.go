@@ -18,6 +18,10 @@ import (
 // never sent later, even once a destination is added.
 const NoDestination = "no destination for this organization: set its Slack webhook or add a destination"
 
+// AddresseeDisabled is the last_error of a notification for one person set
+// aside because that person was disabled before it went out.
+const AddresseeDisabled = "the person it is for is disabled: enable them again to reach them; nothing is sent meanwhile"
+
 // DeliverDue delivers every outbox row that is due now, one after another,
 // as one more worker would, and returns how many rows it attempted. It
 // returns only database errors; delivery failures are recorded on the rows.
@@ -121,6 +125,18 @@ func (s *Service) handle(ctx context.Context, owner string, r *row) error {
 		}
 		log.Error("notification is dead", "error", why)
 		return s.settled(metrics.DeliveryDead, outbox.Dead(ctx, s.db, owner, r.ID, clip(why, 1000)))
+	}
+	// A stop reaches every channel (docs/security.md): nothing addressed
+	// to a person goes out once they are disabled.
+	if r.HumanID != nil {
+		disabled, err := s.addresseeDisabled(ctx, *r.HumanID)
+		if err != nil {
+			return err
+		}
+		if disabled {
+			log.Info("notification set aside: the person it is for is disabled")
+			return s.settled(metrics.DeliveryDead, outbox.Dead(ctx, s.db, owner, r.ID, AddresseeDisabled))
+		}
 	}
 	ts, err := s.targets(ctx, r)
 	if err != nil {

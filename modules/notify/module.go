@@ -145,7 +145,10 @@ func (m *Module) Register(h *kernel.Host) error {
 		h.Worker(fmt.Sprintf("deliver%d", i+1), func(ctx context.Context) error { return m.svc.work(ctx, i) })
 	}
 	h.Worker("expiry", m.svc.sweepLoop)
-	return nil
+	return h.Channel(kernel.Channel{Name: "notifications", Audience: kernel.PersonAudience,
+		Summary: "notifications addressed to a person, sent to the organization's Slack and webhook destinations",
+		Exempt: map[kernel.Stop]string{kernel.StopSignOut: "signing out ends a console session, not the person: what " +
+			"is addressed to them reaches the organization's destinations, which no session opened"}})
 }
 
 func cmpOr[T comparable](v, def T) T {

@@ -52,6 +52,8 @@ type delivery struct {
 	events *events.Hub
 	logger hclog.Logger
 	owner  string // this process's lease owner prefix
+	// streams caps the pact streams each agent holds in this process.
+	streams streamSlots
 }
 
 func firstOr(opts []Options) Options {
@@ -103,6 +105,14 @@ func (m *Module) registerDelivery(h *kernel.Host) error {
 		return err
 	}
 	h.Handle("GET "+StreamPath, m.streamHandler())
+	if err := h.Channel(kernel.Channel{Name: "pact-stream", Audience: kernel.AgentAudience, Routes: []string{"GET " + StreamPath},
+		Summary: "server-sent events of what others write in the pacts the agent sits in"}); err != nil {
+		return err
+	}
+	if err := h.Channel(kernel.Channel{Name: "pact-webhook", Audience: kernel.AgentAudience,
+		Summary: "signed webhook posts of what others write in the pacts the agent sits in"}); err != nil {
+		return err
+	}
 	h.Worker("webhooks", m.deliverLoop)
 	h.Worker("reseal", m.resealAtStart)
 	m.registerWakeOp(h)

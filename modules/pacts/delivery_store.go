@@ -10,7 +10,8 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
-	"github.com/pactboard/pact/core/events"
+	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/mandate"
 )
 
 // Delivery modes (docs/pacts.md, "Delivery without polling").
@@ -26,21 +27,24 @@ const StreamPath = "/pacts/stream"
 // feedDelivery ends appendFeed's statement, after the CTE f holding the new
 // feed row: it queues one webhook send for each agent seated in the pact
 // (joined, not removed) whose webhook is on, never the author's own seat,
-// and wakes the streams and delivery workers at commit. Folding both into
-// the insert costs the writing tool no round trip.
-const feedDelivery = `, sends AS (
+// and only while that agent stands (admitted, a member of the pact's
+// project) and holds a live mandate covering pact.read there (SEC-015:
+// delivery checks again, the whole chain, before it sends). At commit it
+// wakes the delivery workers and the streams of the pact's seats. Folding
+// both into the insert costs the writing tool no round trip.
+func feedDelivery() string {
+	return `, sends AS (
 		INSERT INTO pact_sends (agent_id, feed_id)
 		SELECT s.agent_id, f.id FROM f
+		JOIN pacts p ON p.id = f.pact_id
 		JOIN pact_seats s ON s.pact_id = f.pact_id AND s.agent_id IS NOT NULL
 			AND s.joined_at IS NOT NULL AND s.removed_at IS NULL
 			AND s.key IS DISTINCT FROM f.seat_key AND f.actor IS DISTINCT FROM 'agent:' || s.agent_id
-		JOIN pact_delivery d ON d.agent_id = s.agent_id AND d.mode = 'webhook' AND d.disabled_at IS NULL)
-	SELECT f.id FROM f, (SELECT pg_notify(?, ?)) AS woken`
-
-// feedNotice is the events payload of a feed append.
-func feedNotice() string {
-	p, _ := events.Payload(events.Event{Kind: events.KindPact}) // a constant event: it cannot fail
-	return p
+		JOIN pact_delivery d ON d.agent_id = s.agent_id AND d.mode = 'webhook' AND d.disabled_at IS NULL
+		WHERE ` + identity.StandsSQL("s.agent_id", "p.project_id") + `
+		  AND ` + mandate.CoversSQL("s.agent_id", "p.project_id", ReadAction) + `)
+	SELECT f.id FROM f, (SELECT pg_notify(?, json_strip_nulls(json_build_object('kind', ?::text, 'pact_id', f.pact_id::text,
+		'agent_id', CASE WHEN f.actor LIKE 'agent:%' THEN substr(f.actor, 7) END))::text) FROM f) AS woken`
 }
 
 // deliveryRow is an agent's delivery setting as stored; URL and Secret are
@@ -145,25 +149,55 @@ func (e *streamEvent) fill() {
 // streamWindow is how far back Last-Event-ID replays.
 const streamWindow = 7 * 24 * time.Hour
 
-// agentEvents reads what others did after cursor in the pacts where agent
-// holds a joined, unremoved seat (only those in filter, when it is not
-// empty), at most limit rows, oldest first and none older than the stream's
-// window.
-func agentEvents(ctx context.Context, tx bun.IDB, agent string, filter []string, cursor int64, limit int) ([]streamEvent, error) {
+// agentEvents reads what others did after cursor in the pacts of projects
+// where agent holds a joined, unremoved seat (only those in filter, when it
+// is not empty), at most limit rows, oldest first and none older than the
+// stream's window.
+func agentEvents(ctx context.Context, tx bun.IDB, agent string, projects, filter []string, cursor int64, limit int) ([]streamEvent, error) {
 	var out []streamEvent
 	err := tx.NewRaw(`SELECT f.id, f.pact_id, p.name AS pact_name, f.kind, f.ref, f.seat_key, f.actor, f.at, f.excerpt
 		FROM pact_seats s JOIN pact_feed f ON f.pact_id = s.pact_id JOIN pacts p ON p.id = s.pact_id
-		WHERE s.agent_id = ? AND s.joined_at IS NOT NULL AND s.removed_at IS NULL
+		WHERE s.agent_id = ? AND s.joined_at IS NOT NULL AND s.removed_at IS NULL AND p.project_id = ANY(?::text[])
 		  AND (cardinality(?::text[]) = 0 OR s.pact_id::text = ANY(?::text[]))
 		  AND f.id > ? AND f.at > now() - make_interval(secs => ?)
 		  AND f.seat_key IS DISTINCT FROM s.key AND f.actor <> 'agent:' || s.agent_id
 		ORDER BY f.id LIMIT ?`,
-		agent, pgArray(filter), pgArray(filter), cursor, streamWindow.Seconds(), limit).Scan(ctx, &out)
+		agent, pgArray(projects), pgArray(filter), pgArray(filter), cursor, streamWindow.Seconds(), limit).Scan(ctx, &out)
 	if err != nil {
 		return nil, fmt.Errorf("pacts: read the stream of %s: %w", agent, err)
 	}
 	for i := range out {
 		out[i].fill()
+	}
+	return out, nil
+}
+
+// heardEvent reads feed row id as the stream would send it to agent, nil
+// when agent no longer holds a joined, unremoved seat in its pact or the
+// pact is not in one of projects.
+func heardEvent(ctx context.Context, tx bun.IDB, agent string, projects []string, id int64) (*streamEvent, error) {
+	var out []streamEvent
+	err := tx.NewRaw(`SELECT f.id, f.pact_id, p.name AS pact_name, f.kind, f.ref, f.seat_key, f.actor, f.at, f.excerpt
+		FROM pact_feed f JOIN pacts p ON p.id = f.pact_id
+		JOIN pact_seats s ON s.pact_id = f.pact_id AND s.agent_id = ? AND s.joined_at IS NOT NULL AND s.removed_at IS NULL
+		WHERE f.id = ? AND p.project_id = ANY(?::text[])`, agent, id, pgArray(projects)).Scan(ctx, &out)
+	if err != nil {
+		return nil, fmt.Errorf("pacts: read feed row %d: %w", id, err)
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	out[0].fill()
+	return &out[0], nil
+}
+
+// seatedPacts lists the pacts where agent holds a joined, unremoved seat.
+func seatedPacts(ctx context.Context, tx bun.IDB, agent string) ([]string, error) {
+	out := []string{}
+	err := tx.NewRaw(`SELECT pact_id::text FROM pact_seats WHERE agent_id = ? AND joined_at IS NOT NULL AND removed_at IS NULL`,
+		agent).Scan(ctx, &out)
+	if err != nil {
+		return nil, fmt.Errorf("pacts: read the seats of %s: %w", agent, err)
 	}
 	return out, nil
 }

@@ -84,8 +84,8 @@ func appendFeed(ctx context.Context, tx bun.IDB, f feedItem) (int64, error) {
 	var id int64
 	err := tx.NewRaw(`WITH ordered AS (SELECT pg_advisory_xact_lock(?, ?), set_config('pact.actor', ?, true)), f AS (
 		INSERT INTO pact_feed (pact_id, kind, ref, seat_key, actor, excerpt)
-		SELECT ?, ?, ?, ?, ?, ? FROM ordered RETURNING id, pact_id, seat_key, actor)`+feedDelivery,
-		pactLocks, feedOrder, f.Actor, f.PactID, f.Kind, f.Ref, f.SeatKey, f.Actor, excerpt(f.Excerpt), events.Channel, feedNotice()).Scan(ctx, &id)
+		SELECT ?, ?, ?, ?, ?, ? FROM ordered RETURNING id, pact_id, seat_key, actor)`+feedDelivery(),
+		pactLocks, feedOrder, f.Actor, f.PactID, f.Kind, f.Ref, f.SeatKey, f.Actor, excerpt(f.Excerpt), events.Channel, events.KindPact).Scan(ctx, &id)
 	if err != nil {
 		return 0, fmt.Errorf("pacts: append to the feed of %s: %w", f.PactID, err)
 	}

@@ -6,8 +6,12 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
+
+	"github.com/uptrace/bun"
 
 	"github.com/pactboard/pact/core/events"
 	"github.com/pactboard/pact/core/identity"
@@ -37,12 +41,7 @@ func (m *Module) serveStream(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	agent, refusal := m.streamAgent(ctx, r.Header.Get("Authorization"))
 	if refusal != nil {
-		status := streamStatus(refusal.Code)
-		if status == http.StatusUnauthorized {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="PACT Board pact stream"`)
-		}
-		w.Header().Set("Cache-Control", "no-store")
-		kernel.WriteError(w, status, refusal)
+		refuseStream(w, refusal)
 		return
 	}
 	filter, cursor, refusal := streamArgs(r)
@@ -50,9 +49,29 @@ func (m *Module) serveStream(w http.ResponseWriter, r *http.Request) {
 		kernel.WriteError(w, http.StatusBadRequest, refusal)
 		return
 	}
+	var heard hearing
+	err := m.db.RunInTx(ctx, readSnapshot(), func(ctx context.Context, tx bun.Tx) (err error) {
+		heard, err = m.hears(ctx, tx, agent)
+		return err
+	})
+	if e, ok := errs.As(err); ok {
+		refuseStream(w, e)
+		return
+	} else if err != nil {
+		m.streamFailed(w, agent, err)
+		return
+	}
+	release, err := m.dlv.streams.take(agent)
+	if err != nil {
+		e, _ := errs.As(err)
+		refuseStream(w, e)
+		return
+	}
+	defer release()
+	st := newStreamState(agent, heard)
 	// Subscribe before the first read: a commit after this wakes us even if
 	// it lands before we wait (core/events, "The waiter's contract").
-	sub := m.dlv.events.Subscribe(func(ev events.Event) bool { return ev.Kind == events.KindPact })
+	sub := m.dlv.events.Subscribe(st.wakes)
 	defer sub.Close()
 	if cursor < 0 {
 		head, err := feedHead(ctx, m.db)
@@ -77,11 +96,18 @@ func (m *Module) serveStream(w http.ResponseWriter, r *http.Request) {
 	recheck := time.NewTicker(m.dlv.opts.StreamRecheck)
 	defer recheck.Stop()
 	for {
-		evs, err := agentEvents(ctx, m.db, agent, filter, cursor, streamBatch)
+		evs, stopped, err := m.streamBatch(ctx, st, filter, cursor)
 		if err != nil {
 			if ctx.Err() == nil {
 				m.dlv.logger.Error("pact stream: read the feed", "agent", agent, "error", err)
 			}
+			return
+		}
+		if stopped != nil {
+			// Said as a comment: no event carries it, and the client's
+			// reconnect is refused with the same words.
+			_, _ = fmt.Fprintf(w, ": the stream ends: %s\n\n", strings.ReplaceAll(stopped.Message, "\n", " "))
+			_ = rc.Flush()
 			return
 		}
 		for _, ev := range evs {
@@ -102,12 +128,74 @@ func (m *Module) serveStream(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// streamState is what an open stream knows of its agent between reads.
+type streamState struct {
+	agent, org string
+	// reach is where the agent heard pacts when the stream opened; the
+	// stream ends when its standing no longer covers all of it, so a
+	// reconnect starts from what it may hear now.
+	reach []string
+	// seated holds the pacts the agent sits in, as of the last read: a
+	// pact append wakes the stream only when it is in one of them (or
+	// the agent wrote it, which may have seated it somewhere new).
+	seated atomic.Pointer[[]string]
+}
+
+func newStreamState(agent string, h hearing) *streamState {
+	st := &streamState{agent: agent, org: h.org, reach: h.projects}
+	st.seated.Store(&[]string{})
+	return st
+}
+
+// wakes is the stream's subscription: appends to its agent's pacts, and
+// stops that may end its agent's standing. It runs on the hub's
+// goroutine.
+func (st *streamState) wakes(ev events.Event) bool {
+	switch ev.Kind {
+	case events.KindStop:
+		return ev.StopsAgent(st.org, st.agent)
+	case events.KindPact:
+		return ev.AgentID == st.agent || slices.Contains(*st.seated.Load(), ev.PactID)
+	}
+	return false
+}
+
+// streamBatch reads the agent's standing, then the next batch of its
+// events, in one snapshot: stopped says why the stream must end instead,
+// when the agent no longer stands or hears less than when the stream
+// opened.
+func (m *Module) streamBatch(ctx context.Context, st *streamState, filter []string, cursor int64) (evs []streamEvent, stopped *errs.Error, err error) {
+	err = m.db.RunInTx(ctx, readSnapshot(), func(ctx context.Context, tx bun.Tx) error {
+		heard, err := m.hears(ctx, tx, st.agent)
+		if e, ok := errs.As(err); ok {
+			stopped = e
+			return nil
+		} else if err != nil {
+			return err
+		}
+		if !heard.covers(st.reach) {
+			stopped = errs.E(errs.Forbidden, "agent %s may no longer read pacts in every project it could when the stream "+
+				"opened; connect again to hear what it may now", st.agent)
+			return nil
+		}
+		seated, err := seatedPacts(ctx, tx, st.agent)
+		if err != nil {
+			return err
+		}
+		st.seated.Store(&seated)
+		evs, err = agentEvents(ctx, tx, st.agent, st.reach, filter, cursor, streamBatch)
+		return err
+	})
+	return evs, stopped, err
+}
+
 // awaitFeed waits until the feed may hold more for the stream: a wake from
-// the events hub, or the periodic re-check under it (a missed notification
+// the events hub (an append in one of its pacts, a stop that may concern
+// its agent), or the periodic re-check under it (a missed notification
 // costs at most one period). Heartbeats go out meanwhile. It returns false
-// when the stream must end: the request is gone, the agent's token or
-// standing no longer holds, or the board drains (then the stream says so
-// and the client reconnects, to another board, with Last-Event-ID).
+// when the stream must end: the request is gone, the agent's token no
+// longer holds, or the board drains (then the stream says so and the
+// client reconnects, to another board, with Last-Event-ID).
 func (m *Module) awaitFeed(ctx context.Context, w http.ResponseWriter, rc *http.ResponseController, sub *events.Subscription,
 	beat, recheck *time.Ticker, authorization, agent string) bool {
 	for {
@@ -131,6 +219,16 @@ func (m *Module) awaitFeed(ctx context.Context, w http.ResponseWriter, rc *http.
 			}
 		}
 	}
+}
+
+// refuseStream answers a stream that may not open.
+func refuseStream(w http.ResponseWriter, refusal *errs.Error) {
+	status := streamStatus(refusal.Code)
+	if status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="PACT Board pact stream"`)
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	kernel.WriteError(w, status, refusal)
 }
 
 // streamStatus is the HTTP status of a refused stream: the gate's refusals

@@ -110,9 +110,12 @@ func (m *Module) deliverSend(ctx context.Context, s *sendRow) error {
 	if d == nil || d.Mode != ModeWebhook || d.DisabledAt != nil {
 		return m.settleSend(ctx, s, `dead_at = now()`, "the agent's webhook is off or no longer its delivery mode")
 	}
-	evs, err := m.feedEvent(ctx, s.FeedID)
+	evs, stopped, err := m.sendable(ctx, s)
 	if err != nil {
 		return err
+	}
+	if stopped != "" {
+		return m.settleSend(ctx, s, `dead_at = now()`, stopped)
 	}
 	dest, n, derr := m.webhookCall(d, evs)
 	if derr == nil {
@@ -135,16 +138,28 @@ func (m *Module) deliverSend(ctx context.Context, s *sendRow) error {
 	return m.failSend(ctx, s, d, evs, why)
 }
 
-// feedEvent reads feed row id as the stream would send it.
-func (m *Module) feedEvent(ctx context.Context, id int64) (*streamEvent, error) {
-	var ev streamEvent
-	err := m.db.NewRaw(`SELECT f.id, f.pact_id, p.name AS pact_name, f.kind, f.ref, f.seat_key, f.actor, f.at, f.excerpt
-		FROM pact_feed f JOIN pacts p ON p.id = f.pact_id WHERE f.id = ?`, id).Scan(ctx, &ev)
-	if err != nil {
-		return nil, fmt.Errorf("pacts: read feed row %d: %w", id, err)
-	}
-	ev.fill()
-	return &ev, nil
+// sendable reads s's feed row as the stream would send it, after the
+// agent's standing, in one snapshot (SEC-015): stopped says why it goes
+// out no more, when the agent no longer stands, no longer sits in the
+// pact, or no live mandate of its covers pact.read in the pact's project.
+func (m *Module) sendable(ctx context.Context, s *sendRow) (ev *streamEvent, stopped string, err error) {
+	err = m.db.RunInTx(ctx, readSnapshot(), func(ctx context.Context, tx bun.Tx) error {
+		heard, err := m.hears(ctx, tx, s.AgentID)
+		if e, ok := errs.As(err); ok {
+			stopped = "the agent hears no pact now: " + e.Message
+			return nil
+		} else if err != nil {
+			return err
+		}
+		if ev, err = heardEvent(ctx, tx, s.AgentID, heard.projects, s.FeedID); err != nil {
+			return err
+		}
+		if ev == nil {
+			stopped = "the agent no longer sits in the pact, or may no longer read pacts in its project"
+		}
+		return nil
+	})
+	return ev, stopped, err
 }
 
 // webhookCall opens d's sealed address and secret and builds the

@@ -1,0 +1,409 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun"
+
+	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/core/kernel/kerneltest"
+	"github.com/pactboard/pact/core/mandate"
+	"github.com/pactboard/pact/core/pluginhost"
+)
+
+// A stop reaches every channel (docs/security.md, "A stop reaches every
+// channel"; SEC-025). The channels are the kernel's registry
+// (kernel.Channels: the ones modules register and one per tool with a Wait
+// phase), the stops kernel.Stops of each channel's audience. For every pair
+// the test opens the channel, applies the stop through the path a person
+// or an operator takes, then makes new content for the stopped principal,
+// and requires that none of it reaches the channel and that an open
+// connection ends (or the next request is refused) within 2 seconds of the
+// stop. A channel without a driver here fails the test: a new channel is
+// tested by construction, or says it is not.
+
+// stopBound is how soon after a stop an open connection must end.
+const stopBound = 2 * time.Second
+
+// stopWorld is the whole board (boardModules) with the events hub, its
+// workers running and the real webhook plugin delivering to recv.
+type stopWorld struct {
+	*kerneltest.World
+	recv *stopReceiver
+	// n numbers the principals each pair makes.
+	n int
+}
+
+func newStopWorld(t *testing.T) *stopWorld {
+	recv := newStopReceiver(t)
+	host := stopWebhookPlugin(t, map[string]string{"PACT_WEBHOOK_ALLOW_PRIVATE": "1", "SSL_CERT_FILE": recv.caFile})
+	w := kerneltest.New(t, kerneltest.Options{Events: true, Modules: func(w *kerneltest.World) []kernel.Module {
+		return boardModules(w.Mandates.Keys(), nil, host, nil)
+	}})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = w.Kernel.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	w.Person("", "ana", identity.Owner)
+	w.Project("ana", "web", false)
+	w.Project("ana", "ops", false)
+	w.Agent("ana", identity.AgentInput{ID: "ctl", Client: "gemini", Projects: []string{"web", "ops"}, Scope: agentScope})
+	return &stopWorld{World: w, recv: recv}
+}
+
+// agentScope is what every agent here is given.
+var agentScope = []string{"pact.read@project:web", "pact.write@project:web", "task.read@project:web", "task.post@project:web",
+	"task.work@project:web", "pact.read@project:ops", "task.read@project:ops"}
+
+// subject is the stopped agent of one pair: its mandate (the one it names
+// in calls), a pact of ana's it sits in, and a task whose messages reach it.
+type subject struct {
+	agent, mandate, pact, task string
+	// lead holds the root above mandate for the revoke-link stop.
+	lead, leadRoot string
+}
+
+// newSubject registers a fresh agent in web and ops; for revoke-link its
+// authority is a link delegated by a lead agent, its own root revoked.
+func (s *stopWorld) newSubject(t *testing.T, stop kernel.Stop) *subject {
+	s.n++
+	sub := &subject{agent: fmt.Sprintf("x%d", s.n)}
+	s.Agent("ana", identity.AgentInput{ID: sub.agent, Client: "gemini", Projects: []string{"web", "ops"}, Scope: agentScope})
+	sub.mandate = s.Root(sub.agent)
+	if stop == kernel.StopRevokeLink {
+		sub.lead = fmt.Sprintf("lead%d", s.n)
+		s.Agent("ana", identity.AgentInput{ID: sub.lead, Client: "gemini", Projects: []string{"web", "ops"}, Scope: agentScope})
+		sub.leadRoot = s.Mandate("ana", sub.lead, agentScope...)
+		require.NoError(t, s.DB.InTx(context.Background(), func(ctx context.Context, tx bun.Tx) error {
+			chain, err := s.Mandates.Verify(ctx, tx, sub.leadRoot, sub.lead)
+			if err != nil {
+				return err
+			}
+			child, err := s.Mandates.IssueChild(ctx, tx, chain, mandate.ChildInput{Holder: sub.agent, Scope: agentScope})
+			if err != nil {
+				return err
+			}
+			sub.mandate = child.ID.String()
+			return nil
+		}))
+		require.Equal(t, http.StatusOK, s.Admin("ana", "POST", "/mandates/"+s.Root(sub.agent)+"/revoke", `{}`).Status)
+	}
+	// ana's pact in web, with the subject's seat, which it takes.
+	out := s.Admin("ana", "POST", "/pacts", fmt.Sprintf(`{"project_id":"web","name":"Stop %d","purpose":"p","prefix":"A",
+		"invite":[{"key":"@%s","prefix":"X"}]}`, s.n, sub.agent))
+	require.Equal(t, http.StatusOK, out.Status, "%s", out.Raw)
+	sub.pact = out.Body["pact_id"].(string)
+	t.Cleanup(func() { s.Admin("ana", "POST", "/pacts/"+sub.pact+"/close", `{}`) }) // open pacts are capped per project
+	_, err := s.Call(sub.agent, "join_pact", map[string]any{"pact_id": sub.pact, "mandate_id": sub.mandate})
+	require.NoError(t, err)
+	// A task of another agent's: a person's message on it to the subject
+	// reaches the subject whatever the stop did to its own tasks.
+	posted, err := s.Call("ctl", "pact_post", map[string]any{"project_id": "web", "title": "Stop " + sub.agent,
+		"mandate_id": s.Root("ctl")})
+	require.NoError(t, err)
+	sub.task = posted["task_id"].(string)
+	// An open task would be offered to the next pair's held pact_events.
+	t.Cleanup(func() { s.Admin("ana", "POST", "/tasks/"+sub.task+"/cancel", `{}`) })
+	return sub
+}
+
+// applyStop stops the subject as a person or the operator would.
+func (s *stopWorld) applyStop(t *testing.T, sub *subject, stop kernel.Stop) (undo func()) {
+	t.Helper()
+	admin := func(method, path, body string) {
+		t.Helper()
+		r := s.Admin("ana", method, path, body)
+		require.Equal(t, http.StatusOK, r.Status, "%s %s: %s", method, path, r.Raw)
+	}
+	switch stop {
+	case kernel.StopBan:
+		admin("POST", "/agents/"+sub.agent+"/status", `{"status":"banned"}`)
+	case kernel.StopPause:
+		admin("POST", "/agents/"+sub.agent+"/status", `{"status":"paused"}`)
+	case kernel.StopRevokeRoot:
+		admin("POST", "/mandates/"+sub.mandate+"/revoke", `{}`)
+	case kernel.StopRevokeLink:
+		admin("POST", "/mandates/"+sub.leadRoot+"/revoke", `{}`)
+	case kernel.StopLeaveProject:
+		require.NoError(t, s.Identity.SetAgentProjects(context.Background(), s.DB, sub.agent, "default", []string{"ops"}))
+	case kernel.StopOrgHalt:
+		admin("POST", "/kill-switch", `{"halted":true}`)
+		return func() { admin("POST", "/kill-switch", `{"halted":false}`) }
+	case kernel.StopPlatformHalt:
+		require.NoError(t, s.Identity.SetPlatformHalted(context.Background(), s.DB, true))
+		return func() { require.NoError(t, s.Identity.SetPlatformHalted(context.Background(), s.DB, false)) }
+	default:
+		t.Fatalf("no way to apply the stop %q to an agent: add one to applyStop", stop)
+	}
+	return func() {}
+}
+
+// newContent writes, as ana, what would reach the subject on every agent
+// channel: a pact message and a message on its task, both saying word.
+func (s *stopWorld) newContent(t *testing.T, sub *subject, stop kernel.Stop, word string) {
+	t.Helper()
+	r := s.Admin("ana", "POST", "/pacts/"+sub.pact+"/messages", fmt.Sprintf(`{"body":%q}`, word))
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Raw)
+	r = s.Admin("ana", "POST", "/tasks/"+sub.task+"/message", fmt.Sprintf(`{"body":%q,"to":%q}`, word, sub.agent))
+	if r.Body["error"] == "agent_unknown" {
+		// Banned, or no longer in the task's project: the board takes no
+		// message for it, so there is nothing to hand.
+		t.Logf("%s: a message to the subject is refused: %s", stop, r.Body["message"])
+		return
+	}
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Raw)
+}
+
+// An agentDriver opens one channel for the subject before the stop; its
+// check runs after the stop and the content that followed it.
+type agentDriver func(t *testing.T, s *stopWorld, sub *subject) (check func(t *testing.T, stopped time.Time, word string))
+
+func agentDrivers() map[string]agentDriver {
+	return map[string]agentDriver{
+		"pact-stream":     driveStream,
+		"pact-webhook":    driveWebhook,
+		"hooks":           driveHooks,
+		"mcp:pact_wait":   driveHeld("pact_wait"),
+		"mcp:pact_events": driveHeld("pact_events"),
+	}
+}
+
+func TestAStopReachesEveryChannel(t *testing.T) {
+	s := newStopWorld(t)
+	channels := s.Kernel.Channels()
+	drivers := agentDrivers()
+	var names []string
+	for _, c := range channels {
+		names = append(names, c.Name)
+		if c.Audience != kernel.AgentAudience {
+			continue
+		}
+		drive, ok := drivers[c.Name]
+		require.True(t, ok, "channel %q has no driver in stops_test.go: add one, so that every stop is shown to reach it", c.Name)
+		for _, stop := range kernel.Stops(c.Audience) {
+			if !c.Applies(stop) {
+				t.Logf("%s: %s does not apply: %s", c.Name, stop, c.Exempt[stop])
+				continue
+			}
+			// Once with nothing written after the stop: the stop alone must
+			// end an open connection. Once with content written at once:
+			// none of it may get through before the channel ends.
+			for _, phase := range []string{"ends", "nothing-new"} {
+				t.Run(c.Name+"/"+string(stop)+"/"+phase, func(t *testing.T) {
+					sub := s.newSubject(t, stop)
+					check := drive(t, s, sub)
+					undo := s.applyStop(t, sub, stop)
+					stopped := time.Now()
+					defer undo()
+					word := ""
+					if phase == "nothing-new" {
+						word = "after-" + sub.agent
+						s.newContent(t, sub, stop, word)
+					}
+					check(t, stopped, word)
+				})
+			}
+		}
+	}
+	for name := range drivers {
+		require.Contains(t, names, name, "a driver for %q, which is no registered channel", name)
+	}
+}
+
+// driveStream opens the subject's pact stream; after the stop the stream
+// must end within the bound without carrying the word.
+func driveStream(t *testing.T, s *stopWorld, sub *subject) func(*testing.T, time.Time, string) {
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, s.URL+"/pacts/stream", nil)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+s.Token(sub.agent))
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	t.Cleanup(func() { resp.Body.Close() })
+	lines := make(chan string, 100)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	return func(t *testing.T, stopped time.Time, word string) {
+		deadline := time.After(time.Until(stopped.Add(stopBound)))
+		for {
+			select {
+			case line, open := <-lines:
+				if !open {
+					return // ended in time
+				}
+				if word != "" {
+					require.NotContains(t, line, word, "the stream carried content written after the stop")
+				}
+			case <-deadline:
+				t.Fatalf("the pact stream was still open %s after the stop", stopBound)
+			}
+		}
+	}
+}
+
+// driveWebhook points the subject's pact delivery at the receiver; after
+// the stop nothing carrying the word may be delivered to it. The check
+// waits until no send of the subject's is pending, so a queued send had
+// its chance to go out.
+func driveWebhook(t *testing.T, s *stopWorld, sub *subject) func(*testing.T, time.Time, string) {
+	_, err := s.Call(sub.agent, "set_pact_delivery", map[string]any{"mode": "webhook", "url": s.recv.URL + "/" + sub.agent,
+		"mandate_id": sub.mandate})
+	require.NoError(t, err)
+	// A message before the stop is delivered: the webhook works.
+	r := s.Admin("ana", "POST", "/pacts/"+sub.pact+"/messages", `{"body":"before"}`)
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Raw)
+	require.Eventually(t, func() bool { return s.recv.has(sub.agent, "before") }, 45*time.Second, 20*time.Millisecond,
+		"the webhook gets a message written before the stop")
+	return func(t *testing.T, _ time.Time, word string) {
+		require.Eventually(t, func() bool {
+			return s.Count(`SELECT count(*) FROM pact_sends WHERE agent_id = ? AND sent_at IS NULL AND dead_at IS NULL`, sub.agent) == 0
+		}, 45*time.Second, 20*time.Millisecond, "the subject's sends are settled")
+		require.True(t, word == "" || !s.recv.has(sub.agent, word), "a webhook delivery carried content written after the stop")
+	}
+}
+
+// driveHooks: after the stop, the subject's hook call hands it nothing
+// written after the stop (it may be refused).
+func driveHooks(t *testing.T, s *stopWorld, sub *subject) func(*testing.T, time.Time, string) {
+	hook := func() string {
+		req, err := http.NewRequest(http.MethodPost, s.URL+"/hooks/a/"+sub.agent+"/user-prompt-submit",
+			strings.NewReader(`{"session_id":"s1","prompt":"go on"}`))
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer "+s.Token(sub.agent))
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return string(body)
+	}
+	// Before the stop, a person's message reaches it through the hook.
+	r := s.Admin("ana", "POST", "/tasks/"+sub.task+"/message", fmt.Sprintf(`{"body":"before","to":%q}`, sub.agent))
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Raw)
+	require.Contains(t, hook(), "before", "the hook hands the subject a message written before the stop")
+	return func(t *testing.T, _ time.Time, word string) {
+		if answer := hook(); word != "" {
+			require.NotContains(t, answer, word, "a hook's answer carried content written after the stop")
+		}
+	}
+}
+
+// driveHeld holds the tool (pact_wait or pact_events) as the subject;
+// after the stop the held call must end within the bound, answering a
+// refusal or without the word.
+func driveHeld(tool string) agentDriver {
+	return func(t *testing.T, s *stopWorld, sub *subject) func(*testing.T, time.Time, string) {
+		cs, err := s.Connect(sub.agent)
+		require.NoError(t, err)
+		args := map[string]any{"mandate_id": sub.mandate, "seconds": 50}
+		if tool == "pact_events" {
+			// Read up to now, so only what comes next answers it.
+			first, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: map[string]any{
+				"mandate_id": sub.mandate, "seconds": 0}})
+			require.NoError(t, err)
+			var v map[string]any
+			require.NoError(t, json.Unmarshal([]byte(first.Content[0].(*mcp.TextContent).Text), &v))
+			args["since"] = v["next_since"]
+		}
+		type answer struct {
+			text  string
+			err   error
+			ended time.Time
+		}
+		done := make(chan answer, 1)
+		held := make(chan struct{})
+		go func() {
+			close(held)
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+			a := answer{err: err, ended: time.Now()}
+			if err == nil {
+				a.text = res.Content[0].(*mcp.TextContent).Text
+			}
+			done <- a
+		}()
+		<-held
+		require.Eventually(t, func() bool { return s.Kernel.Tools().Waiting() > 0 }, 10*time.Second, 5*time.Millisecond,
+			"%s is held", tool)
+		return func(t *testing.T, stopped time.Time, word string) {
+			select {
+			case a := <-done:
+				require.NoError(t, a.err)
+				if word != "" {
+					require.NotContains(t, a.text, word, "the held %s answered with content written after the stop", tool)
+				}
+				require.LessOrEqual(t, a.ended.Sub(stopped), stopBound, "the held %s ended %s after the stop", tool, a.ended.Sub(stopped))
+			case <-time.After(time.Until(stopped.Add(stopBound))):
+				t.Fatalf("the held %s was still waiting %s after the stop", tool, stopBound)
+			}
+		}
+	}
+}
+
+// stopReceiver records what each agent's webhook got: a path per agent.
+type stopReceiver struct {
+	*httptest.Server
+	caFile string
+	mu     sync.Mutex
+	got    map[string][]string
+}
+
+func newStopReceiver(t *testing.T) *stopReceiver {
+	r := &stopReceiver{got: map[string][]string{}}
+	r.Server = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		r.mu.Lock()
+		agent := strings.TrimPrefix(req.URL.Path, "/")
+		r.got[agent] = append(r.got[agent], string(body))
+		r.mu.Unlock()
+	}))
+	t.Cleanup(r.Close)
+	r.caFile = filepath.Join(t.TempDir(), "ca.pem")
+	require.NoError(t, os.WriteFile(r.caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: r.Certificate().Raw}), 0o600))
+	return r
+}
+
+// has reports whether agent's webhook got a delivery containing word.
+func (r *stopReceiver) has(agent, word string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.ContainsFunc(r.got[agent], func(b string) bool { return strings.Contains(b, word) })
+}
+
+// stopWebhookPlugin builds and starts the real notifier-webhook plugin as
+// "webhook".
+func stopWebhookPlugin(t *testing.T, env map[string]string) *pluginhost.Host {
+	t.Helper()
+	dir := t.TempDir()
+	build := exec.Command("go", "build", "-o", filepath.Join(dir, "notifier-webhook"), "./plugins/notifier-webhook")
+	build.Dir = filepath.Join("..", "..")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	host, err := pluginhost.New([]pluginhost.Spec{{Name: "webhook", Kind: "notifier", Binary: "notifier-webhook", Env: env}},
+		&pluginhost.Options{Dir: dir})
+	require.NoError(t, err)
+	host.Start()
+	t.Cleanup(func() { _ = host.Close() })
+	return host
+}
