@@ -1,8 +1,10 @@
 package logformat
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"time"
 
@@ -63,28 +65,60 @@ const maxProblems = 100
 // The error is for a bundle that cannot be read at all; what is wrong with
 // a readable one is in the report.
 func Verify(r io.Reader, o Options) (*Report, error) {
-	v := &verifier{rep: &Report{}, o: o, cps: map[string][]check{}, done: map[string]bool{}}
+	v, err := verify(r, o)
+	if err != nil {
+		return nil, err
+	}
+	return v.rep, nil
+}
+
+// work counts what a verification did, for the tests that hold it linear
+// in the bundle's lines (export_test.go): the checkpoint signatures it
+// verified (once per distinct note), and each time it held a checkpoint
+// against an entry, a chain's end or the chain's absence.
+type work struct {
+	signatures, comparisons int64
+}
+
+// verify is Verify, returning the verifier with its work counted.
+func verify(r io.Reader, o Options) (*verifier, error) {
+	v := &verifier{rep: &Report{}, o: o, cps: map[string][]check{}, done: map[string]bool{}, opened: map[string]opened{}}
 	if err := decodeLines(r, v.record); err != nil {
 		return nil, err
 	}
 	v.endChain()
-	for chain := range v.cps {
-		if !v.done[chain] {
-			for _, c := range v.cps[chain] {
-				if c.saved {
-					v.rep.Unchecked = append(v.rep.Unchecked, chain)
-					break
-				}
+	// What is left of cps are the checkpoints of chains the bundle holds no
+	// entry of: a saved one leaves its chain unchecked (a bundle of one
+	// project, checkpoints of several); one of the bundle's own says the
+	// chain's entries are missing.
+	for _, chain := range slices.Sorted(maps.Keys(v.cps)) {
+		unchecked, missing := false, false
+		for _, c := range v.cps[chain] {
+			v.work.comparisons++
+			if c.saved {
+				unchecked = true
+			} else if !missing {
+				missing = true
+				v.problem(Problem{ChainKey: chain, Reason: fmt.Sprintf(
+					"a checkpoint says the chain holds %d entries; the bundle holds none: entries are missing", c.Size)})
 			}
 		}
+		if unchecked {
+			v.rep.Unchecked = append(v.rep.Unchecked, chain)
+		}
 	}
-	slices.Sort(v.rep.Unchecked)
 	if !v.ended {
 		v.problem(Problem{Reason: "the bundle ends before its trailer: it was cut off"})
 	}
 	v.rep.Chains = len(v.done)
 	v.rep.OK = len(v.rep.Problems) == 0
-	return v.rep, nil
+	return v, nil
+}
+
+// opened is a signed note's verification.
+type opened struct {
+	c   Checkpoint
+	err error
 }
 
 // check is a checkpoint a chain must agree with.
@@ -93,16 +127,27 @@ type check struct {
 	saved bool
 }
 
-// verifier is Verify's state between lines.
+// verifier is Verify's state between lines. Its work is linear in the
+// bundle's lines (SEC-021): each checkpoint is filed once, sorted with its
+// chain's others once when the chain's entries begin, and held once against
+// the entry at its size or the chain's end, whichever comes first; a chain
+// met again later is not checked against them again.
 type verifier struct {
 	rep     *Report
 	o       Options
 	trusted note.Verifiers
 	header  bool
 	ended   bool
+	work    work
 
-	cps  map[string][]check // by chain key, in size order
-	done map[string]bool    // chains already read
+	cps  map[string][]check // by chain key, in arrival order, of chains not yet begun
+	done map[string]bool    // chains begun
+	list []check            // the chain being read's checkpoints, in size order
+	next int                // list[next] is the first not yet held against the chain
+	// opened holds each distinct signed note's verification: the keys do
+	// not change once read, so a repeated note verifies as it did the
+	// first time, and its signature is checked once.
+	opened map[string]opened
 
 	chain   string
 	pos     int64
@@ -111,7 +156,12 @@ type verifier struct {
 	afterID int64 // the id of the entry after it
 }
 
+// problem notes p, once: a checkpoint repeated k times that disagrees is
+// one problem, not k.
 func (v *verifier) problem(p Problem) {
+	if n := len(v.rep.Problems); n > 0 && v.rep.Problems[n-1] == p {
+		return
+	}
 	if len(v.rep.Problems) < maxProblems {
 		v.rep.Problems = append(v.rep.Problems, p)
 	}
@@ -173,7 +223,9 @@ func (v *verifier) key(vkey string, line int64) error {
 	return nil
 }
 
-// checkpoint verifies a signed checkpoint and files it under its chain.
+// checkpoint verifies a signed checkpoint and files it under its chain. A
+// bundle lists its checkpoints before its entries (log-export writes them
+// so): one of a chain whose entries have begun is reported, not checked.
 func (v *verifier) checkpoint(chain, signed string, saved bool) error {
 	if v.trusted == nil {
 		return fmt.Errorf("bundle: a checkpoint before any key")
@@ -183,17 +235,23 @@ func (v *verifier) checkpoint(chain, signed string, saved bool) error {
 	} else {
 		v.rep.Checkpoints++
 	}
-	c, err := Open(signed, v.trusted)
+	o, seen := v.opened[signed]
+	if !seen {
+		v.work.signatures++
+		o.c, o.err = Open(signed, v.trusted)
+		v.opened[signed] = o
+	}
+	c, err := o.c, o.err
 	if err != nil {
 		v.problem(Problem{ChainKey: chain, Reason: fmt.Sprintf("a %s's signature does not verify: %v", kindOf(saved), err)})
 		return nil
 	}
-	list := v.cps[chain]
-	i := len(list)
-	for i > 0 && list[i-1].Size > c.Size {
-		i--
+	if v.done[chain] {
+		v.problem(Problem{ChainKey: chain, Reason: fmt.Sprintf("a %s of size %d comes after the chain's entries, so it was not checked: "+
+			"a bundle lists its keys and checkpoints before its entries", kindOf(saved), c.Size)})
+		return nil
 	}
-	v.cps[chain] = append(list[:i], append([]check{{c, saved}}, list[i:]...)...)
+	v.cps[chain] = append(v.cps[chain], check{c, saved})
 	return nil
 }
 
@@ -213,6 +271,13 @@ func (v *verifier) entry(chain string, e *Entry, contents string) {
 			v.problem(Problem{ChainKey: chain, EntryID: e.ID, Reason: "the chain's entries are not together"})
 		}
 		v.chain, v.pos, v.prev, v.agreed, v.afterID = chain, 0, append(v.prev[:0], Genesis...), 0, 0
+		// A chain met again was held against its checkpoints already.
+		v.list, v.next = nil, 0
+		if !v.done[chain] {
+			v.list = v.cps[chain]
+			delete(v.cps, chain)
+			slices.SortStableFunc(v.list, func(a, b check) int { return cmp.Compare(a.Size, b.Size) })
+		}
 		v.done[chain] = true
 	}
 	v.pos++
@@ -240,10 +305,10 @@ func (v *verifier) entry(chain string, e *Entry, contents string) {
 		v.problem(at)
 	}
 	v.prev = append(v.prev[:0], e.Hash...)
-	for _, c := range v.cps[chain] {
-		if c.Size == v.pos {
-			v.agree(c, e)
-		}
+	for v.next < len(v.list) && v.list[v.next].Size == v.pos {
+		v.work.comparisons++
+		v.agree(v.list[v.next], e)
+		v.next++
 	}
 }
 
@@ -276,11 +341,10 @@ func (v *verifier) endChain() {
 	if v.chain == "" {
 		return
 	}
-	for _, c := range v.cps[v.chain] {
-		if c.Size > v.pos {
-			v.problem(Problem{ChainKey: v.chain, Position: v.pos, Reason: fmt.Sprintf(
-				"a %s says the chain holds %d entries; the bundle holds %d: entries are missing", kindOf(c.saved), c.Size, v.pos)})
-		}
+	for _, c := range v.list[v.next:] {
+		v.work.comparisons++
+		v.problem(Problem{ChainKey: v.chain, Position: v.pos, Reason: fmt.Sprintf(
+			"a %s says the chain holds %d entries; the bundle holds %d: entries are missing", kindOf(c.saved), c.Size, v.pos)})
 	}
-	v.chain = ""
+	v.chain, v.list, v.next = "", nil, 0
 }

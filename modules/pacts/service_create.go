@@ -11,7 +11,6 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/pactboard/pact/core/db"
-	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -155,6 +154,8 @@ func (s *Service) addSeat(ctx context.Context, tx bun.IDB, a Actor, p *pactRow, 
 		in.DisplayName = id
 	}
 	switch {
+	case in.Agent != "" && in.Human != "":
+		return errs.E(errs.InvalidRequest, "seat %s: name an agent (agent_id) or a person (human_id), not both", in.Key)
 	case !keyRe.MatchString(in.Key):
 		return errs.E(errs.InvalidRequest, "seat key %q must be @ and 1-40 characters of a-z, 0-9, '_' or '-'", in.Key)
 	case !prefixRe.MatchString(in.Prefix):
@@ -174,7 +175,7 @@ func (s *Service) addSeat(ctx context.Context, tx bun.IDB, a Actor, p *pactRow, 
 			return errs.E(errs.ProjectMismatch, "agent %s is not in project %s, the pact's: a pact reaches another agent only "+
 				"in a project both share", in.Agent, p.ProjectID)
 		}
-	} else if _, err := identity.RequirePerson(ctx, tx, in.Human, identity.Viewer); err != nil {
+	} else if err := s.seatablePerson(ctx, tx, p.OrgID, in.Human); err != nil {
 		return err
 	}
 	var taken []struct {
@@ -217,6 +218,25 @@ func (s *Service) addSeat(ctx context.Context, tx bun.IDB, a Actor, p *pactRow, 
 		p.ID, in.Key, in.DisplayName, in.Prefix, in.Agent, in.Human, a.String(), joinedAt, p.ID, in.Key)
 	if err != nil {
 		return db.Refusal(err, fmt.Sprintf("seat %s in pact %s", in.Key, p.ID))
+	}
+	return nil
+}
+
+// seatablePerson refuses id unless it names an enabled person of org. Ids
+// are board-wide, so another organization's person, whatever their state,
+// answers in the very words of an id nobody holds: any difference would
+// tell who exists elsewhere (docs/security.md, issue 29 finding 3; SEC-017).
+// The organization's own disabled person is refused in words of their own.
+func (s *Service) seatablePerson(ctx context.Context, tx bun.IDB, org, id string) error {
+	h, err := s.ident.GetPerson(ctx, tx, id)
+	if errs.CodeOf(err) == errs.NotFound || err == nil && h.OrgID != org {
+		return errs.E(errs.NotFound, "no person %s to seat in your organization", id)
+	}
+	if err != nil {
+		return fmt.Errorf("pacts: read person %s: %w", id, err)
+	}
+	if h.DisabledAt != nil {
+		return errs.E(errs.Forbidden, "person %s is disabled: an owner enables them again before they can take a seat", id)
 	}
 	return nil
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/pactboard/pact/core/db"
-	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -196,17 +195,11 @@ func (s *Service) RemoveSeat(ctx context.Context, tx bun.IDB, a Actor, acc Acces
 
 // SeatFor adds a seat waiting for in's agent or person (of a's
 // organization) to pact, on a person's authority: unlike Invite, the
-// person need not sit in the pact.
+// person need not sit in the pact. addSeat checks the agent or person.
 func (s *Service) SeatFor(ctx context.Context, tx bun.IDB, a Actor, acc Access, pact string, in SeatInput) (int64, error) {
 	p, err := s.ruled(ctx, tx, a, acc, pact)
 	if err != nil {
 		return 0, err
-	}
-	if in.Human != "" {
-		h, err := identity.RequirePerson(ctx, tx, in.Human, identity.Viewer)
-		if err != nil || h.OrgID != a.Org {
-			return 0, errs.E(errs.NotFound, "no person %s to seat in your organization", in.Human)
-		}
 	}
 	if err := s.addSeat(ctx, tx, a, p, in, false); err != nil {
 		return 0, err
