@@ -93,7 +93,7 @@ func (s *Service) writable(ctx context.Context, tx bun.IDB, a Actor, acc Access,
 	case seat.JoinedAt == nil:
 		return nil, nil, errs.E(errs.Forbidden, "seat %s in pact %s waits for you: take it with join_pact first", seat.Key, p.ID)
 	case seat.PausedAt != nil:
-		return nil, nil, errs.E(errs.AgentPaused, "your job in pact %s is paused by a person: reading still works, writes wait until someone wakes it", p.ID)
+		return nil, nil, pausedRefusal(p.ID, seat)
 	}
 	if err := s.rateLimit(ctx, tx, p.ID, seat.Key); err != nil {
 		return nil, nil, err

@@ -3,14 +3,11 @@ package pacts
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
-
-	"github.com/pactboard/pact/sdk/errs"
 )
 
 // Summary is one pact in list_pacts.
@@ -64,35 +61,4 @@ func firstLines(s string, n int) string {
 		lines = lines[:n]
 	}
 	return strings.Join(lines, "\n")
-}
-
-// SetPaused pauses or wakes the job of seat key in pact: while paused, the
-// seat's writes are refused. The adapter has checked that the actor (or
-// the agent's person) is an owner or approver.
-func (s *Service) SetPaused(ctx context.Context, tx bun.IDB, a Actor, acc Access, pact, key string, paused bool) (int64, error) {
-	p, err := s.reach(ctx, tx, a, acc, pact, false)
-	if err != nil {
-		return 0, err
-	}
-	if !slices.Contains(acc.Write, p.ProjectID) {
-		return 0, errs.E(errs.ScopeExceeded, "pausing a job in pact %s needs pact.write@project:%s", p.ID, p.ProjectID)
-	}
-	var set string
-	if paused {
-		set = `paused_at = coalesce(paused_at, clock_timestamp()), paused_by = ?`
-	} else {
-		set = `paused_at = NULL, paused_by = ?`
-	}
-	res, err := tx.ExecContext(ctx, `UPDATE pact_seats SET `+set+` WHERE pact_id = ? AND key = ? AND removed_at IS NULL`, a.String(), p.ID, key)
-	if err != nil {
-		return 0, fmt.Errorf("pacts: pause %s in %s: %w", key, p.ID, err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return 0, errs.E(errs.NotFound, "pact %s has no seat %s (or it was removed)", p.ID, key)
-	}
-	what := "woken"
-	if paused {
-		what = "paused"
-	}
-	return appendFeed(ctx, tx, feedItem{PactID: p.ID, Kind: "seat", Ref: key, Actor: a.String(), Excerpt: key + " " + what})
 }

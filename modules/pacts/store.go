@@ -41,6 +41,7 @@ type seatRow struct {
 	JoinedAt    *time.Time `bun:"joined_at"`
 	RemovedAt   *time.Time `bun:"removed_at"`
 	PausedAt    *time.Time `bun:"paused_at"`
+	PausedBy    *string    `bun:"paused_by"`
 	Handshake   string     `bun:"handshake"`
 	NextNumber  int        `bun:"next_number"`
 	ReadUpto    int64      `bun:"read_upto"`
@@ -110,7 +111,7 @@ func getPact(ctx context.Context, tx bun.IDB, org, id string, lock bool) (*pactR
 }
 
 const seatColumns = `pact_id, key, display_name, prefix, agent_id, human_id, invited_by, joined_at, removed_at,
-	paused_at, handshake, next_number, read_upto, write_upto`
+	paused_at, paused_by, handshake, next_number, read_upto, write_upto`
 
 // seats reads the seats of pact, in the order they were made.
 func seats(ctx context.Context, tx bun.IDB, pact string) ([]seatRow, error) {
@@ -155,6 +156,40 @@ func seatOf(ctx context.Context, tx bun.IDB, pact string, a Actor, lock bool) (*
 		return nil, fmt.Errorf("pacts: read the seat of %s in %s: %w", a, pact, err)
 	}
 	return &s, nil
+}
+
+// pauseSeats reads, locked, agent's seat in pact and the seat key (one row
+// when they are the same, fewer when either is missing). Both rows are
+// locked in one statement in key order, so two agents pausing each other
+// at once wait for one another instead of deadlocking.
+func pauseSeats(ctx context.Context, tx bun.IDB, pact, agent, key string) ([]seatRow, error) {
+	var out []seatRow
+	err := tx.NewRaw(`SELECT `+seatColumns+` FROM pact_seats WHERE pact_id = ? AND (agent_id = ? OR key = ?)
+		ORDER BY key FOR NO KEY UPDATE`, pact, agent, key).Scan(ctx, &out)
+	if err != nil {
+		return nil, fmt.Errorf("pacts: read the seats of agent:%s and %s in %s: %w", agent, key, pact, err)
+	}
+	return out, nil
+}
+
+// setSeatPaused pauses (keeping an earlier pause's time) or wakes seat key
+// of pact as by, reporting false when it has no such seat or it was
+// removed. The pause's holder is by, so a later call can tell a person's
+// pause from an agent's.
+func setSeatPaused(ctx context.Context, tx bun.IDB, pact, key, by string, paused bool) (bool, error) {
+	set := `paused_at = NULL, paused_by = ?`
+	if paused {
+		set = `paused_at = coalesce(paused_at, clock_timestamp()), paused_by = ?`
+	}
+	res, err := tx.ExecContext(ctx, `UPDATE pact_seats SET `+set+` WHERE pact_id = ? AND key = ? AND removed_at IS NULL`, by, pact, key)
+	if err != nil {
+		return false, fmt.Errorf("pacts: pause %s in %s: %w", key, pact, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("pacts: pause %s in %s: %w", key, pact, err)
+	}
+	return n > 0, nil
 }
 
 // others returns what others than seat wrote in pact after cursor, oldest

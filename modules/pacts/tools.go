@@ -104,7 +104,7 @@ type handshakeIn struct {
 type pausedIn struct {
 	MandateID string `json:"mandate_id" jsonschema:"The id of the mandate you act under (see pact_whoami): pact.write on the pact's project."`
 	PactID    string `json:"pact_id" jsonschema:"The pact."`
-	Key       string `json:"key" jsonschema:"The seat whose job to pause or wake, e.g. @ventureos."`
+	Key       string `json:"key" jsonschema:"The seat whose job to pause or wake, e.g. @ventureos: another agent's, not yours."`
 	Paused    bool   `json:"paused" jsonschema:"true pauses it (its writes are refused until woken); false wakes it."`
 }
 

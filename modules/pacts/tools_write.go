@@ -68,9 +68,13 @@ func (m *Module) addSeats(h *kernel.Host) error {
 	if err != nil {
 		return err
 	}
-	return kernel.AddTool(h, kernel.ToolSpec{Name: ToolSetPaused, Title: "Pause or wake a pact job", RoundTrips: 8, MandateArg: "mandate_id",
-		Description: "Pause a participant's job in a pact, or wake it. While paused, every write from its seat is refused; the pact " +
-			"stays readable. Allowed only when your person is an owner or approver of the organization."},
+	// RoundTrips counts one for reading and locking the two seats before
+	// the change (SEC-016).
+	return kernel.AddTool(h, kernel.ToolSpec{Name: ToolSetPaused, Title: "Pause or wake a pact job", RoundTrips: 9, MandateArg: "mandate_id",
+		Description: "Pause another agent's job in a pact, or wake it. While paused, every write from its seat is refused; the pact " +
+			"stays readable. Allowed only when your person is an owner or approver of the organization, from a seat you joined " +
+			"in an open pact, and never on your own seat or a person's. A pause a person set is theirs: only a person wakes it " +
+			"(from the console)."},
 		func(ctx context.Context, c *kernel.Call, in pausedIn) (pausedOut, error) {
 			a, acc, err := m.agentAccess(ctx, c, in.MandateID)
 			if err != nil {
