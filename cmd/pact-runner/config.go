@@ -48,7 +48,7 @@ func settings() []setting {
 		{"PACT_URL", "", "the board's base URL, e.g. https://board.example.com (the runner calls <PACT_URL>/mcp/a/<PACT_AGENT_ID>)"},
 		{"PACT_TOKEN", "", "the agent's pact_… token"},
 		{"PACT_AGENT_ID", "", "the agent's id (its client must be runner)"},
-		{"PACT_RUNNER_COMMAND", defaultCommand, "the command run for each task, with sh -c"},
+		{"PACT_RUNNER_COMMAND", defaultCommand, "the command run for each task, with sh -c (in a role's settings only an owner may set it)"},
 		{"PACT_RUNNER_MAX_TURNS", "40", "turns per run at most; a run gets min(this, the claim's turns budget) as PACT_MAX_TURNS"},
 		{"PACT_RUNNER_RUN_TIMEOUT_MINUTES", "30", "a run still going after this long is killed and reported failed"},
 		{"PACT_RUNNER_MAX_RUNS_PER_DAY", "20", "claims per local day at most; then it waits for the next day (0: no cap)"},
