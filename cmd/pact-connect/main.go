@@ -62,7 +62,9 @@ agent's token into its client's configuration (docs/pact-connect.md):
           ~/.config/pact/<agent>.env: PACT_URL, PACT_TOKEN for the hooks
   gemini  ~/.gemini/settings.json: mcpServers."pact" with httpUrl and headers (merged)
   runner  ~/.config/pact/<agent>.env: the runner's settings and token, and
-          ~/.config/pact/<agent>-role.md: the role's instructions, if any
+          ~/.config/pact/<agent>-role.md: the role's instructions, if any;
+          it prints the command pact-runner will run (PACT_RUNNER_COMMAND)
+          on a line of its own
 Every file holding a token is mode 600; directories it creates are 700.
 $PACT_HOOK_DIR replaces ~/.config/pact.
 

@@ -11,7 +11,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"unicode"
 )
 
 // connect redeems the code and writes what the agent's client needs, or
@@ -44,6 +46,7 @@ func connect(ctx context.Context, o options, e env) error {
 				fmt.Fprintf(e.Stdout, "  %s\n", s)
 			}
 		}
+		fmt.Fprint(e.Stdout, commandShown(c))
 		return nil
 	}
 	for i, w := range writes {
@@ -53,12 +56,38 @@ func connect(ctx context.Context, o options, e env) error {
 		}
 		fmt.Fprintf(e.Stdout, "wrote %s (%s, mode %o)\n", w.path, w.what, perm)
 	}
+	fmt.Fprint(e.Stdout, commandShown(c))
 	if c.BoardURL != "" && strings.TrimRight(c.BoardURL, "/") != base {
 		fmt.Fprintf(e.Stdout, "note: the board calls itself %s; the files use %s, the URL that reached it from here\n", c.BoardURL, base)
 	}
 	fmt.Fprintln(e.Stdout, next(c, o, writes[0].path))
 	return nil
 }
+
+// commandShown is what a Runner's connection prints of the command its
+// env file sets: the role's PACT_RUNNER_COMMAND, which pact-runner runs
+// with sh -c for every task, alone on the line after a heading, so the
+// person sees what will run before starting the runner (the setup code is
+// spent by then, so there is no prompt: docs/pact-connect.md; SEC-023). A
+// command with control characters (a newline, a carriage return) is shown
+// quoted, so that none of it hides. Other clients run no command: "".
+func commandShown(c *connected) string {
+	if c.Client != "runner" {
+		return ""
+	}
+	cmd, ok := c.Settings[runnerCommand]
+	if !ok {
+		return runnerCommand + " is not set by the role: pact-runner runs its default command (pact-runner --help shows it)\n"
+	}
+	head := runnerCommand + ", which pact-runner runs with sh -c for every task (a role setting only an owner may set):"
+	if strings.ContainsFunc(cmd, unicode.IsControl) {
+		return head + " (quoted: it holds control characters)\n" + strconv.Quote(cmd) + "\n"
+	}
+	return head + "\n" + cmd + "\n"
+}
+
+// runnerCommand is the setting pact-runner runs (docs/runner.md).
+const runnerCommand = "PACT_RUNNER_COMMAND"
 
 // preflight refuses, before the code is spent, what would fail anyway.
 func preflight(o options, e env) error {

@@ -48,7 +48,7 @@ func settings() []setting {
 		{"PACT_URL", "", "the board's base URL, e.g. https://board.example.com (the runner calls <PACT_URL>/mcp/a/<PACT_AGENT_ID>)"},
 		{"PACT_TOKEN", "", "the agent's pact_… token"},
 		{"PACT_AGENT_ID", "", "the agent's id (its client must be runner)"},
-		{"PACT_RUNNER_COMMAND", defaultCommand, "the command run for each task, with sh -c"},
+		{"PACT_RUNNER_COMMAND", defaultCommand, "the command run for each task, with sh -c (in a role's settings only an owner may set it)"},
 		{"PACT_RUNNER_MAX_TURNS", "40", "turns per run at most; a run gets min(this, the claim's turns budget) as PACT_MAX_TURNS"},
 		{"PACT_RUNNER_RUN_TIMEOUT_MINUTES", "30", "a run still going after this long is killed and reported failed"},
 		{"PACT_RUNNER_MAX_RUNS_PER_DAY", "20", "claims per local day at most; then it waits for the next day (0: no cap)"},
@@ -59,7 +59,8 @@ func settings() []setting {
 		{"PACT_RUNNER_SCHEDULE", "", `tasks it posts and runs itself once a local day, a JSON list like [{"at":"07:30","title":"Daily brief","body":"Brief for {date} since {since}.","action":"report.brief"}]`},
 		{"PACT_RUNNER_WORKERS", "", "agents it may post subtasks to, comma-separated, {project} filled, e.g. worker-{project}"},
 		{"PACT_RUNNER_MAX_WAIT_HOURS", "24", "how long a task waits for its subtasks at most"},
-		{"PACT_RUNNER_LOG_DIR", "<temp dir>/pact-runner", "where each run's output is kept, as <task id>.log"},
+		{"PACT_RUNNER_LOG_DIR", "<$XDG_STATE_HOME, else ~/.local/state>/pact-runner", "where each run's output (<task id>.log) and subtasks file are kept; " +
+			"created mode 0700; the runner refuses to start when it is owned by another user, open to group or others, or a symbolic link"},
 		{"PACT_LOG_LEVEL", "info", "trace, debug, info, warn, error or off"},
 		{"PACT_LOG_FORMAT", "text", "text or json"},
 	}
@@ -113,10 +114,16 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (*c
 			return nil, fmt.Errorf("%s is not set (environment or --env-file)", need[0])
 		}
 	}
-	if c.LogDir == "" {
-		c.LogDir = os.TempDir() + "/pact-runner"
-	}
 	var err error
+	if c.LogDir == "" {
+		if c.LogDir, err = defaultLogDir(getenv); err != nil {
+			return nil, err
+		}
+	}
+	// Refused at start, whether set or the default (SEC-019).
+	if err := secureLogDir(c.LogDir); err != nil {
+		return nil, err
+	}
 	ints := []struct {
 		key string
 		to  *int
@@ -185,6 +192,11 @@ worker of PACT_RUNNER_WORKERS with a share of the turns left, waits for them
 (PACT_RUNNER_MAX_WAIT_HOURS) and reports their results with the task.
 Schedules: PACT_RUNNER_SCHEDULE entries are posted by the runner once a
 local day at their time ({date}, {project}, {since} filled) and run by it.
+
+Log directory: PACT_RUNNER_LOG_DIR, by default $XDG_STATE_HOME/pact-runner
+(else ~/.local/state/pact-runner), is created mode 0700; the runner refuses
+to start when another user owns it, it is open to group or others, or it is
+a symbolic link, and opens no file in it through a symbolic link.
 
 Refusals: system_halted, agent_paused and agent_unknown stop the runner;
 mandate_revoked, mandate_expired and chain_broken make it read pact_whoami

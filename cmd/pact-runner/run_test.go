@@ -141,7 +141,7 @@ func TestRunnerReadsTheEnvFile(t *testing.T) {
 	require.NoError(t, os.WriteFile(file, []byte(fmt.Sprintf("# written by pact-connect\nPACT_URL=%s\nexport PACT_TOKEN='%s'\n"+
 		"PACT_AGENT_ID=runner-web\nPACT_RUNNER_COMMAND=\"echo from-file\"\n", w.URL, w.Token("runner-web"))), 0o600))
 	err := run(context.Background(), []string{"--once", "--env-file", file}, getenv(map[string]string{
-		"PACT_RUNNER_LOG_DIR": w.dir, "PACT_RUNNER_COMMAND": "echo from-env"}), &syncBuffer{})
+		"PACT_RUNNER_LOG_DIR": filepath.Join(w.dir, "logs"), "PACT_RUNNER_COMMAND": "echo from-env"}), &syncBuffer{})
 	require.NoError(t, err)
 	require.True(t, strings.HasPrefix(w.result(id), "from-env\n"), w.result(id))
 

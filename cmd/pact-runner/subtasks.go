@@ -5,9 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -33,13 +31,11 @@ func (r *runner) subtasksFile(id string) string {
 }
 
 // readSubtasks reads the subtasks file: one JSON object a line, blank
-// lines skipped; no file is no subtask.
+// lines skipped; no file is no subtask. A symbolic link, or a file that is
+// not this user's own regular file, is refused (readOwnFile, SEC-019).
 func readSubtasks(path string) ([]subtaskRequest, error) {
-	raw, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
+	raw, err := readOwnFile(path)
+	if err != nil || raw == nil {
 		return nil, err
 	}
 	var out []subtaskRequest

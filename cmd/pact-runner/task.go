@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -164,13 +163,10 @@ func (r *runner) report(ctx context.Context, log hclog.Logger, t taskView, m, st
 	return nil
 }
 
-// logFile is where task id's output is kept.
+// logFile is where task id's output is kept: a file the runner has just
+// created in its log directory (logdir.go).
 func (r *runner) logFile(id string) (*os.File, string, error) {
-	if err := os.MkdirAll(r.cfg.LogDir, 0o700); err != nil {
-		return nil, "", err
-	}
-	p := filepath.Join(r.cfg.LogDir, id+".log")
-	f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	f, p, err := openNew(r.cfg.LogDir, id+".log")
 	if err != nil {
 		return nil, "", errors.Join(errors.New("open the run's log"), err)
 	}

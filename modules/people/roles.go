@@ -102,7 +102,8 @@ type RoleInput struct {
 }
 
 // SaveRole creates or replaces a role of the acting approver's
-// organization; saving an archived role un-archives it. Refusals: forbidden,
+// organization; saving an archived role un-archives it. Refusals: forbidden
+// (also an approver adding, changing or removing PACT_RUNNER_COMMAND),
 // invalid_request (id, name, client, actions, limits, settings or a value
 // out of range).
 func (m *Module) SaveRole(ctx context.Context, by string, in RoleInput) (*AgentRole, error) {
@@ -137,6 +138,9 @@ func (m *Module) SaveRole(ctx context.Context, by string, in RoleInput) (*AgentR
 		} else if errs.CodeOf(err) != errs.NotFound {
 			return err
 		}
+		if err := ownerSetsCommand(p, in.ID, stored, in.Settings); err != nil {
+			return err
+		}
 		sealed, err := sealSettings(m.seal, p.OrgID, in.ID, orEmpty(in.Settings), stored)
 		if err != nil {
 			return err
@@ -166,6 +170,34 @@ func (m *Module) SaveRole(ctx context.Context, by string, in RoleInput) (*AgentR
 		return err
 	})
 	return out, err
+}
+
+// runnerCommand is the role setting runners hired from the role run with
+// sh -c on their machine for every task (docs/runner.md), through the env
+// file pact-connect writes.
+const runnerCommand = "PACT_RUNNER_COMMAND"
+
+// ownerSetsCommand refuses (forbidden) a save by anyone but an owner that
+// adds, changes or removes role's PACT_RUNNER_COMMAND: choosing what runs
+// on the machines of the organization's runners is an owner's decision
+// (docs/security.md, issue 29 finding 9; SEC-023). A save that leaves it
+// as stored passes, so an approver may still edit the rest of the role.
+func ownerSetsCommand(p *identity.Person, role string, stored, in map[string]string) error {
+	was, had := stored[runnerCommand]
+	now, has := in[runnerCommand]
+	if (had == has && was == now) || p.Role.AtLeast(identity.Owner) {
+		return nil
+	}
+	verb := "change"
+	switch {
+	case !had:
+		verb = "set"
+	case !has:
+		verb = "remove"
+	}
+	return errs.E(errs.Forbidden, "only an owner may set, change or remove %s, the shell command runners hired from role %s run "+
+		"on their machine; %s is %s and may not %s it: ask an owner to save it, or save the role with %s as it is",
+		runnerCommand, role, p.ID, p.Role, verb, runnerCommand)
 }
 
 // pgConstraint names the constraint a PostgreSQL error broke.
