@@ -8,6 +8,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/sdk/errs"
 )
@@ -98,10 +99,15 @@ func (m *Module) getAccount(w http.ResponseWriter, r *http.Request, setCookie fu
 		"account": accountView{Email: a.Account.Email, EmailVerified: a.Account.EmailVerified}, "csrf": a.CSRF})
 }
 
-// setSession seals s into the cookie and sends the browser to next.
-func (m *Module) setSession(w http.ResponseWriter, r *http.Request, s *session, next string) {
+// setSession records s, which signs in p (nil: an account that is no
+// person yet), seals it into the cookie and sends the browser to next.
+func (m *Module) setSession(w http.ResponseWriter, r *http.Request, s *session, p *identity.Person, next string) {
 	c, err := m.cookie(s)
 	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if err := m.begin(r.Context(), s, p); err != nil {
 		writeError(w, err)
 		return
 	}
@@ -110,14 +116,22 @@ func (m *Module) setSession(w http.ResponseWriter, r *http.Request, s *session, 
 	http.Redirect(w, r, next, http.StatusFound)
 }
 
-// logout ends the session; a live one must show its CSRF token.
+// logout ends the session: its record is deleted, so no copy of the
+// cookie opens again, and the deletion stops the person's live streams
+// (migration 028). A session that still opens must show its CSRF token.
 func (m *Module) logout(w http.ResponseWriter, r *http.Request) {
-	s, _ := m.open(r.Header.Get("Cookie"))
+	s, _ := m.unseal(r.Header.Get("Cookie"))
 	if s != nil {
 		got := r.Header.Get(kernel.CSRFHeader)
 		if got == "" || subtle.ConstantTimeCompare([]byte(got), []byte(s.CSRF)) != 1 {
 			writeError(w, errs.E(errs.Forbidden, "signing out needs the header %s: the session's CSRF token, from GET /console/session", kernel.CSRFHeader))
 			return
+		}
+		if s.ID != "" {
+			if err := deleteSession(r.Context(), m.db, s.ID); err != nil {
+				writeError(w, err)
+				return
+			}
 		}
 	}
 	http.SetCookie(w, m.clearCookie(CookieName, "/"))

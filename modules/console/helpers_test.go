@@ -62,11 +62,16 @@ func (b *board) later(d time.Duration) {
 	b.Issuer.Now = now
 }
 
-func newBoard(t *testing.T, env map[string]string) *board {
+func newBoard(t *testing.T, env map[string]string) *board { return newBoardHub(t, env, true) }
+
+// newBoardHub is newBoard, with an events hub or (hub false) without one:
+// a board whose stops reach no channel, as if every notification of them
+// were lost.
+func newBoardHub(t *testing.T, env map[string]string, hub bool) *board {
 	keys, err := mandate.ParseKeyring("", strings.Repeat("k", 40))
 	require.NoError(t, err)
 	skew := &atomic.Int64{}
-	w := kerneltest.New(t, kerneltest.Options{Env: env, Modules: func(*kerneltest.World) []kernel.Module {
+	w := kerneltest.New(t, kerneltest.Options{Env: env, Events: hub, Modules: func(*kerneltest.World) []kernel.Module {
 		return []kernel.Module{probe{}, console.New(console.Options{Keys: keys,
 			Now: func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }})}
 	}})

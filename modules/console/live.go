@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pactboard/pact/core/db"
+	"github.com/pactboard/pact/core/events"
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/outbox"
@@ -154,10 +155,24 @@ func (m *Module) registerLive(api huma.API) {
 	})
 }
 
-// stream writes p's events until the client goes or the board drains.
+// stream writes p's events until the client goes, the board drains, or
+// the stream's standing fails: its session (the bearer token or the
+// console session it was opened with) or its person (removed, disabled).
+// It re-checks them at each heartbeat, on every events stop that concerns
+// p, and before writing any event, so a stop raised before an event's
+// notification keeps that event off the stream whichever arrives first
+// (docs/security.md, finding 8).
 func (m *Module) stream(hctx huma.Context, p *identity.Person) {
+	ctx := hctx.Context()
+	standing := m.standing(p, hctx.Header("Authorization"), hctx.Header("Cookie"))
+	stops := m.events.Subscribe(func(ev events.Event) bool { return ev.StopsPerson(p.OrgID, p.ID) })
+	defer stops.Close()
 	s := m.live.subscribe(p)
 	defer m.live.unsubscribe(s)
+	// A stop between the gate's check and the subscriptions woke nobody.
+	if standing(ctx) != nil {
+		return
+	}
 	hctx.SetHeader("Content-Type", "text/event-stream")
 	hctx.SetHeader("X-Accel-Buffering", "no")
 	w := hctx.BodyWriter()
@@ -172,22 +187,80 @@ func (m *Module) stream(hctx huma.Context, p *identity.Person) {
 	}
 	tick := time.NewTicker(heartbeat)
 	defer tick.Stop()
-	ctx := hctx.Context()
 	for {
-		var err error
+		var out string
 		select {
 		case <-ctx.Done():
 			return
 		case <-m.draining:
 			return
+		case <-stops.C():
 		case <-tick.C:
-			_, err = fmt.Fprint(w, ": heartbeat\n\n")
+			out = ": heartbeat\n\n"
 		case ev := <-s.c:
-			data, _ := json.Marshal(ev)
-			_, err = fmt.Fprintf(w, "event: needs-you\ndata: %s\n\n", data)
+			out = eventText(ev)
+			for more := true; more; { // one check for the events already here
+				select {
+				case ev := <-s.c:
+					out += eventText(ev)
+				default:
+					more = false
+				}
+			}
 		}
-		if err != nil || flush() != nil {
+		if err := standing(ctx); err != nil {
+			m.logger.Debug("live stream ended: its standing failed", "person", p.ID, "error", err)
+			return
+		}
+		if out == "" {
+			continue
+		}
+		if _, err := fmt.Fprint(w, out); err != nil || flush() != nil {
 			return
 		}
 	}
+}
+
+func eventText(ev Event) string {
+	data, _ := json.Marshal(ev)
+	return fmt.Sprintf("event: needs-you\ndata: %s\n\n", data)
+}
+
+// standing is the check of a live stream opened as p with these request
+// headers: the bearer token must still sign p in (the Admin API's gate:
+// an Authorization header wins over the cookie); else the console session
+// must still have its record and sign p in, and p must exist and be
+// enabled. The console session's access token is not refreshed here: a
+// refreshed cookie could not reach a browser mid-stream.
+func (m *Module) standing(p *identity.Person, authorization, cookie string) func(context.Context) error {
+	return func(ctx context.Context) error {
+		var q *identity.Person
+		var err error
+		if authorization != "" {
+			q, err = m.auth.Authenticate(ctx, authorization)
+		} else {
+			q, err = m.sessionHolder(ctx, cookie)
+		}
+		if err != nil {
+			return err
+		}
+		if q == nil || q.ID != p.ID {
+			return errNoSession
+		}
+		return nil
+	}
+}
+
+// sessionHolder is the person a console session's record signs in, who
+// must exist and be enabled; unauthorized when the session has ended or
+// was signed out, or signs in no person.
+func (m *Module) sessionHolder(ctx context.Context, cookie string) (*identity.Person, error) {
+	s, rec, err := m.open(ctx, cookie)
+	if err != nil {
+		return nil, err
+	}
+	if s == nil || rec.Person == "" {
+		return nil, errNoSession
+	}
+	return m.localPerson(ctx, rec.Person)
 }

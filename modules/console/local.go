@@ -73,11 +73,12 @@ func (m *Module) local(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	if _, err := m.localPerson(r.Context(), id); err != nil {
+	p, err := m.localPerson(r.Context(), id)
+	if err != nil {
 		writeError(w, err)
 		return
 	}
 	s := m.newSession(kindLocal)
 	s.Person = id
-	m.setSession(w, r, s, "/console/")
+	m.setSession(w, r, s, p, "/console/")
 }

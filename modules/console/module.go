@@ -16,6 +16,7 @@ import (
 
 	"github.com/pactboard/pact/core/boot"
 	"github.com/pactboard/pact/core/db"
+	"github.com/pactboard/pact/core/events"
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/core/seal"
@@ -52,6 +53,9 @@ type Module struct {
 	verifier kernel.AdminVerifier
 	logger   hclog.Logger
 	live     *live
+	// events wakes the live streams on a stop (core/events.KindStop):
+	// each re-checks its session and person and ends if either fails.
+	events *events.Hub
 	// draining is closed when the board drains: live streams end, and the
 	// browser's EventSource reconnects, to another board.
 	draining <-chan struct{}
@@ -82,6 +86,7 @@ func (m *Module) Register(h *kernel.Host) error {
 	m.box, m.db, m.cfg, m.logger = seal.New(m.opts.Keys), h.DB(), h.Config(), h.Logger()
 	m.auth, m.verifier = h.AdminAuthenticator(), h.AdminVerifier()
 	m.live = newLive(m.db, m.logger)
+	m.events = h.Events()
 	m.draining = h.Draining()
 	h.ProvideAdminSessions(m)
 	h.Handle("GET /console/session", m.headers(m.getSession))

@@ -151,7 +151,8 @@ func (m *Module) callback(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &errs.Error{Code: errs.Unauthorized, Message: "the issuer refused the sign-in code; start again from the console", Err: err})
 		return
 	}
-	if _, err := m.auth.Authenticate(r.Context(), "Bearer "+tok.AccessToken); err != nil {
+	p, err := m.auth.Authenticate(r.Context(), "Bearer "+tok.AccessToken)
+	if err != nil {
 		// An account that is no person of this board yet is signed in
 		// all the same: the console then offers its invitations, and
 		// only the operations any account may call take its session.
@@ -163,10 +164,11 @@ func (m *Module) callback(w http.ResponseWriter, r *http.Request) {
 			writeError(w, err)
 			return
 		}
+		p = nil
 	}
 	s := m.newSession(kindOIDC)
 	s.Access, s.Refresh, s.AccessExp = tok.AccessToken, tok.RefreshToken, m.accessExp(tok)
-	m.setSession(w, r, s, l.Next)
+	m.setSession(w, r, s, p, l.Next)
 }
 
 // refresh gets s a new access token with its refresh token.

@@ -30,11 +30,18 @@ const (
 	kindLocal = "local"
 )
 
+// sessionKinds is every kind of session (console_sessions.kind's check,
+// migration 028): the sign-out tests cover each.
+func sessionKinds() []string { return []string{kindLocal, kindOIDC} }
+
 var errMissingKeys = errors.New("console: Options.Keys is required (the cookies are sealed under the board's keyring)")
 
 // session is what the sealed cookie holds. Tokens stay inside the seal:
 // the browser sees only sealed text.
 type session struct {
+	// ID names the session's record (console_sessions, store.go): a
+	// cookie whose record is gone, or that names none, is refused.
+	ID        string `json:"id"`
 	Kind      string `json:"k"`
 	Person    string `json:"p,omitempty"`  // local
 	Access    string `json:"a,omitempty"`  // oidc
@@ -52,7 +59,17 @@ func randomToken() string {
 
 // newSession starts a session of kind ending SessionTTL from now.
 func (m *Module) newSession(kind string) *session {
-	return &session{Kind: kind, Expires: m.opts.Now().Add(SessionTTL).Unix(), CSRF: randomToken()}
+	return &session{ID: randomToken(), Kind: kind, Expires: m.opts.Now().Add(SessionTTL).Unix(), CSRF: randomToken()}
+}
+
+// begin records s, which signs in person p (nil: an OIDC account that is
+// no person yet), so that its cookie opens until s ends or is signed out.
+func (m *Module) begin(ctx context.Context, s *session, p *identity.Person) error {
+	var person, org string
+	if p != nil {
+		person, org = p.ID, p.OrgID
+	}
+	return storeSession(ctx, m.db, s.ID, s.Kind, person, org, time.Unix(s.Expires, 0), m.opts.Now())
 }
 
 // cookie seals s into the session cookie.
@@ -77,9 +94,10 @@ func (m *Module) clearCookie(name, path string) *http.Cookie {
 
 var errNoSession = errs.E(errs.Unauthorized, "the console session is not valid or has ended; sign in again")
 
-// open reads the session cookie of a Cookie header: nil and no error when
-// there is none; unauthorized when it does not open or has ended.
-func (m *Module) open(cookieHeader string) (*session, error) {
+// unseal reads the session cookie of a Cookie header, without asking for
+// its record: nil and no error when there is none; unauthorized when it
+// does not open or has ended.
+func (m *Module) unseal(cookieHeader string) (*session, error) {
 	c, err := (&http.Request{Header: http.Header{"Cookie": {cookieHeader}}}).Cookie(CookieName)
 	if err != nil || c.Value == "" {
 		return nil, nil
@@ -95,12 +113,34 @@ func (m *Module) open(cookieHeader string) (*session, error) {
 	return &s, nil
 }
 
+// open reads the session cookie of a Cookie header and its record: nil and
+// no error when there is none; unauthorized when it does not open, has
+// ended, or has no live record (signed out, or a cookie from before
+// records were kept).
+func (m *Module) open(ctx context.Context, cookieHeader string) (*session, *record, error) {
+	s, err := m.unseal(cookieHeader)
+	if err != nil || s == nil {
+		return nil, nil, err
+	}
+	if s.ID == "" {
+		return nil, nil, errNoSession
+	}
+	rec, err := loadSession(ctx, m.db, s.ID, m.opts.Now())
+	if err != nil {
+		return nil, nil, err
+	}
+	if rec == nil || rec.Kind != s.Kind {
+		return nil, nil, errNoSession
+	}
+	return s, rec, nil
+}
+
 // AdminSession is kernel.AdminSessions: the person of the request's
 // session cookie. An OIDC session's access token is checked as a bearer
 // token is, refreshed first when it has ended (the new cookie goes out
 // through setCookie); a local session's person must exist and be enabled.
 func (m *Module) AdminSession(ctx context.Context, cookieHeader string, setCookie func(string)) (*kernel.AdminSession, error) {
-	s, err := m.open(cookieHeader)
+	s, rec, err := m.open(ctx, cookieHeader)
 	if err != nil || s == nil {
 		return nil, err
 	}
@@ -115,6 +155,11 @@ func (m *Module) AdminSession(ctx context.Context, cookieHeader string, setCooki
 	}
 	if err != nil {
 		return nil, err
+	}
+	if rec.Person != p.ID { // an OIDC account that became a person: sign-out must stop them
+		if err := setSessionPerson(ctx, m.db, s.ID, p.ID, p.OrgID); err != nil {
+			return nil, err
+		}
 	}
 	return &kernel.AdminSession{Person: p, CSRF: s.CSRF}, nil
 }
@@ -148,7 +193,7 @@ func (m *Module) oidcPerson(ctx context.Context, s *session, setCookie func(stri
 // AdminAccount is kernel.AdminSessions: the account of the request's OIDC
 // session, person or not; a local session has none (it is a person).
 func (m *Module) AdminAccount(ctx context.Context, cookieHeader string, setCookie func(string)) (*kernel.AccountSession, error) {
-	s, err := m.open(cookieHeader)
+	s, _, err := m.open(ctx, cookieHeader)
 	if err != nil || s == nil || s.Kind != kindOIDC {
 		return nil, err
 	}
