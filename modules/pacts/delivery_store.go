@@ -35,7 +35,7 @@ const feedDelivery = `, sends AS (
 			AND s.joined_at IS NOT NULL AND s.removed_at IS NULL
 			AND s.key IS DISTINCT FROM f.seat_key AND f.actor IS DISTINCT FROM 'agent:' || s.agent_id
 		JOIN pact_delivery d ON d.agent_id = s.agent_id AND d.mode = 'webhook' AND d.disabled_at IS NULL)
-	SELECT f.id FROM f, (SELECT pg_notify(?, ?)) AS woken`
+	SELECT f.id, f.seq FROM f, (SELECT pg_notify(?, ?)) AS woken`
 
 // feedNotice is the events payload of a feed append.
 func feedNotice() string {
@@ -117,7 +117,8 @@ func stuckSentences(ctx context.Context, tx bun.IDB, org string) (map[string]str
 }
 
 // streamEvent is one pact_feed row as an agent's stream and webhook carry
-// it.
+// it. Its ID is the row's number in the organization's feed (seq,
+// migration 029), never the board-wide id.
 type streamEvent struct {
 	ID       int64     `bun:"id" json:"id"`
 	PactID   string    `bun:"pact_id" json:"pact_id"`
@@ -145,19 +146,20 @@ func (e *streamEvent) fill() {
 // streamWindow is how far back Last-Event-ID replays.
 const streamWindow = 7 * 24 * time.Hour
 
-// agentEvents reads what others did after cursor in the pacts where agent
-// holds a joined, unremoved seat (only those in filter, when it is not
+// agentEvents reads what others did after cursor (a number in the feed of
+// the agent's organization, which holds every pact it sits in) in the
+// pacts where agent holds a joined, unremoved seat (only those in filter, when it is not
 // empty), at most limit rows, oldest first and none older than the stream's
 // window.
 func agentEvents(ctx context.Context, tx bun.IDB, agent string, filter []string, cursor int64, limit int) ([]streamEvent, error) {
 	var out []streamEvent
-	err := tx.NewRaw(`SELECT f.id, f.pact_id, p.name AS pact_name, f.kind, f.ref, f.seat_key, f.actor, f.at, f.excerpt
+	err := tx.NewRaw(`SELECT f.seq AS id, f.pact_id, p.name AS pact_name, f.kind, f.ref, f.seat_key, f.actor, f.at, f.excerpt
 		FROM pact_seats s JOIN pact_feed f ON f.pact_id = s.pact_id JOIN pacts p ON p.id = s.pact_id
 		WHERE s.agent_id = ? AND s.joined_at IS NOT NULL AND s.removed_at IS NULL
 		  AND (cardinality(?::text[]) = 0 OR s.pact_id::text = ANY(?::text[]))
-		  AND f.id > ? AND f.at > now() - make_interval(secs => ?)
+		  AND f.seq > ? AND f.at > now() - make_interval(secs => ?)
 		  AND f.seat_key IS DISTINCT FROM s.key AND f.actor <> 'agent:' || s.agent_id
-		ORDER BY f.id LIMIT ?`,
+		ORDER BY f.seq LIMIT ?`,
 		agent, pgArray(filter), pgArray(filter), cursor, streamWindow.Seconds(), limit).Scan(ctx, &out)
 	if err != nil {
 		return nil, fmt.Errorf("pacts: read the stream of %s: %w", agent, err)
@@ -168,15 +170,16 @@ func agentEvents(ctx context.Context, tx bun.IDB, agent string, filter []string,
 	return out, nil
 }
 
-// feedHead is the newest feed id: a stream without Last-Event-ID starts
-// there. Writers commit feed ids in order (appendFeed's order lock), so no smaller id
-// can commit later.
-func feedHead(ctx context.Context, tx bun.IDB) (int64, error) {
-	var id int64
-	if err := tx.NewRaw(`SELECT coalesce(max(id), 0) FROM pact_feed`).Scan(ctx, &id); err != nil {
-		return 0, fmt.Errorf("pacts: read the feed's head: %w", err)
+// feedHead is the newest number in org's feed: a stream without
+// Last-Event-ID starts there. An organization's numbers commit in their
+// order (migration 029's per-organization lock), so no smaller one can
+// commit later; other organizations' writes neither move it nor show in it.
+func feedHead(ctx context.Context, tx bun.IDB, org string) (int64, error) {
+	var seq int64
+	if err := tx.NewRaw(`SELECT coalesce(max(seq), 0) FROM pact_feed WHERE org_id = ?`, org).Scan(ctx, &seq); err != nil {
+		return 0, fmt.Errorf("pacts: read the feed's head in %s: %w", org, err)
 	}
-	return id, nil
+	return seq, nil
 }
 
 // pgArray is xs as a PostgreSQL text array, empty (never NULL) for none.

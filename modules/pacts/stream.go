@@ -18,8 +18,9 @@ import (
 // The pact stream (docs/pacts.md, "Delivery without polling"): GET
 // /pacts/stream with the agent's own MCP token as the bearer, answered as
 // server-sent events, one per pact_feed row that others wrote in the pacts
-// the agent sits in. An event's id is its feed id, so Last-Event-ID resumes
-// exactly where a dropped connection stopped.
+// the agent sits in. An event's id is its number in the feed of the agent's
+// organization (migration 029), so Last-Event-ID resumes exactly where a
+// dropped connection stopped, and other organizations' writes never show.
 
 const (
 	// streamBatch is the most rows one read of the feed writes out.
@@ -55,7 +56,7 @@ func (m *Module) serveStream(w http.ResponseWriter, r *http.Request) {
 	sub := m.dlv.events.Subscribe(func(ev events.Event) bool { return ev.Kind == events.KindPact })
 	defer sub.Close()
 	if cursor < 0 {
-		head, err := feedHead(ctx, m.db)
+		head, err := m.streamHead(ctx, agent)
 		if err != nil {
 			m.streamFailed(w, agent, err)
 			return
@@ -209,4 +210,14 @@ func streamArgs(r *http.Request) (filter []string, cursor int64, refusal *errs.E
 func (m *Module) streamFailed(w http.ResponseWriter, agent string, err error) {
 	m.dlv.logger.Error("pact stream", "agent", agent, "error", err)
 	kernel.WriteError(w, http.StatusServiceUnavailable, errs.E(errs.Unavailable, "the board cannot read pacts now; try again"))
+}
+
+// streamHead is the newest number in the feed of agent's organization,
+// where a stream without Last-Event-ID starts.
+func (m *Module) streamHead(ctx context.Context, agent string) (int64, error) {
+	c, err := identity.Admit(ctx, m.db, m.db, agent)
+	if err != nil {
+		return 0, err
+	}
+	return feedHead(ctx, m.db, c.OrgID)
 }

@@ -135,10 +135,11 @@ func (m *Module) deliverSend(ctx context.Context, s *sendRow) error {
 	return m.failSend(ctx, s, d, evs, why)
 }
 
-// feedEvent reads feed row id as the stream would send it.
+// feedEvent reads feed row id as the stream would send it: numbered in
+// its organization's feed.
 func (m *Module) feedEvent(ctx context.Context, id int64) (*streamEvent, error) {
 	var ev streamEvent
-	err := m.db.NewRaw(`SELECT f.id, f.pact_id, p.name AS pact_name, f.kind, f.ref, f.seat_key, f.actor, f.at, f.excerpt
+	err := m.db.NewRaw(`SELECT f.seq AS id, f.pact_id, p.name AS pact_name, f.kind, f.ref, f.seat_key, f.actor, f.at, f.excerpt
 		FROM pact_feed f JOIN pacts p ON p.id = f.pact_id WHERE f.id = ?`, id).Scan(ctx, &ev)
 	if err != nil {
 		return nil, fmt.Errorf("pacts: read feed row %d: %w", id, err)
@@ -149,7 +150,7 @@ func (m *Module) feedEvent(ctx context.Context, id int64) (*streamEvent, error) 
 
 // webhookCall opens d's sealed address and secret and builds the
 // notification for ev. Its webhook-id is the same on every attempt: one
-// per agent and feed row.
+// per agent and feed row, by the row's number in the organization's feed.
 func (m *Module) webhookCall(d *deliveryRow, ev *streamEvent) (notifier.Destination, notifier.Notification, error) {
 	u, err := m.dlv.opts.Seal.Open(*d.URL, urlPlace(d.AgentID))
 	if err != nil {
@@ -230,7 +231,7 @@ func (m *Module) switchOff(ctx context.Context, tx bun.IDB, d *deliveryRow, ev *
 	}
 	pact, err := getPact(ctx, tx, d.OrgID, ev.PactID, false)
 	if err != nil || pact == nil {
-		return fmt.Errorf("pacts: the pact of feed row %d: %w", ev.ID, err)
+		return fmt.Errorf("pacts: the pact of feed number %d: %w", ev.ID, err)
 	}
 	addr := "its webhook"
 	if u, err := m.dlv.opts.Seal.Open(*d.URL, urlPlace(d.AgentID)); err == nil {
