@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -31,6 +32,12 @@ import (
 // and ben seated in a pact of their own) and returns noise, which has bea
 // and ben each post there once.
 func (f *fixture) withBeta(t *testing.T) (noise func()) {
+	_, noise = f.betaPact(t)
+	return noise
+}
+
+// betaPact is withBeta, with beta's pact.
+func (f *fixture) betaPact(t *testing.T) (pact string, noise func()) {
 	t.Helper()
 	f.Org("beta", "bob")
 	f.Project("bob", "bweb", false)
@@ -44,13 +51,75 @@ func (f *fixture) withBeta(t *testing.T) (noise func()) {
 	id := out["pact_id"].(string)
 	_, err = f.as("ben", pacts.ToolJoin, map[string]any{"pact_id": id})
 	require.NoError(t, err)
-	return func() {
+	return id, func() {
 		t.Helper()
 		for _, who := range []string{"bea", "ben"} {
 			_, err := f.as(who, pacts.ToolPost, map[string]any{"pact_id": id, "body": "beta's own work"})
 			require.NoError(t, err)
 		}
 	}
+}
+
+// An organization's numbers commit in their order, with no gaps, while
+// writers of two organizations post at once: in every snapshot a reader
+// takes, an organization's highest number equals how many it has, so a
+// stream that starts at the head (or resumes after a number) can miss
+// nothing; and ids rise with numbers within an organization.
+func TestFeedNumbersCommitInOrderPerOrganization(t *testing.T) {
+	f := setup(t)
+	beta, _ := f.betaPact(t)
+	alpha := f.pact(t)
+	const writers, each = 4, 3
+	var wg sync.WaitGroup
+	failures := make(chan error, 4*writers*each)
+	for _, w := range []struct{ agent, pact string }{{"wanda", alpha}, {"bram", alpha}, {"bea", beta}, {"ben", beta}} {
+		for i := range writers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for j := range each {
+					if _, err := f.as(w.agent, pacts.ToolPost, map[string]any{"pact_id": w.pact, "body": fmt.Sprintf("%d.%d", i, j)}); err != nil {
+						failures <- err
+					}
+				}
+			}()
+		}
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	snapshots := 0
+	check := func() {
+		t.Helper()
+		var rows []struct {
+			Org   string `bun:"org_id"`
+			Head  int64  `bun:"head"`
+			Count int64  `bun:"n"`
+		}
+		require.NoError(t, f.DB.NewRaw(`SELECT org_id, max(seq) AS head, count(*) AS n FROM pact_feed GROUP BY org_id`).Scan(context.Background(), &rows))
+		for _, r := range rows {
+			require.Equal(t, r.Count, r.Head, "organization %s: number %d is visible while a smaller one is not", r.Org, r.Head)
+		}
+		snapshots++
+	}
+	for running := true; running; {
+		select {
+		case <-done:
+			running = false
+		default:
+			check()
+		}
+	}
+	check()
+	close(failures)
+	for err := range failures {
+		t.Fatalf("a concurrent post failed: %v", err)
+	}
+	require.Greater(t, snapshots, 1)
+	var ordered bool
+	require.NoError(t, f.DB.NewRaw(`SELECT bool_and(ordered) FROM (SELECT id > lag(id, 1, 0::bigint) OVER (PARTITION BY org_id ORDER BY seq) AS ordered
+		FROM pact_feed) o`).Scan(context.Background(), &ordered))
+	require.True(t, ordered, "within an organization, ids rise with numbers")
+	require.Equal(t, 2*writers*each+2, f.Count(`SELECT count(*) FROM pact_feed WHERE pact_id = ?`, alpha))
 }
 
 // num is a JSON number (or a decimal string) as an int64.
