@@ -334,6 +334,14 @@ func TestToolNumbersCountOnlyTheAgentsOrganization(t *testing.T) {
 	got = call("bram", pacts.ToolGet, map[string]any{"pact_id": id, "since": posts["W-001"] - 1})
 	require.Len(t, got["messages"].([]any), 2, "since one below W-001's cursor: W-001 and W-002")
 
+	// The pact resource is get_pact: the same numbers.
+	noise()
+	res, err := f.Session("bram").ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "pact://pacts/" + id})
+	require.NoError(t, err)
+	var view map[string]any
+	require.NoError(t, json.Unmarshal([]byte(res.Contents[0].Text), &view))
+	require.Equal(t, n.last, num(t, view["cursor"]), "pact://pacts/{id}")
+
 	// The population: every tool whose answer holds a cursor.
 	tools, err := f.Session("wanda").ListTools(context.Background(), &mcp.ListToolsParams{})
 	require.NoError(t, err)
