@@ -181,7 +181,7 @@ func (m *Module) registerReads(api huma.API) {
 				}
 				out.Body.Pact = *v
 				if len(v.Messages) > 0 && v.MessageCount > len(v.Messages) {
-					out.Body.NextBefore = v.Messages[0].FeedID
+					out.Body.NextBefore = v.Messages[0].Cursor
 				}
 				return nil
 			})

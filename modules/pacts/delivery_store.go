@@ -43,7 +43,7 @@ func feedDelivery() string {
 		JOIN pact_delivery d ON d.agent_id = s.agent_id AND d.mode = 'webhook' AND d.disabled_at IS NULL
 		WHERE ` + identity.StandsSQL("s.agent_id", "p.project_id") + `
 		  AND ` + mandate.CoversSQL("s.agent_id", "p.project_id", ReadAction) + `)
-	SELECT f.id FROM f, (SELECT pg_notify(?, json_strip_nulls(json_build_object('kind', ?::text, 'pact_id', f.pact_id::text,
+	SELECT f.id, f.seq FROM f, (SELECT pg_notify(?, json_strip_nulls(json_build_object('kind', ?::text, 'pact_id', f.pact_id::text,
 		'agent_id', CASE WHEN f.actor LIKE 'agent:%' THEN substr(f.actor, 7) END))::text) FROM f) AS woken`
 }
 
@@ -121,7 +121,8 @@ func stuckSentences(ctx context.Context, tx bun.IDB, org string) (map[string]str
 }
 
 // streamEvent is one pact_feed row as an agent's stream and webhook carry
-// it.
+// it. Its ID is the row's number in the organization's feed (seq,
+// migration 029), never the board-wide id.
 type streamEvent struct {
 	ID       int64     `bun:"id" json:"id"`
 	PactID   string    `bun:"pact_id" json:"pact_id"`
@@ -149,19 +150,20 @@ func (e *streamEvent) fill() {
 // streamWindow is how far back Last-Event-ID replays.
 const streamWindow = 7 * 24 * time.Hour
 
-// agentEvents reads what others did after cursor in the pacts of projects
-// where agent holds a joined, unremoved seat (only those in filter, when it
-// is not empty), at most limit rows, oldest first and none older than the
-// stream's window.
+// agentEvents reads what others did after cursor (a number in the feed of
+// the agent's organization, which holds every pact it sits in) in the
+// pacts of projects where agent holds a joined, unremoved seat (only those
+// in filter, when it is not empty), at most limit rows, oldest first and
+// none older than the stream's window.
 func agentEvents(ctx context.Context, tx bun.IDB, agent string, projects, filter []string, cursor int64, limit int) ([]streamEvent, error) {
 	var out []streamEvent
-	err := tx.NewRaw(`SELECT f.id, f.pact_id, p.name AS pact_name, f.kind, f.ref, f.seat_key, f.actor, f.at, f.excerpt
+	err := tx.NewRaw(`SELECT f.seq AS id, f.pact_id, p.name AS pact_name, f.kind, f.ref, f.seat_key, f.actor, f.at, f.excerpt
 		FROM pact_seats s JOIN pact_feed f ON f.pact_id = s.pact_id JOIN pacts p ON p.id = s.pact_id
 		WHERE s.agent_id = ? AND s.joined_at IS NOT NULL AND s.removed_at IS NULL AND p.project_id = ANY(?::text[])
 		  AND (cardinality(?::text[]) = 0 OR s.pact_id::text = ANY(?::text[]))
-		  AND f.id > ? AND f.at > now() - make_interval(secs => ?)
+		  AND f.seq > ? AND f.at > now() - make_interval(secs => ?)
 		  AND f.seat_key IS DISTINCT FROM s.key AND f.actor <> 'agent:' || s.agent_id
-		ORDER BY f.id LIMIT ?`,
+		ORDER BY f.seq LIMIT ?`,
 		agent, pgArray(projects), pgArray(filter), pgArray(filter), cursor, streamWindow.Seconds(), limit).Scan(ctx, &out)
 	if err != nil {
 		return nil, fmt.Errorf("pacts: read the stream of %s: %w", agent, err)
@@ -172,12 +174,13 @@ func agentEvents(ctx context.Context, tx bun.IDB, agent string, projects, filter
 	return out, nil
 }
 
-// heardEvent reads feed row id as the stream would send it to agent, nil
+// heardEvent reads feed row id as the stream would send it to agent (its
+// number in the organization's feed as its id), nil
 // when agent no longer holds a joined, unremoved seat in its pact or the
 // pact is not in one of projects.
 func heardEvent(ctx context.Context, tx bun.IDB, agent string, projects []string, id int64) (*streamEvent, error) {
 	var out []streamEvent
-	err := tx.NewRaw(`SELECT f.id, f.pact_id, p.name AS pact_name, f.kind, f.ref, f.seat_key, f.actor, f.at, f.excerpt
+	err := tx.NewRaw(`SELECT f.seq AS id, f.pact_id, p.name AS pact_name, f.kind, f.ref, f.seat_key, f.actor, f.at, f.excerpt
 		FROM pact_feed f JOIN pacts p ON p.id = f.pact_id
 		JOIN pact_seats s ON s.pact_id = f.pact_id AND s.agent_id = ? AND s.joined_at IS NOT NULL AND s.removed_at IS NULL
 		WHERE f.id = ? AND p.project_id = ANY(?::text[])`, agent, id, pgArray(projects)).Scan(ctx, &out)
@@ -202,15 +205,16 @@ func seatedPacts(ctx context.Context, tx bun.IDB, agent string) ([]string, error
 	return out, nil
 }
 
-// feedHead is the newest feed id: a stream without Last-Event-ID starts
-// there. Writers commit feed ids in order (appendFeed's order lock), so no smaller id
-// can commit later.
-func feedHead(ctx context.Context, tx bun.IDB) (int64, error) {
-	var id int64
-	if err := tx.NewRaw(`SELECT coalesce(max(id), 0) FROM pact_feed`).Scan(ctx, &id); err != nil {
-		return 0, fmt.Errorf("pacts: read the feed's head: %w", err)
+// feedHead is the newest number in org's feed: a stream without
+// Last-Event-ID starts there. An organization's numbers commit in their
+// order (migration 029's per-organization lock), so no smaller one can
+// commit later; other organizations' writes neither move it nor show in it.
+func feedHead(ctx context.Context, tx bun.IDB, org string) (int64, error) {
+	var seq int64
+	if err := tx.NewRaw(`SELECT coalesce(max(seq), 0) FROM pact_feed WHERE org_id = ?`, org).Scan(ctx, &seq); err != nil {
+		return 0, fmt.Errorf("pacts: read the feed's head in %s: %w", org, err)
 	}
-	return id, nil
+	return seq, nil
 }
 
 // pgArray is xs as a PostgreSQL text array, empty (never NULL) for none.

@@ -127,17 +127,17 @@ type Written struct {
 	News   []feedItem `json:"since_your_last_write" jsonschema:"What others wrote in this pact since your last write, oldest first (at most 50; get_pact reads the rest)."`
 }
 
-// wrote records the seat's write at cursor and gathers what others wrote
+// wrote records the seat's write at pos and gathers what others wrote
 // since its previous one.
-func wrote(ctx context.Context, tx bun.IDB, seat *seatRow, cursor int64) (Written, error) {
-	news, err := others(ctx, tx, seat.PactID, seat.Key, seat.WriteUpto, cursor, newsLimit)
+func wrote(ctx context.Context, tx bun.IDB, seat *seatRow, pos feedPos) (Written, error) {
+	news, err := others(ctx, tx, seat.PactID, seat.Key, seat.WriteUpto, pos.ID, newsLimit)
 	if err != nil {
 		return Written{}, err
 	}
 	if news == nil {
 		news = []feedItem{}
 	}
-	return Written{Cursor: cursor, News: news}, nil
+	return Written{Cursor: pos.Seq, News: news}, nil
 }
 
 func validUUID(s string) bool {

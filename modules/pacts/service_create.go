@@ -79,14 +79,14 @@ func (s *Service) Create(ctx context.Context, tx bun.IDB, a Actor, acc Access, o
 			return "", Written{}, err
 		}
 	}
-	cursor, err := appendFeed(ctx, tx, feedItem{PactID: id, Kind: "pact", Ref: "created", Actor: a.String(), Excerpt: in.Name})
+	pos, err := appendFeed(ctx, tx, feedItem{PactID: id, Kind: "pact", Ref: "created", Actor: a.String(), Excerpt: in.Name})
 	if err != nil {
 		return "", Written{}, err
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE pact_seats SET write_upto = ?, read_upto = ? WHERE pact_id = ?`, cursor, cursor, id); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE pact_seats SET write_upto = ?, read_upto = ? WHERE pact_id = ?`, pos.ID, pos.ID, id); err != nil {
 		return "", Written{}, fmt.Errorf("pacts: set the cursors of %s: %w", id, err)
 	}
-	return id, Written{Cursor: cursor, News: []feedItem{}}, nil
+	return id, Written{Cursor: pos.Seq, News: []feedItem{}}, nil
 }
 
 func validPact(in NewPact) error {
@@ -132,11 +132,11 @@ func (s *Service) Invite(ctx context.Context, tx bun.IDB, a Actor, acc Access, p
 	if err := s.addSeat(ctx, tx, a, p, in, false); err != nil {
 		return Written{}, err
 	}
-	cursor, err := appendFeed(ctx, tx, feedItem{PactID: p.ID, Kind: "seat", Ref: in.Key, SeatKey: &seat.Key, Actor: a.String(), Excerpt: "invited " + in.Key})
+	pos, err := appendFeed(ctx, tx, feedItem{PactID: p.ID, Kind: "seat", Ref: in.Key, SeatKey: &seat.Key, Actor: a.String(), Excerpt: "invited " + in.Key})
 	if err != nil {
 		return Written{}, err
 	}
-	return wrote(ctx, tx, seat, cursor)
+	return wrote(ctx, tx, seat, pos)
 }
 
 // addSeat adds in's seat to p, joined when joined is set (the creator's).
@@ -268,9 +268,9 @@ func (s *Service) Join(ctx context.Context, tx bun.IDB, a Actor, acc Access, pac
 		s.ident.Now(), p.ID, seat.Key); err != nil {
 		return Written{}, fmt.Errorf("pacts: join %s: %w", p.ID, err)
 	}
-	cursor, err := appendFeed(ctx, tx, feedItem{PactID: p.ID, Kind: "seat", Ref: seat.Key, SeatKey: &seat.Key, Actor: a.String(), Excerpt: seat.Key + " joined"})
+	pos, err := appendFeed(ctx, tx, feedItem{PactID: p.ID, Kind: "seat", Ref: seat.Key, SeatKey: &seat.Key, Actor: a.String(), Excerpt: seat.Key + " joined"})
 	if err != nil {
 		return Written{}, err
 	}
-	return wrote(ctx, tx, seat, cursor)
+	return wrote(ctx, tx, seat, pos)
 }

@@ -29,7 +29,8 @@ type PactView struct {
 	Cursor       int64          `json:"cursor" jsonschema:"Where the pact's feed is now: pass it as since next time to get only what is new."`
 }
 
-// Get reads pact for a: everything, or what changed after since. Reading
+// Get reads pact for a: everything, or what changed after since (a number
+// in the organization's feed, as every cursor a hands back). Reading
 // moves a's read cursor, and marks read the answers to decisions a raised,
 // after which a person can no longer change them.
 func (s *Service) Get(ctx context.Context, tx bun.IDB, a Actor, acc Access, pact string, since int64) (*PactView, error) {
@@ -49,7 +50,11 @@ func (s *Service) Get(ctx context.Context, tx bun.IDB, a Actor, acc Access, pact
 	for _, r := range rows {
 		v.Seats = append(v.Seats, r.view(a))
 	}
-	if v.Sections, err = sections(ctx, tx, p.ID, since); err != nil {
+	after, err := feedBound(ctx, tx, p.OrgID, since)
+	if err != nil {
+		return nil, err
+	}
+	if v.Sections, err = sections(ctx, tx, p.ID, since > 0, after); err != nil {
 		return nil, err
 	}
 	if err := s.refusedBeside(ctx, tx, p, v.Sections); err != nil {
@@ -59,21 +64,22 @@ func (s *Service) Get(ctx context.Context, tx bun.IDB, a Actor, acc Access, pact
 	if since > 0 {
 		limit = 500
 	}
-	if v.Messages, err = messages(ctx, tx, p.ID, since, limit); err != nil {
+	if v.Messages, err = messages(ctx, tx, p.ID, after, limit); err != nil {
 		return nil, err
 	}
-	if v.Decisions, err = decisions(ctx, tx, p.ID, since); err != nil {
+	if v.Decisions, err = decisions(ctx, tx, p.ID, after); err != nil {
 		return nil, err
 	}
-	if err := tx.NewRaw(`SELECT (SELECT count(*) FROM pact_messages WHERE pact_id = ?),
-		coalesce((SELECT max(id) FROM pact_feed WHERE pact_id = ?), 0)`, p.ID, p.ID).Scan(ctx, &v.MessageCount, &v.Cursor); err != nil {
+	var head int64
+	if err := tx.NewRaw(`SELECT (SELECT count(*) FROM pact_messages WHERE pact_id = ?), coalesce(max(id), 0), coalesce(max(seq), 0)
+		FROM pact_feed WHERE pact_id = ?`, p.ID, p.ID).Scan(ctx, &v.MessageCount, &head, &v.Cursor); err != nil {
 		return nil, fmt.Errorf("pacts: count the thread of %s: %w", p.ID, err)
 	}
-	return v, s.markRead(ctx, tx, a, p.ID, v.Cursor)
+	return v, s.markRead(ctx, tx, a, p.ID, head)
 }
 
-// markRead moves a's read cursor in pact to cursor and marks read the
-// answers to a's decisions.
+// markRead moves a's read cursor in pact to the feed row cursor (an id)
+// and marks read the answers to a's decisions.
 func (s *Service) markRead(ctx context.Context, tx bun.IDB, a Actor, pact string, cursor int64) error {
 	col, id := a.column()
 	_, err := tx.ExecContext(ctx, `SELECT set_config('pact.actor', ?, true);

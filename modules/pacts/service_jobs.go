@@ -96,32 +96,41 @@ func (s *Service) Jobs(ctx context.Context, tx bun.IDB, a Actor, acc Access, pro
 // ThreadPage is a page of a pact's thread, oldest first.
 type ThreadPage struct {
 	Messages []MessageView `json:"messages" nullable:"false" doc:"Oldest first"`
-	// Before is the cursor of the next (older) page, 0 when there is none.
+	// Before is the cursor of the next (older) page, 0 when there is none:
+	// the oldest message's number in the organization's feed.
 	Before int64 `json:"next_before" doc:"Pass as before for the older page; 0 when this is the oldest"`
 }
 
 // Thread reads a page of pact's thread: the limit messages before cursor
-// before (0: the latest).
+// before (a number in the organization's feed; 0: the latest).
 func (s *Service) Thread(ctx context.Context, tx bun.IDB, a Actor, acc Access, pact string, before int64, limit int) (ThreadPage, error) {
 	p, err := s.reach(ctx, tx, a, acc, pact, false)
 	if err != nil {
 		return ThreadPage{}, err
 	}
-	return threadPage(ctx, tx, p.ID, before, limit)
+	upto := int64(-1) // the latest
+	if before > 0 {
+		if upto, err = feedBound(ctx, tx, p.OrgID, before-1); err != nil {
+			return ThreadPage{}, err
+		}
+	}
+	return threadPage(ctx, tx, p.ID, upto, limit)
 }
 
-func threadPage(ctx context.Context, tx bun.IDB, pact string, before int64, limit int) (ThreadPage, error) {
+// threadPage reads the limit messages of pact up to the feed row upto (an
+// id; -1: the latest).
+func threadPage(ctx context.Context, tx bun.IDB, pact string, upto int64, limit int) (ThreadPage, error) {
 	var ms []MessageView
-	err := tx.NewRaw(`SELECT * FROM (SELECT number, seat_key, author, body, coalesce(reply_to, '') AS reply_to, status, feed_id, created_at
-		FROM pact_messages WHERE pact_id = ? AND (? = 0 OR feed_id < ?) ORDER BY feed_id DESC LIMIT ?) m ORDER BY feed_id`,
-		pact, before, before, limit+1).Scan(ctx, &ms)
+	err := tx.NewRaw(`SELECT * FROM (SELECT `+messageColumns+` FROM pact_messages m JOIN pact_feed f ON f.id = m.feed_id
+		WHERE m.pact_id = ? AND (? < 0 OR m.feed_id <= ?) ORDER BY m.feed_id DESC LIMIT ?) m ORDER BY feed_id`,
+		pact, upto, upto, limit+1).Scan(ctx, &ms)
 	if err != nil {
 		return ThreadPage{}, fmt.Errorf("pacts: read the thread of %s: %w", pact, err)
 	}
 	out := ThreadPage{Messages: []MessageView{}}
 	if len(ms) > limit {
 		ms = ms[1:]
-		out.Before = ms[0].FeedID
+		out.Before = ms[0].Cursor
 	}
 	for i := range ms {
 		ms[i].At = iso(ms[i].CreatedAt)

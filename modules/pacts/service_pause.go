@@ -39,7 +39,8 @@ func (s *Service) SetPaused(ctx context.Context, tx bun.IDB, a Actor, acc Access
 	if paused {
 		what = "paused"
 	}
-	return appendFeed(ctx, tx, feedItem{PactID: p.ID, Kind: "seat", Ref: key, Actor: a.String(), Excerpt: key + " " + what})
+	pos, err := appendFeed(ctx, tx, feedItem{PactID: p.ID, Kind: "seat", Ref: key, Actor: a.String(), Excerpt: key + " " + what})
+	return pos.Seq, err
 }
 
 // agentMayPause refuses an agent's pause or wake of seat key in p unless

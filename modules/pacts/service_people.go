@@ -103,7 +103,7 @@ func (s *Service) Answer(ctx context.Context, tx bun.IDB, a Actor, acc Access, d
 	default:
 		return PactAnswer{}, errs.E(errs.InvalidRequest, "answer with a choice, your own words, or not_needed")
 	}
-	cursor, err := appendFeed(ctx, tx, feedItem{PactID: d.PactID, Kind: "answer", Ref: decision, Actor: a.String(), Excerpt: text})
+	pos, err := appendFeed(ctx, tx, feedItem{PactID: d.PactID, Kind: "answer", Ref: decision, Actor: a.String(), Excerpt: text})
 	if err != nil {
 		return PactAnswer{}, err
 	}
@@ -112,14 +112,14 @@ func (s *Service) Answer(ctx context.Context, tx bun.IDB, a Actor, acc Access, d
 		return PactAnswer{}, fmt.Errorf("pacts: take the answering path: %w", err)
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE pact_decisions SET answer = ?, answer_kind = ?, answered_by = ?, answered_at = ?,
-		answer_feed = ? WHERE id = ?::uuid`, text, kind, a.Human, s.ident.Now(), cursor, decision)
+		answer_feed = ? WHERE id = ?::uuid`, text, kind, a.Human, s.ident.Now(), pos.ID, decision)
 	if db.PgCode(err) == db.RestrictViolation {
 		return PactAnswer{}, errs.E(errs.Forbidden, "decision %s: the agent has read the answer; post in the pact instead", decision)
 	}
 	if err != nil {
 		return PactAnswer{}, db.Refusal(err, "the answer to decision "+decision)
 	}
-	return PactAnswer{DecisionID: decision, PactID: d.PactID, Kind: kind, Answer: text, AnsweredBy: a.Human, Cursor: cursor}, nil
+	return PactAnswer{DecisionID: decision, PactID: d.PactID, Kind: kind, Answer: text, AnsweredBy: a.Human, Cursor: pos.Seq}, nil
 }
 
 // ruled reads pact id for a person's change to it (close, seats): readable
@@ -149,7 +149,8 @@ func (s *Service) Close(ctx context.Context, tx bun.IDB, a Actor, acc Access, pa
 		s.ident.Now(), a.String(), p.ID); err != nil {
 		return 0, fmt.Errorf("pacts: close %s: %w", p.ID, err)
 	}
-	return appendFeed(ctx, tx, feedItem{PactID: p.ID, Kind: "pact", Ref: "closed", Actor: a.String(), Excerpt: "closed"})
+	pos, err := appendFeed(ctx, tx, feedItem{PactID: p.ID, Kind: "pact", Ref: "closed", Actor: a.String(), Excerpt: "closed"})
+	return pos.Seq, err
 }
 
 // OneVoice is the warning a removal answers with when fewer than two
@@ -178,11 +179,11 @@ func (s *Service) RemoveSeat(ctx context.Context, tx bun.IDB, a Actor, acc Acces
 	if n, _ := res.RowsAffected(); n == 0 {
 		return SeatRemoved{}, errs.E(errs.NotFound, "pact %s has no seat %s (or it was removed already)", p.ID, key)
 	}
-	cursor, err := appendFeed(ctx, tx, feedItem{PactID: p.ID, Kind: "seat", Ref: key, Actor: a.String(), Excerpt: key + " removed"})
+	pos, err := appendFeed(ctx, tx, feedItem{PactID: p.ID, Kind: "seat", Ref: key, Actor: a.String(), Excerpt: key + " removed"})
 	if err != nil {
 		return SeatRemoved{}, err
 	}
-	out := SeatRemoved{Cursor: cursor}
+	out := SeatRemoved{Cursor: pos.Seq}
 	if err := tx.NewRaw(`SELECT count(*) FROM pact_seats WHERE pact_id = ? AND removed_at IS NULL AND joined_at IS NOT NULL`,
 		p.ID).Scan(ctx, &out.Live); err != nil {
 		return SeatRemoved{}, fmt.Errorf("pacts: count the seats of %s: %w", p.ID, err)
@@ -208,5 +209,6 @@ func (s *Service) SeatFor(ctx context.Context, tx bun.IDB, a Actor, acc Access, 
 	if key == "" {
 		key = "@" + in.Agent + in.Human
 	}
-	return appendFeed(ctx, tx, feedItem{PactID: p.ID, Kind: "seat", Ref: key, Actor: a.String(), Excerpt: "invited " + key})
+	pos, err := appendFeed(ctx, tx, feedItem{PactID: p.ID, Kind: "seat", Ref: key, Actor: a.String(), Excerpt: "invited " + key})
+	return pos.Seq, err
 }

@@ -70,8 +70,11 @@ type MessageView struct {
 	ReplyTo string `bun:"reply_to" json:"reply_to,omitempty" jsonschema:"The number it answers."`
 	Status  string `bun:"status" json:"status" jsonschema:"open, done or superseded (only its author changes it)."`
 	At      string `bun:"-" json:"at" jsonschema:"When it was posted."`
-	FeedID  int64  `bun:"feed_id" json:"cursor" jsonschema:"Its place in the pact's feed."`
+	Cursor  int64  `bun:"cursor" json:"cursor" jsonschema:"Its place in the pact's feed."`
 
+	// FeedID is its feed row's id, which stays on the board; Cursor is the
+	// row's number in the organization's feed (migration 029).
+	FeedID    int64     `bun:"feed_id" json:"-"`
 	CreatedAt time.Time `bun:"created_at" json:"-"`
 }
 
@@ -101,13 +104,18 @@ func (d *DecisionView) fill() {
 	}
 }
 
-// messages reads pact's messages after cursor (all when 0), oldest first,
-// at most limit.
-func messages(ctx context.Context, tx bun.IDB, pact string, since int64, limit int) ([]MessageView, error) {
+// messageColumns are a MessageView's, from pact_messages m joined with
+// its feed row f.
+const messageColumns = `m.number, m.seat_key, m.author, m.body, coalesce(m.reply_to, '') AS reply_to, m.status, m.feed_id,
+	f.seq AS cursor, m.created_at`
+
+// messages reads pact's messages after the feed row after (an id; all
+// when 0), oldest first, at most limit.
+func messages(ctx context.Context, tx bun.IDB, pact string, after int64, limit int) ([]MessageView, error) {
 	var out []MessageView
-	err := tx.NewRaw(`SELECT * FROM (SELECT number, seat_key, author, body, coalesce(reply_to, '') AS reply_to, status, feed_id, created_at
-		FROM pact_messages WHERE pact_id = ? AND feed_id > ? ORDER BY feed_id DESC LIMIT ?) m ORDER BY feed_id`,
-		pact, since, limit).Scan(ctx, &out)
+	err := tx.NewRaw(`SELECT * FROM (SELECT `+messageColumns+` FROM pact_messages m JOIN pact_feed f ON f.id = m.feed_id
+		WHERE m.pact_id = ? AND m.feed_id > ? ORDER BY m.feed_id DESC LIMIT ?) m ORDER BY feed_id`,
+		pact, after, limit).Scan(ctx, &out)
 	if err != nil {
 		return nil, fmt.Errorf("pacts: read the thread of %s: %w", pact, err)
 	}
@@ -117,13 +125,14 @@ func messages(ctx context.Context, tx bun.IDB, pact string, since int64, limit i
 	return out, nil
 }
 
-// decisions reads pact's decisions that are open or changed after since.
-func decisions(ctx context.Context, tx bun.IDB, pact string, since int64) ([]DecisionView, error) {
+// decisions reads pact's decisions that are open or changed after the
+// feed row after (an id).
+func decisions(ctx context.Context, tx bun.IDB, pact string, after int64) ([]DecisionView, error) {
 	var out []DecisionView
 	err := tx.NewRaw(`SELECT id::text AS id, seat_key, raised_by, question, options, raised_at, answer, answer_kind, answered_by,
 			answered_at, feed_id, answer_feed
 		FROM pact_decisions WHERE pact_id = ? AND (answer IS NULL OR feed_id > ? OR answer_feed > ?) ORDER BY raised_at`,
-		pact, since, since).Scan(ctx, &out)
+		pact, after, after).Scan(ctx, &out)
 	if err != nil {
 		return nil, fmt.Errorf("pacts: read the decisions of %s: %w", pact, err)
 	}
@@ -140,12 +149,13 @@ type sectionRow struct {
 	UpdatedAt *time.Time `bun:"updated_at"`
 }
 
-// sections reads pact's zones written after since (all when 0).
-func sections(ctx context.Context, tx bun.IDB, pact string, since int64) ([]SectionView, error) {
+// sections reads pact's zones: all of them, or (changed) those written
+// after the feed row after (an id).
+func sections(ctx context.Context, tx bun.IDB, pact string, changed bool, after int64) ([]SectionView, error) {
 	var rows []sectionRow
 	if err := tx.NewRaw(`SELECT s.seat_key, s.body, s.version, s.updated_at FROM pact_sections s
 		JOIN pact_seats st ON st.pact_id = s.pact_id AND st.key = s.seat_key
-		WHERE s.pact_id = ? AND (? = 0 OR s.feed_id > ?) ORDER BY st.invited_at, s.seat_key`, pact, since, since).Scan(ctx, &rows); err != nil {
+		WHERE s.pact_id = ? AND (NOT ? OR s.feed_id > ?) ORDER BY st.invited_at, s.seat_key`, pact, changed, after).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("pacts: read the sections of %s: %w", pact, err)
 	}
 	out := make([]SectionView, 0, len(rows))

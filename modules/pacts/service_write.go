@@ -61,14 +61,14 @@ func (s *Service) Post(ctx context.Context, tx bun.IDB, a Actor, acc Access, pac
 		}
 	}
 	number := fmt.Sprintf("%s-%03d", seat.Prefix, seat.NextNumber)
-	cursor, err := appendFeed(ctx, tx, feedItem{PactID: p.ID, Kind: "message", Ref: number, SeatKey: &seat.Key, Actor: a.String(), Excerpt: m.Body})
+	pos, err := appendFeed(ctx, tx, feedItem{PactID: p.ID, Kind: "message", Ref: number, SeatKey: &seat.Key, Actor: a.String(), Excerpt: m.Body})
 	if err != nil {
 		return Posted{}, err
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO pact_messages (pact_id, number, seat_key, prefix, seq, author, body, reply_to, feed_id)
 		VALUES (?, ?, ?, ?, ?, ?, ?, nullif(?, ''), ?);
 		UPDATE pact_seats SET next_number = next_number + 1 WHERE pact_id = ? AND key = ?`,
-		p.ID, number, seat.Key, seat.Prefix, seat.NextNumber, a.String(), m.Body, m.ReplyTo, cursor, p.ID, seat.Key)
+		p.ID, number, seat.Key, seat.Prefix, seat.NextNumber, a.String(), m.Body, m.ReplyTo, pos.ID, p.ID, seat.Key)
 	if err != nil {
 		return Posted{}, fmt.Errorf("pacts: post %s in %s: %w", number, p.ID, err)
 	}
@@ -78,7 +78,7 @@ func (s *Service) Post(ctx context.Context, tx bun.IDB, a Actor, acc Access, pac
 			return Posted{}, fmt.Errorf("pacts: mark %s %s: %w", m.ReplyTo, m.Mark, err)
 		}
 	}
-	w, err := wrote(ctx, tx, seat, cursor)
+	w, err := wrote(ctx, tx, seat, pos)
 	return Posted{Number: number, Written: w}, err
 }
 
@@ -103,15 +103,15 @@ func (s *Service) UpdateSection(ctx context.Context, tx bun.IDB, a Actor, acc Ac
 		return Written{}, errs.E(errs.Forbidden, "section %s belongs to its seat; you write only your own (%s). "+
 			"This attempt is on the pact's record", key, seat.Key)
 	}
-	cursor, err := appendFeed(ctx, tx, feedItem{PactID: p.ID, Kind: "section", Ref: seat.Key, SeatKey: &seat.Key, Actor: a.String(), Excerpt: body})
+	pos, err := appendFeed(ctx, tx, feedItem{PactID: p.ID, Kind: "section", Ref: seat.Key, SeatKey: &seat.Key, Actor: a.String(), Excerpt: body})
 	if err != nil {
 		return Written{}, err
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE pact_sections SET body = ?, version = version + 1, updated_at = clock_timestamp(),
-		updated_by = ?, feed_id = ? WHERE pact_id = ? AND seat_key = ?`, body, a.String(), cursor, p.ID, seat.Key); err != nil {
+		updated_by = ?, feed_id = ? WHERE pact_id = ? AND seat_key = ?`, body, a.String(), pos.ID, p.ID, seat.Key); err != nil {
 		return Written{}, fmt.Errorf("pacts: write section %s of %s: %w", seat.Key, p.ID, err)
 	}
-	return wrote(ctx, tx, seat, cursor)
+	return wrote(ctx, tx, seat, pos)
 }
 
 // Raised is a raised decision's id with what every write answers.
@@ -138,16 +138,16 @@ func (s *Service) Raise(ctx context.Context, tx bun.IDB, a Actor, acc Access, pa
 	if err != nil {
 		return Raised{}, nil, err
 	}
-	cursor, err := appendFeed(ctx, tx, feedItem{PactID: p.ID, Kind: "decision", SeatKey: &seat.Key, Actor: a.String(), Excerpt: question})
+	pos, err := appendFeed(ctx, tx, feedItem{PactID: p.ID, Kind: "decision", SeatKey: &seat.Key, Actor: a.String(), Excerpt: question})
 	if err != nil {
 		return Raised{}, nil, err
 	}
 	var id string
 	if err := tx.NewRaw(`INSERT INTO pact_decisions (pact_id, seat_key, raised_by, question, options, feed_id)
-		VALUES (?, ?, ?, ?, ?, ?) RETURNING id::text`, p.ID, seat.Key, a.String(), question, pgdialect.Array(options), cursor).Scan(ctx, &id); err != nil {
+		VALUES (?, ?, ?, ?, ?, ?) RETURNING id::text`, p.ID, seat.Key, a.String(), question, pgdialect.Array(options), pos.ID).Scan(ctx, &id); err != nil {
 		return Raised{}, nil, fmt.Errorf("pacts: raise a decision in %s: %w", p.ID, err)
 	}
-	w, err := wrote(ctx, tx, seat, cursor)
+	w, err := wrote(ctx, tx, seat, pos)
 	return Raised{DecisionID: id, Written: w}, p, err
 }
 
@@ -160,12 +160,12 @@ func (s *Service) Handshake(ctx context.Context, tx bun.IDB, a Actor, acc Access
 	if err != nil {
 		return Written{}, err
 	}
-	cursor, err := appendFeed(ctx, tx, feedItem{PactID: p.ID, Kind: "handshake", Ref: seat.Key, SeatKey: &seat.Key, Actor: a.String(), Excerpt: note})
+	pos, err := appendFeed(ctx, tx, feedItem{PactID: p.ID, Kind: "handshake", Ref: seat.Key, SeatKey: &seat.Key, Actor: a.String(), Excerpt: note})
 	if err != nil {
 		return Written{}, err
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE pact_seats SET handshake = ? WHERE pact_id = ? AND key = ?`, note, p.ID, seat.Key); err != nil {
 		return Written{}, fmt.Errorf("pacts: write the handshake of %s: %w", seat.Key, err)
 	}
-	return wrote(ctx, tx, seat, cursor)
+	return wrote(ctx, tx, seat, pos)
 }

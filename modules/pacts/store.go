@@ -50,12 +50,9 @@ type seatRow struct {
 
 // pactLocks is the first key of the pacts module's two-key advisory locks
 // (a key space apart from the one-key locks the rest of the board takes).
-// feedOrder, the second key of the lock every writer of pact_feed takes
-// first, makes feed ids commit in their order (migration 017).
-const (
-	pactLocks = 1701
-	feedOrder = 0
-)
+// The feed's own lock, per organization, is taken by the trigger that
+// numbers each row (migration 029: key 1702 and the organization's hash).
+const pactLocks = 1701
 
 // feedItem is one change to a pact.
 type feedItem struct {
@@ -77,20 +74,49 @@ func excerpt(s string) string {
 	return string([]rune(s)[:400])
 }
 
-// appendFeed records one change to a pact and returns its id. It takes the
-// feed's order lock first and makes the session act as f.Actor for the
+// feedPos is where an appended change sits in the feed: ID is the row's
+// id, which the module keeps in its own cursors (read_upto, feed_id, ...);
+// Seq is its number in the organization's feed, the only one that leaves
+// the board (migration 029).
+type feedPos struct {
+	ID, Seq int64
+}
+
+// appendFeed records one change to a pact and returns where it sits. The
+// insert's trigger numbers it in the organization's feed under the
+// organization's lock (migration 029); the session acts as f.Actor for the
 // triggers that check who changes a row (migration 017); the same
 // statement queues its webhook sends and wakes the streams (feedDelivery).
-func appendFeed(ctx context.Context, tx bun.IDB, f feedItem) (int64, error) {
-	var id int64
-	err := tx.NewRaw(`WITH ordered AS (SELECT pg_advisory_xact_lock(?, ?), set_config('pact.actor', ?, true)), f AS (
+func appendFeed(ctx context.Context, tx bun.IDB, f feedItem) (feedPos, error) {
+	var pos feedPos
+	err := tx.NewRaw(`WITH acting AS (SELECT set_config('pact.actor', ?, true)), f AS (
 		INSERT INTO pact_feed (pact_id, kind, ref, seat_key, actor, excerpt)
-		SELECT ?, ?, ?, ?, ?, ? FROM ordered RETURNING id, pact_id, seat_key, actor)`+feedDelivery(),
-		pactLocks, feedOrder, f.Actor, f.PactID, f.Kind, f.Ref, f.SeatKey, f.Actor, excerpt(f.Excerpt), events.Channel, events.KindPact).Scan(ctx, &id)
+		SELECT ?, ?, ?, ?, ?, ? FROM acting RETURNING id, seq, pact_id, seat_key, actor)`+feedDelivery(),
+		f.Actor, f.PactID, f.Kind, f.Ref, f.SeatKey, f.Actor, excerpt(f.Excerpt), events.Channel, events.KindPact).Scan(ctx, &pos.ID, &pos.Seq)
 	if err != nil {
-		return 0, fmt.Errorf("pacts: append to the feed of %s: %w", f.PactID, err)
+		return feedPos{}, fmt.Errorf("pacts: append to the feed of %s: %w", f.PactID, err)
 	}
-	return id, nil
+	return pos, nil
+}
+
+// feedBound is the id of org's newest feed row numbered seq or lower, 0
+// when there is none: a number an agent passes back (since, before) as
+// the id the module's own columns compare with. Within an organization
+// ids and numbers rise together (migration 029), so its rows after the
+// bound are exactly those numbered after seq.
+func feedBound(ctx context.Context, tx bun.IDB, org string, seq int64) (int64, error) {
+	if seq <= 0 {
+		return 0, nil
+	}
+	var ids []int64
+	if err := tx.NewRaw(`SELECT id FROM pact_feed WHERE org_id = ? AND seq <= ? ORDER BY seq DESC LIMIT 1`,
+		org, seq).Scan(ctx, &ids); err != nil {
+		return 0, fmt.Errorf("pacts: find feed number %d of %s: %w", seq, org, err)
+	}
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	return ids[0], nil
 }
 
 // getPact reads pact id in org, locking its row when lock is set.
@@ -194,11 +220,12 @@ func setSeatPaused(ctx context.Context, tx bun.IDB, pact, key, by string, paused
 
 // others returns what others than seat wrote in pact after cursor, oldest
 // first, at most limit items, and moves the seat's write cursor to upto in
-// the same statement.
+// the same statement. cursor and upto are ids; the items carry their
+// numbers in the organization's feed.
 func others(ctx context.Context, tx bun.IDB, pact, seat string, cursor, upto int64, limit int) ([]feedItem, error) {
 	var out []feedItem
 	err := tx.NewRaw(`WITH moved AS (UPDATE pact_seats SET write_upto = ? WHERE pact_id = ? AND key = ?)
-		SELECT id, pact_id, kind, ref, seat_key, actor, excerpt, at FROM pact_feed
+		SELECT seq AS id, pact_id, kind, ref, seat_key, actor, excerpt, at FROM pact_feed
 		WHERE pact_id = ? AND id > ? AND id <= ? AND seat_key IS DISTINCT FROM ? ORDER BY id LIMIT ?`,
 		upto, pact, seat, pact, cursor, upto, seat, limit).Scan(ctx, &out)
 	if err != nil {

@@ -22,8 +22,9 @@ import (
 // The pact stream (docs/pacts.md, "Delivery without polling"): GET
 // /pacts/stream with the agent's own MCP token as the bearer, answered as
 // server-sent events, one per pact_feed row that others wrote in the pacts
-// the agent sits in. An event's id is its feed id, so Last-Event-ID resumes
-// exactly where a dropped connection stopped.
+// the agent sits in. An event's id is its number in the feed of the agent's
+// organization (migration 029), so Last-Event-ID resumes exactly where a
+// dropped connection stopped, and other organizations' writes never show.
 
 const (
 	// streamBatch is the most rows one read of the feed writes out.
@@ -74,7 +75,7 @@ func (m *Module) serveStream(w http.ResponseWriter, r *http.Request) {
 	sub := m.dlv.events.Subscribe(st.wakes)
 	defer sub.Close()
 	if cursor < 0 {
-		head, err := feedHead(ctx, m.db)
+		head, err := feedHead(ctx, m.db, st.org)
 		if err != nil {
 			m.streamFailed(w, agent, err)
 			return

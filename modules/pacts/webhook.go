@@ -164,7 +164,7 @@ func (m *Module) sendable(ctx context.Context, s *sendRow) (ev *streamEvent, sto
 
 // webhookCall opens d's sealed address and secret and builds the
 // notification for ev. Its webhook-id is the same on every attempt: one
-// per agent and feed row.
+// per agent and feed row, by the row's number in the organization's feed.
 func (m *Module) webhookCall(d *deliveryRow, ev *streamEvent) (notifier.Destination, notifier.Notification, error) {
 	u, err := m.dlv.opts.Seal.Open(*d.URL, urlPlace(d.AgentID))
 	if err != nil {
@@ -245,7 +245,7 @@ func (m *Module) switchOff(ctx context.Context, tx bun.IDB, d *deliveryRow, ev *
 	}
 	pact, err := getPact(ctx, tx, d.OrgID, ev.PactID, false)
 	if err != nil || pact == nil {
-		return fmt.Errorf("pacts: the pact of feed row %d: %w", ev.ID, err)
+		return fmt.Errorf("pacts: the pact of feed number %d: %w", ev.ID, err)
 	}
 	addr := "its webhook"
 	if u, err := m.dlv.opts.Seal.Open(*d.URL, urlPlace(d.AgentID)); err == nil {
