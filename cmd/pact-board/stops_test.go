@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/danielgtaylor/huma/v2"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
@@ -26,7 +27,9 @@ import (
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/kernel/kerneltest"
 	"github.com/pactboard/pact/core/mandate"
+	"github.com/pactboard/pact/core/outbox"
 	"github.com/pactboard/pact/core/pluginhost"
+	"github.com/pactboard/pact/modules/console/consoletest"
 )
 
 // A stop reaches every channel (docs/security.md, "A stop reaches every
@@ -66,6 +69,9 @@ func newStopWorld(t *testing.T) *stopWorld {
 	w.Project("ana", "web", false)
 	w.Project("ana", "ops", false)
 	w.Agent("ana", identity.AgentInput{ID: "ctl", Client: "gemini", Projects: []string{"web", "ops"}, Scope: agentScope})
+	// The organization's notifications go to recv's /notify.
+	r := w.Admin("ana", "POST", "/destinations", fmt.Sprintf(`{"notifier":"webhook","url":%q}`, recv.URL+"/notify"))
+	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Raw)
 	return &stopWorld{World: w, recv: recv}
 }
 
@@ -189,11 +195,14 @@ func agentDrivers() map[string]agentDriver {
 func TestAStopReachesEveryChannel(t *testing.T) {
 	s := newStopWorld(t)
 	channels := s.Kernel.Channels()
-	drivers := agentDrivers()
+	drivers, persons := agentDrivers(), personDrivers()
 	var names []string
 	for _, c := range channels {
 		names = append(names, c.Name)
-		if c.Audience != kernel.AgentAudience {
+		if c.Audience == kernel.PersonAudience {
+			drive, ok := persons[c.Name]
+			require.True(t, ok, "channel %q has no driver in stops_test.go: add one, so that every stop is shown to reach it", c.Name)
+			s.personPairs(t, c, drive)
 			continue
 		}
 		drive, ok := drivers[c.Name]
@@ -225,6 +234,101 @@ func TestAStopReachesEveryChannel(t *testing.T) {
 	}
 	for name := range drivers {
 		require.Contains(t, names, name, "a driver for %q, which is no registered channel", name)
+	}
+	for name := range persons {
+		require.Contains(t, names, name, "a driver for %q, which is no registered channel", name)
+	}
+}
+
+// person is the stopped person of one pair, signed in to the console.
+type person struct {
+	id      string
+	session *consoletest.Session
+}
+
+// A personDriver opens one of a person's channels before the stop.
+type personDriver func(t *testing.T, s *stopWorld, p *person) (check func(t *testing.T, stopped time.Time, word string))
+
+func personDrivers() map[string]personDriver {
+	return map[string]personDriver{
+		"console-live":  driveLive,
+		"notifications": driveNotifications,
+	}
+}
+
+// personPairs runs every stop of a person on channel c, as the agents'
+// pairs run.
+func (s *stopWorld) personPairs(t *testing.T, c kernel.Channel, drive personDriver) {
+	for _, stop := range kernel.Stops(c.Audience) {
+		if !c.Applies(stop) {
+			t.Logf("%s: %s does not apply: %s", c.Name, stop, c.Exempt[stop])
+			continue
+		}
+		for _, phase := range []string{"ends", "nothing-new"} {
+			t.Run(c.Name+"/"+string(stop)+"/"+phase, func(t *testing.T) {
+				s.n++
+				p := &person{id: fmt.Sprintf("p%d", s.n)}
+				s.Person("ana", p.id, identity.Approver)
+				p.session = consoletest.SignIn(t, s.DB, s.URL, p.id)
+				check := drive(t, s, p)
+				switch stop {
+				case kernel.StopPersonDisabled:
+					r := s.Admin("ana", "PATCH", "/humans/"+p.id, `{"disabled":true}`)
+					require.Equal(t, http.StatusOK, r.Status, "%s", r.Raw)
+				case kernel.StopSignOut:
+					p.session.SignOut(t)
+				default:
+					t.Fatalf("no way to apply the stop %q to a person: add one", stop)
+				}
+				stopped := time.Now()
+				word := ""
+				if phase == "nothing-new" {
+					word = "after-" + p.id
+					s.notifyPerson(t, p.id, word)
+				}
+				check(t, stopped, word)
+			})
+		}
+	}
+}
+
+// notifyPerson raises a question for person id, titled word: what the
+// live stream and the organization's destinations carry.
+func (s *stopWorld) notifyPerson(t *testing.T, id, word string) int64 {
+	t.Helper()
+	n, err := outbox.Enqueue(context.Background(), s.DB, outbox.Notification{Kind: outbox.Question, ProjectID: "web",
+		HumanID: id, Title: word})
+	require.NoError(t, err)
+	return n
+}
+
+// driveLive opens the person's live stream; after the stop it must end
+// within the bound, carrying nothing.
+func driveLive(t *testing.T, s *stopWorld, p *person) func(*testing.T, time.Time, string) {
+	live := p.session.Live(t)
+	return func(t *testing.T, stopped time.Time, _ string) {
+		ended, got := live.Ended(time.Until(stopped.Add(stopBound)))
+		require.True(t, ended, "the live stream was still open %s after the stop", stopBound)
+		require.Empty(t, got, "the live stream carried events after the stop")
+	}
+}
+
+// driveNotifications: a notification for the person reaches the
+// organization's destination before the stop; one raised after it is
+// set aside, never sent.
+func driveNotifications(t *testing.T, s *stopWorld, p *person) func(*testing.T, time.Time, string) {
+	s.notifyPerson(t, p.id, "before-"+p.id)
+	require.Eventually(t, func() bool { return s.recv.has("notify", "before-"+p.id) }, 45*time.Second, 20*time.Millisecond,
+		"a notification for the person reaches the destination before the stop")
+	return func(t *testing.T, _ time.Time, word string) {
+		if word == "" {
+			return // nothing is held open: only what is sent after the stop counts
+		}
+		require.Eventually(t, func() bool {
+			return s.Count(`SELECT count(*) FROM notifications WHERE human_id = ? AND title = ? AND sent_at IS NULL AND dead_at IS NULL`,
+				p.id, word) == 0
+		}, 45*time.Second, 20*time.Millisecond, "the notification is settled")
+		require.False(t, s.recv.has("notify", word), "a notification for the disabled person was sent")
 	}
 }
 
@@ -406,4 +510,74 @@ func stopWebhookPlugin(t *testing.T, env map[string]string) *pluginhost.Host {
 	host.Start()
 	t.Cleanup(func() { _ = host.Close() })
 	return host
+}
+
+// notChannels are the plain routes that push nothing to an agent or a
+// person, each with the reason. A route in neither this list nor a
+// channel's Routes fails TestEveryRouteThatHandsContentIsAChannel, so a
+// new route is classified when it is added.
+var notChannels = map[string]string{
+	"/": "the mux's fallback: a 404",
+	"/.well-known/oauth-protected-resource/mcp/a/{agent}":     "public OAuth metadata of an MCP URL",
+	"/.well-known/oauth-protected-resource/mcp/a/{agent}/{$}": "public OAuth metadata of an MCP URL",
+	"/.well-known/pact-keys.json":                             "the board's public keys",
+	"GET /.well-known/pact-log/keys":                          "the log's public checkpoint keys",
+	"GET /.well-known/pact-log/{chain}/checkpoint":            "a signed checkpoint: sizes and hashes, no payloads",
+	"GET /.well-known/pact-revocations/{format}":              "public revocation lists",
+	"/console/":                  "the console's static files",
+	"GET /console":               "a redirect to /console/",
+	"/console/auth/":             "unknown sign-in paths: a 404",
+	"GET /console/auth/callback": "the OIDC sign-in's callback: makes a session, hands no content",
+	"GET /console/auth/local":    "the one-time local sign-in link: makes a session",
+	"GET /console/auth/login":    "starts an OIDC sign-in",
+	"GET /console/session":       "the session's own person and CSRF token, checked per request",
+	"POST /console/auth/logout":  "ends the session",
+	"/mcp":                       "the MCP transport: each call passes the kernel's gate; its held calls are the mcp:<tool> channels",
+	"/mcp/":                      "as /mcp",
+	"/mcp/a/{agent}":             "as /mcp",
+	"/mcp/a/{agent}/{$}":         "as /mcp",
+	"GET /healthz":               "liveness",
+	"GET /readyz":                "readiness",
+	"POST /connect":              "redeems a one-time setup code: answered once, the code spent",
+}
+
+// TestEveryRouteThatHandsContentIsAChannel derives the surfaces from the
+// router and the OpenAPI document: every plain route is a registered
+// channel's or says in notChannels why it is none, and every Admin API
+// operation that streams (text/event-stream) is a channel's.
+func TestEveryRouteThatHandsContentIsAChannel(t *testing.T) {
+	s := newStopWorld(t)
+	routes, ops := map[string]string{}, map[string]string{}
+	for _, c := range s.Kernel.Channels() {
+		for _, r := range c.Routes {
+			routes[r] = c.Name
+		}
+		for _, o := range c.Operations {
+			ops[o] = c.Name
+		}
+	}
+	for _, r := range s.Kernel.Routes() {
+		if strings.Contains(r, kernel.AdminPrefix+"/") || strings.HasSuffix(r, kernel.AdminPrefix) {
+			continue // Admin API operations: below, from the document
+		}
+		_, channel := routes[r]
+		why, classified := notChannels[r]
+		require.True(t, channel || classified, "route %q is no channel's and not in notChannels: register it as a channel "+
+			"(kernel.Host.Channel) or say why it pushes nothing", r)
+		require.False(t, channel && classified, "route %q is channel %s's and also in notChannels (%s)", r, routes[r], why)
+	}
+	doc := s.Kernel.OpenAPI()
+	for path, item := range doc.Paths {
+		for _, op := range []*huma.Operation{item.Get, item.Post, item.Put, item.Patch, item.Delete} {
+			if op == nil {
+				continue
+			}
+			for _, resp := range op.Responses {
+				if _, streams := resp.Content["text/event-stream"]; streams {
+					require.Contains(t, ops, op.OperationID, "operation %s (%s) streams but is no channel's", op.OperationID, path)
+				}
+			}
+		}
+	}
+	require.NotEmpty(t, ops, "the console's live stream is a channel")
 }

@@ -97,7 +97,7 @@ func (m *Module) serveStream(w http.ResponseWriter, r *http.Request) {
 	recheck := time.NewTicker(m.dlv.opts.StreamRecheck)
 	defer recheck.Stop()
 	for {
-		evs, stopped, err := m.streamBatch(ctx, st, filter, cursor)
+		evs, grew, stopped, err := m.streamBatch(ctx, st, filter, cursor)
 		if err != nil {
 			if ctx.Err() == nil {
 				m.dlv.logger.Error("pact stream: read the feed", "agent", agent, "error", err)
@@ -120,7 +120,7 @@ func (m *Module) serveStream(w http.ResponseWriter, r *http.Request) {
 		if len(evs) > 0 && rc.Flush() != nil {
 			return
 		}
-		if len(evs) == streamBatch {
+		if len(evs) == streamBatch || grew {
 			continue
 		}
 		if !m.awaitFeed(ctx, w, rc, sub, beat, recheck, r.Header.Get("Authorization"), agent) {
@@ -164,8 +164,12 @@ func (st *streamState) wakes(ev events.Event) bool {
 // streamBatch reads the agent's standing, then the next batch of its
 // events, in one snapshot: stopped says why the stream must end instead,
 // when the agent no longer stands or hears less than when the stream
-// opened.
-func (m *Module) streamBatch(ctx context.Context, st *streamState, filter []string, cursor int64) (evs []streamEvent, stopped *errs.Error, err error) {
+// opened. grew says it sits in a pact it did not sit in at the last read:
+// an append there that committed after this snapshot was taken, but was
+// dispatched before the stream knew the pact, woke nothing, so the caller
+// reads again at once.
+func (m *Module) streamBatch(ctx context.Context, st *streamState, filter []string, cursor int64) (evs []streamEvent, grew bool, stopped *errs.Error, err error) {
+	m.dlv.streams.read(st.agent)
 	err = m.db.RunInTx(ctx, readSnapshot(), func(ctx context.Context, tx bun.Tx) error {
 		heard, err := m.hears(ctx, tx, st.agent)
 		if e, ok := errs.As(err); ok {
@@ -183,11 +187,12 @@ func (m *Module) streamBatch(ctx context.Context, st *streamState, filter []stri
 		if err != nil {
 			return err
 		}
+		grew = slices.ContainsFunc(seated, func(p string) bool { return !slices.Contains(*st.seated.Load(), p) })
 		st.seated.Store(&seated)
 		evs, err = agentEvents(ctx, tx, st.agent, st.reach, filter, cursor, streamBatch)
 		return err
 	})
-	return evs, stopped, err
+	return evs, grew, stopped, err
 }
 
 // awaitFeed waits until the feed may hold more for the stream: a wake from

@@ -15,10 +15,29 @@ import (
 // finding 4).
 const MaxStreamsPerAgent = 4
 
-// streamSlots counts the streams each agent holds in this process.
+// streamSlots counts the streams each agent holds in this process, and
+// how often its streams read the feed (what a wake costs: finding 4).
 type streamSlots struct {
-	mu   sync.Mutex
-	held map[string]int
+	mu    sync.Mutex
+	held  map[string]int
+	reads map[string]int
+}
+
+// read counts one read of the feed by one of agent's streams.
+func (s *streamSlots) read(agent string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.reads == nil {
+		s.reads = map[string]int{}
+	}
+	s.reads[agent]++
+}
+
+// readsOf is how often agent's streams have read the feed.
+func (s *streamSlots) readsOf(agent string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.reads[agent]
 }
 
 // take takes one of agent's slots and returns the function that gives it
