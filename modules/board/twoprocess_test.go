@@ -32,7 +32,9 @@ func TestAMessageThroughOneProcessWakesAWaitOnAnother(t *testing.T) {
 		out, err := other.Kernel.Tools().Call(context.Background(), "code-web", "pact_wait", raw)
 		done <- result{out, err, time.Now()}
 	}()
-	require.Eventually(t, func() bool { return other.Hub.Len() == 1 }, 5*time.Second, 5*time.Millisecond)
+	// A held wait holds two subscriptions: its wakes, and its agent's
+	// stops (SEC-025).
+	require.Eventually(t, func() bool { return other.Hub.Len() == 2 }, 5*time.Second, 5*time.Millisecond)
 	w.OK("gemini-web", "pact_message", map[string]any{"task_id": id, "mandate_id": w.Root("gemini-web"), "body": "hello"})
 	committed := time.Now()
 	select {
@@ -63,7 +65,7 @@ func TestADisconnectedWaiterCostsNothing(t *testing.T) {
 		_, err := w.Kernel.Tools().Call(ctx, "runner-web", "pact_events", raw)
 		done <- err
 	}()
-	require.Eventually(t, func() bool { return w.Hub.Len() == 1 }, 5*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return w.Hub.Len() == 2 }, 5*time.Second, 5*time.Millisecond) // wakes and stops
 	cancel()
 	select {
 	case err := <-done:

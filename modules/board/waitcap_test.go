@@ -29,7 +29,7 @@ func TestPactWaitAndPactEventsShareTheCapOnWaitingCalls(t *testing.T) {
 			errsOf <- err
 		})
 	}
-	require.Eventually(t, func() bool { return w.Hub.Len() == kernel.MaxWaitsPerAgent }, 10*time.Second, 10*time.Millisecond,
+	require.Eventually(t, func() bool { return w.Hub.Len() == 2*kernel.MaxWaitsPerAgent }, 10*time.Second, 10*time.Millisecond,
 		"every call is held")
 
 	for _, tool := range []string{"pact_wait", "pact_events"} {
