@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -433,8 +434,13 @@ func (r *Tools) wait(ctx context.Context, t *Tool, schema *jsonschema.Resolved, 
 		return w.err
 	}
 	// Subscribed before the agent is first admitted: a stop committed from
-	// here on reaches the wait's guard.
+	// here on reaches the wait's guard. Until the agent's organization is
+	// known every organization's kill switch matches; then only its own.
+	var org atomic.Pointer[string]
 	stops := r.hub.Subscribe(func(ev events.Event) bool {
+		if o := org.Load(); o != nil {
+			return ev.StopsAgent(*o, agent)
+		}
 		return ev.Kind == events.KindStop && (ev.AgentID == agent || ev.AgentID == "" && ev.HumanID == "")
 	})
 	guarded := false
@@ -455,6 +461,7 @@ func (r *Tools) wait(ctx context.Context, t *Tool, schema *jsonschema.Resolved, 
 	if orgErr != nil {
 		return orgErr
 	}
+	org.Store(&caller.OrgID)
 	if err := validArgs(schema, args); err != nil {
 		return err
 	}
