@@ -109,13 +109,13 @@ func (d *DecisionView) fill() {
 const messageColumns = `m.number, m.seat_key, m.author, m.body, coalesce(m.reply_to, '') AS reply_to, m.status, m.feed_id,
 	f.seq AS cursor, m.created_at`
 
-// messages reads pact's messages after the feed row after (an id; all
+// messages reads pact's messages after number since of org's feed (all
 // when 0), oldest first, at most limit.
-func messages(ctx context.Context, tx bun.IDB, pact string, after int64, limit int) ([]MessageView, error) {
+func messages(ctx context.Context, tx bun.IDB, pact, org string, since int64, limit int) ([]MessageView, error) {
 	var out []MessageView
 	err := tx.NewRaw(`SELECT * FROM (SELECT `+messageColumns+` FROM pact_messages m JOIN pact_feed f ON f.id = m.feed_id
-		WHERE m.pact_id = ? AND m.feed_id > ? ORDER BY m.feed_id DESC LIMIT ?) m ORDER BY feed_id`,
-		pact, after, limit).Scan(ctx, &out)
+		WHERE m.pact_id = ? AND m.feed_id > `+feedBoundSQL+` ORDER BY m.feed_id DESC LIMIT ?) m ORDER BY feed_id`,
+		pact, org, since, limit).Scan(ctx, &out)
 	if err != nil {
 		return nil, fmt.Errorf("pacts: read the thread of %s: %w", pact, err)
 	}
@@ -125,14 +125,15 @@ func messages(ctx context.Context, tx bun.IDB, pact string, after int64, limit i
 	return out, nil
 }
 
-// decisions reads pact's decisions that are open or changed after the
-// feed row after (an id).
-func decisions(ctx context.Context, tx bun.IDB, pact string, after int64) ([]DecisionView, error) {
+// decisions reads pact's decisions that are open or changed after
+// number since of org's feed.
+func decisions(ctx context.Context, tx bun.IDB, pact, org string, since int64) ([]DecisionView, error) {
 	var out []DecisionView
 	err := tx.NewRaw(`SELECT id::text AS id, seat_key, raised_by, question, options, raised_at, answer, answer_kind, answered_by,
 			answered_at, feed_id, answer_feed
-		FROM pact_decisions WHERE pact_id = ? AND (answer IS NULL OR feed_id > ? OR answer_feed > ?) ORDER BY raised_at`,
-		pact, after, after).Scan(ctx, &out)
+		FROM pact_decisions, (SELECT `+feedBoundSQL+` AS after) b
+		WHERE pact_id = ? AND (answer IS NULL OR feed_id > b.after OR answer_feed > b.after) ORDER BY raised_at`,
+		org, since, pact).Scan(ctx, &out)
 	if err != nil {
 		return nil, fmt.Errorf("pacts: read the decisions of %s: %w", pact, err)
 	}
@@ -150,12 +151,13 @@ type sectionRow struct {
 }
 
 // sections reads pact's zones: all of them, or (changed) those written
-// after the feed row after (an id).
-func sections(ctx context.Context, tx bun.IDB, pact string, changed bool, after int64) ([]SectionView, error) {
+// after number since of org's feed.
+func sections(ctx context.Context, tx bun.IDB, pact, org string, changed bool, since int64) ([]SectionView, error) {
 	var rows []sectionRow
 	if err := tx.NewRaw(`SELECT s.seat_key, s.body, s.version, s.updated_at FROM pact_sections s
 		JOIN pact_seats st ON st.pact_id = s.pact_id AND st.key = s.seat_key
-		WHERE s.pact_id = ? AND (NOT ? OR s.feed_id > ?) ORDER BY st.invited_at, s.seat_key`, pact, changed, after).Scan(ctx, &rows); err != nil {
+		WHERE s.pact_id = ? AND (NOT ? OR s.feed_id > `+feedBoundSQL+`) ORDER BY st.invited_at, s.seat_key`,
+		pact, changed, org, since).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("pacts: read the sections of %s: %w", pact, err)
 	}
 	out := make([]SectionView, 0, len(rows))

@@ -119,6 +119,11 @@ func feedBound(ctx context.Context, tx bun.IDB, org string, seq int64) (int64, e
 	return ids[0], nil
 }
 
+// feedBoundSQL is feedBound as a subquery taking (org, seq), for a
+// statement that compares the module's ids with a number an agent passed
+// back: the bound costs it no round trip of its own.
+const feedBoundSQL = `coalesce((SELECT id FROM pact_feed WHERE org_id = ? AND seq <= ? ORDER BY seq DESC LIMIT 1), 0)`
+
 // getPact reads pact id in org, locking its row when lock is set.
 func getPact(ctx context.Context, tx bun.IDB, org, id string, lock bool) (*pactRow, error) {
 	q := `SELECT id, org_id, project_id, name, purpose, rules, owner_human, created_by, created_at, closed_at

@@ -138,7 +138,7 @@ func (m *Module) addReads(h *kernel.Host) error {
 	if err != nil {
 		return err
 	}
-	return kernel.AddTool(h, kernel.ToolSpec{Name: ToolGet, Title: "Read a pact", RoundTrips: 12, MandateArg: "mandate_id",
+	return kernel.AddTool(h, kernel.ToolSpec{Name: ToolGet, Title: "Read a pact", RoundTrips: 11, MandateArg: "mandate_id",
 		Description: "Read a pact: its participants and their handshake notes, every zone, the thread (with its total count) and " +
 			"every open decision. Pass since (the cursor of your last answer) to get only what is new. Reading marks a person's answer " +
 			"to your decision as read, after which it is final."},
