@@ -50,11 +50,7 @@ func (s *Service) Get(ctx context.Context, tx bun.IDB, a Actor, acc Access, pact
 	for _, r := range rows {
 		v.Seats = append(v.Seats, r.view(a))
 	}
-	after, err := feedBound(ctx, tx, p.OrgID, since)
-	if err != nil {
-		return nil, err
-	}
-	if v.Sections, err = sections(ctx, tx, p.ID, since > 0, after); err != nil {
+	if v.Sections, err = sections(ctx, tx, p.ID, p.OrgID, since > 0, since); err != nil {
 		return nil, err
 	}
 	if err := s.refusedBeside(ctx, tx, p, v.Sections); err != nil {
@@ -64,10 +60,10 @@ func (s *Service) Get(ctx context.Context, tx bun.IDB, a Actor, acc Access, pact
 	if since > 0 {
 		limit = 500
 	}
-	if v.Messages, err = messages(ctx, tx, p.ID, after, limit); err != nil {
+	if v.Messages, err = messages(ctx, tx, p.ID, p.OrgID, since, limit); err != nil {
 		return nil, err
 	}
-	if v.Decisions, err = decisions(ctx, tx, p.ID, after); err != nil {
+	if v.Decisions, err = decisions(ctx, tx, p.ID, p.OrgID, since); err != nil {
 		return nil, err
 	}
 	var head int64
