@@ -172,11 +172,13 @@ func (m *Module) streamBatch(ctx context.Context, st *streamState, filter []stri
 	m.dlv.streams.read(st.agent)
 	err = m.db.RunInTx(ctx, readSnapshot(), func(ctx context.Context, tx bun.Tx) error {
 		heard, err := m.hears(ctx, tx, st.agent)
-		if e, ok := errs.As(err); ok {
-			stopped = e
-			return nil
-		} else if err != nil {
+		refusal, refused := errs.As(err)
+		if err != nil && !refused {
 			return err
+		}
+		if refused {
+			stopped = refusal
+			return nil
 		}
 		if !heard.covers(st.reach) {
 			stopped = errs.E(errs.Forbidden, "agent %s may no longer read pacts in every project it could when the stream "+

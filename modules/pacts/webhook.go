@@ -145,11 +145,13 @@ func (m *Module) deliverSend(ctx context.Context, s *sendRow) error {
 func (m *Module) sendable(ctx context.Context, s *sendRow) (ev *streamEvent, stopped string, err error) {
 	err = m.db.RunInTx(ctx, readSnapshot(), func(ctx context.Context, tx bun.Tx) error {
 		heard, err := m.hears(ctx, tx, s.AgentID)
-		if e, ok := errs.As(err); ok {
-			stopped = "the agent hears no pact now: " + e.Message
-			return nil
-		} else if err != nil {
+		refusal, refused := errs.As(err)
+		if err != nil && !refused {
 			return err
+		}
+		if refused {
+			stopped = "the agent hears no pact now: " + refusal.Message
+			return nil
 		}
 		if ev, err = heardEvent(ctx, tx, s.AgentID, heard.projects, s.FeedID); err != nil {
 			return err
