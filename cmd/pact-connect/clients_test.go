@@ -76,10 +76,43 @@ func TestGeminiHireWritesSettingsJSON(t *testing.T) {
 	require.Equal(t, b.URL+"/mcp/a/gemini-web", entry["httpUrl"])
 	requireMode(t, settings, 0o600)
 	requireMode(t, gemini, 0o755) // an existing directory is left as it is
-	require.Len(t, m.files(t), 2, "only settings.json: a gemini agent has no hooks env file")
 	headers := entry["headers"].(map[string]any)
 	require.NotContains(t, out, strings.TrimPrefix(headers["Authorization"].(string), "Bearer "))
 	require.Equal(t, "gemini-web", whoami(t, entry["httpUrl"].(string), headers))
+	_, err := os.Stat(filepath.Join(gemini, "antigravity"))
+	require.True(t, os.IsNotExist(err), "the IDE's directory is not made when it is not there")
+}
+
+// A gemini hire also writes Antigravity's mcp_config.json: where the
+// original wrote it (~/.gemini/config, made 700 when missing), and the
+// IDE's current one when ~/.gemini/antigravity exists; each entry has
+// serverUrl and the bearer header, and every other server is kept.
+func TestGeminiHireWritesAntigravityConfigs(t *testing.T) {
+	b, m := newRealBoard(t), newMachine(t)
+	ide := filepath.Join(m.home, ".gemini", "antigravity")
+	require.NoError(t, os.MkdirAll(ide, 0o755))
+	current := filepath.Join(ide, "mcp_config.json")
+	require.NoError(t, os.WriteFile(current, []byte(`{"mcpServers": {"docs": {"serverUrl": "https://docs.example/mcp"}}}`), 0o644))
+	code := b.hire(t, `{"role": "gemini", "project": "web"}`)
+	rc, out, errOut := m.connect("--dry-run=false", b.URL, code)
+	require.Equal(t, 0, rc, errOut)
+
+	original := filepath.Join(m.home, ".gemini", "config", "mcp_config.json")
+	for _, path := range []string{original, current} {
+		servers := readJSON(t, path)["mcpServers"].(map[string]any)
+		entry := servers["pact"].(map[string]any)
+		require.Equal(t, b.URL+"/mcp/a/gemini-web", entry["serverUrl"], path)
+		require.NotContains(t, entry, "url", "Antigravity reads serverUrl")
+		requireMode(t, path, 0o600)
+		headers := entry["headers"].(map[string]any)
+		require.NotContains(t, out, strings.TrimPrefix(headers["Authorization"].(string), "Bearer "))
+		require.Equal(t, "gemini-web", whoami(t, entry["serverUrl"].(string), headers))
+	}
+	require.Equal(t, map[string]any{"serverUrl": "https://docs.example/mcp"},
+		readJSON(t, current)["mcpServers"].(map[string]any)["docs"], "another server is kept")
+	requireMode(t, filepath.Dir(original), 0o700)
+	require.Contains(t, out, original)
+	require.Contains(t, out, current)
 }
 
 // A runner hire: the env file holds the board, the token, the role's

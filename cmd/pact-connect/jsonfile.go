@@ -125,16 +125,21 @@ func mergeServer(raw []byte, name, url string, entry any, force bool) ([]byte, i
 	return append(top.encode(""), '\n'), kept, nil
 }
 
-// serverURL is the URL of an MCP server entry (url, or Gemini CLI's
-// httpUrl), without a trailing slash; "" when it has none.
+// serverURL is the URL of an MCP server entry (url, Gemini CLI's httpUrl
+// or Antigravity's serverUrl), without a trailing slash; "" when it has
+// none.
 func serverURL(raw json.RawMessage) string {
 	var e struct {
-		URL     string `json:"url"`
-		HTTPURL string `json:"httpUrl"`
+		URL       string `json:"url"`
+		HTTPURL   string `json:"httpUrl"`
+		ServerURL string `json:"serverUrl"`
 	}
 	_ = json.Unmarshal(raw, &e)
 	if e.HTTPURL != "" {
 		e.URL = e.HTTPURL
+	}
+	if e.ServerURL != "" {
+		e.URL = e.ServerURL
 	}
 	return strings.TrimRight(e.URL, "/")
 }

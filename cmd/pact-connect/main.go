@@ -60,7 +60,10 @@ Redeems a one-time setup code (pcs_...) on the board, once, and writes the
 agent's token into its client's configuration (docs/pact-connect.md):
   code    <dir>/.mcp.json: MCP server "pact" (merged), and
           ~/.config/pact/<agent>.env: PACT_URL, PACT_TOKEN for the hooks
-  gemini  ~/.gemini/settings.json: mcpServers."pact" with httpUrl and headers (merged)
+  gemini  ~/.gemini/settings.json: mcpServers."pact" with httpUrl and headers (merged),
+          for Gemini CLI, and the same server with serverUrl for Antigravity in
+          ~/.gemini/config/mcp_config.json and, when ~/.gemini/antigravity
+          exists, ~/.gemini/antigravity/mcp_config.json (merged)
   runner  ~/.config/pact/<agent>.env: the runner's settings and token, and
           ~/.config/pact/<agent>-role.md: the role's instructions, if any;
           it prints the command pact-runner will run (PACT_RUNNER_COMMAND)

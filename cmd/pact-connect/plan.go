@@ -37,6 +37,13 @@ type geminiServer struct {
 	Headers map[string]string `json:"headers"`
 }
 
+// antigravityServer is Antigravity's entry for a remote MCP server
+// (docs/pact-connect.md): the address is serverUrl.
+type antigravityServer struct {
+	ServerURL string            `json:"serverUrl"`
+	Headers   map[string]string `json:"headers"`
+}
+
 // mask shows a token as pact_… and its last 4 characters.
 func mask(token string) string {
 	if len(token) < len(tokenPrefix)+8 {
@@ -69,14 +76,41 @@ func plan(c *connected, base string, o options, e env) ([]write, error) {
 		}
 		return []write{mcp, env}, nil
 	case "gemini":
-		entry := geminiServer{HTTPURL: mcpURL, Headers: headers}
-		w, err := serverWrite(filepath.Join(e.Home, ".gemini", "settings.json"), o, mcpURL, entry, c)
-		return []write{w}, err
+		return geminiWrites(c, o, e, mcpURL, headers)
 	case "runner":
 		return runnerWrites(c, base, o, hooks)
 	}
 	return nil, fmt.Errorf("agent %s is a %s agent: it connects in its Claude app with %s, not with pact-connect; "+
 		"nothing was written", c.AgentID, c.Client, mcpURL)
+}
+
+// geminiWrites are a Gemini agent's entries: Gemini CLI's settings.json,
+// Antigravity's mcp_config.json where the original wrote it
+// (~/.gemini/config), and the IDE's current one (~/.gemini/antigravity)
+// when that directory exists, as the IDE makes it on its first start.
+func geminiWrites(c *connected, o options, e env, mcpURL string, headers map[string]string) ([]write, error) {
+	type target struct {
+		path  string
+		entry any
+	}
+	gemini := filepath.Join(e.Home, ".gemini")
+	antigravity := antigravityServer{ServerURL: mcpURL, Headers: headers}
+	targets := []target{
+		{filepath.Join(gemini, "settings.json"), geminiServer{HTTPURL: mcpURL, Headers: headers}},
+		{filepath.Join(gemini, "config", "mcp_config.json"), antigravity},
+	}
+	if st, err := os.Stat(filepath.Join(gemini, "antigravity")); err == nil && st.IsDir() {
+		targets = append(targets, target{filepath.Join(gemini, "antigravity", "mcp_config.json"), antigravity})
+	}
+	out := make([]write, 0, len(targets))
+	for _, t := range targets {
+		w, err := serverWrite(t.path, o, mcpURL, t.entry, c)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, w)
+	}
+	return out, nil
 }
 
 // serverWrite merges the MCP server entry into the JSON file at path.
