@@ -43,8 +43,11 @@ type options struct {
 	board, code string
 	dir, name   string
 	repo        string
-	force, dry  bool
-	insecure    bool
+	// repoURL is --repo when it names a git repository: it is cloned into
+	// repo (cloneDir) before the code is spent.
+	repoURL    string
+	force, dry bool
+	insecure   bool
 }
 
 // Exit codes (docs/pact-connect.md).
@@ -72,9 +75,11 @@ Every file holding a token is mode 600; directories it creates are 700.
 $PACT_HOOK_DIR replaces ~/.config/pact.
 
 Flags (before or after the arguments):
-  --dir DIR     code: the project directory for .mcp.json (default: the current directory)
+  --dir DIR     code: the project directory for .mcp.json (default: the current directory);
+                runner with --repo URL: where to clone it (default: ~/pact/<its name>)
   --name NAME   code, gemini: the MCP server's name (default: pact)
-  --repo DIR    runner: the runner's clone, written as PACT_RUNNER_REPO
+  --repo DIR    runner: the runner's clone, written as PACT_RUNNER_REPO; a git URL
+                (https://…, ssh://…, git@host:path) is cloned first, before the code is spent
   --force       replace an MCP server of that name that belongs to another agent
   --dry-run     redeem the code and print what would be written (tokens masked), writing nothing
   --insecure    allow http:// to a board that is not on this machine
@@ -128,12 +133,21 @@ func parseArgs(args []string, e env) (options, error) {
 		return o, fmt.Errorf("expected <board-url> <setup-code>, got %d arguments", len(pos))
 	}
 	o.board, o.code = pos[0], pos[1]
+	dirGiven := o.dir != ""
 	if o.dir == "" {
 		o.dir = e.Dir
 	} else if !filepath.IsAbs(o.dir) {
 		o.dir = filepath.Join(e.Dir, o.dir)
 	}
-	if o.repo != "" && !filepath.IsAbs(o.repo) {
+	switch {
+	case o.repo != "" && isGitURL(o.repo):
+		// Cloned into --dir, or ~/pact/<name>, before the code is spent.
+		into := ""
+		if dirGiven {
+			into = o.dir
+		}
+		o.repoURL, o.repo = o.repo, cloneDir(o.repo, into, e.Home)
+	case o.repo != "" && !filepath.IsAbs(o.repo):
 		o.repo = filepath.Join(e.Dir, o.repo)
 	}
 	if !serverName.MatchString(o.name) {

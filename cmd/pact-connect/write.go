@@ -26,7 +26,7 @@ func connect(ctx context.Context, o options, e env) error {
 	if !strings.HasPrefix(o.code, codePrefix) {
 		return fmt.Errorf("a setup code starts with %s; copy the whole code from the hire's answer", codePrefix)
 	}
-	if err := preflight(o, e); err != nil { // before the code is spent
+	if err := preflight(ctx, o, e); err != nil { // before the code is spent
 		return err
 	}
 	c, err := redeem(ctx, base, o.code)
@@ -90,12 +90,21 @@ func commandShown(c *connected) string {
 const runnerCommand = "PACT_RUNNER_COMMAND"
 
 // preflight refuses, before the code is spent, what would fail anyway.
-func preflight(o options, e env) error {
+func preflight(ctx context.Context, o options, e env) error {
 	if e.Home == "" {
 		return errors.New("no home directory: set HOME")
 	}
+	if o.repoURL != "" {
+		if o.dry {
+			fmt.Fprintf(e.Stdout, "would clone %s into %s (PACT_RUNNER_REPO)\n", o.repoURL, o.repo)
+		} else if cloned, err := cloneRepo(ctx, o.repoURL, o.repo); err != nil {
+			return err
+		} else if cloned {
+			fmt.Fprintf(e.Stdout, "cloned %s into %s (PACT_RUNNER_REPO)\n", o.repoURL, o.repo)
+		}
+	}
 	for _, d := range []string{o.dir, o.repo} {
-		if d == "" {
+		if d == "" || (d == o.repo && o.repoURL != "" && o.dry) {
 			continue
 		}
 		if st, err := os.Stat(d); err != nil || !st.IsDir() {
