@@ -12,8 +12,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"syscall"
 )
 
@@ -22,7 +24,7 @@ func main() {
 	home, _ := os.UserHomeDir() // $HOME on Unix
 	dir, _ := os.Getwd()
 	code := run(ctx, os.Args[1:], env{Home: home, Dir: dir, HookDir: os.Getenv("PACT_HOOK_DIR"),
-		Stdout: os.Stdout, Stderr: os.Stderr})
+		Stdout: os.Stdout, Stderr: os.Stderr, GOOS: runtime.GOOS, LookPath: exec.LookPath})
 	stop()
 	os.Exit(code)
 }
@@ -36,6 +38,19 @@ type env struct {
 	// <agent>.env; "" means <Home>/.config/pact.
 	HookDir        string
 	Stdout, Stderr io.Writer
+	// GOOS is the system it runs on (runtime.GOOS): on darwin a Runner
+	// also gets a LaunchAgent. LookPath finds a program on PATH
+	// (exec.LookPath); nil finds none.
+	GOOS     string
+	LookPath func(file string) (string, error)
+}
+
+// lookPath is e.LookPath, or "not found" without one.
+func (e env) lookPath(file string) (string, error) {
+	if e.LookPath == nil {
+		return "", exec.ErrNotFound
+	}
+	return e.LookPath(file)
 }
 
 // options are the command line.
@@ -70,7 +85,8 @@ agent's token into its client's configuration (docs/pact-connect.md):
   runner  ~/.config/pact/<agent>.env: the runner's settings and token, and
           ~/.config/pact/<agent>-role.md: the role's instructions, if any;
           it prints the command pact-runner will run (PACT_RUNNER_COMMAND)
-          on a line of its own
+          on a line of its own; on macOS also
+          ~/Library/LaunchAgents/com.pactboard.runner.<agent>.plist
 Every file holding a token is mode 600; directories it creates are 700.
 $PACT_HOOK_DIR replaces ~/.config/pact.
 

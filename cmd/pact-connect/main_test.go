@@ -64,6 +64,10 @@ func (b *realBoard) hire(t *testing.T, body string) string {
 type machine struct {
 	home, dir string
 	hookDir   string // $PACT_HOOK_DIR, "" when unset
+	// goos and lookPath stand for runtime.GOOS and exec.LookPath ("" and
+	// nil: linux, nothing found).
+	goos     string
+	lookPath func(string) (string, error)
 }
 
 func newMachine(t *testing.T) machine {
@@ -77,7 +81,8 @@ func newMachine(t *testing.T) machine {
 // connect runs pact-connect in-process on m.
 func (m machine) connect(args ...string) (code int, stdout, stderr string) {
 	var out, errOut bytes.Buffer
-	code = run(context.Background(), args, env{Home: m.home, Dir: m.dir, HookDir: m.hookDir, Stdout: &out, Stderr: &errOut})
+	code = run(context.Background(), args, env{Home: m.home, Dir: m.dir, HookDir: m.hookDir, Stdout: &out, Stderr: &errOut,
+		GOOS: m.goos, LookPath: m.lookPath})
 	return code, out.String(), errOut.String()
 }
 

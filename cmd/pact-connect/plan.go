@@ -78,7 +78,7 @@ func plan(c *connected, base string, o options, e env) ([]write, error) {
 	case "gemini":
 		return geminiWrites(c, o, e, mcpURL, headers)
 	case "runner":
-		return runnerWrites(c, base, o, hooks)
+		return runnerWrites(c, base, o, e, hooks)
 	}
 	return nil, fmt.Errorf("agent %s is a %s agent: it connects in its Claude app with %s, not with pact-connect; "+
 		"nothing was written", c.AgentID, c.Client, mcpURL)
@@ -164,7 +164,7 @@ func envWrite(path, what string, c *connected, vars []setting, extra string) (wr
 
 // runnerWrites are a Runner's env file and, when its role has
 // instructions, the role file PACT_RUNNER_ROLE_FILE names.
-func runnerWrites(c *connected, base string, o options, dir string) ([]write, error) {
+func runnerWrites(c *connected, base string, o options, e env, dir string) ([]write, error) {
 	// The keys pact-runner reads (docs/runner.md): one copy of the token.
 	vars := []setting{{"PACT_URL", base}, {"PACT_TOKEN", c.Token}, {"PACT_AGENT_ID", c.AgentID},
 		{"PACT_RUNNER_PROJECT", c.Project}}
@@ -193,11 +193,20 @@ func runnerWrites(c *connected, base string, o options, dir string) ([]write, er
 	for _, k := range keys {
 		vars = append(vars, setting{k, c.Settings[k]})
 	}
-	env, err := envWrite(filepath.Join(dir, c.AgentID+".env"), "runner env file", c, vars, "")
+	envFile := filepath.Join(dir, c.AgentID+".env")
+	env, err := envWrite(envFile, "runner env file", c, vars, "")
 	if err != nil {
 		return nil, err
 	}
-	return append([]write{env}, out...), nil
+	out = append([]write{env}, out...)
+	if e.GOOS == "darwin" {
+		agent, missing := launchAgentWrite(c, o, e, envFile)
+		if len(missing) > 0 {
+			agent.show = append(agent.show, fmt.Sprintf("not found on PATH, so not on the agent's: %s", strings.Join(missing, ", ")))
+		}
+		out = append(out, agent)
+	}
+	return out, nil
 }
 
 // readExisting reads the file at path; nil when there is none.

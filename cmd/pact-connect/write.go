@@ -60,7 +60,7 @@ func connect(ctx context.Context, o options, e env) error {
 	if c.BoardURL != "" && strings.TrimRight(c.BoardURL, "/") != base {
 		fmt.Fprintf(e.Stdout, "note: the board calls itself %s; the files use %s, the URL that reached it from here\n", c.BoardURL, base)
 	}
-	fmt.Fprintln(e.Stdout, next(c, o, writes[0].path))
+	fmt.Fprintln(e.Stdout, next(c, o, e, writes[0].path))
 	return nil
 }
 
@@ -123,12 +123,16 @@ func keeps(n int) string {
 
 // next is what the person does after connecting; first is the first
 // file written (a Runner's env file).
-func next(c *connected, o options, first string) string {
+func next(c *connected, o options, e env, first string) string {
 	switch c.Client {
 	case "code":
 		return "next: start Claude Code in " + o.dir + " (claude mcp list shows " + o.name + "); keep .mcp.json out of git: it holds the token"
 	case "gemini":
 		return "next: start gemini again (/mcp lists " + o.name + ")"
+	}
+	if e.GOOS == "darwin" {
+		plist := filepath.Join(e.Home, "Library", "LaunchAgents", launchLabel(c.AgentID)+".plist")
+		return "next: start the runner now and at every login: launchctl bootstrap gui/$(id -u) " + shellQuote(plist)
 	}
 	return "next: start the runner: set -a; . " + shellQuote(first) + "; pact-runner"
 }
