@@ -388,6 +388,14 @@ func TestCloseKillsAFrozenPlugin(t *testing.T) {
 	h.Start()
 	s := status(h, "test")
 	require.True(t, s.Running)
+	// One call first, so the connection is up before the plugin freezes:
+	// the shutdown request then waits on a plugin that does not answer.
+	// Without it, on a loaded machine, the request could fail at once on a
+	// connection not yet made, and go-plugin kill the process itself.
+	n, err := h.Notifier("test")
+	require.NoError(t, err)
+	_, err = n.Capabilities(context.Background())
+	require.NoError(t, err)
 	signalPlugin(t, s, syscall.SIGSTOP)
 	t.Cleanup(func() { _ = syscall.Kill(s.PID, syscall.SIGKILL) })
 
