@@ -207,30 +207,19 @@ func TestAStopReachesEveryChannel(t *testing.T) {
 		}
 		drive, ok := drivers[c.Name]
 		require.True(t, ok, "channel %q has no driver in stops_test.go: add one, so that every stop is shown to reach it", c.Name)
-		for _, stop := range kernel.Stops(c.Audience) {
-			if !c.Applies(stop) {
-				t.Logf("%s: %s does not apply: %s", c.Name, stop, c.Exempt[stop])
-				continue
+		eachPair(t, c, func(t *testing.T, stop kernel.Stop, content bool) {
+			sub := s.newSubject(t, stop)
+			check := drive(t, s, sub)
+			undo := s.applyStop(t, sub, stop)
+			stopped := time.Now()
+			defer undo()
+			word := ""
+			if content {
+				word = "after-" + sub.agent
+				s.newContent(t, sub, stop, word)
 			}
-			// Once with nothing written after the stop: the stop alone must
-			// end an open connection. Once with content written at once:
-			// none of it may get through before the channel ends.
-			for _, phase := range []string{"ends", "nothing-new"} {
-				t.Run(c.Name+"/"+string(stop)+"/"+phase, func(t *testing.T) {
-					sub := s.newSubject(t, stop)
-					check := drive(t, s, sub)
-					undo := s.applyStop(t, sub, stop)
-					stopped := time.Now()
-					defer undo()
-					word := ""
-					if phase == "nothing-new" {
-						word = "after-" + sub.agent
-						s.newContent(t, sub, stop, word)
-					}
-					check(t, stopped, word)
-				})
-			}
-		}
+			check(t, stopped, word)
+		})
 	}
 	for name := range drivers {
 		require.Contains(t, names, name, "a driver for %q, which is no registered channel", name)
@@ -256,40 +245,47 @@ func personDrivers() map[string]personDriver {
 	}
 }
 
-// personPairs runs every stop of a person on channel c, as the agents'
-// pairs run.
-func (s *stopWorld) personPairs(t *testing.T, c kernel.Channel, drive personDriver) {
+// eachPair runs pair for every stop of c's audience that applies to c,
+// twice: once with nothing written after the stop (the stop alone must end
+// an open connection), once with content written at once (none of it may
+// get through before the channel ends).
+func eachPair(t *testing.T, c kernel.Channel, pair func(t *testing.T, stop kernel.Stop, content bool)) {
 	for _, stop := range kernel.Stops(c.Audience) {
 		if !c.Applies(stop) {
 			t.Logf("%s: %s does not apply: %s", c.Name, stop, c.Exempt[stop])
 			continue
 		}
 		for _, phase := range []string{"ends", "nothing-new"} {
-			t.Run(c.Name+"/"+string(stop)+"/"+phase, func(t *testing.T) {
-				s.n++
-				p := &person{id: fmt.Sprintf("p%d", s.n)}
-				s.Person("ana", p.id, identity.Approver)
-				p.session = consoletest.SignIn(t, s.DB, s.URL, p.id)
-				check := drive(t, s, p)
-				switch stop {
-				case kernel.StopPersonDisabled:
-					r := s.Admin("ana", "PATCH", "/humans/"+p.id, `{"disabled":true}`)
-					require.Equal(t, http.StatusOK, r.Status, "%s", r.Raw)
-				case kernel.StopSignOut:
-					p.session.SignOut(t)
-				default:
-					t.Fatalf("no way to apply the stop %q to a person: add one", stop)
-				}
-				stopped := time.Now()
-				word := ""
-				if phase == "nothing-new" {
-					word = "after-" + p.id
-					s.notifyPerson(t, p.id, word)
-				}
-				check(t, stopped, word)
-			})
+			t.Run(c.Name+"/"+string(stop)+"/"+phase, func(t *testing.T) { pair(t, stop, phase == "nothing-new") })
 		}
 	}
+}
+
+// personPairs runs every stop of a person on channel c.
+func (s *stopWorld) personPairs(t *testing.T, c kernel.Channel, drive personDriver) {
+	eachPair(t, c, func(t *testing.T, stop kernel.Stop, content bool) {
+		s.n++
+		p := &person{id: fmt.Sprintf("p%d", s.n)}
+		s.Person("ana", p.id, identity.Approver)
+		p.session = consoletest.SignIn(t, s.DB, s.URL, p.id)
+		check := drive(t, s, p)
+		switch stop {
+		case kernel.StopPersonDisabled:
+			r := s.Admin("ana", "PATCH", "/humans/"+p.id, `{"disabled":true}`)
+			require.Equal(t, http.StatusOK, r.Status, "%s", r.Raw)
+		case kernel.StopSignOut:
+			p.session.SignOut(t)
+		default:
+			t.Fatalf("no way to apply the stop %q to a person: add one", stop)
+		}
+		stopped := time.Now()
+		word := ""
+		if content {
+			word = "after-" + p.id
+			s.notifyPerson(t, p.id, word)
+		}
+		check(t, stopped, word)
+	})
 }
 
 // notifyPerson raises a question for person id, titled word: what the
