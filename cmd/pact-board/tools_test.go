@@ -144,6 +144,8 @@ func callEveryTool(roots map[string]string, call func(name string, args map[stri
 		"delegate_to": "code-api"})["delegated_mandate_id"]
 	call("pact_list", map[string]any{"mandate_id": root, "filter": "all"})
 	call("pact_claim", map[string]any{"task_id": task, "mandate_id": root})
+	call("pact_run_credential", map[string]any{"task_id": task, "mandate_id": root, "tools": []any{"pact_whoami", "pact_list"},
+		"seconds": 60})
 	call("pact_message", map[string]any{"task_id": task, "mandate_id": root, "to": "human", "body": "Which header?"})
 	call("pact_message", map[string]any{"task_id": task, "mandate_id": root})
 	call("pact_report", map[string]any{"task_id": task, "mandate_id": root, "status": "working"})

@@ -31,11 +31,12 @@ type seams struct {
 	slack      *slackWebhooks
 	orgCreated *OrgCreatedHooks
 	sessions   *adminSessions
+	grants     *grants
 }
 
 func newSeams() *seams {
 	return &seams{whoami: newWhoami(), board: &boardFacts{}, keys: &agentKeys{}, slack: &slackWebhooks{},
-		orgCreated: &OrgCreatedHooks{}, sessions: &adminSessions{}}
+		orgCreated: &OrgCreatedHooks{}, sessions: &adminSessions{}, grants: &grants{}}
 }
 
 // boardFacts forwards to the module that provides them, so a module that

@@ -248,6 +248,16 @@ func (r *Tools) Call(ctx context.Context, agent, name string, args json.RawMessa
 		e.Payload = argsDigest(args)
 		return nil, r.log.RecordRefusal(context.WithoutCancel(ctx), r.db, e, err)
 	}
+	if g := GrantFrom(ctx); g != nil && json.Valid(args) {
+		// A per-run credential (grants.go): its tools only, under its
+		// mandate only, refused and logged before the gate like any
+		// refusal; the entry records the mandate the call acts under.
+		if args, err = underGrant(g, t, args); err != nil {
+			boundRefused(&e, err)
+			return nil, r.log.RecordRefusal(context.WithoutCancel(ctx), r.db, e, err)
+		}
+		e.Payload = args
+	}
 	if t.Wait != nil {
 		if err := r.wait(ctx, t, schema, agent, args); err != nil {
 			if errs.IsRefusal(err) {

@@ -55,18 +55,26 @@ func (s *Server) authenticator() Authenticator {
 	return AgentTokens{Identity: s.opts.Identity, DB: s.opts.DB}
 }
 
-// authenticate reports whether r may act as agent; when not, it has
-// written the 401 (with its challenge), 403 or 500.
-func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, agent string) bool {
+// authenticate reports whether r may act as agent, with the grant that
+// narrows it when the token is a per-run credential (nil for the agent's
+// own credential); when not, it has written the 401 (with its challenge),
+// 403 or 500.
+func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, agent string) (*kernel.Grant, bool) {
 	token, ok := bearer(r)
 	if !ok {
 		s.challenge(w, agent, false, "missing bearer token")
-		return false
+		return nil, false
 	}
-	err := s.authenticator().Authenticate(r.Context(), agent, token)
+	var grant *kernel.Grant
+	var err error
+	if strings.HasPrefix(token, kernel.RunTokenPrefix) {
+		grant, err = s.grants().VerifyGrant(r.Context(), agent, token)
+	} else {
+		err = s.authenticator().Authenticate(r.Context(), agent, token)
+	}
 	switch e, _ := errs.As(err); {
 	case err == nil:
-		return true
+		return grant, true
 	case e != nil && e.Code == errs.Unauthorized:
 		if e.Err != nil { // the issuer's reason, which the caller is not told
 			s.opts.Logger.Info("token refused", "agent", agent, "error", err)
@@ -81,7 +89,22 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, agent stri
 		s.opts.Logger.Error("cannot authenticate", "agent", agent, "error", err)
 		kernel.WriteError(w, kernel.AdminStatus(p.Code), p)
 	}
-	return false
+	return nil, false
+}
+
+// grants verifies per-run credentials; with none configured, each is
+// refused.
+func (s *Server) grants() kernel.GrantVerifier {
+	if s.opts.Grants != nil {
+		return s.opts.Grants
+	}
+	return noGrants{}
+}
+
+type noGrants struct{}
+
+func (noGrants) VerifyGrant(context.Context, string, string) (*kernel.Grant, error) {
+	return nil, errs.E(errs.Unauthorized, "this board issues no per-run credentials")
 }
 
 // bearer returns the token of an "Authorization: Bearer <token>" header;

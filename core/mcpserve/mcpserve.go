@@ -56,6 +56,9 @@ type Options struct {
 	// AuthorizationServers are the OAuth issuers listed in the protected
 	// resource metadata; none until OAuth is configured.
 	AuthorizationServers []string
+	// Grants verifies per-run credentials (pact_run_… tokens): the
+	// kernel's (Host.Grants) when left empty.
+	Grants kernel.GrantVerifier
 	// Conns, when it wraps the server's listener, lets held calls park
 	// off net/http while they wait (park.go); without it they wait on
 	// their request's goroutine.
@@ -120,6 +123,9 @@ func (s *Server) Register(h *kernel.Host) error {
 	if o.Logger == nil {
 		o.Logger = h.Logger()
 	}
+	if o.Grants == nil {
+		o.Grants = h.Grants()
+	}
 	if o.PublicURL == "" && h.Config() != nil {
 		o.PublicURL = h.Config().PublicURL
 	}
@@ -170,7 +176,8 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 		useAgentURL(w, r)
 		return
 	}
-	if !s.authenticate(w, r, agent) {
+	grant, ok := s.authenticate(w, r, agent)
+	if !ok {
 		return
 	}
 	h, err := s.build()
@@ -178,7 +185,7 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 		kernel.WriteError(w, http.StatusInternalServerError, errs.Public(err))
 		return
 	}
-	c := &caller{agent: agent, req: r.Context()}
+	c := &caller{agent: agent, req: r.Context(), grant: grant}
 	if body, tool := s.heldTool(r); tool != "" {
 		s.serveHeld(w, r, h, c, body, tool)
 		return
@@ -198,6 +205,7 @@ func (s *Server) build() (http.Handler, error) {
 				// listChanged); no logging: the board sends no log messages.
 				Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Resources: &mcp.ResourceCapabilities{}},
 			})
+		srv.AddReceivingMiddleware(narrowLists)
 		if s.err = s.addTools(srv); s.err != nil {
 			s.opts.Logger.Error("cannot serve MCP", "error", s.err)
 			return
@@ -231,6 +239,9 @@ type caller struct {
 	agent string
 	// req is the HTTP request's context: it ends when the client goes away.
 	req context.Context
+	// grant narrows the call when it is made with a per-run credential;
+	// nil for the agent's own credential.
+	grant *kernel.Grant
 }
 
 type callerKey struct{}
@@ -242,10 +253,14 @@ func callerFrom(ctx context.Context) (*caller, bool) {
 	return c, ok
 }
 
-// bound returns ctx canceled also when the client's HTTP request ends. The
-// SDK propagates that only for 2026-07-28 requests; this covers the legacy
+// bound returns ctx canceled also when the client's HTTP request ends, and
+// carrying the caller's grant, if any (kernel.WithGrant). The SDK
+// propagates the end only for 2026-07-28 requests; this covers the legacy
 // ones, so an abandoned call stops its work (and its wait) at once.
 func bound(ctx context.Context, c *caller) (context.Context, context.CancelFunc) {
+	if c.grant != nil {
+		ctx = kernel.WithGrant(ctx, c.grant)
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	stop := context.AfterFunc(c.req, cancel)
 	return ctx, func() { stop(); cancel() }

@@ -78,7 +78,7 @@ func (s *Server) park(w http.ResponseWriter, r *http.Request, h http.Handler, c 
 	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
 	p := &parked{s: s, h: h, conn: conn, header: header, body: body, tool: tool,
 		ctx: ctx, cancel: cancel, read: make(chan struct{}), spoke: rw.Reader.Buffered() > 0}
-	p.c = &caller{agent: c.agent, req: ctx}
+	p.c = &caller{agent: c.agent, req: ctx, grant: c.grant}
 	p.r = r.WithContext(ctx)
 	p.r.Body = http.NoBody // the original reads from net/http's connection, which is let go
 	s.parked.Add(1)

@@ -38,6 +38,9 @@ func (s *Server) readResource(r *kernel.Resource, tpl *uritemplate.Template) mcp
 		if !ok {
 			return nil, resourceError(errs.E(errs.Forbidden, "no authenticated agent on this request"))
 		}
+		if c.grant != nil {
+			return nil, resourceError(errs.E(errs.Forbidden, "a run's credential reads no resources; call the tools it lists"))
+		}
 		vals := tpl.Match(uri)
 		if vals == nil {
 			return nil, mcp.ResourceNotFoundError(uri)

@@ -66,11 +66,12 @@ func (m *Module) Register(h *kernel.Host) error {
 		m.offerLease = c.OfferLease
 	}
 	m.mandates.OnRevoke(m.onRevoke)
+	h.ProvideGrants(m)
 	if err := h.ProvideBoardFacts(m); err != nil {
 		return err
 	}
 	for _, add := range []func(*kernel.Host) error{m.addWhoami, m.addPost, m.addList, m.addClaim, m.addReport,
-		m.addDefer, m.addRevoke, m.addMessage, m.addWait, m.addEvents} {
+		m.addDefer, m.addRevoke, m.addMessage, m.addWait, m.addEvents, m.addRunCredential} {
 		if err := add(h); err != nil {
 			return err
 		}
