@@ -10,16 +10,30 @@ import (
 	"time"
 )
 
-// defaultCommand is Claude Code in print mode: the framed task on stdin,
-// its turns capped at PACT_MAX_TURNS.
-const defaultCommand = `claude -p --max-turns "$PACT_MAX_TURNS"`
+// defaultTools are the board tools a run's session may call unless the
+// role says otherwise: what the original gave its sessions.
+const defaultTools = "pact_whoami,pact_list,pact_note,pact_post"
 
 // config is what a runner runs with: the connection (PACT_URL, PACT_TOKEN,
 // PACT_AGENT_ID, as pact-connect writes them in the Runner's env file) and
 // the role's PACT_RUNNER_* settings (docs/specs/behavior.md §3.2).
 type config struct {
 	URL, Token, AgentID string
-	Command             string
+	// Command is a custom command run with sh -c; "" runs Claude Code
+	// (Claude) in print mode with the run's own MCP config (session.go).
+	Command string
+	Claude  string
+	// Tools are the board tools a run's session may call
+	// (PACT_RUNNER_ALLOWED_TOOLS); the board enforces them.
+	Tools []string
+	// RoleFile holds the role's instructions, appended to the session's
+	// system prompt; Repo is where the session runs ("": the runner's
+	// working directory).
+	RoleFile, Repo string
+	// Protected are the branch patterns the push guard refuses pushes to;
+	// AllowForce lets it pass force pushes (guard.go).
+	Protected  []string
+	AllowForce bool
 	MaxTurns            int
 	RunTimeout          time.Duration
 	MaxRunsPerDay       int
@@ -48,7 +62,15 @@ func settings() []setting {
 		{"PACT_URL", "", "the board's base URL, e.g. https://board.example.com (the runner calls <PACT_URL>/mcp/a/<PACT_AGENT_ID>)"},
 		{"PACT_TOKEN", "", "the agent's pact_… token"},
 		{"PACT_AGENT_ID", "", "the agent's id (its client must be runner)"},
-		{"PACT_RUNNER_COMMAND", defaultCommand, "the command run for each task, with sh -c (in a role's settings only an owner may set it)"},
+		{"PACT_RUNNER_COMMAND", "", "a custom command run for each task with sh -c instead of Claude Code (in a role's settings only an owner may set it); " +
+			"it gets the run's MCP config as PACT_MCP_CONFIG"},
+		{"PACT_RUNNER_CLAUDE", "claude", "the Claude Code executable the default command runs (a name on PATH or a path)"},
+		{"PACT_RUNNER_ALLOWED_TOOLS", defaultTools, "the board tools a run's session may call, comma-separated; its credential lists only these " +
+			"(never pact_claim, pact_report, pact_defer or pact_revoke), and the board refuses any other"},
+		{"PACT_RUNNER_ROLE_FILE", "", "a file of the role's instructions, appended to the session's system prompt"},
+		{"PACT_RUNNER_REPO", "", "the directory the session runs in (the Runner's repository; pact-connect --repo clones it); default: the runner's working directory"},
+		{"PACT_RUNNER_PROTECTED_BRANCHES", "main,master", "branches (shell patterns, e.g. release/*) the push guard refuses pushes to"},
+		{"PACT_RUNNER_ALLOW_FORCE_PUSH", "0", "1: the push guard lets force pushes pass (to branches not protected)"},
 		{"PACT_RUNNER_MAX_TURNS", "40", "turns per run at most; a run gets min(this, the claim's turns budget) as PACT_MAX_TURNS"},
 		{"PACT_RUNNER_RUN_TIMEOUT_MINUTES", "30", "a run still going after this long is killed and reported failed"},
 		{"PACT_RUNNER_MAX_RUNS_PER_DAY", "20", "claims per local day at most; then it waits for the next day (0: no cap)"},
@@ -104,7 +126,9 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (*c
 		return ""
 	}
 	c := &config{URL: strings.TrimRight(get("PACT_URL"), "/"), Token: get("PACT_TOKEN"), AgentID: get("PACT_AGENT_ID"),
-		Command: get("PACT_RUNNER_COMMAND"), TakeOpen: get("PACT_RUNNER_TAKE_OPEN") == "1", LogDir: get("PACT_RUNNER_LOG_DIR"), Workers: get("PACT_RUNNER_WORKERS"),
+		Command: get("PACT_RUNNER_COMMAND"), Claude: get("PACT_RUNNER_CLAUDE"), RoleFile: get("PACT_RUNNER_ROLE_FILE"), Repo: get("PACT_RUNNER_REPO"),
+		Tools: splitList(get("PACT_RUNNER_ALLOWED_TOOLS")), Protected: splitList(get("PACT_RUNNER_PROTECTED_BRANCHES")),
+		AllowForce: get("PACT_RUNNER_ALLOW_FORCE_PUSH") == "1", TakeOpen: get("PACT_RUNNER_TAKE_OPEN") == "1", LogDir: get("PACT_RUNNER_LOG_DIR"), Workers: get("PACT_RUNNER_WORKERS"),
 		LogLevel: get("PACT_LOG_LEVEL"), LogFormat: get("PACT_LOG_FORMAT"), Once: *once}
 	if *command != "" {
 		c.Command = *command
@@ -152,7 +176,21 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (*c
 	if c.Schedule, err = parseSchedule(get("PACT_RUNNER_SCHEDULE")); err != nil {
 		return nil, err
 	}
+	if err := c.checkSetup(); err != nil {
+		return nil, err
+	}
 	return c, nil
+}
+
+// splitList is a comma-separated list without blanks.
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // readEnvFile reads an env file as pact-connect writes it: KEY=value
@@ -174,17 +212,37 @@ func usage(fs *flag.FlagSet, w io.Writer) {
 	fmt.Fprint(w, `pact-runner: a headless agent of PACT Board (docs/runner.md).
 
 It holds pact_events until a task it may claim appears, claims it with the
-task's delegated mandate (exclusive, reserve {"runs": 1}), runs the command
-with sh -c, heartbeats while it runs, and reports the outcome with a Handoff
-and usage {"turns": n}.
+task's delegated mandate (exclusive, reserve {"runs": 1}), asks the board
+for the run's own credential (pact_run_credential: only the tools of
+PACT_RUNNER_ALLOWED_TOOLS, under the claim's mandate, dead once the run is
+over), runs the command in PACT_RUNNER_REPO, heartbeats while it runs, and
+reports the outcome with a Handoff and usage.
+
+The default command is Claude Code in print mode: claude -p with the run's
+MCP config (--mcp-config, --strict-mcp-config), its tools pre-approved
+(--allowedTools mcp__pact__<tool>), --max-turns, the push guard
+(--settings), --output-format json, the role's instructions
+(--append-system-prompt-file PACT_RUNNER_ROLE_FILE), --max-budget-usd when
+the mandate limits usd, and for a report.brief task --json-schema for the
+structured brief. Its JSON result gives the text, usage.turns (num_turns)
+and usage.usd (total_cost_usd). A custom command (PACT_RUNNER_COMMAND) runs
+with sh -c and finds the run's MCP config in PACT_MCP_CONFIG.
 
 The command gets the task framed as a request from another agent on stdin,
-and PACT_TASK_ID, PACT_TASK_TITLE, PACT_TASK_BODY, PACT_PROJECT_ID and
-PACT_MAX_TURNS in its environment (PACT_TOKEN is removed from it). Its
-stdout is the result: reported as is when it has a "## Handoff" section,
-else with a Handoff the runner writes (what ran, exit status, where the
-output is kept). Exit 0 reports completed, anything else failed. A line
-PACT_TURNS=<n> gives the turns the run used (else 1).
+and PACT_TASK_ID, PACT_TASK_TITLE, PACT_TASK_BODY, PACT_PROJECT_ID,
+PACT_MAX_TURNS and PACT_MCP_CONFIG in its environment (PACT_TOKEN is
+removed from it). Its stdout is the result: reported as is when it has a
+"## Handoff" section, else with a Handoff the runner writes (what ran, exit
+status, where the output is kept). Exit 0 reports completed, anything else
+failed. Output that is not Claude Code's JSON result may give the turns in
+a line PACT_TURNS=<n> (else 1).
+
+Bad setups stop it at start, before any claim: the command missing, the
+repository or role file absent, a tool the board does not have.
+
+The push guard: pact-runner guard [--protected main,master] [--allow-force]
+is the PreToolUse hook it installs for its sessions; it refuses git pushes
+to protected branches, of every branch, and force pushes (docs/runner.md).
 
 Sub-agents: the command may write subtasks to PACT_SUBTASKS_FILE, one JSON
 object a line, {"title":…,"body":…,"worker":…}; the runner posts each to a
@@ -206,6 +264,7 @@ On SIGTERM a running task gets PACT_RUNNER_GRACE_SECONDS to finish, else it
 is killed and reported failed with a Handoff saying it was stopped.
 
 Usage: pact-runner [--env-file FILE] [--command CMD] [--once]
+       pact-runner guard [--protected PATTERNS] [--allow-force]   (the push guard, a hook)
 
 Flags:
 `)

@@ -20,10 +20,12 @@ import (
 // end); the board takes at most 100000 characters of JSON.
 const maxResult = 80_000
 
-// execute runs the command for task t with sh -c, in a process group of
-// its own so that killing it kills what it started. It ends when the
-// command does, when runCtx ends (killed), or at the run timeout (exit -2).
-func (r *runner) execute(runCtx context.Context, log hclog.Logger, t taskView, turns int) outcome {
+// execute runs the command for task t, in the repository (PACT_RUNNER_REPO)
+// and in a process group of its own so that killing it kills what it
+// started: Claude Code with the run's session (session.go), or a custom
+// command with sh -c. It ends when the command does, when runCtx ends
+// (killed), or at the run timeout (exit -2).
+func (r *runner) execute(runCtx context.Context, log hclog.Logger, t taskView, s *runSession, turns int, usd float64) outcome {
 	start := time.Now()
 	out := outcome{exit: -1}
 	f, path, err := r.logFile(t.ID)
@@ -37,11 +39,16 @@ func (r *runner) execute(runCtx context.Context, log hclog.Logger, t taskView, t
 	ctx, cancel := context.WithTimeout(runCtx, r.cfg.RunTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sh", "-c", r.cfg.Command)
+	if r.cfg.Command == "" {
+		cmd = exec.CommandContext(ctx, r.cfg.Claude, r.claudeArgs(s, t, turns, usd)...)
+	}
+	cmd.Dir = r.cfg.Repo
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 	_ = os.Remove(r.subtasksFile(t.ID))
-	cmd.Env = append(taskEnv(os.Environ(), r.cfg.AgentID, t, turns), "PACT_SUBTASKS_FILE="+r.subtasksFile(t.ID))
+	cmd.Env = append(taskEnv(os.Environ(), r.cfg.AgentID, t, turns), "PACT_SUBTASKS_FILE="+r.subtasksFile(t.ID),
+		"PACT_MCP_CONFIG="+s.mcpConfig)
 	cmd.Stdin = strings.NewReader(prompt(t, r.cfg.AgentID, turns))
 	stdout := &tail{max: maxResult}
 	var logw io.Writer = io.Discard
@@ -75,7 +82,7 @@ func (r *runner) execute(runCtx context.Context, log hclog.Logger, t taskView, t
 func taskEnv(env []string, agent string, t taskView, turns int) []string {
 	out := make([]string, 0, len(env)+6)
 	for _, kv := range env {
-		if !strings.HasPrefix(kv, "PACT_TOKEN=") && !strings.HasPrefix(kv, "PACT_AGENT_ID=") {
+		if !strings.HasPrefix(kv, "PACT_TOKEN=") && !strings.HasPrefix(kv, "PACT_AGENT_ID=") && !strings.HasPrefix(kv, "PACT_MCP_CONFIG=") {
 			out = append(out, kv)
 		}
 	}
@@ -122,7 +129,7 @@ func turnsUsed(stdout string) int {
 // else with the runner's Handoff after it.
 func resultOf(command string, o outcome) (string, string) {
 	status := "completed"
-	if o.exit != 0 || o.killed != "" {
+	if o.exit != 0 || o.killed != "" || o.isError {
 		status = "failed"
 	}
 	if o.subFailed {
@@ -140,7 +147,11 @@ func resultOf(command string, o outcome) (string, string) {
 	if status == "failed" {
 		left = "The run failed; read the output above and the log, then post the task again or do it by hand."
 	}
-	h := handoffText(fmt.Sprintf("`sh -c %q`", command), exit, o.logPath, left)
+	ran := fmt.Sprintf("`sh -c %q`", command)
+	if command == "" {
+		ran = "Claude Code in print mode (`claude -p`)"
+	}
+	h := handoffText(ran, exit, o.logPath, left)
 	if text == "" {
 		return status, "(the command printed nothing)\n\n" + h
 	}

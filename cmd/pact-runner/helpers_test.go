@@ -16,6 +16,7 @@ import (
 	"github.com/pactboard/pact/core/kernel/kerneltest"
 	"github.com/pactboard/pact/modules/board"
 	"github.com/pactboard/pact/modules/mandates"
+	"github.com/pactboard/pact/modules/notes"
 )
 
 func TestMain(m *testing.M) { kerneltest.Main(m) }
@@ -30,7 +31,7 @@ type world struct {
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	w := &world{World: kerneltest.New(t, kerneltest.Options{Events: true}, board.New(), mandates.New()), dir: t.TempDir()}
+	w := &world{World: kerneltest.New(t, kerneltest.Options{Events: true}, board.New(), mandates.New(), notes.New()), dir: t.TempDir()}
 	w.Office()
 	w.Agent("ana", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}, Delegations: ptr(3)})
 	w.runnerAgent("runner-web", 50)

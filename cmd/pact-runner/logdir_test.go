@@ -16,7 +16,8 @@ import (
 // the shared temporary directory, and it is created mode 0700.
 func TestRunnerKeepsItsLogsInAPerUserStateDirectory(t *testing.T) {
 	base := t.TempDir()
-	conn := map[string]string{"PACT_URL": "http://127.0.0.1:1", "PACT_TOKEN": "pact_x", "PACT_AGENT_ID": "runner-web"}
+	conn := map[string]string{"PACT_URL": "http://127.0.0.1:1", "PACT_TOKEN": "pact_x", "PACT_AGENT_ID": "runner-web",
+		"PACT_RUNNER_COMMAND": "true"}
 	for _, tc := range []struct {
 		name string
 		env  map[string]string

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -43,8 +44,14 @@ func newRunner(cfg *config, log hclog.Logger) *runner {
 // with --once after one task or none.
 func (r *runner) serve(ctx context.Context) error {
 	defer r.board.Close()
+	if err := removeLeftRuns(r.cfg.LogDir); err != nil {
+		return fmt.Errorf("clear the run directories left in %s: %w", r.cfg.LogDir, err)
+	}
 	if err := r.whoami(ctx, ""); err != nil {
 		return err
+	}
+	if err := r.checkBoardTools(ctx); err != nil {
+		return stopped{err}
 	}
 	r.log.Info("runner started", "agent", r.cfg.AgentID, "root_mandate", r.root, "take_open", r.cfg.TakeOpen, "once", r.cfg.Once)
 	backoff := time.Second

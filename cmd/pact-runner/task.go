@@ -20,6 +20,11 @@ type outcome struct {
 
 	subtasks  string // the subtasks' section of the report, or ""
 	subFailed bool   // a subtask was not posted or did not complete
+
+	// claude is Claude Code's JSON result when stdout was one (then stdout
+	// is its text); isError says it ended in error.
+	claude  *claudeResult
+	isError bool
 }
 
 // runTask runs claimed task t under mandate m and reports how it went.
@@ -30,11 +35,27 @@ func (r *runner) runTask(ctx context.Context, log hclog.Logger, t taskView, m st
 	if b, ok := budget["turns"]; ok && int(b) < turns {
 		turns = int(b)
 	}
+	usd, capped := budget["usd"]
 	log.Info("claimed; running", "mandate", m, "max_turns", turns)
-	if turns < 1 {
+	switch {
+	case turns < 1:
 		return r.report(ctx, log, t, m, "failed", "No turns left in the mandate's budget; nothing ran.\n\n"+
-			handoffText("nothing (no turns left)", "not run", "", "A person raises the turns budget, or posts it again."), 0)
+			handoffText("nothing (no turns left)", "not run", "", "A person raises the turns budget, or posts it again."), nil)
+	case capped && usd <= 0:
+		return r.report(ctx, log, t, m, "failed", "No money left in the mandate's budget (usd); nothing ran.\n\n"+
+			handoffText("nothing (no usd left)", "not run", "", "A person raises the usd budget, or posts it again."), nil)
 	}
+	session, err := r.openSession(ctx, t, m)
+	if err != nil {
+		if c := codeOf(err); c == "claim_lost" || isMandate(c) {
+			log.Warn("the claim is gone before the run started; not reporting", "error", err)
+			return nil
+		}
+		log.Error("cannot start the run's session", "error", err)
+		return r.report(ctx, log, t, m, "failed", "The run's session could not start: "+err.Error()+"\n\n"+
+			handoffText("nothing (no session)", "not run", "", "Read the runner's log, then post the task again."), nil)
+	}
+	defer session.Close()
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
 	why := make(chan string, 1)
@@ -47,10 +68,15 @@ func (r *runner) runTask(ctx context.Context, log hclog.Logger, t taskView, m st
 	}
 	stopBeat := r.heartbeat(runCtx, log, t, m, kill)
 	stopGrace := r.grace(ctx, runCtx, log, kill)
-	out := r.execute(runCtx, log, t, turns)
+	out := r.execute(runCtx, log, t, session, turns, usd)
+	used := map[string]float64{"turns": float64(turnsUsed(out.stdout))}
+	if out.claude = parseClaude(out.stdout); out.claude != nil {
+		out.stdout, out.isError = out.claude.Result, out.claude.IsError
+		used["turns"], used["usd"] = float64(max(out.claude.NumTurns, 1)), out.claude.TotalCostUSD
+	}
 	if out.exit >= 0 && runCtx.Err() == nil {
 		// The heartbeat goes on while the subtasks are waited for.
-		section, ok := r.subtasks(runCtx, log, t, turns, turnsUsed(out.stdout))
+		section, ok := r.subtasks(runCtx, log, t, turns, int(used["turns"]))
 		out.subtasks, out.subFailed = section, !ok
 	}
 	stopBeat()
@@ -68,7 +94,11 @@ func (r *runner) runTask(ctx context.Context, log hclog.Logger, t taskView, m st
 	}
 	status, text := resultOf(r.cfg.Command, out)
 	log.Info("run ended", "status", status, "exit", out.exit, "killed", out.killed, "took", out.duration.Round(time.Millisecond))
-	return r.report(ctx, log, t, m, status, text, turnsUsed(out.stdout))
+	var result any = text
+	if rep := out.claude.report(); rep != nil && t.Action == "report.brief" {
+		result = briefResult(text, rep)
+	}
+	return r.report(ctx, log, t, m, status, result, used)
 }
 
 const lostClaim = "claim lost"
@@ -135,17 +165,19 @@ func (r *runner) grace(ctx, runCtx context.Context, log hclog.Logger, kill func(
 
 // report closes the task, trying again for about a minute when the board
 // fails to answer; a refusal is logged, and a fatal one returned.
-func (r *runner) report(ctx context.Context, log hclog.Logger, t taskView, m, status, result string, turns int) error {
+func (r *runner) report(ctx context.Context, log hclog.Logger, t taskView, m, status string, result any, usage map[string]float64) error {
 	ctx = context.WithoutCancel(ctx)
-	args := map[string]any{"task_id": t.ID, "mandate_id": m, "status": status, "result": result,
-		"usage": map[string]float64{"turns": float64(turns)}}
+	args := map[string]any{"task_id": t.ID, "mandate_id": m, "status": status, "result": result}
+	if len(usage) > 0 {
+		args["usage"] = usage
+	}
 	var err error
 	for wait := 100 * time.Millisecond; ; wait *= 2 {
 		callCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		err = r.board.call(callCtx, "pact_report", args, nil)
 		cancel()
 		if err == nil {
-			log.Info("reported", "status", status, "turns", turns)
+			log.Info("reported", "status", status, "usage", usage)
 			return nil
 		}
 		if !transient(err) || wait > 30*time.Second {
