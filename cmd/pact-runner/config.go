@@ -32,8 +32,8 @@ type config struct {
 	RoleFile, Repo string
 	// Protected are the branch patterns the push guard refuses pushes to;
 	// AllowForce lets it pass force pushes (guard.go).
-	Protected  []string
-	AllowForce bool
+	Protected           []string
+	AllowForce          bool
 	MaxTurns            int
 	RunTimeout          time.Duration
 	MaxRunsPerDay       int

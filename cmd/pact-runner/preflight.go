@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-
 )
 
 // A bad setup fails loudly, once, before any task is claimed: a task is
@@ -115,4 +114,3 @@ func checkTools(allowed, have []string, warn func([]string)) error {
 	}
 	return nil
 }
-

@@ -195,4 +195,3 @@ func sorted(s []string) []string {
 	slices.Sort(out)
 	return out
 }
-
