@@ -126,7 +126,9 @@ func (w *world) start(env []string) *proc {
 				continue
 			}
 			if m["method"] == "notifications/claude/channel" {
-				p.notes <- m["params"].(map[string]any)
+				params := m["params"].(map[string]any)
+				params["received_at"] = time.Now() // the test's own mark, for latencies
+				p.notes <- params
 			} else {
 				p.other <- m
 			}
