@@ -19,7 +19,8 @@ import (
 // A pact message reaches the channel as notifications/claude/channel: the
 // first 400 characters, and meta naming the pact, the message's number,
 // its author and the exact get_pact call that reads it whole, which works.
-// pact-channel set the agent's delivery to mode channel itself.
+// pact-channel set the agent's delivery to mode channel itself, once, and
+// the Log shows people the mode.
 func TestAPactMessageReachesTheChannelWithTheCallThatReadsIt(t *testing.T) {
 	w := newWorld(t)
 	id := w.pact("Launch")
@@ -53,6 +54,12 @@ func TestAPactMessageReachesTheChannelWithTheCallThatReadsIt(t *testing.T) {
 	var mode string
 	require.NoError(t, w.DB.NewRaw(`SELECT mode FROM pact_delivery WHERE agent_id = 'bram'`).Scan(context.Background(), &mode))
 	require.Equal(t, pacts.ModeChannel, mode)
+	// People see how the agent listens: the Log names the mode.
+	r := w.Admin("ana", "GET", "/entries?agent=bram&action=set_pact_delivery", "")
+	require.Equal(t, 200, r.Status, r.Raw)
+	entries := r.Body["entries"].([]any)
+	require.Len(t, entries, 1, "set once, at start: %s", r.Raw)
+	require.Equal(t, pacts.ModeChannel, entries[0].(map[string]any)["payload"].(map[string]any)["mode"], r.Raw)
 }
 
 // A dropped stream resumes with Last-Event-ID: every message arrives

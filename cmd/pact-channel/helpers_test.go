@@ -18,13 +18,14 @@ import (
 
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel/kerneltest"
+	"github.com/pactboard/pact/modules/audit"
 	boardmod "github.com/pactboard/pact/modules/board"
 	"github.com/pactboard/pact/modules/pacts"
 )
 
 func TestMain(m *testing.M) { kerneltest.Main(m) }
 
-// world is a real board (the board and pacts modules on kerneltest's World,
+// world is a real board (the board, pacts and audit modules on kerneltest's World,
 // over real PostgreSQL, events on) with the Office, wanda and bram (Claude
 // Code agents in web), and pact-channel built from this package.
 type world struct {
@@ -35,7 +36,8 @@ type world struct {
 
 func newWorld(t testing.TB) *world {
 	t.Helper()
-	w := &world{World: kerneltest.New(t, kerneltest.Options{Events: true}, boardmod.New(), pacts.New(pacts.Options{})),
+	w := &world{World: kerneltest.New(t, kerneltest.Options{Events: true}, boardmod.New(), pacts.New(pacts.Options{}),
+		audit.New()), // the Log's Admin API
 		roots: map[string]string{}}
 	w.Office()
 	for _, a := range []string{"wanda", "bram"} {
