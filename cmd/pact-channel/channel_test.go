@@ -163,3 +163,18 @@ func TestWithoutATokenPactChannelFailsWithOneLine(t *testing.T) {
 	require.Equal(t, 0, code, out)
 	require.Contains(t, out, "PACT_TOKEN")
 }
+
+// A stop ends the stream (": the stream ends: …") and pact-channel does not
+// hammer the board: it logs why once and waits a minute before it tries
+// again, where a plain drop is resumed at once.
+func TestAStoppedStreamIsTriedAgainOnlyAfterAMinute(t *testing.T) {
+	w := newWorld(t)
+	p := w.start(w.env("bram", w.URL))
+	w.Exec(`UPDATE agents SET status = 'paused' WHERE id = 'bram'`)
+	p.waitLog(t, "the board stopped the pact stream; trying again in a minute", 1)
+	time.Sleep(5 * time.Second)
+	log := p.stderr.String()
+	require.Equal(t, 1, strings.Count(log, "the board stopped the pact stream"), log)
+	require.NotContains(t, log, "did not open", "no retry within the minute")
+	require.Equal(t, 1, strings.Count(log, "the pact stream is open"), log)
+}
