@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -177,4 +178,19 @@ func TestAStoppedStreamIsTriedAgainOnlyAfterAMinute(t *testing.T) {
 	require.Equal(t, 1, strings.Count(log, "the board stopped the pact stream"), log)
 	require.NotContains(t, log, "did not open", "no retry within the minute")
 	require.Equal(t, 1, strings.Count(log, "the pact stream is open"), log)
+}
+
+// SIGTERM ends pact-channel at once, as the client closing stdin does.
+func TestSigtermEndsPactChannel(t *testing.T) {
+	w := newWorld(t)
+	p := w.start(w.env("bram", w.URL))
+	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
+	done := make(chan error, 1)
+	go func() { done <- p.cmd.Wait() }()
+	select {
+	case err := <-done:
+		require.NoError(t, err, p.stderr.String())
+	case <-time.After(5 * time.Second):
+		t.Fatalf("pact-channel did not end on SIGTERM; its stderr:\n%s", p.stderr)
+	}
 }

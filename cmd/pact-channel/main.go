@@ -81,6 +81,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		fmt.Fprintf(stderr, "pact-channel: %v\n", err)
 		return 1
 	}
+	// A signal ends the session, as the client closing stdin does.
+	stopOnSignal := context.AfterFunc(ctx, func() { _ = session.Close() })
+	defer stopOnSignal()
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		select {
