@@ -15,7 +15,8 @@ const contentLimit = 400
 
 // channelParams are a notification's params: the text, and meta whose keys
 // are identifiers and whose values are strings (Claude Code shows them as
-// attributes of the event).
+// attributes of the event's <channel> tag). No key is "source": the tag's
+// source attribute is the server's name, which Claude Code sets itself.
 type channelParams struct {
 	Content string            `json:"content"`
 	Meta    map[string]string `json:"meta"`
@@ -47,7 +48,7 @@ func pactParams(ev pactEvent, mandate string) channelParams {
 		MandateID string `json:"mandate_id"`
 		Since     int64  `json:"since"`
 	}{ev.PactID, mandate, ev.ID - 1})
-	meta := map[string]string{"source": "pact", "pact_id": ev.PactID, "pact": ev.Pact, "kind": ev.Kind,
+	meta := map[string]string{"about": "pact", "pact_id": ev.PactID, "pact": ev.Pact, "kind": ev.Kind,
 		"message_no": ev.Ref, "event_id": strconv.FormatInt(ev.ID, 10), "from": ev.Actor, "at": ev.At,
 		"read_with": "get_pact " + string(args)}
 	if ev.Seat != nil {
@@ -87,7 +88,7 @@ func taskParams(t boardTask, mandate string, offered bool) channelParams {
 		ProjectID string `json:"project_id"`
 		MandateID string `json:"mandate_id"`
 	}{"open", t.ProjectID, mandate})
-	meta := map[string]string{"source": "task", "task_id": t.ID, "title": t.Title, "project_id": t.ProjectID,
+	meta := map[string]string{"about": "task", "task_id": t.ID, "title": t.Title, "project_id": t.ProjectID,
 		"from": t.CreatedBy, "at": t.UpdatedAt, "read_with": "pact_list " + string(args)}
 	if offered {
 		meta["offered"] = "true"
@@ -104,7 +105,7 @@ func messageParams(m boardMessage, mandate string) channelParams {
 		TaskID    string `json:"task_id"`
 		MandateID string `json:"mandate_id"`
 	}{m.TaskID, mandate})
-	meta := map[string]string{"source": "task_message", "task_id": m.TaskID, "title": m.Title,
+	meta := map[string]string{"about": "task_message", "task_id": m.TaskID, "title": m.Title,
 		"message_no": strconv.FormatInt(m.ID, 10), "from": m.From, "at": m.At, "read_with": "pact_message " + string(args)}
 	return channelParams{Content: first(m.Body, contentLimit), Meta: clean(meta)}
 }
