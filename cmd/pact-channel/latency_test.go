@@ -19,7 +19,8 @@ import (
 // notification reaching the stdio client (the post call included), and,
 // as the reference of the same run, the post call's own time. Run it with
 // go test ./cmd/pact-channel -run '^$' -bench ChannelLatency -benchtime 1x;
-// the figures are in docs/benchmarks.md. The goal is p99 ≤ 1 s.
+// the figures are in docs/benchmarks.md. The goal is p99 ≤ 1 s; as every
+// speed here, it is measured, never asserted.
 func BenchmarkChannelLatency(b *testing.B) {
 	const posts = 200
 	w := newWorld(b)
@@ -56,7 +57,6 @@ func BenchmarkChannelLatency(b *testing.B) {
 	b.ReportMetric(ms(c99), "post-p99-ms")
 	b.Logf("%d posts on %d CPUs: post to notification p50 %.1f ms, p99 %.1f ms; the post call alone p50 %.1f ms, p99 %.1f ms",
 		posts, runtime.NumCPU(), ms(p50), ms(p99), ms(c50), ms(c99))
-	require.LessOrEqual(b, p99, time.Second, "the goal: p99 ≤ 1 s, post call included")
 }
 
 func percentiles(d []time.Duration) (p50, p99 time.Duration) {
