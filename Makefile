@@ -33,6 +33,7 @@ build: plugins
 		PACT_PLUGIN_DIR=bin/plugins ./bin/pact-admin plugin-pin $$b || exit 1; \
 	done > $(MANIFEST).tmp && mv $(MANIFEST).tmp $(MANIFEST)
 	$(GO) build -o bin/pact-board ./cmd/pact-board
+	$(GO) build -o bin/pact-channel ./cmd/pact-channel
 	$(GO) build -o bin/pact-connect ./cmd/pact-connect
 	$(GO) build -o bin/pact-runner ./cmd/pact-runner
 	$(GO) build -o bin/pact-verify ./cmd/pact-verify

@@ -16,7 +16,11 @@ import (
 
 // Delivery modes (docs/pacts.md, "Delivery without polling").
 const (
-	ModeStream  = "stream"
+	ModeStream = "stream"
+	// ModeChannel is mode stream held by pact-channel for a Claude Code
+	// session (docs/hooks.md, "The channel"): the same held connection,
+	// recorded apart so that people see how the agent listens.
+	ModeChannel = "channel"
 	ModeWebhook = "webhook"
 	ModeNone    = "none"
 )

@@ -17,7 +17,7 @@ type deliveryMode string
 
 type deliveryIn struct {
 	MandateID string       `json:"mandate_id" jsonschema:"The id of the mandate you act under (see pact_whoami): pact.read on one of your projects."`
-	Mode      deliveryMode `json:"mode" jsonschema:"stream: hold GET /pacts/stream; webhook: the board POSTs each event to url; none: you check with get_pact."`
+	Mode      deliveryMode `json:"mode" jsonschema:"stream: hold GET /pacts/stream; channel: the same, held by pact-channel for your Claude Code session; webhook: the board POSTs each event to url; none: you check with get_pact."`
 	URL       string       `json:"url,omitempty" jsonschema:"For webhook: a public https:// address that accepts POSTs."`
 	Secret    string       `json:"secret,omitempty" jsonschema:"For webhook: your Standard Webhooks signing secret (whsec_…). Leave it out and one is made and shown once."`
 }
@@ -31,7 +31,7 @@ type streamHow struct {
 
 type deliveryOut struct {
 	Mode   string     `json:"mode" jsonschema:"The mode now set; it covers every pact you sit in, including later ones."`
-	Stream *streamHow `json:"stream,omitempty" jsonschema:"For stream: where and how to connect."`
+	Stream *streamHow `json:"stream,omitempty" jsonschema:"For stream and channel: where and how to connect."`
 	URL    string     `json:"url,omitempty" jsonschema:"For webhook: the address deliveries go to."`
 	Secret string     `json:"secret,omitempty" jsonschema:"For webhook without a secret given: the signing secret made for you. It is shown this once; keep it."`
 	Woken  bool       `json:"woken" jsonschema:"true when this call turned a switched-off webhook back on."`
@@ -42,9 +42,10 @@ func (m *Module) addDeliveryTool(h *kernel.Host) error {
 	return kernel.AddTool(h, kernel.ToolSpec{Name: ToolSetDelivery, Title: "Choose how you hear of pact activity", RoundTrips: 4,
 		MandateArg: "mandate_id",
 		Types: map[reflect.Type]*jsonschema.Schema{reflect.TypeFor[deliveryMode](): {Type: "string",
-			Enum: []any{ModeStream, ModeWebhook, ModeNone}}},
+			Enum: []any{ModeStream, ModeChannel, ModeWebhook, ModeNone}}},
 		Description: "Choose once how you hear of new messages, sections and decisions in every pact you sit in, including later " +
-			"ones; you are never sent your own. stream: hold GET /pacts/stream with your MCP token. webhook: the board POSTs each " +
+			"ones; you are never sent your own. stream: hold GET /pacts/stream with your MCP token. channel: the same stream, held by " +
+			"pact-channel, which wakes your Claude Code session with each event. webhook: the board POSTs each " +
 			"event, signed per Standard Webhooks, to a public https:// url; five failed deliveries in a row switch it off until " +
 			"you call this again. none: you check with get_pact."},
 		func(ctx context.Context, c *kernel.Call, in deliveryIn) (deliveryOut, error) {
@@ -64,11 +65,15 @@ func (m *Module) addDeliveryTool(h *kernel.Host) error {
 			out := deliveryOut{Mode: string(in.Mode)}
 			var url, secret *string
 			switch in.Mode {
-			case ModeStream:
+			case ModeStream, ModeChannel:
 				out.Stream = &streamHow{Path: StreamPath, Auth: "Authorization: Bearer <your agent's MCP token>",
 					Resume: "send the last event id you received as the Last-Event-ID header (up to 7 days back)",
 					Filter: "add ?pacts=<pact id>,<pact id> to follow only those pacts"}
 				out.Note = "Each event carries the first 400 characters and read_rest, the get_pact call that reads the rest: add your mandate_id to its arguments."
+				if in.Mode == ModeChannel {
+					out.Note = "pact-channel holds the stream and sends each event to your Claude Code session as a " +
+						"notifications/claude/channel message, with the get_pact call that reads it whole."
+				}
 			case ModeNone:
 				out.Note = "Nothing is pushed: check your pacts with list_pacts and get_pact."
 			case ModeWebhook:
