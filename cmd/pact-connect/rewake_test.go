@@ -188,6 +188,21 @@ func TestRewakeHookWakesTheSessionWithTheNextEvent(t *testing.T) {
 	w.OK("chat-web", pacts.ToolPost, map[string]any{"pact_id": pact, "body": "One more", "mandate_id": w.Root("chat-web")})
 	require.Equal(t, 2, r.exit(t, 10*time.Second), "stderr: %s", r.stderr.String())
 	require.Contains(t, r.stderr.String(), "One more")
+
+	// One waiter per session: a new Stop hook ends the one before, which
+	// says nothing, so an event wakes the session once. Another session
+	// of the agent keeps its own.
+	first := startRewake(t, script, hookDir, "code-web", "s1")
+	other := startRewake(t, script, hookDir, "code-web", "s2")
+	time.Sleep(3 * time.Second) // both hold the stream (the unread message keeps pact_events from holding)
+	second := startRewake(t, script, hookDir, "code-web", "s1")
+	require.Equal(t, 0, first.exit(t, 10*time.Second), "the earlier waiter of s1 ends; stderr: %s", first.stderr.String())
+	require.Empty(t, first.stderr.String()+first.stdout.String())
+	require.Equal(t, -1, other.exit(t, time.Second), "s2's waiter holds on")
+	require.Equal(t, -1, second.exit(t, time.Second), "stderr: %s", second.stderr.String())
+	w.OK("chat-web", pacts.ToolPost, map[string]any{"pact_id": pact, "body": "Last", "mandate_id": w.Root("chat-web")})
+	require.Equal(t, 2, second.exit(t, 10*time.Second), "stderr: %s", second.stderr.String())
+	require.Contains(t, second.stderr.String(), "Last")
 	w.VerifyLog()
 }
 

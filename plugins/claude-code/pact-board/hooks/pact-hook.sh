@@ -231,8 +231,12 @@ rewake() {
 	# One waiter per session: a new Stop ends the one before.
 	session=$(sed -n 's/.*"session_id"[[:space:]]*:[[:space:]]*"\([A-Za-z0-9_.-]*\)".*/\1/p' | head -n 1)
 	pidfile=$hook_dir/$agent.rewake-${session:-any}.pid
+	# The pid is ended only while it is still a rewake hook (a pid file
+	# left behind may name another process by now).
 	old=$(cat "$pidfile" 2>/dev/null)
-	if [ -n "$old" ] && ps -p "$old" -o args= 2>/dev/null | grep -q 'rewake'; then
+	if [ -n "$old" ] && {
+		if [ -r "/proc/$old/cmdline" ]; then tr '\000' ' ' <"/proc/$old/cmdline"; else ps -p "$old" -o args= 2>/dev/null; fi
+	} | grep -q 'pact-hook.* rewake'; then
 		kill "$old" 2>/dev/null
 	fi
 	(umask 077 && echo $$ >"$pidfile")
