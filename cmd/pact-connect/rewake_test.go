@@ -158,8 +158,10 @@ func TestRewakeHookWakesTheSessionWithTheNextEvent(t *testing.T) {
 	require.Empty(t, r.stdout.String())
 
 	// The next hook starts after what the session was told: the same
-	// message never wakes it again; a delegated task does.
-	r = startRewake(t, script, hookDir, "code-web", "s1")
+	// message never wakes it again; a delegated task does. (No agent
+	// argument, no PACT_AGENT_ID: the one env file of the hook directory
+	// names it, as for the plugin's hooks.)
+	r = startRewake(t, script, hookDir, "", "s1")
 	waitListening(t, w, hookDir, "code-web")
 	require.Equal(t, -1, r.exit(t, time.Second), "nothing new since; stderr: %s", r.stderr.String())
 	task := w.OK("chat-web", "pact_post", map[string]any{"project_id": "web", "title": "Write the docs", "body": "All of them",
