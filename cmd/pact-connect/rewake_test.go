@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -54,9 +55,28 @@ func hookScript(t *testing.T) string {
 // rewakeRun is one rewake hook, started: Wait waits for its exit.
 type rewakeRun struct {
 	cmd    *exec.Cmd
-	stderr bytes.Buffer
-	stdout bytes.Buffer
+	stderr lockedBuffer
+	stdout lockedBuffer
 	done   chan error
+}
+
+// lockedBuffer is a bytes.Buffer that the test may read while the hook
+// still writes to it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 func startRewake(t *testing.T, script, hookDir, agent, session string) *rewakeRun {
