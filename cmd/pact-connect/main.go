@@ -63,6 +63,9 @@ type options struct {
 	repoURL    string
 	force, dry bool
 	insecure   bool
+	// channel and rewake are how a Claude Code session hears its pacts
+	// (docs/hooks.md): the pact-channel MCP server, or the rewake hook.
+	channel, rewake bool
 }
 
 // Exit codes (docs/pact-connect.md).
@@ -96,6 +99,11 @@ Flags (before or after the arguments):
   --name NAME   code, gemini: the MCP server's name (default: pact)
   --repo DIR    runner: the runner's clone, written as PACT_RUNNER_REPO; a git URL
                 (https://…, ssh://…, git@host:path) is cloned first, before the code is spent
+  --channel     code: also the pact-channel MCP server in .mcp.json (no token in it: it reads the
+                hooks env file), which pushes pact messages and task events into the session
+                (a research preview of Claude Code: see docs/hooks.md)
+  --rewake      code: instead, the rewake hook in <dir>/.claude/settings.local.json (merged): an
+                async Stop hook running pact-hook.sh <agent> rewake; never both
   --force       replace an MCP server of that name that belongs to another agent
   --dry-run     redeem the code and print what would be written (tokens masked), writing nothing
   --insecure    allow http:// to a board that is not on this machine
@@ -135,6 +143,8 @@ func parseArgs(args []string, e env) (options, error) {
 	fs.BoolVar(&o.force, "force", false, "")
 	fs.BoolVar(&o.dry, "dry-run", false, "")
 	fs.BoolVar(&o.insecure, "insecure", false, "")
+	fs.BoolVar(&o.channel, "channel", false, "")
+	fs.BoolVar(&o.rewake, "rewake", false, "")
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -147,6 +157,9 @@ func parseArgs(args []string, e env) (options, error) {
 	}
 	if len(pos) != 2 {
 		return o, fmt.Errorf("expected <board-url> <setup-code>, got %d arguments", len(pos))
+	}
+	if o.channel && o.rewake {
+		return o, errors.New("--channel and --rewake: use either the channel or the rewake hook, never both")
 	}
 	o.board, o.code = pos[0], pos[1]
 	dirGiven := o.dir != ""

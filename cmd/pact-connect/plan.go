@@ -74,7 +74,26 @@ func plan(c *connected, base string, o options, e env) ([]write, error) {
 		if err != nil {
 			return nil, err
 		}
-		return []write{mcp, env}, nil
+		if o.channel {
+			if mcp, err = channelWrite(mcp, c); err != nil {
+				return nil, err
+			}
+		}
+		writes := []write{mcp, env}
+		if o.rewake {
+			w, err := rewakeWrite(filepath.Join(o.dir, ".claude", "settings.local.json"), c, e.HookDir)
+			if err != nil {
+				return nil, err
+			}
+			writes = append(writes, w)
+		}
+		return writes, nil
+	}
+	if o.channel || o.rewake {
+		return nil, fmt.Errorf("agent %s is a %s agent: --channel and --rewake are for Claude Code agents; nothing was written",
+			c.AgentID, c.Client)
+	}
+	switch c.Client {
 	case "gemini":
 		return geminiWrites(c, o, e, mcpURL, headers)
 	case "runner":

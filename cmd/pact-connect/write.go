@@ -126,6 +126,14 @@ func keeps(n int) string {
 func next(c *connected, o options, e env, first string) string {
 	switch c.Client {
 	case "code":
+		switch {
+		case o.channel:
+			return "next: in " + o.dir + ", with pact-channel on PATH: claude --dangerously-load-development-channels server:" +
+				channelServer + " (channels are a research preview of Claude Code: docs/hooks.md); keep .mcp.json out of git: it holds the token"
+		case o.rewake:
+			return "next: start Claude Code in " + o.dir + " (its Stop hook runs " + hookScriptPath(e.HookDir) +
+				" " + c.AgentID + " rewake: copy hooks/pact-hook.sh there, executable); keep .mcp.json out of git: it holds the token"
+		}
 		return "next: start Claude Code in " + o.dir + " (claude mcp list shows " + o.name + "); keep .mcp.json out of git: it holds the token"
 	case "gemini":
 		return "next: start gemini again (/mcp lists " + o.name + ")"
