@@ -119,7 +119,7 @@ func (m *Main) Run(ctx context.Context) error {
 	if m.Config.Role != boot.RoleAdmin {
 		hub = events.NewHub(d.ListenConfig(), m.Logger.Named("events"))
 	}
-	issuer := adminIssuer(plugins, m.Logger)
+	issuer := adminIssuer(plugins, m.Config, m.Logger)
 	adminAuth := auth.NewAdmin(ident, auth.Options{Issuer: issuer,
 		Audience: m.Config.AdminAudience, RequireMFA: m.Config.AdminRequireMFA})
 	k := kernel.New(kernel.Deps{DB: d, Log: log, Mandates: mandateSvc, Identity: ident, Events: hub, AdminAuth: adminAuth,
@@ -255,12 +255,14 @@ func mcpOptions(cfg *boot.Config, k *kernel.Kernel, ident *identity.Service, d *
 
 // adminIssuer is the auth-issuer plugin that verifies people's tokens: the
 // first authissuer entry of PACT_PLUGINS, else the bundled auth-oidc that
-// PACT_AUTH_ISSUER turns on. Without one, every Admin API call
-// is refused with "OAuth is not configured".
-func adminIssuer(plugins *pluginhost.Host, logger hclog.Logger) auth.Issuer {
+// PACT_AUTH_ISSUER turns on. Without one, a bearer token on the Admin API
+// is refused with "OAuth is not configured", while the console's local
+// sign-in, when on, still signs people in; the log says what a person can
+// do now.
+func adminIssuer(plugins *pluginhost.Host, cfg *boot.Config, logger hclog.Logger) auth.Issuer {
 	names := plugins.Names(pluginhost.KindAuthIssuer)
 	if len(names) == 0 {
-		logger.Info("no authissuer plugin (PACT_AUTH_ISSUER or PACT_PLUGINS): the Admin API refuses every call until one is configured")
+		logger.Info(noIssuerMessage(cfg.ConsoleLocalSignin))
 		return nil
 	}
 	issuer, err := plugins.Issuer(names[0])
@@ -269,6 +271,17 @@ func adminIssuer(plugins *pluginhost.Host, logger hclog.Logger) auth.Issuer {
 		return nil
 	}
 	return issuer
+}
+
+// noIssuerMessage is what the start log tells a person when no auth
+// issuer is configured: what works now, and what turns the rest on.
+func noIssuerMessage(localSignin bool) string {
+	if localSignin {
+		return "no sign-in provider (PACT_AUTH_ISSUER or PACT_PLUGINS): sign in to the console with the one-time local " +
+			"link this log prints; the Admin API and pact-admin take people's bearer tokens once a provider is configured"
+	}
+	return "no sign-in provider (PACT_AUTH_ISSUER or PACT_PLUGINS) and the console's local sign-in is off: nobody can sign in " +
+		"yet; set PACT_AUTH_ISSUER (docs/operations.md) or PACT_CONSOLE_LOCAL_SIGNIN=on"
 }
 
 // boardModules are the board's modules in their fixed order, all but the

@@ -55,3 +55,17 @@ func TestConsoleLinkIsPrintedOnlyWhereAllowed(t *testing.T) {
 		require.Empty(t, out.String(), env)
 	}
 }
+
+// Without a sign-in provider the start log says what a person can do now:
+// sign in with the console's local link when local sign-in is on, or what
+// to set when nobody can sign in; never that every call is refused while
+// the console works (issue 31).
+func TestTheStartLogSaysHowPeopleSignInWithoutAProvider(t *testing.T) {
+	for local, says := range map[string]string{"on": "sign in to the console with the one-time local link",
+		"off": "nobody can sign in yet; set PACT_AUTH_ISSUER"} {
+		_, logs, stop := startBoard(t, map[string]string{"DATABASE_URL": pgtest.NewDSN(t), "PACT_CONSOLE_LOCAL_SIGNIN": local})
+		require.NoError(t, stop())
+		require.Contains(t, logs.String(), says, local)
+		require.NotContains(t, logs.String(), "refuses every call", local)
+	}
+}
