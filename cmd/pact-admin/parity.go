@@ -67,8 +67,8 @@ const (
 	reasonAccount = "console-only: it acts for a signed-in account of the OIDC issuer (the console's session), " +
 		"which pact-admin, acting as a person named by --by, does not have"
 	reasonLive = "streaming: /admin/api/live is read by the console"
-	reasonMe   = "console-only: the signed-in person's own view and settings; pact-admin has no signed-in person"
-	reasonSeat = "console-only: a person writing from their own seat in a pact is the console's pact page"
+	reasonMe   = "console-only: the signed-in person's own view and settings (the console's account menu); " +
+		"pact-admin has no signed-in person, it names one with --by"
 	reasonRead = "not yet: a read the console shows; its command is left for later (issue 31, section 3)"
 	reasonNext = "not yet: a change the console makes; its command is left for later (issue 31, section 3)"
 )
@@ -86,10 +86,10 @@ func withoutCommand() map[string]string {
 		"people-update-me":         reasonMe,
 		"pacts-get-my-settings":    reasonMe,
 		"pacts-set-my-settings":    reasonMe,
-		"pacts-join":               reasonSeat,
-		"pacts-post":               reasonSeat,
-		"pacts-write-section":      reasonSeat,
-		"pacts-write-handshake":    reasonSeat,
+		"pacts-join":               reasonNext,
+		"pacts-post":               reasonNext,
+		"pacts-write-section":      reasonNext,
+		"pacts-write-handshake":    reasonNext,
 
 		"people-list-agents":            reasonRead,
 		"people-get-agent-connection":   reasonRead,

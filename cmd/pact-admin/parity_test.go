@@ -81,4 +81,12 @@ func TestEveryAdminOperationHasACommandOrAReason(t *testing.T) {
 	for id := range reasons {
 		require.True(t, known[id], "withoutCommand names %s, which docs/openapi.json does not have", id)
 	}
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "pact-admin.md"))
+	require.NoError(t, err)
+	for id, name := range mapped {
+		require.Contains(t, string(doc), "| `"+id+"` | `"+name+"` |", "docs/pact-admin.md lists %s with its command", id)
+	}
+	for id := range reasons {
+		require.Contains(t, string(doc), "`"+id+"`", "docs/pact-admin.md lists %s with its reason", id)
+	}
 }
