@@ -82,6 +82,20 @@ func exerciseAPICommands(t *testing.T, c *cli, db *sql.DB) {
 	c.refused("not_found", "setup-code", "ghost", "--by", "val")
 	c.refused("forbidden", "setup-code", "coder-web", "--by", "nobody")
 
+	// The organization's lists.
+	ids := func(cmd string, args ...string) (ids []string) {
+		for _, r := range c.ok(append([]string{cmd}, args...)...)["value"].([]any) {
+			ids = append(ids, r.(map[string]any)["id"].(string))
+		}
+		return ids
+	}
+	require.ElementsMatch(t, []string{"code-web", "coder-web"}, ids("agent-list", "--by", "vic"))
+	require.ElementsMatch(t, []string{"ana", "val", "vic"}, ids("human-list", "--by", "vic"))
+	require.Equal(t, []string{"web"}, ids("project-list", "--by", "vic"))
+	c.refused("forbidden", "agent-list", "--by", "nobody")
+	c.refused("forbidden", "human-list")
+	c.refused("forbidden", "project-list", "--by", "nobody")
+
 	// Tasks: cancel, assign, release, edit and a changed answer.
 	const open, held, gone = "44444444-4444-4444-8444-444444444444", "55555555-5555-4555-8555-555555555555",
 		"66666666-6666-4666-8666-666666666666"
@@ -113,6 +127,11 @@ func exerciseAPICommands(t *testing.T, c *cli, db *sql.DB) {
 	var status string
 	require.NoError(t, db.QueryRow(`SELECT status FROM tasks WHERE id = $1`, gone).Scan(&status))
 	require.Equal(t, "canceled", status)
+	require.Equal(t, []string{gone}, ids("task-list", "--by", "vic", "--status", "canceled"))
+	require.NotContains(t, ids("task-list", "--by", "vic", "--open"), gone)
+	require.Contains(t, ids("task-list", "--by", "vic", "--project", "web", "--agent", "code-web"), open)
+	require.Contains(t, c.refused("invalid_request", "task-list", "--by", "vic", "--status", "done"), "status must be one of")
+	c.refused("forbidden", "task-list", "--by", "nobody")
 
 	// Pacts: an agent starts one and raises a decision; a person lists,
 	// reads, answers and closes it.

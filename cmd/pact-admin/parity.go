@@ -26,6 +26,9 @@ func apiCommands() map[string]string {
 		"people-save-role":    "role-save",
 		"people-archive-role": "role-archive",
 		// People, projects, the organization.
+		"people-list-agents":         "agent-list",
+		"people-list-humans":         "human-list",
+		"people-list-projects":       "project-list",
 		"people-create-human":        "human-add",
 		"people-create-project":      "project-add",
 		"people-update-project":      "project-set",
@@ -37,6 +40,7 @@ func apiCommands() map[string]string {
 		"board-issue-mandate":  "mandate-issue",
 		"board-revoke-mandate": "mandate-revoke",
 		// Tasks.
+		"board-list-tasks":         "task-list",
 		"board-approve-task":       "task-approve",
 		"board-reject-task":        "task-reject",
 		"board-resume-task":        "task-resume",
@@ -91,14 +95,12 @@ func withoutCommand() map[string]string {
 		"pacts-write-section":      reasonNext,
 		"pacts-write-handshake":    reasonNext,
 
-		"people-list-agents":            reasonRead,
 		"people-get-agent-connection":   reasonRead,
 		"people-list-agent-keys":        reasonRead,
 		"people-get-approval-rules":     reasonRead,
 		"people-get-credentials-status": reasonRead,
 		"audit-list-entries":            reasonRead,
 		"audit-list-chains":             reasonRead,
-		"people-list-humans":            reasonRead,
 		"board-list-mandates":           reasonRead,
 		"board-get-mandate-impact":      reasonRead,
 		"people-get-org":                reasonRead,
@@ -107,10 +109,8 @@ func withoutCommand() map[string]string {
 		"pacts-changes":                 reasonRead,
 		"pacts-thread":                  reasonRead,
 		"pacts-record":                  reasonRead,
-		"people-list-projects":          reasonRead,
 		"notes-list-notes":              reasonRead,
 		"notes-get-note":                reasonRead,
-		"board-list-tasks":              reasonRead,
 		"board-get-task":                reasonRead,
 
 		"people-update-agent":       reasonNext,

@@ -2,7 +2,10 @@ package board
 
 import (
 	"context"
+	"slices"
+	"strings"
 
+	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -146,4 +149,21 @@ func (m *Module) CancelTask(ctx context.Context, by, taskID, reason string) (*Ca
 		revoked = []string{}
 	}
 	return &CanceledTask{Task: *t, Revoked: revoked}, nil
+}
+
+// TasksFor lists the tasks of person by's organization through f, as GET
+// /admin/api/tasks does for a viewer: pact-admin task-list.
+func (m *Module) TasksFor(ctx context.Context, by string, f TaskFilter) ([]AdminTask, error) {
+	if by == "" {
+		return nil, errs.E(errs.Forbidden, "name the person acting (--by <human-id>)")
+	}
+	p, err := identity.RequirePerson(ctx, m.db, by, identity.Viewer)
+	if err != nil {
+		return nil, err
+	}
+	statuses := []string{"submitted", "working", "input_required", "auth_required", "completed", "failed", "canceled", "rejected"}
+	if f.Status != "" && !slices.Contains(statuses, f.Status) {
+		return nil, errs.E(errs.InvalidRequest, "status must be one of %s, not %q", strings.Join(statuses, ", "), f.Status)
+	}
+	return m.orgTasks(ctx, p.OrgID, f)
 }
