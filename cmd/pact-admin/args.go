@@ -92,3 +92,28 @@ func printJSON(w io.Writer, v any) error {
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }
+
+// optionalString is a text flag that may be absent (nil) or empty.
+type optionalString struct{ v *string }
+
+func (o *optionalString) String() string {
+	if o == nil || o.v == nil {
+		return ""
+	}
+	return *o.v
+}
+
+func (o *optionalString) Set(s string) error {
+	o.v = &s
+	return nil
+}
+
+// keyValue adds "key=value" to m.
+func keyValue(m map[string]string, s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || k == "" {
+		return fmt.Errorf("want key=value, not %q", s)
+	}
+	m[k] = v
+	return nil
+}

@@ -129,6 +129,10 @@ func commands() map[string]command {
 	}
 	all = append(all, keyCommands()...)
 	all = append(all, taskCommands()...)
+	all = append(all, hireCommands()...)
+	all = append(all, pactCommands()...)
+	all = append(all, destinationCommands()...)
+	all = append(all, listCommands()...)
 	all = append(all, operatorCommands()...)
 	out := make(map[string]command, len(all))
 	for _, c := range all {

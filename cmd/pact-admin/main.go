@@ -30,6 +30,8 @@ import (
 	"github.com/pactboard/pact/modules/credentials"
 	"github.com/pactboard/pact/modules/mandates"
 	"github.com/pactboard/pact/modules/notes"
+	"github.com/pactboard/pact/modules/notify"
+	"github.com/pactboard/pact/modules/pacts"
 	"github.com/pactboard/pact/modules/people"
 	"github.com/pactboard/pact/sdk/errs"
 )
@@ -66,9 +68,14 @@ type app struct {
 	audit        *audit.Module
 	credentials  *credentials.Module
 	people       *people.Module
-	stdout       io.Writer
-	stderr       io.Writer
-	terminal     bool
+	pacts        *pacts.Module
+	notify       *notify.Module
+	// notifiers start the notifier plugins of PACT_PLUGINS on first use
+	// (destination-add), and stop them when the command ends.
+	notifiers *lazyNotifiers
+	stdout    io.Writer
+	stderr    io.Writer
+	terminal  bool
 }
 
 // command is one pact-admin subcommand. setup declares its flags on fs and
@@ -150,17 +157,23 @@ func (a *app) open(ctx context.Context) (func(), error) {
 	a.log = ledger.New(&ledger.Options{Statements: a.cfg.DBStatements})
 	a.mandates = mandate.NewService(keys, &mandate.Options{Statements: a.cfg.DBStatements})
 	a.ident = identity.NewService(d, a.log, a.mandates, nil)
-	// The modules register their hooks (revoking a mandate cancels the tasks
+	// The modules, in the board's order (cmd/pact-board/board.go),
+	// register their hooks (revoking a mandate cancels the tasks
 	// under it) exactly as in the board, so a person's action here has the
 	// same effects as through the Admin API.
 	a.board, a.mandateAdmin, a.audit = board.New(), mandates.New(), audit.New()
 	a.credentials, a.people = credentials.New(credentials.Options{Keys: keys}), people.New()
+	a.notifiers = &lazyNotifiers{cfg: a.cfg}
+	a.pacts, a.notify = pacts.New(pacts.Options{Notifiers: a.notifiers}), notify.New(notify.Options{Notifiers: a.notifiers})
 	k := kernel.New(kernel.Deps{DB: d, Log: a.log, Mandates: a.mandates, Identity: a.ident, Logger: logger, Config: a.cfg})
-	if err := k.Register(a.board, a.mandateAdmin, notes.New(), a.people, a.audit, a.credentials); err != nil {
+	if err := k.Register(a.board, a.mandateAdmin, notes.New(), a.pacts, a.people, a.audit, a.notify, a.credentials); err != nil {
 		_ = release()
 		return nil, err
 	}
-	return func() { _ = release() }, nil
+	return func() {
+		a.notifiers.close()
+		_ = release()
+	}, nil
 }
 
 // fail prints err as the error JSON and returns the exit code.

@@ -107,6 +107,9 @@ func TestEveryCommandWorksEndToEnd(t *testing.T) {
 	require.Contains(t, c.refused("invalid_request", "task-resume", "not-a-task", "--by", "val"), "a task id is a UUID")
 	c.refused("forbidden", "task-message", deferred, "hi", "--by", "vic-nobody")
 
+	c.ok("human-add", "vic", "Vic", "viewer", "--by", "ana")
+	exerciseAPICommands(t, c, db)
+
 	require.Equal(t, "paused", c.ok("agent-status", "code-web", "paused", "--by", "val")["status"])
 	c.ok("agent-status", "code-web", "active", "--by", "val")
 	require.Equal(t, map[string]any{"language": "en"}, c.ok("agent-prefs", "code-web", `{"language":"en"}`, "--by", "val")["preferences"])

@@ -8,7 +8,6 @@ import (
 
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
-	"github.com/pactboard/pact/sdk/errs"
 )
 
 // The decisions people take on a task (POST /tasks/{task_id}/<decision>),
@@ -115,8 +114,8 @@ func (m *Module) registerDecisions(api huma.API) {
 	huma.Register(api, taskOp(http.MethodPost, "/tasks/{task_id}/edit", "edit-task",
 		"Correct an open task's title or body; the log keeps the old text", identity.Approver, errors...),
 		func(ctx context.Context, in *editIn) (*taskOut, error) {
-			if in.Body.Title == nil && in.Body.Body == nil {
-				return nil, errs.E(errs.InvalidRequest, "name something to change: title or body")
+			if err := editable(in.Body.Title, in.Body.Body); err != nil {
+				return nil, err
 			}
 			return m.decide(ctx, in.TaskID, func(by string) error {
 				return m.editAs(ctx, by, in.TaskID, in.Body.Title, in.Body.Body)

@@ -125,35 +125,49 @@ func (m *Module) listTasks(ctx context.Context, in *listTasksIn) (*listTasksOut,
 	if err != nil {
 		return nil, err
 	}
+	out := &listTasksOut{}
+	out.Body.Tasks, err = m.orgTasks(ctx, p.OrgID, TaskFilter{Status: in.Status, Project: in.Project, Deferred: in.Deferred,
+		Open: in.Open, Agent: in.Agent})
+	return out, err
+}
+
+// TaskFilter narrows a task list; zero fields do not.
+type TaskFilter struct {
+	Status, Project, Agent string
+	Deferred, Open         bool
+}
+
+// orgTasks lists org's tasks through f: at most 200, most recently updated
+// first.
+func (m *Module) orgTasks(ctx context.Context, org string, f TaskFilter) ([]AdminTask, error) {
 	q := `SELECT ` + taskColumns("t") + ` FROM tasks t JOIN projects p ON p.id = t.project_id WHERE p.org_id = ?`
-	args := []any{p.OrgID}
-	if in.Status != "" {
+	args := []any{org}
+	if f.Status != "" {
 		q += ` AND t.status = ?`
-		args = append(args, in.Status)
+		args = append(args, f.Status)
 	}
-	if in.Project != "" {
+	if f.Project != "" {
 		q += ` AND t.project_id = ?`
-		args = append(args, in.Project)
+		args = append(args, f.Project)
 	}
-	if in.Deferred {
+	if f.Deferred {
 		q += ` AND t.deferred`
 	}
-	if in.Open {
+	if f.Open {
 		q += ` AND task_status_is_open(t.status)`
 	}
-	if in.Agent != "" {
+	if f.Agent != "" {
 		q += ` AND (t.assignee = ? OR t.delegate_to = ? OR t.created_by = ?)`
-		args = append(args, in.Agent, in.Agent, in.Agent)
+		args = append(args, f.Agent, f.Agent, f.Agent)
 	}
 	q += ` ORDER BY t.updated_at DESC, t.id LIMIT 200`
 	var ts []task
 	if err := m.db.NewRaw(q, args...).Scan(ctx, &ts); err != nil {
 		return nil, fmt.Errorf("board.listTasks: %w", err)
 	}
-	out := &listTasksOut{}
-	out.Body.Tasks = make([]AdminTask, 0, len(ts))
+	out := make([]AdminTask, 0, len(ts))
 	for i := range ts {
-		out.Body.Tasks = append(out.Body.Tasks, adminTask(&ts[i]))
+		out = append(out, adminTask(&ts[i]))
 	}
 	return out, nil
 }

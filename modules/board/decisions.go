@@ -2,10 +2,16 @@ package board
 
 import (
 	"context"
+	"slices"
+	"strings"
+
+	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/sdk/errs"
 )
 
 // The decisions a person takes from the command line (pact-admin
-// task-approve, task-reject, task-resume, task-message). Each runs the
+// task-approve, task-reject, task-resume, task-message, task-answer,
+// task-release, task-edit, task-assign, task-cancel). Each runs the
 // adapter the Admin API's operation runs (people.go), so the two refuse
 // alike, and answers with what the operation answers.
 
@@ -56,4 +62,108 @@ func (m *Module) taskOf(ctx context.Context, by, taskID string) (*AdminTask, err
 	}
 	out := adminTask(t)
 	return &out, nil
+}
+
+// ChangeTaskAnswer changes the answer given on resume while the agent that
+// asked has not read it, as person by, and returns the task.
+func (m *Module) ChangeTaskAnswer(ctx context.Context, by, taskID, answer string) (*AdminTask, error) {
+	if err := m.changeAnswerAs(ctx, by, taskID, answer); err != nil {
+		return nil, err
+	}
+	return m.taskOf(ctx, by, taskID)
+}
+
+// ReleaseTask takes a working task from its holder and puts it back on the
+// board, as person by, and returns it.
+func (m *Module) ReleaseTask(ctx context.Context, by, taskID string) (*AdminTask, error) {
+	if err := m.releaseAs(ctx, by, taskID); err != nil {
+		return nil, err
+	}
+	return m.taskOf(ctx, by, taskID)
+}
+
+// EditTask corrects an open task's title or body (nil leaves it), as person
+// by, and returns it; the log keeps the old text.
+func (m *Module) EditTask(ctx context.Context, by, taskID string, title, body *string) (*AdminTask, error) {
+	if err := editable(title, body); err != nil {
+		return nil, err
+	}
+	if err := m.editAs(ctx, by, taskID, title, body); err != nil {
+		return nil, err
+	}
+	return m.taskOf(ctx, by, taskID)
+}
+
+// editable refuses an edit that names nothing to change.
+func editable(title, body *string) error {
+	if title == nil && body == nil {
+		return errs.E(errs.InvalidRequest, "name something to change: title or body")
+	}
+	return nil
+}
+
+// AssignedTask is a task after a person assigned it, as the Admin API's
+// assign operation answers.
+type AssignedTask struct {
+	Task           AdminTask `json:"task"`
+	DelegateTo     *string   `json:"delegate_to"`
+	RevokedMandate *string   `json:"revoked_mandate"`
+}
+
+// AssignTask delegates an open, unheld task to agent ("" for nobody), as
+// person by.
+func (m *Module) AssignTask(ctx context.Context, by, taskID, agent string) (*AssignedTask, error) {
+	revoked, err := m.assignAs(ctx, by, taskID, agent)
+	if err != nil {
+		return nil, err
+	}
+	t, err := m.taskOf(ctx, by, taskID)
+	if err != nil {
+		return nil, err
+	}
+	out := &AssignedTask{Task: *t, DelegateTo: t.DelegateTo}
+	if revoked != "" {
+		out.RevokedMandate = &revoked
+	}
+	return out, nil
+}
+
+// CanceledTask is a task a person canceled, with the mandates revoked with
+// it, as the Admin API's cancel operation answers.
+type CanceledTask struct {
+	Task    AdminTask `json:"task"`
+	Revoked []string  `json:"revoked"`
+}
+
+// CancelTask cancels an open task with reason, as person by.
+func (m *Module) CancelTask(ctx context.Context, by, taskID, reason string) (*CanceledTask, error) {
+	revoked, err := m.cancelAs(ctx, by, taskID, reason)
+	if err != nil {
+		return nil, err
+	}
+	t, err := m.taskOf(ctx, by, taskID)
+	if err != nil {
+		return nil, err
+	}
+	if revoked == nil {
+		revoked = []string{}
+	}
+	return &CanceledTask{Task: *t, Revoked: revoked}, nil
+}
+
+// TasksFor lists the tasks of person by's organization through f, as GET
+// /admin/api/tasks does for a viewer: pact-admin task-list.
+func (m *Module) TasksFor(ctx context.Context, by string, f TaskFilter) ([]AdminTask, error) {
+	if by == "" {
+		return nil, errs.E(errs.Forbidden, "name the person acting (--by <human-id>)")
+	}
+	p, err := identity.RequirePerson(ctx, m.db, by, identity.Viewer)
+	if err != nil {
+		return nil, err
+	}
+	statuses := []string{"submitted", "working", "input_required", "auth_required", "completed", "failed", "canceled", "rejected"}
+	if f.Status != "" && !slices.Contains(statuses, f.Status) {
+		return nil, errs.E(errs.InvalidRequest, "status must be one of %s, not %q", strings.Join(statuses, ", "), f.Status)
+	}
+	return m.orgTasks(ctx, p.OrgID, f)
 }

@@ -132,6 +132,13 @@ func TestCommandLineDecisionsRefuseAsTheAdminAPIDoes(t *testing.T) {
 		}},
 		{"MessageBlank", "ana", open, "message", `{"body": "  "}`, func(as, id string) error { _, err := w.board.MessageTask(ctx, as, id, "  ", nil); return err }},
 		{"MessageAnotherOrgs", "ana", acme, "message", `{"body": "hi"}`, func(as, id string) error { _, err := w.board.MessageTask(ctx, as, id, "hi", nil); return err }},
+		{"AnswerNothingAsked", "ana", open, "answer", `{"answer": "yes"}`, func(as, id string) error { _, err := w.board.ChangeTaskAnswer(ctx, as, id, "yes"); return err }},
+		{"ReleaseNotHeld", "ana", open, "release", "", func(as, id string) error { _, err := w.board.ReleaseTask(ctx, as, id); return err }},
+		{"EditNothing", "ana", open, "edit", `{}`, func(as, id string) error { _, err := w.board.EditTask(ctx, as, id, nil, nil); return err }},
+		{"EditBlankTitle", "ana", open, "edit", `{"title": "  "}`, func(as, id string) error { _, err := w.board.EditTask(ctx, as, id, ptr("  "), nil); return err }},
+		{"AssignToNobodyKnown", "ana", open, "assign", `{"agent": "ghost"}`, func(as, id string) error { _, err := w.board.AssignTask(ctx, as, id, "ghost"); return err }},
+		{"CancelMissing", "ana", missing, "cancel", "", func(as, id string) error { _, err := w.board.CancelTask(ctx, as, id, ""); return err }},
+		{"CancelAnotherOrgs", "ana", acme, "cancel", `{"reason": "no"}`, func(as, id string) error { _, err := w.board.CancelTask(ctx, as, id, "no"); return err }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := w.Count(`SELECT count(*) FROM tasks WHERE status = 'submitted'`) + w.Count(`SELECT count(*) FROM task_messages`)

@@ -84,6 +84,12 @@ func (m *Module) asPerson(ctx context.Context, fn func(ctx context.Context, tx b
 	if err != nil {
 		return err
 	}
+	return m.readAs(ctx, p, fn)
+}
+
+// readAs runs a read fn for person p in a transaction, reaching every
+// project of their organization.
+func (m *Module) readAs(ctx context.Context, p *identity.Person, fn func(ctx context.Context, tx bun.Tx, a Actor, acc Access) error) error {
 	return m.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		acc, err := m.svc.PersonAccess(ctx, tx, p.OrgID, nil)
 		if err != nil {
@@ -102,7 +108,13 @@ func (m *Module) act(ctx context.Context, min identity.Role, action string, payl
 	if err != nil {
 		return err
 	}
-	return m.ident.Act(ctx, p.ID, min, action, payload, func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
+	return m.actAs(ctx, p.ID, min, action, payload, fn)
+}
+
+// actAs is act for person by.
+func (m *Module) actAs(ctx context.Context, by string, min identity.Role, action string, payload map[string]any,
+	fn func(ctx context.Context, tx bun.Tx, a Actor, acc Access) error) error {
+	return m.ident.Act(ctx, by, min, action, payload, func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
 		acc, err := m.svc.PersonAccess(ctx, tx, p.OrgID, func(project string) { e.ProjectID = project })
 		if err != nil {
 			return err
@@ -130,6 +142,20 @@ type pactGetOut struct {
 		Pact       PactView `json:"pact" doc:"Zones, seats, every decision, and the latest 50 messages"`
 		NextBefore int64    `json:"next_before" doc:"The cursor of the thread's older page (GET …/messages?before=); 0 when there is none"`
 	}
+}
+
+// getPact is pact id with its latest page of thread, and the older page's
+// cursor (0 when there is none).
+func (m *Module) getPact(ctx context.Context, tx bun.Tx, a Actor, acc Access, id string) (*PactView, int64, error) {
+	v, err := m.svc.Get(ctx, tx, a, acc, id, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	var before int64
+	if len(v.Messages) > 0 && v.MessageCount > len(v.Messages) {
+		before = v.Messages[0].Cursor
+	}
+	return v, before, nil
 }
 
 type pactPageIn struct {
@@ -175,15 +201,11 @@ func (m *Module) registerReads(api huma.API) {
 		func(ctx context.Context, in *pactIDIn) (*pactGetOut, error) {
 			out := &pactGetOut{}
 			return out, m.asPerson(ctx, func(ctx context.Context, tx bun.Tx, a Actor, acc Access) error {
-				v, err := m.svc.Get(ctx, tx, a, acc, in.PactID, 0)
-				if err != nil {
-					return err
+				v, before, err := m.getPact(ctx, tx, a, acc, in.PactID)
+				if err == nil {
+					out.Body.Pact, out.Body.NextBefore = *v, before
 				}
-				out.Body.Pact = *v
-				if len(v.Messages) > 0 && v.MessageCount > len(v.Messages) {
-					out.Body.NextBefore = v.Messages[0].Cursor
-				}
-				return nil
+				return err
 			})
 		})
 	huma.Register(api, m.adminOp(http.MethodGet, "/pacts/{pact_id}/messages", "thread",

@@ -8,6 +8,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -52,18 +53,34 @@ func (m *Module) registerDecisions(api huma.API) {
 		"Answer a decision, or change the answer until the agent has read it: a choice, your own words, or Not needed",
 		identity.Approver, http.StatusBadRequest, http.StatusNotFound),
 		func(ctx context.Context, in *pactAnswerIn) (*pactAnswerOut, error) {
-			kind, text, err := answerOf(in)
+			p, err := kernel.SignedIn(ctx)
 			if err != nil {
 				return nil, err
 			}
-			out := &pactAnswerOut{}
-			err = m.act(ctx, identity.Approver, "admin.pact.answer", map[string]any{"decision_id": in.DecisionID, "answer_kind": kind},
-				func(ctx context.Context, tx bun.Tx, a Actor, acc Access) (err error) {
-					out.Body, err = m.svc.Answer(ctx, tx, a, acc, in.DecisionID, kind, text)
-					return err
-				})
-			return out, err
+			a, err := m.answer(ctx, p.ID, in)
+			if err != nil {
+				return nil, err
+			}
+			return &pactAnswerOut{Body: *a}, nil
 		})
+}
+
+// answer answers a decision as person by.
+func (m *Module) answer(ctx context.Context, by string, in *pactAnswerIn) (*PactAnswer, error) {
+	kind, text, err := answerOf(in)
+	if err != nil {
+		return nil, err
+	}
+	var out PactAnswer
+	err = m.actAs(ctx, by, identity.Approver, "admin.pact.answer", map[string]any{"decision_id": in.DecisionID, "answer_kind": kind},
+		func(ctx context.Context, tx bun.Tx, a Actor, acc Access) (err error) {
+			out, err = m.svc.Answer(ctx, tx, a, acc, in.DecisionID, kind, text)
+			return err
+		})
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // answerOf reads which of the three answers the body carries: exactly one.

@@ -8,6 +8,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/kernel"
 )
 
 // What owners and approvers do to a pact's seats and the pact itself:
@@ -82,12 +83,21 @@ func (m *Module) registerSeats(api huma.API) {
 	huma.Register(api, m.adminOp(http.MethodPost, "/pacts/{pact_id}/close", "close",
 		"Close a pact: it stays readable, accepts no writes and leaves the open-pact count", identity.Approver, bad...),
 		func(ctx context.Context, in *pactIDIn) (*pactCursorOut, error) {
-			var c int64
-			err := m.act(ctx, identity.Approver, "admin.pact.close", map[string]any{"pact_id": in.PactID},
-				func(ctx context.Context, tx bun.Tx, a Actor, acc Access) (err error) {
-					c, err = m.svc.Close(ctx, tx, a, acc, in.PactID)
-					return err
-				})
+			p, err := kernel.SignedIn(ctx)
+			if err != nil {
+				return nil, err
+			}
+			c, err := m.closePact(ctx, p.ID, in.PactID)
 			return cursorOut(c), err
 		})
+}
+
+// closePact closes pact id as person by and returns the pact's feed cursor.
+func (m *Module) closePact(ctx context.Context, by, id string) (c int64, err error) {
+	err = m.actAs(ctx, by, identity.Approver, "admin.pact.close", map[string]any{"pact_id": id},
+		func(ctx context.Context, tx bun.Tx, a Actor, acc Access) (err error) {
+			c, err = m.svc.Close(ctx, tx, a, acc, id)
+			return err
+		})
+	return c, err
 }
