@@ -23,6 +23,10 @@ func toolWrites(name string, payload json.RawMessage) (writes, known bool) {
 	switch name {
 	case ToolList, ToolGet, "pact_list", "pact_whoami", "pact_wait", "pact_events":
 		return false, true
+	case "pact_run_credential":
+		// It lets a run act on the board, and changes nothing people
+		// would look for: what the run does is logged call by call.
+		return false, true
 	case "pact_note", "pact_message":
 		// Both read without a body and write with one.
 		var args struct {
