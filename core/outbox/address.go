@@ -7,8 +7,10 @@ import (
 
 // Audience is who a kind of notification is addressed to: the people its
 // inbox rows go to (docs/notifications.md, "Who is told"). Whatever the
-// audience, only enabled people of the notification's organization are
-// told, each once.
+// audience, only people of the notification's organization are told, each
+// once. A disabled person is told too and reads nothing until enabled
+// again: the Admin API and the live stream refuse them meanwhile, and
+// modules/notify sends nothing addressed to them alone.
 type Audience string
 
 // The audiences.
@@ -21,7 +23,7 @@ const (
 	Deciders Audience = "deciders"
 	// AskedPeople are the owners and approvers among the owners of the
 	// agent that asked and of the agent that posted the task; when none of
-	// them can answer, every decider.
+	// them can answer (or all of those are disabled), every decider.
 	AskedPeople Audience = "asked_people"
 	// AgentOwner is the owner of the notification's agent; with no agent,
 	// the deciders.
@@ -136,6 +138,6 @@ func addressSQL(k Kind) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("outbox: kind %q is addressed to nobody: classify it in AddressedTo", k)
 	}
-	return `h.org_id = n.org_id AND h.disabled_at IS NULL AND
+	return `h.org_id = n.org_id AND
 		CASE WHEN n.human_id IS NOT NULL THEN h.id = n.human_id ELSE ` + audienceSQL(a) + ` END`, nil
 }

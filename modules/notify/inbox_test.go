@@ -18,7 +18,7 @@ import (
 // inboxBoard is the notify module behind the Admin API with people of
 // every kind a notice can concern, in the default organization: ana
 // (owner), val and kim (approvers), vic (viewer), dan (an approver,
-// disabled); bo owns acme, which has its own project rocket. code-web
+// disabled, who is told and reads it once enabled again); bo owns acme, which has its own project rocket. code-web
 // (ana's, in web) posted task; helper (vic's, in web) holds a root from
 // ana and one from val; api-bot (kim's) works in api only.
 type inboxBoard struct {
@@ -58,10 +58,10 @@ func (b *inboxBoard) addressed(t *testing.T, id int64) []string {
 
 // A notice of each kind (the population: outbox.Kinds) reaches exactly
 // the people its kind is addressed to, once each, and nobody else: not a
-// disabled person, not a person of another organization.
+// person of another organization.
 func TestANoticeOfEachKindReachesExactlyThePeopleItConcerns(t *testing.T) {
 	b := newInboxBoard(t)
-	deciders := []string{"ana", "kim", "val"}
+	deciders := []string{"ana", "dan", "kim", "val"}
 	// Whom a notice about task (posted by code-web), raised by or about
 	// helper, reaches; and one naming vic alone.
 	want := map[outbox.Kind]struct{ about, forVic []string }{
@@ -101,9 +101,9 @@ func TestANoticeOfEachKindReachesExactlyThePeopleItConcerns(t *testing.T) {
 // every decider; a notice about an agent's session with no agent, too.
 func TestAQuestionNobodyConcernedCanAnswerGoesToTheDeciders(t *testing.T) {
 	b := newInboxBoard(t)
-	require.Equal(t, []string{"ana", "kim", "val"},
+	require.Equal(t, []string{"ana", "dan", "kim", "val"},
 		b.addressed(t, enqueue(t, b.DB, outbox.Notification{Kind: outbox.Question, ProjectID: "web", AgentID: "helper", Title: "t"})))
-	require.Equal(t, []string{"ana", "kim", "val"},
+	require.Equal(t, []string{"ana", "dan", "kim", "val"},
 		b.addressed(t, enqueue(t, b.DB, outbox.Notification{Kind: outbox.AwaitingSession, ProjectID: "web", Title: "t"})))
 	require.Equal(t, []string{"kim"},
 		b.addressed(t, enqueue(t, b.DB, outbox.Notification{Kind: outbox.Question, ProjectID: "api", AgentID: "api-bot", Title: "t"})))

@@ -2800,9 +2800,9 @@ type ClientInterface interface {
 	// Corresponds with POST /admin/api/kill-switch (the `PeopleSetKillSwitch` operationId).
 	PeopleSetKillSwitch(ctx context.Context, body PeopleSetKillSwitchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ConsoleLive Stream what needs you
+	// ConsoleLive Stream your notifications as they are made
 	//
-	// A Server-Sent Events stream: `event: needs-you` with data `{kind, id}` whenever a notification of kind approval_needed, question or pact_decision is made in the caller's organization (and, when it is for one person, only to them); a comment every 25 s keeps it open. It shows nothing of other organizations. See docs/console.md.
+	// A Server-Sent Events stream: for every notification addressed to the caller (their inbox, GET /me/notifications), of any kind, an event with data `{kind, id}`: `event: needs-you` for a kind that asks them to act (approval_needed, deferred, question, pact_decision), `event: notice` for any other; a comment every 25 s keeps it open. It shows nothing addressed to anyone else. See docs/console.md.
 	//
 	// Corresponds with GET /admin/api/live (the `ConsoleLive` operationId).
 	ConsoleLive(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4109,9 +4109,9 @@ func (c *Client) PeopleSetKillSwitch(ctx context.Context, body PeopleSetKillSwit
 	return c.Client.Do(req)
 }
 
-// ConsoleLive Stream what needs you
+// ConsoleLive Stream your notifications as they are made
 //
-// A Server-Sent Events stream: `event: needs-you` with data `{kind, id}` whenever a notification of kind approval_needed, question or pact_decision is made in the caller's organization (and, when it is for one person, only to them); a comment every 25 s keeps it open. It shows nothing of other organizations. See docs/console.md.
+// A Server-Sent Events stream: for every notification addressed to the caller (their inbox, GET /me/notifications), of any kind, an event with data `{kind, id}`: `event: needs-you` for a kind that asks them to act (approval_needed, deferred, question, pact_decision), `event: notice` for any other; a comment every 25 s keeps it open. It shows nothing addressed to anyone else. See docs/console.md.
 //
 // Corresponds with GET /admin/api/live (the `ConsoleLive` operationId).
 func (c *Client) ConsoleLive(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -10065,9 +10065,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /admin/api/kill-switch (the `PeopleSetKillSwitch` operationId).
 	PeopleSetKillSwitchWithResponse(ctx context.Context, body PeopleSetKillSwitchJSONRequestBody, reqEditors ...RequestEditorFn) (*PeopleSetKillSwitchResponse, error)
 
-	// ConsoleLiveWithResponse Stream what needs you
+	// ConsoleLiveWithResponse Stream your notifications as they are made
 	//
-	// A Server-Sent Events stream: `event: needs-you` with data `{kind, id}` whenever a notification of kind approval_needed, question or pact_decision is made in the caller's organization (and, when it is for one person, only to them); a comment every 25 s keeps it open. It shows nothing of other organizations. See docs/console.md.
+	// A Server-Sent Events stream: for every notification addressed to the caller (their inbox, GET /me/notifications), of any kind, an event with data `{kind, id}`: `event: needs-you` for a kind that asks them to act (approval_needed, deferred, question, pact_decision), `event: notice` for any other; a comment every 25 s keeps it open. It shows nothing addressed to anyone else. See docs/console.md.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -19861,9 +19861,9 @@ func (c *ClientWithResponses) PeopleSetKillSwitchWithResponse(ctx context.Contex
 	return ParsePeopleSetKillSwitchResponse(rsp)
 }
 
-// ConsoleLiveWithResponse Stream what needs you
+// ConsoleLiveWithResponse Stream your notifications as they are made
 //
-// A Server-Sent Events stream: `event: needs-you` with data `{kind, id}` whenever a notification of kind approval_needed, question or pact_decision is made in the caller's organization (and, when it is for one person, only to them); a comment every 25 s keeps it open. It shows nothing of other organizations. See docs/console.md.
+// A Server-Sent Events stream: for every notification addressed to the caller (their inbox, GET /me/notifications), of any kind, an event with data `{kind, id}`: `event: needs-you` for a kind that asks them to act (approval_needed, deferred, question, pact_decision), `event: notice` for any other; a comment every 25 s keeps it open. It shows nothing addressed to anyone else. See docs/console.md.
 //
 // Returns a wrapper object for the known response body format(s).
 //

@@ -466,8 +466,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Stream what needs you
-         * @description A Server-Sent Events stream: `event: needs-you` with data `{kind, id}` whenever a notification of kind approval_needed, question or pact_decision is made in the caller's organization (and, when it is for one person, only to them); a comment every 25 s keeps it open. It shows nothing of other organizations. See docs/console.md.
+         * Stream your notifications as they are made
+         * @description A Server-Sent Events stream: for every notification addressed to the caller (their inbox, GET /me/notifications), of any kind, an event with data `{kind, id}`: `event: needs-you` for a kind that asks them to act (approval_needed, deferred, question, pact_decision), `event: notice` for any other; a comment every 25 s keeps it open. It shows nothing addressed to anyone else. See docs/console.md.
          */
         get: operations["console-live"];
         put?: never;
