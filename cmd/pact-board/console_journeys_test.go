@@ -259,6 +259,7 @@ func consolePages(task, pact string) []struct{ name, path, heading string } {
 		{"agents", "/console/agents", "Agents"},
 		{"log", "/console/log", "Log"},
 		{"settings", "/console/settings", "Settings"},
+		{"notifications", "/console/notifications", "Notifications"},
 	}
 }
 
@@ -475,6 +476,8 @@ func TestConsolePagesPassAxe(t *testing.T) {
 			p.ExpectText("Ship the release")
 		case "pacts", "pact":
 			p.ExpectText("Launch")
+		case "notifications":
+			p.ExpectText("Pick the region")
 		case "log":
 			// Verification runs chain by chain behind a progress bar
 			// and ends with each chain's verdict.

@@ -19,21 +19,22 @@ import (
 // organization acme owns and a well-formed id nobody has. A new route with
 // a new parameter fails TestTenancy until it gets a row here.
 var tenancyIDs = map[string]struct{ foreign, missing string }{
-	"human_id":       {"bo", "nobody"},
-	"project_id":     {"rocket", "nowhere"},
-	"agent_id":       {"rocket-bot", "no-bot"},
-	"role_id":        {"rocketeer", "no-role"}, // role ids repeat per organization: rocketeer is acme's alone
-	"task_id":        {"a0000000-0000-4000-8000-00000000000a", "b0000000-0000-4000-8000-00000000000b"},
-	"entry_id":       {"900000001", "900000002"},
-	"mandate_id":     {"c0000000-0000-4000-8000-00000000000c", "d0000000-0000-4000-8000-00000000000d"},
-	"key":            {"plan", "nokey"},
-	"version_id":     {"900000011", "900000012"},
-	"kid":            {"cs1uhCLEB_ttCYaQ", "AAAAAAAAAAAAAAAA"},
-	"principal":      {"AgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgI", "AwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwM"},
-	"pact_id":        {"e0000000-0000-4000-8000-0000000000e1", "f0000000-0000-4000-8000-0000000000f1"},
-	"decision_id":    {"e0000000-0000-4000-8000-0000000000e2", "f0000000-0000-4000-8000-0000000000f2"},
-	"seat":           {"@rocket-bot", "@nobody"},
-	"destination_id": {"900000031", "900000032"},
+	"human_id":        {"bo", "nobody"},
+	"project_id":      {"rocket", "nowhere"},
+	"agent_id":        {"rocket-bot", "no-bot"},
+	"role_id":         {"rocketeer", "no-role"}, // role ids repeat per organization: rocketeer is acme's alone
+	"task_id":         {"a0000000-0000-4000-8000-00000000000a", "b0000000-0000-4000-8000-00000000000b"},
+	"entry_id":        {"900000001", "900000002"},
+	"mandate_id":      {"c0000000-0000-4000-8000-00000000000c", "d0000000-0000-4000-8000-00000000000d"},
+	"key":             {"plan", "nokey"},
+	"version_id":      {"900000011", "900000012"},
+	"kid":             {"cs1uhCLEB_ttCYaQ", "AAAAAAAAAAAAAAAA"},
+	"principal":       {"AgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgI", "AwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwM"},
+	"pact_id":         {"e0000000-0000-4000-8000-0000000000e1", "f0000000-0000-4000-8000-0000000000f1"},
+	"decision_id":     {"e0000000-0000-4000-8000-0000000000e2", "f0000000-0000-4000-8000-0000000000f2"},
+	"seat":            {"@rocket-bot", "@nobody"},
+	"destination_id":  {"900000031", "900000032"},
+	"notification_id": {"900000041", "900000042"},
 }
 
 // TestTenancy walks every operation of docs/openapi.json that takes a path
@@ -97,6 +98,11 @@ func TestTenancy(t *testing.T) {
 	// acme's notification destination.
 	_, err = a.d.ExecContext(ctx, `INSERT INTO notify_destinations (id, org_id, notifier, url, created_by)
 		VALUES (900000031, 'acme', 'webhook', 'https://acme.example/hook', 'bo')`)
+	require.NoError(t, err)
+	// acme's notification, in bo's inbox.
+	_, err = a.d.ExecContext(ctx, `INSERT INTO notifications (id, org_id, kind, project_id, title)
+			VALUES (900000041, 'acme', 'brief', 'rocket', 'Acme news');
+		INSERT INTO inbox (notification_id, human_id, org_id) VALUES (900000041, 'bo', 'acme');`)
 	require.NoError(t, err)
 	token := a.iss.Token(t, authtest.Claims{Subject: "sub-ana", Email: "ana@example.com", EmailVerified: true,
 		Audience: []string{a.cfg.AdminAudience}})

@@ -22,7 +22,20 @@ func allowedReads() []allowance {
 		{"core/outbox", "orgs", reads, "a detail the board wrote in every language is kept in its organization's " +
 			"language (orgs.language), chosen in the enqueueing statement"},
 		{"core/outbox", "humans", reads, "as for orgs: a notification for one person keeps the detail in that " +
-			"person's language (humans.language) when they chose one, chosen in the same statement"},
+			"person's language (humans.language) when they chose one, chosen in the same statement; and the inbox " +
+			"rows it writes with the notification go to the people of its organization its kind is addressed to " +
+			"(outbox.AddressedTo: their roles, whether they are enabled)"},
+		{"core/outbox", "agents", reads, "as for humans: a notice about an agent, or a task an agent posted, is " +
+			"addressed to the agent's owner in the enqueueing statement (NOTIFY-009)"},
+		{"core/outbox", "tasks", reads, "as for agents: the agent that posted a notice's task; and a notice that " +
+			"asks a person to act waits on them while its task still waits (its status), read where the inbox is " +
+			"listed. core/outbox sits below modules/board and cannot call it"},
+		{"core/outbox", "agent_projects", reads, "as for agents: a brief goes to the owners of the agents working " +
+			"in its project"},
+		{"core/outbox", "mandates", reads, "as for agents: an expiry warning goes to the people who issued the " +
+			"agent's live root mandates"},
+		{"core/outbox", "pact_decisions", reads, "a pact decision's notice waits on the people it is addressed " +
+			"to while the decision is unanswered, read where the inbox is listed; core/outbox cannot call modules/pacts"},
 
 		// Modules: joins with the principals their rows name.
 		{"modules/board", "agents", reads, principals},

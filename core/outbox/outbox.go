@@ -55,7 +55,10 @@ type Notification struct {
 	// HumanID, when set, is the one person the notification is for (the
 	// bell); empty means the organization's people.
 	HumanID string
-	Title   string
+	// DecisionID, for a pact decision's notice, is the decision: its
+	// people's "Waiting on you" holds it while it is unanswered.
+	DecisionID string
+	Title      string
 	// Detail is cut to its first non-blank line, except for briefs, which
 	// keep what BriefDetail made of the result.
 	Detail string
@@ -97,15 +100,24 @@ func Enqueue(ctx context.Context, tx bun.IDB, n Notification) (int64, error) {
 		}
 		in = new(string(raw))
 	}
+	address, err := addressSQL(n.Kind)
+	if err != nil {
+		return 0, err
+	}
+	// One statement writes the notification and its inbox rows, so no path
+	// enqueues a notice its people are not told of.
 	var id int64
-	err := tx.NewRaw(`INSERT INTO notifications (org_id, kind, project_id, task_id, agent_id, human_id, title, detail)
-		SELECT p.org_id, ?, p.id, ?::uuid, ?, ?, ?,
+	err = tx.NewRaw(`WITH n AS (INSERT INTO notifications (org_id, kind, project_id, task_id, agent_id, human_id, decision_id, title, detail)
+		SELECT p.org_id, ?, p.id, ?::uuid, ?, ?, ?::uuid, ?,
 		       nullif(coalesce(?::jsonb ->> coalesce(h.language, o.language), ?::jsonb ->> 'en', ?), '')
 		FROM projects p JOIN orgs o ON o.id = p.org_id
 		LEFT JOIN humans h ON h.id = ? AND h.org_id = p.org_id
-		WHERE p.id = ? RETURNING id`,
-		n.Kind, nullable(n.TaskID), nullable(n.AgentID), nullable(n.HumanID), title, in, in, nullable(detail),
-		nullable(n.HumanID), n.ProjectID).Scan(ctx, &id)
+		WHERE p.id = ? RETURNING *),
+		i AS (INSERT INTO inbox (notification_id, human_id, org_id)
+		SELECT n.id, h.id, h.org_id FROM n JOIN humans h ON `+address+`)
+		SELECT id FROM n`,
+		n.Kind, nullable(n.TaskID), nullable(n.AgentID), nullable(n.HumanID), nullable(n.DecisionID), title, in, in,
+		nullable(detail), nullable(n.HumanID), n.ProjectID).Scan(ctx, &id)
 	if err != nil {
 		return 0, fmt.Errorf("outbox: enqueue %s for project %s: %w", n.Kind, n.ProjectID, err)
 	}

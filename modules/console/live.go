@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -25,14 +26,20 @@ import (
 // keep it open.
 const heartbeat = 25 * time.Second
 
-// needsYou are the kinds of notification the live stream carries: the
-// ones that wait for a person.
-var needsYou = map[outbox.Kind]bool{outbox.ApprovalNeeded: true, outbox.Question: true, outbox.PactDecision: true}
-
-// Event is the data of a live stream's needs-you event.
+// Event is the data of a live stream's event: one notification addressed
+// to the stream's person (core/outbox.AddressedTo), of any kind.
 type Event struct {
-	Kind string `json:"kind" enum:"approval_needed,question,pact_decision" doc:"What waits for a person."`
+	Kind string `json:"kind" doc:"The notification's kind (the outbox's kinds)."`
 	ID   string `json:"id" doc:"The notification's id."`
+}
+
+// Name is the event's name on the stream: needs-you for a kind that asks
+// the person to act (outbox.Waits), notice for any other.
+func (e Event) Name() string {
+	if outbox.Waits(outbox.Kind(e.Kind)) {
+		return "needs-you"
+	}
+	return "notice"
 }
 
 // live fans the outbox's new notifications out to the open streams, each
@@ -68,8 +75,8 @@ func (l *live) unsubscribe(s *stream) {
 	l.mu.Unlock()
 }
 
-// dispatch reads only the organization, kind and person of notification
-// id, and tells the streams of that organization it concerns.
+// dispatch reads only the organization, kind and people of notification
+// id, and tells the streams of the people it is addressed to.
 func (l *live) dispatch(ctx context.Context, payload string) error {
 	l.mu.Lock()
 	n := len(l.subs)
@@ -78,15 +85,15 @@ func (l *live) dispatch(ctx context.Context, payload string) error {
 	if n == 0 || err != nil {
 		return nil
 	}
-	h, err := outbox.ReadHead(ctx, l.db, id)
-	if err != nil || h == nil || !needsYou[h.Kind] {
+	h, people, err := outbox.Recipients(ctx, l.db, id)
+	if err != nil || h == nil {
 		return err
 	}
 	ev := Event{Kind: string(h.Kind), ID: payload}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for s := range l.subs {
-		if s.org != h.OrgID || (h.HumanID != "" && h.HumanID != s.person) {
+		if s.org != h.OrgID || !slices.Contains(people, s.person) {
 			continue
 		}
 		select {
@@ -136,15 +143,15 @@ func (l *live) run(ctx context.Context) error {
 // registerLive adds GET /admin/api/live.
 func (m *Module) registerLive(api huma.API) {
 	op := kernel.AdminOp(huma.Operation{OperationID: "console-live", Method: http.MethodGet, Path: "/live",
-		Summary: "Stream what needs you",
-		Description: "A Server-Sent Events stream: `event: needs-you` with data `{kind, id}` whenever a notification " +
-			"of kind approval_needed, question or pact_decision is made in the caller's organization (and, when it " +
-			"is for one person, only to them); a comment every 25 s keeps it open. It shows nothing of other " +
-			"organizations. See docs/console.md.",
+		Summary: "Stream your notifications as they are made",
+		Description: "A Server-Sent Events stream: for every notification addressed to the caller (their inbox, " +
+			"GET /me/notifications), of any kind, an event with data `{kind, id}`: `event: needs-you` for a kind that " +
+			"asks them to act (approval_needed, deferred, question, pact_decision), `event: notice` for any other; a " +
+			"comment every 25 s keeps it open. It shows nothing addressed to anyone else. See docs/console.md.",
 		Tags: []string{"console"},
 		Responses: map[string]*huma.Response{"200": {Description: "The stream.", Content: map[string]*huma.MediaType{
 			"text/event-stream": {Schema: &huma.Schema{Type: huma.TypeString,
-				Description: "event: needs-you, data: a JSON object {kind, id}; comments (:) are heartbeats"}}}}},
+				Description: "event: needs-you or notice, data: a JSON object {kind, id}; comments (:) are heartbeats"}}}}},
 	}, identity.Viewer)
 	huma.Register(api, op, func(ctx context.Context, _ *struct{}) (*huma.StreamResponse, error) {
 		p, err := kernel.SignedIn(ctx)
@@ -223,7 +230,7 @@ func (m *Module) stream(hctx huma.Context, p *identity.Person) {
 
 func eventText(ev Event) string {
 	data, _ := json.Marshal(ev)
-	return fmt.Sprintf("event: needs-you\ndata: %s\n\n", data)
+	return fmt.Sprintf("event: %s\ndata: %s\n\n", ev.Name(), data)
 }
 
 // standing is the check of a live stream opened as p with these request

@@ -140,7 +140,7 @@ func running(t *testing.T, b *board) {
 func warm(t *testing.T, b *board, live *consoletest.Live) {
 	deadline := time.After(15 * time.Second)
 	for {
-		id := enqueue(t, b, outbox.ApprovalNeeded, "rocket")
+		id := enqueue(t, b, outbox.Notification{Kind: outbox.PactUnread, ProjectID: "rocket", HumanID: "bea", Title: "t"})
 		select {
 		case ev := <-live.Events:
 			if ev.ID == id {
@@ -217,7 +217,7 @@ func TestLiveStreamChecksBeforeWriting(t *testing.T) {
 			live := s.Live(t)
 			warm(t, b, live)
 			apply(t, b, s)
-			after := enqueue(t, b, outbox.ApprovalNeeded, "rocket")
+			after := enqueue(t, b, outbox.Notification{Kind: outbox.PactUnread, ProjectID: "rocket", HumanID: "bea", Title: "t"})
 			ended, got := live.Ended(10 * time.Second)
 			for _, ev := range got {
 				require.NotEqual(t, after, ev.ID, "the stream carried an event raised after the stop")

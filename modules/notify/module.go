@@ -140,6 +140,7 @@ func (m *Module) Register(h *kernel.Host) error {
 		h.Worker("reseal", func(ctx context.Context) error { return m.svc.resealAll(ctx, people) })
 	}
 	m.svc.registerAdmin(h.Admin())
+	m.svc.registerInbox(h.Admin())
 	h.Worker("listen", m.svc.listen)
 	for i := range m.svc.opts.Workers {
 		h.Worker(fmt.Sprintf("deliver%d", i+1), func(ctx context.Context) error { return m.svc.work(ctx, i) })

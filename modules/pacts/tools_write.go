@@ -129,7 +129,7 @@ func (m *Module) addWrites(h *kernel.Host) error {
 			if err != nil {
 				return Raised{}, err
 			}
-			return r, m.svc.tellRulers(ctx, c.Tx, p, a, in.Question)
+			return r, m.svc.tellRulers(ctx, c.Tx, p, a, r.DecisionID, in.Question)
 		})
 	if err != nil {
 		return err

@@ -525,6 +525,27 @@ func (e UpdateHumanInBodyRole) Valid() bool {
 	}
 }
 
+// Defines values for NotifyListNotificationsParamsFilter.
+const (
+	All     NotifyListNotificationsParamsFilter = "all"
+	Unread  NotifyListNotificationsParamsFilter = "unread"
+	Waiting NotifyListNotificationsParamsFilter = "waiting"
+)
+
+// Valid indicates whether the value is a known member of the NotifyListNotificationsParamsFilter enum.
+func (e NotifyListNotificationsParamsFilter) Valid() bool {
+	switch e {
+	case All:
+		return true
+	case Unread:
+		return true
+	case Waiting:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for BoardListTasksParamsStatus.
 const (
 	BoardListTasksParamsStatusAuthRequired  BoardListTasksParamsStatus = "auth_required"
@@ -1121,6 +1142,23 @@ type ImportOutBody struct {
 	MandateId string `json:"mandate_id"`
 }
 
+// InboxCounts defines model for InboxCounts.
+type InboxCounts struct {
+	// Unread Notices not marked read
+	Unread int64 `json:"unread"`
+
+	// Waiting Notices that ask the person to act and are still open
+	Waiting int64 `json:"waiting"`
+}
+
+// InboxPage defines model for InboxPage.
+type InboxPage struct {
+	Items []Item `json:"items"`
+
+	// Next Pass as before for the next page; absent on the last page
+	Next *int64 `json:"next,omitempty"`
+}
+
 // InvitationsOutBody defines model for InvitationsOutBody.
 type InvitationsOutBody struct {
 	Invitations []PendingInvitation `json:"invitations"`
@@ -1163,6 +1201,29 @@ type IssuedToken struct {
 	AgentId   string    `json:"agent_id"`
 	ExpiresAt time.Time `json:"expires_at"`
 	Token     string    `json:"token"`
+}
+
+// Item defines model for Item.
+type Item struct {
+	AgentId    *string   `json:"agent_id,omitempty"`
+	CreatedAt  time.Time `json:"created_at"`
+	DecisionId *string   `json:"decision_id,omitempty"`
+	Detail     *string   `json:"detail,omitempty"`
+
+	// Id The notification's id
+	Id int64 `json:"id"`
+
+	// Kind What it is about (the outbox's kinds)
+	Kind      string `json:"kind"`
+	ProjectId string `json:"project_id"`
+
+	// ReadAt When the person marked it read; absent while unread
+	ReadAt *time.Time `json:"read_at,omitempty"`
+	TaskId *string    `json:"task_id,omitempty"`
+	Title  string     `json:"title"`
+
+	// Waiting It asks the person to act and its cause is still open
+	Waiting bool `json:"waiting"`
 }
 
 // KillSwitch defines model for KillSwitch.
@@ -1248,6 +1309,18 @@ type MandateViewFormat string
 
 // MandateViewIssuerKind defines model for MandateView.IssuerKind.
 type MandateViewIssuerKind string
+
+// MarkAllInBody defines model for MarkAllInBody.
+type MarkAllInBody struct {
+	// UpTo Only notifications up to this id: what you have seen; absent: all
+	UpTo *int64 `json:"up_to,omitempty"`
+}
+
+// MarkedOutBody defines model for MarkedOutBody.
+type MarkedOutBody struct {
+	// Marked How many were marked read
+	Marked int64 `json:"marked"`
+}
 
 // Me defines model for Me.
 type Me struct {
@@ -2157,6 +2230,21 @@ type BoardListMandatesParams struct {
 	All *bool `form:"all,omitempty" json:"all,omitempty"`
 }
 
+// NotifyListNotificationsParams defines parameters for NotifyListNotifications.
+type NotifyListNotificationsParams struct {
+	// Filter unread: not marked read; waiting: asks you to act and is still open; all: everything
+	Filter *NotifyListNotificationsParamsFilter `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Before Only notifications older than this id: the previous page's next
+	Before *int64 `form:"before,omitempty" json:"before,omitempty"`
+
+	// Limit At most this many (50 when 0 or absent)
+	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// NotifyListNotificationsParamsFilter defines parameters for NotifyListNotifications.
+type NotifyListNotificationsParamsFilter string
+
 // PactsQuestionsParams defines parameters for PactsQuestions.
 type PactsQuestionsParams struct {
 	// IncludeAnswered Also list the decisions you answered that the raising agent has not read yet (their answer can still change), with your answer
@@ -2279,6 +2367,9 @@ type BoardReplaceMandateJSONRequestBody = ReplaceMandateInBody
 
 // PeopleUpdateMeJSONRequestBody defines body for PeopleUpdateMe for application/json ContentType.
 type PeopleUpdateMeJSONRequestBody = UpdateMeInBody
+
+// NotifyMarkAllNotificationsReadJSONRequestBody defines body for NotifyMarkAllNotificationsRead for application/json ContentType.
+type NotifyMarkAllNotificationsReadJSONRequestBody = MarkAllInBody
 
 // PactsSetMySettingsJSONRequestBody defines body for PactsSetMySettings for application/json ContentType.
 type PactsSetMySettingsJSONRequestBody = PactMySettings
@@ -2709,9 +2800,9 @@ type ClientInterface interface {
 	// Corresponds with POST /admin/api/kill-switch (the `PeopleSetKillSwitch` operationId).
 	PeopleSetKillSwitch(ctx context.Context, body PeopleSetKillSwitchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ConsoleLive Stream what needs you
+	// ConsoleLive Stream your notifications as they are made
 	//
-	// A Server-Sent Events stream: `event: needs-you` with data `{kind, id}` whenever a notification of kind approval_needed, question or pact_decision is made in the caller's organization (and, when it is for one person, only to them); a comment every 25 s keeps it open. It shows nothing of other organizations. See docs/console.md.
+	// A Server-Sent Events stream: for every notification addressed to the caller (their inbox, GET /me/notifications), of any kind, an event with data `{kind, id}`: `event: needs-you` for a kind that asks them to act (approval_needed, deferred, question, pact_decision), `event: notice` for any other; a comment every 25 s keeps it open. It shows nothing addressed to anyone else. See docs/console.md.
 	//
 	// Corresponds with GET /admin/api/live (the `ConsoleLive` operationId).
 	ConsoleLive(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2787,6 +2878,35 @@ type ClientInterface interface {
 	//
 	// Corresponds with PATCH /admin/api/me (the `PeopleUpdateMe` operationId).
 	PeopleUpdateMe(ctx context.Context, body PeopleUpdateMeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// NotifyListNotifications List your notifications, newest first
+	//
+	// Corresponds with GET /admin/api/me/notifications (the `NotifyListNotifications` operationId).
+	NotifyListNotifications(ctx context.Context, params *NotifyListNotificationsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// NotifyCountNotifications How many of your notifications are unread, and how many wait on you
+	//
+	// Corresponds with GET /admin/api/me/notifications/counts (the `NotifyCountNotifications` operationId).
+	NotifyCountNotifications(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// NotifyMarkAllNotificationsReadWithBody Mark all your unread notifications read
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /admin/api/me/notifications/read (the `NotifyMarkAllNotificationsRead` operationId).
+	NotifyMarkAllNotificationsReadWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// NotifyMarkAllNotificationsRead Mark all your unread notifications read
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /admin/api/me/notifications/read (the `NotifyMarkAllNotificationsRead` operationId).
+	NotifyMarkAllNotificationsRead(ctx context.Context, body NotifyMarkAllNotificationsReadJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// NotifyMarkNotificationRead Mark one of your notifications read
+	//
+	// Corresponds with POST /admin/api/me/notifications/{notification_id}/read (the `NotifyMarkNotificationRead` operationId).
+	NotifyMarkNotificationRead(ctx context.Context, notificationId int64, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PactsGetMySettings Your pact settings
 	//
@@ -3989,9 +4109,9 @@ func (c *Client) PeopleSetKillSwitch(ctx context.Context, body PeopleSetKillSwit
 	return c.Client.Do(req)
 }
 
-// ConsoleLive Stream what needs you
+// ConsoleLive Stream your notifications as they are made
 //
-// A Server-Sent Events stream: `event: needs-you` with data `{kind, id}` whenever a notification of kind approval_needed, question or pact_decision is made in the caller's organization (and, when it is for one person, only to them); a comment every 25 s keeps it open. It shows nothing of other organizations. See docs/console.md.
+// A Server-Sent Events stream: for every notification addressed to the caller (their inbox, GET /me/notifications), of any kind, an event with data `{kind, id}`: `event: needs-you` for a kind that asks them to act (approval_needed, deferred, question, pact_decision), `event: notice` for any other; a comment every 25 s keeps it open. It shows nothing addressed to anyone else. See docs/console.md.
 //
 // Corresponds with GET /admin/api/live (the `ConsoleLive` operationId).
 func (c *Client) ConsoleLive(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4188,6 +4308,85 @@ func (c *Client) PeopleUpdateMeWithBody(ctx context.Context, contentType string,
 // Corresponds with PATCH /admin/api/me (the `PeopleUpdateMe` operationId).
 func (c *Client) PeopleUpdateMe(ctx context.Context, body PeopleUpdateMeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPeopleUpdateMeRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// NotifyListNotifications List your notifications, newest first
+//
+// Corresponds with GET /admin/api/me/notifications (the `NotifyListNotifications` operationId).
+func (c *Client) NotifyListNotifications(ctx context.Context, params *NotifyListNotificationsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewNotifyListNotificationsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// NotifyCountNotifications How many of your notifications are unread, and how many wait on you
+//
+// Corresponds with GET /admin/api/me/notifications/counts (the `NotifyCountNotifications` operationId).
+func (c *Client) NotifyCountNotifications(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewNotifyCountNotificationsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// NotifyMarkAllNotificationsReadWithBody Mark all your unread notifications read
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /admin/api/me/notifications/read (the `NotifyMarkAllNotificationsRead` operationId).
+func (c *Client) NotifyMarkAllNotificationsReadWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewNotifyMarkAllNotificationsReadRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// NotifyMarkAllNotificationsRead Mark all your unread notifications read
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /admin/api/me/notifications/read (the `NotifyMarkAllNotificationsRead` operationId).
+func (c *Client) NotifyMarkAllNotificationsRead(ctx context.Context, body NotifyMarkAllNotificationsReadJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewNotifyMarkAllNotificationsReadRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// NotifyMarkNotificationRead Mark one of your notifications read
+//
+// Corresponds with POST /admin/api/me/notifications/{notification_id}/read (the `NotifyMarkNotificationRead` operationId).
+func (c *Client) NotifyMarkNotificationRead(ctx context.Context, notificationId int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewNotifyMarkNotificationReadRequest(c.Server, notificationId)
 	if err != nil {
 		return nil, err
 	}
@@ -7071,6 +7270,185 @@ func NewPeopleUpdateMeRequestWithBody(server string, contentType string, body io
 	return req, nil
 }
 
+// NewNotifyListNotificationsRequest constructs an http.Request for the NotifyListNotifications method
+func NewNotifyListNotificationsRequest(server string, params *NotifyListNotificationsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/me/notifications")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Filter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter", *params.Filter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Before != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "before", *params.Before, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewNotifyCountNotificationsRequest constructs an http.Request for the NotifyCountNotifications method
+func NewNotifyCountNotificationsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/me/notifications/counts")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewNotifyMarkAllNotificationsReadRequest calls the generic NotifyMarkAllNotificationsRead builder with application/json body
+func NewNotifyMarkAllNotificationsReadRequest(server string, body NotifyMarkAllNotificationsReadJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewNotifyMarkAllNotificationsReadRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewNotifyMarkAllNotificationsReadRequestWithBody constructs an http.Request for the NotifyMarkAllNotificationsRead method, with any body, and a specified content type
+func NewNotifyMarkAllNotificationsReadRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/me/notifications/read")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewNotifyMarkNotificationReadRequest constructs an http.Request for the NotifyMarkNotificationRead method
+func NewNotifyMarkNotificationReadRequest(server string, notificationId int64) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "notification_id", notificationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/me/notifications/%s/read", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewPactsGetMySettingsRequest constructs an http.Request for the PactsGetMySettings method
 func NewPactsGetMySettingsRequest(server string) (*http.Request, error) {
 	var err error
@@ -9687,9 +10065,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /admin/api/kill-switch (the `PeopleSetKillSwitch` operationId).
 	PeopleSetKillSwitchWithResponse(ctx context.Context, body PeopleSetKillSwitchJSONRequestBody, reqEditors ...RequestEditorFn) (*PeopleSetKillSwitchResponse, error)
 
-	// ConsoleLiveWithResponse Stream what needs you
+	// ConsoleLiveWithResponse Stream your notifications as they are made
 	//
-	// A Server-Sent Events stream: `event: needs-you` with data `{kind, id}` whenever a notification of kind approval_needed, question or pact_decision is made in the caller's organization (and, when it is for one person, only to them); a comment every 25 s keeps it open. It shows nothing of other organizations. See docs/console.md.
+	// A Server-Sent Events stream: for every notification addressed to the caller (their inbox, GET /me/notifications), of any kind, an event with data `{kind, id}`: `event: needs-you` for a kind that asks them to act (approval_needed, deferred, question, pact_decision), `event: notice` for any other; a comment every 25 s keeps it open. It shows nothing addressed to anyone else. See docs/console.md.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -9779,6 +10157,41 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PATCH /admin/api/me (the `PeopleUpdateMe` operationId).
 	PeopleUpdateMeWithResponse(ctx context.Context, body PeopleUpdateMeJSONRequestBody, reqEditors ...RequestEditorFn) (*PeopleUpdateMeResponse, error)
+
+	// NotifyListNotificationsWithResponse List your notifications, newest first
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/api/me/notifications (the `NotifyListNotifications` operationId).
+	NotifyListNotificationsWithResponse(ctx context.Context, params *NotifyListNotificationsParams, reqEditors ...RequestEditorFn) (*NotifyListNotificationsResponse, error)
+
+	// NotifyCountNotificationsWithResponse How many of your notifications are unread, and how many wait on you
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/api/me/notifications/counts (the `NotifyCountNotifications` operationId).
+	NotifyCountNotificationsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*NotifyCountNotificationsResponse, error)
+
+	// NotifyMarkAllNotificationsReadWithBodyWithResponse Mark all your unread notifications read
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/me/notifications/read (the `NotifyMarkAllNotificationsRead` operationId).
+	NotifyMarkAllNotificationsReadWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*NotifyMarkAllNotificationsReadResponse, error)
+
+	// NotifyMarkAllNotificationsReadWithResponse Mark all your unread notifications read
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/me/notifications/read (the `NotifyMarkAllNotificationsRead` operationId).
+	NotifyMarkAllNotificationsReadWithResponse(ctx context.Context, body NotifyMarkAllNotificationsReadJSONRequestBody, reqEditors ...RequestEditorFn) (*NotifyMarkAllNotificationsReadResponse, error)
+
+	// NotifyMarkNotificationReadWithResponse Mark one of your notifications read
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/me/notifications/{notification_id}/read (the `NotifyMarkNotificationRead` operationId).
+	NotifyMarkNotificationReadWithResponse(ctx context.Context, notificationId int64, reqEditors ...RequestEditorFn) (*NotifyMarkNotificationReadResponse, error)
 
 	// PactsGetMySettingsWithResponse Your pact settings
 	//
@@ -13916,6 +14329,317 @@ func (r PeopleUpdateMeResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r PeopleUpdateMeResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type NotifyListNotificationsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *InboxPage
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r NotifyListNotificationsResponse) GetJSON200() *InboxPage {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r NotifyListNotificationsResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r NotifyListNotificationsResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r NotifyListNotificationsResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r NotifyListNotificationsResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r NotifyListNotificationsResponse) GetJSON503() *AdminError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r NotifyListNotificationsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r NotifyListNotificationsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r NotifyListNotificationsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r NotifyListNotificationsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type NotifyCountNotificationsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *InboxCounts
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r NotifyCountNotificationsResponse) GetJSON200() *InboxCounts {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r NotifyCountNotificationsResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r NotifyCountNotificationsResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r NotifyCountNotificationsResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r NotifyCountNotificationsResponse) GetJSON503() *AdminError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r NotifyCountNotificationsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r NotifyCountNotificationsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r NotifyCountNotificationsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r NotifyCountNotificationsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type NotifyMarkAllNotificationsReadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *MarkedOutBody
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r NotifyMarkAllNotificationsReadResponse) GetJSON200() *MarkedOutBody {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r NotifyMarkAllNotificationsReadResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r NotifyMarkAllNotificationsReadResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r NotifyMarkAllNotificationsReadResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r NotifyMarkAllNotificationsReadResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r NotifyMarkAllNotificationsReadResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r NotifyMarkAllNotificationsReadResponse) GetJSON503() *AdminError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r NotifyMarkAllNotificationsReadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r NotifyMarkAllNotificationsReadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r NotifyMarkAllNotificationsReadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r NotifyMarkAllNotificationsReadResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type NotifyMarkNotificationReadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r NotifyMarkNotificationReadResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r NotifyMarkNotificationReadResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r NotifyMarkNotificationReadResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r NotifyMarkNotificationReadResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r NotifyMarkNotificationReadResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r NotifyMarkNotificationReadResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r NotifyMarkNotificationReadResponse) GetJSON503() *AdminError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r NotifyMarkNotificationReadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r NotifyMarkNotificationReadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r NotifyMarkNotificationReadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r NotifyMarkNotificationReadResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -19137,9 +19861,9 @@ func (c *ClientWithResponses) PeopleSetKillSwitchWithResponse(ctx context.Contex
 	return ParsePeopleSetKillSwitchResponse(rsp)
 }
 
-// ConsoleLiveWithResponse Stream what needs you
+// ConsoleLiveWithResponse Stream your notifications as they are made
 //
-// A Server-Sent Events stream: `event: needs-you` with data `{kind, id}` whenever a notification of kind approval_needed, question or pact_decision is made in the caller's organization (and, when it is for one person, only to them); a comment every 25 s keeps it open. It shows nothing of other organizations. See docs/console.md.
+// A Server-Sent Events stream: for every notification addressed to the caller (their inbox, GET /me/notifications), of any kind, an event with data `{kind, id}`: `event: needs-you` for a kind that asks them to act (approval_needed, deferred, question, pact_decision), `event: notice` for any other; a comment every 25 s keeps it open. It shows nothing addressed to anyone else. See docs/console.md.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -19306,6 +20030,71 @@ func (c *ClientWithResponses) PeopleUpdateMeWithResponse(ctx context.Context, bo
 		return nil, err
 	}
 	return ParsePeopleUpdateMeResponse(rsp)
+}
+
+// NotifyListNotificationsWithResponse List your notifications, newest first
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/api/me/notifications (the `NotifyListNotifications` operationId).
+func (c *ClientWithResponses) NotifyListNotificationsWithResponse(ctx context.Context, params *NotifyListNotificationsParams, reqEditors ...RequestEditorFn) (*NotifyListNotificationsResponse, error) {
+	rsp, err := c.NotifyListNotifications(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseNotifyListNotificationsResponse(rsp)
+}
+
+// NotifyCountNotificationsWithResponse How many of your notifications are unread, and how many wait on you
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/api/me/notifications/counts (the `NotifyCountNotifications` operationId).
+func (c *ClientWithResponses) NotifyCountNotificationsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*NotifyCountNotificationsResponse, error) {
+	rsp, err := c.NotifyCountNotifications(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseNotifyCountNotificationsResponse(rsp)
+}
+
+// NotifyMarkAllNotificationsReadWithBodyWithResponse Mark all your unread notifications read
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/me/notifications/read (the `NotifyMarkAllNotificationsRead` operationId).
+func (c *ClientWithResponses) NotifyMarkAllNotificationsReadWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*NotifyMarkAllNotificationsReadResponse, error) {
+	rsp, err := c.NotifyMarkAllNotificationsReadWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseNotifyMarkAllNotificationsReadResponse(rsp)
+}
+
+// NotifyMarkAllNotificationsReadWithResponse Mark all your unread notifications read
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/me/notifications/read (the `NotifyMarkAllNotificationsRead` operationId).
+func (c *ClientWithResponses) NotifyMarkAllNotificationsReadWithResponse(ctx context.Context, body NotifyMarkAllNotificationsReadJSONRequestBody, reqEditors ...RequestEditorFn) (*NotifyMarkAllNotificationsReadResponse, error) {
+	rsp, err := c.NotifyMarkAllNotificationsRead(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseNotifyMarkAllNotificationsReadResponse(rsp)
+}
+
+// NotifyMarkNotificationReadWithResponse Mark one of your notifications read
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/me/notifications/{notification_id}/read (the `NotifyMarkNotificationRead` operationId).
+func (c *ClientWithResponses) NotifyMarkNotificationReadWithResponse(ctx context.Context, notificationId int64, reqEditors ...RequestEditorFn) (*NotifyMarkNotificationReadResponse, error) {
+	rsp, err := c.NotifyMarkNotificationRead(ctx, notificationId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseNotifyMarkNotificationReadResponse(rsp)
 }
 
 // PactsGetMySettingsWithResponse Your pact settings
@@ -23217,6 +24006,260 @@ func ParsePeopleUpdateMeResponse(rsp *http.Response) (*PeopleUpdateMeResponse, e
 			return nil, err
 		}
 		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseNotifyListNotificationsResponse parses an HTTP response from a NotifyListNotificationsWithResponse call
+func ParseNotifyListNotificationsResponse(rsp *http.Response) (*NotifyListNotificationsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &NotifyListNotificationsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest InboxPage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseNotifyCountNotificationsResponse parses an HTTP response from a NotifyCountNotificationsWithResponse call
+func ParseNotifyCountNotificationsResponse(rsp *http.Response) (*NotifyCountNotificationsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &NotifyCountNotificationsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest InboxCounts
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseNotifyMarkAllNotificationsReadResponse parses an HTTP response from a NotifyMarkAllNotificationsReadWithResponse call
+func ParseNotifyMarkAllNotificationsReadResponse(rsp *http.Response) (*NotifyMarkAllNotificationsReadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &NotifyMarkAllNotificationsReadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest MarkedOutBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseNotifyMarkNotificationReadResponse parses an HTTP response from a NotifyMarkNotificationReadWithResponse call
+func ParseNotifyMarkNotificationReadResponse(rsp *http.Response) (*NotifyMarkNotificationReadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &NotifyMarkNotificationReadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest AdminError

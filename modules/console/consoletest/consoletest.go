@@ -100,11 +100,12 @@ func (s *Session) Live(t testing.TB) *Live {
 	return OpenLive(t, s.Base, http.Header{"Cookie": {s.Cookie}})
 }
 
-// Live is an open GET /admin/api/live: its needs-you events as they come,
-// closed when the stream ends.
+// Live is an open GET /admin/api/live: its events (needs-you and notice)
+// as they come, closed when the stream ends.
 type Live struct {
-	// Events carries every needs-you event; it is closed when the board
-	// ends the stream (or the test does).
+	// Events carries every event whose name is the one its kind is sent
+	// under (console.Event.Name); it is closed when the board ends the
+	// stream (or the test does).
 	Events <-chan console.Event
 }
 
@@ -140,9 +141,9 @@ func OpenLive(t testing.TB, base string, header http.Header) *Live {
 			if e, ok := strings.CutPrefix(line, "event: "); ok {
 				event = e
 			}
-			if data, ok := strings.CutPrefix(line, "data: "); ok && event == "needs-you" {
+			if data, ok := strings.CutPrefix(line, "data: "); ok {
 				var ev console.Event
-				if json.Unmarshal([]byte(data), &ev) == nil {
+				if json.Unmarshal([]byte(data), &ev) == nil && ev.Name() == event {
 					out <- ev
 				}
 			}

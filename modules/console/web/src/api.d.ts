@@ -466,8 +466,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Stream what needs you
-         * @description A Server-Sent Events stream: `event: needs-you` with data `{kind, id}` whenever a notification of kind approval_needed, question or pact_decision is made in the caller's organization (and, when it is for one person, only to them); a comment every 25 s keeps it open. It shows nothing of other organizations. See docs/console.md.
+         * Stream your notifications as they are made
+         * @description A Server-Sent Events stream: for every notification addressed to the caller (their inbox, GET /me/notifications), of any kind, an event with data `{kind, id}`: `event: needs-you` for a kind that asks them to act (approval_needed, deferred, question, pact_decision), `event: notice` for any other; a comment every 25 s keeps it open. It shows nothing addressed to anyone else. See docs/console.md.
          */
         get: operations["console-live"];
         put?: never;
@@ -597,6 +597,74 @@ export interface paths {
         head?: never;
         /** Choose the language of texts addressed to you */
         patch: operations["people-update-me"];
+        trace?: never;
+    };
+    "/admin/api/me/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List your notifications, newest first */
+        get: operations["notify-list-notifications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/me/notifications/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How many of your notifications are unread, and how many wait on you */
+        get: operations["notify-count-notifications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/me/notifications/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark all your unread notifications read */
+        post: operations["notify-mark-all-notifications-read"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/me/notifications/{notification_id}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark one of your notifications read */
+        post: operations["notify-mark-notification-read"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/admin/api/me/pact-settings": {
@@ -1842,6 +1910,26 @@ export interface components {
             /** @description The root mandate the credential became */
             mandate_id: string;
         };
+        InboxCounts: {
+            /**
+             * Format: int64
+             * @description Notices not marked read
+             */
+            unread: number;
+            /**
+             * Format: int64
+             * @description Notices that ask the person to act and are still open
+             */
+            waiting: number;
+        };
+        InboxPage: {
+            items: components["schemas"]["Item"][];
+            /**
+             * Format: int64
+             * @description Pass as before for the next page; absent on the last page
+             */
+            next?: number;
+        };
         InvitationsOutBody: {
             invitations: components["schemas"]["PendingInvitation"][];
         };
@@ -1889,6 +1977,30 @@ export interface components {
             /** Format: date-time */
             expires_at: string;
             token: string;
+        };
+        Item: {
+            agent_id?: string;
+            /** Format: date-time */
+            created_at: string;
+            decision_id?: string;
+            detail?: string;
+            /**
+             * Format: int64
+             * @description The notification's id
+             */
+            id: number;
+            /** @description What it is about (the outbox's kinds) */
+            kind: string;
+            project_id: string;
+            /**
+             * Format: date-time
+             * @description When the person marked it read; absent while unread
+             */
+            read_at?: string;
+            task_id?: string;
+            title: string;
+            /** @description It asks the person to act and its cause is still open */
+            waiting: boolean;
         };
         KillSwitch: {
             /** @description true stops every call of the organization's agents; false lets them work again */
@@ -1962,6 +2074,20 @@ export interface components {
             usage: {
                 [key: string]: number;
             };
+        };
+        MarkAllInBody: {
+            /**
+             * Format: int64
+             * @description Only notifications up to this id: what you have seen; absent: all
+             */
+            up_to?: number;
+        };
+        MarkedOutBody: {
+            /**
+             * Format: int64
+             * @description How many were marked read
+             */
+            marked: number;
         };
         Me: {
             email: string | null;
@@ -6152,6 +6278,296 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    "notify-list-notifications": {
+        parameters: {
+            query?: {
+                /** @description unread: not marked read; waiting: asks you to act and is still open; all: everything */
+                filter?: "unread" | "waiting" | "all";
+                /** @description Only notifications older than this id: the previous page's next */
+                before?: number;
+                /** @description At most this many (50 when 0 or absent) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboxPage"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    "notify-count-notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboxCounts"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    "notify-mark-all-notifications-read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["MarkAllInBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MarkedOutBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    "notify-mark-notification-read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The notification's id (GET /me/notifications) */
+                notification_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

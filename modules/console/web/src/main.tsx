@@ -1,9 +1,10 @@
 import "./app.css";
 import { render } from "preact";
-import { useEffect, useState } from "preact/hooks";
+import { useCallback, useEffect, useState } from "preact/hooks";
 import { LocationProvider, Route, Router, useLocation } from "preact-iso";
 import { consoleApi, errorText, setCsrf, type Account, type Person } from "./client";
-import { LiveContext, PersonContext } from "./session";
+import { LiveContext, NoticeChanged, NoticeContext, PersonContext } from "./session";
+import { Bell, Notifications } from "./pages/notifications";
 import { NeedsYou } from "./pages/needs";
 import { TaskList, TaskDetail } from "./pages/tasks";
 import { PactList, PactDetail } from "./pages/pacts";
@@ -51,15 +52,21 @@ const nav = [
 function Shell({ person }: { person: Person }) {
   const { path } = useLocation();
   const [live, setLive] = useState(0);
+  const [notices, setNotices] = useState(0);
+  const tell = useCallback(() => setNotices((n) => n + 1), []);
   const [signOutError, setSignOutError] = useState("");
   useEffect(() => {
-    // The server pushes a needs-you event when a question or approval
-    // appears or goes; pages that show them refetch on each.
+    // The server pushes an event for every notice addressed to this
+    // person: needs-you when it asks them to act (pages that show
+    // questions and approvals refetch on each), notice for the others; the
+    // bell and Notifications refetch on both.
     const events = new EventSource("/admin/api/live");
     const bump = () => setLive((n) => n + 1);
     events.addEventListener("needs-you", bump);
+    events.addEventListener("needs-you", tell);
+    events.addEventListener("notice", tell);
     return () => events.close();
-  }, []);
+  }, [tell]);
   useEffect(() => {
     document.getElementById("main")?.focus();
   }, [path]);
@@ -75,6 +82,8 @@ function Shell({ person }: { person: Person }) {
   return (
     <PersonContext.Provider value={person}>
       <LiveContext.Provider value={live}>
+      <NoticeContext.Provider value={notices}>
+      <NoticeChanged.Provider value={tell}>
         <a class="skip" href="#main">
           Skip to content
         </a>
@@ -92,6 +101,7 @@ function Shell({ person }: { person: Person }) {
             </ul>
           </nav>
           <div class="who">
+            <Bell />
             <span>
               {person.name} <span class="role">{person.role}</span>
             </span>
@@ -117,9 +127,12 @@ function Shell({ person }: { person: Person }) {
             <Route path="/console/agents" component={AgentList} />
             <Route path="/console/log" component={Log} />
             <Route path="/console/settings" component={Settings} />
+            <Route path="/console/notifications" component={Notifications} />
             <Route default component={NotFound} />
           </Router>
         </main>
+      </NoticeChanged.Provider>
+      </NoticeContext.Provider>
       </LiveContext.Provider>
     </PersonContext.Provider>
   );

@@ -8,6 +8,12 @@ export const PersonContext = createContext<Person | null>(null);
 /** LiveContext counts needs-you events from GET /admin/api/live. */
 export const LiveContext = createContext(0);
 
+/** NoticeContext counts every event of GET /admin/api/live (needs-you and notice). */
+export const NoticeContext = createContext(0);
+
+/** NoticeChanged tells the bell and Notifications to read again (after marking read). */
+export const NoticeChanged = createContext<() => void>(() => {});
+
 export function usePerson(): Person {
   const p = useContext(PersonContext);
   if (!p) throw new Error("usePerson outside a signed-in console");
