@@ -3,12 +3,15 @@ package main
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"io"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/pactboard/pact/core/outbox"
 	"github.com/uptrace/bun"
 
 	"github.com/pactboard/pact/core/boot"
@@ -182,4 +185,21 @@ func exerciseAPICommands(t *testing.T, c *cli, db *sql.DB) {
 	c.refused("not_found", "destination-disable", "1", "--by", "ana")
 	c.refused("invalid_request", "destination-disable", "first", "--by", "ana")
 	require.Empty(t, c.ok("destination-list", "--by", "vic")["items"])
+
+	// The inbox: a task waiting for approval tells the owners and approvers;
+	// ana reads and marks it, and a missing id is refused.
+	_, err = outbox.Enqueue(ctx, a.db, outbox.Notification{Kind: outbox.ApprovalNeeded, ProjectID: "web", AgentID: "code-web",
+		Title: "Deploy the site", Detail: "deploy.web"})
+	require.NoError(t, err)
+	counts := c.ok("notification-counts", "--by", "ana")
+	require.Positive(t, counts["unread"], "the decision raised above reached ana's inbox")
+	items := c.ok("notifications", "--by", "ana", "--filter", "unread")["items"].([]any)
+	require.NotEmpty(t, items)
+	first := fmt.Sprint(int64(items[0].(map[string]any)["id"].(float64)))
+	require.Equal(t, true, c.ok("notification-read", first, "--by", "ana")["ok"])
+	c.refused("not_found", "notification-read", "999999999", "--by", "ana")
+	c.refused("invalid_request", "notification-read", "first", "--by", "val")
+	c.ok("notifications-read", "--by", "ana")
+	require.Zero(t, c.ok("notification-counts", "--by", "ana")["unread"])
+	c.refused("invalid_request", "notifications", "--by", "val", "--filter", "starred")
 }

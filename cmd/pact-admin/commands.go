@@ -133,6 +133,7 @@ func commands() map[string]command {
 	all = append(all, pactCommands()...)
 	all = append(all, destinationCommands()...)
 	all = append(all, listCommands()...)
+	all = append(all, inboxCommands()...)
 	all = append(all, operatorCommands()...)
 	out := make(map[string]command, len(all))
 	for _, c := range all {

@@ -57,9 +57,13 @@ func apiCommands() map[string]string {
 		"pacts-answer":    "pact-answer",
 		"pacts-close":     "pact-close",
 		// Notifications.
-		"notify-list-destinations":   "destination-list",
-		"notify-add-destination":     "destination-add",
-		"notify-disable-destination": "destination-disable",
+		"notify-list-destinations":           "destination-list",
+		"notify-list-notifications":          "notifications",
+		"notify-count-notifications":         "notification-counts",
+		"notify-mark-notification-read":      "notification-read",
+		"notify-mark-all-notifications-read": "notifications-read",
+		"notify-add-destination":             "destination-add",
+		"notify-disable-destination":         "destination-disable",
 		// The log.
 		"audit-erase-entry": "payload-erase",
 		"audit-verify-log":  "log-verify",
