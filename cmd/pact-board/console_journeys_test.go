@@ -286,7 +286,7 @@ func requireEveryRouteChecked(t *testing.T) {
 var writeControls = regexp.MustCompile(`^(Approve|Reject|Answer and resume|Not needed|Send answer|Send message|Assign|Release|` +
 	`Cancel task|Close pact|Pause|Pause .*|Wake .*|Change answer|Keep my answer|Revoke.*|Hire|Reactivate|Ban|Undo the ban|` +
 	`Renew.*|Issue.*|Add key|Save preferences|Save limit|Save webhook|Remove webhook|Invite|Add rule|Halt every agent|` +
-	`Lift the halt|Disable|Erase.*|Add destination)$`)
+	`Lift the halt|Disable|Erase.*|Add destination|New pact|Start the pact|Remove .*|Post|Save zone|Save handshake|Join|Wake it.*)$`)
 
 // filterPages are the pages whose text fields only filter what is shown,
 // which a viewer may use.
@@ -442,6 +442,7 @@ func TestConsolePagesPassAxe(t *testing.T) {
 	requireEveryRouteChecked(t)
 	c := startConsoleBoard(t)
 	task, pact := c.fill()
+	c.stall("code-web", "code-web stopped hearing of “Launch”: https://hooks.example.com/pact did not accept 5 deliveries. Wake it once it is fixed.")
 	check := func(p *browsertest.Page, name string) {
 		t.Helper()
 		for _, size := range []struct {
@@ -486,6 +487,21 @@ func TestConsolePagesPassAxe(t *testing.T) {
 		}
 		check(p, pg.name)
 	}
+
+	// The New pact dialog, its prefix checked as typed, and a pact with a
+	// seat of the person's own (post, zone, handshake) and a long purpose.
+	p.Resize(1280, 800)
+	p.Goto(c.public + "/console/pacts")
+	p.Click("button", "New pact")
+	p.Fill("Name", "Checkout")
+	p.Fill("Your prefix", "cw")
+	p.ExpectText("Use 1 to 4 capital letters")
+	check(p, "new-pact")
+	p.Resize(1280, 800)
+	p.Press("Escape")
+	c.startPact(p, "Checkout", longPurpose, "code-web")
+	p.ExpectText("Your seat @ana")
+	check(p, "pact-yours")
 	c.requireAdminAPIOnly()
 }
 

@@ -18,12 +18,15 @@ import (
 const clean = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Greeter</title></head>
 <body><main><h1>Greeter</h1>
 <label for="name">Your name</label> <input id="name" type="text">
-<button type="button" id="greet">Greet</button>
+<label for="tone">Tone</label> <select id="tone"><option>Warm</option><option>Dry</option></select>
+<button type="button" id="greet" data-op="greet">Greet</button>
+<button type="button" data-op="hidden" hidden>Hidden</button>
 <p id="out"></p></main>
 <script>
 document.getElementById('greet').addEventListener('click', () => {
   const name = document.getElementById('name').value;
-  document.getElementById('out').textContent = 'Hello, ' + name + '!';
+  const tone = document.getElementById('tone').value === 'Dry' ? '.' : '!';
+  document.getElementById('out').textContent = 'Hello, ' + name + tone;
   localStorage.setItem('greeted', name);
   document.cookie = 'greeted=' + encodeURIComponent(name) + '; path=/';
 });
@@ -60,7 +63,11 @@ func TestBrowserDrivesAPage(t *testing.T) {
 	p.Click("button", "Greet")
 	p.ExpectText("Hello, Ana!")
 	require.Equal(t, "Hello, Ana!", p.Text("#out"))
+	p.Select("Tone", "Dry")
+	p.Click("button", "Greet")
+	p.ExpectText("Hello, Ana.")
 	require.Equal(t, []string{"Greet"}, p.Texts("button"))
+	require.Equal(t, []string{"greet"}, p.Attrs("[data-op]", "data-op"), "visible elements only")
 	require.Equal(t, []browsertest.Request{{Method: "GET", URL: srv.URL + "/", Navigation: true}}, p.Requests(),
 		"the page's one request: its document (the script is inline)")
 	require.Equal(t, srv.URL+"/", p.URL())

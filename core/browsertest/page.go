@@ -60,6 +60,13 @@ func (p *Page) Fill(label, value string) {
 	p.do("fill", map[string]any{"label": label, "value": value}, nil)
 }
 
+// Select chooses, in the select labelled label exactly, the option whose
+// text is option.
+func (p *Page) Select(label, option string) {
+	p.b.t.Helper()
+	p.do("select", map[string]any{"label": label, "option": option}, nil)
+}
+
 // ExpectText waits until text is visible on the page.
 func (p *Page) ExpectText(text string) {
 	p.b.t.Helper()
@@ -181,6 +188,15 @@ func (p *Page) Texts(role string) []string {
 	p.b.t.Helper()
 	var s []string
 	p.do("texts", map[string]any{"role": role}, &s)
+	return s
+}
+
+// Attrs returns the attribute attr of every visible element matching the
+// CSS selector, in document order ("" where it has none).
+func (p *Page) Attrs(selector, attr string) []string {
+	p.b.t.Helper()
+	var s []string
+	p.do("attrs", map[string]any{"selector": selector, "attr": attr}, &s)
 	return s
 }
 

@@ -33,6 +33,9 @@ type PactJob struct {
 	// address and what to do (Wake it: POST /agents/{id}/pact-delivery/wake).
 	Stuck         bool   `json:"stuck" doc:"An agent seated here stopped hearing of it: its webhook was switched off"`
 	StuckSentence string `json:"stuck_sentence,omitempty" doc:"Which job, which address did not answer, and what to do"`
+	// StuckAgents are the seated agents whose webhooks were switched off,
+	// each the agent_id that Wake it (POST /agents/{agent_id}/pact-delivery/wake) takes.
+	StuckAgents []string `json:"stuck_agents,omitempty" doc:"The seated agents whose pact webhooks were switched off: what Wake it takes"`
 }
 
 // Jobs lists the pacts in the projects of acc.Read (project, when set,
@@ -84,8 +87,11 @@ func (s *Service) Jobs(ctx context.Context, tx bun.IDB, a Actor, acc Access, pro
 		}
 		for _, x := range all[r.ID] {
 			j.Seats = append(j.Seats, x.view(a))
-			if x.AgentID != nil && x.RemovedAt == nil && stuck[*x.AgentID] != "" && !j.Stuck {
-				j.Stuck, j.StuckSentence = true, stuck[*x.AgentID]
+			if x.AgentID != nil && x.RemovedAt == nil && stuck[*x.AgentID] != "" {
+				if !j.Stuck {
+					j.Stuck, j.StuckSentence = true, stuck[*x.AgentID]
+				}
+				j.StuckAgents = append(j.StuckAgents, *x.AgentID)
 			}
 		}
 		out = append(out, j)

@@ -97,6 +97,7 @@ func TestWebhookSwitchesOffAfterFiveFailuresAndWakes(t *testing.T) {
 	job := ok(t, f.adm("ana", "GET", "/pacts", nil))["pacts"].([]any)[0].(map[string]any)
 	require.Equal(t, true, job["stuck"], "the job's row says it is stuck")
 	require.Equal(t, sentence, job["stuck_sentence"])
+	require.Equal(t, []any{"bram"}, job["stuck_agents"], "whom Wake it takes")
 
 	// Switched off, nothing more is queued for bram.
 	drain(r)

@@ -1564,6 +1564,9 @@ type PactJob struct {
 	// Stuck An agent seated here stopped hearing of it: its webhook was switched off
 	Stuck bool `json:"stuck"`
 
+	// StuckAgents The seated agents whose pact webhooks were switched off: what Wake it takes
+	StuckAgents *[]string `json:"stuck_agents,omitempty"`
+
 	// StuckSentence Which job, which address did not answer, and what to do
 	StuckSentence *string `json:"stuck_sentence,omitempty"`
 }

@@ -15,6 +15,7 @@
 //                                            selector) that shows text, then
 //                                            getByRole(role, {name, exact}) in it
 //   fill        {page, label, value}         getByLabel(label, {exact})
+//   select      {page, label, option}        getByLabel(label, {exact}).selectOption({label: option})
 //   expectText  {page, text}                 waits until text is visible
 //   text        {page, selector}             innerText of the first match
 //   url         {page}
@@ -24,6 +25,7 @@
 //   cookies     {page}
 //   storage     {page}                       localStorage as an object
 //   texts       {page, role}                 innerText of every visible element of the role
+//   attrs       {page, selector, attr}       attr of every visible element matching selector
 //   requests    {page}                       every request the page made: {method, url, navigation}
 //   press       {page, key}                  keyboard.press(key), e.g. "Tab", "Enter", "Escape"
 //   focused     {page}                       the focused element: {tag, text, inDialog}
@@ -88,6 +90,10 @@ const ops = {
     await page(name).getByLabel(label, { exact: true }).fill(value);
     return null;
   },
+  async select({ page: name, label, option }) {
+    await page(name).getByLabel(label, { exact: true }).selectOption({ label: option });
+    return null;
+  },
   async expectText({ page: name, text }) {
     await page(name).getByText(text).first().waitFor({ state: 'visible' });
     return null;
@@ -131,6 +137,12 @@ const ops = {
   },
   async texts({ page: name, role }) {
     return await page(name).getByRole(role).allInnerTexts();
+  },
+  async attrs({ page: name, selector, attr }) {
+    return await page(name).locator(selector).evaluateAll(
+      (els, a) => els.filter((e) => e.checkVisibility()).map((e) => e.getAttribute(a) ?? ''),
+      attr,
+    );
   },
   async press({ page: name, key }) {
     await page(name).keyboard.press(key);

@@ -2300,6 +2300,8 @@ export interface components {
             seats: components["schemas"]["SeatView"][];
             /** @description An agent seated here stopped hearing of it: its webhook was switched off */
             stuck: boolean;
+            /** @description The seated agents whose pact webhooks were switched off: what Wake it takes */
+            stuck_agents?: string[] | null;
             /** @description Which job, which address did not answer, and what to do */
             stuck_sentence?: string;
         };

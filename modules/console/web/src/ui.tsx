@@ -116,6 +116,8 @@ export function ConfirmButton(props: {
   confirm?: string;
   danger?: boolean;
   disabled?: boolean;
+  /** op is the Admin API operation the action calls, marked on the opener as data-op. */
+  op?: string;
   onConfirm: () => void;
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
@@ -129,7 +131,7 @@ export function ConfirmButton(props: {
   }, [open]);
   return (
     <>
-      <button type="button" class={props.danger ? "danger" : ""} disabled={props.disabled} onClick={() => setOpen(true)}>
+      <button type="button" class={props.danger ? "danger" : ""} data-op={props.op} disabled={props.disabled} onClick={() => setOpen(true)}>
         {props.label}
       </button>
       <dialog ref={dialog} onClose={() => setOpen(false)} aria-labelledby={heading}>

@@ -1,6 +1,8 @@
-// Pacts: the Jobs list (with a "New" mark kept per browser), the questions
-// for you, and one pact's seats, zones, decisions, thread and record, with
-// pause, wake and close.
+// Pacts: the Jobs list (with a "New" mark kept per browser, the New pact
+// dialog and Wake it on a stuck job), the questions for you (older ones
+// folded), and one pact's seats, zones, decisions, thread and record, with
+// invite, remove, pause, wake and close, and the person's own seat
+// (pactsetup.tsx).
 import { useContext, useState } from "preact/hooks";
 import { useRoute } from "preact-iso";
 import { api, type Schemas } from "../client";
@@ -9,6 +11,7 @@ import { Ago } from "../time";
 import { Alert, ConfirmButton, EntryTable, Status, useAction, useLoad } from "../ui";
 import { DecisionAnswer, PactQuestionCard } from "./decision";
 import { useDecisions } from "./needs";
+import { InviteSeat, NewPact, RemoveSeat, WakeIt, YourSeat } from "./pactsetup";
 
 type Job = Schemas["PactJob"];
 type Message = Schemas["MessageView"];
@@ -41,27 +44,48 @@ function isNew(job: Job, marks: Record<string, string>): boolean {
   return marks[job.id] === undefined || marks[job.id] !== latest;
 }
 
+// Questions raised before this are folded away (issue 31: "older questions
+// (past two weeks) folded").
+const foldAfter = 14 * 24 * 3600 * 1000;
+
 export function PactList() {
   const live = useContext(LiveContext);
   const jobs = useLoad(() => api.GET("/admin/api/pacts"), [live]);
+  const agents = useLoad(() => api.GET("/admin/api/agents"), []);
   const decisions = useDecisions(live);
   const canAnswer = useCan("pacts-questions");
+  const [done, setDone] = useState("");
   const marks = seen();
+  const owner = (agent: string) => agents.data?.agents.find((a) => a.id === agent)?.owner;
+  const now = Date.now();
+  const recent = decisions.questions.filter((q) => now - new Date(q.raised_at).getTime() <= foldAfter);
+  const older = decisions.questions.filter((q) => now - new Date(q.raised_at).getTime() > foldAfter);
+  const card = (q: (typeof recent)[number]) => (
+    <li key={q.id}>
+      <PactQuestionCard q={q} onAnswered={decisions.onAnswered} />
+    </li>
+  );
   return (
     <section>
       <h1>Pacts</h1>
+      <NewPact />
+      <p class="notice" role="status">
+        {done}
+      </p>
       {canAnswer && (
         <>
           <h2>Questions for you</h2>
           <Status loaded={decisions.loaded} what="questions" />
           {decisions.questions.length === 0 && decisions.loaded.data && <p class="empty">No question is waiting.</p>}
-          <ol class="cards">
-            {decisions.questions.map((q) => (
-              <li key={q.id}>
-                <PactQuestionCard q={q} onAnswered={decisions.onAnswered} />
-              </li>
-            ))}
-          </ol>
+          <ol class="cards">{recent.map(card)}</ol>
+          {older.length > 0 && (
+            <details class="older">
+              <summary>
+                {older.length} older {older.length === 1 ? "question" : "questions"}, raised more than two weeks ago
+              </summary>
+              <ol class="cards">{older.map(card)}</ol>
+            </details>
+          )}
         </>
       )}
       <h2>Jobs</h2>
@@ -82,6 +106,19 @@ export function PactList() {
             </span>
             {j.purpose && <span class="purpose">{j.purpose}</span>}
             {j.stuck && j.stuck_sentence && <span class="warn">{j.stuck_sentence}</span>}
+            {j.stuck &&
+              (j.stuck_agents ?? []).map((a) => (
+                <WakeIt
+                  key={a}
+                  agent={a}
+                  owner={owner(a)}
+                  alone={(j.stuck_agents ?? []).length === 1}
+                  onDone={(what) => {
+                    setDone(what);
+                    jobs.reload();
+                  }}
+                />
+              ))}
           </li>
         ))}
       </ul>
@@ -128,7 +165,7 @@ export function PactDetail() {
               </>
             )}
           </p>
-          {pact.purpose && <p class="purpose">{pact.purpose}</p>}
+          {pact.purpose && <Purpose text={pact.purpose} />}
           {!pact.closed_at && <CloseButton pactId={pact.id} name={pact.name} onDone={finish} />}
           {pact.rules && (
             <details>
@@ -148,10 +185,28 @@ export function PactDetail() {
                   <span class={`badge seat-${s.state}`}>{s.state}</span> {s.prefix}
                   {s.handshake && <> · {s.handshake}</>}
                 </span>
-                {!pact.closed_at && <SeatControls pactId={pact.id} seat={s} onDone={finish} />}
+                {!pact.closed_at && (
+                  <div class="actions">
+                    <SeatControls pactId={pact.id} seat={s} onDone={finish} />
+                    <RemoveSeat pactId={pact.id} seat={s} seats={pact.seats ?? []} onDone={finish} />
+                  </div>
+                )}
               </li>
             ))}
           </ul>
+          {!pact.closed_at && <InviteSeat pactId={pact.id} project={pact.project_id} seats={pact.seats ?? []} onDone={finish} />}
+          {!pact.closed_at &&
+            (pact.seats ?? [])
+              .filter((s) => s.you)
+              .map((s) => (
+                <YourSeat
+                  key={`${s.key}-${s.state}`}
+                  pactId={pact.id}
+                  seat={s}
+                  zone={(pact.sections ?? []).find((z) => z.key === s.key)?.body ?? ""}
+                  onDone={finish}
+                />
+              ))}
 
           <h2>Decisions</h2>
           {(pact.decisions ?? []).length === 0 && <p class="empty">No decisions.</p>}
@@ -220,6 +275,29 @@ export function PactDetail() {
   );
 }
 
+// A purpose longer than this, or than four lines, shows its start and
+// Show all.
+const purposeShown = 280;
+
+/** Purpose shows a pact's purpose, a long one folded behind Show all. */
+function Purpose({ text }: { text: string }) {
+  const [all, setAll] = useState(false);
+  const lines = text.split("\n");
+  const long = text.length > purposeShown || lines.length > 4;
+  if (!long) return <p class="purpose">{text}</p>;
+  const start = lines.slice(0, 4).join("\n").slice(0, purposeShown).trimEnd();
+  return (
+    <div>
+      <p class="purpose" id="pact-purpose">
+        {all ? text : `${start}…`}
+      </p>
+      <button type="button" class="link" aria-expanded={all} aria-controls="pact-purpose" onClick={() => setAll(!all)}>
+        {all ? "Show less" : "Show all"}
+      </button>
+    </div>
+  );
+}
+
 function CloseButton({ pactId, name, onDone }: { pactId: string; name: string; onDone: (what: string) => void }) {
   const allowed = useCan("pacts-close");
   const [run, { busy, error }] = useAction();
@@ -228,6 +306,7 @@ function CloseButton({ pactId, name, onDone }: { pactId: string; name: string; o
     <div class="actions">
       <ConfirmButton
         label="Close pact"
+        op="pacts-close"
         danger
         disabled={busy}
         title={`Close “${name}”?`}
@@ -253,6 +332,7 @@ function SeatControls({ pactId, seat, onDone }: { pactId: string; seat: Schemas[
       <div class="actions">
         <ConfirmButton
           label={`Pause ${seat.key}`}
+          op="pacts-pause-seat"
           disabled={busy}
           title={`Pause ${seat.key}?`}
           effect={<p>{`${seat.display_name}'s writes to this pact are refused until the seat is woken.`}</p>}
@@ -268,6 +348,7 @@ function SeatControls({ pactId, seat, onDone }: { pactId: string; seat: Schemas[
       <div class="actions">
         <button
           type="button"
+          data-op="pacts-wake-seat"
           disabled={busy}
           onClick={async () => {
             if (await run(() => api.POST("/admin/api/pacts/{pact_id}/seats/{seat}/wake", path))) onDone(`Woke ${seat.key}.`);

@@ -1,0 +1,399 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pactboard/pact/core/browsertest"
+	"github.com/pactboard/pact/core/identity"
+)
+
+// Issue 31, section 2, Pacts: a person sets up and runs a pact from the
+// console (docs/console.md, "Pacts"), in a real Chromium signed in through
+// the real OpenID provider, with agents over MCP.
+
+// secondAgent registers code-api in the project web, beside code-web,
+// and returns it with its root mandate.
+func (c *consoleBoard) secondAgent() (*agentClient, string) {
+	c.t.Helper()
+	reg, err := c.ident.RegisterAgent(context.Background(), demoOwner, identity.AgentInput{ID: "code-api", Client: "code",
+		Projects: []string{"web"}, Scope: []string{"task.read@project:web", "pact.read@project:web", "pact.write@project:web"}})
+	require.NoError(c.t, err)
+	return connect(c.t, c.public, "code-api", reg.Token), reg.RootMandateID.String()
+}
+
+// startPact starts a pact in project web from the console's New pact
+// dialog, seating the agents named (each with the prefix the dialog
+// suggests unless prefixes says otherwise), and returns its id.
+func (c *consoleBoard) startPact(p *browsertest.Page, name, purpose string, agents ...string) string {
+	c.t.Helper()
+	p.Goto(c.public + "/console/pacts")
+	p.Click("button", "New pact")
+	p.ExpectText("You take its first seat")
+	p.Fill("Name", name)
+	p.Select("Project", "Web (web)")
+	p.Fill("Purpose", purpose)
+	p.Fill("Your prefix", "AN")
+	for _, a := range agents {
+		p.Click("checkbox", "Agent "+a)
+	}
+	p.Click("button", "Start the pact")
+	url := p.WaitURL(c.public + "/console/pacts/")
+	p.ExpectText(name)
+	id := strings.TrimPrefix(url, c.public+"/console/pacts/")
+	require.Regexp(c.t, `^[0-9a-f-]{36}$`, id)
+	return id
+}
+
+// listed is the pact of id in an agent's list_pacts, or nil.
+func listed(t *testing.T, a *agentClient, mandate, id string) map[string]any {
+	t.Helper()
+	for _, x := range a.ok("list_pacts", map[string]any{"mandate_id": mandate})["pacts"].([]any) {
+		if x.(map[string]any)["id"] == id {
+			return x.(map[string]any)
+		}
+	}
+	return nil
+}
+
+// TestConsoleStartsAPactTheAgentsSee: a person starts a pact with two
+// agents from the New pact dialog, whose prefixes are checked as she
+// types; both agents then see it through list_pacts, their seats waiting.
+func TestConsoleStartsAPactTheAgentsSee(t *testing.T) {
+	c := startConsoleBoard(t)
+	api, apiRoot := c.secondAgent()
+	require.Nil(t, listed(t, c.agent, c.root, "none"))
+
+	p := c.signIn(ana, "Ana Approver")
+	p.Goto(c.public + "/console/pacts")
+	p.Click("button", "New pact")
+	p.Fill("Name", "Checkout")
+	p.Select("Project", "Web (web)")
+	p.Fill("Purpose", "Rebuild the checkout page.")
+	p.Fill("Rules", "Each keeps to its own zone.")
+	// The prefix is checked as it is typed, against the API's rule.
+	p.Fill("Your prefix", "an")
+	p.ExpectText("Use 1 to 4 capital letters, A to Z, and nothing else.")
+	p.Fill("Your prefix", "A1")
+	p.ExpectText("Use 1 to 4 capital letters, A to Z, and nothing else.")
+	p.Fill("Your prefix", "CW")
+	p.ExpectText("CW is free")
+	p.Click("checkbox", "Agent code-web")
+	// code-web's suggested prefix is CW, now taken by the person's own.
+	p.Fill("Prefix for code-web", "CW")
+	p.ExpectText("CW is already your seat's in this pact.")
+	p.Fill("Your prefix", "AN")
+	p.ExpectText("AN is free")
+	p.Click("checkbox", "Agent code-api")
+	p.Fill("Prefix for code-api", "CA")
+	p.Click("button", "Start the pact")
+	url := p.WaitURL(c.public + "/console/pacts/")
+	id := strings.TrimPrefix(url, c.public+"/console/pacts/")
+	p.ExpectText("Rebuild the checkout page.")
+	p.ExpectText("Your seat @ana")
+
+	for _, a := range []struct {
+		client  *agentClient
+		mandate string
+	}{{c.agent, c.root}, {api, apiRoot}} {
+		got := listed(t, a.client, a.mandate, id)
+		require.NotNil(t, got, "the agent sees the pact in list_pacts")
+		require.Equal(t, "Checkout", got["name"])
+		require.Equal(t, "invited", got["your_state"], "its seat waits for it")
+	}
+	web := listed(t, c.agent, c.root, id)
+	require.Equal(t, "@code-web", web["your_seat"])
+	got := c.agent.ok("get_pact", map[string]any{"mandate_id": c.root, "pact_id": id})
+	raw, err := json.Marshal(got)
+	require.NoError(t, err)
+	require.Contains(t, string(raw), `"prefix":"CW"`)
+	require.Contains(t, string(raw), `"prefix":"CA"`)
+	require.Contains(t, string(raw), `"prefix":"AN"`)
+	c.requireAdminAPIOnly()
+}
+
+// TestConsolePostReachesTheAgents: a person posts in a pact's thread from
+// her own seat and writes her zone and handshake; the agents read all
+// three with get_pact. Removing a seat says first what it does, and the
+// removed agent's writes are then refused.
+func TestConsolePostReachesTheAgents(t *testing.T) {
+	c := startConsoleBoard(t)
+	api, apiRoot := c.secondAgent()
+	p := c.signIn(ana, "Ana Approver")
+	id := c.startPact(p, "Checkout", "Rebuild the checkout page.", "code-web", "code-api")
+	c.agent.ok("join_pact", map[string]any{"mandate_id": c.root, "pact_id": id})
+	api.ok("join_pact", map[string]any{"mandate_id": apiRoot, "pact_id": id})
+
+	const body = "Ship the new checkout on Thursday — «not» Friday; 東京 ✓"
+	p.Goto(c.public + "/console/pacts/" + id)
+	p.Fill("Your message", body)
+	p.Click("button", "Post")
+	p.ExpectText("Posted.")
+	p.ExpectText("AN-001")
+	p.Fill("Your zone", "Ana owns the copy.")
+	p.Click("button", "Save zone")
+	p.ExpectText("Saved your zone.")
+	p.Fill("Your handshake", "Ask me about prices.")
+	p.Click("button", "Save handshake")
+	p.ExpectText("Saved your handshake.")
+
+	for _, a := range []struct {
+		client  *agentClient
+		mandate string
+	}{{c.agent, c.root}, {api, apiRoot}} {
+		got := a.client.ok("get_pact", map[string]any{"mandate_id": a.mandate, "pact_id": id})
+		var read struct {
+			Messages []struct{ Number, Author, Body string } `json:"messages"`
+			Sections []struct{ Key, Body string }            `json:"sections"`
+			Seats    []struct{ Key, Handshake string }       `json:"seats"`
+		}
+		raw, err := json.Marshal(got)
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(raw, &read))
+		require.Len(t, read.Messages, 1, string(raw))
+		require.Equal(t, "AN-001", read.Messages[0].Number)
+		require.Equal(t, "human:ana", read.Messages[0].Author)
+		require.Equal(t, body, read.Messages[0].Body, "word for word")
+		require.Contains(t, read.Sections, struct{ Key, Body string }{"@ana", "Ana owns the copy."}, string(raw))
+		require.Contains(t, read.Seats, struct{ Key, Handshake string }{"@ana", "Ask me about prices."}, string(raw))
+	}
+
+	// Removing a seat: the dialog says what it does before it does it.
+	p.Click("button", "Remove @code-api")
+	p.ExpectText("writes nothing more in this pact")
+	api.ok("post_pact_message", map[string]any{"mandate_id": apiRoot, "pact_id": id, "body": "still here"}) // only asked
+	p.ClickIn("dialog", "writes nothing more", "button", "Remove the seat")
+	p.ExpectText("Removed @code-api.")
+	refusal, refused := api.call("post_pact_message", map[string]any{"mandate_id": apiRoot, "pact_id": id, "body": "and now?"})
+	require.True(t, refused, "a removed seat writes nothing more")
+	require.Equal(t, "forbidden", refusal["error"])
+	// One more, and the pact would have one voice: the dialog says so, and
+	// so does the answer.
+	p.Click("button", "Remove @code-web")
+	p.ExpectText("A pact with one voice is just a note.")
+	p.ClickIn("dialog", "one voice", "button", "Remove the seat")
+	p.ExpectText("Removed @code-web. Warning: a pact with one voice is just a note")
+	c.requireAdminAPIOnly()
+}
+
+// stall switches agent's pact webhook off as five failed deliveries do
+// (docs/pacts.md, "Delivery without polling"): the stuck sentence set, no
+// more sends queued.
+func (c *consoleBoard) stall(agent, sentence string) {
+	c.t.Helper()
+	_, err := c.d.ExecContext(context.Background(), `INSERT INTO pact_delivery (agent_id, org_id, mode, url, secret, failures, disabled_at, stuck)
+		VALUES (?, 'default', 'webhook', 'https://hooks.example.com/pact', 'whsec_QUJDQUJDQUJDQUJDQUJDQUJDQUJDQUJD', 5, now(), ?)`, agent, sentence)
+	require.NoError(c.t, err)
+}
+
+// sends counts the pact sends ever queued for agent.
+func (c *consoleBoard) sends(agent string) int {
+	c.t.Helper()
+	var n int
+	require.NoError(c.t, c.d.NewRaw(`SELECT count(*) FROM pact_sends WHERE agent_id = ?`, agent).Scan(context.Background(), &n))
+	return n
+}
+
+// TestConsoleWakeItTurnsDeliveriesBackOn: a job whose agent's webhook was
+// switched off shows as stuck with the sentence its person was told; Wake
+// it turns the webhook back on, and the next message is queued for it
+// where, before, none was.
+func TestConsoleWakeItTurnsDeliveriesBackOn(t *testing.T) {
+	c := startConsoleBoard(t)
+	p := c.signIn(ana, "Ana Approver")
+	id := c.startPact(p, "Checkout", "Rebuild the checkout page.", "code-web")
+	c.agent.ok("join_pact", map[string]any{"mandate_id": c.root, "pact_id": id})
+	const sentence = "code-web stopped hearing of “Checkout”: https://hooks.example.com/pact did not accept 5 deliveries. Wake it once it is fixed."
+	c.stall("code-web", sentence)
+
+	p.Goto(c.public + "/console/pacts/" + id)
+	p.Fill("Your message", "Before the wake")
+	p.Click("button", "Post")
+	p.ExpectText("AN-001")
+	require.Zero(t, c.sends("code-web"), "switched off, nothing is queued for code-web")
+
+	p.Goto(c.public + "/console/pacts")
+	p.ExpectText("Stuck")
+	p.ExpectText(sentence)
+	p.Click("button", "Wake it")
+	p.ExpectText("Woke code-web's webhook: deliveries resume with the next event.")
+	var off *time.Time
+	require.NoError(t, c.d.NewRaw(`SELECT disabled_at FROM pact_delivery WHERE agent_id = 'code-web'`).Scan(context.Background(), &off))
+	require.Nil(t, off, "the webhook is on again")
+	require.Eventually(t, func() bool { return !slices.Contains(p.Texts("button"), "Wake it") }, 10*time.Second, 50*time.Millisecond,
+		"the job is no longer stuck")
+
+	p.Goto(c.public + "/console/pacts/" + id)
+	p.Fill("Your message", "After the wake")
+	p.Click("button", "Post")
+	p.ExpectText("AN-002")
+	require.Equal(t, 1, c.sends("code-web"), "the next message is queued for code-web's webhook")
+	c.requireAdminAPIOnly()
+}
+
+// writeOps reads the console's pages for the Admin API operation of each
+// write control (data-op="…", or op="…" on a ConfirmButton): the
+// population the role checks below cover, so a new control cannot escape.
+func writeOps(t *testing.T) map[string]bool {
+	t.Helper()
+	dir := filepath.Join("..", "..", "modules", "console", "web", "src", "pages")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	marked := regexp.MustCompile(`\b(?:data-op|op)="([a-z-]+)"`)
+	ops := map[string]bool{}
+	for _, e := range entries {
+		for _, m := range marked.FindAllStringSubmatch(string(mustRead(t, filepath.Join(dir, e.Name()))), -1) {
+			ops[m[1]] = true
+		}
+	}
+	require.NotEmpty(t, ops)
+	return ops
+}
+
+// leastRoles reads each operation's least role from docs/openapi.json.
+func leastRoles(t *testing.T) map[string]string {
+	t.Helper()
+	var doc struct {
+		Paths map[string]map[string]struct {
+			ID   string `json:"operationId"`
+			Role string `json:"x-pact-least-role"`
+		} `json:"paths"`
+	}
+	require.NoError(t, json.Unmarshal(mustRead(t, filepath.Join("..", "..", "docs", "openapi.json")), &doc))
+	roles := map[string]string{}
+	for _, methods := range doc.Paths {
+		for _, op := range methods {
+			roles[op.ID] = op.Role
+		}
+	}
+	return roles
+}
+
+// TestConsolePactControlsFollowTheRoles: every write control marked with
+// its operation (writeOps, read from the console's pages) is shown to an
+// approver somewhere on the console's pages (the router's, consolePages),
+// each only where the operation's least role allows it, and a viewer with
+// no seat and no agent sees none of them, nor any field to type in.
+func TestConsolePactControlsFollowTheRoles(t *testing.T) {
+	requireEveryRouteChecked(t)
+	ops, roles := writeOps(t), leastRoles(t)
+	for op := range ops {
+		require.Contains(t, roles, op, "data-op %q is an operation of docs/openapi.json", op)
+	}
+	c := startConsoleBoard(t)
+	api, apiRoot := c.secondAgent()
+	task, launch := c.fill()
+	// The owner seats Ana in Launch, so a seat waits for her (Join).
+	owner := c.page(1280, 800)
+	owner.Goto(c.localLink())
+	owner.Goto(c.public + "/console/pacts/" + launch)
+	owner.Select("Whom to invite", "Person Ana Approver")
+	owner.Fill("Their prefix", "AA")
+	owner.Click("button", "Invite")
+	owner.ExpectText("Invited ana as AA.")
+
+	approver := c.signIn(ana, "Ana Approver")
+	checkout := c.startPact(approver, "Checkout", "Rebuild the checkout page.", "code-web", "code-api")
+	c.agent.ok("join_pact", map[string]any{"mandate_id": c.root, "pact_id": checkout})
+	api.ok("join_pact", map[string]any{"mandate_id": apiRoot, "pact_id": checkout})
+	approver.Goto(c.public + "/console/pacts/" + checkout)
+	approver.Click("button", "Pause @code-api")
+	approver.ClickIn("dialog", "refused until the seat is woken", "button", "Pause @code-api")
+	approver.ExpectText("Paused @code-api.")
+	c.stall("code-web", "code-web stopped hearing of “Checkout”.")
+
+	viewer := c.signIn(bob, "Bob Viewer")
+	pages := append(consolePages(task, launch), struct{ name, path, heading string }{"pact", "/console/pacts/" + checkout, "Checkout"})
+	seen := map[string]bool{}
+	for _, pg := range pages {
+		approver.Goto(c.public + pg.path)
+		approver.ExpectText(pg.heading)
+		viewer.Goto(c.public + pg.path)
+		viewer.ExpectText(pg.heading)
+		if pg.name == "pacts" {
+			approver.ExpectText("Wake it")
+		}
+		for _, op := range approver.Attrs("[data-op]", "data-op") {
+			require.True(t, roleRank(roles[op]) <= roleRank("approver"), "an approver is shown %s, whose least role is %s", op, roles[op])
+			seen[op] = true
+		}
+		require.Empty(t, viewer.Attrs("[data-op]", "data-op"), "a viewer with no seat is shown no write control on %s", pg.path)
+		if !filterPages[pg.name] {
+			require.Empty(t, viewer.Texts("textbox"), "a viewer has nothing to type in on %s", pg.path)
+		}
+	}
+	for op := range ops {
+		if roleRank(roles[op]) <= roleRank("approver") {
+			require.True(t, seen[op], "an approver is shown the control of %s somewhere (saw %v)", op, seen)
+		}
+	}
+	c.requireAdminAPIOnly()
+}
+
+// roleRank orders the roles as the Admin API's gate does.
+func roleRank(role string) int {
+	switch role {
+	case "viewer":
+		return 0
+	case "approver":
+		return 1
+	case "owner":
+		return 2
+	}
+	return -1 // account
+}
+
+// longPurpose is a purpose the pact page folds behind Show all.
+const longPurpose = "Rebuild the checkout page.\nKeep the old one running until the new one takes orders.\n" +
+	"Measure conversion for a week before switching.\nAsk a person before touching prices.\n" +
+	"The last line says who to call when payments fail: the on-call person of the payments team."
+
+// TestConsoleFoldsOlderQuestionsAndLongPurposes: questions raised more
+// than two weeks ago are folded under their count, the recent ones shown;
+// a long purpose shows its start and Show all.
+func TestConsoleFoldsOlderQuestionsAndLongPurposes(t *testing.T) {
+	c := startConsoleBoard(t)
+	id := c.agent.ok("create_pact", map[string]any{"mandate_id": c.root, "project_id": "web", "name": "Checkout",
+		"purpose": longPurpose, "prefix": "CW"})["pact_id"].(string)
+	for _, q := range []string{"Which payment provider first?", "Keep the coupon field?"} {
+		c.agent.ok("raise_pact_decision", map[string]any{"mandate_id": c.root, "pact_id": id, "question": q, "options": []string{"Yes", "No"}})
+	}
+	// What was asked never changes (migration 017's trigger): the test ages
+	// one question with the triggers off, as the database's owner.
+	ctx := context.Background()
+	tx, err := c.d.BeginTx(ctx, nil)
+	require.NoError(t, err)
+	_, err = tx.ExecContext(ctx, `SET LOCAL session_replication_role = replica`)
+	require.NoError(t, err)
+	_, err = tx.ExecContext(ctx, `UPDATE pact_decisions SET raised_at = now() - interval '15 days' WHERE question = 'Keep the coupon field?'`)
+	require.NoError(t, err)
+	require.NoError(t, tx.Commit())
+
+	p := c.signIn(ana, "Ana Approver")
+	p.Goto(c.public + "/console/pacts")
+	p.ExpectText("Which payment provider first?")
+	p.ExpectText("1 older question, raised more than two weeks ago")
+	require.NotContains(t, p.Text("main"), "Keep the coupon field?", "folded")
+	p.Press("Tab") // the keyboard opens it as the mouse does
+	p.TabTo("1 older question, raised more than two weeks ago", 60)
+	p.Press("Enter")
+	p.ExpectText("Keep the coupon field?")
+
+	p.Goto(c.public + "/console/pacts/" + id)
+	p.ExpectText("Rebuild the checkout page.")
+	require.NotContains(t, p.Text("#pact-purpose"), "on-call person", "the end waits behind Show all")
+	p.Click("button", "Show all")
+	p.ExpectText("the on-call person of the payments team.")
+	p.Click("button", "Show less")
+	require.NotContains(t, p.Text("#pact-purpose"), "on-call person")
+	c.requireAdminAPIOnly()
+}
