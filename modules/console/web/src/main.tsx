@@ -65,6 +65,13 @@ function Shell({ person }: { person: Person }) {
     events.addEventListener("needs-you", bump);
     events.addEventListener("needs-you", tell);
     events.addEventListener("notice", tell);
+    // On every (re)connection the pages read again what they show: a
+    // notice raised before the stream opened, or while it was down, sends
+    // this page no event (the server subscribes before it answers).
+    events.addEventListener("open", () => {
+      bump();
+      tell();
+    });
     return () => events.close();
   }, [tell]);
   useEffect(() => {
