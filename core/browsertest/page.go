@@ -60,6 +60,13 @@ func (p *Page) Fill(label, value string) {
 	p.do("fill", map[string]any{"label": label, "value": value}, nil)
 }
 
+// Select chooses the option whose value (or text) is value in the first
+// select labelled label.
+func (p *Page) Select(label, value string) {
+	p.b.t.Helper()
+	p.do("select", map[string]any{"label": label, "value": value}, nil)
+}
+
 // ExpectText waits until text is visible on the page.
 func (p *Page) ExpectText(text string) {
 	p.b.t.Helper()

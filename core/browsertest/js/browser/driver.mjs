@@ -15,6 +15,7 @@
 //                                            selector) that shows text, then
 //                                            getByRole(role, {name, exact}) in it
 //   fill        {page, label, value}         getByLabel(label, {exact})
+//   select      {page, label, value}         the first getByLabel(label) select: selectOption(value)
 //   expectText  {page, text}                 waits until text is visible
 //   text        {page, selector}             innerText of the first match
 //   url         {page}
@@ -86,6 +87,10 @@ const ops = {
 
   async fill({ page: name, label, value }) {
     await page(name).getByLabel(label, { exact: true }).fill(value);
+    return null;
+  },
+  async select({ page: name, label, value }) {
+    await page(name).getByLabel(label).first().selectOption(value);
     return null;
   },
   async expectText({ page: name, text }) {
