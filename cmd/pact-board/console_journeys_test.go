@@ -109,7 +109,7 @@ func startConsoleBoardWith(t *testing.T, setup func(vars map[string]string)) *co
 	require.NoError(t, err)
 	reg, err := ident.RegisterAgent(ctx, demoOwner, identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"},
 		Scope: []string{"task.read@project:web", "task.post@project:web", "task.work@project:web", "deploy.web@project:web",
-			"pact.read@project:web", "pact.write@project:web"}})
+			"context.write@project:web", "pact.read@project:web", "pact.write@project:web"}})
 	require.NoError(t, err)
 	return &consoleBoard{t: t, public: public, d: d, op: op, browser: browsertest.Start(t), out: out,
 		agent: connect(t, public, "code-web", reg.Token), root: reg.RootMandateID.String(), ident: ident}
@@ -242,6 +242,8 @@ func (c *consoleBoard) fill() (task, pact string) {
 	deferred := c.post("Pick the region", "")
 	c.agent.ok("pact_defer", map[string]any{"task_id": deferred, "mandate_id": c.root,
 		"reason": "Which region should the database live in?"})
+	c.agent.ok("pact_note", map[string]any{"mandate_id": c.root, "project_id": "web", "key": "guide", "title": "House style",
+		"body": "Short sentences."})
 	pact = c.agent.ok("create_pact", map[string]any{"mandate_id": c.root, "project_id": "web", "name": "Launch",
 		"purpose": "Ship the web release together.", "prefix": "CW"})["pact_id"].(string)
 	return task, pact
@@ -257,6 +259,9 @@ func consolePages(task, pact string) []struct{ name, path, heading string } {
 		{"pact", "/console/pacts/" + pact, "Launch"},
 		{"mandates", "/console/mandates", "Mandates"},
 		{"agents", "/console/agents", "Agents"},
+		{"projects", "/console/projects", "Projects"},
+		{"project", "/console/projects/web", "Notes of web"},
+		{"roles", "/console/roles", "Roles"},
 		{"log", "/console/log", "Log"},
 		{"settings", "/console/settings", "Settings"},
 		{"notifications", "/console/notifications", "Notifications"},
@@ -286,7 +291,10 @@ func requireEveryRouteChecked(t *testing.T) {
 var writeControls = regexp.MustCompile(`^(Approve|Reject|Answer and resume|Not needed|Send answer|Send message|Assign|Release|` +
 	`Cancel task|Close pact|Pause|Pause .*|Wake .*|Change answer|Keep my answer|Revoke.*|Hire|Reactivate|Ban|Undo the ban|` +
 	`Renew.*|Issue.*|Add key|Save preferences|Save limit|Save webhook|Remove webhook|Invite|Add rule|Halt every agent|` +
-	`Lift the halt|Disable|Erase.*|Add destination|New pact|Start the pact|Remove .*|Post|Save zone|Save handshake|Join|Wake it.*)$`)
+	`Lift the halt|Disable|Erase.*|Add destination|New pact|Start the pact|Remove .*|Post|Save zone|Save handshake|Join|Wake it.*|` +
+	`Create project|Mark .* production|Take .* out of production|Freeze .*|` +
+	`Unfreeze .*|Pin .*|Unpin .*|Archive .*|Save note.*|Save role.*|Save task|Change .*'s role or projects|` +
+	`Save the organization's language)$`)
 
 // filterPages are the pages whose text fields only filter what is shown,
 // which a viewer may use.
@@ -330,7 +338,7 @@ func TestConsoleViewerSeesNoWriteControls(t *testing.T) {
 	}
 	// The approver saw the controls the viewer did not: the check can fail.
 	for _, b := range []string{"Approve", "Reject", "Answer and resume", "Cancel task", "Close pact", "Pause @code-web",
-		"Revoke…", "Hire"} {
+		"Revoke…", "Hire", "Pin guide", "Archive guide", "Archive Runner"} {
 		require.True(t, seen[b], "an approver sees %q somewhere (saw %v)", b, seen)
 	}
 	c.requireAdminAPIOnly()
@@ -479,6 +487,12 @@ func TestConsolePagesPassAxe(t *testing.T) {
 			p.ExpectText("Launch")
 		case "notifications":
 			p.ExpectText("Pick the region")
+		case "projects":
+			p.ExpectText("Notes of Web")
+		case "project":
+			p.ExpectText("House style")
+		case "roles":
+			p.ExpectText("Secretary")
 		case "log":
 			// Verification runs chain by chain behind a progress bar
 			// and ends with each chain's verdict.

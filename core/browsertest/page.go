@@ -60,11 +60,11 @@ func (p *Page) Fill(label, value string) {
 	p.do("fill", map[string]any{"label": label, "value": value}, nil)
 }
 
-// Select chooses, in the select labelled label exactly, the option whose
-// text is option.
-func (p *Page) Select(label, option string) {
+// Select chooses, in the first select labelled label exactly, the option
+// whose value or text is value.
+func (p *Page) Select(label, value string) {
 	p.b.t.Helper()
-	p.do("select", map[string]any{"label": label, "option": option}, nil)
+	p.do("select", map[string]any{"label": label, "value": value}, nil)
 }
 
 // ExpectText waits until text is visible on the page.

@@ -15,7 +15,7 @@
 //                                            selector) that shows text, then
 //                                            getByRole(role, {name, exact}) in it
 //   fill        {page, label, value}         getByLabel(label, {exact})
-//   select      {page, label, option}        getByLabel(label, {exact}).selectOption({label: option})
+//   select      {page, label, value}         the first getByLabel(label, {exact}): selectOption(value), by value or text
 //   expectText  {page, text}                 waits until text is visible
 //   text        {page, selector}             innerText of the first match
 //   url         {page}
@@ -90,8 +90,8 @@ const ops = {
     await page(name).getByLabel(label, { exact: true }).fill(value);
     return null;
   },
-  async select({ page: name, label, option }) {
-    await page(name).getByLabel(label, { exact: true }).selectOption({ label: option });
+  async select({ page: name, label, value }) {
+    await page(name).getByLabel(label, { exact: true }).first().selectOption(value);
     return null;
   },
   async expectText({ page: name, text }) {

@@ -12,6 +12,8 @@ import { MandateList } from "./pages/mandates";
 import { Settings } from "./pages/settings";
 import { AgentList } from "./pages/agents";
 import { Log } from "./pages/log";
+import { ProjectList, ProjectNotes } from "./pages/projects";
+import { RoleList } from "./pages/roles";
 import { Welcome } from "./pages/welcome";
 
 type Boot =
@@ -45,6 +47,8 @@ const nav = [
   { href: "/console/pacts", label: "Pacts", match: (p: string) => p.startsWith("/console/pacts") },
   { href: "/console/mandates", label: "Mandates", match: (p: string) => p.startsWith("/console/mandates") },
   { href: "/console/agents", label: "Agents", match: (p: string) => p.startsWith("/console/agents") },
+  { href: "/console/projects", label: "Projects", match: (p: string) => p.startsWith("/console/projects") },
+  { href: "/console/roles", label: "Roles", match: (p: string) => p.startsWith("/console/roles") },
   { href: "/console/log", label: "Log", match: (p: string) => p.startsWith("/console/log") },
   { href: "/console/settings", label: "Settings", match: (p: string) => p.startsWith("/console/settings") },
 ];
@@ -132,6 +136,9 @@ function Shell({ person }: { person: Person }) {
             <Route path="/console/pacts/:id" component={PactDetail} />
             <Route path="/console/mandates" component={MandateList} />
             <Route path="/console/agents" component={AgentList} />
+            <Route path="/console/projects" component={ProjectList} />
+            <Route path="/console/projects/:id" component={ProjectNotes} />
+            <Route path="/console/roles" component={RoleList} />
             <Route path="/console/log" component={Log} />
             <Route path="/console/settings" component={Settings} />
             <Route path="/console/notifications" component={Notifications} />

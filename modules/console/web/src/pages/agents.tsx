@@ -75,6 +75,7 @@ function AgentCard({ a, onDone }: { a: Agent; onDone: (what: string) => void }) 
         {open && (
           <>
             <StatusControls a={a} onDone={onDone} />
+            <RoleAndProjects a={a} onDone={onDone} />
             <Renew a={a} onDone={onDone} />
             <Tokens a={a} onDone={onDone} />
             <Keys a={a} onDone={onDone} />
@@ -151,66 +152,211 @@ function ConnectPanel({ agent, c }: { agent: string; c: Connect }) {
 function Hire({ onHired }: { onHired: () => void }) {
   const roles = useLoad(() => api.GET("/admin/api/roles"), []);
   const projects = useLoad(() => api.GET("/admin/api/projects"), []);
+  const humans = useLoad(() => api.GET("/admin/api/humans"), []);
+  const agents = useLoad(() => api.GET("/admin/api/agents"), []);
   const [role, setRole] = useState("");
   const [project, setProject] = useState("");
   const [id, setId] = useState("");
+  const [owner, setOwner] = useState("");
+  const [replaces, setReplaces] = useState("");
+  const [days, setDays] = useState("");
+  const [limits, setLimits] = useState<Record<string, string>>({});
   const [hired, setHired] = useState<{ agent: string; connect: Connect }>();
   const [run, { busy, error }] = useAction();
   const live = (roles.data?.roles ?? []).filter((r) => !r.archived_at);
+  const chosen = live.find((r) => r.id === role);
+  const replaceable = (agents.data?.agents ?? []).filter((a) => a.status !== "banned" && (!chosen || a.client === chosen.client));
   return (
     <>
       <h2>Hire from a role</h2>
       <Status loaded={roles} what="roles" />
       <form
-        class="filters"
         onSubmit={async (e) => {
           e.preventDefault();
+          // Only the limits a person changed are sent; the others stay the role's.
+          const changed: Record<string, number> = {};
+          for (const [k, v] of Object.entries(limits)) {
+            if (v.trim() !== "" && Number(v) !== chosen?.limits[k]) changed[k] = Number(v);
+          }
+          const body = {
+            role,
+            project,
+            id: id.trim() || undefined,
+            owner: owner || undefined,
+            replaces: replaces || undefined,
+            days: days.trim() ? Number(days) : undefined,
+            limits: Object.keys(changed).length > 0 ? { ...chosen?.limits, ...changed } : undefined,
+          };
           await run(async () => {
-            const r = await api.POST("/admin/api/agents/hire", { body: { role, project, id: id.trim() || undefined } });
+            const r = await api.POST("/admin/api/agents/hire", { body });
             if (r.data) {
               setHired({ agent: r.data.agent_id, connect: r.data.connect });
               setId("");
+              setReplaces("");
               onHired();
+              agents.reload();
             }
             return r;
           });
         }}
       >
-        <label>
-          Role
-          <select required value={role} onChange={(e) => setRole(e.currentTarget.value)}>
-            <option value="">Choose a role</option>
-            {live.map((r) => (
-              <option key={r.id} value={r.id}>
-                {r.name} ({r.client})
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Project
-          <select required value={project} onChange={(e) => setProject(e.currentTarget.value)}>
-            <option value="">Choose a project</option>
-            {(projects.data?.projects ?? []).map((p) => (
-              <option key={p.id} value={p.id}>
-                {p.name}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Agent id (optional)
-          <input type="text" placeholder={role && project ? `${role}-${project}` : ""} value={id} onInput={(e) => setId(e.currentTarget.value)} />
-        </label>
+        <div class="filters">
+          <label>
+            Role
+            <select
+              required
+              value={role}
+              onChange={(e) => {
+                setRole(e.currentTarget.value);
+                const r = live.find((x) => x.id === e.currentTarget.value);
+                setLimits(Object.fromEntries(Object.entries(r?.limits ?? {}).map(([k, v]) => [k, String(v)])));
+                setDays("");
+              }}
+            >
+              <option value="">Choose a role</option>
+              {live.map((r) => (
+                <option key={r.id} value={r.id}>
+                  {r.name} ({r.client})
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Project
+            <select required value={project} onChange={(e) => setProject(e.currentTarget.value)}>
+              <option value="">Choose a project</option>
+              {(projects.data?.projects ?? []).map((p) => (
+                <option key={p.id} value={p.id}>
+                  {p.name}
+                  {p.production ? " (production)" : ""}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Agent id (optional)
+            <input type="text" placeholder={role && project ? `${role}-${project}` : ""} value={id} onInput={(e) => setId(e.currentTarget.value)} />
+          </label>
+          <label>
+            Owner
+            <select value={owner} onChange={(e) => setOwner(e.currentTarget.value)}>
+              <option value="">Me</option>
+              {(humans.data?.humans ?? [])
+                .filter((h) => !h.disabled_at)
+                .map((h) => (
+                  <option key={h.id} value={h.id}>
+                    {h.name} ({h.id})
+                  </option>
+                ))}
+            </select>
+          </label>
+          <label>
+            Replaces
+            <select value={replaces} onChange={(e) => setReplaces(e.currentTarget.value)}>
+              <option value="">No agent</option>
+              {replaceable.map((a) => (
+                <option key={a.id} value={a.id}>
+                  {a.id}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Mandate term in days (optional)
+            <input type="number" min="1" step="any" placeholder={chosen ? String(chosen.mandate_days) : ""} value={days} onInput={(e) => setDays(e.currentTarget.value)} />
+          </label>
+          {Object.keys(limits).map((k) => (
+            <label key={k}>
+              Limit {k}
+              <input type="number" min="0" step="any" required value={limits[k]} onInput={(e) => setLimits({ ...limits, [k]: e.currentTarget.value })} />
+            </label>
+          ))}
+        </div>
+        {chosen && <p class="meta">{chosen.description}</p>}
+        {replaces && <p class="meta warn">Hiring bans {replaces}: its mandates are revoked and it points at the new agent.</p>}
         <div class="actions">
           <button type="submit" class="primary" disabled={busy}>
             Hire
           </button>
         </div>
       </form>
-      {role && <p class="meta">{live.find((r) => r.id === role)?.description}</p>}
       <Alert text={error} />
-      {hired && <ConnectPanel agent={hired.agent} c={hired.connect} />}
+      {hired && (
+        <>
+          <ConnectPanel agent={hired.agent} c={hired.connect} />
+          <p class="meta">The setup code is shown this once: the board keeps only its hash. A new one can be made from the agent's Manage.</p>
+          <div class="actions">
+            <button type="button" onClick={() => setHired(undefined)}>
+              Done, hide the setup code
+            </button>
+          </div>
+        </>
+      )}
+    </>
+  );
+}
+
+function RoleAndProjects({ a, onDone }: { a: Agent; onDone: (what: string) => void }) {
+  const allowed = useCan("people-update-agent");
+  const roles = useLoad(() => api.GET("/admin/api/roles"), []);
+  const projects = useLoad(() => api.GET("/admin/api/projects"), []);
+  const [role, setRole] = useState(a.role_id ?? "");
+  const [chosen, setChosen] = useState<string[]>(a.projects);
+  const [run, { busy, error }] = useAction();
+  if (!allowed || a.status === "banned") return null;
+  const same = role === (a.role_id ?? "") && chosen.length === a.projects.length && chosen.every((p) => a.projects.includes(p));
+  const options = (roles.data?.roles ?? []).filter((r) => !r.archived_at && r.client === a.client);
+  return (
+    <>
+      <h4>Role and projects</h4>
+      <label>
+        Role
+        <select value={role} onChange={(e) => setRole(e.currentTarget.value)}>
+          {!a.role_id && <option value="">No role</option>}
+          {options.map((r) => (
+            <option key={r.id} value={r.id}>
+              {r.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <fieldset>
+        <legend>Projects</legend>
+        <div class="choices">
+          {(projects.data?.projects ?? []).map((p) => (
+            <label class="check" key={p.id}>
+              <input
+                type="checkbox"
+                checked={chosen.includes(p.id)}
+                onChange={(e) => setChosen(e.currentTarget.checked ? [...chosen, p.id] : chosen.filter((x) => x !== p.id))}
+              />{" "}
+              {p.name}
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      <div class="actions">
+        <ConfirmButton
+          label={`Change ${a.id}'s role or projects`}
+          disabled={busy || same || chosen.length === 0 || !role}
+          title={`Change ${a.id}'s role or projects?`}
+          effect={
+            <p>
+              {a.id} gets a new root mandate from {role} over {chosen.join(", ")}, and every root mandate it held before is revoked, with what was
+              delegated from them.
+            </p>
+          }
+          confirm="Change"
+          onConfirm={async () => {
+            const body: { role_id?: string; projects?: string[] } = {};
+            if (role !== (a.role_id ?? "")) body.role_id = role;
+            if (!(chosen.length === a.projects.length && chosen.every((p) => a.projects.includes(p)))) body.projects = chosen;
+            if (await run(() => api.PATCH("/admin/api/agents/{agent_id}", { params: { path: { agent_id: a.id } }, body })))
+              onDone(`${a.id} now works as ${role} on ${chosen.join(", ")}.`);
+          }}
+        />
+      </div>
+      <Alert text={error} />
     </>
   );
 }

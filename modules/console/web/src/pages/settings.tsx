@@ -8,6 +8,7 @@ import { useCan, usePerson } from "../session";
 import { Ago } from "../time";
 import { Alert, ConfirmButton, Status, useAction, useLoad, usePages } from "../ui";
 import { Destinations } from "./destinations";
+import { Languages } from "./account";
 
 type Org = Schemas["OrgSettings"];
 type Human = Schemas["Human"];
@@ -31,6 +32,7 @@ export function Settings() {
       <Status loaded={org} what="the organization's settings" />
       {org.data && <KillSwitch org={org.data} onChanged={org.reload} />}
       <PactSettings />
+      {org.data && <Languages org={org.data} onChanged={org.reload} />}
       <People />
       <ApprovalRules />
       {org.data && <SlackWebhook org={org.data} onChanged={org.reload} />}

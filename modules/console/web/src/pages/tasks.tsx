@@ -8,6 +8,7 @@ import { useCan } from "../session";
 import { Ago } from "../time";
 import { Alert, ConfirmButton, EntryTable, Status, useAction, useLoad, usePages } from "../ui";
 import { ApprovalActions, ResumeForm, isOpen } from "./taskactions";
+import { EditTask } from "./taskedit";
 
 type Filters = NonNullable<operations["board-list-tasks"]["parameters"]["query"]>;
 type TaskStatus = Task["status"];
@@ -180,6 +181,7 @@ export function TaskDetail() {
           <ApprovalActions task={t} onDone={finish} />
           <ResumeForm task={t} onDone={finish} />
           <TaskControls task={t} onDone={finish} />
+          <EditTask key={t.updated_at} task={t} onDone={finish} />
           <MessageForm task={t} onDone={finish} />
 
           <h2>Messages</h2>

@@ -6,6 +6,7 @@ import { api, consoleApi, errorText, type Account } from "../client";
 import { Ago } from "../time";
 import { Alert, Status, useAction, useLoad } from "../ui";
 import { useState } from "preact/hooks";
+import { Signup } from "./account";
 
 export function Welcome({ account }: { account: Account }) {
   const invitations = useLoad(() => api.GET("/admin/api/invitations"), []);
@@ -60,6 +61,7 @@ export function Welcome({ account }: { account: Account }) {
           </>
         ))}
       <Alert text={error} />
+      <Signup />
       <p>
         <button type="button" onClick={signOut}>
           Sign out

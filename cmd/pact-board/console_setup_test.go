@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pactboard/pact/core/identity"
+)
+
+// The console sets things up (issue 31, section 2; docs/console.md,
+// "Setting up"): journeys in headless Chromium on a board started as
+// pact-board runs, agents over MCP.
+
+// TestConsoleProductionProjectRefusesRunners: the owner creates a project
+// in the console and marks it production behind a confirmation saying what
+// that does; until the confirmation a Runner works there, after it the
+// Runner's pact_claim and pact_post there are refused.
+func TestConsoleProductionProjectRefusesRunners(t *testing.T) {
+	c := startConsoleBoard(t)
+	ctx := context.Background()
+	p := c.page(1280, 800)
+	require.Equal(t, http.StatusOK, p.Goto(c.localLink()))
+	p.Goto(c.public + "/console/projects")
+	p.Fill("Project id", "shop")
+	p.Fill("Name", "Shop")
+	p.Click("button", "Create project")
+	p.ExpectText("Created project shop.")
+
+	reg, err := c.ident.RegisterAgent(ctx, demoOwner, identity.AgentInput{ID: "runner-shop", Client: "runner", Projects: []string{"shop"},
+		Scope: []string{"task.read@project:shop", "task.post@project:shop", "task.work@project:shop"}})
+	require.NoError(t, err)
+	runner := connect(t, c.public, "runner-shop", reg.Token)
+	root := reg.RootMandateID.String()
+	task := runner.ok("pact_post", map[string]any{"project_id": "shop", "title": "Tidy the catalogue", "mandate_id": root})["task_id"].(string)
+
+	p.Click("button", "Mark Shop production")
+	p.ExpectText("Runners never work on a production project")
+	// The dialog only asks: the Runner still works there.
+	runner.ok("pact_post", map[string]any{"project_id": "shop", "title": "Still allowed", "mandate_id": root})
+	p.ClickIn("dialog", "Runners never work", "button", "Mark production")
+	p.ExpectText("Shop is in production: Runners are refused there.")
+
+	refusal, refused := runner.call("pact_claim", map[string]any{"task_id": task, "mandate_id": root})
+	require.True(t, refused, "a Runner's claim on a production project is refused: %v", refusal)
+	require.Equal(t, "project_mismatch", refusal["error"])
+	require.Contains(t, refusal["message"], "production")
+	_, refused = runner.call("pact_post", map[string]any{"project_id": "shop", "title": "Refused", "mandate_id": root})
+	require.True(t, refused, "and so is its post")
+	c.requireAdminAPIOnly()
+}
+
+// TestConsoleHireShowsTheSetupCodeOnce: an approver hires a Runner with a
+// limit and a term of her own; the console shows the setup code once, as
+// the pact-connect command to copy, and the agent's root mandate carries
+// the limit and the term. After a reload the code is gone from the page.
+func TestConsoleHireShowsTheSetupCodeOnce(t *testing.T) {
+	c := startConsoleBoard(t)
+	ctx := context.Background()
+	p := c.signIn(ana, "Ana Approver")
+	p.Goto(c.public + "/console/agents")
+	p.ExpectText("Hire from a role")
+	p.Select("Role", "runner")
+	p.Select("Project", "web")
+	p.Fill("Agent id (optional)", "runner-hired")
+	p.Fill("Limit runs", "5")
+	p.Fill("Mandate term in days (optional)", "3")
+	p.Click("button", "Hire")
+	p.ExpectText("Connect runner-hired")
+	command := strings.TrimSpace(p.Text(".connect pre"))
+	m := regexp.MustCompile(`^pact-connect (\S+) (\S+)$`).FindStringSubmatch(command)
+	require.NotNil(t, m, "the console shows the pact-connect command: %q", command)
+	require.Equal(t, c.public, m[1])
+	code := m[2]
+
+	var limits json.RawMessage
+	var expires time.Time
+	require.NoError(t, c.d.NewRaw(`SELECT limits, expires_at FROM mandates WHERE holder = 'runner-hired' AND parent_id IS NULL AND revoked_at IS NULL`).
+		Scan(ctx, &limits, &expires))
+	var got map[string]float64
+	require.NoError(t, json.Unmarshal(limits, &got))
+	require.Equal(t, 5.0, got["runs"], "the limit typed in the console")
+	require.Equal(t, 2000.0, got["turns"], "the role's other limit stays")
+	require.WithinDuration(t, time.Now().Add(3*24*time.Hour), expires, time.Hour, "the term typed in the console")
+
+	// The code is shown once: not after a reload, and the board keeps only its hash.
+	p.Goto(c.public + "/console/agents")
+	p.ExpectText("Manage runner-hired")
+	require.NotContains(t, p.Text("body"), code)
+	var stored int
+	require.NoError(t, c.d.NewRaw(`SELECT count(*) FROM setup_codes WHERE agent_id = 'runner-hired' AND code_hash <> ?`, code).Scan(ctx, &stored))
+	require.Equal(t, 1, stored)
+	c.requireAdminAPIOnly()
+}
