@@ -155,7 +155,7 @@ func (e *Email) message(to, name string, n notifier.Notification) (*gomail.Msg, 
 	// attempt, so a repeat after a lost answer can be recognised.
 	sum := sha256.Sum256([]byte(strings.ToLower(to)))
 	m.SetMessageIDWithValue(fmt.Sprintf("%s.%s@pact-board", n.IdempotencyKey, hex.EncodeToString(sum[:6])))
-	m.SetGenHeader("Auto-Submitted", "auto-generated") // RFC 3834: no auto-replies
+	m.SetGenHeader("Auto-Submitted", "auto-generated") // no auto-replies to the board
 	m.SetGenHeader("Content-Language", cmpOr(lang, "en"))
 	m.SetBodyString(gomail.TypeTextPlain, e.body(lang, name, head, n))
 	return m, nil
