@@ -54,6 +54,8 @@ func TestStartupErrorsAreOneLine(t *testing.T) {
 			"pact-board: PACT_SIGNING_KEY is required (at least 32 random characters) when DATABASE_URL is set"},
 		{"ShortSigningKey", map[string]string{"PACT_SIGNING_KEY": "short", "PACT_DATA_DIR": t.TempDir()},
 			"pact-board: PACT_SIGNING_KEY is too short"},
+		{"BadSMTPURL", map[string]string{"PACT_SMTP_URL": "smtp://u:p@mail.example.com?tls=starttls"},
+			"pact-board: bad configuration: PACT_SMTP_URL: from= must be the sender's email address"},
 		{"BadBoardKeys", map[string]string{"PACT_BOARD_KEYS": "nokid", "DATABASE_URL": "postgres://x@127.0.0.1:1/x"},
 			"pact-board: PACT_BOARD_KEYS entries look like kid=<base64url seed>"},
 	} {

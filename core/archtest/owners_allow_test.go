@@ -63,7 +63,9 @@ func allowedReads() []allowance {
 			"and in the expiry sweep's query, which writes each warning in it"},
 		{"modules/notify", "humans", reads, "as for orgs: a notification for one person (notifications.human_id) is " +
 			"told in their language (humans.language) when they chose one, read with the organization's where it " +
-			"delivers; and it is never sent once that person is disabled (SEC-025), read where it delivers"},
+			"delivers; and it is never sent once that person is disabled (SEC-025), read where it delivers. A person's " +
+			"email (docs/notifications.md, \"Email\") goes to their address (humans.email) in their language, read where " +
+			"it delivers and where they see their choices"},
 
 		// The fault harness checks, apart from every board, what the boards it attacked committed.
 		{"cmd/pact-faults", "tasks", reads, "the fault harness (docs/reliability.md) compares the tasks its " +

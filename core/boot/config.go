@@ -70,6 +70,9 @@ type Config struct {
 	AdminUIURL      string
 
 	SlackWebhookURL string
+	// SMTPURL is PACT_SMTP_URL, checked: email goes out through the bundled
+	// notifier-email plugin when it is set (docs/notifications.md, "Email").
+	SMTPURL string
 
 	// ExportFormat is "", "tenuo" or "biscuit".
 	ExportFormat string

@@ -117,6 +117,11 @@ func TestLoadRefusesBadValues(t *testing.T) {
 		{"PACT_ROLE", "mcp", "expected board or admin"},
 		{"PACT_PUBLIC_URL", "board.example.com", "http:// or https:// URL"},
 		{"PACT_SLACK_WEBHOOK_URL", "hooks.slack.com/x", "http:// or https:// URL"},
+		{"PACT_SMTP_URL", "mail.example.com:587", "expected smtp://"},
+		{"PACT_SMTP_URL", "smtp://mail.example.com", "from= must be the sender's email address"},
+		{"PACT_SMTP_URL", "smtp://mail.example.com?from=board@example.com&tls=yes", "tls= is starttls, tls or none"},
+		{"PACT_SMTP_URL", "smtp://mail.example.com:99999?from=board@example.com", "the port is a number"},
+		{"PACT_SMTP_URL", "smtps://mail.example.com?from=board@example.com&tls=none", "smtps:// is TLS from the start"},
 		{"PACT_LOG_FORMAT", "xml", "text or json"},
 		{"PACT_LOG_LEVEL", "loud", "trace, debug"},
 		{"PACT_PPROF_ADDR", "6060", "expected host:port"},
@@ -130,6 +135,19 @@ func TestLoadRefusesBadValues(t *testing.T) {
 			require.Contains(t, err.Error(), tt.want)
 		})
 	}
+}
+
+func TestSMTPURL(t *testing.T) {
+	for _, ok := range []string{"smtp://u:p@mail.example.com:587?from=board@example.com&tls=starttls",
+		"smtps://mail.example.com?from=board@example.com", "smtp://127.0.0.1:2525?from=board@example.com&tls=none"} {
+		c, err := boot.Load(env(map[string]string{"PACT_SMTP_URL": ok}))
+		require.NoError(t, err, ok)
+		require.Equal(t, ok, c.SMTPURL)
+	}
+	// A password in a malformed value is never repeated.
+	_, err := boot.Load(env(map[string]string{"PACT_SMTP_URL": "smtp://u:hunter2@mail.example.com?from=x"}))
+	require.ErrorContains(t, err, "PACT_SMTP_URL:")
+	require.NotContains(t, err.Error(), "hunter2")
 }
 
 func TestLoadNamesEveryBadVariable(t *testing.T) {

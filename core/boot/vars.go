@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"net"
+	"net/mail"
 	"net/url"
 	"strconv"
 	"strings"
@@ -126,6 +127,9 @@ func vars() []variable {
 		{doc("PACT_SLACK_WEBHOOK_URL", "", "Slack webhook for the default organization until it sets its own; "+
 			"runs the bundled notifier-slack plugin, pinned (make build; else name \"slack\" in PACT_PLUGINS)"),
 			"", func(c *Config, s string) (err error) { c.SlackWebhookURL, err = optionalURL(s); return }},
+		{doc("PACT_SMTP_URL", "", "smtp://user:pass@host:587?from=board@example.com&tls=starttls|tls|none: people get email of "+
+			"the kinds of notice they choose; runs the bundled notifier-email plugin, pinned (make build; else name \"email\" in PACT_PLUGINS)"),
+			"", func(c *Config, s string) (err error) { c.SMTPURL, err = smtpURL(s); return }},
 		{doc("PACT_EXPORT_FORMAT", "", "tenuo or biscuit: export a credential on every claim with the bundled credential-tenuo "+
 			"or credential-biscuit plugin, pinned (make build; else name it in PACT_PLUGINS); unset exports none"),
 			"", setExportFormat},
@@ -344,6 +348,42 @@ func httpURL(s string) (string, error) {
 		return "", errors.New("expected an absolute http:// or https:// URL")
 	}
 	return strings.TrimRight(s, "/"), nil
+}
+
+// smtpURL checks PACT_SMTP_URL the way the notifier-email plugin reads it
+// (plugins/notifier-email/config.go), so a value the plugin would refuse
+// stops the board at start rather than every email later. The value is
+// never echoed: it holds a password.
+func smtpURL(s string) (string, error) {
+	if s == "" {
+		return "", nil
+	}
+	const want = "expected smtp://[user:pass@]host[:port]?from=<address>[&tls=starttls|tls|none] (smtps:// for TLS from the start)"
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "smtp" && u.Scheme != "smtps") || u.Hostname() == "" || u.Opaque != "" {
+		return "", errors.New(want)
+	}
+	q := u.Query()
+	for k := range q {
+		if k != "from" && k != "tls" {
+			return "", fmt.Errorf("unknown parameter %q; %s", k, want)
+		}
+	}
+	if from, err := mail.ParseAddress(q.Get("from")); err != nil || from.Name != "" {
+		return "", errors.New("from= must be the sender's email address; " + want)
+	}
+	switch t := q.Get("tls"); {
+	case t != "" && t != "starttls" && t != "tls" && t != "none":
+		return "", errors.New("tls= is starttls, tls or none; " + want)
+	case u.Scheme == "smtps" && t != "" && t != "tls":
+		return "", errors.New("smtps:// is TLS from the start: leave tls= out or use smtp://")
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return "", errors.New("the port is a number from 1 to 65535; " + want)
+		}
+	}
+	return s, nil
 }
 
 func optionalURL(s string) (string, error) {

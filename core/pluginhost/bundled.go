@@ -34,6 +34,7 @@ type Offer struct {
 // Offers lists the first-party plugins cfg's variables can turn on, in a
 // fixed order. The names are the ones the board looks plugins up by: the
 // first authissuer for people's tokens, "slack" for the Slack webhook,
+// "email" for people's email,
 // the export format for credentials.
 func Offers(cfg *boot.Config) []Offer {
 	slackEnv := map[string]string{}
@@ -45,6 +46,10 @@ func Offers(cfg *boot.Config) []Offer {
 			Spec: Spec{Name: "oidc", Kind: KindAuthIssuer, Binary: "auth-oidc", Env: map[string]string{"PACT_OIDC_ISSUER": cfg.AuthIssuer}}},
 		{Var: "PACT_SLACK_WEBHOOK_URL", Example: "https://hooks.slack.com/services/…", What: "notifications go to a Slack channel", On: cfg.SlackWebhookURL != "",
 			Spec: Spec{Name: "slack", Kind: KindNotifier, Binary: "notifier-slack", Env: slackEnv}},
+		// The SMTP URL holds a password: it reaches the plugin through its
+		// environment, never its command line.
+		{Var: "PACT_SMTP_URL", Example: "smtp://user:pass@mail.example.com:587?from=board@example.com", What: "people get email of the notices they choose",
+			On: cfg.SMTPURL != "", Spec: Spec{Name: "email", Kind: KindNotifier, Binary: "notifier-email", Env: map[string]string{"PACT_SMTP_URL": cfg.SMTPURL}}},
 		{Var: "PACT_EXPORT_FORMAT", Value: "tenuo", What: "every claim exports a Tenuo credential", On: cfg.ExportFormat == "tenuo",
 			Spec: Spec{Name: "tenuo", Kind: KindCredential, Binary: "credential-tenuo"}},
 		{Var: "PACT_EXPORT_FORMAT", Value: "biscuit", What: "every claim exports a Biscuit credential", On: cfg.ExportFormat == "biscuit",

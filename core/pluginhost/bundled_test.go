@@ -186,7 +186,8 @@ func TestPinEntry(t *testing.T) {
 	require.Equal(t, errs.InvalidRequest, errs.CodeOf(err))
 }
 
-// The Slack offer passes PACT_ADMIN_UI_URL on only when it is set, and a
+// The Slack offer passes PACT_ADMIN_UI_URL on only when it is set, the
+// email offer PACT_SMTP_URL, and a
 // PACT_PLUGINS holding no authissuer leaves PACT_AUTH_ISSUER's offer in.
 func TestBundledOffersTakeTheirVariables(t *testing.T) {
 	const sum = "1111111111111111111111111111111111111111111111111111111111111111"
@@ -203,6 +204,17 @@ func TestBundledOffersTakeTheirVariables(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, specs, 1)
 	require.NotContains(t, specs[0].Env, "PACT_ADMIN_UI_URL")
+
+	// PACT_SMTP_URL runs notifier-email as "email", the URL in its
+	// environment and nowhere else.
+	const smtp = "smtp://u:p@mail.example.com:587?from=board@example.com"
+	pins, err := pluginhost.ParseManifest([]byte(`{"name": "email", "kind": "notifier", "binary": "notifier-email", "sha256": "` + sum + `"}`))
+	require.NoError(t, err)
+	specs, _, err = pluginhost.Catalog(loadConfig(t, map[string]string{"PACT_SMTP_URL": smtp}), pins)
+	require.NoError(t, err)
+	require.Len(t, specs, 1)
+	require.Equal(t, "email", specs[0].Name)
+	require.Equal(t, map[string]string{"PACT_SMTP_URL": smtp}, specs[0].Env)
 
 	vars = map[string]string{"PACT_AUTH_ISSUER": "https://login.example.com",
 		"PACT_PLUGINS": `[{"name": "hooks", "kind": "notifier", "binary": "notifier-webhook"}]`}

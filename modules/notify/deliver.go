@@ -63,13 +63,19 @@ type target struct {
 	Sent     bool    `bun:"sent"`
 	Failed   bool    `bun:"failed"`
 	Detail   *string `bun:"detail"`
-	// unreadable is why URL or Secret did not open (openTarget).
+	// unreadable is why URL or Secret did not open (openTarget), or why a
+	// person's email has nowhere to go.
 	unreadable error
+	// email, for a person's email, is that person (email.go).
+	email *emailRecipient
 }
 
 func (t *target) label() string {
 	if t.Key == "slack" {
 		return "Slack webhook"
+	}
+	if t.email != nil {
+		return "email to " + t.email.HumanID
 	}
 	return fmt.Sprintf("destination %s (%s)", strings.TrimPrefix(t.Key, "d"), t.Notifier)
 }
@@ -107,7 +113,11 @@ func (s *Service) targets(ctx context.Context, r *row) ([]target, error) {
 			out = append(out, t)
 		}
 	}
-	return out, nil
+	emails, err := s.emailTargets(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, emails...), nil
 }
 
 // handle delivers claimed row r to every destination not yet settled and
@@ -169,7 +179,11 @@ func (s *Service) handle(ctx context.Context, owner string, r *row) error {
 				return err
 			}
 		}
-		rec, err := s.deliverOne(ctx, t, msg)
+		m := msg
+		if t.email != nil {
+			m = s.emailMessage(msg, t)
+		}
+		rec, err := s.deliverOne(ctx, t, m)
 		if ctx.Err() != nil {
 			return ctx.Err() // stopping: the lease expires and another worker retries
 		}
@@ -178,14 +192,16 @@ func (s *Service) handle(ctx context.Context, owner string, r *row) error {
 		case err == nil:
 			sent = true
 			log.Debug("delivered", "destination", t.label(), "status", receiptStatus(rec))
-			if len(ts) > 1 {
+			// A person's email is always recorded: the notification's
+			// other people may come later (email.go).
+			if len(ts) > 1 || t.email != nil {
 				dbErr = s.record(ctx, r.ID, t.Key, true, rec, "")
 			}
 		case errs.CodeOf(err) == errs.InvalidRequest:
 			text := errorText(t.label(), t.URL, err)
 			refused = append(refused, text)
 			log.Warn("destination refused the notification for good", "error", text)
-			if len(ts) > 1 {
+			if len(ts) > 1 || t.email != nil {
 				dbErr = s.record(ctx, r.ID, t.Key, false, rec, text)
 			}
 		default:

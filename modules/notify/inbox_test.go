@@ -28,7 +28,13 @@ type inboxBoard struct {
 
 func newInboxBoard(t *testing.T) *inboxBoard {
 	t.Helper()
-	w := kerneltest.New(t, kerneltest.Options{NoMCP: true}, notify.New(notify.Options{}))
+	return newInboxBoardWith(t, notify.New(notify.Options{}))
+}
+
+// newInboxBoardWith is newInboxBoard with the notify module m.
+func newInboxBoardWith(t *testing.T, m *notify.Module) *inboxBoard {
+	t.Helper()
+	w := kerneltest.New(t, kerneltest.Options{NoMCP: true}, m)
 	w.Office()
 	w.Person("ana", "kim", identity.Approver)
 	w.Person("ana", "dan", identity.Approver)

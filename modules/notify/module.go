@@ -50,6 +50,10 @@ type Options struct {
 	// SlackNotifier is the plugin that delivers to organizations' Slack
 	// webhooks ("slack").
 	SlackNotifier string
+	// EmailNotifier is the plugin that emails people ("email", which
+	// PACT_SMTP_URL runs): while no plugin runs under this name, nothing is
+	// emailed (email.go).
+	EmailNotifier string
 	// Workers is the number of delivery workers of this process (2).
 	Workers int
 
@@ -59,6 +63,10 @@ type Options struct {
 	// AdminUIURL is PACT_ADMIN_UI_URL; with it notifications link to
 	// <AdminUIURL>/tasks/<id> (from the configuration).
 	AdminUIURL string
+	// ConsoleURL is the web console's base URL, which emails link to
+	// (<ConsoleURL>/notifications, /settings): PACT_ADMIN_UI_URL, else
+	// PACT_PUBLIC_URL/console (from the configuration).
+	ConsoleURL string
 	// ExpiryWarn is PACT_EXPIRY_WARN_HOURS: how long before an expiry
 	// people are warned (from the configuration; 48 h).
 	ExpiryWarn time.Duration
@@ -120,6 +128,11 @@ func (m *Module) Register(h *kernel.Host) error {
 	if c := h.Config(); c != nil {
 		opts.SlackWebhookURL = cmpOr(opts.SlackWebhookURL, c.SlackWebhookURL)
 		opts.AdminUIURL = cmpOr(opts.AdminUIURL, c.AdminUIURL)
+		if opts.ConsoleURL == "" && c.AdminUIURL != "" {
+			opts.ConsoleURL = c.AdminUIURL
+		} else if opts.ConsoleURL == "" && c.PublicURL != "" {
+			opts.ConsoleURL = c.PublicURL + "/console"
+		}
 		opts.ExpiryWarn = cmpOr(opts.ExpiryWarn, c.ExpiryWarn)
 	}
 	if opts.Logger == nil {
@@ -141,13 +154,14 @@ func (m *Module) Register(h *kernel.Host) error {
 	}
 	m.svc.registerAdmin(h.Admin())
 	m.svc.registerInbox(h.Admin())
+	m.svc.registerEmail(h.Admin())
 	h.Worker("listen", m.svc.listen)
 	for i := range m.svc.opts.Workers {
 		h.Worker(fmt.Sprintf("deliver%d", i+1), func(ctx context.Context) error { return m.svc.work(ctx, i) })
 	}
 	h.Worker("expiry", m.svc.sweepLoop)
 	return h.Channel(kernel.Channel{Name: "notifications", Audience: kernel.PersonAudience,
-		Summary: "notifications addressed to a person, sent to the organization's Slack and webhook destinations",
+		Summary: "notifications addressed to a person, sent to the organization's Slack and webhook destinations and emailed to the people who chose their kind",
 		Exempt: map[kernel.Stop]string{kernel.StopSignOut: "signing out ends a console session, not the person: what " +
 			"is addressed to them reaches the organization's destinations, which no session opened"}})
 }

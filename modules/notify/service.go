@@ -23,6 +23,7 @@ import (
 // Defaults of [Options].
 const (
 	DefaultSlackNotifier  = "slack"
+	DefaultEmailNotifier  = "email"
 	DefaultWorkers        = 2
 	DefaultLease          = 2 * time.Minute
 	DefaultDeliverTimeout = 30 * time.Second
@@ -61,6 +62,8 @@ func NewService(d *db.DB, log *ledger.Log, opts *Options) *Service {
 		o = *opts
 	}
 	o.SlackNotifier = cmpOr(o.SlackNotifier, DefaultSlackNotifier)
+	o.EmailNotifier = cmpOr(o.EmailNotifier, DefaultEmailNotifier)
+	o.ConsoleURL = strings.TrimRight(o.ConsoleURL, "/")
 	o.Workers = max(cmpOr(o.Workers, DefaultWorkers), 1)
 	o.Lease = cmpOr(o.Lease, DefaultLease)
 	o.DeliverTimeout = cmpOr(o.DeliverTimeout, DefaultDeliverTimeout)

@@ -976,6 +976,25 @@ type EditInBody struct {
 	Title *string `json:"title,omitempty"`
 }
 
+// EmailKind defines model for EmailKind.
+type EmailKind struct {
+	// Email Emailed to you when it concerns you
+	Email bool `json:"email"`
+
+	// Kind A kind of notice (docs/notifications.md, Who is told)
+	Kind string `json:"kind"`
+}
+
+// EmailSettings defines model for EmailSettings.
+type EmailSettings struct {
+	// Address Where your email goes; absent: you have no address, and nothing is sent
+	Address *string     `json:"address,omitempty"`
+	Kinds   []EmailKind `json:"kinds"`
+
+	// Sending Whether this board sends email at all (PACT_SMTP_URL)
+	Sending bool `json:"sending"`
+}
+
 // EntriesOutBody defines model for EntriesOutBody.
 type EntriesOutBody struct {
 	Entries []Record `json:"entries"`
@@ -1970,6 +1989,12 @@ type SectionView struct {
 	Version       int64      `json:"version"`
 }
 
+// SetEmailInBody defines model for SetEmailInBody.
+type SetEmailInBody struct {
+	// Kinds The kinds emailed to you (GET /me/email lists them); every other kind is not. An empty list turns email off
+	Kinds []string `json:"kinds"`
+}
+
 // SetupCodeState defines model for SetupCodeState.
 type SetupCodeState struct {
 	CreatedAt time.Time  `json:"created_at"`
@@ -2370,6 +2395,9 @@ type BoardReplaceMandateJSONRequestBody = ReplaceMandateInBody
 
 // PeopleUpdateMeJSONRequestBody defines body for PeopleUpdateMe for application/json ContentType.
 type PeopleUpdateMeJSONRequestBody = UpdateMeInBody
+
+// NotifySetEmailSettingsJSONRequestBody defines body for NotifySetEmailSettings for application/json ContentType.
+type NotifySetEmailSettingsJSONRequestBody = SetEmailInBody
 
 // NotifyMarkAllNotificationsReadJSONRequestBody defines body for NotifyMarkAllNotificationsRead for application/json ContentType.
 type NotifyMarkAllNotificationsReadJSONRequestBody = MarkAllInBody
@@ -2881,6 +2909,25 @@ type ClientInterface interface {
 	//
 	// Corresponds with PATCH /admin/api/me (the `PeopleUpdateMe` operationId).
 	PeopleUpdateMe(ctx context.Context, body PeopleUpdateMeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// NotifyGetEmailSettings Which kinds of notice are emailed to you
+	//
+	// Corresponds with GET /admin/api/me/email (the `NotifyGetEmailSettings` operationId).
+	NotifyGetEmailSettings(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// NotifySetEmailSettingsWithBody Choose which kinds of notice are emailed to you
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /admin/api/me/email (the `NotifySetEmailSettings` operationId).
+	NotifySetEmailSettingsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// NotifySetEmailSettings Choose which kinds of notice are emailed to you
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /admin/api/me/email (the `NotifySetEmailSettings` operationId).
+	NotifySetEmailSettings(ctx context.Context, body NotifySetEmailSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// NotifyListNotifications List your notifications, newest first
 	//
@@ -4311,6 +4358,55 @@ func (c *Client) PeopleUpdateMeWithBody(ctx context.Context, contentType string,
 // Corresponds with PATCH /admin/api/me (the `PeopleUpdateMe` operationId).
 func (c *Client) PeopleUpdateMe(ctx context.Context, body PeopleUpdateMeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPeopleUpdateMeRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// NotifyGetEmailSettings Which kinds of notice are emailed to you
+//
+// Corresponds with GET /admin/api/me/email (the `NotifyGetEmailSettings` operationId).
+func (c *Client) NotifyGetEmailSettings(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewNotifyGetEmailSettingsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// NotifySetEmailSettingsWithBody Choose which kinds of notice are emailed to you
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /admin/api/me/email (the `NotifySetEmailSettings` operationId).
+func (c *Client) NotifySetEmailSettingsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewNotifySetEmailSettingsRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// NotifySetEmailSettings Choose which kinds of notice are emailed to you
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /admin/api/me/email (the `NotifySetEmailSettings` operationId).
+func (c *Client) NotifySetEmailSettings(ctx context.Context, body NotifySetEmailSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewNotifySetEmailSettingsRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7273,6 +7369,73 @@ func NewPeopleUpdateMeRequestWithBody(server string, contentType string, body io
 	return req, nil
 }
 
+// NewNotifyGetEmailSettingsRequest constructs an http.Request for the NotifyGetEmailSettings method
+func NewNotifyGetEmailSettingsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/me/email")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewNotifySetEmailSettingsRequest calls the generic NotifySetEmailSettings builder with application/json body
+func NewNotifySetEmailSettingsRequest(server string, body NotifySetEmailSettingsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewNotifySetEmailSettingsRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewNotifySetEmailSettingsRequestWithBody constructs an http.Request for the NotifySetEmailSettings method, with any body, and a specified content type
+func NewNotifySetEmailSettingsRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/me/email")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewNotifyListNotificationsRequest constructs an http.Request for the NotifyListNotifications method
 func NewNotifyListNotificationsRequest(server string, params *NotifyListNotificationsParams) (*http.Request, error) {
 	var err error
@@ -10160,6 +10323,27 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PATCH /admin/api/me (the `PeopleUpdateMe` operationId).
 	PeopleUpdateMeWithResponse(ctx context.Context, body PeopleUpdateMeJSONRequestBody, reqEditors ...RequestEditorFn) (*PeopleUpdateMeResponse, error)
+
+	// NotifyGetEmailSettingsWithResponse Which kinds of notice are emailed to you
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/api/me/email (the `NotifyGetEmailSettings` operationId).
+	NotifyGetEmailSettingsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*NotifyGetEmailSettingsResponse, error)
+
+	// NotifySetEmailSettingsWithBodyWithResponse Choose which kinds of notice are emailed to you
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /admin/api/me/email (the `NotifySetEmailSettings` operationId).
+	NotifySetEmailSettingsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*NotifySetEmailSettingsResponse, error)
+
+	// NotifySetEmailSettingsWithResponse Choose which kinds of notice are emailed to you
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /admin/api/me/email (the `NotifySetEmailSettings` operationId).
+	NotifySetEmailSettingsWithResponse(ctx context.Context, body NotifySetEmailSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*NotifySetEmailSettingsResponse, error)
 
 	// NotifyListNotificationsWithResponse List your notifications, newest first
 	//
@@ -14332,6 +14516,165 @@ func (r PeopleUpdateMeResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r PeopleUpdateMeResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type NotifyGetEmailSettingsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *EmailSettings
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r NotifyGetEmailSettingsResponse) GetJSON200() *EmailSettings {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r NotifyGetEmailSettingsResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r NotifyGetEmailSettingsResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r NotifyGetEmailSettingsResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r NotifyGetEmailSettingsResponse) GetJSON503() *AdminError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r NotifyGetEmailSettingsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r NotifyGetEmailSettingsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r NotifyGetEmailSettingsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r NotifyGetEmailSettingsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type NotifySetEmailSettingsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *EmailSettings
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r NotifySetEmailSettingsResponse) GetJSON200() *EmailSettings {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r NotifySetEmailSettingsResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r NotifySetEmailSettingsResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r NotifySetEmailSettingsResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r NotifySetEmailSettingsResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r NotifySetEmailSettingsResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r NotifySetEmailSettingsResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r NotifySetEmailSettingsResponse) GetJSON503() *AdminError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r NotifySetEmailSettingsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r NotifySetEmailSettingsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r NotifySetEmailSettingsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r NotifySetEmailSettingsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -20035,6 +20378,45 @@ func (c *ClientWithResponses) PeopleUpdateMeWithResponse(ctx context.Context, bo
 	return ParsePeopleUpdateMeResponse(rsp)
 }
 
+// NotifyGetEmailSettingsWithResponse Which kinds of notice are emailed to you
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/api/me/email (the `NotifyGetEmailSettings` operationId).
+func (c *ClientWithResponses) NotifyGetEmailSettingsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*NotifyGetEmailSettingsResponse, error) {
+	rsp, err := c.NotifyGetEmailSettings(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseNotifyGetEmailSettingsResponse(rsp)
+}
+
+// NotifySetEmailSettingsWithBodyWithResponse Choose which kinds of notice are emailed to you
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /admin/api/me/email (the `NotifySetEmailSettings` operationId).
+func (c *ClientWithResponses) NotifySetEmailSettingsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*NotifySetEmailSettingsResponse, error) {
+	rsp, err := c.NotifySetEmailSettingsWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseNotifySetEmailSettingsResponse(rsp)
+}
+
+// NotifySetEmailSettingsWithResponse Choose which kinds of notice are emailed to you
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /admin/api/me/email (the `NotifySetEmailSettings` operationId).
+func (c *ClientWithResponses) NotifySetEmailSettingsWithResponse(ctx context.Context, body NotifySetEmailSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*NotifySetEmailSettingsResponse, error) {
+	rsp, err := c.NotifySetEmailSettings(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseNotifySetEmailSettingsResponse(rsp)
+}
+
 // NotifyListNotificationsWithResponse List your notifications, newest first
 //
 // Returns a wrapper object for the known response body format(s).
@@ -23984,6 +24366,135 @@ func ParsePeopleUpdateMeResponse(rsp *http.Response) (*PeopleUpdateMeResponse, e
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest Me
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseNotifyGetEmailSettingsResponse parses an HTTP response from a NotifyGetEmailSettingsWithResponse call
+func ParseNotifyGetEmailSettingsResponse(rsp *http.Response) (*NotifyGetEmailSettingsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &NotifyGetEmailSettingsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest EmailSettings
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseNotifySetEmailSettingsResponse parses an HTTP response from a NotifySetEmailSettingsWithResponse call
+func ParseNotifySetEmailSettingsResponse(rsp *http.Response) (*NotifySetEmailSettingsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &NotifySetEmailSettingsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest EmailSettings
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
