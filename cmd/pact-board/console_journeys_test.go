@@ -251,6 +251,7 @@ func (c *consoleBoard) fill() (task, pact string) {
 func consolePages(task, pact string) []struct{ name, path, heading string } {
 	return []struct{ name, path, heading string }{
 		{"needs-you", "/console/", "Needs you"},
+		{"overview", "/console/overview", "Tasks per day"},
 		{"tasks", "/console/tasks", "Tasks"},
 		{"task", "/console/tasks/" + task, "Ship the release"},
 		{"pacts", "/console/pacts", "Pacts"},

@@ -9,6 +9,7 @@ import { NeedsYou } from "./pages/needs";
 import { TaskList, TaskDetail } from "./pages/tasks";
 import { PactList, PactDetail } from "./pages/pacts";
 import { MandateList } from "./pages/mandates";
+import { Overview } from "./pages/overview";
 import { Settings } from "./pages/settings";
 import { AgentList } from "./pages/agents";
 import { Log } from "./pages/log";
@@ -41,6 +42,7 @@ function SignIn() {
 
 const nav = [
   { href: "/console/", label: "Needs you", match: (p: string) => p === "/console/" || p === "/console" },
+  { href: "/console/overview", label: "Overview", match: (p: string) => p.startsWith("/console/overview") },
   { href: "/console/tasks", label: "Tasks", match: (p: string) => p.startsWith("/console/tasks") },
   { href: "/console/pacts", label: "Pacts", match: (p: string) => p.startsWith("/console/pacts") },
   { href: "/console/mandates", label: "Mandates", match: (p: string) => p.startsWith("/console/mandates") },
@@ -119,6 +121,7 @@ function Shell({ person }: { person: Person }) {
           <Router>
             <Route path="/console" component={NeedsYou} />
             <Route path="/console/" component={NeedsYou} />
+            <Route path="/console/overview" component={Overview} />
             <Route path="/console/tasks" component={TaskList} />
             <Route path="/console/tasks/:id" component={TaskDetail} />
             <Route path="/console/pacts" component={PactList} />
