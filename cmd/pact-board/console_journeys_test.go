@@ -257,6 +257,7 @@ func consolePages(task, pact string) []struct{ name, path, heading string } {
 		{"pacts", "/console/pacts", "Pacts"},
 		{"pact", "/console/pacts/" + pact, "Launch"},
 		{"mandates", "/console/mandates", "Mandates"},
+		{"credentials", "/console/credentials", "Trusted roots"},
 		{"agents", "/console/agents", "Agents"},
 		{"log", "/console/log", "Log"},
 		{"settings", "/console/settings", "Settings"},
@@ -286,7 +287,7 @@ func requireEveryRouteChecked(t *testing.T) {
 // none of them.
 var writeControls = regexp.MustCompile(`^(Approve|Reject|Answer and resume|Not needed|Send answer|Send message|Assign|Release|` +
 	`Cancel task|Close pact|Pause|Pause .*|Wake .*|Change answer|Keep my answer|Revoke.*|Hire|Reactivate|Ban|Undo the ban|` +
-	`Renew.*|Issue.*|Replace.*|Add key|Save preferences|Save limit|Save webhook|Remove webhook|Invite|Add rule|Halt every agent|` +
+	`Renew.*|Issue.*|Replace.*|Import.*|Add key|Save preferences|Save limit|Save webhook|Remove webhook|Invite|Add rule|Halt every agent|` +
 	`Lift the halt|Disable|Erase.*|Add destination)$`)
 
 // filterPages are the pages whose text fields only filter what is shown,
@@ -331,7 +332,7 @@ func TestConsoleViewerSeesNoWriteControls(t *testing.T) {
 	}
 	// The approver saw the controls the viewer did not: the check can fail.
 	for _, b := range []string{"Approve", "Reject", "Answer and resume", "Cancel task", "Close pact", "Pause @code-web",
-		"Revoke…", "Replace…", "Issue a root mandate…", "Hire"} {
+		"Revoke…", "Replace…", "Issue a root mandate…", "Import credential", "Hire"} {
 		require.True(t, seen[b], "an approver sees %q somewhere (saw %v)", b, seen)
 	}
 	c.requireAdminAPIOnly()

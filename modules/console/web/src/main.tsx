@@ -10,6 +10,7 @@ import { TaskList, TaskDetail } from "./pages/tasks";
 import { PactList, PactDetail } from "./pages/pacts";
 import { MandateList } from "./pages/mandates";
 import { Overview } from "./pages/overview";
+import { Credentials } from "./pages/credentials";
 import { Settings } from "./pages/settings";
 import { AgentList } from "./pages/agents";
 import { Log } from "./pages/log";
@@ -46,6 +47,7 @@ const nav = [
   { href: "/console/tasks", label: "Tasks", match: (p: string) => p.startsWith("/console/tasks") },
   { href: "/console/pacts", label: "Pacts", match: (p: string) => p.startsWith("/console/pacts") },
   { href: "/console/mandates", label: "Mandates", match: (p: string) => p.startsWith("/console/mandates") },
+  { href: "/console/credentials", label: "Credentials", match: (p: string) => p.startsWith("/console/credentials") },
   { href: "/console/agents", label: "Agents", match: (p: string) => p.startsWith("/console/agents") },
   { href: "/console/log", label: "Log", match: (p: string) => p.startsWith("/console/log") },
   { href: "/console/settings", label: "Settings", match: (p: string) => p.startsWith("/console/settings") },
@@ -127,6 +129,7 @@ function Shell({ person }: { person: Person }) {
             <Route path="/console/pacts" component={PactList} />
             <Route path="/console/pacts/:id" component={PactDetail} />
             <Route path="/console/mandates" component={MandateList} />
+            <Route path="/console/credentials" component={Credentials} />
             <Route path="/console/agents" component={AgentList} />
             <Route path="/console/log" component={Log} />
             <Route path="/console/settings" component={Settings} />
