@@ -253,11 +253,13 @@ func (c *consoleBoard) fill() (task, pact string) {
 func consolePages(task, pact string) []struct{ name, path, heading string } {
 	return []struct{ name, path, heading string }{
 		{"needs-you", "/console/", "Needs you"},
+		{"overview", "/console/overview", "Tasks per day"},
 		{"tasks", "/console/tasks", "Tasks"},
 		{"task", "/console/tasks/" + task, "Ship the release"},
 		{"pacts", "/console/pacts", "Pacts"},
 		{"pact", "/console/pacts/" + pact, "Launch"},
 		{"mandates", "/console/mandates", "Mandates"},
+		{"credentials", "/console/credentials", "Trusted roots"},
 		{"agents", "/console/agents", "Agents"},
 		{"projects", "/console/projects", "Projects"},
 		{"project", "/console/projects/web", "Notes of web"},
@@ -290,7 +292,7 @@ func requireEveryRouteChecked(t *testing.T) {
 // none of them.
 var writeControls = regexp.MustCompile(`^(Approve|Reject|Answer and resume|Not needed|Send answer|Send message|Assign|Release|` +
 	`Cancel task|Close pact|Pause|Pause .*|Wake .*|Change answer|Keep my answer|Revoke.*|Hire|Reactivate|Ban|Undo the ban|` +
-	`Renew.*|Issue.*|Add key|Save preferences|Save limit|Save webhook|Remove webhook|Invite|Add rule|Halt every agent|` +
+	`Renew.*|Issue.*|Replace.*|Import.*|Add key|Save preferences|Save limit|Save webhook|Remove webhook|Invite|Add rule|Halt every agent|` +
 	`Lift the halt|Disable|Erase.*|Add destination|New pact|Start the pact|Remove .*|Post|Save zone|Save handshake|Join|Wake it.*|` +
 	`Create project|Mark .* production|Take .* out of production|Freeze .*|` +
 	`Unfreeze .*|Pin .*|Unpin .*|Archive .*|Save note.*|Save role.*|Save task|Change .*'s role or projects|` +
@@ -338,7 +340,7 @@ func TestConsoleViewerSeesNoWriteControls(t *testing.T) {
 	}
 	// The approver saw the controls the viewer did not: the check can fail.
 	for _, b := range []string{"Approve", "Reject", "Answer and resume", "Cancel task", "Close pact", "Pause @code-web",
-		"Revoke…", "Hire", "Pin guide", "Archive guide", "Archive Runner"} {
+		"Revoke…", "Replace…", "Issue a root mandate…", "Import credential", "Hire", "Pin guide", "Archive guide", "Archive Runner"} {
 		require.True(t, seen[b], "an approver sees %q somewhere (saw %v)", b, seen)
 	}
 	c.requireAdminAPIOnly()

@@ -104,6 +104,7 @@ type Overview struct {
 	Deferred         []AdminTask    `json:"deferred" nullable:"false" doc:"Tasks deferred to people, oldest first (at most 50)"`
 	Answered         []AnsweredTask `json:"answered" nullable:"false" doc:"Tasks resumed with an answer the agent that asked has not read yet, oldest first (at most 50): the answer may still be changed"`
 	ActiveAgents     int            `json:"active_agents" doc:"Agents seen in the last hour"`
+	Days             []TaskDay      `json:"days" nullable:"false" doc:"The last 14 days (UTC), oldest first: tasks completed, failed, and still waiting on people, per day"`
 }
 
 // AnsweredTask is a task resumed with an answer its agent has not read.
@@ -163,6 +164,9 @@ func (m *Module) overview(ctx context.Context, _ *struct{}) (*overviewOut, error
 		return nil, err
 	}
 	if o.Answered, err = m.answeredTasks(ctx, p.OrgID); err != nil {
+		return nil, err
+	}
+	if o.Days, err = m.TaskDays(ctx, p.OrgID); err != nil {
 		return nil, err
 	}
 	return &overviewOut{Body: o}, nil

@@ -1465,6 +1465,9 @@ type Overview struct {
 	// Answered Tasks resumed with an answer the agent that asked has not read yet, oldest first (at most 50): the answer may still be changed
 	Answered []AnsweredTask `json:"answered"`
 
+	// Days The last 14 days (UTC), oldest first: tasks completed, failed, and still waiting on people, per day
+	Days []TaskDay `json:"days"`
+
 	// Deferred Tasks deferred to people, oldest first (at most 50)
 	Deferred []AdminTask `json:"deferred"`
 
@@ -2047,6 +2050,19 @@ type TaskCount struct {
 	Count     int64  `json:"count"`
 	ProjectId string `json:"project_id"`
 	Status    string `json:"status"`
+}
+
+// TaskDay defines model for TaskDay.
+type TaskDay struct {
+	// Completed Tasks completed that day
+	Completed int64              `json:"completed"`
+	Day       openapi_types.Date `json:"day"`
+
+	// Failed Tasks that failed that day
+	Failed int64 `json:"failed"`
+
+	// Waiting Tasks still waiting on people (approval or a deferred question) since that day
+	Waiting int64 `json:"waiting"`
 }
 
 // TaskTrace defines model for TaskTrace.

@@ -2231,6 +2231,8 @@ export interface components {
             };
             /** @description Tasks resumed with an answer the agent that asked has not read yet, oldest first (at most 50): the answer may still be changed */
             answered: components["schemas"]["AnsweredTask"][];
+            /** @description The last 14 days (UTC), oldest first: tasks completed, failed, and still waiting on people, per day */
+            days: components["schemas"]["TaskDay"][];
             /** @description Tasks deferred to people, oldest first (at most 50) */
             deferred: components["schemas"]["AdminTask"][];
             /** @description The organization's or the platform's kill switch is on */
@@ -2757,6 +2759,25 @@ export interface components {
             count: number;
             project_id: string;
             status: string;
+        };
+        TaskDay: {
+            /**
+             * Format: int64
+             * @description Tasks completed that day
+             */
+            completed: number;
+            /** Format: date */
+            day: string;
+            /**
+             * Format: int64
+             * @description Tasks that failed that day
+             */
+            failed: number;
+            /**
+             * Format: int64
+             * @description Tasks still waiting on people (approval or a deferred question) since that day
+             */
+            waiting: number;
         };
         TaskTrace: {
             /** @description Its log entries, oldest first (at most 1000) */

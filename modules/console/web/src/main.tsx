@@ -9,6 +9,8 @@ import { NeedsYou } from "./pages/needs";
 import { TaskList, TaskDetail } from "./pages/tasks";
 import { PactList, PactDetail } from "./pages/pacts";
 import { MandateList } from "./pages/mandates";
+import { Overview } from "./pages/overview";
+import { Credentials } from "./pages/credentials";
 import { Settings } from "./pages/settings";
 import { AgentList } from "./pages/agents";
 import { Log } from "./pages/log";
@@ -43,9 +45,11 @@ function SignIn() {
 
 const nav = [
   { href: "/console/", label: "Needs you", match: (p: string) => p === "/console/" || p === "/console" },
+  { href: "/console/overview", label: "Overview", match: (p: string) => p.startsWith("/console/overview") },
   { href: "/console/tasks", label: "Tasks", match: (p: string) => p.startsWith("/console/tasks") },
   { href: "/console/pacts", label: "Pacts", match: (p: string) => p.startsWith("/console/pacts") },
   { href: "/console/mandates", label: "Mandates", match: (p: string) => p.startsWith("/console/mandates") },
+  { href: "/console/credentials", label: "Credentials", match: (p: string) => p.startsWith("/console/credentials") },
   { href: "/console/agents", label: "Agents", match: (p: string) => p.startsWith("/console/agents") },
   { href: "/console/projects", label: "Projects", match: (p: string) => p.startsWith("/console/projects") },
   { href: "/console/roles", label: "Roles", match: (p: string) => p.startsWith("/console/roles") },
@@ -130,11 +134,13 @@ function Shell({ person }: { person: Person }) {
           <Router>
             <Route path="/console" component={NeedsYou} />
             <Route path="/console/" component={NeedsYou} />
+            <Route path="/console/overview" component={Overview} />
             <Route path="/console/tasks" component={TaskList} />
             <Route path="/console/tasks/:id" component={TaskDetail} />
             <Route path="/console/pacts" component={PactList} />
             <Route path="/console/pacts/:id" component={PactDetail} />
             <Route path="/console/mandates" component={MandateList} />
+            <Route path="/console/credentials" component={Credentials} />
             <Route path="/console/agents" component={AgentList} />
             <Route path="/console/projects" component={ProjectList} />
             <Route path="/console/projects/:id" component={ProjectNotes} />
