@@ -34,6 +34,7 @@ func TestConsoleBellShowsANoticeWithoutAReload(t *testing.T) {
 
 	c.post("Ship the release", "deploy.web")
 	p.ExpectText("Ship the release")
+	require.Equal(t, loads, documentLoads(p), "Notifications listed it without a reload")
 	p.Goto(c.public + "/console/notifications")
 	loads = documentLoads(p)
 	c.post("Roll back the release", "deploy.web")
