@@ -11,7 +11,7 @@ import (
 	"github.com/pactboard/pact/modules/pacts"
 )
 
-// Undo of an agent's change (docs/pacts.md, "Undo"; PACT-017): it
+// Undo of an agent's change (docs/pacts.md, "Undo"; PACT-024): it
 // restores exactly what the change replaced, and only where the table says
 // it can.
 
