@@ -169,6 +169,8 @@ func exerciseAPICommands(t *testing.T, c *cli, db *sql.DB) {
 	c.ok("pact-answer", decisionID, "--choice", "Friday", "--by", "val")
 	require.Empty(t, c.ok("pact-questions", "--by", "val")["value"], "an answered decision waits no more")
 	require.Len(t, c.ok("pact-questions", "--by", "val", "--include-answered")["value"], 1)
+	c.refused("not_found", "pact-undo", "999999999", "--by", "val")
+	c.refused("forbidden", "pact-undo", "999999999", "--by", "vic")
 	c.refused("forbidden", "pact-close", pactID, "--by", "vic")
 	require.Equal(t, true, c.ok("pact-close", pactID, "--by", "val")["ok"])
 	var closed bool

@@ -70,6 +70,18 @@ func pactCommands() []command {
 					return a.pacts.ClosePact(ctx, *by, pos[0])
 				}
 			}},
+		{name: "pact-undo", args: "<entry-id> --by approver", positionals: 1, needsDB: true,
+			summary: "undo an agent's change (an entry of the pacts' changes) where it can be undone (docs/pacts.md, \"Undo\")",
+			setup: func(fs *flag.FlagSet) runner {
+				by := byFlag(fs)
+				return func(ctx context.Context, a *app, pos []string) (any, error) {
+					id, err := strconv.ParseInt(pos[0], 10, 64)
+					if err != nil || id < 1 {
+						return nil, errs.E(errs.InvalidRequest, "an entry id is a positive number, not %q", pos[0])
+					}
+					return a.pacts.UndoChange(ctx, *by, id)
+				}
+			}},
 	}
 }
 

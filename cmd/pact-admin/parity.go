@@ -51,11 +51,12 @@ func apiCommands() map[string]string {
 		"board-release-task":       "task-release",
 		"board-edit-task":          "task-edit",
 		// Pacts.
-		"pacts-list":      "pact-list",
-		"pacts-get":       "pact-show",
-		"pacts-questions": "pact-questions",
-		"pacts-answer":    "pact-answer",
-		"pacts-close":     "pact-close",
+		"pacts-list":        "pact-list",
+		"pacts-get":         "pact-show",
+		"pacts-questions":   "pact-questions",
+		"pacts-answer":      "pact-answer",
+		"pacts-close":       "pact-close",
+		"pacts-undo-change": "pact-undo",
 		// Notifications.
 		"notify-list-destinations":           "destination-list",
 		"notify-list-notifications":          "notifications",

@@ -305,6 +305,8 @@ func TestConsolePactControlsFollowTheRoles(t *testing.T) {
 	checkout := c.startPact(approver, "Checkout", "Rebuild the checkout page.", "code-web", "code-api")
 	c.agent.ok("join_pact", map[string]any{"mandate_id": c.root, "pact_id": checkout})
 	api.ok("join_pact", map[string]any{"mandate_id": apiRoot, "pact_id": checkout})
+	// An agent's zone write, so the Pacts page lists a change with Undo.
+	c.agent.ok("update_pact_section", map[string]any{"mandate_id": c.root, "pact_id": checkout, "body": "Web keeps the layout."})
 	approver.Goto(c.public + "/console/pacts/" + checkout)
 	approver.Click("button", "Pause @code-api")
 	approver.ClickIn("dialog", "refused until the seat is woken", "button", "Pause @code-api")
@@ -395,5 +397,56 @@ func TestConsoleFoldsOlderQuestionsAndLongPurposes(t *testing.T) {
 	p.ExpectText("the on-call person of the payments team.")
 	p.Click("button", "Show less")
 	require.NotContains(t, p.Text("#pact-purpose"), "on-call person")
+	c.requireAdminAPIOnly()
+}
+
+// zoneOf is the body of zone key in pact id as agent a reads it with
+// get_pact.
+func zoneOf(t *testing.T, a *agentClient, mandate, id, key string) string {
+	t.Helper()
+	raw, err := json.Marshal(a.ok("get_pact", map[string]any{"mandate_id": mandate, "pact_id": id}))
+	require.NoError(t, err)
+	var read struct {
+		Sections []struct{ Key, Body string } `json:"sections"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &read))
+	for _, s := range read.Sections {
+		if s.Key == key {
+			return s.Body
+		}
+	}
+	t.Fatalf("no zone %s in %s", key, raw)
+	return ""
+}
+
+// TestConsoleUndoesAnAgentsZoneWrite: an agent writes its empty zone; the
+// person sees the change in "What the agents changed this week" with who
+// said yes, presses Undo after a confirmation saying what it will do, and
+// the agent's get_pact then reads the text the write replaced. A viewer
+// sees the change but no Undo (docs/pacts.md, "Undo").
+func TestConsoleUndoesAnAgentsZoneWrite(t *testing.T) {
+	c := startConsoleBoard(t)
+	p := c.signIn(ana, "Ana Approver")
+	id := c.startPact(p, "Checkout", "Rebuild the checkout page.", "code-web")
+	c.agent.ok("join_pact", map[string]any{"mandate_id": c.root, "pact_id": id})
+	before := zoneOf(t, c.agent, c.root, id, "@code-web")
+	c.agent.ok("update_pact_section", map[string]any{"mandate_id": c.root, "pact_id": id, "body": "Web drops the layout."})
+	require.Equal(t, "Web drops the layout.", zoneOf(t, c.agent, c.root, id, "@code-web"))
+
+	viewer := c.signIn(bob, "Bob Viewer")
+	viewer.Goto(c.public + "/console/pacts")
+	viewer.ExpectText("What the agents changed this week")
+	viewer.ExpectText("nobody needed to")
+	require.NotContains(t, viewer.Attrs("[data-op]", "data-op"), "pacts-undo-change", "a viewer sees no Undo")
+
+	p.Goto(c.public + "/console/pacts")
+	p.ExpectText("What the agents changed this week")
+	p.ExpectText("nobody needed to")
+	p.Click("button", "Undo update_pact_section by agent:code-web")
+	p.ExpectText("puts back the text zone @code-web had before this write")
+	require.Equal(t, "Web drops the layout.", zoneOf(t, c.agent, c.root, id, "@code-web"), "only asked")
+	p.ClickIn("dialog", "puts back the text", "button", "Undo the change")
+	p.ExpectText("Put back zone @code-web as it was before agent:code-web wrote it.")
+	require.Equal(t, before, zoneOf(t, c.agent, c.root, id, "@code-web"), "the agent reads the previous text")
 	c.requireAdminAPIOnly()
 }

@@ -73,6 +73,7 @@ func (m *Module) registerAdmin(h *kernel.Host) {
 	m.registerReads(api)
 	m.registerWrites(api)
 	m.registerSeats(api)
+	m.registerUndo(api)
 	m.registerDecisions(api)
 	m.registerSettings(api)
 }
@@ -178,6 +179,53 @@ type pactChangesIn struct {
 	Limit  int   `query:"limit" minimum:"1" maximum:"200" default:"50" doc:"How many, 1-200"`
 }
 
+type pactChangesOut struct {
+	Body struct {
+		Changes    []Change `json:"changes" nullable:"false" doc:"Newest first, each with who said yes and its Undo"`
+		NextBefore int64    `json:"next_before" doc:"Pass as before for older changes; 0 when there are none"`
+	}
+}
+
+type pactUndoIn struct {
+	EntryID int64 `path:"entry_id" minimum:"1" doc:"The change's log entry id (a row of GET /pacts/changes)"`
+}
+
+type pactUndoOut struct{ Body Undone }
+
+// registerUndo adds Undo of an agent's change (docs/pacts.md, "Undo"):
+// the service decides what it does; the person's act logs it, its payload
+// naming the entry and the pact.
+func (m *Module) registerUndo(api huma.API) {
+	huma.Register(api, m.adminOp(http.MethodPost, "/pacts/changes/{entry_id}/undo", "undo-change",
+		"Undo an agent's change where it can be undone: restore the zone or handshake it replaced, or wake the job it paused",
+		identity.Approver, http.StatusBadRequest, http.StatusNotFound, http.StatusConflict),
+		func(ctx context.Context, in *pactUndoIn) (*pactUndoOut, error) {
+			p, err := kernel.SignedIn(ctx)
+			if err != nil {
+				return nil, err
+			}
+			out := &pactUndoOut{}
+			out.Body, err = m.undoChange(ctx, p.ID, in.EntryID)
+			return out, err
+		})
+}
+
+// undoChange undoes the agent's change logged as entry id, as person by
+// (an approver at least), logged as admin.pact.undo with the entry and
+// the pact it was in: for the Admin API and pact-admin's pact-undo.
+func (m *Module) undoChange(ctx context.Context, by string, id int64) (Undone, error) {
+	var out Undone
+	payload := map[string]any{"entry_id": id}
+	err := m.actAs(ctx, by, identity.Approver, "admin.pact.undo", payload, func(ctx context.Context, tx bun.Tx, a Actor, acc Access) (err error) {
+		out, err = m.svc.Undo(ctx, tx, a, acc, id)
+		if out.PactID != "" {
+			payload["pact_id"] = out.PactID
+		}
+		return err
+	})
+	return out, err
+}
+
 func (m *Module) registerReads(api huma.API) {
 	huma.Register(api, m.adminOp(http.MethodGet, "/pacts", "list", "The Jobs list: every pact of the organization",
 		identity.Viewer), func(ctx context.Context, in *pactJobsIn) (*pactJobsOut, error) {
@@ -189,10 +237,10 @@ func (m *Module) registerReads(api huma.API) {
 	})
 	huma.Register(api, m.adminOp(http.MethodGet, "/pacts/changes", "changes",
 		"What the agents changed this week: their writes of the last seven days, from the log", identity.Viewer),
-		func(ctx context.Context, in *pactChangesIn) (*pactEntriesOut, error) {
-			out := &pactEntriesOut{}
+		func(ctx context.Context, in *pactChangesIn) (*pactChangesOut, error) {
+			out := &pactChangesOut{}
 			return out, m.asPerson(ctx, func(ctx context.Context, tx bun.Tx, a Actor, _ Access) (err error) {
-				out.Body.Entries, out.Body.NextBefore, err = m.svc.Changes(ctx, tx, a, in.Before, in.Limit)
+				out.Body.Changes, out.Body.NextBefore, err = m.svc.Changes(ctx, tx, a, in.Before, in.Limit)
 				return err
 			})
 		})

@@ -28,10 +28,10 @@ func TestChangesListAgentWritesNotReads(t *testing.T) {
 	require.Error(t, err)
 	ok(t, f.adm("ana", "POST", "/pacts/"+id+"/seats/@bram/pause", nil))
 
-	entries := ok(t, f.adm("vic", "GET", "/pacts/changes", nil))["entries"].([]any)
+	entries := ok(t, f.adm("vic", "GET", "/pacts/changes", nil))["changes"].([]any)
 	var actions []string
 	for _, e := range entries {
-		r := e.(map[string]any)
+		r := e.(map[string]any)["entry"].(map[string]any)
 		require.Regexp(t, `^agent:`, r["actor"])
 		require.Equal(t, "ok", r["outcome"])
 		actions = append(actions, r["action"].(string))
@@ -39,11 +39,11 @@ func TestChangesListAgentWritesNotReads(t *testing.T) {
 	require.Equal(t, []string{pacts.ToolPost, pacts.ToolJoin, pacts.ToolCreate}, actions, "newest first")
 
 	page := ok(t, f.adm("vic", "GET", "/pacts/changes?limit=2", nil))
-	require.Len(t, page["entries"], 2)
+	require.Len(t, page["changes"], 2)
 	require.NotZero(t, page["next_before"])
 
 	c.add(8 * 24 * time.Hour)
-	require.Empty(t, ok(t, f.adm("vic", "GET", "/pacts/changes", nil))["entries"], "only the last seven days")
+	require.Empty(t, ok(t, f.adm("vic", "GET", "/pacts/changes", nil))["changes"], "only the last seven days")
 }
 
 // Several board processes sweeping at once nudge an owner once.

@@ -92,3 +92,13 @@ func (m *Module) ClosePact(ctx context.Context, by, id string) (*ClosedPact, err
 	}
 	return &ClosedPact{OK: true, Cursor: c}, nil
 }
+
+// UndoChange undoes the agent's change logged as entry id, as person by
+// (docs/pacts.md, "Undo").
+func (m *Module) UndoChange(ctx context.Context, by string, id int64) (*Undone, error) {
+	out, err := m.undoChange(ctx, by, id)
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}

@@ -125,6 +125,27 @@ func (s *Service) rateLimit(ctx context.Context, tx bun.IDB, pact, seat string) 
 type Written struct {
 	Cursor int64      `json:"cursor" jsonschema:"The pact's feed after this write: pass it as get_pact's since."`
 	News   []feedItem `json:"since_your_last_write" jsonschema:"What others wrote in this pact since your last write, oldest first (at most 50; get_pact reads the rest)."`
+	// replaced is what a zone or handshake write replaced, version the
+	// zone's version after it, and seat the seat written: the log entry of
+	// an agent's write keeps them, so Undo can restore exactly that
+	// (docs/pacts.md, "Undo").
+	replaced *string
+	version  int
+	seat     string
+}
+
+// undoFacts is what the log entry of an agent's zone or handshake write
+// keeps beside its arguments for Undo: the seat, the replaced text, and
+// the zone's version after the write.
+func (w Written) undoFacts() map[string]any {
+	if w.replaced == nil {
+		return nil
+	}
+	facts := map[string]any{"seat": w.seat, "previous": *w.replaced}
+	if w.version > 0 {
+		facts["version"] = w.version
+	}
+	return facts
 }
 
 // wrote records the seat's write at pos and gathers what others wrote

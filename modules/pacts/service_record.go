@@ -93,10 +93,11 @@ func (s *Service) Record(ctx context.Context, tx bun.IDB, a Actor, acc Access, p
 	}, limit)
 }
 
-// Changes reads "What the agents changed this week": the organization's
-// entries of the last seven days by agents that changed something, newest
-// first, limit entries before entry id before (0: the newest).
-func (s *Service) Changes(ctx context.Context, tx bun.IDB, a Actor, before int64, limit int) ([]ledger.Record, int64, error) {
+// changes reads the log entries of "What the agents changed this week":
+// the organization's entries of the last seven days by agents that changed
+// something, newest first, limit entries before entry id before (0: the
+// newest).
+func (s *Service) changes(ctx context.Context, tx bun.IDB, a Actor, before int64, limit int) ([]ledger.Record, int64, error) {
 	from := s.ident.Now().Add(-7 * 24 * time.Hour)
 	return s.scan(ctx, tx, ledger.Filter{OrgID: a.Org, Outcome: ledger.OK, From: &from, Before: before}, func(r ledger.Record) bool {
 		if !strings.HasPrefix(r.Actor, "agent:") {

@@ -107,11 +107,13 @@ func (s *Service) UpdateSection(ctx context.Context, tx bun.IDB, a Actor, acc Ac
 	if err != nil {
 		return Written{}, err
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE pact_sections SET body = ?, version = version + 1, updated_at = clock_timestamp(),
-		updated_by = ?, feed_id = ? WHERE pact_id = ? AND seat_key = ?`, body, a.String(), pos.ID, p.ID, seat.Key); err != nil {
-		return Written{}, fmt.Errorf("pacts: write section %s of %s: %w", seat.Key, p.ID, err)
+	replaced, version, err := writeSection(ctx, tx, p.ID, seat.Key, body, a.String(), pos.ID)
+	if err != nil {
+		return Written{}, err
 	}
-	return wrote(ctx, tx, seat, pos)
+	w, err := wrote(ctx, tx, seat, pos)
+	w.replaced, w.version, w.seat = &replaced, version, seat.Key
+	return w, err
 }
 
 // Raised is a raised decision's id with what every write answers.
@@ -164,8 +166,11 @@ func (s *Service) Handshake(ctx context.Context, tx bun.IDB, a Actor, acc Access
 	if err != nil {
 		return Written{}, err
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE pact_seats SET handshake = ? WHERE pact_id = ? AND key = ?`, note, p.ID, seat.Key); err != nil {
-		return Written{}, fmt.Errorf("pacts: write the handshake of %s: %w", seat.Key, err)
+	replaced, err := writeHandshake(ctx, tx, p.ID, seat.Key, note)
+	if err != nil {
+		return Written{}, err
 	}
-	return wrote(ctx, tx, seat, pos)
+	w, err := wrote(ctx, tx, seat, pos)
+	w.replaced, w.seat = &replaced, seat.Key
+	return w, err
 }

@@ -111,7 +111,9 @@ func (m *Module) addWrites(h *kernel.Host) error {
 			if err != nil {
 				return Written{}, err
 			}
-			return m.svc.UpdateSection(ctx, c.Tx, a, acc, in.PactID, in.Key, in.Body)
+			w, err := m.svc.UpdateSection(ctx, c.Tx, a, acc, in.PactID, in.Key, in.Body)
+			keepForUndo(c, w)
+			return w, err
 		})
 	if err != nil {
 		return err
@@ -141,6 +143,22 @@ func (m *Module) addWrites(h *kernel.Host) error {
 			if err != nil {
 				return Written{}, err
 			}
-			return m.svc.Handshake(ctx, c.Tx, a, acc, in.PactID, in.Handshake)
+			w, err := m.svc.Handshake(ctx, c.Tx, a, acc, in.PactID, in.Handshake)
+			keepForUndo(c, w)
+			return w, err
 		})
+}
+
+// keepForUndo adds to the call's log entry what the write replaced
+// (Written.undoFacts), beside its arguments: Undo restores it from there.
+func keepForUndo(c *kernel.Call, w Written) {
+	facts := w.undoFacts()
+	var logged map[string]any
+	if facts == nil || json.Unmarshal(c.Args, &logged) != nil {
+		return
+	}
+	for k, v := range facts {
+		logged[k] = v
+	}
+	c.Entry.Payload = logged
 }

@@ -875,6 +875,20 @@ type ChainsOutBody struct {
 	Chains []ChainSize `json:"chains"`
 }
 
+// Change defines model for Change.
+type Change struct {
+	Entry Record `json:"entry"`
+
+	// NoUndo Why there is no Undo, and where to act instead
+	NoUndo *string `json:"no_undo,omitempty"`
+
+	// SaidYes The person whose approval let it happen (human:<id>), where the log records one; empty when nobody needed to
+	SaidYes string `json:"said_yes"`
+
+	// Undo What Undo does; absent when the change cannot be undone here
+	Undo *string `json:"undo,omitempty"`
+}
+
 // ChangeRoleInBody defines model for ChangeRoleInBody.
 type ChangeRoleInBody struct {
 	// RoleId Examples: code
@@ -1507,6 +1521,15 @@ type PactAnswerInBody struct {
 
 	// NotNeeded true answers Not needed
 	NotNeeded *bool `json:"not_needed,omitempty"`
+}
+
+// PactChangesOutBody defines model for PactChangesOutBody.
+type PactChangesOutBody struct {
+	// Changes Newest first, each with who said yes and its Undo
+	Changes []Change `json:"changes"`
+
+	// NextBefore Pass as before for older changes; 0 when there are none
+	NextBefore int64 `json:"next_before"`
 }
 
 // PactCreateInBody defines model for PactCreateInBody.
@@ -2142,6 +2165,16 @@ type TrustedRoot struct {
 // TrustedRootsOutBody defines model for TrustedRootsOutBody.
 type TrustedRootsOutBody struct {
 	TrustedRoots []TrustedRoot `json:"trusted_roots"`
+}
+
+// Undone defines model for Undone.
+type Undone struct {
+	// Cursor The pact's feed after the Undo
+	Cursor int64 `json:"cursor"`
+
+	// Did What Undo did, in a sentence
+	Did    string `json:"did"`
+	PactId string `json:"pact_id"`
 }
 
 // UpdateAgentInBody defines model for UpdateAgentInBody.
@@ -3078,6 +3111,11 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /admin/api/pacts/changes (the `PactsChanges` operationId).
 	PactsChanges(ctx context.Context, params *PactsChangesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PactsUndoChange Undo an agent's change where it can be undone: restore the zone or handshake it replaced, or wake the job it paused
+	//
+	// Corresponds with POST /admin/api/pacts/changes/{entry_id}/undo (the `PactsUndoChange` operationId).
+	PactsUndoChange(ctx context.Context, entryId int64, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PactsGet A pact: its seats, zones, decisions and the latest page of its thread
 	//
@@ -4777,6 +4815,21 @@ func (c *Client) PactsCreate(ctx context.Context, body PactsCreateJSONRequestBod
 // Corresponds with GET /admin/api/pacts/changes (the `PactsChanges` operationId).
 func (c *Client) PactsChanges(ctx context.Context, params *PactsChangesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPactsChangesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PactsUndoChange Undo an agent's change where it can be undone: restore the zone or handshake it replaced, or wake the job it paused
+//
+// Corresponds with POST /admin/api/pacts/changes/{entry_id}/undo (the `PactsUndoChange` operationId).
+func (c *Client) PactsUndoChange(ctx context.Context, entryId int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPactsUndoChangeRequest(c.Server, entryId)
 	if err != nil {
 		return nil, err
 	}
@@ -8120,6 +8173,40 @@ func NewPactsChangesRequest(server string, params *PactsChangesParams) (*http.Re
 	return req, nil
 }
 
+// NewPactsUndoChangeRequest constructs an http.Request for the PactsUndoChange method
+func NewPactsUndoChangeRequest(server string, entryId int64) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "entry_id", entryId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/pacts/changes/%s/undo", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewPactsGetRequest constructs an http.Request for the PactsGet method
 func NewPactsGetRequest(server string, pactId openapi_types.UUID) (*http.Request, error) {
 	var err error
@@ -10514,6 +10601,13 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /admin/api/pacts/changes (the `PactsChanges` operationId).
 	PactsChangesWithResponse(ctx context.Context, params *PactsChangesParams, reqEditors ...RequestEditorFn) (*PactsChangesResponse, error)
+
+	// PactsUndoChangeWithResponse Undo an agent's change where it can be undone: restore the zone or handshake it replaced, or wake the job it paused
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/api/pacts/changes/{entry_id}/undo (the `PactsUndoChange` operationId).
+	PactsUndoChangeWithResponse(ctx context.Context, entryId int64, reqEditors ...RequestEditorFn) (*PactsUndoChangeResponse, error)
 
 	// PactsGetWithResponse A pact: its seats, zones, decisions and the latest page of its thread
 	//
@@ -15911,7 +16005,7 @@ type PactsChangesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *PactEntriesOutBody
+	JSON200 *PactChangesOutBody
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *AdminError
 	// JSON403 the response for an HTTP 403 `application/json` response
@@ -15925,7 +16019,7 @@ type PactsChangesResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r PactsChangesResponse) GetJSON200() *PactEntriesOutBody {
+func (r PactsChangesResponse) GetJSON200() *PactChangesOutBody {
 	return r.JSON200
 }
 
@@ -15977,6 +16071,110 @@ func (r PactsChangesResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r PactsChangesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PactsUndoChangeResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Undone
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PactsUndoChangeResponse) GetJSON200() *Undone {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PactsUndoChangeResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PactsUndoChangeResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PactsUndoChangeResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PactsUndoChangeResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PactsUndoChangeResponse) GetJSON409() *AdminError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PactsUndoChangeResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PactsUndoChangeResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PactsUndoChangeResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PactsUndoChangeResponse) GetJSON503() *AdminError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PactsUndoChangeResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PactsUndoChangeResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PactsUndoChangeResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PactsUndoChangeResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -20717,6 +20915,19 @@ func (c *ClientWithResponses) PactsChangesWithResponse(ctx context.Context, para
 		return nil, err
 	}
 	return ParsePactsChangesResponse(rsp)
+}
+
+// PactsUndoChangeWithResponse Undo an agent's change where it can be undone: restore the zone or handshake it replaced, or wake the job it paused
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/api/pacts/changes/{entry_id}/undo (the `PactsUndoChange` operationId).
+func (c *ClientWithResponses) PactsUndoChangeWithResponse(ctx context.Context, entryId int64, reqEditors ...RequestEditorFn) (*PactsUndoChangeResponse, error) {
+	rsp, err := c.PactsUndoChange(ctx, entryId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePactsUndoChangeResponse(rsp)
 }
 
 // PactsGetWithResponse A pact: its seats, zones, decisions and the latest page of its thread
@@ -25573,7 +25784,7 @@ func ParsePactsChangesResponse(rsp *http.Response) (*PactsChangesResponse, error
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest PactEntriesOutBody
+		var dest PactChangesOutBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -25592,6 +25803,95 @@ func ParsePactsChangesResponse(rsp *http.Response) (*PactsChangesResponse, error
 			return nil, err
 		}
 		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePactsUndoChangeResponse parses an HTTP response from a PactsUndoChangeWithResponse call
+func ParsePactsUndoChangeResponse(rsp *http.Response) (*PactsUndoChangeResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PactsUndoChangeResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Undone
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest AdminError

@@ -63,6 +63,9 @@ const (
 	// RateLimited: the caller already holds as many of something as it may
 	// at once (waiting calls); let one end and retry.
 	RateLimited Code = "rate_limited"
+	// ChangedSince: what an Undo would restore was changed again after the
+	// change being undone (docs/pacts.md, "Undo").
+	ChangedSince Code = "changed_since"
 	// Internal: a bug or an unexpected failure. Its message is never shown.
 	Internal Code = "internal"
 )
@@ -78,7 +81,7 @@ func All() []Code {
 		NotFound, InvalidRequest, Forbidden, NotePinned, HandoffRequired, AgentBusy,
 		IDTaken, NotRegistered, AccountDisabled, AlreadyRegistered, SignupClosed,
 		SignupBusy, TooLarge, MethodNotAllowed,
-		Unauthorized, Unavailable, RateLimited, Internal,
+		Unauthorized, Unavailable, RateLimited, ChangedSince, Internal,
 	}
 }
 

@@ -825,6 +825,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/api/pacts/changes/{entry_id}/undo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Undo an agent's change where it can be undone: restore the zone or handshake it replaced, or wake the job it paused */
+        post: operations["pacts-undo-change"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/api/pacts/{pact_id}": {
         parameters: {
             query?: never;
@@ -1699,6 +1716,15 @@ export interface components {
             /** @description The organization's chains, by key */
             chains: components["schemas"]["ChainSize"][];
         };
+        Change: {
+            entry: components["schemas"]["Record"];
+            /** @description Why there is no Undo, and where to act instead */
+            no_undo?: string;
+            /** @description The person whose approval let it happen (human:<id>), where the log records one; empty when nobody needed to */
+            said_yes: string;
+            /** @description What Undo does; absent when the change cannot be undone here */
+            undo?: string;
+        };
         ChangeRoleInBody: {
             /** @example code */
             role_id: string;
@@ -2263,6 +2289,15 @@ export interface components {
             choice?: string;
             /** @description true answers Not needed */
             not_needed?: boolean;
+        };
+        PactChangesOutBody: {
+            /** @description Newest first, each with who said yes and its Undo */
+            changes: components["schemas"]["Change"][];
+            /**
+             * Format: int64
+             * @description Pass as before for older changes; 0 when there are none
+             */
+            next_before: number;
         };
         PactCreateInBody: {
             /** @description Your seat's display name */
@@ -2855,6 +2890,16 @@ export interface components {
         };
         TrustedRootsOutBody: {
             trusted_roots: components["schemas"]["TrustedRoot"][];
+        };
+        Undone: {
+            /**
+             * Format: int64
+             * @description The pact's feed after the Undo
+             */
+            cursor: number;
+            /** @description What Undo did, in a sentence */
+            did: string;
+            pact_id: string;
         };
         UpdateAgentInBody: {
             owner?: string;
@@ -7659,7 +7704,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PactEntriesOutBody"];
+                    "application/json": components["schemas"]["PactChangesOutBody"];
                 };
             };
             /** @description Unauthorized */
@@ -7673,6 +7718,110 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    "pacts-undo-change": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The change's log entry id (a row of GET /pacts/changes) */
+                entry_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Undone"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

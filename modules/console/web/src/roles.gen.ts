@@ -58,6 +58,7 @@ export const leastRole = {
   "pacts-set-my-settings": "viewer",
   "pacts-set-settings": "owner",
   "pacts-thread": "viewer",
+  "pacts-undo-change": "approver",
   "pacts-wake-delivery": "viewer",
   "pacts-wake-seat": "approver",
   "pacts-write-handshake": "viewer",

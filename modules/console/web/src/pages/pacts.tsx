@@ -122,7 +122,96 @@ export function PactList() {
           </li>
         ))}
       </ul>
+      <Changes live={live} onDone={setDone} />
     </section>
+  );
+}
+
+type Change = Schemas["Change"];
+
+/** What a change touched, in a few words, from its logged arguments. */
+function touched(c: Change): string {
+  const p = (c.entry.payload ?? {}) as Record<string, unknown>;
+  const bits = [p.seat ?? p.key, typeof p.pact_id === "string" ? "pact " + p.pact_id.slice(0, 8) : undefined];
+  return bits.filter((b): b is string => typeof b === "string" && b !== "").join(" · ") || "—";
+}
+
+/**
+ * "What the agents changed this week" (docs/pacts.md, "Undo"): newest
+ * first, with who said yes, and Undo where the change can be undone, after
+ * a confirmation that says what it will do.
+ */
+function Changes({ live, onDone }: { live: number; onDone: (what: string) => void }) {
+  const changes = useLoad(() => api.GET("/admin/api/pacts/changes", { params: { query: { limit: 50 } } }), [live]);
+  const canUndo = useCan("pacts-undo-change");
+  const [run, { busy, error }] = useAction();
+  const rows = changes.data?.changes ?? [];
+  return (
+    <>
+      <h2>What the agents changed this week</h2>
+      <Status loaded={changes} what="the changes" />
+      {changes.data && rows.length === 0 && <p class="empty">No agent changed anything this week.</p>}
+      <Alert text={error} />
+      {rows.length > 0 && (
+        <table class="changes">
+          <caption>The agents' changes of the last seven days, newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">Agent</th>
+              <th scope="col">Tool</th>
+              <th scope="col">What it changed</th>
+              <th scope="col">Who said yes</th>
+              <th scope="col">Undo</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((c) => {
+              const pact = (c.entry.payload as Record<string, unknown> | null)?.pact_id;
+              return (
+                <tr key={c.entry.id}>
+                  <td>
+                    <Ago at={c.entry.at} />
+                  </td>
+                  <td>{c.entry.actor}</td>
+                  <td>{c.entry.action}</td>
+                  <td>{typeof pact === "string" ? <a href={`/console/pacts/${pact}`}>{touched(c)}</a> : touched(c)}</td>
+                  <td>{c.said_yes || "nobody needed to"}</td>
+                  <td>
+                    {c.undo && canUndo ? (
+                      <ConfirmButton
+                        label={`Undo ${c.entry.action} by ${c.entry.actor}`}
+                        op="pacts-undo-change"
+                        disabled={busy}
+                        title="Undo this change?"
+                        effect={<p>{`Undo ${c.undo}.`}</p>}
+                        confirm="Undo the change"
+                        onConfirm={async () => {
+                          let did = "";
+                          const undone = await run(async () => {
+                            const r = await api.POST("/admin/api/pacts/changes/{entry_id}/undo", {
+                              params: { path: { entry_id: c.entry.id } },
+                            });
+                            did = r.data?.did ?? "";
+                            return r;
+                          });
+                          if (undone) {
+                            onDone(did);
+                            changes.reload();
+                          }
+                        }}
+                      />
+                    ) : (
+                      <span class="meta">{c.undo ? "an approver can undo it" : c.no_undo}</span>
+                    )}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+    </>
   );
 }
 
