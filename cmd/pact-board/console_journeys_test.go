@@ -60,8 +60,9 @@ func startConsoleBoard(t *testing.T) *consoleBoard {
 
 // startConsoleBoardWith is startConsoleBoard with pact-board's environment
 // changed by setup first (more plugins in PACT_PLUGINS, say); nil changes
-// nothing.
-func startConsoleBoardWith(t *testing.T, setup func(vars map[string]string)) *consoleBoard {
+// nothing. Each of mains then changes the Main before it runs (the
+// manifest of bundled plugins, say).
+func startConsoleBoardWith(t *testing.T, setup func(vars map[string]string), mains ...func(*Main)) *consoleBoard {
 	t.Helper()
 	ctx := context.Background()
 	// The redirect URI the provider accepts is <PACT_PUBLIC_URL>/console/auth/callback,
@@ -85,7 +86,12 @@ func startConsoleBoardWith(t *testing.T, setup func(vars map[string]string)) *co
 	}
 	out := &syncBuffer{}
 	// As `pact-board --demo` starts: the first owner, then the console link.
-	startMainWith(t, vars, func(m *Main) { m.Demo, m.Out = true, out })
+	startMainWith(t, vars, func(m *Main) {
+		m.Demo, m.Out = true, out
+		for _, f := range mains {
+			f(m)
+		}
+	})
 
 	d, err := db.Open(ctx, vars["DATABASE_URL"])
 	require.NoError(t, err)

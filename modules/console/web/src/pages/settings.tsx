@@ -1,7 +1,7 @@
-// Settings: the kill switch first, then the pact settings (the
-// organization's open-pact limit, your own nudge threshold), people and
-// invitations, approval rules, the Slack webhook and the notification
-// destinations (destinations.tsx).
+// Settings: the kill switch first, then the organization's open-pact
+// limit, your notifications (your unread threshold and what is emailed to
+// you, email.tsx), people and invitations, approval rules, the Slack
+// webhook and the notification destinations (destinations.tsx).
 import { useState } from "preact/hooks";
 import { api, type Schemas } from "../client";
 import { useCan, usePerson } from "../session";
@@ -9,19 +9,11 @@ import { Ago } from "../time";
 import { Alert, ConfirmButton, Status, useAction, useLoad, usePages } from "../ui";
 import { Destinations } from "./destinations";
 import { Languages } from "./account";
+import { YourNotifications } from "./email";
 
 type Org = Schemas["OrgSettings"];
 type Human = Schemas["Human"];
 type HumanRole = Human["role"];
-type Nudge = Schemas["PactMySettings"]["nudge_after"];
-
-const nudges: { value: Nudge; label: string }[] = [
-  { value: "30m", label: "30 minutes" },
-  { value: "1h", label: "1 hour" },
-  { value: "3h", label: "3 hours" },
-  { value: "12h", label: "12 hours" },
-  { value: "24h", label: "24 hours" },
-];
 const roles: HumanRole[] = ["viewer", "approver", "owner"];
 
 export function Settings() {
@@ -32,6 +24,7 @@ export function Settings() {
       <Status loaded={org} what="the organization's settings" />
       {org.data && <KillSwitch org={org.data} onChanged={org.reload} />}
       <PactSettings />
+      <YourNotifications />
       {org.data && <Languages org={org.data} onChanged={org.reload} />}
       <People />
       <ApprovalRules />
@@ -95,12 +88,9 @@ function KillSwitch({ org, onChanged }: { org: Org; onChanged: () => void }) {
 
 function PactSettings() {
   const orgSettings = useLoad(() => api.GET("/admin/api/pact-settings"), []);
-  const mine = useLoad(() => api.GET("/admin/api/me/pact-settings"), []);
   const canSetOrg = useCan("pacts-set-settings");
-  const canSetMine = useCan("pacts-set-my-settings");
   const [limit, setLimit] = useState("");
   const [runOrg, org] = useAction();
-  const [runMine, me] = useAction();
   const [done, setDone] = useState("");
   const shownLimit = limit || String(orgSettings.data?.open_limit ?? "");
   return (
@@ -133,31 +123,6 @@ function PactSettings() {
           <p>Open pacts a project may have: {orgSettings.data.open_limit}. Closed pacts do not count.</p>
         ))}
       <Alert text={org.error} />
-      <Status loaded={mine} what="your pact settings" />
-      {mine.data && (
-        <label>
-          Tell me when a message in a pact I own waits unread for
-          <select
-            value={mine.data.nudge_after}
-            disabled={!canSetMine || me.busy}
-            onChange={async (e) => {
-              const v = nudges.find((n) => n.value === e.currentTarget.value);
-              if (!v) return;
-              if (await runMine(() => api.PUT("/admin/api/me/pact-settings", { body: { nudge_after: v.value } }))) {
-                setDone(`You hear of unread messages after ${v.label}.`);
-                mine.reload();
-              }
-            }}
-          >
-            {nudges.map((n) => (
-              <option key={n.value} value={n.value}>
-                {n.label}
-              </option>
-            ))}
-          </select>
-        </label>
-      )}
-      <Alert text={me.error} />
       <p class="notice" role="status">
         {done}
       </p>
