@@ -204,4 +204,19 @@ func exerciseAPICommands(t *testing.T, c *cli, db *sql.DB) {
 	c.ok("notifications-read", "--by", "ana")
 	require.Zero(t, c.ok("notification-counts", "--by", "ana")["unread"])
 	c.refused("invalid_request", "notifications", "--by", "val", "--filter", "starred")
+
+	// Email choices: off until chosen, then exactly the kinds chosen.
+	emailed := func(out map[string]any) (kinds []string) {
+		for _, k := range out["kinds"].([]any) {
+			if k.(map[string]any)["email"] == true {
+				kinds = append(kinds, k.(map[string]any)["kind"].(string))
+			}
+		}
+		return kinds
+	}
+	require.Empty(t, emailed(c.ok("email-choices", "--by", "ana")), "off until chosen")
+	require.Equal(t, []string{"pact_unread"}, emailed(c.ok("email-choose", "--by", "ana", "--kinds", "pact_unread")))
+	require.Equal(t, []string{"pact_unread"}, emailed(c.ok("email-choices", "--by", "ana")))
+	require.Empty(t, emailed(c.ok("email-choices", "--by", "val")), "only ana's own")
+	c.refused("invalid_request", "email-choose", "--by", "ana", "--kinds", "no_such_kind")
 }

@@ -4,17 +4,42 @@ import (
 	"context"
 	"flag"
 	"strconv"
+	"strings"
 
 	"github.com/pactboard/pact/core/outbox"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
-// inboxCommands read and mark a person's own inbox (docs/notifications.md,
+// inboxCommands read and mark a person's own inbox, and choose what is
+// emailed to them (notify-get-email-settings, notify-set-email-settings) (docs/notifications.md,
 // "The inbox"): each calls the method the Admin API's inbox operation calls
 // (notify-list-notifications, notify-count-notifications,
 // notify-mark-notification-read, notify-mark-all-notifications-read).
 func inboxCommands() []command {
 	return []command{
+		{name: "email-choices", args: "--by person", needsDB: true,
+			summary: "the notification kinds a person has emailed, and whether the board sends email at all",
+			setup: func(fs *flag.FlagSet) runner {
+				by := byFlag(fs)
+				return func(ctx context.Context, a *app, _ []string) (any, error) {
+					return a.notify.Service().EmailSettingsFor(ctx, *by)
+				}
+			}},
+		{name: "email-choose", args: "--by person --kinds kind,kind,… (empty: none)", needsDB: true,
+			summary: "choose which notification kinds are emailed to a person (all others are not)",
+			setup: func(fs *flag.FlagSet) runner {
+				by := byFlag(fs)
+				kinds := fs.String("kinds", "", "the kinds to email, comma-separated, e.g. pact_unread,approval_needed; empty turns email off")
+				return func(ctx context.Context, a *app, _ []string) (any, error) {
+					list := []string{}
+					for _, k := range strings.Split(*kinds, ",") {
+						if k = strings.TrimSpace(k); k != "" {
+							list = append(list, k)
+						}
+					}
+					return a.notify.Service().SetEmailKindsFor(ctx, *by, list)
+				}
+			}},
 		{name: "notifications", args: "--by person [--filter unread|waiting|all] [--before id] [--limit n]", needsDB: true,
 			summary: "list a person's notifications, newest first",
 			setup: func(fs *flag.FlagSet) runner {

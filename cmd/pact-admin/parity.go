@@ -60,6 +60,8 @@ func apiCommands() map[string]string {
 		// Notifications.
 		"notify-list-destinations":           "destination-list",
 		"notify-list-notifications":          "notifications",
+		"notify-get-email-settings":          "email-choices",
+		"notify-set-email-settings":          "email-choose",
 		"notify-count-notifications":         "notification-counts",
 		"notify-mark-notification-read":      "notification-read",
 		"notify-mark-all-notifications-read": "notifications-read",

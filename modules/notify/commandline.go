@@ -46,3 +46,21 @@ func (s *Service) MarkAllReadOf(ctx context.Context, by string, upTo int64) (int
 	}
 	return s.MarkAllRead(ctx, p, upTo)
 }
+
+// EmailSettingsFor is EmailSettingsOf for the person by.
+func (s *Service) EmailSettingsFor(ctx context.Context, by string) (*EmailSettings, error) {
+	p, err := loadPerson(ctx, s.db, by, string(identity.Viewer))
+	if err != nil {
+		return nil, err
+	}
+	return s.EmailSettingsOf(ctx, p)
+}
+
+// SetEmailKindsFor is SetEmailKinds for the person by.
+func (s *Service) SetEmailKindsFor(ctx context.Context, by string, kinds []string) (*EmailSettings, error) {
+	p, err := loadPerson(ctx, s.db, by, string(identity.Viewer))
+	if err != nil {
+		return nil, err
+	}
+	return s.SetEmailKinds(ctx, p, kinds)
+}
