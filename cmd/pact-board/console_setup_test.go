@@ -98,3 +98,43 @@ func TestConsoleHireShowsTheSetupCodeOnce(t *testing.T) {
 	require.Equal(t, 1, stored)
 	c.requireAdminAPIOnly()
 }
+
+// TestConsoleEditsATaskAndSetsLanguages: the owner edits an open task's
+// title from its page (the agent then reads the new title), and sets the
+// organization's language and her own from Settings; the board holds what
+// she chose.
+func TestConsoleEditsATaskAndSetsLanguages(t *testing.T) {
+	c := startConsoleBoard(t)
+	ctx := context.Background()
+	task := c.post("Fix the header", "")
+	p := c.page(1280, 800)
+	require.Equal(t, http.StatusOK, p.Goto(c.localLink()))
+	p.Goto(c.public + "/console/tasks/" + task)
+	p.ExpectText("Edit the title or text")
+	p.TabTo("Edit the title or text", 80)
+	p.Press("Enter")
+	p.Fill("Title", "Fix the footer")
+	p.Click("button", "Save task")
+	p.ExpectText("Saved the task; the log keeps the old text.")
+	var title string
+	require.NoError(t, c.d.NewRaw(`SELECT title FROM tasks WHERE id = ?`, task).Scan(ctx, &title))
+	require.Equal(t, "Fix the footer", title)
+	listed, _ := json.Marshal(c.agent.ok("pact_list", map[string]any{"mandate_id": c.root, "filter": "all"}))
+	require.Contains(t, string(listed), "Fix the footer", "the agent reads the new title")
+
+	p.Goto(c.public + "/console/settings")
+	p.Select("The organization's language", "th")
+	p.Click("button", "Save the organization's language")
+	p.ExpectText("Saved the organization's language.")
+	p.Select("Your language", "en")
+	p.Click("button", "Save my language")
+	p.ExpectText("Saved your language.")
+	var org string
+	var mine *string
+	require.NoError(t, c.d.NewRaw(`SELECT o.language, h.language FROM humans h JOIN orgs o ON o.id = h.org_id WHERE h.id = ?`, demoOwner).
+		Scan(ctx, &org, &mine))
+	require.Equal(t, "th", org)
+	require.NotNil(t, mine)
+	require.Equal(t, "en", *mine)
+	c.requireAdminAPIOnly()
+}

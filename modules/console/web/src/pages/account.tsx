@@ -50,16 +50,15 @@ export function Languages({ org, onChanged }: { org: Org; onChanged: () => void 
             }
           }}
         >
-          <label>
-            The organization's language
-            <select value={orgLang} onChange={(e) => setOrgLang(e.currentTarget.value as Org["language"])}>
+          <label for="org-language">The organization's language</label>
+          {/* The select stands outside its label, whose name would otherwise take in the chosen option's text. */}
+          <select id="org-language" value={orgLang} onChange={(e) => setOrgLang(e.currentTarget.value as Org["language"])}>
               {languages.map((l) => (
                 <option key={l.value} value={l.value}>
                   {l.label}
                 </option>
               ))}
             </select>
-          </label>
           <button type="submit" disabled={busy}>
             Save the organization's language
           </button>
@@ -77,9 +76,8 @@ export function Languages({ org, onChanged }: { org: Org; onChanged: () => void 
             }
           }}
         >
-          <label>
-            Your language
-            <select value={own} onChange={(e) => setMine(e.currentTarget.value)}>
+          <label for="own-language">Your language</label>
+          <select id="own-language" value={own} onChange={(e) => setMine(e.currentTarget.value)}>
               <option value="">As the organization's</option>
               {languages.map((l) => (
                 <option key={l.value} value={l.value}>
@@ -87,7 +85,6 @@ export function Languages({ org, onChanged }: { org: Org; onChanged: () => void 
                 </option>
               ))}
             </select>
-          </label>
           <button type="submit" disabled={busy}>
             Save my language
           </button>
