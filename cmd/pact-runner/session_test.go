@@ -35,6 +35,8 @@ type standInRecord struct {
 	Role      string            `json:"role"`
 	Flags     map[string]string `json:"flags"`
 	Connected bool              `json:"connected"`
+	Error     string            `json:"error"`
+	Sleeping  bool              `json:"sleeping"`
 	Calls     []struct {
 		Tool    string `json:"tool"`
 		IsError bool   `json:"is_error"`
@@ -154,34 +156,18 @@ func TestARunsCredentialDiesWhenItsClaimIsLost(t *testing.T) {
 	record := filepath.Join(w.dir, "record.json")
 	s := w.start(w.claudeEnv("runner-web", bin, record, `[]`, "STANDIN_SLEEP", "60", "PACT_RUNNER_HEARTBEAT_SECONDS", "0.2",
 		"PACT_RUNNER_RUN_TIMEOUT_MINUTES", "0.75"))
-	eventually(t, "the session connected", func() bool {
-		_, err := os.Stat(record)
-		return err == nil || w.Count(`SELECT count(*) FROM run_credentials`) == 1
+	var rec standInRecord
+	eventually(t, "the session connected and waits", func() bool {
+		raw, err := os.ReadFile(record)
+		if err != nil || json.Unmarshal(raw, &rec) != nil {
+			return false
+		}
+		require.Empty(t, rec.Error, "the stand-in failed")
+		return rec.Sleeping
 	}, s.log)
 	require.Equal(t, 1, w.Count(`SELECT count(*) FROM run_credentials WHERE expires_at - issued_at = interval '45 seconds'`),
 		"the credential lives as long as the run may")
-	var header string
-	eventually(t, "the stand-in is waiting", func() bool {
-		var path string
-		matches, _ := filepath.Glob(filepath.Join(w.dir, "logs-runner-web", "run-"+id, "mcp.json"))
-		for _, m := range matches {
-			raw, err := os.ReadFile(m)
-			if err == nil && strings.Contains(string(raw), "/mcp/a/runner-web") {
-				path = string(raw)
-			}
-		}
-		if path == "" {
-			return false
-		}
-		var cfg struct {
-			MCPServers map[string]struct {
-				Headers map[string]string `json:"headers"`
-			} `json:"mcpServers"`
-		}
-		_ = json.Unmarshal([]byte(path), &cfg)
-		header = cfg.MCPServers["pact"].Headers["Authorization"]
-		return header != ""
-	}, s.log)
+	header := rec.Token
 	require.True(t, w.tokenAlive("runner-web", header))
 	r := w.Admin("ana", "POST", "/tasks/"+id+"/release", "")
 	require.Equal(t, 200, r.Status, r.Raw)

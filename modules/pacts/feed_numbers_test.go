@@ -395,6 +395,11 @@ func TestAdminNumbersCountOnlyThePersonsOrganization(t *testing.T) {
 	for _, verb := range []string{"pause", "wake"} {
 		n.wrote("pacts-"+verb+"-seat", adm("pacts-"+verb+"-seat", "ana", "POST", "/pacts/"+id+"/seats/@wanda/"+verb, nil))
 	}
+	// An agent's zone write, and a person's Undo of it.
+	zone, err := f.as("wanda", pacts.ToolUpdateSection, map[string]any{"pact_id": id, "body": "wanda's zone"})
+	require.NoError(t, err)
+	n.wrote(pacts.ToolUpdateSection, zone)
+	n.wrote("pacts-undo-change", adm("pacts-undo-change", "ana", "POST", f.undo(f.change(t, pacts.ToolUpdateSection)), nil))
 	// More than a page of thread, so that next_before is set.
 	// Three seats take turns: each stays under a seat's 30 writes a minute.
 	for i := range 51 {

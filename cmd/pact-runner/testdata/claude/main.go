@@ -37,6 +37,8 @@ type record struct {
 	Role      string            `json:"role"`
 	Flags     map[string]string `json:"flags"`
 	Connected bool              `json:"connected"`
+	Error     string            `json:"error,omitempty"`
+	Sleeping  bool              `json:"sleeping,omitempty"`
 }
 
 type call struct {
@@ -79,12 +81,14 @@ func main() {
 		b, _ := os.ReadFile(*roleFile)
 		rec.Role = string(b)
 	}
-	defer func() {
+	save := func() {
 		if p := os.Getenv("STANDIN_RECORD"); p != "" {
 			raw, _ := json.MarshalIndent(rec, "", "  ")
-			_ = os.WriteFile(p, raw, 0o600)
+			_ = os.WriteFile(p+".tmp", raw, 0o600)
+			_ = os.Rename(p+".tmp", p)
 		}
-	}()
+	}
+	defer save()
 	if !*printMode || *format != "json" {
 		fmt.Println("the stand-in answers only -p --output-format json")
 		return
@@ -141,6 +145,8 @@ func main() {
 		rec.Calls = append(rec.Calls, c)
 	}
 	if s, _ := strconv.ParseFloat(os.Getenv("STANDIN_SLEEP"), 64); s > 0 {
+		rec.Sleeping = true
+		save() // the test may wait for this
 		time.Sleep(time.Duration(s * float64(time.Second)))
 	}
 	turns, _ := strconv.Atoi(os.Getenv("STANDIN_TURNS"))
@@ -160,6 +166,7 @@ func main() {
 }
 
 func fail(rec *record, why string) {
+	rec.Error = why
 	_ = json.NewEncoder(os.Stdout).Encode(map[string]any{"type": "result", "subtype": "error_during_execution",
 		"is_error": true, "num_turns": 1, "result": why})
 }

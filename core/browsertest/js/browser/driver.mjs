@@ -15,7 +15,7 @@
 //                                            selector) that shows text, then
 //                                            getByRole(role, {name, exact}) in it
 //   fill        {page, label, value}         getByLabel(label, {exact})
-//   select      {page, label, value}         the first getByLabel(label, {exact}): selectOption(value), by value or text
+//   select      {page, label, value}         the first getByLabel(label, {exact}) (else not exact): selectOption(value), by value or text
 //   expectText  {page, text}                 waits until text is visible
 //   text        {page, selector}             innerText of the first match
 //   url         {page}
@@ -91,7 +91,11 @@ const ops = {
     return null;
   },
   async select({ page: name, label, value }) {
-    await page(name).getByLabel(label, { exact: true }).first().selectOption(value);
+    // The label exactly; else, for a select inside its label (whose name
+    // then takes in the chosen option's text), the label as a prefix.
+    const exact = page(name).getByLabel(label, { exact: true });
+    const target = (await exact.count()) > 0 ? exact.first() : page(name).getByLabel(label).first();
+    await target.selectOption(value);
     return null;
   },
   async expectText({ page: name, text }) {
