@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/pactboard/pact/core/envfile"
 )
 
 // config is what pact-channel needs: the board, the agent and its token,
@@ -33,7 +35,7 @@ func loadConfig(getenv func(string) string) (*config, error) {
 		if err != nil {
 			return nil, err
 		}
-		vars, err := readEnvFile(path)
+		vars, err := envfile.Read(path)
 		if err != nil {
 			return nil, fmt.Errorf("read the env file: %w", err)
 		}
@@ -90,17 +92,4 @@ func envFile(getenv func(string) string, agent string) (path, named string, err 
 		return "", "", fmt.Errorf("PACT_AGENT_ID is not set and %s holds %d *.env files, not one: %s", dir, len(found), what)
 	}
 	return found[0], strings.TrimSuffix(filepath.Base(found[0]), ".env"), nil
-}
-
-// readEnvFile reads an env file as pact-connect writes it (envfile.go).
-func readEnvFile(path string) (map[string]string, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	out, err := parseEnv(string(raw))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return out, nil
 }

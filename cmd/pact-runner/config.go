@@ -4,10 +4,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pactboard/pact/core/envfile"
 )
 
 // defaultTools are the board tools a run's session may call unless the
@@ -107,7 +108,7 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (*c
 	file := map[string]string{}
 	if *envFile != "" {
 		var err error
-		if file, err = readEnvFile(*envFile); err != nil {
+		if file, err = envfile.Read(*envFile); err != nil {
 			return nil, err
 		}
 	}
@@ -191,21 +192,6 @@ func splitList(s string) []string {
 		}
 	}
 	return out
-}
-
-// readEnvFile reads an env file as pact-connect writes it: KEY=value
-// assignments, one per line, "export " allowed, blank lines and # comments
-// skipped, values quoted as sh quotes them (envfile.go).
-func readEnvFile(path string) (map[string]string, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	out, err := parseEnv(string(raw))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return out, nil
 }
 
 func usage(fs *flag.FlagSet, w io.Writer) {

@@ -1,16 +1,35 @@
-package main
+// Package envfile reads the env files pact-connect writes (KEY=value
+// lines, sh-quoted; docs/pact-connect.md), for the commands that run from
+// one: pact-runner and pact-channel.
+package envfile
 
 import (
 	"fmt"
+	"os"
 	"strings"
 )
 
-// parseEnv reads KEY=value assignments with sh's quoting, which is how
+// Read reads the env file at path: KEY=value assignments, one per line,
+// "export " allowed, blank lines and # comments skipped, values quoted as
+// sh quotes them.
+func Read(path string) (map[string]string, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	out, err := Parse(string(raw))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return out, nil
+}
+
+// Parse reads KEY=value assignments with sh's quoting, which is how
 // pact-connect writes them (single quotes, '"'"' for a quote inside; a
 // value in quotes may span lines): single quotes keep everything, double
 // quotes keep everything but \" \\ \$ and \`, a bare backslash escapes
 // the next character.
-func parseEnv(text string) (map[string]string, error) {
+func Parse(text string) (map[string]string, error) {
 	out := map[string]string{}
 	line := 1
 	for i := 0; i < len(text); {

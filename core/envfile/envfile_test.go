@@ -1,4 +1,4 @@
-package main
+package envfile
 
 import (
 	"testing"
@@ -10,7 +10,7 @@ import (
 // pact-connect's shellQuote quotes them (docs/pact-connect.md) read back
 // as they were.
 func TestParseEnvReadsWhatPactConnectWrites(t *testing.T) {
-	got, err := parseEnv(`# written by pact-connect
+	got, err := Parse(`# written by pact-connect
 PACT_URL=https://board.example.com
 export PACT_TOKEN='pact_a b'
 PACT_AGENT_ID=runner-web   # a comment
@@ -27,7 +27,7 @@ EMPTY=
 		"PACT_RUNNER_NOTE": "two\nlines", "EMPTY": "",
 	}, got)
 	for _, bad := range []string{"NOEQUALS\n", "1X=y\n", "A='open\n", "A=b c\n"} {
-		_, err := parseEnv(bad)
+		_, err := Parse(bad)
 		require.Error(t, err, bad)
 	}
 }
