@@ -92,6 +92,7 @@ func withoutCommand() map[string]string {
 		"people-list-invitations":  reasonAccount,
 		"people-accept-invitation": reasonAccount,
 		"people-signup":            reasonAccount,
+		"people-signup-status":     reasonAccount,
 		"console-live":             reasonLive,
 		"people-get-me":            reasonMe,
 		"people-update-me":         reasonMe,

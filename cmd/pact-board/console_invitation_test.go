@@ -48,6 +48,8 @@ func TestConsoleAcceptsAnInvitation(t *testing.T) {
 		}
 	}
 	require.Len(t, accept, 1, "one invitation, Cy's: %v", accept)
+	require.NotContains(t, p.Text("main"), "start your own organization",
+		"sign-up is off on this board (PACT_SIGNUP_ENABLED), so the console does not offer it")
 	for _, width := range []int{1280, 390} {
 		p.Resize(width, 844)
 		require.Empty(t, browsertest.Serious(p.Axe()), "the invitation page at %d px", width)
@@ -61,6 +63,44 @@ func TestConsoleAcceptsAnInvitation(t *testing.T) {
 	require.NoError(t, c.d.NewRaw(`SELECT count(*) FROM humans WHERE id = 'cy' AND auth_sub = ?`, cy.Email).
 		Scan(ctx, &bound))
 	require.Equal(t, 1, bound, "the account is Cy now")
+	c.requireAdminAPIOnly()
+}
+
+// TestConsoleSignsUpWhenSignupIsOn: on a board with sign-up on, an account
+// that is no person and has no invitation is offered its own organization,
+// starts it from the console (accepting the terms the console names) and is
+// in the console as that organization's owner; the page passes axe at both
+// widths.
+func TestConsoleSignsUpWhenSignupIsOn(t *testing.T) {
+	c := startConsoleBoardWith(t, func(vars map[string]string) { vars["PACT_SIGNUP_ENABLED"] = "on" })
+	p := c.page(1280, 800)
+	require.Equal(t, http.StatusOK, p.Goto(c.public+"/console/"))
+	p.Click("link", "Sign in")
+	p.WaitURL(c.op.Issuer)
+	p.Fill("Email", cy.Email)
+	p.Fill("Password", cy.Password)
+	p.Click("button", "Sign in")
+	p.WaitURL(c.public + "/console/")
+	p.ExpectText("No invitation is waiting for this email")
+	p.ExpectText("Or start your own organization")
+	for _, width := range []int{1280, 390} {
+		p.Resize(width, 844)
+		require.Empty(t, browsertest.Serious(p.Axe()), "the sign-up page at %d px", width)
+	}
+	p.Resize(1280, 800)
+	p.Fill("Organization name", "Cy's Lab")
+	p.Fill("Your name", "Cy Founder")
+	p.Click("checkbox", "I accept the board's terms (version 2026-01)")
+	p.Click("button", "Start the organization")
+	p.ExpectText("Cy Founder")
+	p.ExpectText("Needs you")
+
+	ctx := context.Background()
+	var role, org, terms string
+	require.NoError(t, c.d.NewRaw(`SELECT h.role, o.name, o.terms_version FROM humans h JOIN orgs o ON o.id = h.org_id
+		WHERE h.auth_sub = ?`, cy.Email).Scan(ctx, &role, &org, &terms))
+	require.Equal(t, []string{"owner", "Cy's Lab", "2026-01"}, []string{role, org, terms},
+		"the account owns the organization it started, under the terms the console named")
 	c.requireAdminAPIOnly()
 }
 

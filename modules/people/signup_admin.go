@@ -44,6 +44,31 @@ func (m *Module) registerSignup(api huma.API) {
 		// learns nothing about the request.
 		Middlewares: huma.Middlewares{m.verifyAccount}}
 	huma.Register(api, o, m.signup)
+	huma.Register(api, huma.Operation{OperationID: "people-signup-status", Method: http.MethodGet, Path: "/signup",
+		Summary: "Whether sign-up is open on this board (PACT_SIGNUP_ENABLED)",
+		Description: "Takes a signed-in account, person or not, as sign-up does: the console offers its form only " +
+			"when this says open.",
+		Tags: []string{"people"}, Security: kernel.AdminSecurity(),
+		Errors:      []int{http.StatusBadRequest, http.StatusUnauthorized},
+		Metadata:    map[string]any{kernel.MetaPublic: true},
+		Extensions:  map[string]any{kernel.LeastRoleExtension: kernel.AnyAccount},
+		Middlewares: huma.Middlewares{m.verifyAccount}}, m.signupStatus)
+}
+
+// SignupStatus says whether the board takes sign-ups.
+type SignupStatus struct {
+	Open bool `json:"open" doc:"Sign-up is on (PACT_SIGNUP_ENABLED); the hourly circuit breaker may still refuse one"`
+}
+
+type signupStatusOut struct{ Body SignupStatus }
+
+// signupStatus answers any signed-in account: the setting is no secret to
+// one, and the console must not offer a form the board would refuse.
+func (m *Module) signupStatus(ctx context.Context, _ *struct{}) (*signupStatusOut, error) {
+	if acct, _ := ctx.Value(accountKey{}).(*authissuer.Identity); acct == nil {
+		return nil, errs.E(errs.Unauthorized, "send a person's OAuth access token: Authorization: Bearer <token>")
+	}
+	return &signupStatusOut{Body: SignupStatus{Open: m.cfg.SignupEnabled}}, nil
 }
 
 type accountKey struct{}

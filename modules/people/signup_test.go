@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pactboard/pact/core/auth/authtest"
+	"github.com/pactboard/pact/core/kernel/kerneltest"
 	"github.com/pactboard/pact/modules/people"
 )
 
@@ -160,4 +161,27 @@ func TestConcurrentSignUpsOverHTTPMakeOneOrganization(t *testing.T) {
 	}
 	require.Equal(t, 1, created, "%v", statuses)
 	require.Equal(t, 1, b.Count(signedUp))
+}
+
+// TestSignupStatusSaysWhatSignupWouldDo: any signed-in account, person or
+// not, reads whether sign-up is on, and the answer follows the setting as
+// sign-up itself does; without a token, nothing is said.
+func TestSignupStatusSaysWhatSignupWouldDo(t *testing.T) {
+	b := newBoard(t)
+	eve := b.account(t, "sub-eve", "eve@example.com", true)
+	for _, on := range []bool{false, true} {
+		b.Config.SignupEnabled = on
+		for who, got := range map[string]kerneltest.Reply{"an account": b.AdminWith(eve, "GET", "/signup", ""),
+			"a person": b.Admin("ana", "GET", "/signup", "")} {
+			require.Equal(t, http.StatusOK, got.Status, "%s, sign-up %v: %s", who, on, got.Raw)
+			require.Equal(t, map[string]any{"open": on}, got.Body, who)
+		}
+		posted := b.AdminWith(eve, "POST", "/signup", signupBody)
+		if on {
+			require.Equal(t, http.StatusCreated, posted.Status, "open said, sign-up takes it: %s", posted.Raw)
+		} else {
+			require.Equal(t, "signup_closed", posted.Body["error"], "closed said, sign-up refuses it: %s", posted.Raw)
+		}
+	}
+	require.Equal(t, http.StatusUnauthorized, b.AdminWith("", "GET", "/signup", "").Status)
 }

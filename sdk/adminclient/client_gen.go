@@ -2049,6 +2049,12 @@ type SignupInBody struct {
 	TermsVersion string `json:"terms_version"`
 }
 
+// SignupStatus defines model for SignupStatus.
+type SignupStatus struct {
+	// Open Sign-up is on (PACT_SIGNUP_ENABLED); the hourly circuit breaker may still refuse one
+	Open bool `json:"open"`
+}
+
 // Slack defines model for Slack.
 type Slack struct {
 	Configured bool `json:"configured"`
@@ -3308,6 +3314,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /admin/api/roles/{role_id}/archive (the `PeopleArchiveRole` operationId).
 	PeopleArchiveRole(ctx context.Context, roleId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PeopleSignupStatus Whether sign-up is open on this board (PACT_SIGNUP_ENABLED)
+	//
+	// Takes a signed-in account, person or not, as sign-up does: the console offers its form only when this says open.
+	//
+	// Corresponds with GET /admin/api/signup (the `PeopleSignupStatus` operationId).
+	PeopleSignupStatus(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PeopleSignupWithBody Sign up: make an organization and become its owner (PACT_SIGNUP_ENABLED)
 	//
@@ -5342,6 +5355,23 @@ func (c *Client) PeopleSaveRole(ctx context.Context, roleId string, body PeopleS
 // Corresponds with POST /admin/api/roles/{role_id}/archive (the `PeopleArchiveRole` operationId).
 func (c *Client) PeopleArchiveRole(ctx context.Context, roleId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPeopleArchiveRoleRequest(c.Server, roleId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PeopleSignupStatus Whether sign-up is open on this board (PACT_SIGNUP_ENABLED)
+//
+// Takes a signed-in account, person or not, as sign-up does: the console offers its form only when this says open.
+//
+// Corresponds with GET /admin/api/signup (the `PeopleSignupStatus` operationId).
+func (c *Client) PeopleSignupStatus(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPeopleSignupStatusRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -9301,6 +9331,33 @@ func NewPeopleArchiveRoleRequest(server string, roleId string) (*http.Request, e
 	return req, nil
 }
 
+// NewPeopleSignupStatusRequest constructs an http.Request for the PeopleSignupStatus method
+func NewPeopleSignupStatusRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/signup")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewPeopleSignupRequest calls the generic PeopleSignup builder with application/json body
 func NewPeopleSignupRequest(server string, body PeopleSignupJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -10832,6 +10889,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /admin/api/roles/{role_id}/archive (the `PeopleArchiveRole` operationId).
 	PeopleArchiveRoleWithResponse(ctx context.Context, roleId string, reqEditors ...RequestEditorFn) (*PeopleArchiveRoleResponse, error)
+
+	// PeopleSignupStatusWithResponse Whether sign-up is open on this board (PACT_SIGNUP_ENABLED)
+	//
+	// Takes a signed-in account, person or not, as sign-up does: the console offers its form only when this says open.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/api/signup (the `PeopleSignupStatus` operationId).
+	PeopleSignupStatusWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PeopleSignupStatusResponse, error)
 
 	// PeopleSignupWithBodyWithResponse Sign up: make an organization and become its owner (PACT_SIGNUP_ENABLED)
 	//
@@ -18418,6 +18484,68 @@ func (r PeopleArchiveRoleResponse) ContentType() string {
 	return ""
 }
 
+type PeopleSignupStatusResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SignupStatus
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PeopleSignupStatusResponse) GetJSON200() *SignupStatus {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PeopleSignupStatusResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PeopleSignupStatusResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PeopleSignupStatusResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PeopleSignupStatusResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PeopleSignupStatusResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PeopleSignupStatusResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PeopleSignupStatusResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type PeopleSignupResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -21344,6 +21472,21 @@ func (c *ClientWithResponses) PeopleArchiveRoleWithResponse(ctx context.Context,
 		return nil, err
 	}
 	return ParsePeopleArchiveRoleResponse(rsp)
+}
+
+// PeopleSignupStatusWithResponse Whether sign-up is open on this board (PACT_SIGNUP_ENABLED)
+//
+// Takes a signed-in account, person or not, as sign-up does: the console offers its form only when this says open.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/api/signup (the `PeopleSignupStatus` operationId).
+func (c *ClientWithResponses) PeopleSignupStatusWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PeopleSignupStatusResponse, error) {
+	rsp, err := c.PeopleSignupStatus(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePeopleSignupStatusResponse(rsp)
 }
 
 // PeopleSignupWithBodyWithResponse Sign up: make an organization and become its owner (PACT_SIGNUP_ENABLED)
@@ -27790,6 +27933,53 @@ func ParsePeopleArchiveRoleResponse(rsp *http.Response) (*PeopleArchiveRoleRespo
 			return nil, err
 		}
 		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePeopleSignupStatusResponse parses an HTTP response from a PeopleSignupStatusWithResponse call
+func ParsePeopleSignupStatusResponse(rsp *http.Response) (*PeopleSignupStatusResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PeopleSignupStatusResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SignupStatus
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
 
 	}
 

@@ -1209,7 +1209,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Whether sign-up is open on this board (PACT_SIGNUP_ENABLED)
+         * @description Takes a signed-in account, person or not, as sign-up does: the console offers its form only when this says open.
+         */
+        get: operations["people-signup-status"];
         put?: never;
         /**
          * Sign up: make an organization and become its owner (PACT_SIGNUP_ENABLED)
@@ -2773,6 +2777,10 @@ export interface components {
             org_name: string;
             /** @example 2026-01 */
             terms_version: string;
+        };
+        SignupStatus: {
+            /** @description Sign-up is on (PACT_SIGNUP_ENABLED); the hourly circuit breaker may still refuse one */
+            open: boolean;
         };
         Slack: {
             configured: boolean;
@@ -10060,6 +10068,53 @@ export interface operations {
             };
             /** @description Service Unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    "people-signup-status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignupStatus"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };

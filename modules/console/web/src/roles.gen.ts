@@ -96,6 +96,7 @@ export const leastRole = {
   "people-set-approval-rules": "owner",
   "people-set-kill-switch": "owner",
   "people-signup": "account",
+  "people-signup-status": "account",
   "people-update-agent": "approver",
   "people-update-human": "owner",
   "people-update-me": "viewer",

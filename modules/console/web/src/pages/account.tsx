@@ -1,7 +1,8 @@
 // The account: the organization's language (owners) and the person's own
 // (anyone, for themselves), and sign-up for an account that is no person
-// yet, when the board has it on (people-signup refuses signup_closed
-// otherwise, and the form then says so and goes away).
+// yet, offered only when the board has it on (people-signup-status); should
+// it close meanwhile, people-signup refuses signup_closed and the form
+// gives way to the board's message.
 import { useState } from "preact/hooks";
 import { api, type Schemas } from "../client";
 import { useCan } from "../session";
@@ -98,8 +99,17 @@ export function Languages({ org, onChanged }: { org: Org; onChanged: () => void 
 /** The terms version a sign-up accepts, recorded with the new organization. */
 export const termsVersion = "2026-01";
 
-/** Signup: an account that is no person yet makes its own organization. */
+/**
+ * Signup: an account that is no person yet makes its own organization,
+ * offered only when the board has sign-up on (people-signup-status).
+ */
 export function Signup() {
+  const status = useLoad(() => api.GET("/admin/api/signup"), []);
+  if (!status.data?.open) return null;
+  return <SignupForm />;
+}
+
+function SignupForm() {
   const [org, setOrg] = useState("");
   const [name, setName] = useState("");
   const [terms, setTerms] = useState(false);
