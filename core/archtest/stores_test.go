@@ -194,17 +194,19 @@ func TestSQLOnlyInStores(t *testing.T) {
 }
 
 // TestStoreRuleCatchesViolations: the rule finds a statement, a
-// concatenated statement and a builder outside a store, leaves prose and a
-// store alone, and finds a store mixing dialects.
+// concatenated statement and a builder outside a store (a file whose name
+// merely contains "store" is none), leaves prose and a store alone, and finds a store mixing dialects.
 func TestStoreRuleCatchesViolations(t *testing.T) {
 	root := t.TempDir()
 	writeFile(t, root, "modules/m/service.go", "package m\n\nvar ok = \"Update the role first\"\n"+
 		"var q = `SELECT 1 FROM tasks WHERE id = ?`\nvar c = \"UPDATE tasks SET \" + ok + \" WHERE id = ?\"\n")
 	writeFile(t, root, "modules/m/admin_x.go", "package m\n\nfunc f(d db) { d.NewSelect().Model(nil) }\n")
+	writeFile(t, root, "modules/m/restore.go", "package m\n\nvar r = `DELETE FROM t WHERE y = ?`\n")
 	writeFile(t, root, "modules/m/store.go", "package m\n\nvar a = `SELECT 1 WHERE x = $1`\nvar b = `DELETE FROM t WHERE y = ?`\n")
 	writeFile(t, root, "modules/m/store_task.go", "package m\n\nvar a = `SELECT '?' WHERE x = $1`\n")
 	sites := scanSQL(t, root, "modules")
-	require.Equal(t, map[string]int{"modules/m/service.go": 2, "modules/m/admin_x.go": 1}, storeViolations(sites))
+	require.Equal(t, map[string]int{"modules/m/service.go": 2, "modules/m/admin_x.go": 1,
+		"modules/m/restore.go": 1}, storeViolations(sites))
 	require.Equal(t, map[string][]string{"modules/m/store.go": {"$n", "?"}}, dialectViolations(sites),
 		"a quoted ? is no placeholder")
 }
