@@ -131,7 +131,7 @@ func (l *live) run(ctx context.Context) error {
 				l.logger.Warn("live stream: read a notification", "id", n.Payload, "error", err)
 			}
 		case errors.Is(err, context.DeadlineExceeded) && !conn.IsClosed():
-			if _, err := conn.Exec(ctx, "SELECT 1"); err != nil { // a dead peer would leave us waiting for ever
+			if err := conn.Ping(ctx); err != nil { // a dead peer would leave us waiting for ever
 				return fmt.Errorf("console: live stream listener: %w", err)
 			}
 		case err != nil:

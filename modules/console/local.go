@@ -2,7 +2,6 @@ package console
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"time"
 
@@ -20,13 +19,9 @@ var zeroTime time.Time
 // PACT_CONSOLE_LOCAL_SIGNIN is on (docs/security.md).
 func IssueLocalCode(ctx context.Context, tx bun.IDB, person string, now time.Time) (string, error) {
 	code := randomToken()
-	if _, err := tx.NewRaw(`INSERT INTO console_codes (hash, human_id, expires_at) VALUES (?, ?, ?)`,
-		identity.HashToken(code), person, now.Add(LocalCodeTTL)).Exec(ctx); err != nil {
-		return "", fmt.Errorf("console: store a local sign-in code: %w", err)
-	}
 	// Spent and expired codes prove nothing; keep the table small.
-	if _, err := tx.NewRaw(`DELETE FROM console_codes WHERE expires_at < ?`, now.Add(-24*time.Hour)).Exec(ctx); err != nil {
-		return "", fmt.Errorf("console: drop old local sign-in codes: %w", err)
+	if err := storeLocalCode(ctx, tx, identity.HashToken(code), person, now.Add(LocalCodeTTL), now.Add(-24*time.Hour)); err != nil {
+		return "", err
 	}
 	return code, nil
 }
@@ -50,16 +45,14 @@ func (m *Module) redeem(ctx context.Context, code string) (string, error) {
 	if code == "" {
 		return "", errBadCode
 	}
-	var ids []string
-	err := m.db.NewRaw(`UPDATE console_codes SET used_at = ? WHERE hash = ? AND used_at IS NULL AND expires_at > ?
-		RETURNING human_id`, m.opts.Now(), identity.HashToken(code), m.opts.Now()).Scan(ctx, &ids)
+	id, err := spendLocalCode(ctx, m.db, identity.HashToken(code), m.opts.Now())
 	if err != nil {
-		return "", fmt.Errorf("console: redeem a local sign-in code: %w", err)
+		return "", err
 	}
-	if len(ids) == 0 {
+	if id == "" {
 		return "", errBadCode
 	}
-	return ids[0], nil
+	return id, nil
 }
 
 // local signs the code's person in and opens the console.

@@ -67,3 +67,31 @@ func deleteSession(ctx context.Context, tx bun.IDB, id string) error {
 	}
 	return nil
 }
+
+// storeLocalCode records a local sign-in code's hash for person, usable
+// until expires, and drops the codes that ended before dropBefore.
+func storeLocalCode(ctx context.Context, tx bun.IDB, hash, person string, expires, dropBefore time.Time) error {
+	if _, err := tx.NewRaw(`INSERT INTO console_codes (hash, human_id, expires_at) VALUES (?, ?, ?)`,
+		hash, person, expires).Exec(ctx); err != nil {
+		return fmt.Errorf("console: store a local sign-in code: %w", err)
+	}
+	if _, err := tx.NewRaw(`DELETE FROM console_codes WHERE expires_at < ?`, dropBefore).Exec(ctx); err != nil {
+		return fmt.Errorf("console: drop old local sign-in codes: %w", err)
+	}
+	return nil
+}
+
+// spendLocalCode marks the live, unused code of hash used at now and
+// returns its person, or "" when there is none. One statement reads and
+// marks it, so a code works once however many requests race.
+func spendLocalCode(ctx context.Context, d bun.IDB, hash string, now time.Time) (string, error) {
+	var ids []string
+	if err := d.NewRaw(`UPDATE console_codes SET used_at = ? WHERE hash = ? AND used_at IS NULL AND expires_at > ?
+		RETURNING human_id`, now, hash, now).Scan(ctx, &ids); err != nil {
+		return "", fmt.Errorf("console: redeem a local sign-in code: %w", err)
+	}
+	if len(ids) == 0 {
+		return "", nil
+	}
+	return ids[0], nil
+}
