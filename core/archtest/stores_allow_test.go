@@ -30,8 +30,6 @@ func notYetInAStore() map[string]string {
 		"modules/board/task.go":                  moving,
 		"modules/board/wait.go":                  moving,
 		"modules/board/whoami_sections.go":       moving,
-		"modules/console/live.go":                moving,
-		"modules/console/local.go":               moving,
 		"modules/credentials/export.go":          moving,
 		"modules/credentials/import.go":          moving,
 		"modules/credentials/keys.go":            moving,
