@@ -33,12 +33,12 @@ func newAdmin(t *testing.T) *admin {
 	a.Person("ana", "vic", identity.Viewer)
 	a.Project("ana", "web", false)
 	body := "Run make deploy"
-	_, err := a.notes.Write(ctx, "ana", "web", "deploy", nil, &body)
+	_, err := a.notes.Service().Write(ctx, "ana", "web", "deploy", nil, &body)
 	require.NoError(t, err)
 	a.Org("acme", "bo")
 	a.Project("bo", "rocket", false)
 	body = "Go to the moon"
-	_, err = a.notes.Write(ctx, "bo", "rocket", "plan", nil, &body)
+	_, err = a.notes.Service().Write(ctx, "bo", "rocket", "plan", nil, &body)
 	require.NoError(t, err)
 	return a
 }

@@ -1,8 +1,6 @@
 package notes
 
 import (
-	"github.com/jackc/pgx/v5"
-
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/kernel"
 )
@@ -28,17 +26,7 @@ func (m *Module) projectContext(_ kernel.WhoamiCaller, projectIDs []string) (db.
 	for _, p := range projectIDs {
 		refs[p] = []noteRef{}
 	}
-	read := db.Step{SQL: `SELECT project_id, key, title FROM context_notes
-		WHERE project_id = ANY($1) AND archived_at IS NULL ORDER BY project_id, pinned DESC, key`,
-		Args: []any{projectIDs}, Rows: func(_ *db.Tx, rows pgx.Rows) error {
-			var project string
-			var r noteRef
-			_, err := pgx.ForEachRow(rows, []any{&project, &r.Key, &r.Title}, func() error {
-				refs[project] = append(refs[project], r)
-				return nil
-			})
-			return err
-		}}
+	read := liveNoteRefs(projectIDs, refs)
 	return read, func() (map[string]any, error) {
 		out := make(map[string]any, len(refs))
 		for p, rs := range refs {

@@ -27,7 +27,7 @@ func TestWhoamiContextSection(t *testing.T) {
 		_, err := notes.WriteNote(ctx, f.DB, w)
 		require.NoError(t, err)
 	}
-	require.NoError(t, f.notes.SetPinned(ctx, "ana", "web", "pinned", true))
+	require.NoError(t, f.notes.Service().SetPinned(ctx, "ana", "web", "pinned", true))
 	_, projects := f.Kernel.Whoami().Names()
 	require.Equal(t, []string{"context"}, projects)
 	tx, err := f.DB.Begin(ctx)
