@@ -288,7 +288,7 @@ func noIssuerMessage(localSignin bool) string {
 // MCP transport. The tests build their board from this list too, so what
 // they check is what pact-board serves.
 func boardModules(keys *mandate.Keyring, hub *events.Hub, notifiers notify.Notifiers, creds credentials.Plugins) []kernel.Module {
-	return []kernel.Module{wellKnown{keys: keys}, eventsListener{hub: hub}, board.New(), mandates.New(), notes.New(), pacts.New(pacts.Options{Notifiers: notifiers}),
+	return []kernel.Module{audit.WellKnown(keys), kernel.EventHub(hub), board.New(), mandates.New(), notes.New(), pacts.New(pacts.Options{Notifiers: notifiers}),
 		people.New(), audit.New(), notify.New(notify.Options{Notifiers: notifiers}),
 		credentials.New(credentials.Options{Plugins: creds, Keys: keys}),
 		// The console's files are its web package's build, embedded.

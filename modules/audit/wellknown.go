@@ -1,11 +1,16 @@
-package main
+package audit
 
 import (
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/mandate"
 )
 
-// wellKnown serves the board's public documents under /.well-known.
+// WellKnown is the module that serves the board's public documents under
+// /.well-known: the mandate keyring's JWKS and the log's verifier keys and
+// signed checkpoints (docs/log-checkpoints.md), with the worker that signs
+// checkpoints and sends them to the witnesses.
+func WellKnown(keys *mandate.Keyring) kernel.Module { return wellKnown{keys: keys} }
+
 type wellKnown struct {
 	keys *mandate.Keyring
 }
