@@ -8,6 +8,27 @@ import { Ago } from "../time";
 import { Alert, ConfirmButton, Status, useAction, useLoad } from "../ui";
 
 type Root = Schemas["TrustedRoot"];
+type Mandate = Schemas["MandateView"];
+
+// importedUnder is how many of mandates were imported under root and
+// still answer to it: live, and made since it was last trusted. Revoking
+// the root stops them (the board checks every imported link against a live
+// trusted root), though they are not marked revoked.
+function importedUnder(root: Root, mandates: Mandate[]): number {
+  const since = Date.parse(root.active_since);
+  const now = Date.now();
+  return mandates.filter(
+    (m) =>
+      m.issuer_principal === root.principal &&
+      !m.revoked_at &&
+      Date.parse(m.created_at) >= since &&
+      Date.parse(m.expires_at) > now,
+  ).length;
+}
+
+function mandatesText(n: number): string {
+  return n === 1 ? "1 mandate" : `${n} mandates`;
+}
 
 export function Credentials() {
   const roots = useLoad(() => api.GET("/admin/api/trusted-roots"), []);
@@ -39,7 +60,7 @@ export function Credentials() {
       <ul class="cards">
         {roots.data?.trusted_roots.map((r) => (
           <li key={r.principal}>
-            <RootCard r={r} onRevoked={changed} />
+            <RootCard r={r} imported={importedUnder(r, mandates.data?.mandates ?? [])} onRevoked={changed} />
           </li>
         ))}
       </ul>
@@ -95,7 +116,7 @@ export function Credentials() {
   );
 }
 
-function RootCard({ r, onRevoked }: { r: Root; onRevoked: (what: string) => void }) {
+function RootCard({ r, imported, onRevoked }: { r: Root; imported: number; onRevoked: (what: string) => void }) {
   const canRevoke = useCan("people-revoke-trusted-root");
   const [run, { busy, error }] = useAction();
   const name = r.label ? `${r.label} (${r.human})` : r.human;
@@ -115,6 +136,9 @@ function RootCard({ r, onRevoked }: { r: Root; onRevoked: (what: string) => void
         )}{" "}
         added by {r.created_by} <Ago at={r.created_at} />, counts from <Ago at={r.active_since} />
       </p>
+      {!r.revoked_at && (
+        <p class="meta">{imported ? `${mandatesText(imported)} imported under it.` : "No mandate imported under it."}</p>
+      )}
       {canRevoke && !r.revoked_at && (
         <div class="actions">
           <ConfirmButton
@@ -124,8 +148,10 @@ function RootCard({ r, onRevoked }: { r: Root; onRevoked: (what: string) => void
             title={`Stop trusting ${name}?`}
             effect={
               <p>
-                The board accepts no new credential issued under this key. Adding the key again trusts it from then on
-                only.
+                The board accepts no new credential issued under this key
+                {imported === 1 && ", and the mandate imported under it stops working: its holder is refused"}
+                {imported > 1 && `, and the ${imported} mandates imported under it stop working: their holders are refused`}.
+                Adding the key again trusts it from then on only.
               </p>
             }
             confirm="Revoke key"
@@ -133,7 +159,9 @@ function RootCard({ r, onRevoked }: { r: Root; onRevoked: (what: string) => void
               let said = "";
               const ok = await run(async () => {
                 const res = await api.DELETE("/admin/api/trusted-roots/{principal}", { params: { path: { principal: r.principal } } });
-                if (res.data) said = `Stopped trusting ${name}; ${res.data.revoked} imported mandates revoked.`;
+                // res.data.revoked counts trusted roots, not mandates.
+                if (res.data)
+                  said = `Stopped trusting ${name}.${imported ? ` ${mandatesText(imported)} imported under it ${imported === 1 ? "no longer acts" : "no longer act"}.` : ""}`;
                 return res;
               });
               if (ok) onRevoked(said);
