@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -419,19 +420,68 @@ func zoneOf(t *testing.T, a *agentClient, mandate, id, key string) string {
 	return ""
 }
 
-// TestConsoleUndoesAnAgentsZoneWrite: an agent writes its empty zone; the
-// person sees the change in "What the agents changed this week" with who
-// said yes, presses Undo after a confirmation saying what it will do, and
-// the agent's get_pact then reads the text the write replaced. A viewer
-// sees the change but no Undo (docs/pacts.md, "Undo").
+// change is a row of GET /admin/api/pacts/changes, as far as the
+// journeys read it.
+type change struct {
+	Entry struct {
+		ID      int64          `json:"id"`
+		Action  string         `json:"action"`
+		Payload map[string]any `json:"payload"`
+	} `json:"entry"`
+	SaidYes string `json:"said_yes"`
+}
+
+// changes reads "What the agents changed this week" from the Admin API,
+// as the person signed in on p reads it, newest first, and keeps the rows
+// of action.
+func changes(t *testing.T, c *consoleBoard, p *browsertest.Page, action string) []change {
+	t.Helper()
+	p.Goto(c.public + "/admin/api/pacts/changes?limit=200")
+	var got struct{ Changes []change }
+	require.NoError(t, json.Unmarshal([]byte(p.Text("body")), &got), p.Text("body"))
+	var out []change
+	for _, ch := range got.Changes {
+		if ch.Entry.Action == action {
+			out = append(out, ch)
+		}
+	}
+	return out
+}
+
+// changeRow is the CSS selector of the row of "What the agents changed
+// this week" whose tool is tool.
+func changeRow(tool string) string {
+	return `table.changes tbody tr:has(td:text-is("` + tool + `"))`
+}
+
+// TestConsoleUndoesAnAgentsZoneWrite: an agent writes its zone twice; the
+// person sees both changes in "What the agents changed this week", each
+// Undo named apart by its log entry number and the zone's version its
+// write made (the page passes axe with them, at both widths). Undo of the
+// older write, by its name, is refused (the zone was written again) and
+// changes nothing; Undo of the newer one, after a confirmation saying what
+// it will do, puts back the first write's text, which the agent's get_pact
+// then reads. A viewer sees the changes but no Undo (docs/pacts.md, "Undo").
 func TestConsoleUndoesAnAgentsZoneWrite(t *testing.T) {
 	c := startConsoleBoard(t)
 	p := c.signIn(ana, "Ana Approver")
 	id := c.startPact(p, "Checkout", "Rebuild the checkout page.", "code-web")
 	c.agent.ok("join_pact", map[string]any{"mandate_id": c.root, "pact_id": id})
-	before := zoneOf(t, c.agent, c.root, id, "@code-web")
-	c.agent.ok("update_pact_section", map[string]any{"mandate_id": c.root, "pact_id": id, "body": "Web drops the layout."})
-	require.Equal(t, "Web drops the layout.", zoneOf(t, c.agent, c.root, id, "@code-web"))
+	for _, body := range []string{"Web drops the layout.", "Web keeps the layout, in two columns."} {
+		c.agent.ok("update_pact_section", map[string]any{"mandate_id": c.root, "pact_id": id, "body": body})
+	}
+	require.Equal(t, "Web keeps the layout, in two columns.", zoneOf(t, c.agent, c.root, id, "@code-web"))
+
+	// The two writes, newest first, as the Admin API lists them: each its
+	// own entry, and the zone's version after it.
+	writes := changes(t, c, p, "update_pact_section")
+	require.Len(t, writes, 2)
+	newer, older := writes[0], writes[1]
+	label := func(w change) string {
+		return fmt.Sprintf("Undo #%d: version %v of zone @code-web", w.Entry.ID, w.Entry.Payload["version"])
+	}
+	require.Equal(t, older.Entry.Payload["version"].(float64)+1, newer.Entry.Payload["version"], "the newer write made the next version")
+	require.NotEqual(t, label(older), label(newer))
 
 	viewer := c.signIn(bob, "Bob Viewer")
 	viewer.Goto(c.public + "/console/pacts")
@@ -442,11 +492,54 @@ func TestConsoleUndoesAnAgentsZoneWrite(t *testing.T) {
 	p.Goto(c.public + "/console/pacts")
 	p.ExpectText("What the agents changed this week")
 	p.ExpectText("nobody needed to")
-	p.Click("button", "Undo update_pact_section by agent:code-web")
+	p.ExpectText(label(newer))
+	p.ExpectText(label(older))
+	for _, size := range []struct{ width, height int }{{1280, 800}, {390, 844}} {
+		p.Resize(size.width, size.height)
+		require.Empty(t, browsertest.Serious(p.Axe()), "the Pacts page with two Undo at %d px", size.width)
+	}
+	p.Resize(1280, 800)
+
+	// The older write, by its name: the zone moved on since, so nothing changes.
+	p.Click("button", label(older))
 	p.ExpectText("puts back the text zone @code-web had before this write")
-	require.Equal(t, "Web drops the layout.", zoneOf(t, c.agent, c.root, id, "@code-web"), "only asked")
+	p.ClickIn("dialog", "puts back the text", "button", "Undo the change")
+	p.ExpectText("was written again after this change")
+	require.Equal(t, "Web keeps the layout, in two columns.", zoneOf(t, c.agent, c.root, id, "@code-web"), "the older Undo changed nothing")
+
+	// The newer write, by its name: the first write's text comes back.
+	p.Click("button", label(newer))
+	p.ExpectText("puts back the text zone @code-web had before this write")
+	require.Equal(t, "Web keeps the layout, in two columns.", zoneOf(t, c.agent, c.root, id, "@code-web"), "only asked")
 	p.ClickIn("dialog", "puts back the text", "button", "Undo the change")
 	p.ExpectText("Put back zone @code-web as it was before agent:code-web wrote it.")
-	require.Equal(t, before, zoneOf(t, c.agent, c.root, id, "@code-web"), "the agent reads the previous text")
+	require.Equal(t, "Web drops the layout.", zoneOf(t, c.agent, c.root, id, "@code-web"), "the agent reads the first write's text")
+	c.requireAdminAPIOnly()
+}
+
+// TestConsoleShowsWhoSaidYes: the agent posts a task that needs approval,
+// Ana approves it in Needs you, and the agent claims it. In "What the
+// agents changed this week" the claim says Ana said yes, in the Admin
+// API's answer and on the Pacts page; the post, made before her approval,
+// says nobody needed to.
+func TestConsoleShowsWhoSaidYes(t *testing.T) {
+	c := startConsoleBoard(t)
+	task := c.post("Ship the release", "deploy.web")
+	p := c.signIn(ana, "Ana Approver")
+	p.ExpectText("Ship the release")
+	p.Click("button", "Approve")
+	p.ExpectText("Approved “Ship the release”.")
+	c.agent.ok("pact_claim", map[string]any{"task_id": task, "mandate_id": c.root})
+
+	claims, posts := changes(t, c, p, "pact_claim"), changes(t, c, p, "pact_post")
+	require.Len(t, claims, 1)
+	require.Len(t, posts, 1)
+	require.Equal(t, "human:ana", claims[0].SaidYes, "the claim ran on Ana's approval")
+	require.Equal(t, "", posts[0].SaidYes, "the post came before anyone's yes")
+
+	p.Goto(c.public + "/console/pacts")
+	p.ExpectText("What the agents changed this week")
+	require.Equal(t, "human:ana", p.Text(changeRow("pact_claim")+" td:nth-child(5)"))
+	require.Equal(t, "nobody needed to", p.Text(changeRow("pact_post")+" td:nth-child(5)"))
 	c.requireAdminAPIOnly()
 }

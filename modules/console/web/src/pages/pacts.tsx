@@ -137,6 +137,25 @@ function touched(c: Change): string {
 }
 
 /**
+ * The name of a change's Undo, told apart from every other Undo on the
+ * page: the change's log entry number (#N, as the Log page numbers it)
+ * and what the write changed (a zone with the version it made, as the
+ * pact's page shows it; a handshake note; a pause). Two writes of one
+ * zone by one agent differ in both the number and the version. Who wrote
+ * it is the row's Agent.
+ */
+function undoLabel(c: Change): string {
+  const p = (c.entry.payload ?? {}) as Record<string, unknown>;
+  const seat = typeof p.seat === "string" ? p.seat : "";
+  let what: string = c.entry.action;
+  if (c.entry.action === "update_pact_section" && seat)
+    what = typeof p.version === "number" ? `version ${p.version} of zone ${seat}` : `zone ${seat}`;
+  else if (c.entry.action === "update_pact_handshake" && seat) what = `handshake note of ${seat}`;
+  else if (c.entry.action === "set_helper_paused" && typeof p.key === "string") what = `pause of ${p.key}`;
+  return `Undo #${c.entry.id}: ${what}`;
+}
+
+/**
  * "What the agents changed this week" (docs/pacts.md, "Undo"): newest
  * first, with who said yes, and Undo where the change can be undone, after
  * a confirmation that says what it will do.
@@ -180,10 +199,10 @@ function Changes({ live, onDone }: { live: number; onDone: (what: string) => voi
                   <td>
                     {c.undo && canUndo ? (
                       <ConfirmButton
-                        label={`Undo ${c.entry.action} by ${c.entry.actor}`}
+                        label={undoLabel(c)}
                         op="pacts-undo-change"
                         disabled={busy}
-                        title="Undo this change?"
+                        title={`${undoLabel(c)}?`}
                         effect={<p>{`Undo ${c.undo}.`}</p>}
                         confirm="Undo the change"
                         onConfirm={async () => {
