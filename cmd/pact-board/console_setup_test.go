@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/ledger"
 )
 
 // The console sets things up (issue 31, section 2; docs/console.md,
@@ -138,3 +139,76 @@ func TestConsoleEditsATaskAndSetsLanguages(t *testing.T) {
 	require.Equal(t, "en", *mine)
 	c.requireAdminAPIOnly()
 }
+
+// TestConsoleOwnerErasesANote: an agent writes a project note; the owner
+// opens its versions in the console and erases the current one behind a
+// confirmation saying it cannot be undone. Afterwards the text is gone from
+// the page, from what the agent reads, from the note's versions and from
+// every log payload that carried it; the erasure is logged as the Admin
+// API logs it (admin.context.erase by the owner), and the chains still
+// verify.
+func TestConsoleOwnerErasesANote(t *testing.T) {
+	c := startConsoleBoard(t)
+	ctx := context.Background()
+	const text = "Deploy from the blue runbook and ask Mina first."
+	c.agent.ok("pact_note", map[string]any{"mandate_id": c.root, "project_id": "web", "key": "deploy", "title": "Deploy",
+		"body": text})
+	carried := func() (n int) {
+		require.NoError(t, c.d.NewRaw(`SELECT count(*) FROM payloads WHERE content::text LIKE '%ask Mina first%'`).Scan(ctx, &n))
+		return n
+	}
+	require.NotZero(t, carried(), "the agent's write is logged with its text")
+
+	p := c.page(1280, 800)
+	require.Equal(t, http.StatusOK, p.Goto(c.localLink()))
+	p.Goto(c.public + "/console/projects/web")
+	p.ExpectText("deploy · version 1 · by agent:code-web")
+	p.Expand("Versions and editing of deploy")
+	p.ExpectText(text)
+	require.Equal(t, text, p.Value("Text of deploy"), "editing starts from the note's text")
+	p.Click("button", "Erase version 1 of deploy")
+	p.ExpectText("This cannot be undone.")
+	// The dialog only asks: the agent still reads the text.
+	read := c.agent.ok("pact_note", map[string]any{"mandate_id": c.root, "project_id": "web", "key": "deploy"})
+	require.Equal(t, text, read["note"].(map[string]any)["body"])
+	p.ClickIn("dialog", "This cannot be undone.", "button", "Erase")
+	p.ExpectText("Erased version 1 of deploy.")
+	require.Equal(t, "Erased", p.Text("ol.rows .badge"), "the version says it is erased")
+	require.Equal(t, "[erased]", p.Value("Text of deploy"), "editing starts from the erased note, not its old text")
+	require.NotContains(t, p.Text("body"), "ask Mina first", "the page no longer shows the text")
+	require.NotContains(t, p.HTML(), "ask Mina first")
+	require.NotContains(t, strings.Join(p.Values(), "\n"), "ask Mina first", "no field holds it")
+
+	read = c.agent.ok("pact_note", map[string]any{"mandate_id": c.root, "project_id": "web", "key": "deploy"})
+	require.Equal(t, "[erased]", read["note"].(map[string]any)["body"], "the agent reads the note erased")
+	var versions []struct {
+		Body   *string    `bun:"body"`
+		Erased *time.Time `bun:"erased_at"`
+	}
+	require.NoError(t, c.d.NewRaw(`SELECT body, erased_at FROM context_note_versions WHERE project_id = 'web' AND key = 'deploy'`).
+		Scan(ctx, &versions))
+	require.Len(t, versions, 1)
+	require.Nil(t, versions[0].Body, "the version holds no text")
+	require.NotNil(t, versions[0].Erased)
+	require.Zero(t, carried(), "no log payload carries the text any more")
+
+	var logged []struct {
+		Actor   string `bun:"actor"`
+		Project string `bun:"project_id"`
+		Outcome string `bun:"outcome"`
+	}
+	require.NoError(t, c.d.NewRaw(`SELECT actor, project_id, outcome FROM entries WHERE action = 'admin.context.erase'`).Scan(ctx, &logged))
+	require.Len(t, logged, 1, "the erasure is logged once")
+	require.Equal(t, "human:"+demoOwner, logged[0].Actor)
+	require.Equal(t, "web", logged[0].Project)
+	require.Equal(t, "ok", logged[0].Outcome)
+	chains, err := ledger.New(nil).VerifyAll(ctx, c.d, nil)
+	require.NoError(t, err)
+	for _, org := range chains {
+		for _, v := range org {
+			require.True(t, v.OK, "%s: %s", v.ChainKey, v.Reason)
+		}
+	}
+	c.requireAdminAPIOnly()
+}
+
