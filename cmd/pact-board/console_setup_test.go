@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/pactboard/pact/core/browsertest"
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
 )
@@ -210,5 +211,93 @@ func TestConsoleOwnerErasesANote(t *testing.T) {
 		}
 	}
 	c.requireAdminAPIOnly()
+}
+
+// TestConsoleRoleSecretIsShownOnlyAsSet: the owner saves the Runner role's
+// runner settings in the console, one of them a secret (a GitHub token).
+// From then on the page shows the secret only as set — not in its text,
+// its HTML or any field, after the save nor after a reload — while the
+// other settings show their values; the board stores it sealed, and the
+// runner hired from the role gets it in clear when it redeems its setup
+// code. Saved again with its field left blank, the role keeps it.
+func TestConsoleRoleSecretIsShownOnlyAsSet(t *testing.T) {
+	c := startConsoleBoard(t)
+	ctx := context.Background()
+	const secret = "ghp_consoleRoleSecret42"
+	const settingsLabel = "Settings, one NAME=value a line ({project} is filled in; a secret one is kept sealed)"
+	p := c.page(1280, 800)
+	require.Equal(t, http.StatusOK, p.Goto(c.localLink()))
+	p.Goto(c.public + "/console/roles")
+	p.Expand("Edit Runner")
+	settings := p.Value(settingsLabel)
+	require.Contains(t, settings, "PACT_RUNNER_MAX_TURNS=40", "the runner settings are edited as they are")
+	p.Fill(settingsLabel, strings.Replace(settings, "PACT_RUNNER_MAX_TURNS=40", "PACT_RUNNER_MAX_TURNS=60", 1)+
+		"\nPACT_RUNNER_GITHUB_TOKEN="+secret)
+	p.Click("button", "Save role Runner")
+	p.ExpectText("Saved role Runner.")
+	p.ExpectText("PACT_RUNNER_GITHUB_TOKEN set")
+	p.ExpectText("PACT_RUNNER_MAX_TURNS 60")
+	shownOnlyAsSet := func(when string) {
+		t.Helper()
+		require.NotContains(t, p.Text("body"), secret, "the page's text %s", when)
+		require.NotContains(t, p.HTML(), secret, "the page's HTML %s", when)
+		require.NotContains(t, strings.Join(p.Values(), "\n"), secret, "the page's fields %s", when)
+	}
+	shownOnlyAsSet("after the save")
+	p.Goto(c.public + "/console/roles")
+	p.ExpectText("PACT_RUNNER_GITHUB_TOKEN set")
+	p.Expand("Edit Runner")
+	require.Empty(t, p.Value("PACT_RUNNER_GITHUB_TOKEN (set): a new value, or blank to keep it"))
+	shownOnlyAsSet("after a reload")
+
+	var raw string
+	require.NoError(t, c.d.NewRaw(`SELECT settings::text FROM agent_roles WHERE id = 'runner'`).Scan(ctx, &raw))
+	var stored map[string]string
+	require.NoError(t, json.Unmarshal([]byte(raw), &stored))
+	require.True(t, strings.HasPrefix(stored["PACT_RUNNER_GITHUB_TOKEN"], "sealed:"), "stored sealed: %q", stored["PACT_RUNNER_GITHUB_TOKEN"])
+	require.Equal(t, "60", stored["PACT_RUNNER_MAX_TURNS"])
+	got := c.hireAndRedeem(p, "runner-one")
+	require.Equal(t, secret, got["PACT_RUNNER_GITHUB_TOKEN"], "the hired runner gets the secret in clear")
+	require.Equal(t, "60", got["PACT_RUNNER_MAX_TURNS"])
+
+	// Saved again with the secret's field blank: the role keeps it.
+	p.Goto(c.public + "/console/roles")
+	p.Expand("Edit Runner")
+	p.Fill(settingsLabel, strings.Replace(p.Value(settingsLabel), "PACT_RUNNER_MAX_TURNS=60", "PACT_RUNNER_MAX_TURNS=70", 1))
+	p.Click("button", "Save role Runner")
+	p.ExpectText("Saved role Runner.")
+	p.ExpectText("PACT_RUNNER_MAX_TURNS 70")
+	shownOnlyAsSet("after a save that keeps it")
+	got = c.hireAndRedeem(p, "runner-two")
+	require.Equal(t, secret, got["PACT_RUNNER_GITHUB_TOKEN"], "a save with the field blank keeps the secret")
+	require.Equal(t, "70", got["PACT_RUNNER_MAX_TURNS"])
+	c.requireAdminAPIOnly()
+}
+
+// hireAndRedeem hires agent from the Runner role into web in the console's
+// Agents page, redeems the setup code it shows as pact-connect does (POST
+// /connect) and returns the settings the board handed the agent.
+func (c *consoleBoard) hireAndRedeem(p *browsertest.Page, agent string) map[string]string {
+	c.t.Helper()
+	p.Goto(c.public + "/console/agents")
+	p.ExpectText("Hire from a role")
+	p.Select("Role", "runner")
+	p.Select("Project", "web")
+	p.Fill("Agent id (optional)", agent)
+	p.Click("button", "Hire")
+	p.ExpectText("Connect " + agent)
+	m := regexp.MustCompile(`^pact-connect \S+ (\S+)$`).FindStringSubmatch(strings.TrimSpace(p.Text(".connect pre")))
+	require.NotNil(c.t, m, "the console shows the pact-connect command")
+	resp, err := http.Post(c.public+"/connect", "application/json", strings.NewReader(`{"code": "`+m[1]+`"}`))
+	require.NoError(c.t, err)
+	defer resp.Body.Close()
+	require.Equal(c.t, http.StatusOK, resp.StatusCode)
+	var connected struct {
+		AgentID  string            `json:"agent_id"`
+		Settings map[string]string `json:"settings"`
+	}
+	require.NoError(c.t, json.NewDecoder(resp.Body).Decode(&connected))
+	require.Equal(c.t, agent, connected.AgentID)
+	return connected.Settings
 }
 
