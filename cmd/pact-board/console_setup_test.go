@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/pactboard/pact/core/browsertest"
 	"github.com/pactboard/pact/core/identity"
@@ -301,3 +302,70 @@ func (c *consoleBoard) hireAndRedeem(p *browsertest.Page, agent string) map[stri
 	return connected.Settings
 }
 
+// TestConsoleChangesAnAgentsRoleAndProjects: the owner moves code-web, an
+// agent of web with no role, to another role of its client (Reviewer,
+// which may not work tasks) and from web to shop, behind a confirmation
+// saying what that does. Until the confirmation the agent works as before;
+// after it the board holds the new role and projects, the agent's old root
+// mandate is revoked, and its new root works in shop under the role's
+// actions only: it posts in shop, is refused in web, and may not claim.
+func TestConsoleChangesAnAgentsRoleAndProjects(t *testing.T) {
+	c := startConsoleBoard(t)
+	ctx := context.Background()
+	_, err := c.ident.AddProject(ctx, demoOwner, "shop", "Shop", false)
+	require.NoError(t, err)
+	_, err = c.d.ExecContext(ctx, `INSERT INTO agent_roles (org_id, id, name, client, actions)
+		SELECT org_id, 'reviewer', 'Reviewer', 'code', '{task.read,task.post}' FROM humans WHERE id = ?`, demoOwner)
+	require.NoError(t, err)
+
+	p := c.page(1280, 800)
+	require.Equal(t, http.StatusOK, p.Goto(c.localLink()))
+	p.Goto(c.public + "/console/agents")
+	p.ExpectText("projects web")
+	p.Expand("Manage code-web")
+	p.Select("Role of code-web", "reviewer")
+	p.Click("checkbox", "Shop")
+	p.Click("checkbox", "Web")
+	p.Click("button", "Change code-web's role or projects")
+	p.ExpectText("code-web gets a new root mandate from reviewer over shop, and every root mandate it held before is revoked")
+	// The dialog only asks: the agent still works under its root in web.
+	c.agent.ok("pact_list", map[string]any{"mandate_id": c.root, "project_id": "web"})
+	p.ClickIn("dialog", "every root mandate it held before is revoked", "button", "Change")
+	p.ExpectText("code-web now works as reviewer on shop.")
+	p.ExpectText("hired as reviewer")
+	p.ExpectText("projects shop")
+
+	var role string
+	var projects []string
+	require.NoError(t, c.d.NewRaw(`SELECT a.role_id, array_agg(p.project_id ORDER BY p.project_id) FROM agents a
+		JOIN agent_projects p ON p.agent_id = a.id WHERE a.id = 'code-web' GROUP BY a.role_id`).Scan(ctx, &role, pgdialect.Array(&projects)))
+	require.Equal(t, "reviewer", role)
+	require.Equal(t, []string{"shop"}, projects)
+
+	refusal, refused := c.agent.call("pact_list", map[string]any{"mandate_id": c.root})
+	require.True(t, refused, "the old root authorizes nothing")
+	require.Equal(t, "mandate_revoked", refusal["error"])
+	var root string
+	var scope []string
+	require.NoError(t, c.d.NewRaw(`SELECT id, scope FROM mandates WHERE holder = 'code-web' AND parent_id IS NULL AND revoked_at IS NULL`).
+		Scan(ctx, &root, pgdialect.Array(&scope)))
+	require.ElementsMatch(t, []string{"task.read@project:shop", "task.post@project:shop"}, scope, "the new root is the role's, over shop")
+	task := c.agent.ok("pact_post", map[string]any{"project_id": "shop", "title": "Review the cart", "mandate_id": root})["task_id"].(string)
+	refusal, refused = c.agent.call("pact_post", map[string]any{"project_id": "web", "title": "Not here", "mandate_id": root})
+	require.True(t, refused, "the agent left web")
+	require.Equal(t, "project_mismatch", refusal["error"])
+	refusal, refused = c.agent.call("pact_claim", map[string]any{"task_id": task, "mandate_id": root})
+	require.True(t, refused, "a Reviewer does not work tasks")
+	require.Equal(t, "scope_exceeded", refusal["error"], "%v", refusal)
+
+	var logged []struct {
+		Actor   string `bun:"actor"`
+		Outcome string `bun:"outcome"`
+	}
+	require.NoError(t, c.d.NewRaw(`SELECT actor, outcome FROM entries WHERE action = 'admin.agent.update' AND agent_id = 'code-web'`).
+		Scan(ctx, &logged))
+	require.Len(t, logged, 1, "the change is logged once")
+	require.Equal(t, "human:"+demoOwner, logged[0].Actor)
+	require.Equal(t, "ok", logged[0].Outcome)
+	c.requireAdminAPIOnly()
+}
