@@ -37,9 +37,17 @@ document.getElementById('greet').addEventListener('click', () => {
 const broken = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Broken</title></head>
 <body><main><h1>Broken</h1><img src="/logo.png"><input type="text"></main></body></html>`
 
+// folded has a field only shown once its <details> is opened, and one
+// whose typed value is in no attribute.
+const folded = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Folded</title></head>
+<body><main><h1>Folded</h1>
+<details><summary>More (a) </summary><label for="note">Note</label> <textarea id="note">kept</textarea></details>
+<label for="word">Word</label> <input id="word" type="text" value="start"></main></body></html>`
+
 func site(t *testing.T) *httptest.Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(clean)) })
+	mux.HandleFunc("/folded", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(folded)) })
 	mux.HandleFunc("/broken", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(broken)) })
 	mux.HandleFunc("/strict", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Security-Policy", "default-src 'self'; script-src 'self'")
@@ -82,6 +90,26 @@ func TestBrowserDrivesAPage(t *testing.T) {
 	other.Goto(srv.URL + "/")
 	require.Empty(t, other.LocalStorage())
 	require.Empty(t, other.Cookies())
+}
+
+// Expand opens a <details> by its summary's exact text (and leaves it
+// open when asked again); Value and Values read what fields hold, typed
+// or not; HTML serializes the document, without what was typed.
+func TestBrowserOpensDetailsAndReadsFields(t *testing.T) {
+	srv := site(t)
+	b := browsertest.Start(t)
+	p := b.Page(1280, 800)
+	p.Goto(srv.URL + "/folded")
+	require.Equal(t, []string{"kept", "start"}, p.Values(), "fields in a closed <details> too")
+	p.Expand("More (a)")
+	p.Expand("More (a)")
+	p.Fill("Note", "typed in the note")
+	p.Fill("Word", "typed")
+	require.Equal(t, "typed in the note", p.Value("Note"), "the field was shown: Expand opened it and left it open")
+	require.Equal(t, []string{"typed in the note", "typed"}, p.Values())
+	html := p.HTML()
+	require.Contains(t, html, `<details open="">`)
+	require.NotContains(t, html, "typed", "what a person types is in the fields, not the HTML")
 }
 
 // Screenshots are PNGs of the viewport, at phone and desktop widths.

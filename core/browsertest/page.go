@@ -54,6 +54,14 @@ func (p *Page) ClickIn(within, text, role, name string) {
 	p.do("clickIn", map[string]any{"within": within, "text": text, "role": role, "name": name}, nil)
 }
 
+// Expand opens the <details> whose <summary> reads exactly summary, the way
+// a person clicks it (a summary has no ARIA role for Click to find it by);
+// one already open stays open.
+func (p *Page) Expand(summary string) {
+	p.b.t.Helper()
+	p.do("expand", map[string]any{"summary": summary}, nil)
+}
+
 // Fill types value into the field whose label is exactly label.
 func (p *Page) Fill(label, value string) {
 	p.b.t.Helper()
@@ -65,6 +73,25 @@ func (p *Page) Fill(label, value string) {
 func (p *Page) Select(label, value string) {
 	p.b.t.Helper()
 	p.do("select", map[string]any{"label": label, "value": value}, nil)
+}
+
+// Value returns the value of the field whose label is exactly label: what
+// a person sees typed in it.
+func (p *Page) Value(label string) string {
+	p.b.t.Helper()
+	var s string
+	p.do("value", map[string]any{"label": label}, &s)
+	return s
+}
+
+// Values returns the value of every input, textarea and select of the
+// page, shown or not (a closed <details> keeps its fields), in document
+// order: what the page holds beyond its text and its HTML.
+func (p *Page) Values() []string {
+	p.b.t.Helper()
+	var s []string
+	p.do("values", nil, &s)
+	return s
 }
 
 // ExpectText waits until text is visible on the page.
@@ -79,6 +106,15 @@ func (p *Page) Text(selector string) string {
 	p.b.t.Helper()
 	var s string
 	p.do("text", map[string]any{"selector": selector}, &s)
+	return s
+}
+
+// HTML returns the document as it is now, serialized (attributes
+// included, fields' typed values not: see Values).
+func (p *Page) HTML() string {
+	p.b.t.Helper()
+	var s string
+	p.do("html", nil, &s)
 	return s
 }
 

@@ -14,10 +14,15 @@
 //                                            the one `within` element (a CSS
 //                                            selector) that shows text, then
 //                                            getByRole(role, {name, exact}) in it
+//   expand      {page, summary}              opens the <details> whose <summary> reads summary
+//                                            exactly (a summary has no ARIA role to click it by)
 //   fill        {page, label, value}         getByLabel(label, {exact})
 //   select      {page, label, value}         the first getByLabel(label, {exact}) (else not exact): selectOption(value), by value or text
+//   value       {page, label}                the value of the field getByLabel(label, {exact})
+//   values      {page}                       the value of every input, textarea and select, shown or not
 //   expectText  {page, text}                 waits until text is visible
 //   text        {page, selector}             innerText of the first match
+//   html        {page}                       the document serialized: page.content()
 //   url         {page}
 //   waitURL     {page, prefix}               waits until the URL starts with prefix
 //   screenshot  {page, path}                 the viewport, PNG
@@ -85,6 +90,12 @@ const ops = {
   async clickIn({ page: name, within, text, role, name: label }) {
     await page(name).locator(within).filter({ hasText: text }).getByRole(role, { name: label, exact: true }).click();
   },
+  async expand({ page: name, summary }) {
+    const escaped = summary.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const s = page(name).locator('summary').filter({ hasText: new RegExp('^\\s*' + escaped + '\\s*$') });
+    if (!(await s.evaluate((el) => el.parentElement.open))) await s.click();
+    return null;
+  },
 
   async fill({ page: name, label, value }) {
     await page(name).getByLabel(label, { exact: true }).fill(value);
@@ -98,6 +109,12 @@ const ops = {
     await target.selectOption(value);
     return null;
   },
+  async value({ page: name, label }) {
+    return await page(name).getByLabel(label, { exact: true }).inputValue();
+  },
+  async values({ page: name }) {
+    return await page(name).locator('input, textarea, select').evaluateAll((els) => els.map((e) => e.value));
+  },
   async expectText({ page: name, text }) {
     await page(name).getByText(text).first().waitFor({ state: 'visible' });
     return null;
@@ -108,6 +125,9 @@ const ops = {
   },
   async text({ page: name, selector }) {
     return await page(name).locator(selector).first().innerText();
+  },
+  async html({ page: name }) {
+    return await page(name).content();
   },
   async url({ page: name }) {
     return page(name).url();

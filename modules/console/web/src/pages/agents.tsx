@@ -2,7 +2,7 @@
 // and the exact pact-connect command, with a copy button), and per agent
 // pause or ban, renew, tokens, keys and preferences.
 import { isFuture } from "date-fns";
-import { useState } from "preact/hooks";
+import { useId, useState } from "preact/hooks";
 import { api, type Schemas } from "../client";
 import { useCan, usePerson } from "../session";
 import { Ago } from "../time";
@@ -303,23 +303,24 @@ function RoleAndProjects({ a, onDone }: { a: Agent; onDone: (what: string) => vo
   const [role, setRole] = useState(a.role_id ?? "");
   const [chosen, setChosen] = useState<string[]>(a.projects);
   const [run, { busy, error }] = useAction();
+  // Outside its label, so the select's name is the label alone (inside,
+  // it would take in the chosen role's name), and unlike the hire form's.
+  const roleField = useId();
   if (!allowed || a.status === "banned") return null;
   const same = role === (a.role_id ?? "") && chosen.length === a.projects.length && chosen.every((p) => a.projects.includes(p));
   const options = (roles.data?.roles ?? []).filter((r) => !r.archived_at && r.client === a.client);
   return (
     <>
       <h4>Role and projects</h4>
-      <label>
-        Role
-        <select value={role} onChange={(e) => setRole(e.currentTarget.value)}>
-          {!a.role_id && <option value="">No role</option>}
-          {options.map((r) => (
-            <option key={r.id} value={r.id}>
-              {r.name}
-            </option>
-          ))}
-        </select>
-      </label>
+      <label for={roleField}>Role of {a.id}</label>
+      <select id={roleField} value={role} onChange={(e) => setRole(e.currentTarget.value)}>
+        {!a.role_id && <option value="">No role</option>}
+        {options.map((r) => (
+          <option key={r.id} value={r.id}>
+            {r.name}
+          </option>
+        ))}
+      </select>
       <fieldset>
         <legend>Projects</legend>
         <div class="choices">

@@ -225,11 +225,11 @@ function WriteNote({ project, onDone, note }: { project: string; onDone: (what: 
         </label>
       )}
       <label>
-        Title
+        {note ? `Title of ${note.key}` : "Title"}
         <input type="text" value={title} onInput={(e) => setTitle(e.currentTarget.value)} />
       </label>
       <label>
-        Text
+        {note ? `Text of ${note.key}` : "Text"}
         <textarea rows={5} required maxLength={20000} value={body} onInput={(e) => setBody(e.currentTarget.value)} />
       </label>
       <div class="actions">
@@ -257,7 +257,7 @@ function NoteCard({ project, n, onDone }: { project: string; n: Note; onDone: (w
       <p class="meta">
         {n.key} · version {n.version} · by {n.updated_by} <Ago at={n.updated_at} />
       </p>
-      <pre class="body">{n.body}</pre>
+      {n.body !== undefined && <pre class="body">{n.body}</pre>}
       <div class="actions">
         {canPin && !n.archived_at && (
           <button
@@ -291,27 +291,41 @@ function NoteCard({ project, n, onDone }: { project: string; n: Note; onDone: (w
       <Alert text={error} />
       <details onToggle={(e) => setOpen(e.currentTarget.open)}>
         <summary>Versions{canWrite ? " and editing" : ""} of {n.key}</summary>
-        {open && (
-          <>
-            <WriteNote project={project} note={n} onDone={onDone} />
-            <Versions project={project} n={n} onDone={onDone} />
-          </>
-        )}
+        {open && <NoteDetails project={project} n={n} onDone={onDone} />}
       </details>
     </article>
   );
 }
 
-function Versions({ project, n, onDone }: { project: string; n: Note; onDone: (what: string) => void }) {
+/**
+ * NoteDetails loads one note with its text (the list carries none) and its
+ * versions: editing starts from the current text, and an erasure leaves
+ * neither the list of versions nor the form holding the erased text.
+ */
+function NoteDetails({ project, n, onDone }: { project: string; n: Note; onDone: (what: string) => void }) {
   const note = useLoad(() => api.GET("/admin/api/projects/{project_id}/context/{key}", { params: { path: { project_id: project, key: n.key } } }), [project, n.key, n.version]);
+  const cur = note.data?.note;
+  return (
+    <>
+      <Status loaded={note} what="the note" />
+      {cur && <WriteNote key={`${cur.version} ${cur.body ?? ""}`} project={project} note={cur} onDone={onDone} />}
+      <Versions n={n} versions={note.data?.versions ?? []} onErased={(what) => {
+          note.reload();
+          onDone(what);
+        }}
+      />
+    </>
+  );
+}
+
+function Versions({ n, versions, onErased }: { n: Note; versions: Schemas["NoteVersion"][]; onErased: (what: string) => void }) {
   const canErase = useCan("notes-erase-version");
   const [run, { busy, error }] = useAction();
   return (
     <>
       <h4>Versions</h4>
-      <Status loaded={note} what="the versions" />
       <ol class="rows">
-        {(note.data?.versions ?? []).map((v) => (
+        {versions.map((v) => (
           <li key={v.id}>
             <span>
               Version {v.version} by {v.updated_by} <Ago at={v.at} /> {v.erased_at && <span class="badge refused">Erased</span>}
@@ -332,10 +346,8 @@ function Versions({ project, n, onDone }: { project: string; n: Note; onDone: (w
                   }
                   confirm="Erase"
                   onConfirm={async () => {
-                    if (await run(() => api.POST("/admin/api/context-versions/{version_id}/erase", { params: { path: { version_id: v.id } } }))) {
-                      note.reload();
-                      onDone(`Erased version ${v.version} of ${n.key}.`);
-                    }
+                    if (await run(() => api.POST("/admin/api/context-versions/{version_id}/erase", { params: { path: { version_id: v.id } } })))
+                      onErased(`Erased version ${v.version} of ${n.key}.`);
                   }}
                 />
               </div>

@@ -2,6 +2,7 @@
 // included: a secret one (modules/people/rolesecrets.go, secretSetting) is
 // shown only as set or unset, and saving keeps it unless a new value is
 // typed. A new role, editing one, and archiving (hires no one from then on).
+import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import { api, type Schemas } from "../client";
 import { useCan } from "../session";
@@ -50,10 +51,9 @@ export function RoleList() {
         ))}
       </ul>
       {canSave && (
-        <details>
-          <summary>New role</summary>
+        <Folded summary="New role">
           <RoleForm onDone={changed} />
-        </details>
+        </Folded>
       )}
     </section>
   );
@@ -118,12 +118,25 @@ function RoleCard({ r, onDone }: { r: AgentRole; onDone: (what: string) => void 
       )}
       <Alert text={error} />
       {canSave && !r.archived_at && (
-        <details>
-          <summary>Edit {r.name}</summary>
+        <Folded summary={`Edit ${r.name}`}>
           <RoleForm role={r} onDone={onDone} />
-        </details>
+        </Folded>
       )}
     </article>
+  );
+}
+
+/**
+ * Folded shows its form only while open, so each role's fields exist once
+ * a person opens them, and one form's labels name one field on the page.
+ */
+function Folded({ summary, children }: { summary: string; children: ComponentChildren }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <details onToggle={(e) => setOpen(e.currentTarget.open)}>
+      <summary>{summary}</summary>
+      {open && children}
+    </details>
   );
 }
 
@@ -207,6 +220,14 @@ function RoleForm({ role, onDone }: { role?: AgentRole; onDone: (what: string) =
         };
         if (await run(() => api.PUT("/admin/api/roles/{role_id}", { params: { path: { role_id: roleId } }, body }))) {
           if (!role) setId("");
+          // Saved, a secret is only set or unset: its value leaves the form.
+          setPlain(
+            set
+              .filter(([k, v]) => !isSecret(k, v))
+              .map(([k, v]) => `${k}=${v}`)
+              .join("\n"),
+          );
+          setSecrets({});
           onDone(`Saved role ${body.name}.`);
         }
       }}
