@@ -1,21 +1,29 @@
-# PACT Board for operators: one image for the board and the Admin API
-# service (PACT_ROLE=admin). The board applies its migrations at start.
+# PACT Board in one image (docs/containers.md): every command a person runs,
+# and the first-party plugins pinned into pact-board as make build pins
+# them. It starts pact-board, which applies its migrations at start;
+# PACT_ROLE=admin makes the same image the Admin API service.
 FROM golang:1.26-bookworm AS build
 WORKDIR /src
 COPY go.mod go.sum ./
 COPY sdk/go.mod sdk/go.sum ./sdk/
 RUN go mod download
 COPY . .
-# Every first-party plugin, then their pins (pact-admin plugin-pin) into the
-# manifest pact-board embeds, then the board: PACT_AUTH_ISSUER,
-# PACT_SLACK_WEBHOOK_URL and PACT_EXPORT_FORMAT run these exact binaries
-# (docs/plugins.md, "Bundled plugins"), as make build does.
-RUN for p in auth-oidc credential-biscuit credential-tenuo notifier-slack notifier-webhook; do \
-      CGO_ENABLED=0 go build -trimpath -o /out/plugins/$p ./plugins/$p || exit 1; done \
- && CGO_ENABLED=0 go build -trimpath -o /out/pact-admin ./cmd/pact-admin \
- && for p in /out/plugins/*; do PACT_PLUGIN_DIR=/out/plugins /out/pact-admin plugin-pin $p || exit 1; done \
+ENV CGO_ENABLED=0
+# The commands a person runs, each into /usr/local/bin. docs/containers_test.go
+# holds this list to cmd/: each directory there is here, or is a developers'
+# tool the test names.
+ARG COMMANDS="pact-admin pact-board pact-channel pact-connect pact-runner pact-verify"
+# Every first-party plugin (the globs make build pins), then their pins
+# (pact-admin plugin-pin) into the manifest pact-board embeds, then the
+# commands: PACT_AUTH_ISSUER, PACT_SLACK_WEBHOOK_URL, PACT_SMTP_URL and
+# PACT_EXPORT_FORMAT run these exact binaries (docs/plugins.md, "Bundled
+# plugins").
+RUN for d in plugins/auth-* plugins/notifier-* plugins/credential-*; do \
+      go build -trimpath -o "/out/plugins/${d#plugins/}" "./$d" || exit 1; done \
+ && go build -trimpath -o /out/pact-admin ./cmd/pact-admin \
+ && for p in /out/plugins/*; do PACT_PLUGIN_DIR=/out/plugins /out/pact-admin plugin-pin "$p" || exit 1; done \
       > cmd/pact-board/bundled/plugins.json \
- && CGO_ENABLED=0 go build -trimpath -o /out/pact-board ./cmd/pact-board
+ && for c in $COMMANDS; do go build -trimpath -o "/out/$c" "./cmd/$c" || exit 1; done
 
 FROM debian:bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates \

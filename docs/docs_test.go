@@ -177,13 +177,64 @@ func TestEveryErrorCodeIsDocumented(t *testing.T) {
 	}
 }
 
-// Every variable the board reads is documented in the README's table.
-func TestEveryVariableIsInTheReadme(t *testing.T) {
-	raw, err := os.ReadFile("../README.md")
-	require.NoError(t, err)
+// tableRows returns the rows of the first markdown table after the line
+// header, each as its cells, trimmed.
+func tableRows(text, header string) [][]string {
+	var rows [][]string
+	in := false
+	for _, line := range strings.Split(text, "\n") {
+		switch {
+		case !in && strings.TrimSpace(line) == header:
+			in = true
+		case in && strings.HasPrefix(line, "| ---"):
+		case in && strings.HasPrefix(line, "|"):
+			// A cell may hold an escaped bar (\|), which divides nothing.
+			inner := strings.ReplaceAll(strings.Trim(strings.TrimSpace(line), "|"), `\|`, "\x00")
+			cells := strings.Split(inner, "|")
+			for i := range cells {
+				cells[i] = strings.ReplaceAll(strings.TrimSpace(cells[i]), "\x00", `\|`)
+			}
+			rows = append(rows, cells)
+		case in:
+			return rows
+		}
+	}
+	return rows
+}
+
+// Every variable the board reads is a row of docs/configuration.md, with
+// the default core/boot gives it, and the page names no variable the board
+// does not read.
+func TestEveryVariableIsOnTheConfigurationPage(t *testing.T) {
+	rows := tableRows(readFile(t, "configuration.md"), "| Variable | Default | Meaning |")
+	require.NotEmpty(t, rows, "docs/configuration.md has no variable table")
+	documented := map[string]string{}
+	for _, r := range rows {
+		require.Len(t, r, 3, "row %q", r)
+		name := strings.Trim(r[0], "`")
+		require.Regexp(t, `^[A-Z][A-Z0-9_]*$`, name, "one variable per row: %q", r[0])
+		documented[name] = plainDefault(r[1])
+	}
 	vars := boot.Vars()
 	require.NotEmpty(t, vars)
+	known := map[string]bool{}
 	for _, v := range vars {
-		require.Contains(t, string(raw), "`"+v.Name+"`", "README.md does not document %s", v.Name)
+		known[v.Name] = true
+		def, ok := documented[v.Name]
+		require.True(t, ok, "docs/configuration.md does not document %s", v.Name)
+		require.Equal(t, plainDefault(v.Default), def, "the default of %s in docs/configuration.md", v.Name)
 	}
+	for name := range documented {
+		require.True(t, known[name], "docs/configuration.md documents %s, which the board does not read", name)
+	}
+}
+
+// plainDefault is a default as a table cell shows it, without code marks;
+// none is "".
+func plainDefault(s string) string {
+	s = strings.TrimSpace(strings.ReplaceAll(s, "`", ""))
+	if s == "–" || s == "-" {
+		return ""
+	}
+	return s
 }
