@@ -17,7 +17,7 @@ import (
 )
 
 // VarDoc documents one environment variable: --help prints these, and the
-// README's table is written from the same list.
+// table of docs/configuration.md is written from the same list.
 type VarDoc struct {
 	Name string
 	// Default is what an unset variable means, in words when it is derived.

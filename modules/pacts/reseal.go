@@ -11,7 +11,7 @@ import (
 
 // ResealDeliveries seals again every webhook address and secret that is
 // not sealed under box's active key, so retiring an old key from the
-// keyring (README, "Keep the signing key") does not make them
+// keyring (docs/configuration.md, "Keep the signing key") does not make them
 // unreadable; it returns how many rows it changed. A row another process
 // changed meanwhile is left to it, and a value that no longer opens is
 // left as it is (its deliveries fail until the agent sets it again).
