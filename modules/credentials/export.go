@@ -20,17 +20,17 @@ var keyClients = map[string]bool{"code": true, "runner": true}
 // a credential held by the agent's registered key and records every outside
 // id minted for each link. It never fails the claim: when no credential can
 // be issued the answer carries credential_note saying why.
-func (m *Module) exportOnClaim(ctx context.Context, tx bun.IDB, c kernel.Claimed) map[string]any {
+func (s *Service) exportOnClaim(ctx context.Context, tx bun.IDB, c kernel.Claimed) map[string]any {
 	// A savepoint: a failed statement here must not abort the claim's
 	// transaction.
 	var out map[string]any
 	err := db.Savepoint(ctx, tx, func(ctx context.Context) error {
 		var err error
-		out, err = m.export(ctx, tx, c)
+		out, err = s.export(ctx, tx, c)
 		return err
 	})
 	if err != nil {
-		m.logger.Error("credential export", "agent", c.AgentID, "error", err)
+		s.logger.Error("credential export", "agent", c.AgentID, "error", err)
 		return note("the board could not issue a credential; the claim stands")
 	}
 	return out
@@ -40,13 +40,8 @@ func note(msg string) map[string]any { return map[string]any{"credential_note": 
 
 // export does exportOnClaim's work; its error (a database failure) rolls
 // the savepoint back.
-func (m *Module) export(ctx context.Context, tx bun.IDB, c kernel.Claimed) (map[string]any, error) {
-	var agent struct {
-		Client string `bun:"client"`
-		Key    []byte `bun:"public_key"`
-	}
-	err := tx.NewRaw(`SELECT a.client, (SELECT k.public_key FROM agent_keys k WHERE k.agent_id = a.id AND k.revoked_at IS NULL
-		ORDER BY k.created_at DESC LIMIT 1) AS public_key FROM agents a WHERE a.id = ?`, c.AgentID).Scan(ctx, &agent)
+func (s *Service) export(ctx context.Context, tx bun.IDB, c kernel.Claimed) (map[string]any, error) {
+	agent, err := holderOf(ctx, tx, c.AgentID)
 	switch {
 	case err != nil:
 		return nil, err
@@ -55,28 +50,27 @@ func (m *Module) export(ctx context.Context, tx bun.IDB, c kernel.Claimed) (map[
 	case len(agent.Key) == 0:
 		return note("agent " + c.AgentID + " has no registered key (pact-admin agent-key-add); no credential was issued"), nil
 	}
-	chain, err := m.mandates.Lineage(ctx, tx, c.MandateID)
+	chain, err := s.mandates.Lineage(ctx, tx, c.MandateID)
 	if err != nil {
 		return nil, err
 	}
-	plugin, err := m.plugin(m.format)
+	plugin, err := s.plugin(s.format)
 	if err != nil {
 		return note(errs.Public(err).Message), nil
 	}
-	kid, seed := m.opts.Keys.ActiveSeed()
-	exported, err := plugin.Export(ctx, credential.ExportRequest{Chain: links(chain), HolderKey: agent.Key, TTL: m.ttl,
-		Now: m.opts.Now(), Key: credential.SigningKey{Kid: kid, Seed: seed}})
+	kid, seed := s.opts.Keys.ActiveSeed()
+	exported, err := plugin.Export(ctx, credential.ExportRequest{Chain: links(chain), HolderKey: agent.Key, TTL: s.ttl,
+		Now: s.opts.Now(), Key: credential.SigningKey{Kid: kid, Seed: seed}})
 	if err != nil {
 		if e, ok := errs.As(err); ok && e.Code == errs.InvalidRequest {
 			return note(e.Message), nil
 		}
-		m.logger.Warn("credential export failed; the claim stands", "format", m.format, "error", err)
-		return note("the " + m.format + " credential could not be issued: " + errs.Public(err).Message), nil
+		s.logger.Warn("credential export failed; the claim stands", "format", s.format, "error", err)
+		return note("the " + s.format + " credential could not be issued: " + errs.Public(err).Message), nil
 	}
 	for link, ids := range exported.LinkIDs {
 		for _, id := range ids {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO credential_links (format, external_id, mandate_id) VALUES (?, ?, ?)
-				ON CONFLICT DO NOTHING`, exported.Format, id, link); err != nil {
+			if err := insertLink(ctx, tx, exported.Format, id, link); err != nil {
 				return nil, err
 			}
 		}

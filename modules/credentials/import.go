@@ -32,43 +32,43 @@ const maxImportedDelegations = 2
 //
 // plugin is looked up only once the person and the agent have been checked,
 // so a missing plugin never answers for another organization's agent.
-func (m *Module) ImportCredential(ctx context.Context, by, agentID, format, cred string,
+func (s *Service) ImportCredential(ctx context.Context, by, agentID, format, cred string,
 	plugin func() (credential.Credential, error)) (*mandate.Mandate, error) {
 	var out *mandate.Mandate
-	err := m.ident.Act(ctx, by, identity.Approver, "admin.credential.import", map[string]any{"agent_id": agentID, "format": format},
+	err := s.ident.Act(ctx, by, identity.Approver, "admin.credential.import", map[string]any{"agent_id": agentID, "format": format},
 		func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
-			a, err := m.ident.GetAgent(ctx, tx, agentID, p.OrgID)
+			a, err := s.ident.GetAgent(ctx, tx, agentID, p.OrgID)
 			if err != nil {
 				return err
 			}
 			e.AgentID = a.ID
-			var roots, keys [][]byte
-			if err := tx.NewRaw(`SELECT principal FROM trusted_roots WHERE org_id = ? AND revoked_at IS NULL`, p.OrgID).Scan(ctx, &roots); err != nil {
+			roots, err := liveRootKeys(ctx, tx, p.OrgID)
+			if err != nil {
 				return fmt.Errorf("credentials.ImportCredential: %w", err)
 			}
-			if err := tx.NewRaw(`SELECT public_key FROM agent_keys WHERE agent_id = ? AND revoked_at IS NULL`, a.ID).Scan(ctx, &keys); err != nil {
+			keys, err := liveKeysOf(ctx, tx, a.ID)
+			if err != nil {
 				return fmt.Errorf("credentials.ImportCredential: %w", err)
 			}
 			impl, err := plugin()
 			if err != nil {
 				return err
 			}
-			imported, err := impl.Import(ctx, credential.ImportRequest{Credential: cred, TrustedRoots: roots, HolderKeys: keys, Now: m.opts.Now()})
+			imported, err := impl.Import(ctx, credential.ImportRequest{Credential: cred, TrustedRoots: roots, HolderKeys: keys, Now: s.opts.Now()})
 			if err != nil {
 				return err
 			}
 			if err := identity.ScopesWithin(imported.Scope, a.Projects); err != nil {
 				return err
 			}
-			var humans []string
-			if err := tx.NewRaw(`SELECT human FROM trusted_roots WHERE principal = ? AND org_id = ? AND revoked_at IS NULL`,
-				imported.IssuerPrincipal, p.OrgID).Scan(ctx, &humans); err != nil {
+			issuer, err := liveRootHuman(ctx, tx, p.OrgID, imported.IssuerPrincipal)
+			if err != nil {
 				return err
 			}
-			if len(humans) == 0 {
+			if issuer == "" {
 				return errs.E(errs.ChainBroken, "the credential's issuing key is not a trusted root of this organization")
 			}
-			out, err = m.mandates.IssueRoot(ctx, tx, mandate.RootInput{Issuer: humans[0], Holder: a.ID, Scope: imported.Scope,
+			out, err = s.mandates.IssueRoot(ctx, tx, mandate.RootInput{Issuer: issuer, Holder: a.ID, Scope: imported.Scope,
 				Limits: imported.Limits, Delegations: min(imported.MaxDelegations, maxImportedDelegations),
 				ExpiresAt: imported.ExpiresAt, Imported: &mandate.Imported{Format: format, ExternalID: imported.ExternalID,
 					Credential: []byte(cred), IssuerPrincipal: base64.RawURLEncoding.EncodeToString(imported.IssuerPrincipal)}})

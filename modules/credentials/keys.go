@@ -55,13 +55,11 @@ type AddedKey struct {
 
 // ListAgentKeys lists the keys of agent, newest first, when it belongs to
 // org; otherwise not_found.
-func (m *Module) ListAgentKeys(ctx context.Context, tx bun.IDB, org, agent string) ([]AgentKey, error) {
-	if _, err := m.ident.GetAgent(ctx, tx, agent, org); err != nil {
+func (s *Service) ListAgentKeys(ctx context.Context, org, agent string) ([]AgentKey, error) {
+	if _, err := s.ident.GetAgent(ctx, s.db, agent, org); err != nil {
 		return nil, err
 	}
-	out := []AgentKey{}
-	err := tx.NewRaw(`SELECT kid, public_key, created_at, created_by, revoked_at FROM agent_keys
-		WHERE agent_id = ? ORDER BY created_at DESC, kid`, agent).Scan(ctx, &out)
+	out, err := agentKeysOf(ctx, s.db, agent)
 	for i := range out {
 		out[i].PublicKeyB64 = base64.StdEncoding.EncodeToString(out[i].PublicKey)
 	}
@@ -73,15 +71,15 @@ func (m *Module) ListAgentKeys(ctx context.Context, tx bun.IDB, org, agent strin
 // decode); not_found (no such agent in the organization); invalid_request
 // (a client that holds no keys, or a key already registered in the
 // organization, naming its agent).
-func (m *Module) AddAgentKey(ctx context.Context, by, agent, publicKey string) (*AddedKey, error) {
+func (s *Service) AddAgentKey(ctx context.Context, by, agent, publicKey string) (*AddedKey, error) {
 	var out *AddedKey
-	err := m.ident.Act(ctx, by, identity.Approver, "admin.agent_key.add", map[string]any{"agent_id": agent, "public_key": publicKey},
+	err := s.ident.Act(ctx, by, identity.Approver, "admin.agent_key.add", map[string]any{"agent_id": agent, "public_key": publicKey},
 		func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
 			raw, err := ParsePublicKey(publicKey)
 			if err != nil {
 				return err
 			}
-			a, err := m.ident.GetAgent(ctx, tx, agent, p.OrgID)
+			a, err := s.ident.GetAgent(ctx, tx, agent, p.OrgID)
 			if err != nil {
 				return err
 			}
@@ -90,9 +88,8 @@ func (m *Module) AddAgentKey(ctx context.Context, by, agent, publicKey string) (
 			}
 			// Keys are unique per organization: another organization's
 			// keys never show here (docs/security.md, finding 9).
-			var taken []string
-			if err := tx.NewRaw(`SELECT agent_id FROM agent_keys WHERE org_id = ? AND public_key = ?`, p.OrgID, raw).
-				Scan(ctx, &taken); err != nil {
+			taken, err := keyHolders(ctx, tx, p.OrgID, raw)
+			if err != nil {
 				return err
 			}
 			if len(taken) > 0 {
@@ -100,8 +97,7 @@ func (m *Module) AddAgentKey(ctx context.Context, by, agent, publicKey string) (
 			}
 			e.AgentID = agent
 			kid := KeyID(raw)
-			if _, err := tx.NewRaw(`INSERT INTO agent_keys (agent_id, org_id, kid, public_key, created_by) VALUES (?, ?, ?, ?, ?)`,
-				agent, p.OrgID, kid, raw, p.ID).Exec(ctx); err != nil {
+			if err := insertAgentKey(ctx, tx, agent, p.OrgID, kid, raw, p.ID); err != nil {
 				return db.Refusal(err, "this public key")
 			}
 			out = &AddedKey{AgentID: agent, KID: kid}
@@ -113,21 +109,19 @@ func (m *Module) AddAgentKey(ctx context.Context, by, agent, publicKey string) (
 // RevokeAgentKey revokes agent's live key kid and returns how many keys it
 // revoked (0 for a kid it has not, or one already revoked). Refusals:
 // forbidden, not_found (no such agent in the organization).
-func (m *Module) RevokeAgentKey(ctx context.Context, by, agent, kid string) (int64, error) {
+func (s *Service) RevokeAgentKey(ctx context.Context, by, agent, kid string) (int64, error) {
 	var n int64
-	err := m.ident.Act(ctx, by, identity.Approver, "admin.agent_key.revoke", map[string]any{"agent_id": agent, "kid": kid},
+	err := s.ident.Act(ctx, by, identity.Approver, "admin.agent_key.revoke", map[string]any{"agent_id": agent, "kid": kid},
 		func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
-			if _, err := m.ident.GetAgent(ctx, tx, agent, p.OrgID); err != nil {
+			if _, err := s.ident.GetAgent(ctx, tx, agent, p.OrgID); err != nil {
 				return err
 			}
 			e.AgentID = agent
-			res, err := tx.NewRaw(`UPDATE agent_keys SET revoked_at = now() WHERE agent_id = ? AND kid = ? AND revoked_at IS NULL`,
-				agent, kid).Exec(ctx)
-			if err != nil {
+			var err error
+			if n, err = revokeAgentKey(ctx, tx, agent, kid); err != nil {
 				return fmt.Errorf("credentials.RevokeAgentKey: %w", err)
 			}
-			n, err = res.RowsAffected()
-			return err
+			return nil
 		})
 	return n, wrap(err, "revoke key %s of agent %s", kid, agent)
 }

@@ -10,10 +10,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
-
-	"github.com/pactboard/pact/core/db"
-	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/sdk/credential"
@@ -37,18 +33,15 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Module is the credentials module.
+// Module is the credentials module: its registry entry, holding the
+// service its adapters call. It embeds the service, so pact-admin calls
+// the service's methods on the module it registers.
 type Module struct {
-	opts     Options
-	db       *db.DB
-	mandates *mandate.Service
-	ident    *identity.Service
-	logger   hclog.Logger
-	format   string        // PACT_EXPORT_FORMAT; "" exports nothing
-	ttl      time.Duration // PACT_EXPORT_TTL_HOURS
+	opts Options
+	*Service
 }
 
-// New returns the credentials module.
+// New returns the credentials module; Register builds its service.
 func New(opts Options) *Module {
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -63,21 +56,21 @@ func (m *Module) Name() string { return "credentials" }
 // revocation lists, and, when an export format is set, adds a credential to
 // every claim.
 func (m *Module) Register(h *kernel.Host) error {
-	m.db, m.mandates, m.ident, m.logger = h.DB(), h.Mandates(), h.Identity(), h.Logger()
-	m.ttl = 24 * time.Hour
+	s := &Service{db: h.DB(), mandates: h.Mandates(), ident: h.Identity(), logger: h.Logger(), opts: m.opts, ttl: 24 * time.Hour}
 	if c := h.Config(); c != nil {
-		m.format = c.ExportFormat
+		s.format = c.ExportFormat
 		if c.ExportTTL > 0 {
-			m.ttl = c.ExportTTL
+			s.ttl = c.ExportTTL
 		}
 	}
-	m.mandates.OnRevoke(m.publishRevocations)
-	h.MandateReports().ReportCredentials(mandateCredentials{})
-	h.ProvideAgentKeys(liveKeys{})
+	m.Service = s
+	s.mandates.OnRevoke(s.publishRevocations)
+	h.MandateReports().ReportCredentials(s)
+	h.ProvideAgentKeys(s)
 	h.Handle("GET /.well-known/pact-revocations/{format}", http.HandlerFunc(m.serveList))
 	m.registerAdmin(h.Admin())
-	if m.format != "" {
-		h.Claims().Add(m.exportOnClaim)
+	if s.format != "" {
+		h.Claims().Add(s.exportOnClaim)
 	}
 	return nil
 }

@@ -40,10 +40,8 @@ type AddedRoot struct {
 }
 
 // ListTrustedRoots lists org's trusted roots, oldest first.
-func (m *Module) ListTrustedRoots(ctx context.Context, tx bun.IDB, org string) ([]TrustedRoot, error) {
-	out := []TrustedRoot{}
-	err := tx.NewRaw(`SELECT principal, human, label, created_by, created_at, active_since, revoked_at
-		FROM trusted_roots WHERE org_id = ? ORDER BY created_at, principal`, org).Scan(ctx, &out)
+func (s *Service) ListTrustedRoots(ctx context.Context, org string) ([]TrustedRoot, error) {
+	out, err := trustedRootsOf(ctx, s.db, org)
 	for i := range out {
 		out[i].Principal = base64.RawURLEncoding.EncodeToString(out[i].Raw)
 	}
@@ -52,15 +50,15 @@ func (m *Module) ListTrustedRoots(ctx context.Context, tx bun.IDB, org string) (
 
 // TrustedRootsFor lists the trusted roots of person by's organization; any
 // role may. Refusals: forbidden.
-func (m *Module) TrustedRootsFor(ctx context.Context, by string) ([]TrustedRoot, error) {
+func (s *Service) TrustedRootsFor(ctx context.Context, by string) ([]TrustedRoot, error) {
 	if by == "" {
 		return nil, errs.E(errs.Forbidden, "name the person acting (--by <human-id>)")
 	}
-	p, err := identity.RequirePerson(ctx, m.db, by, identity.Viewer)
+	p, err := identity.RequirePerson(ctx, s.db, by, identity.Viewer)
 	if err != nil {
 		return nil, err
 	}
-	return m.ListTrustedRoots(ctx, m.db, p.OrgID)
+	return s.ListTrustedRoots(ctx, p.OrgID)
 }
 
 // AddTrustedRoot trusts publicKey (base64url of 32 raw bytes) to issue
@@ -70,11 +68,11 @@ func (m *Module) TrustedRootsFor(ctx context.Context, by string) ([]TrustedRoot,
 // decode, or the label is too long); not_found (human not in the
 // organization); invalid_request (the key is live here, or another
 // organization's).
-func (m *Module) AddTrustedRoot(ctx context.Context, by, publicKey, human, label string) (*AddedRoot, error) {
+func (s *Service) AddTrustedRoot(ctx context.Context, by, publicKey, human, label string) (*AddedRoot, error) {
 	payload := map[string]any{"public_key": publicKey, "human": human, "label": label}
 	var out *AddedRoot
 	action := "admin.trusted_root.add"
-	err := m.ident.Act(ctx, by, identity.Owner, action, payload, func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
+	err := s.ident.Act(ctx, by, identity.Owner, action, payload, func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
 		raw, err := ParsePublicKey(publicKey)
 		if err != nil {
 			return err
@@ -83,30 +81,25 @@ func (m *Module) AddTrustedRoot(ctx context.Context, by, publicKey, human, label
 		if len([]rune(label)) > maxLabel {
 			return errs.E(errs.InvalidRequest, "a label is at most %d characters", maxLabel)
 		}
-		if err := m.ident.RequireHumanInOrg(ctx, tx, human, p.OrgID); err != nil {
+		if err := s.ident.RequireHumanInOrg(ctx, tx, human, p.OrgID); err != nil {
 			return err
 		}
-		var existing []struct {
-			RevokedAt *time.Time `bun:"revoked_at"`
-		}
-		if err := tx.NewRaw(`SELECT revoked_at FROM trusted_roots WHERE org_id = ? AND principal = ? FOR UPDATE`, p.OrgID, raw).
-			Scan(ctx, &existing); err != nil {
+		exists, live, err := lockRoot(ctx, tx, p.OrgID, raw)
+		if err != nil {
 			return err
 		}
-		if len(existing) > 0 && existing[0].RevokedAt == nil {
+		if live {
 			// Roots are unique per organization: another organization's
 			// never show here (docs/security.md, finding 9).
 			return errs.E(errs.InvalidRequest, "this key is already a trusted root of this organization")
 		}
 		out = &AddedRoot{Principal: base64.RawURLEncoding.EncodeToString(raw), Human: human, Label: nilIfEmpty(label)}
-		if len(existing) == 0 {
-			_, err = tx.NewRaw(`INSERT INTO trusted_roots (principal, org_id, human, label, created_by) VALUES (?, ?, ?, ?, ?)`,
-				raw, p.OrgID, human, out.Label, p.ID).Exec(ctx)
+		if !exists {
+			err = insertTrustedRoot(ctx, tx, p.OrgID, raw, human, out.Label, p.ID)
 		} else {
 			out.Reactivated = true
 			e.Action = "admin.trusted_root.reactivate"
-			_, err = tx.NewRaw(`UPDATE trusted_roots SET human = ?, label = ?, revoked_at = NULL, active_since = now()
-				WHERE org_id = ? AND principal = ?`, human, out.Label, p.OrgID, raw).Exec(ctx)
+			err = reactivateTrustedRoot(ctx, tx, p.OrgID, raw, human, out.Label)
 		}
 		return db.Refusal(err, "this key")
 	})
@@ -117,29 +110,25 @@ func (m *Module) AddTrustedRoot(ctx context.Context, by, publicKey, human, label
 // revoked (0 when it was already revoked). Refusals: forbidden (owners
 // only); invalid_request (the principal does not decode); not_found (not
 // a trusted root of the organization).
-func (m *Module) RevokeTrustedRoot(ctx context.Context, by, principal string) (int64, error) {
+func (s *Service) RevokeTrustedRoot(ctx context.Context, by, principal string) (int64, error) {
 	var n int64
-	err := m.ident.Act(ctx, by, identity.Owner, "admin.trusted_root.revoke", map[string]any{"principal": principal},
+	err := s.ident.Act(ctx, by, identity.Owner, "admin.trusted_root.revoke", map[string]any{"principal": principal},
 		func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
 			raw, err := ParsePublicKey(principal)
 			if err != nil {
 				return errs.E(errs.InvalidRequest, "a principal is base64url of a 32-byte public key")
 			}
-			var found int
-			if err := tx.NewRaw(`SELECT count(*) FROM trusted_roots WHERE principal = ? AND org_id = ?`, raw, p.OrgID).
-				Scan(ctx, &found); err != nil {
+			found, err := countRoots(ctx, tx, p.OrgID, raw)
+			if err != nil {
 				return err
 			}
 			if found == 0 {
 				return errs.E(errs.NotFound, "%s is not a trusted root", principal)
 			}
-			res, err := tx.NewRaw(`UPDATE trusted_roots SET revoked_at = now() WHERE org_id = ? AND principal = ? AND revoked_at IS NULL`,
-				p.OrgID, raw).Exec(ctx)
-			if err != nil {
+			if n, err = revokeTrustedRoot(ctx, tx, p.OrgID, raw); err != nil {
 				return fmt.Errorf("credentials.RevokeTrustedRoot: %w", err)
 			}
-			n, err = res.RowsAffected()
-			return err
+			return nil
 		})
 	return n, wrap(err, "revoke trusted root %s", principal)
 }

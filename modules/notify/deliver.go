@@ -91,20 +91,9 @@ func (t *target) destination() notifier.Destination {
 // and its enabled destinations, each with what this row's earlier attempts
 // settled there, their URLs and secrets opened.
 func (s *Service) targets(ctx context.Context, r *row) ([]target, error) {
-	var ts []target
-	err := s.db.NewRaw(`SELECT t.key, t.notifier, t.url, t.secret, t.options::text AS options,
-		       x.sent_at IS NOT NULL AS sent, x.failed_at IS NOT NULL AS failed, x.detail
-		FROM (SELECT 'slack'::text AS key, ?::text AS notifier, coalesce(o.slack_webhook_url, '') AS url,
-		             NULL::text AS secret, '{}'::jsonb AS options, 0::bigint AS ord
-		      FROM orgs o WHERE o.id = ?
-		      UNION ALL
-		      SELECT 'd' || d.id, d.notifier, d.url, d.secret, d.options, d.id
-		      FROM notify_destinations d WHERE d.org_id = ? AND d.disabled_at IS NULL) t
-		LEFT JOIN notification_deliveries x ON x.notification_id = ? AND x.destination = t.key
-		ORDER BY t.ord`,
-		s.opts.SlackNotifier, r.OrgID, r.OrgID, r.ID).Scan(ctx, &ts)
+	ts, err := deliveryTargets(ctx, s.db, s.opts.SlackNotifier, r.OrgID, r.ID)
 	if err != nil {
-		return nil, fmt.Errorf("notify.targets: %w", err)
+		return nil, err
 	}
 	out := ts[:0]
 	for _, t := range ts {
@@ -261,17 +250,11 @@ func (s *Service) renew(ctx context.Context, owner string, id int64) (bool, erro
 // record settles one destination of a notification with several, so its
 // retries skip it.
 func (s *Service) record(ctx context.Context, id int64, key string, sent bool, rec *notifier.Receipt, detail string) error {
-	at := `now(), NULL`
-	if !sent {
-		at = `NULL, now()`
-	}
 	var status *int
 	if rec != nil && rec.Status != 0 {
 		status = &rec.Status
 	}
-	_, err := s.db.ExecContext(ctx, `INSERT INTO notification_deliveries (notification_id, destination, sent_at, failed_at, status, detail)
-		VALUES (?, ?, `+at+`, ?, ?) ON CONFLICT DO NOTHING`, id, key, status, nullable(detail))
-	return err
+	return insertDeliveryOutcome(ctx, s.db, id, key, sent, status, nullable(detail))
 }
 
 // deliverOne sends msg to t through its notifier, under DeliverTimeout. A

@@ -119,10 +119,8 @@ func (s *Service) AddDestination(ctx context.Context, by string, in DestinationI
 			}
 			secret = &v
 		}
-		var d destRow
-		err = tx.NewRaw(`INSERT INTO notify_destinations (org_id, notifier, url, secret, options, created_by)
-			VALUES (?, ?, ?, ?, ?::jsonb, ?) RETURNING `+destinationCols,
-			p.OrgID, in.Notifier, url, secret, string(opts), p.ID).Scan(ctx, &d)
+		d, err := insertDestination(ctx, tx, newDestination{OrgID: p.OrgID, Notifier: in.Notifier, URL: url, Secret: secret,
+			OptionsJSON: string(opts), CreatedBy: p.ID})
 		if err != nil {
 			if db.PgCode(err) == db.CheckViolation {
 				return errs.E(errs.InvalidRequest, "notifier plugin %q returned a destination the board cannot store", in.Notifier)
@@ -130,7 +128,7 @@ func (s *Service) AddDestination(ctx context.Context, by string, in DestinationI
 			return err
 		}
 		e.Payload = map[string]any{"notifier": in.Notifier, "url_hint": urlHint(prepared.URL), "destination_id": d.ID}
-		out = &AddedDestination{Destination: s.listed(&d), Secret: prepared.Secret}
+		out = &AddedDestination{Destination: s.listed(d), Secret: prepared.Secret}
 		return nil
 	})
 	if err != nil {
@@ -146,21 +144,20 @@ func (s *Service) ListDestinations(ctx context.Context, by string) (*Destination
 	if err != nil {
 		return nil, err
 	}
-	var slack *string
-	if err := s.db.NewRaw(`SELECT nullif(slack_webhook_url, '') FROM orgs WHERE id = ?`, p.OrgID).Scan(ctx, &slack); err != nil {
+	slack, err := orgSlackWebhook(ctx, s.db, p.OrgID)
+	if err != nil {
 		return nil, fmt.Errorf("notify.ListDestinations: %w", err)
 	}
 	out := &Destinations{Items: []Destination{}}
 	switch {
-	case slack != nil:
+	case slack != "":
 		out.SlackSource = "org"
 	case p.OrgID == "default" && s.opts.SlackWebhookURL != "":
 		out.SlackSource = "environment"
 	}
-	var rows []destRow
-	err = s.db.NewRaw(`SELECT `+destinationCols+` FROM notify_destinations WHERE org_id = ? ORDER BY id`, p.OrgID).Scan(ctx, &rows)
+	rows, err := destinationsOf(ctx, s.db, p.OrgID)
 	if err != nil {
-		return nil, fmt.Errorf("notify.ListDestinations: %w", err)
+		return nil, err
 	}
 	for _, r := range rows {
 		out.Items = append(out.Items, s.listed(&r))
@@ -177,38 +174,18 @@ func (s *Service) DisableDestination(ctx context.Context, by string, id int64) (
 	var out *Destination
 	err := s.act(ctx, by, "owner", "admin.destination.disable", map[string]any{"destination_id": id}, nil,
 		func(ctx context.Context, tx bun.Tx, p *person, e *ledger.Entry) error {
-			var rows []destRow
-			err := tx.NewRaw(`UPDATE notify_destinations
-				SET disabled_at = coalesce(disabled_at, now()), disabled_by = coalesce(disabled_by, ?)
-				WHERE id = ? AND org_id = ? RETURNING `+destinationCols, p.ID, id, p.OrgID).Scan(ctx, &rows)
+			r, err := disableDestination(ctx, tx, p.OrgID, id, p.ID)
 			if err != nil {
-				return fmt.Errorf("notify.DisableDestination: %w", err)
+				return err
 			}
-			if len(rows) == 0 {
+			if r == nil {
 				return errs.E(errs.NotFound, "no destination %d in organization %s", id, p.OrgID)
 			}
-			d := s.listed(&rows[0])
+			d := s.listed(r)
 			out = &d
 			return nil
 		})
 	return out, err
-}
-
-const destinationCols = `id, org_id, notifier, url, secret IS NOT NULL AS has_secret, options::text AS options_json,
-	created_by, created_at, disabled_by, disabled_at`
-
-// destRow is a notify_destinations row as destinationCols reads it.
-type destRow struct {
-	ID          int64      `bun:"id"`
-	OrgID       string     `bun:"org_id"`
-	Notifier    string     `bun:"notifier"`
-	URL         string     `bun:"url"` // sealed
-	HasSecret   bool       `bun:"has_secret"`
-	OptionsJSON string     `bun:"options_json"`
-	CreatedBy   string     `bun:"created_by"`
-	CreatedAt   time.Time  `bun:"created_at"`
-	DisabledBy  *string    `bun:"disabled_by"`
-	DisabledAt  *time.Time `bun:"disabled_at"`
 }
 
 // listed is r as people see it: the URL's hint, no secret.

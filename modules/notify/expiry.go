@@ -2,7 +2,6 @@ package notify
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -20,13 +19,8 @@ const sweepLease = "expiry-sweep"
 // so a sweep that fails leaves the lease free for the next try.
 func (s *Service) TrySweep(ctx context.Context) (ran bool, queued int, err error) {
 	err = s.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		var owners []string
-		err := tx.NewRaw(`INSERT INTO notify_leases (name, owner, expires_at)
-			VALUES (?, ?, now() + make_interval(secs => ?))
-			ON CONFLICT (name) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
-			WHERE notify_leases.expires_at <= now()
-			RETURNING owner`, sweepLease, s.owner, s.opts.SweepEvery.Seconds()).Scan(ctx, &owners)
-		if err != nil || len(owners) == 0 {
+		leased, err := takeLease(ctx, tx, sweepLease, s.owner, s.opts.SweepEvery)
+		if err != nil || !leased {
 			return err
 		}
 		ran = true
@@ -92,28 +86,9 @@ type expiring struct {
 // it expired over a day ago. Paused, banned and replaced agents are
 // silent, and an agent needs a project (its first by id) to be warned of.
 func (s *Service) sweep(ctx context.Context, tx bun.Tx) (int, error) {
-	var subjects []expiring
-	err := tx.NewRaw(`WITH subjects AS (
-		    SELECT 'mandate' AS what, m.id::text AS ref, m.holder AS agent_id, m.expires_at
-		    FROM mandates m JOIN agents a ON a.id = m.holder
-		    WHERE m.issuer_kind = 'human' AND m.revoked_at IS NULL
-		      AND a.status = 'active' AND a.replaced_by IS NULL
-		      AND NOT EXISTS (SELECT 1 FROM mandates r
-		                      WHERE r.holder = m.holder AND r.issuer_kind = 'human' AND r.revoked_at IS NULL
-		                        AND r.created_at > m.created_at AND r.expires_at > m.expires_at + interval '1 hour')
-		    UNION ALL
-		    (SELECT DISTINCT ON (t.agent_id) 'token', t.agent_id, t.agent_id, t.expires_at
-		     FROM agent_tokens t JOIN agents a ON a.id = t.agent_id
-		     WHERE t.revoked_at IS NULL AND a.status = 'active' AND a.replaced_by IS NULL
-		     ORDER BY t.agent_id, t.expires_at DESC))
-		SELECT s.what, s.ref, s.agent_id, p.project_id, s.expires_at, s.expires_at <= now() AS expired,
-		       (SELECT o.language FROM agents g JOIN orgs o ON o.id = g.org_id WHERE g.id = s.agent_id) AS language
-		FROM subjects s
-		JOIN LATERAL (SELECT min(project_id) AS project_id FROM agent_projects WHERE agent_id = s.agent_id) p ON p.project_id IS NOT NULL
-		WHERE s.expires_at <= now() + make_interval(secs => ?) AND s.expires_at > now() - interval '1 day'
-		ORDER BY s.agent_id, s.what, s.ref`, s.opts.ExpiryWarn.Seconds()).Scan(ctx, &subjects)
+	subjects, err := expiringSubjects(ctx, tx, s.opts.ExpiryWarn)
 	if err != nil {
-		return 0, fmt.Errorf("notify.sweep: %w", err)
+		return 0, err
 	}
 	queued := 0
 	for _, e := range subjects {
@@ -121,13 +96,11 @@ func (s *Service) sweep(ctx context.Context, tx bun.Tx) (int, error) {
 		if e.Expired {
 			stage = outbox.Expired
 		}
-		var fresh []string
-		err := tx.NewRaw(`INSERT INTO expiry_notices (subject, stage) VALUES (?, ?)
-			ON CONFLICT DO NOTHING RETURNING subject`, subject, stage).Scan(ctx, &fresh)
+		fresh, err := noteWarning(ctx, tx, subject, stage)
 		if err != nil {
 			return queued, err
 		}
-		if len(fresh) == 0 {
+		if !fresh {
 			continue // warned of already
 		}
 		_, err = outbox.Enqueue(ctx, tx, outbox.Notification{Kind: stage, ProjectID: e.ProjectID, AgentID: e.AgentID,

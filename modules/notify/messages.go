@@ -58,14 +58,12 @@ func (s *Service) text(lang string, id msgID, data map[string]any) string {
 // humans.language, core/identity's columns, read here where notify
 // delivers).
 func (s *Service) language(ctx context.Context, org, human string) (string, error) {
-	var langs []string
-	err := s.db.NewRaw(`SELECT coalesce(h.language, o.language) FROM orgs o
-		LEFT JOIN humans h ON h.id = ? AND h.org_id = o.id WHERE o.id = ?`, nullable(human), org).Scan(ctx, &langs)
+	lang, found, err := languageOf(ctx, s.db, org, human)
 	if err != nil {
 		return "", fmt.Errorf("notify.language: %w", err)
 	}
-	if len(langs) == 0 {
+	if !found {
 		return i18n.Default, nil
 	}
-	return langs[0], nil
+	return lang, nil
 }

@@ -67,14 +67,9 @@ func (s *Service) resealAll(ctx context.Context, people *identity.Service) error
 // row another process changed meanwhile is left to it; a value that no
 // longer opens is left as it is (its deliveries say to add it again).
 func (s *Service) ResealDestinations(ctx context.Context) (int, error) {
-	var rows []struct {
-		ID     int64   `bun:"id"`
-		OrgID  string  `bun:"org_id"`
-		URL    string  `bun:"url"`
-		Secret *string `bun:"secret"`
-	}
-	if err := s.db.NewRaw(`SELECT id, org_id, url, secret FROM notify_destinations ORDER BY id`).Scan(ctx, &rows); err != nil {
-		return 0, fmt.Errorf("notify.ResealDestinations: %w", err)
+	rows, err := sealedDestinations(ctx, s.db)
+	if err != nil {
+		return 0, err
 	}
 	n := 0
 	for _, r := range rows {
@@ -93,12 +88,11 @@ func (s *Service) ResealDestinations(ctx context.Context) (int, error) {
 			}
 			secret = &v
 		}
-		res, err := s.db.ExecContext(ctx, `UPDATE notify_destinations SET url = ?, secret = ?
-			WHERE id = ? AND url = ? AND secret IS NOT DISTINCT FROM ?`, url, secret, r.ID, r.URL, r.Secret)
+		changed, err := resealDestination(ctx, s.db, r, url, secret)
 		if err != nil {
 			return n, err
 		}
-		if k, _ := res.RowsAffected(); k == 1 {
+		if changed {
 			n++
 		}
 	}

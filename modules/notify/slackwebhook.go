@@ -55,15 +55,15 @@ func (w slackWebhooks) SetSlackWebhook(ctx context.Context, tx bun.IDB, org, url
 // again when it no longer opens (sealed under a key that left the
 // keyring), or nil when org has none.
 func (w slackWebhooks) SlackHint(ctx context.Context, tx bun.IDB, org string) (*string, error) {
-	var sealed []string
-	if err := tx.NewRaw(`SELECT coalesce(slack_webhook_url, '') FROM orgs WHERE id = ?`, org).Scan(ctx, &sealed); err != nil {
+	sealed, err := orgSlackWebhook(ctx, tx, org)
+	if err != nil {
 		return nil, fmt.Errorf("notify.SlackHint: %w", err)
 	}
-	if len(sealed) == 0 || sealed[0] == "" {
+	if sealed == "" {
 		return nil, nil
 	}
 	hint := "unreadable (sealed under a retired board key): set it again"
-	if u, err := w.box.Open(sealed[0], slackPlace(org)); err == nil {
+	if u, err := w.box.Open(sealed, slackPlace(org)); err == nil {
 		r := []rune(u)
 		hint = "…" + string(r[max(0, len(r)-4):])
 	}
@@ -77,12 +77,9 @@ func (w slackWebhooks) SlackHint(ctx context.Context, tx bun.IDB, org string) (*
 // left the keyring) are left as they are; their hint says to set them
 // again. It returns how many it sealed.
 func (s *Service) ResealOrgSecrets(ctx context.Context, ident *identity.Service) (int, error) {
-	var rows []struct {
-		ID  string `bun:"id"`
-		URL string `bun:"slack_webhook_url"`
-	}
-	if err := s.db.NewRaw(`SELECT id, slack_webhook_url FROM orgs WHERE slack_webhook_url IS NOT NULL`).Scan(ctx, &rows); err != nil {
-		return 0, fmt.Errorf("notify.ResealOrgSecrets: %w", err)
+	rows, err := slackWebhooksSet(ctx, s.db)
+	if err != nil {
+		return 0, err
 	}
 	n := 0
 	for _, r := range rows {

@@ -115,7 +115,7 @@ func (s *Service) listenOnce(ctx context.Context) (listened bool, err error) {
 			// Idle: check the connection, since a dead peer would leave us
 			// waiting for ever.
 			pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			_, err := conn.Exec(pctx, "SELECT 1")
+			err := conn.Ping(pctx)
 			cancel()
 			if err != nil {
 				return true, err

@@ -2,7 +2,6 @@ package credentials
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -10,7 +9,6 @@ import (
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/sdk/credential"
-	"github.com/pactboard/pact/sdk/errs"
 )
 
 type importIn struct {
@@ -65,13 +63,4 @@ const maxPeopleBody = 16 << 10
 func peopleOp(method, path, id, summary string, min identity.Role, errors ...int) huma.Operation {
 	return kernel.AdminOp(huma.Operation{OperationID: "people-" + id, Method: method, Path: path, Summary: summary,
 		Tags: []string{"people"}, Errors: errors, MaxBodyBytes: maxPeopleBody}, min)
-}
-
-// wrap says what was being done around an error that is not a refusal, so
-// an internal error in the log can be traced; refusals go back as they are.
-func wrap(err error, format string, args ...any) error {
-	if err == nil || errs.IsRefusal(err) {
-		return err
-	}
-	return fmt.Errorf(format+": %w", append(args, err)...)
 }

@@ -46,7 +46,7 @@ func (m *Module) listRoots(ctx context.Context, _ *struct{}) (*trustedRootsOut, 
 		return nil, err
 	}
 	out := &trustedRootsOut{}
-	out.Body.TrustedRoots, err = m.ListTrustedRoots(ctx, m.db, p.OrgID)
+	out.Body.TrustedRoots, err = m.ListTrustedRoots(ctx, p.OrgID)
 	return out, err
 }
 

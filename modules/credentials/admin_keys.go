@@ -52,7 +52,7 @@ func (m *Module) listKeys(ctx context.Context, in *agentPath) (*agentKeysOut, er
 		return nil, err
 	}
 	out := &agentKeysOut{}
-	out.Body.Keys, err = m.ListAgentKeys(ctx, m.db, p.OrgID, in.AgentID)
+	out.Body.Keys, err = m.ListAgentKeys(ctx, p.OrgID, in.AgentID)
 	return out, err
 }
 
