@@ -107,7 +107,7 @@ func commands() map[string]command {
 			setup: func(fs *flag.FlagSet) runner {
 				by := byFlag(fs)
 				return func(ctx context.Context, a *app, pos []string) (any, error) {
-					return a.mandateAdmin.RevokeMandate(ctx, *by, pos[0])
+					return a.mandateAdmin.CLI().RevokeMandate(ctx, *by, pos[0])
 				}
 			}},
 		haltCommand("halt", true), haltCommand("unhalt", false),
@@ -120,7 +120,7 @@ func commands() map[string]command {
 					if err != nil || id < 1 {
 						return nil, errs.E(errs.InvalidRequest, "an entry id is a positive whole number, not %q", pos[0])
 					}
-					erased, err := a.audit.ErasePayload(ctx, *by, id)
+					erased, err := a.audit.CLI().ErasePayload(ctx, *by, id)
 					return map[string]any{"entry_id": id, "erased": erased}, err
 				}
 			}},
@@ -187,7 +187,7 @@ func mandateIssue() command {
 				if err != nil {
 					return nil, err
 				}
-				return a.mandateAdmin.IssueMandate(ctx, *by, mandates.IssueInput{Holder: pos[0], Scope: list(*scope),
+				return a.mandateAdmin.CLI().IssueMandate(ctx, *by, mandates.IssueInput{Holder: pos[0], Scope: list(*scope),
 					Limits: lim, Delegations: delegations.v, Days: *days})
 			}
 		}}

@@ -33,7 +33,7 @@ func credentialImport() command {
 					plugins.Start()
 					return plugins.Credential(*format)
 				}
-				m, err := a.credentials.ImportCredential(ctx, *by, pos[0], *format, pos[1], plugin)
+				m, err := a.credentials.CLI().ImportCredential(ctx, *by, pos[0], *format, pos[1], plugin)
 				if err != nil {
 					return nil, err
 				}

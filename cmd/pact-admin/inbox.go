@@ -22,7 +22,7 @@ func inboxCommands() []command {
 			setup: func(fs *flag.FlagSet) runner {
 				by := byFlag(fs)
 				return func(ctx context.Context, a *app, _ []string) (any, error) {
-					return a.notify.Service().EmailSettingsFor(ctx, *by)
+					return a.notify.CLI().EmailSettings(ctx, *by)
 				}
 			}},
 		{name: "email-choose", args: "--by person --kinds kind,kind,… (empty: none)", needsDB: true,
@@ -37,7 +37,7 @@ func inboxCommands() []command {
 							list = append(list, k)
 						}
 					}
-					return a.notify.Service().SetEmailKindsFor(ctx, *by, list)
+					return a.notify.CLI().SetEmailKinds(ctx, *by, list)
 				}
 			}},
 		{name: "notifications", args: "--by person [--filter unread|waiting|all] [--before id] [--limit n]", needsDB: true,
@@ -48,7 +48,7 @@ func inboxCommands() []command {
 				before := fs.Int64("before", 0, "only notifications older than this id (the page's next)")
 				limit := fs.Int("limit", 0, "at most this many (default: the Admin API's page)")
 				return func(ctx context.Context, a *app, _ []string) (any, error) {
-					return a.notify.Service().InboxOf(ctx, *by, outbox.Filter(*filter), *before, *limit)
+					return a.notify.CLI().Inbox(ctx, *by, outbox.Filter(*filter), *before, *limit)
 				}
 			}},
 		{name: "notification-counts", args: "--by person", needsDB: true,
@@ -56,7 +56,7 @@ func inboxCommands() []command {
 			setup: func(fs *flag.FlagSet) runner {
 				by := byFlag(fs)
 				return func(ctx context.Context, a *app, _ []string) (any, error) {
-					return a.notify.Service().InboxCountsOf(ctx, *by)
+					return a.notify.CLI().InboxCounts(ctx, *by)
 				}
 			}},
 		{name: "notification-read", args: "<notification-id> --by person", positionals: 1, needsDB: true,
@@ -68,7 +68,7 @@ func inboxCommands() []command {
 					if err != nil || id < 1 {
 						return nil, errs.E(errs.InvalidRequest, "a notification id is a positive whole number (notifications), not %q", pos[0])
 					}
-					if err := a.notify.Service().MarkReadOf(ctx, *by, id); err != nil {
+					if err := a.notify.CLI().MarkRead(ctx, *by, id); err != nil {
 						return nil, err
 					}
 					return map[string]any{"ok": true, "notification_id": id}, nil
@@ -80,7 +80,7 @@ func inboxCommands() []command {
 				by := byFlag(fs)
 				upTo := fs.Int64("up-to", 0, "only those with this id or older")
 				return func(ctx context.Context, a *app, _ []string) (any, error) {
-					n, err := a.notify.Service().MarkAllReadOf(ctx, *by, *upTo)
+					n, err := a.notify.CLI().MarkAllRead(ctx, *by, *upTo)
 					if err != nil {
 						return nil, err
 					}

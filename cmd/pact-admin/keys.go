@@ -14,7 +14,7 @@ func keyCommands() []command {
 			setup: func(fs *flag.FlagSet) runner {
 				by := byFlag(fs)
 				return func(ctx context.Context, a *app, pos []string) (any, error) {
-					return a.credentials.AddAgentKey(ctx, *by, pos[0], pos[1])
+					return a.credentials.CLI().AddAgentKey(ctx, *by, pos[0], pos[1])
 				}
 			}},
 		{name: "agent-key-revoke", args: "<agent> <kid> --by approver", positionals: 2, needsDB: true,
@@ -22,7 +22,7 @@ func keyCommands() []command {
 			setup: func(fs *flag.FlagSet) runner {
 				by := byFlag(fs)
 				return func(ctx context.Context, a *app, pos []string) (any, error) {
-					n, err := a.credentials.RevokeAgentKey(ctx, *by, pos[0], pos[1])
+					n, err := a.credentials.CLI().RevokeAgentKey(ctx, *by, pos[0], pos[1])
 					return map[string]any{"agent_id": pos[0], "kid": pos[1], "revoked": n}, err
 				}
 			}},
@@ -32,7 +32,7 @@ func keyCommands() []command {
 				by := byFlag(fs)
 				human, label := fs.String("human", "", "the person of the organization the key stands for"), fs.String("label", "", "a name for the key")
 				return func(ctx context.Context, a *app, pos []string) (any, error) {
-					return a.credentials.AddTrustedRoot(ctx, *by, pos[0], *human, *label)
+					return a.credentials.CLI().AddTrustedRoot(ctx, *by, pos[0], *human, *label)
 				}
 			}},
 		{name: "trusted-root-revoke", args: "<principal> --by owner", positionals: 1, needsDB: true,
@@ -40,7 +40,7 @@ func keyCommands() []command {
 			setup: func(fs *flag.FlagSet) runner {
 				by := byFlag(fs)
 				return func(ctx context.Context, a *app, pos []string) (any, error) {
-					n, err := a.credentials.RevokeTrustedRoot(ctx, *by, pos[0])
+					n, err := a.credentials.CLI().RevokeTrustedRoot(ctx, *by, pos[0])
 					return map[string]any{"principal": pos[0], "revoked": n}, err
 				}
 			}},
@@ -49,7 +49,7 @@ func keyCommands() []command {
 			setup: func(fs *flag.FlagSet) runner {
 				by := byFlag(fs)
 				return func(ctx context.Context, a *app, _ []string) (any, error) {
-					return a.credentials.TrustedRootsFor(ctx, *by)
+					return a.credentials.CLI().TrustedRoots(ctx, *by)
 				}
 			}},
 	}

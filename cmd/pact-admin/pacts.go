@@ -96,7 +96,7 @@ func destinationCommands() []command {
 			setup: func(fs *flag.FlagSet) runner {
 				by := byFlag(fs)
 				return func(ctx context.Context, a *app, _ []string) (any, error) {
-					return a.notify.Service().ListDestinations(ctx, *by)
+					return a.notify.CLI().Destinations(ctx, *by)
 				}
 			}},
 		{name: "destination-add", args: "<notifier> <url> --by owner [--secret s] [--option key=value]...", positionals: 2, needsDB: true,
@@ -112,7 +112,7 @@ func destinationCommands() []command {
 					if len(options) > 0 {
 						opts = options
 					}
-					return a.notify.Service().AddDestination(ctx, *by, notify.DestinationInput{Notifier: pos[0], URL: pos[1],
+					return a.notify.CLI().AddDestination(ctx, *by, notify.DestinationInput{Notifier: pos[0], URL: pos[1],
 						Secret: *secret, Options: opts})
 				}
 			}},
@@ -125,7 +125,7 @@ func destinationCommands() []command {
 					if err != nil || id < 1 {
 						return nil, errs.E(errs.InvalidRequest, "a destination id is a positive whole number (destination-list), not %q", pos[0])
 					}
-					return a.notify.Service().DisableDestination(ctx, *by, id)
+					return a.notify.CLI().DisableDestination(ctx, *by, id)
 				}
 			}},
 	}
