@@ -4,9 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -239,120 +236,6 @@ func TestConsoleWakeItTurnsDeliveriesBackOn(t *testing.T) {
 	p.ExpectText("AN-002")
 	require.Equal(t, 1, c.sends("code-web"), "the next message is queued for code-web's webhook")
 	c.requireAdminAPIOnly()
-}
-
-// writeOps reads the console's pages for the Admin API operation of each
-// write control (data-op="…", or op="…" on a ConfirmButton): the
-// population the role checks below cover, so a new control cannot escape.
-func writeOps(t *testing.T) map[string]bool {
-	t.Helper()
-	dir := filepath.Join("..", "..", "modules", "console", "web", "src", "pages")
-	entries, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	marked := regexp.MustCompile(`\b(?:data-op|op)="([a-z-]+)"`)
-	ops := map[string]bool{}
-	for _, e := range entries {
-		for _, m := range marked.FindAllStringSubmatch(string(mustRead(t, filepath.Join(dir, e.Name()))), -1) {
-			ops[m[1]] = true
-		}
-	}
-	require.NotEmpty(t, ops)
-	return ops
-}
-
-// leastRoles reads each operation's least role from docs/openapi.json.
-func leastRoles(t *testing.T) map[string]string {
-	t.Helper()
-	var doc struct {
-		Paths map[string]map[string]struct {
-			ID   string `json:"operationId"`
-			Role string `json:"x-pact-least-role"`
-		} `json:"paths"`
-	}
-	require.NoError(t, json.Unmarshal(mustRead(t, filepath.Join("..", "..", "docs", "openapi.json")), &doc))
-	roles := map[string]string{}
-	for _, methods := range doc.Paths {
-		for _, op := range methods {
-			roles[op.ID] = op.Role
-		}
-	}
-	return roles
-}
-
-// TestConsolePactControlsFollowTheRoles: every write control marked with
-// its operation (writeOps, read from the console's pages) is shown to an
-// approver somewhere on the console's pages (the router's, consolePages),
-// each only where the operation's least role allows it, and a viewer with
-// no seat and no agent sees none of them, nor any field to type in.
-func TestConsolePactControlsFollowTheRoles(t *testing.T) {
-	requireEveryRouteChecked(t)
-	ops, roles := writeOps(t), leastRoles(t)
-	for op := range ops {
-		require.Contains(t, roles, op, "data-op %q is an operation of docs/openapi.json", op)
-	}
-	c := startConsoleBoard(t)
-	api, apiRoot := c.secondAgent()
-	task, launch := c.fill()
-	// The owner seats Ana in Launch, so a seat waits for her (Join).
-	owner := c.page(1280, 800)
-	owner.Goto(c.localLink())
-	owner.Goto(c.public + "/console/pacts/" + launch)
-	owner.Select("Whom to invite", "Person Ana Approver")
-	owner.Fill("Their prefix", "AA")
-	owner.Click("button", "Invite")
-	owner.ExpectText("Invited ana as AA.")
-
-	approver := c.signIn(ana, "Ana Approver")
-	checkout := c.startPact(approver, "Checkout", "Rebuild the checkout page.", "code-web", "code-api")
-	c.agent.ok("join_pact", map[string]any{"mandate_id": c.root, "pact_id": checkout})
-	api.ok("join_pact", map[string]any{"mandate_id": apiRoot, "pact_id": checkout})
-	// An agent's zone write, so the Pacts page lists a change with Undo.
-	c.agent.ok("update_pact_section", map[string]any{"mandate_id": c.root, "pact_id": checkout, "body": "Web keeps the layout."})
-	approver.Goto(c.public + "/console/pacts/" + checkout)
-	approver.Click("button", "Pause @code-api")
-	approver.ClickIn("dialog", "refused until the seat is woken", "button", "Pause @code-api")
-	approver.ExpectText("Paused @code-api.")
-	c.stall("code-web", "code-web stopped hearing of “Checkout”.")
-
-	viewer := c.signIn(bob, "Bob Viewer")
-	pages := append(consolePages(task, launch), struct{ name, path, heading string }{"pact", "/console/pacts/" + checkout, "Checkout"})
-	seen := map[string]bool{}
-	for _, pg := range pages {
-		approver.Goto(c.public + pg.path)
-		approver.ExpectText(pg.heading)
-		viewer.Goto(c.public + pg.path)
-		viewer.ExpectText(pg.heading)
-		if pg.name == "pacts" {
-			approver.ExpectText("Wake it")
-		}
-		for _, op := range approver.Attrs("[data-op]", "data-op") {
-			require.True(t, roleRank(roles[op]) <= roleRank("approver"), "an approver is shown %s, whose least role is %s", op, roles[op])
-			seen[op] = true
-		}
-		require.Empty(t, viewer.Attrs("[data-op]", "data-op"), "a viewer with no seat is shown no write control on %s", pg.path)
-		if !filterPages[pg.name] {
-			require.Empty(t, viewer.Texts("textbox"), "a viewer has nothing to type in on %s", pg.path)
-		}
-	}
-	for op := range ops {
-		if roleRank(roles[op]) <= roleRank("approver") {
-			require.True(t, seen[op], "an approver is shown the control of %s somewhere (saw %v)", op, seen)
-		}
-	}
-	c.requireAdminAPIOnly()
-}
-
-// roleRank orders the roles as the Admin API's gate does.
-func roleRank(role string) int {
-	switch role {
-	case "viewer":
-		return 0
-	case "approver":
-		return 1
-	case "owner":
-		return 2
-	}
-	return -1 // account
 }
 
 // longPurpose is a purpose the pact page folds behind Show all.

@@ -3,10 +3,13 @@ package web
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -77,6 +80,107 @@ func TestBuiltConsoleIsCommitted(t *testing.T) {
 	}
 	if len(stale) > 0 {
 		t.Fatalf("modules/console/web is stale (%s): run make console and commit the result", strings.Join(stale, ", "))
+	}
+}
+
+// writeCall is a call of an Admin API write in the console's source:
+// api.POST("/admin/api/…", …), as openapi-fetch is called.
+var writeCall = regexp.MustCompile(`\bapi\.(POST|PUT|PATCH|DELETE)\("([^"]+)"`)
+
+// opMark is a control's mark: data-op="op", or op="op" on a ConfirmButton,
+// or either with an expression whose string literals are the operations
+// it may name (data-op={pinned ? "notes-unpin-note" : "notes-pin-note"}).
+var (
+	opMark   = regexp.MustCompile(`\b(?:data-op|op)=(?:"([^"]*)"|\{([^}]*)\})`)
+	opInMark = regexp.MustCompile(`"([^"]*)"`)
+)
+
+// TestEveryWriteCallIsMarked derives CONSOLE-014's population from the
+// code: every .tsx of src/ is read for its calls of Admin API writes, each
+// mapped to its operationId by docs/openapi.json's method and path, and
+// the file must mark a control with that operation (data-op, or op on a
+// ConfirmButton), so a new write control cannot escape the role journey
+// (cmd/pact-board TestConsoleWriteControlsFollowTheRoles), which reads the
+// marks. Every mark names a write operation of the document that its file
+// calls, so none names a read, a renamed operation or another page's.
+func TestEveryWriteCallIsMarked(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "openapi.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Paths map[string]map[string]struct {
+			ID string `json:"operationId"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	byCall := map[string]string{} // "POST /admin/api/…" → operationId
+	writes := map[string]bool{}
+	for path, methods := range doc.Paths {
+		for method, op := range methods {
+			if method != "get" {
+				byCall[strings.ToUpper(method)+" "+path] = op.ID
+				writes[op.ID] = true
+			}
+		}
+	}
+
+	var files []string
+	err = filepath.WalkDir("src", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".tsx") {
+			files = append(files, p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls, marks := 0, 0
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		called := map[string]bool{}
+		for _, m := range writeCall.FindAllStringSubmatch(string(src), -1) {
+			op, ok := byCall[m[1]+" "+m[2]]
+			if !ok {
+				t.Errorf("%s calls %s %s, which is no operation of docs/openapi.json", f, m[1], m[2])
+				continue
+			}
+			called[op] = true
+			calls++
+		}
+		marked := map[string]bool{}
+		for _, m := range opMark.FindAllStringSubmatch(string(src), -1) {
+			names := []string{m[1]}
+			if m[1] == "" {
+				names = nil
+				for _, lit := range opInMark.FindAllStringSubmatch(m[2], -1) {
+					names = append(names, lit[1])
+				}
+			}
+			for _, op := range names {
+				marks++
+				marked[op] = true
+				switch {
+				case !writes[op]:
+					t.Errorf("%s marks a control with %q, which is no write operation of docs/openapi.json", f, op)
+				case !called[op]:
+					t.Errorf("%s marks a control with %s, which it does not call", f, op)
+				}
+			}
+		}
+		for op := range called {
+			if !marked[op] {
+				t.Errorf("%s calls %s, but marks no control with it: add data-op=%q to the control that calls it (or op=%q on its ConfirmButton)", f, op, op, op)
+			}
+		}
+	}
+	if calls == 0 || marks == 0 || !slices.Contains(files, filepath.Join("src", "pages", "settings.tsx")) {
+		t.Fatalf("read %d files, %d write calls, %d marks: the console's source has moved", len(files), calls, marks)
 	}
 }
 

@@ -60,7 +60,7 @@ export function Languages({ org, onChanged }: { org: Org; onChanged: () => void 
                 </option>
               ))}
             </select>
-          <button type="submit" disabled={busy}>
+          <button type="submit" data-op="people-update-org" disabled={busy}>
             Save the organization's language
           </button>
         </form>
@@ -86,7 +86,7 @@ export function Languages({ org, onChanged }: { org: Org; onChanged: () => void 
                 </option>
               ))}
             </select>
-          <button type="submit" disabled={busy}>
+          <button type="submit" data-op="people-update-me" disabled={busy}>
             Save my language
           </button>
         </form>
@@ -157,7 +157,7 @@ function SignupForm() {
         {termsVersion})
       </label>
       <div class="actions">
-        <button type="submit" class="primary" disabled={busy}>
+        <button type="submit" class="primary" data-op="people-signup" disabled={busy}>
           Start the organization
         </button>
       </div>

@@ -275,7 +275,7 @@ function Hire({ onHired }: { onHired: () => void }) {
         {chosen && <p class="meta">{chosen.description}</p>}
         {replaces && <p class="meta warn">Hiring bans {replaces}: its mandates are revoked and it points at the new agent.</p>}
         <div class="actions">
-          <button type="submit" class="primary" disabled={busy}>
+          <button type="submit" class="primary" data-op="people-hire-agent" disabled={busy}>
             Hire
           </button>
         </div>
@@ -339,6 +339,7 @@ function RoleAndProjects({ a, onDone }: { a: Agent; onDone: (what: string) => vo
       <div class="actions">
         <ConfirmButton
           label={`Change ${a.id}'s role or projects`}
+          op="people-update-agent"
           disabled={busy || same || chosen.length === 0 || !role}
           title={`Change ${a.id}'s role or projects?`}
           effect={
@@ -382,6 +383,7 @@ function StatusControls({ a, onDone }: { a: Agent; onDone: (what: string) => voi
         {allowed && a.status === "active" && (
           <ConfirmButton
             label="Pause"
+            op="people-set-agent-status"
             disabled={busy}
             title={`Pause ${a.id}?`}
             effect={<p>Every call {a.id} makes is refused until you reactivate it. Its mandates stay.</p>}
@@ -390,13 +392,14 @@ function StatusControls({ a, onDone }: { a: Agent; onDone: (what: string) => voi
           />
         )}
         {allowed && a.status === "paused" && (
-          <button type="button" disabled={busy} onClick={() => set("active", `${a.id} is active again.`)}>
+          <button type="button" data-op="people-set-agent-status" disabled={busy} onClick={() => set("active", `${a.id} is active again.`)}>
             Reactivate
           </button>
         )}
         {allowed && owner && a.status !== "banned" && (
           <ConfirmButton
             label="Ban"
+            op="people-set-agent-status"
             danger
             disabled={busy}
             title={`Ban ${a.id}?`}
@@ -412,6 +415,7 @@ function StatusControls({ a, onDone }: { a: Agent; onDone: (what: string) => voi
         {allowed && owner && a.status === "banned" && (
           <ConfirmButton
             label="Undo the ban"
+            op="people-set-agent-status"
             disabled={busy}
             title={`Undo ${a.id}'s ban?`}
             effect={<p>{a.id} may call the board again. Its revoked mandates stay revoked: renew it to give it a new one.</p>}
@@ -422,6 +426,7 @@ function StatusControls({ a, onDone }: { a: Agent; onDone: (what: string) => voi
         {canSetup && a.status !== "banned" && (
           <button
             type="button"
+            data-op="people-create-setup-code"
             disabled={busy}
             onClick={() =>
               run(async () => {
@@ -451,6 +456,7 @@ function Renew({ a, onDone }: { a: Agent; onDone: (what: string) => void }) {
       <div class="actions">
         <button
           type="button"
+          data-op="people-renew-agent"
           disabled={busy}
           onClick={async () => {
             let said = "";
@@ -484,6 +490,7 @@ function Tokens({ a, onDone }: { a: Agent; onDone: (what: string) => void }) {
         {canIssue && a.status !== "banned" && (
           <button
             type="button"
+            data-op="people-issue-agent-token"
             disabled={busy}
             onClick={() =>
               run(async () => {
@@ -499,6 +506,7 @@ function Tokens({ a, onDone }: { a: Agent; onDone: (what: string) => void }) {
         {canRevoke && a.live_tokens > 0 && (
           <ConfirmButton
             label="Revoke every token"
+            op="people-revoke-agent-tokens"
             danger
             disabled={busy}
             title={`Revoke ${a.id}'s tokens?`}
@@ -557,6 +565,7 @@ function Keys({ a, onDone }: { a: Agent; onDone: (what: string) => void }) {
               <div class="actions">
                 <ConfirmButton
                   label={`Revoke key ${k.kid}`}
+                  op="people-revoke-agent-key"
                   danger
                   disabled={busy}
                   title={`Revoke key ${k.kid}?`}
@@ -587,7 +596,7 @@ function Keys({ a, onDone }: { a: Agent; onDone: (what: string) => void }) {
             Ed25519 public key (base64url)
             <input type="text" required value={key} onInput={(e) => setKey(e.currentTarget.value)} />
           </label>
-          <button type="submit" disabled={busy}>
+          <button type="submit" data-op="people-add-agent-key" disabled={busy}>
             Add key
           </button>
         </form>
@@ -631,7 +640,7 @@ function Preferences({ a, onDone }: { a: Agent; onDone: (what: string) => void }
         <textarea rows={4} maxLength={4000} value={text} onInput={(e) => setText(e.currentTarget.value)} />
       </label>
       <div class="actions">
-        <button type="submit" disabled={busy}>
+        <button type="submit" data-op="people-set-agent-preferences" disabled={busy}>
           Save preferences
         </button>
       </div>

@@ -143,6 +143,7 @@ function RootCard({ r, imported, onRevoked }: { r: Root; imported: number; onRev
         <div class="actions">
           <ConfirmButton
             label="Revoke key"
+            op="people-revoke-trusted-root"
             danger
             disabled={busy}
             title={`Stop trusting ${name}?`}
@@ -216,7 +217,7 @@ function AddRoot({ onAdded }: { onAdded: (what: string) => void }) {
         <input type="text" value={label} onInput={(e) => setLabel(e.currentTarget.value)} />
       </label>
       <div class="actions">
-        <button type="submit" class="primary" disabled={busy}>
+        <button type="submit" class="primary" data-op="people-add-trusted-root" disabled={busy}>
           Add key
         </button>
       </div>
@@ -262,7 +263,7 @@ function ImportCredential({ onImported }: { onImported: (what: string) => void }
         <textarea rows={3} value={credential} onInput={(e) => setCredential(e.currentTarget.value)} />
       </label>
       <div class="actions">
-        <button type="submit" class="primary" disabled={busy}>
+        <button type="submit" class="primary" data-op="credentials-import" disabled={busy}>
           Import credential
         </button>
       </div>

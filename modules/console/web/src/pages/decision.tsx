@@ -66,7 +66,7 @@ export function DecisionAnswer({
         <p>
           <strong>{kindText[given.answer_kind]}:</strong> {given.answer_kind === "not_needed" ? "" : given.answer}
         </p>
-        <button type="button" onClick={() => setEditing(true)}>
+        <button type="button" data-op="pacts-answer" onClick={() => setEditing(true)}>
           Change answer
         </button>
         <Alert text={error} />
@@ -80,7 +80,7 @@ export function DecisionAnswer({
           <legend>Pick a choice</legend>
           <div class="choices">
             {decision.options.map((o) => (
-              <button type="button" key={o} disabled={busy} onClick={() => send({ choice: o })}>
+              <button type="button" key={o} data-op="pacts-answer" disabled={busy} onClick={() => send({ choice: o })}>
                 {o}
               </button>
             ))}
@@ -96,10 +96,10 @@ export function DecisionAnswer({
         <label for={wordsId}>Your own words</label>
         <textarea id={wordsId} rows={2} maxLength={4000} value={words} onInput={(e) => setWords(e.currentTarget.value)} />
         <div class="actions">
-          <button type="submit" class="primary" disabled={busy || !words.trim()}>
+          <button type="submit" class="primary" data-op="pacts-answer" disabled={busy || !words.trim()}>
             Send answer
           </button>
-          <button type="button" disabled={busy} onClick={() => send({ not_needed: true })}>
+          <button type="button" data-op="pacts-answer" disabled={busy} onClick={() => send({ not_needed: true })}>
             Not needed
           </button>
           {given && (

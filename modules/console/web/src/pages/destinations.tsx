@@ -72,6 +72,7 @@ function DestinationRow({ d, onDone }: { d: Destination; onDone: (what: string) 
         <div class="actions">
           <ConfirmButton
             label="Disable"
+            op="notify-disable-destination"
             danger
             disabled={busy}
             title={`Disable the ${d.notifier} destination?`}
@@ -180,7 +181,7 @@ function AddDestination({ onAdded }: { onAdded: (a: Added) => void }) {
         Leave it empty and the plugin makes one (a webhook's whsec_…), shown once.
       </p>
       <div class="actions">
-        <button type="submit" class="primary" disabled={busy}>
+        <button type="submit" class="primary" data-op="notify-add-destination" disabled={busy}>
           Add destination
         </button>
       </div>

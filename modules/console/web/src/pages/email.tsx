@@ -63,7 +63,7 @@ export function YourNotifications() {
   }
   const emailSwitch = (set: Email, kind: string, on: boolean) => (
     <label class="check" key={kind}>
-      <input type="checkbox" role="switch" checked={on} disabled={off} onChange={(ev) => toggle(set, kind, ev.currentTarget.checked)} />
+      <input type="checkbox" role="switch" data-op="notify-set-email-settings" checked={on} disabled={off} onChange={(ev) => toggle(set, kind, ev.currentTarget.checked)} />
       {switchLabel(kind)}
     </label>
   );
@@ -91,6 +91,7 @@ export function YourNotifications() {
             <label for="nudge-after">Tell me when a message in a pact I own waits unread for</label>
             <select
               id="nudge-after"
+              data-op="pacts-set-my-settings"
               value={mine.data.nudge_after}
               disabled={!canSetMine || nudge.busy}
               onChange={async (ev) => {

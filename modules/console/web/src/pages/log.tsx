@@ -188,6 +188,7 @@ function EntryRow({ e, onErased }: { e: Entry; onErased: () => void }) {
         <div class="actions">
           <ConfirmButton
             label={`Erase payload of #${e.id}`}
+            op="audit-erase-entry"
             danger
             disabled={busy}
             title={`Erase the payload of entry #${e.id}?`}

@@ -230,12 +230,12 @@ function NodeActions({ n, preview, setPreview, onChanged }: {
     return (
       <div class="actions">
         {canRevoke && (
-          <button type="button" disabled={busy} onClick={ask}>
+          <button type="button" data-op="board-revoke-mandate" disabled={busy} onClick={ask}>
             Revoke…
           </button>
         )}
         {canReplace && !m.parent_id && (
-          <button type="button" onClick={() => setReplacing(true)}>
+          <button type="button" data-op="board-replace-mandate" onClick={() => setReplacing(true)}>
             Replace…
           </button>
         )}
@@ -250,6 +250,7 @@ function NodeActions({ n, preview, setPreview, onChanged }: {
       <div class="actions">
         <ConfirmButton
           label="Revoke mandate"
+          op="board-revoke-mandate"
           danger
           disabled={busy}
           title={`Revoke ${m.holder}'s mandate?`}
@@ -398,7 +399,7 @@ function IssueMandate({ onIssued }: { onIssued: (what: string) => void }) {
   if (!open)
     return (
       <div class="actions">
-        <button type="button" onClick={() => setOpen(true)}>
+        <button type="button" data-op="board-issue-mandate" onClick={() => setOpen(true)}>
           Issue a root mandate…
         </button>
       </div>
@@ -443,7 +444,7 @@ function IssueMandate({ onIssued }: { onIssued: (what: string) => void }) {
       {chosen && <p class="meta">Its projects: {chosen.projects.join(", ") || "none"}.</p>}
       <TermFields {...{ scope, setScope, limits, setLimits, days, setDays, delegations, setDelegations }} />
       <div class="actions">
-        <button type="submit" class="primary" disabled={busy}>
+        <button type="submit" class="primary" data-op="board-issue-mandate" disabled={busy}>
           Issue mandate
         </button>
         <button type="button" onClick={() => setOpen(false)}>
@@ -524,6 +525,7 @@ function ReplaceMandate(props: {
         {revoke ? (
           <ConfirmButton
             label="Replace mandate"
+            op="board-replace-mandate"
             danger
             disabled={busy || !props.preview}
             title={`Replace ${m.holder}'s mandate and revoke the old one?`}
@@ -537,7 +539,7 @@ function ReplaceMandate(props: {
             onConfirm={replace}
           />
         ) : (
-          <button type="submit" class="primary" disabled={busy}>
+          <button type="submit" class="primary" data-op="board-replace-mandate" disabled={busy}>
             Replace mandate
           </button>
         )}

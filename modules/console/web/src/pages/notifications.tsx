@@ -99,7 +99,7 @@ export function Notifications() {
         <Alert text={action.error} />
         {unread && (
           <p>
-            <button type="button" disabled={action.busy} onClick={markAll}>
+            <button type="button" data-op="notify-mark-all-notifications-read" disabled={action.busy} onClick={markAll}>
               Mark all read
             </button>
           </p>
@@ -118,7 +118,13 @@ export function Notifications() {
               </h2>
               {it.detail && <p class="notice-detail">{it.detail}</p>}
               {!it.read_at && (
-                <button type="button" disabled={action.busy} onClick={() => markRead(it.id)} aria-label={`Mark read: ${it.title}`}>
+                <button
+                  type="button"
+                  data-op="notify-mark-notification-read"
+                  disabled={action.busy}
+                  onClick={() => markRead(it.id)}
+                  aria-label={`Mark read: ${it.title}`}
+                >
                   Mark read
                 </button>
               )}

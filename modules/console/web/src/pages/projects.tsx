@@ -80,7 +80,7 @@ function CreateProject({ onDone }: { onDone: (what: string) => void }) {
       </label>
       <p class="meta">{productionEffect}</p>
       <div class="actions">
-        <button type="submit" class="primary" disabled={busy}>
+        <button type="submit" class="primary" data-op="people-create-project" disabled={busy}>
           Create project
         </button>
       </div>
@@ -111,6 +111,7 @@ function ProjectCard({ p, onDone }: { p: Project; onDone: (what: string) => void
           {p.production ? (
             <ConfirmButton
               label={`Take ${p.name} out of production`}
+              op="people-update-project"
               disabled={busy}
               title={`Take ${p.name} out of production?`}
               effect={<p>Runner agents may work on {p.name} again: claim, post and message there.</p>}
@@ -120,6 +121,7 @@ function ProjectCard({ p, onDone }: { p: Project; onDone: (what: string) => void
           ) : (
             <ConfirmButton
               label={`Mark ${p.name} production`}
+              op="people-update-project"
               disabled={busy}
               title={`Mark ${p.name} production?`}
               effect={<p>{productionEffect}</p>}
@@ -130,6 +132,7 @@ function ProjectCard({ p, onDone }: { p: Project; onDone: (what: string) => void
           {p.frozen ? (
             <ConfirmButton
               label={`Unfreeze ${p.name}`}
+              op="people-update-project"
               disabled={busy}
               title={`Unfreeze ${p.name}?`}
               effect={<p>Agents' calls on {p.name} are answered again.</p>}
@@ -139,6 +142,7 @@ function ProjectCard({ p, onDone }: { p: Project; onDone: (what: string) => void
           ) : (
             <ConfirmButton
               label={`Freeze ${p.name}`}
+              op="people-update-project"
               danger
               disabled={busy}
               title={`Freeze ${p.name}?`}
@@ -233,7 +237,7 @@ function WriteNote({ project, onDone, note }: { project: string; onDone: (what: 
         <textarea rows={5} required maxLength={20000} value={body} onInput={(e) => setBody(e.currentTarget.value)} />
       </label>
       <div class="actions">
-        <button type="submit" class="primary" disabled={busy}>
+        <button type="submit" class="primary" data-op="notes-write-note" disabled={busy}>
           {note ? `Save note ${note.key}` : "Save note"}
         </button>
       </div>
@@ -262,6 +266,7 @@ function NoteCard({ project, n, onDone }: { project: string; n: Note; onDone: (w
         {canPin && !n.archived_at && (
           <button
             type="button"
+            data-op={n.pinned ? "notes-unpin-note" : "notes-pin-note"}
             disabled={busy}
             onClick={async () => {
               const ok = await run(() =>
@@ -278,6 +283,7 @@ function NoteCard({ project, n, onDone }: { project: string; n: Note; onDone: (w
         {canArchive && !n.archived_at && (
           <ConfirmButton
             label={`Archive ${n.key}`}
+            op="notes-archive-note"
             disabled={busy}
             title={`Archive ${n.key}?`}
             effect={<p>Agents no longer read {n.key} as the project's context. Its versions stay, and writing it again brings it back.</p>}
@@ -335,6 +341,7 @@ function Versions({ n, versions, onErased }: { n: Note; versions: Schemas["NoteV
               <div class="actions">
                 <ConfirmButton
                   label={`Erase version ${v.version} of ${n.key}`}
+                  op="notes-erase-version"
                   danger
                   disabled={busy}
                   title={`Erase version ${v.version} of ${n.key}?`}

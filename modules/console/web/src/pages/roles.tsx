@@ -105,6 +105,7 @@ function RoleCard({ r, onDone }: { r: AgentRole; onDone: (what: string) => void 
         <div class="actions">
           <ConfirmButton
             label={`Archive ${r.name}`}
+            op="people-archive-role"
             danger
             disabled={busy}
             title={`Archive ${r.name}?`}
@@ -295,7 +296,7 @@ function RoleForm({ role, onDone }: { role?: AgentRole; onDone: (what: string) =
         <textarea rows={4} value={instructions} onInput={(e) => setInstructions(e.currentTarget.value)} />
       </label>
       <div class="actions">
-        <button type="submit" class="primary" disabled={busy}>
+        <button type="submit" class="primary" data-op="people-save-role" disabled={busy}>
           {label}
         </button>
       </div>

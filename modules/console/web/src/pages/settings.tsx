@@ -59,6 +59,7 @@ function KillSwitch({ org, onChanged }: { org: Org; onChanged: () => void }) {
           {org.halted ? (
             <ConfirmButton
               label="Lift the halt"
+              op="people-set-kill-switch"
               disabled={busy}
               title="Let every agent work again?"
               effect={<p>Every agent of {org.name} may call the board again, within its mandates.</p>}
@@ -68,6 +69,7 @@ function KillSwitch({ org, onChanged }: { org: Org; onChanged: () => void }) {
           ) : (
             <ConfirmButton
               label="Halt every agent"
+              op="people-set-kill-switch"
               danger
               disabled={busy}
               title={`Halt every agent of ${org.name}?`}
@@ -115,7 +117,7 @@ function PactSettings() {
               Open pacts a project may have
               <input type="number" min={1} step={1} required value={shownLimit} onInput={(e) => setLimit(e.currentTarget.value)} />
             </label>
-            <button type="submit" disabled={org.busy}>
+            <button type="submit" data-op="pacts-set-settings" disabled={org.busy}>
               Save limit
             </button>
           </form>
@@ -178,6 +180,7 @@ function PersonControls({ h, onDone }: { h: Human; onDone: (what: string) => voi
       </label>
       <select
         id={`role-${h.id}`}
+        data-op="people-update-human"
         class="narrow"
         value={h.role}
         disabled={busy}
@@ -196,6 +199,7 @@ function PersonControls({ h, onDone }: { h: Human; onDone: (what: string) => voi
       {h.disabled_at ? (
         <button
           type="button"
+          data-op="people-update-human"
           disabled={busy}
           onClick={async () => {
             if (await run(() => api.PATCH("/admin/api/humans/{human_id}", { ...path, body: { disabled: false } }))) onDone(`${h.name} may sign in again.`);
@@ -206,6 +210,7 @@ function PersonControls({ h, onDone }: { h: Human; onDone: (what: string) => voi
       ) : (
         <ConfirmButton
           label="Disable"
+          op="people-update-human"
           danger
           disabled={busy}
           title={`Disable ${h.name}?`}
@@ -264,7 +269,7 @@ function Invite({ onDone }: { onDone: (what: string) => void }) {
         </select>
       </label>
       <div class="actions">
-        <button type="submit" class="primary" disabled={busy}>
+        <button type="submit" class="primary" data-op="people-create-human" disabled={busy}>
           Invite
         </button>
       </div>
@@ -300,6 +305,7 @@ function ApprovalRules() {
               <div class="actions">
                 <ConfirmButton
                   label={`Remove ${a}`}
+                  op="people-set-approval-rules"
                   disabled={busy}
                   title={`Stop asking approval for ${a}?`}
                   effect={<p>New tasks for {a} no longer wait for a person; agents go ahead within their mandates.</p>}
@@ -326,7 +332,7 @@ function ApprovalRules() {
             Action that needs approval
             <input type="text" required placeholder="payments.*" value={adding} onInput={(e) => setAdding(e.currentTarget.value)} />
           </label>
-          <button type="submit" disabled={busy}>
+          <button type="submit" data-op="people-set-approval-rules" disabled={busy}>
             Add rule
           </button>
         </form>
@@ -367,12 +373,13 @@ function SlackWebhook({ org, onChanged }: { org: Org; onChanged: () => void }) {
             {org.slack.configured ? "Replace the webhook URL" : "Webhook URL"}
             <input type="url" required placeholder="https://hooks.slack.com/services/…" value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
           </label>
-          <button type="submit" disabled={busy}>
+          <button type="submit" data-op="people-update-org" disabled={busy}>
             Save webhook
           </button>
           {org.slack.configured && (
             <ConfirmButton
               label="Remove webhook"
+              op="people-update-org"
               danger
               disabled={busy}
               title="Remove the Slack webhook?"

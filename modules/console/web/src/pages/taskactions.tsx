@@ -25,6 +25,7 @@ export function ApprovalActions({ task, onDone }: { task: Task; onDone: (what: s
         <button
           type="button"
           class="primary"
+          data-op="board-approve-task"
           disabled={busy}
           onClick={async () => {
             if (await run(() => api.POST("/admin/api/tasks/{task_id}/approve", path))) onDone(`Approved “${task.title}”.`);
@@ -36,6 +37,7 @@ export function ApprovalActions({ task, onDone }: { task: Task; onDone: (what: s
       {canReject && (
         <ConfirmButton
           label="Reject"
+          op="board-reject-task"
           danger
           disabled={busy}
           title={`Reject “${task.title}”?`}
@@ -74,10 +76,10 @@ export function ResumeForm({ task, onDone }: { task: Task; onDone: (what: string
       <label for={id}>Your answer</label>
       <textarea id={id} rows={2} maxLength={8000} value={answer} onInput={(e) => setAnswer(e.currentTarget.value)} />
       <div class="actions">
-        <button type="submit" class="primary" disabled={busy || !answer.trim()}>
+        <button type="submit" class="primary" data-op="board-resume-task" disabled={busy || !answer.trim()}>
           Answer and resume
         </button>
-        <button type="button" disabled={busy} onClick={() => resume({ answer: "Not needed" })}>
+        <button type="button" data-op="board-resume-task" disabled={busy} onClick={() => resume({ answer: "Not needed" })}>
           Not needed
         </button>
       </div>
@@ -104,7 +106,7 @@ export function ChangeTaskAnswer({ task, onDone }: { task: Task; onDone: (what: 
           <strong>Your answer:</strong> {task.answer}
         </p>
         {allowed && (
-          <button type="button" onClick={() => setEditing(true)}>
+          <button type="button" data-op="board-change-task-answer" onClick={() => setEditing(true)}>
             Change answer
           </button>
         )}
@@ -129,7 +131,7 @@ export function ChangeTaskAnswer({ task, onDone }: { task: Task; onDone: (what: 
       <label for={id}>Your new answer</label>
       <textarea id={id} rows={2} maxLength={8000} value={answer} onInput={(e) => setAnswer(e.currentTarget.value)} />
       <div class="actions">
-        <button type="submit" class="primary" disabled={busy || !answer.trim()}>
+        <button type="submit" class="primary" data-op="board-change-task-answer" disabled={busy || !answer.trim()}>
           Save answer
         </button>
         <button type="button" disabled={busy} onClick={() => setEditing(false)}>

@@ -34,7 +34,7 @@ export function EditTask({ task, onDone }: { task: Task; onDone: (what: string) 
           <textarea rows={6} value={body} onInput={(e) => setBody(e.currentTarget.value)} />
         </label>
         <div class="actions">
-          <button type="submit" class="primary" disabled={busy}>
+          <button type="submit" class="primary" data-op="board-edit-task" disabled={busy}>
             Save task
           </button>
         </div>

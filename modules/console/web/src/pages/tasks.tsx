@@ -262,6 +262,7 @@ function TaskControls({ task, onDone }: { task: Task; onDone: (what: string) => 
           </label>
           <ConfirmButton
             label="Assign"
+            op="board-assign-task"
             disabled={busy}
             title={`Assign “${task.title}”?`}
             effect={
@@ -282,6 +283,7 @@ function TaskControls({ task, onDone }: { task: Task; onDone: (what: string) => 
         {canRelease && task.status === "working" && task.assignee && (
           <ConfirmButton
             label="Release"
+            op="board-release-task"
             title={`Release “${task.title}”?`}
             effect={<p>{`${task.assignee} loses the task, which goes back on the board for any agent to claim.`}</p>}
             disabled={busy}
@@ -293,6 +295,7 @@ function TaskControls({ task, onDone }: { task: Task; onDone: (what: string) => 
         {canCancel && (
           <ConfirmButton
             label="Cancel task"
+            op="board-cancel-task"
             danger
             title={`Cancel “${task.title}”?`}
             effect={
@@ -338,7 +341,7 @@ function MessageForm({ task, onDone }: { task: Task; onDone: (what: string) => v
       <label for={id}>Message the agent</label>
       <textarea id={id} rows={2} maxLength={8000} value={body} onInput={(e) => setBody(e.currentTarget.value)} />
       <div class="actions">
-        <button type="submit" class="primary" disabled={busy || !body.trim()}>
+        <button type="submit" class="primary" data-op="board-message-task" disabled={busy || !body.trim()}>
           Send message
         </button>
       </div>

@@ -52,7 +52,7 @@ export function Welcome({ account }: { account: Account }) {
                     <Ago at={inv.invited_at} />.
                   </p>
                   <p class="muted">Accepting makes this account that person, for good: an account is one person.</p>
-                  <button type="button" class="primary" disabled={busy} onClick={() => accept(inv.human_id)}>
+                  <button type="button" class="primary" data-op="people-accept-invitation" disabled={busy} onClick={() => accept(inv.human_id)}>
                     Accept and join {inv.org.name}
                   </button>
                 </li>
