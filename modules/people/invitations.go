@@ -125,7 +125,7 @@ func (m *Module) acceptInvitation(ctx context.Context, in *acceptIn) (*acceptedO
 func (m *Module) AcceptInvitation(ctx context.Context, issuer, sub, email, id string) (*Accepted, error) {
 	var out *Accepted
 	err := m.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		if err := m.lockAccount(ctx, tx, issuer, sub); err != nil {
+		if err := lockAccount(ctx, tx, issuer, sub); err != nil {
 			return err
 		}
 		if p, err := m.identity.AccountPerson(ctx, tx, issuer, sub); err != nil || p != nil {

@@ -4,14 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"regexp"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/identity"
@@ -47,15 +45,10 @@ type AgentRole struct {
 	UpdatedBy    *string            `bun:"updated_by" json:"updated_by"`
 }
 
-const roleCols = `id, org_id, name, description, client, actions, limits, delegations, mandate_days, token_days,
-	settings, instructions, position, archived_at, updated_at, updated_by`
-
 // ListRoles lists org's roles by position, then id; archived ones only when
 // archived is set. Secret settings say only that they are set (SEC-006).
 func (m *Module) ListRoles(ctx context.Context, tx bun.IDB, org string, archived bool) ([]AgentRole, error) {
-	out := []AgentRole{}
-	err := tx.NewRaw(`SELECT `+roleCols+` FROM agent_roles WHERE org_id = ? AND (? OR archived_at IS NULL)
-		ORDER BY position, id`, org, archived).Scan(ctx, &out)
+	out, err := rolesOf(ctx, tx, org, archived)
 	for i := range out {
 		out[i].Settings = shownSettings(out[i].Settings)
 	}
@@ -65,14 +58,14 @@ func (m *Module) ListRoles(ctx context.Context, tx bun.IDB, org string, archived
 // GetRole returns org's role id (archived or not), or not_found, its secret
 // settings sealed as stored: callers that show it use shownSettings.
 func (m *Module) GetRole(ctx context.Context, tx bun.IDB, org, id string) (*AgentRole, error) {
-	var rs []AgentRole
-	if err := tx.NewRaw(`SELECT `+roleCols+` FROM agent_roles WHERE org_id = ? AND id = ?`, org, id).Scan(ctx, &rs); err != nil {
-		return nil, fmt.Errorf("people.GetRole: %w", err)
+	r, err := roleOf(ctx, tx, org, id)
+	if err == nil && r == nil {
+		err = errs.E(errs.NotFound, "role %s does not exist", id)
 	}
-	if len(rs) == 0 {
-		return nil, errs.E(errs.NotFound, "role %s does not exist", id)
+	if err != nil {
+		return nil, err
 	}
-	return &rs[0], nil
+	return r, nil
 }
 
 // liveRole is GetRole refusing an archived role (invalid_request).
@@ -146,17 +139,9 @@ func (m *Module) SaveRole(ctx context.Context, by string, in RoleInput) (*AgentR
 			return err
 		}
 		settings, _ := json.Marshal(sealed)
-		_, err = tx.ExecContext(ctx, `INSERT INTO agent_roles (org_id, id, name, description, client, actions, limits,
-				delegations, mandate_days, token_days, settings, instructions, position, updated_by)
-			VALUES (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?::jsonb, ?, ?, ?)
-			ON CONFLICT (org_id, id) DO UPDATE SET name = excluded.name, description = excluded.description,
-				client = excluded.client, actions = excluded.actions, limits = excluded.limits,
-				delegations = excluded.delegations, mandate_days = excluded.mandate_days,
-				token_days = excluded.token_days, settings = excluded.settings,
-				instructions = excluded.instructions, position = excluded.position,
-				archived_at = NULL, updated_at = now(), updated_by = excluded.updated_by`,
-			p.OrgID, in.ID, in.Name, in.Description, in.Client, pgdialect.Array(in.Actions), string(limits),
-			del, md, td, string(settings), in.Instructions, pos, p.ID)
+		err = saveRole(ctx, tx, roleRow{Org: p.OrgID, ID: in.ID, Name: in.Name, Description: in.Description,
+			Client: in.Client, Actions: in.Actions, Limits: string(limits), Delegations: del, MandateDays: md,
+			TokenDays: td, Settings: string(settings), Instructions: in.Instructions, Position: pos, By: p.ID})
 		if err != nil {
 			if db.PgCode(err) == db.CheckViolation {
 				return errs.E(errs.InvalidRequest, "role %s is out of range: %s", in.ID, pgConstraint(err))
@@ -260,11 +245,10 @@ func (m *Module) ArchiveRole(ctx context.Context, by, id string) (*AgentRole, er
 			if _, err := m.GetRole(ctx, tx, p.OrgID, id); err != nil {
 				return err
 			}
-			_, err := tx.ExecContext(ctx, `UPDATE agent_roles SET archived_at = coalesce(archived_at, now()), updated_at = now(),
-				updated_by = ? WHERE org_id = ? AND id = ?`, p.ID, p.OrgID, id)
-			if err != nil {
+			if err := archiveRole(ctx, tx, p.OrgID, id, p.ID); err != nil {
 				return err
 			}
+			var err error
 			out, err = m.GetRole(ctx, tx, p.OrgID, id)
 			if err == nil {
 				out.Settings = shownSettings(out.Settings)

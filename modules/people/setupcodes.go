@@ -38,10 +38,8 @@ func (m *Module) connect(ctx context.Context, tx bun.IDB, by, agent, client stri
 	}
 	code := SetupCodePrefix + base64.RawURLEncoding.EncodeToString(b)
 	ends := m.identity.Now().Add(SetupCodeTTL).UTC().Truncate(time.Microsecond)
-	_, err := tx.ExecContext(ctx, `INSERT INTO setup_codes (code_hash, agent_id, created_by, created_at, expires_at)
-		VALUES (?, ?, ?, ?, ?)`, identity.HashToken(code), agent, by, m.identity.Now().UTC(), ends)
-	if err != nil {
-		return nil, fmt.Errorf("people.connect: %w", err)
+	if err := insertSetupCode(ctx, tx, identity.HashToken(code), agent, by, m.identity.Now().UTC(), ends); err != nil {
+		return nil, err
 	}
 	return &Connect{Kind: "setup_code", Code: code, ExpiresAt: &ends, Command: "pact-connect " + m.cfg.BoardURL + " " + code}, nil
 }
@@ -103,22 +101,13 @@ func (m *Module) RedeemSetupCode(ctx context.Context, code string) (*Redeemed, e
 // logRefusedRedemption records the refusal of a known code; refused is
 // returned either way.
 func (m *Module) logRefusedRedemption(ctx context.Context, code string, refused error) error {
-	var rows []struct {
-		AgentID  string     `bun:"agent_id"`
-		UsedAt   *time.Time `bun:"used_at"`
-		Expires  time.Time  `bun:"expires_at"`
-		Creator  string     `bun:"created_by"`
-		Received time.Time  `bun:"created_at"`
-	}
-	err := m.db.NewRaw(`SELECT agent_id, used_at, expires_at, created_by, created_at FROM setup_codes
-		WHERE code_hash = ?`, identity.HashToken(code)).Scan(ctx, &rows)
+	r, err := codeByHash(ctx, m.db, identity.HashToken(code))
 	if err != nil {
-		return fmt.Errorf("look up a refused setup code: %w", err)
+		return err
 	}
-	if len(rows) == 0 {
+	if r == nil {
 		return refused
 	}
-	r := rows[0]
 	a, err := m.identity.GetAgent(ctx, m.db, r.AgentID, "")
 	if err != nil {
 		return fmt.Errorf("look up the agent of a refused setup code: %w", err)
@@ -142,19 +131,14 @@ func (m *Module) logRefusedRedemption(ctx context.Context, code string, refused 
 func (m *Module) redeem(ctx context.Context, code string, refused error) (*Redeemed, error) {
 	var out *Redeemed
 	err := m.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		var rows []struct {
-			AgentID   string `bun:"agent_id"`
-			CreatedBy string `bun:"created_by"`
-		}
-		err := tx.NewRaw(`UPDATE setup_codes SET used_at = ? WHERE code_hash = ? AND used_at IS NULL AND expires_at > ?
-			RETURNING agent_id, created_by`, m.identity.Now().UTC(), identity.HashToken(code), m.identity.Now()).Scan(ctx, &rows)
+		used, err := useCode(ctx, tx, identity.HashToken(code), m.identity.Now())
 		if err != nil {
-			return fmt.Errorf("people.redeem: %w", err)
+			return err
 		}
-		if len(rows) == 0 {
+		if used == nil {
 			return refused
 		}
-		a, err := m.identity.GetAgent(ctx, tx, rows[0].AgentID, "")
+		a, err := m.identity.GetAgent(ctx, tx, used.AgentID, "")
 		if err != nil {
 			return err
 		}
@@ -189,7 +173,7 @@ func (m *Module) redeem(ctx context.Context, code string, refused error) (*Redee
 		if out.Token, err = m.identity.NewToken(ctx, tx, a.ID, ends); err != nil {
 			return err
 		}
-		_, err = m.log.Append(ctx, tx, ledger.Entry{OrgID: a.OrgID, AgentID: a.ID, Actor: "human:" + rows[0].CreatedBy,
+		_, err = m.log.Append(ctx, tx, ledger.Entry{OrgID: a.OrgID, AgentID: a.ID, Actor: "human:" + used.CreatedBy,
 			Action: "admin.agent.connect", Payload: map[string]any{"agent_id": a.ID, "token_expires_at": ends},
 			Outcome: ledger.OK})
 		return err
@@ -228,9 +212,8 @@ func (m *Module) GetConnection(ctx context.Context, tx bun.IDB, org, id string) 
 		return nil, err
 	}
 	out := &Connection{AgentID: id, LastSeen: a.LastSeen, HiredAt: a.CreatedAt}
-	var codes []SetupCodeState
-	if err := tx.NewRaw(`SELECT created_at, expires_at, used_at FROM setup_codes WHERE agent_id = ?
-		ORDER BY created_at DESC LIMIT 1`, id).Scan(ctx, &codes); err != nil {
+	code, err := latestCode(ctx, tx, id)
+	if err != nil {
 		return nil, err
 	}
 	if out.LiveTokens, err = m.identity.LiveTokenCount(ctx, tx, id); err != nil {
@@ -238,21 +221,19 @@ func (m *Module) GetConnection(ctx context.Context, tx bun.IDB, org, id string) 
 	}
 	seenAfter := func(t time.Time) bool { return a.LastSeen != nil && a.LastSeen.After(t) }
 	switch {
-	case len(codes) == 0 && seenAfter(a.CreatedAt):
+	case code == nil && seenAfter(a.CreatedAt):
 		out.State = "connected"
-	case len(codes) == 0:
+	case code == nil:
 		out.State = "waiting_for_code"
-	case codes[0].UsedAt != nil && seenAfter(*codes[0].UsedAt):
+	case code.UsedAt != nil && seenAfter(*code.UsedAt):
 		out.State = "connected"
-	case codes[0].UsedAt != nil:
+	case code.UsedAt != nil:
 		out.State = "code_redeemed"
-	case !codes[0].ExpiresAt.After(m.identity.Now()):
+	case !code.ExpiresAt.After(m.identity.Now()):
 		out.State = "expired"
 	default:
 		out.State = "waiting_for_code"
 	}
-	if len(codes) > 0 {
-		out.SetupCode = &codes[0]
-	}
+	out.SetupCode = code
 	return out, nil
 }

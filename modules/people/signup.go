@@ -65,7 +65,7 @@ func (m *Module) SignUp(ctx context.Context, pol SignUpPolicy, in SignUpInput) (
 	var out *SignedUp
 	var known *identity.Person // the person the account is
 	err := m.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		if err := m.lockAccount(ctx, tx, in.Issuer, in.Subject); err != nil {
+		if err := lockAccount(ctx, tx, in.Issuer, in.Subject); err != nil {
 			return err
 		}
 		p, err := m.identity.AccountPerson(ctx, tx, in.Issuer, in.Subject)
@@ -106,13 +106,6 @@ func (m *Module) SignUp(ctx context.Context, pol SignUpPolicy, in SignUpInput) (
 	return out, nil
 }
 
-// lockAccount serialises, until tx ends, what one account does to become a
-// person: sign-up and accepting an invitation.
-func (m *Module) lockAccount(ctx context.Context, tx bun.Tx, issuer, sub string) error {
-	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended(?, 0))`, "signup:"+issuer+":"+sub)
-	return err
-}
-
 // createOrg makes the organization and its owner, seeds it and logs
 // org.created.
 func (m *Module) createOrg(ctx context.Context, tx bun.Tx, in SignUpInput) (*SignedUp, error) {
@@ -131,10 +124,7 @@ func (m *Module) createOrg(ctx context.Context, tx bun.Tx, in SignUpInput) (*Sig
 		return nil, err
 	}
 	out := &SignedUp{Org: OrgBrief{ID: orgID, Name: in.OrgName}, Human: human(owner)}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO agent_roles (org_id, id, name, description, client, actions, limits,
-			delegations, mandate_days, token_days, settings, instructions, position)
-		SELECT ?, id, name, description, client, actions, limits, delegations, mandate_days, token_days, settings,
-			instructions, position FROM role_templates`, orgID); err != nil {
+	if err := seedRoles(ctx, tx, orgID); err != nil {
 		return nil, err
 	}
 	if err := m.orgCreated.Run(ctx, tx, orgID); err != nil {
