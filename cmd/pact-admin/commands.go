@@ -44,7 +44,7 @@ func commands() map[string]command {
 			setup: func(fs *flag.FlagSet) runner {
 				by, email := fs.String("by", "", "the owner adding this person (not needed for the first person)"), fs.String("email", "", "their email, unique in the organization: the account with this verified email accepts the invitation (GET /admin/api/invitations)")
 				return func(ctx context.Context, a *app, pos []string) (any, error) {
-					return a.ident.AddHuman(ctx, *by, identity.HumanInput{ID: pos[0], Name: pos[1], Role: identity.Role(pos[2]), Email: *email})
+					return a.people.AddHuman(ctx, *by, identity.HumanInput{ID: pos[0], Name: pos[1], Role: identity.Role(pos[2]), Email: *email})
 				}
 			}},
 		{name: "project-add", args: "<id> <name> --by owner [--production]", positionals: 2, needsDB: true,
@@ -52,7 +52,7 @@ func commands() map[string]command {
 			setup: func(fs *flag.FlagSet) runner {
 				by, prod := byFlag(fs), fs.Bool("production", false, "mark it production (runners never work on it)")
 				return func(ctx context.Context, a *app, pos []string) (any, error) {
-					return a.ident.AddProject(ctx, *by, pos[0], pos[1], *prod)
+					return a.people.AddProject(ctx, *by, pos[0], pos[1], *prod)
 				}
 			}},
 		{name: "project-set", args: "<id> --by owner [--production true|false] [--frozen true|false]", positionals: 1, needsDB: true,
@@ -165,7 +165,7 @@ func agentRegister() command {
 				if err != nil {
 					return nil, err
 				}
-				return a.ident.RegisterAgent(ctx, *by, identity.AgentInput{ID: pos[0], Client: *client, Projects: list(*projects),
+				return a.people.RegisterAgent(ctx, *by, identity.AgentInput{ID: pos[0], Client: *client, Projects: list(*projects),
 					Scope: list(*scope), Limits: lim, Delegations: delegations.v, MandateDays: *days, TokenDays: *days, Owner: *owner})
 			}
 		}}

@@ -46,7 +46,7 @@ func hireCommands() []command {
 			setup: func(fs *flag.FlagSet) runner {
 				by, archived := byFlag(fs), fs.Bool("archived", false, "include archived roles")
 				return func(ctx context.Context, a *app, _ []string) (any, error) {
-					return a.people.RolesFor(ctx, *by, *archived)
+					return a.people.Roles(ctx, *by, *archived)
 				}
 			}},
 		roleSave(),

@@ -45,19 +45,20 @@ type AgentRole struct {
 	UpdatedBy    *string            `bun:"updated_by" json:"updated_by"`
 }
 
-// ListRoles lists org's roles by position, then id; archived ones only when
-// archived is set. Secret settings say only that they are set (SEC-006).
-func (m *Module) ListRoles(ctx context.Context, tx bun.IDB, org string, archived bool) ([]AgentRole, error) {
-	out, err := rolesOf(ctx, tx, org, archived)
+// Roles lists the roles of person p's organization by position, then id;
+// archived ones only when archived is set. Anyone may list them: secret
+// settings say only that they are set (SEC-006).
+func (s *Service) Roles(ctx context.Context, p *identity.Person, archived bool) ([]AgentRole, error) {
+	out, err := rolesOf(ctx, s.db, p.OrgID, archived)
 	for i := range out {
 		out[i].Settings = shownSettings(out[i].Settings)
 	}
 	return out, err
 }
 
-// GetRole returns org's role id (archived or not), or not_found, its secret
+// getRole returns org's role id (archived or not), or not_found, its secret
 // settings sealed as stored: callers that show it use shownSettings.
-func (m *Module) GetRole(ctx context.Context, tx bun.IDB, org, id string) (*AgentRole, error) {
+func getRole(ctx context.Context, tx bun.IDB, org, id string) (*AgentRole, error) {
 	r, err := roleOf(ctx, tx, org, id)
 	if err == nil && r == nil {
 		err = errs.E(errs.NotFound, "role %s does not exist", id)
@@ -68,9 +69,9 @@ func (m *Module) GetRole(ctx context.Context, tx bun.IDB, org, id string) (*Agen
 	return r, nil
 }
 
-// liveRole is GetRole refusing an archived role (invalid_request).
-func (m *Module) liveRole(ctx context.Context, tx bun.IDB, org, id string) (*AgentRole, error) {
-	r, err := m.GetRole(ctx, tx, org, id)
+// liveRole is getRole refusing an archived role (invalid_request).
+func liveRole(ctx context.Context, tx bun.IDB, org, id string) (*AgentRole, error) {
+	r, err := getRole(ctx, tx, org, id)
 	if err == nil && r.ArchivedAt != nil {
 		return nil, errs.E(errs.InvalidRequest, "role %s is archived; it hires no one", id)
 	}
@@ -99,14 +100,14 @@ type RoleInput struct {
 // (also an approver adding, changing or removing PACT_RUNNER_COMMAND),
 // invalid_request (id, name, client, actions, limits, settings or a value
 // out of range).
-func (m *Module) SaveRole(ctx context.Context, by string, in RoleInput) (*AgentRole, error) {
+func (s *Service) SaveRole(ctx context.Context, by string, in RoleInput) (*AgentRole, error) {
 	in.Name, in.Description = strings.TrimSpace(in.Name), strings.TrimSpace(in.Description)
 	var out *AgentRole
 	logged := in
 	// Secret settings (a database URL's password, tokens): the log says
 	// they were set, never what (SEC-006).
 	logged.Settings = shownSettings(in.Settings)
-	err := m.identity.Act(ctx, by, identity.Approver, "admin.role.save", logged, func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
+	err := s.ident.Act(ctx, by, identity.Approver, "admin.role.save", logged, func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
 		if err := validRole(in); err != nil {
 			return err
 		}
@@ -126,7 +127,7 @@ func (m *Module) SaveRole(ctx context.Context, by string, in RoleInput) (*AgentR
 		}
 		limits, _ := json.Marshal(orEmpty(in.Limits))
 		var stored map[string]string
-		if old, err := m.GetRole(ctx, tx, p.OrgID, in.ID); err == nil {
+		if old, err := getRole(ctx, tx, p.OrgID, in.ID); err == nil {
 			stored = old.Settings
 		} else if errs.CodeOf(err) != errs.NotFound {
 			return err
@@ -134,7 +135,7 @@ func (m *Module) SaveRole(ctx context.Context, by string, in RoleInput) (*AgentR
 		if err := ownerSetsCommand(p, in.ID, stored, in.Settings); err != nil {
 			return err
 		}
-		sealed, err := sealSettings(m.seal, p.OrgID, in.ID, orEmpty(in.Settings), stored)
+		sealed, err := sealSettings(s.seal, p.OrgID, in.ID, orEmpty(in.Settings), stored)
 		if err != nil {
 			return err
 		}
@@ -148,7 +149,7 @@ func (m *Module) SaveRole(ctx context.Context, by string, in RoleInput) (*AgentR
 			}
 			return db.Refusal(err, "role "+in.ID)
 		}
-		out, err = m.GetRole(ctx, tx, p.OrgID, in.ID)
+		out, err = getRole(ctx, tx, p.OrgID, in.ID)
 		if err == nil {
 			out.Settings = shownSettings(out.Settings)
 		}
@@ -194,13 +195,6 @@ func pgConstraint(err error) string {
 	return ""
 }
 
-func orEmpty[V any](m map[string]V) map[string]V {
-	if m == nil {
-		return map[string]V{}
-	}
-	return m
-}
-
 func validRole(in RoleInput) error {
 	if !roleID.MatchString(in.ID) {
 		return errs.E(errs.InvalidRequest, "role id %q must be 1-31 characters of a-z, 0-9 and '-', starting with a letter or digit", in.ID)
@@ -238,18 +232,18 @@ func validRole(in RoleInput) error {
 // ArchiveRole archives a role of the acting approver's organization: it
 // hires no one from now on; agents hired from it keep working. Refusals:
 // forbidden, not_found.
-func (m *Module) ArchiveRole(ctx context.Context, by, id string) (*AgentRole, error) {
+func (s *Service) ArchiveRole(ctx context.Context, by, id string) (*AgentRole, error) {
 	var out *AgentRole
-	err := m.identity.Act(ctx, by, identity.Approver, "admin.role.archive", map[string]any{"role_id": id},
+	err := s.ident.Act(ctx, by, identity.Approver, "admin.role.archive", map[string]any{"role_id": id},
 		func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
-			if _, err := m.GetRole(ctx, tx, p.OrgID, id); err != nil {
+			if _, err := getRole(ctx, tx, p.OrgID, id); err != nil {
 				return err
 			}
 			if err := archiveRole(ctx, tx, p.OrgID, id, p.ID); err != nil {
 				return err
 			}
 			var err error
-			out, err = m.GetRole(ctx, tx, p.OrgID, id)
+			out, err = getRole(ctx, tx, p.OrgID, id)
 			if err == nil {
 				out.Settings = shownSettings(out.Settings)
 			}

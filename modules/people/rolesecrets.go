@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"regexp"
 
-	"github.com/uptrace/bun"
-
 	"github.com/pactboard/pact/core/redact"
 	"github.com/pactboard/pact/core/seal"
 	"github.com/pactboard/pact/sdk/errs"
@@ -90,7 +88,8 @@ func shownSettings(settings map[string]string) map[string]string {
 // under a key rotated out of first place. A value whose key left the
 // keyring stays as it is (redeeming says to set it again). It returns how
 // many roles it changed.
-func resealRoleSettings(ctx context.Context, d bun.IDB, box *seal.Box) (int, error) {
+func (s *Service) resealRoleSettings(ctx context.Context) (int, error) {
+	d, box := s.db, s.seal
 	roles, err := rolesWithSettings(ctx, d)
 	if err != nil {
 		return 0, err

@@ -29,7 +29,7 @@ func rolesOf(ctx context.Context, tx bun.IDB, org string, archived bool) ([]Agen
 func roleOf(ctx context.Context, tx bun.IDB, org, id string) (*AgentRole, error) {
 	var rs []AgentRole
 	if err := tx.NewRaw(`SELECT `+roleCols+` FROM agent_roles WHERE org_id = ? AND id = ?`, org, id).Scan(ctx, &rs); err != nil {
-		return nil, fmt.Errorf("people.GetRole: %w", err)
+		return nil, fmt.Errorf("people.getRole: %w", err)
 	}
 	if len(rs) == 0 {
 		return nil, nil
