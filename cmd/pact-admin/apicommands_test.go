@@ -3,11 +3,8 @@ package main
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -32,18 +29,6 @@ func (c *cli) openApp() *app {
 	require.NoError(c.t, err)
 	c.t.Cleanup(release)
 	return a
-}
-
-// connect redeems a setup code at POST /connect, as pact-connect does, on
-// the routes of the kernel a's commands run on, and decodes the answer.
-func connect(t *testing.T, a *app, code string) map[string]any {
-	t.Helper()
-	rec := httptest.NewRecorder()
-	a.kernel.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/connect", strings.NewReader(`{"code": "`+code+`"}`)))
-	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
-	var out map[string]any
-	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &out))
-	return out
 }
 
 // setupCodeShape is what pact-connect redeems: pcs_ and 18 random bytes,
@@ -88,9 +73,10 @@ func exerciseAPICommands(t *testing.T, c *cli, db *sql.DB) {
 	code := conn["code"].(string)
 	require.Regexp(t, setupCodeShape, code)
 	require.True(t, strings.HasPrefix(conn["command"].(string), "pact-connect ") && strings.HasSuffix(conn["command"].(string), " "+code), conn["command"])
-	redeemed := connect(t, a, code)
-	require.Equal(t, "coder-web", redeemed["agent_id"])
-	require.Regexp(t, `^pact_`, redeemed["token"])
+	redeemed, err := a.people.Service().RedeemSetupCode(ctx, code)
+	require.NoError(t, err)
+	require.Equal(t, "coder-web", redeemed.AgentID)
+	require.Regexp(t, `^pact_`, redeemed.Token)
 	c.refused("invalid_request", "hire", "old", "web", "--by", "val") // archived
 	c.refused("id_taken", "hire", "coder", "web", "--by", "val")
 	fresh := c.ok("setup-code", "coder-web", "--by", "val")
@@ -118,7 +104,7 @@ func exerciseAPICommands(t *testing.T, c *cli, db *sql.DB) {
 		"66666666-6666-4666-8666-666666666666"
 	var root string
 	require.NoError(t, db.QueryRow(`SELECT root_mandate_id FROM agents WHERE id = 'code-web'`).Scan(&root))
-	_, err := db.Exec(`INSERT INTO tasks (id, project_id, title, body, created_by, mandate_id, status, assignee, assignee_mandate_id) VALUES
+	_, err = db.Exec(`INSERT INTO tasks (id, project_id, title, body, created_by, mandate_id, status, assignee, assignee_mandate_id) VALUES
 		($2, 'web', 'Write docs', 'all of them', 'code-web', $1, 'submitted', NULL, NULL),
 		($3, 'web', 'Fix bug', '', 'code-web', $1, 'working', 'code-web', $1),
 		($4, 'web', 'Old idea', '', 'code-web', $1, 'submitted', NULL, NULL)`, root, open, held, gone)

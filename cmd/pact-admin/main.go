@@ -67,12 +67,9 @@ type app struct {
 	mandateAdmin *mandates.Module
 	audit        *audit.Module
 	credentials  *credentials.Module
-	people       *people.CLI // pact-admin calls people only through its cli.go
+	people       *people.Module
 	pacts        *pacts.Module
 	notify       *notify.Module
-	// kernel is the one the modules registered on, whose routes answer as
-	// the board's would (POST /connect redeems what setup-code prints).
-	kernel *kernel.Kernel
 	// notifiers start the notifier plugins of PACT_PLUGINS on first use
 	// (destination-add), and stop them when the command ends.
 	notifiers *lazyNotifiers
@@ -165,16 +162,14 @@ func (a *app) open(ctx context.Context) (func(), error) {
 	// under it) exactly as in the board, so a person's action here has the
 	// same effects as through the Admin API.
 	a.board, a.mandateAdmin, a.audit = board.New(), mandates.New(), audit.New()
-	a.credentials = credentials.New(credentials.Options{Keys: keys})
-	peopleMod := people.New()
+	a.credentials, a.people = credentials.New(credentials.Options{Keys: keys}), people.New()
 	a.notifiers = &lazyNotifiers{cfg: a.cfg}
 	a.pacts, a.notify = pacts.New(pacts.Options{Notifiers: a.notifiers}), notify.New(notify.Options{Notifiers: a.notifiers})
 	k := kernel.New(kernel.Deps{DB: d, Log: a.log, Mandates: a.mandates, Identity: a.ident, Logger: logger, Config: a.cfg})
-	if err := k.Register(a.board, a.mandateAdmin, notes.New(), a.pacts, peopleMod, a.audit, a.notify, a.credentials); err != nil {
+	if err := k.Register(a.board, a.mandateAdmin, notes.New(), a.pacts, a.people, a.audit, a.notify, a.credentials); err != nil {
 		_ = release()
 		return nil, err
 	}
-	a.people, a.kernel = peopleMod.CLI(), k
 	return func() {
 		a.notifiers.close()
 		_ = release()
