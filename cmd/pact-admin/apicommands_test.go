@@ -73,7 +73,7 @@ func exerciseAPICommands(t *testing.T, c *cli, db *sql.DB) {
 	code := conn["code"].(string)
 	require.Regexp(t, setupCodeShape, code)
 	require.True(t, strings.HasPrefix(conn["command"].(string), "pact-connect ") && strings.HasSuffix(conn["command"].(string), " "+code), conn["command"])
-	redeemed, err := a.people.RedeemSetupCode(ctx, code)
+	redeemed, err := a.people.Service().RedeemSetupCode(ctx, code)
 	require.NoError(t, err)
 	require.Equal(t, "coder-web", redeemed.AgentID)
 	require.Regexp(t, `^pact_`, redeemed.Token)

@@ -44,7 +44,7 @@ func commands() map[string]command {
 			setup: func(fs *flag.FlagSet) runner {
 				by, email := fs.String("by", "", "the owner adding this person (not needed for the first person)"), fs.String("email", "", "their email, unique in the organization: the account with this verified email accepts the invitation (GET /admin/api/invitations)")
 				return func(ctx context.Context, a *app, pos []string) (any, error) {
-					return a.ident.AddHuman(ctx, *by, identity.HumanInput{ID: pos[0], Name: pos[1], Role: identity.Role(pos[2]), Email: *email})
+					return a.people.CLI().AddHuman(ctx, *by, identity.HumanInput{ID: pos[0], Name: pos[1], Role: identity.Role(pos[2]), Email: *email})
 				}
 			}},
 		{name: "project-add", args: "<id> <name> --by owner [--production]", positionals: 2, needsDB: true,
@@ -52,7 +52,7 @@ func commands() map[string]command {
 			setup: func(fs *flag.FlagSet) runner {
 				by, prod := byFlag(fs), fs.Bool("production", false, "mark it production (runners never work on it)")
 				return func(ctx context.Context, a *app, pos []string) (any, error) {
-					return a.ident.AddProject(ctx, *by, pos[0], pos[1], *prod)
+					return a.people.CLI().AddProject(ctx, *by, pos[0], pos[1], *prod)
 				}
 			}},
 		{name: "project-set", args: "<id> --by owner [--production true|false] [--frozen true|false]", positionals: 1, needsDB: true,
@@ -63,7 +63,7 @@ func commands() map[string]command {
 				fs.Var(&prod, "production", "true or false")
 				fs.Var(&frozen, "frozen", "true or false")
 				return func(ctx context.Context, a *app, pos []string) (any, error) {
-					return a.people.SetProjectFlags(ctx, *by, pos[0], people.ProjectFlags{Production: prod.v, Frozen: frozen.v})
+					return a.people.CLI().SetProjectFlags(ctx, *by, pos[0], people.ProjectFlags{Production: prod.v, Frozen: frozen.v})
 				}
 			}},
 		agentRegister(),
@@ -72,7 +72,7 @@ func commands() map[string]command {
 			setup: func(fs *flag.FlagSet) runner {
 				by := byFlag(fs)
 				return func(ctx context.Context, a *app, pos []string) (any, error) {
-					return a.people.SetAgentStatus(ctx, *by, pos[0], pos[1])
+					return a.people.CLI().SetAgentStatus(ctx, *by, pos[0], pos[1])
 				}
 			}},
 		{name: "agent-prefs", args: "<id> '<JSON object>' --by approver", positionals: 2, needsDB: true,
@@ -80,7 +80,7 @@ func commands() map[string]command {
 			setup: func(fs *flag.FlagSet) runner {
 				by := byFlag(fs)
 				return func(ctx context.Context, a *app, pos []string) (any, error) {
-					prefs, err := a.people.SetPreferences(ctx, *by, pos[0], []byte(pos[1]))
+					prefs, err := a.people.CLI().SetPreferences(ctx, *by, pos[0], []byte(pos[1]))
 					return map[string]any{"agent_id": pos[0], "preferences": prefs}, err
 				}
 			}},
@@ -89,7 +89,7 @@ func commands() map[string]command {
 			setup: func(fs *flag.FlagSet) runner {
 				by, days := byFlag(fs), fs.Float64("days", 30, "days until the token expires (at most 365)")
 				return func(ctx context.Context, a *app, pos []string) (any, error) {
-					return a.people.IssueToken(ctx, *by, pos[0], *days)
+					return a.people.CLI().IssueToken(ctx, *by, pos[0], *days)
 				}
 			}},
 		{name: "token-revoke", args: "<agent> --by approver", positionals: 1, needsDB: true,
@@ -97,7 +97,7 @@ func commands() map[string]command {
 			setup: func(fs *flag.FlagSet) runner {
 				by := byFlag(fs)
 				return func(ctx context.Context, a *app, pos []string) (any, error) {
-					n, err := a.people.RevokeTokens(ctx, *by, pos[0])
+					n, err := a.people.CLI().RevokeTokens(ctx, *by, pos[0])
 					return map[string]any{"agent_id": pos[0], "revoked": n}, err
 				}
 			}},
@@ -165,7 +165,7 @@ func agentRegister() command {
 				if err != nil {
 					return nil, err
 				}
-				return a.ident.RegisterAgent(ctx, *by, identity.AgentInput{ID: pos[0], Client: *client, Projects: list(*projects),
+				return a.people.CLI().RegisterAgent(ctx, *by, identity.AgentInput{ID: pos[0], Client: *client, Projects: list(*projects),
 					Scope: list(*scope), Limits: lim, Delegations: delegations.v, MandateDays: *days, TokenDays: *days, Owner: *owner})
 			}
 		}}
@@ -209,7 +209,7 @@ func haltCommand(name string, halted bool) command {
 		setup: func(fs *flag.FlagSet) runner {
 			by := byFlag(fs)
 			return func(ctx context.Context, a *app, _ []string) (any, error) {
-				return map[string]bool{"halted": halted}, a.people.SetOrgHalted(ctx, *by, halted)
+				return map[string]bool{"halted": halted}, a.people.CLI().SetOrgHalted(ctx, *by, halted)
 			}
 		}}
 }

@@ -8,8 +8,8 @@ import (
 )
 
 // hireCommands hire agents from roles, give them setup codes, and keep the
-// roles: each calls the people module's method that the Admin API's
-// operation calls.
+// roles: each calls, through the people module's cli.go, the service method
+// that the Admin API's operation calls.
 func hireCommands() []command {
 	return []command{
 		{name: "hire", args: "<role> <project> --by approver [--id id] [--owner human] [--replaces agent] [--limits JSON] [--delegations n] [--days d]",
@@ -29,7 +29,7 @@ func hireCommands() []command {
 					if err != nil {
 						return nil, err
 					}
-					return a.people.Hire(ctx, *by, people.HireInput{Role: pos[0], Project: pos[1], ID: *id, Owner: *owner,
+					return a.people.CLI().Hire(ctx, *by, people.HireInput{Role: pos[0], Project: pos[1], ID: *id, Owner: *owner,
 						Replaces: *replaces, Limits: lim, Delegations: delegations.v, Days: *days})
 				}
 			}},
@@ -38,7 +38,7 @@ func hireCommands() []command {
 			setup: func(fs *flag.FlagSet) runner {
 				by := byFlag(fs)
 				return func(ctx context.Context, a *app, pos []string) (any, error) {
-					return a.people.NewSetupCode(ctx, *by, pos[0])
+					return a.people.CLI().NewSetupCode(ctx, *by, pos[0])
 				}
 			}},
 		{name: "role-list", args: "--by person [--archived]", needsDB: true,
@@ -46,7 +46,7 @@ func hireCommands() []command {
 			setup: func(fs *flag.FlagSet) runner {
 				by, archived := byFlag(fs), fs.Bool("archived", false, "include archived roles")
 				return func(ctx context.Context, a *app, _ []string) (any, error) {
-					return a.people.RolesFor(ctx, *by, *archived)
+					return a.people.CLI().Roles(ctx, *by, *archived)
 				}
 			}},
 		roleSave(),
@@ -55,7 +55,7 @@ func hireCommands() []command {
 			setup: func(fs *flag.FlagSet) runner {
 				by := byFlag(fs)
 				return func(ctx context.Context, a *app, pos []string) (any, error) {
-					return a.people.ArchiveRole(ctx, *by, pos[0])
+					return a.people.CLI().ArchiveRole(ctx, *by, pos[0])
 				}
 			}},
 	}
@@ -86,7 +86,7 @@ func roleSave() command {
 				if err != nil {
 					return nil, err
 				}
-				return a.people.SaveRole(ctx, *by, people.RoleInput{ID: pos[0], Name: *name, Description: *description,
+				return a.people.CLI().SaveRole(ctx, *by, people.RoleInput{ID: pos[0], Name: *name, Description: *description,
 					Client: *client, Actions: list(*actions), Limits: lim, Delegations: delegations.v, MandateDays: *mandateDays,
 					TokenDays: *tokenDays, Settings: settings, Instructions: *instructions, Position: position.v})
 			}

@@ -17,19 +17,19 @@ func listCommands() []command {
 			summary: "list the organization's agents, with their mandates, keys and open tasks",
 			setup: func(fs *flag.FlagSet) runner {
 				by := byFlag(fs)
-				return func(ctx context.Context, a *app, _ []string) (any, error) { return a.people.AgentsFor(ctx, *by) }
+				return func(ctx context.Context, a *app, _ []string) (any, error) { return a.people.CLI().Agents(ctx, *by) }
 			}},
 		{name: "human-list", args: "--by person", needsDB: true,
 			summary: "list the organization's people",
 			setup: func(fs *flag.FlagSet) runner {
 				by := byFlag(fs)
-				return func(ctx context.Context, a *app, _ []string) (any, error) { return a.people.HumansFor(ctx, *by) }
+				return func(ctx context.Context, a *app, _ []string) (any, error) { return a.people.CLI().Humans(ctx, *by) }
 			}},
 		{name: "project-list", args: "--by person", needsDB: true,
 			summary: "list the organization's projects",
 			setup: func(fs *flag.FlagSet) runner {
 				by := byFlag(fs)
-				return func(ctx context.Context, a *app, _ []string) (any, error) { return a.people.ProjectsFor(ctx, *by) }
+				return func(ctx context.Context, a *app, _ []string) (any, error) { return a.people.CLI().Projects(ctx, *by) }
 			}},
 		{name: "task-list", args: "--by person [--status s] [--project p] [--agent a] [--open] [--deferred]", needsDB: true,
 			summary: "list the organization's tasks, at most 200, most recently updated first",

@@ -15,7 +15,7 @@ func operatorCommands() []command {
 			summary: map[bool]string{true: "operator: halt one organization", false: "operator: resume one organization"}[halted],
 			setup: func(fs *flag.FlagSet) runner {
 				return func(ctx context.Context, a *app, pos []string) (any, error) {
-					return map[string]any{"org_id": pos[0], "halted": halted}, a.people.SetOrgHaltedByOperator(ctx, pos[0], halted)
+					return map[string]any{"org_id": pos[0], "halted": halted}, a.people.CLI().SetOrgHaltedByOperator(ctx, pos[0], halted)
 				}
 			}}
 	}
@@ -24,19 +24,19 @@ func operatorCommands() []command {
 			summary: map[bool]string{true: "operator: stop every organization (platform kill switch)", false: "operator: lift the platform kill switch"}[halted],
 			setup: func(fs *flag.FlagSet) runner {
 				return func(ctx context.Context, a *app, _ []string) (any, error) {
-					return map[string]bool{"platform_halted": halted}, a.people.SetPlatformHalted(ctx, halted)
+					return map[string]bool{"platform_halted": halted}, a.people.CLI().SetPlatformHalted(ctx, halted)
 				}
 			}}
 	}
 	return []command{
 		{name: "org-list", needsDB: true, summary: "operator: list organizations with their sizes (never their people)",
 			setup: func(fs *flag.FlagSet) runner {
-				return func(ctx context.Context, a *app, _ []string) (any, error) { return a.people.ListOrgs(ctx) }
+				return func(ctx context.Context, a *app, _ []string) (any, error) { return a.people.CLI().ListOrgs(ctx) }
 			}},
 		{name: "org-rename", args: "<org-id> <name>", positionals: 2, needsDB: true, summary: "operator: rename an organization",
 			setup: func(fs *flag.FlagSet) runner {
 				return func(ctx context.Context, a *app, pos []string) (any, error) {
-					return map[string]string{"org_id": pos[0], "name": pos[1]}, a.people.RenameOrg(ctx, pos[0], pos[1])
+					return map[string]string{"org_id": pos[0], "name": pos[1]}, a.people.CLI().RenameOrg(ctx, pos[0], pos[1])
 				}
 			}},
 		{name: "plugin-pin", args: "<binary> [--kind k] [--name n]", positionals: 1,

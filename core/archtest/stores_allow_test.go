@@ -44,11 +44,6 @@ func notYetInAStore() map[string]string {
 		"modules/pacts/service_record.go":    moving,
 		"modules/pacts/service_write.go":     moving,
 		"modules/pacts/webhook.go":           moving,
-		"modules/people/roles.go":            moving,
-		"modules/people/rolesecrets.go":      moving,
-		"modules/people/setupcodes.go":       moving,
-		"modules/people/signup.go":           moving,
-		"modules/people/whoami.go":           moving,
 	}
 }
 

@@ -31,26 +31,26 @@ func TestUpdateHuman(t *testing.T) {
 	w, mod := office(t)
 	w.Exec(`UPDATE humans SET auth_issuer = 'https://i', auth_sub = 's-val' WHERE id = 'val'`)
 
-	p, err := mod.UpdateHuman(ctx, "ana", "val", people.HumanUpdate{Name: ptr("  Valentina "), Role: ptr(identity.Owner)})
+	p, err := mod.Service().UpdateHuman(ctx, "ana", "val", people.HumanUpdate{Name: ptr("  Valentina "), Role: ptr(identity.Owner)})
 	require.NoError(t, err)
 	require.Equal(t, "Valentina", p.Name)
 	require.Equal(t, identity.Owner, p.Role)
 	require.Equal(t, 1, w.Count(`SELECT count(*) FROM humans WHERE id = 'val' AND auth_sub = 's-val'`), "the binding stays while the email does")
 
-	_, err = mod.UpdateHuman(ctx, "ana", "val", people.HumanUpdate{Email: ptr("VAL@example.com")})
+	_, err = mod.Service().UpdateHuman(ctx, "ana", "val", people.HumanUpdate{Email: ptr("VAL@example.com")})
 	require.NoError(t, err)
 	require.Equal(t, 1, w.Count(`SELECT count(*) FROM humans WHERE id = 'val' AND auth_sub = 's-val'`), "a change of case is the same address")
-	_, err = mod.UpdateHuman(ctx, "ana", "val", people.HumanUpdate{Email: ptr("v@example.com")})
+	_, err = mod.Service().UpdateHuman(ctx, "ana", "val", people.HumanUpdate{Email: ptr("v@example.com")})
 	require.NoError(t, err)
 	require.Equal(t, 1, w.Count(`SELECT count(*) FROM humans WHERE id = 'val' AND auth_sub IS NULL AND auth_issuer IS NULL`), "a new email clears the binding")
-	p, err = mod.UpdateHuman(ctx, "ana", "val", people.HumanUpdate{Email: ptr("")})
+	p, err = mod.Service().UpdateHuman(ctx, "ana", "val", people.HumanUpdate{Email: ptr("")})
 	require.NoError(t, err)
 	require.Nil(t, p.Email)
 
-	p, err = mod.UpdateHuman(ctx, "ana", "vic", people.HumanUpdate{Disabled: ptr(true)})
+	p, err = mod.Service().UpdateHuman(ctx, "ana", "vic", people.HumanUpdate{Disabled: ptr(true)})
 	require.NoError(t, err)
 	require.NotNil(t, p.DisabledAt)
-	p, err = mod.UpdateHuman(ctx, "ana", "vic", people.HumanUpdate{Disabled: ptr(false)})
+	p, err = mod.Service().UpdateHuman(ctx, "ana", "vic", people.HumanUpdate{Disabled: ptr(false)})
 	require.NoError(t, err)
 	require.Nil(t, p.DisabledAt)
 	require.Equal(t, 6, w.Count(`SELECT count(*) FROM entries WHERE action = 'admin.human.update' AND outcome = 'ok'`))
@@ -81,23 +81,23 @@ func TestUpdateHumanRefusals(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := mod.UpdateHuman(ctx, tc.by, tc.id, tc.upd)
+			_, err := mod.Service().UpdateHuman(ctx, tc.by, tc.id, tc.upd)
 			require.Equal(t, tc.want, errs.CodeOf(err), "%v", err)
 		})
 	}
-	_, errOther := mod.UpdateHuman(ctx, "ana", "bo", people.HumanUpdate{Name: ptr("X")})
-	_, errMissing := mod.UpdateHuman(ctx, "ana", "zz", people.HumanUpdate{Name: ptr("X")})
+	_, errOther := mod.Service().UpdateHuman(ctx, "ana", "bo", people.HumanUpdate{Name: ptr("X")})
+	_, errMissing := mod.Service().UpdateHuman(ctx, "ana", "zz", people.HumanUpdate{Name: ptr("X")})
 	require.Equal(t, strings.ReplaceAll(errOther.Error(), "bo", "?"), strings.ReplaceAll(errMissing.Error(), "zz", "?"))
 	require.Equal(t, 1, w.Count(`SELECT count(*) FROM humans WHERE org_id = 'default' AND role = 'owner' AND disabled_at IS NULL`))
 	require.Equal(t, 0, w.Count(`SELECT count(*) FROM humans WHERE name = 'X'`), "refusals change nothing")
 	require.Equal(t, acme, w.Count(`SELECT count(*) FROM entries WHERE org_id = 'acme'`))
 
 	// With a second owner, the first may step down.
-	_, err := mod.UpdateHuman(ctx, "ana", "val", people.HumanUpdate{Role: ptr(identity.Owner)})
+	_, err := mod.Service().UpdateHuman(ctx, "ana", "val", people.HumanUpdate{Role: ptr(identity.Owner)})
 	require.NoError(t, err)
-	_, err = mod.UpdateHuman(ctx, "val", "ana", people.HumanUpdate{Role: ptr(identity.Viewer)})
+	_, err = mod.Service().UpdateHuman(ctx, "val", "ana", people.HumanUpdate{Role: ptr(identity.Viewer)})
 	require.NoError(t, err)
-	_, err = mod.UpdateHuman(ctx, "val", "val", people.HumanUpdate{Role: ptr(identity.Approver)})
+	_, err = mod.Service().UpdateHuman(ctx, "val", "val", people.HumanUpdate{Role: ptr(identity.Approver)})
 	require.Equal(t, errs.InvalidRequest, errs.CodeOf(err))
 }
 
@@ -105,18 +105,18 @@ func TestSetProjectFlagsConfinedToTheOrganization(t *testing.T) {
 	ctx := context.Background()
 	w, mod := office(t)
 	acme := w.Count(`SELECT count(*) FROM entries WHERE org_id = 'acme'`)
-	_, errOther := mod.SetProjectFlags(ctx, "ana", "rocket", people.ProjectFlags{Frozen: ptr(true)})
-	_, errMissing := mod.SetProjectFlags(ctx, "ana", "nowhere", people.ProjectFlags{Frozen: ptr(true)})
+	_, errOther := mod.Service().SetProjectFlags(ctx, "ana", "rocket", people.ProjectFlags{Frozen: ptr(true)})
+	_, errMissing := mod.Service().SetProjectFlags(ctx, "ana", "nowhere", people.ProjectFlags{Frozen: ptr(true)})
 	require.Equal(t, errs.NotFound, errs.CodeOf(errOther))
 	require.Equal(t, strings.ReplaceAll(errOther.Error(), "rocket", "X"), strings.ReplaceAll(errMissing.Error(), "nowhere", "X"))
 	require.Equal(t, 0, w.Count(`SELECT count(*) FROM projects WHERE id = 'rocket' AND frozen`))
 	// The refusal is logged in ana's organization, not in acme's chain.
 	require.Equal(t, acme, w.Count(`SELECT count(*) FROM entries WHERE org_id = 'acme'`))
 
-	pr, err := mod.SetProjectFlags(ctx, "ana", "web", people.ProjectFlags{Frozen: ptr(true)})
+	pr, err := mod.Service().SetProjectFlags(ctx, "ana", "web", people.ProjectFlags{Frozen: ptr(true)})
 	require.NoError(t, err)
 	require.True(t, pr.Frozen)
 	require.False(t, pr.Production, "a flag not given stays as it was")
-	_, err = mod.SetProjectFlags(ctx, "ana", "web", people.ProjectFlags{})
+	_, err = mod.Service().SetProjectFlags(ctx, "ana", "web", people.ProjectFlags{})
 	require.Equal(t, errs.InvalidRequest, errs.CodeOf(err))
 }

@@ -24,18 +24,18 @@ var statuses = map[string]bool{"active": true, "paused": true, "banned": true}
 // the agent was given outlives the ban; undoing a ban gives none of it back.
 // A replaced agent stays banned: its successor carries on. Refusals:
 // forbidden, invalid_request, not_found.
-func (m *Module) SetAgentStatus(ctx context.Context, by, id, status string) (*identity.Agent, error) {
+func (s *Service) SetAgentStatus(ctx context.Context, by, id, status string) (*identity.Agent, error) {
 	min := identity.Approver
 	if status == "banned" {
 		min = identity.Owner
 	}
 	var out *identity.Agent
-	err := m.identity.Act(ctx, by, min, "admin.agent.status", map[string]any{"agent_id": id, "status": status},
+	err := s.ident.Act(ctx, by, min, "admin.agent.status", map[string]any{"agent_id": id, "status": status},
 		func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
 			if !statuses[status] {
 				return errs.E(errs.InvalidRequest, "status must be active, paused or banned, not %q", status)
 			}
-			a, err := m.identity.GetAgent(ctx, tx, id, p.OrgID)
+			a, err := s.ident.GetAgent(ctx, tx, id, p.OrgID)
 			if err != nil {
 				return err
 			}
@@ -48,15 +48,15 @@ func (m *Module) SetAgentStatus(ctx context.Context, by, id, status string) (*id
 					return errs.E(errs.Forbidden, "only an owner may undo a ban; %s is %s", p.ID, p.Role)
 				}
 			}
-			if err := m.identity.SetAgentStatus(ctx, tx, id, status); err != nil {
+			if err := s.ident.SetAgentStatus(ctx, tx, id, status); err != nil {
 				return err
 			}
 			if status == "banned" && a.Status != "banned" {
-				if err := m.revokeHeld(ctx, tx, e, id); err != nil {
+				if err := s.revokeHeld(ctx, tx, e, id); err != nil {
 					return err
 				}
 			}
-			out, err = m.identity.GetAgent(ctx, tx, id, p.OrgID)
+			out, err = s.ident.GetAgent(ctx, tx, id, p.OrgID)
 			return err
 		})
 	return out, err
@@ -64,8 +64,8 @@ func (m *Module) SetAgentStatus(ctx context.Context, by, id, status string) (*id
 
 // revokeHeld revokes every mandate agent holds (mandate.RevokeHeldBy) and
 // records on e what it revoked and what it stopped.
-func (m *Module) revokeHeld(ctx context.Context, tx bun.IDB, e *ledger.Entry, agent string) error {
-	revs, err := m.mandates.RevokeHeldBy(ctx, tx, agent)
+func (s *Service) revokeHeld(ctx context.Context, tx bun.IDB, e *ledger.Entry, agent string) error {
+	revs, err := s.mandates.RevokeHeldBy(ctx, tx, agent)
 	if err != nil {
 		return err
 	}
@@ -90,21 +90,21 @@ const MaxPreferences = 4000
 // SetPreferences replaces an agent's preferences with raw, which must be a
 // JSON object of at most MaxPreferences characters. Refusals: forbidden,
 // invalid_request, not_found.
-func (m *Module) SetPreferences(ctx context.Context, by, id string, raw []byte) (json.RawMessage, error) {
+func (s *Service) SetPreferences(ctx context.Context, by, id string, raw []byte) (json.RawMessage, error) {
 	var out json.RawMessage
-	err := m.identity.Act(ctx, by, identity.Approver, "admin.agent.preferences", map[string]any{"agent_id": id, "preferences": json.RawMessage(nil)},
+	err := s.ident.Act(ctx, by, identity.Approver, "admin.agent.preferences", map[string]any{"agent_id": id, "preferences": json.RawMessage(nil)},
 		func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
 			prefs, err := parsePreferences(raw)
 			if err != nil {
 				return err
 			}
-			if _, err := m.identity.GetAgent(ctx, tx, id, p.OrgID); err != nil {
+			if _, err := s.ident.GetAgent(ctx, tx, id, p.OrgID); err != nil {
 				return err
 			}
 			e.AgentID = id
 			e.Payload = map[string]any{"agent_id": id, "preferences": json.RawMessage(prefs)}
 			out = prefs
-			return m.identity.SetAgentPreferences(ctx, tx, id, prefs)
+			return s.ident.SetAgentPreferences(ctx, tx, id, prefs)
 		})
 	return out, err
 }
@@ -136,15 +136,15 @@ type IssuedToken struct {
 
 // IssueToken gives an agent a further token for days days (default 30).
 // Refusals: forbidden, invalid_request, not_found, agent_paused (banned).
-func (m *Module) IssueToken(ctx context.Context, by, agent string, days float64) (*IssuedToken, error) {
+func (s *Service) IssueToken(ctx context.Context, by, agent string, days float64) (*IssuedToken, error) {
 	var out *IssuedToken
-	err := m.identity.Act(ctx, by, identity.Approver, "admin.token.issue", map[string]any{"agent_id": agent, "days": days},
+	err := s.ident.Act(ctx, by, identity.Approver, "admin.token.issue", map[string]any{"agent_id": agent, "days": days},
 		func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
-			ends, err := m.identity.Term("--days", days)
+			ends, err := s.ident.Term("--days", days)
 			if err != nil {
 				return err
 			}
-			a, err := m.identity.GetAgent(ctx, tx, agent, p.OrgID)
+			a, err := s.ident.GetAgent(ctx, tx, agent, p.OrgID)
 			if err != nil {
 				return err
 			}
@@ -152,7 +152,7 @@ func (m *Module) IssueToken(ctx context.Context, by, agent string, days float64)
 				return errs.E(errs.AgentPaused, "agent %s is banned; it gets no tokens", agent)
 			}
 			e.AgentID = agent
-			token, err := m.identity.NewToken(ctx, tx, agent, ends)
+			token, err := s.ident.NewToken(ctx, tx, agent, ends)
 			out = &IssuedToken{AgentID: agent, Token: token, ExpiresAt: ends}
 			return err
 		})
@@ -161,16 +161,16 @@ func (m *Module) IssueToken(ctx context.Context, by, agent string, days float64)
 
 // RevokeTokens revokes every live token of an agent and returns how many.
 // Refusals: forbidden, not_found.
-func (m *Module) RevokeTokens(ctx context.Context, by, agent string) (int64, error) {
+func (s *Service) RevokeTokens(ctx context.Context, by, agent string) (int64, error) {
 	var n int64
-	err := m.identity.Act(ctx, by, identity.Approver, "admin.token.revoke", map[string]any{"agent_id": agent},
+	err := s.ident.Act(ctx, by, identity.Approver, "admin.token.revoke", map[string]any{"agent_id": agent},
 		func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
-			if _, err := m.identity.GetAgent(ctx, tx, agent, p.OrgID); err != nil {
+			if _, err := s.ident.GetAgent(ctx, tx, agent, p.OrgID); err != nil {
 				return err
 			}
 			e.AgentID = agent
 			var err error
-			n, err = m.identity.RevokeAgentTokens(ctx, tx, agent)
+			n, err = s.ident.RevokeAgentTokens(ctx, tx, agent)
 			e.Payload = map[string]any{"agent_id": agent, "revoked": n}
 			return err
 		})

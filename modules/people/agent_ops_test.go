@@ -18,7 +18,7 @@ func TestPreferences(t *testing.T) {
 	ctx := context.Background()
 	w, mod := office(t)
 	w.Agent("val", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
-	got, err := mod.SetPreferences(ctx, "val", "code-web", []byte(`{"language": "en", "style": {"short": true}}`))
+	got, err := mod.Service().SetPreferences(ctx, "val", "code-web", []byte(`{"language": "en", "style": {"short": true}}`))
 	require.NoError(t, err)
 	require.JSONEq(t, `{"language":"en","style":{"short":true}}`, string(got))
 	for name, raw := range map[string]string{
@@ -27,13 +27,13 @@ func TestPreferences(t *testing.T) {
 		"malformed": `{"a":`,
 		"oversize":  `{"a":"` + strings.Repeat("x", people.MaxPreferences) + `"}`,
 	} {
-		_, err := mod.SetPreferences(ctx, "val", "code-web", []byte(raw))
+		_, err := mod.Service().SetPreferences(ctx, "val", "code-web", []byte(raw))
 		require.Equal(t, errs.InvalidRequest, errs.CodeOf(err), name)
 	}
 	a, err := w.Identity.GetAgent(ctx, w.DB, "code-web", "")
 	require.NoError(t, err)
 	require.JSONEq(t, `{"language":"en","style":{"short":true}}`, string(a.Preferences), "refusals leave preferences as they were")
-	_, err = mod.SetPreferences(ctx, "bo", "code-web", []byte(`{}`))
+	_, err = mod.Service().SetPreferences(ctx, "bo", "code-web", []byte(`{}`))
 	require.Equal(t, errs.NotFound, errs.CodeOf(err))
 }
 
@@ -46,17 +46,17 @@ func TestIssueAndRevokeTokens(t *testing.T) {
 		require.NoError(t, err)
 		return ok
 	}
-	second, err := mod.IssueToken(ctx, "val", "code-web", 0)
+	second, err := mod.Service().IssueToken(ctx, "val", "code-web", 0)
 	require.NoError(t, err)
 	require.True(t, auth(second.Token))
-	_, err = mod.IssueToken(ctx, "val", "code-web", 400)
+	_, err = mod.Service().IssueToken(ctx, "val", "code-web", 400)
 	require.Equal(t, errs.InvalidRequest, errs.CodeOf(err), "at most 365 days")
-	_, err = mod.IssueToken(ctx, "bo", "code-web", 0)
+	_, err = mod.Service().IssueToken(ctx, "bo", "code-web", 0)
 	require.Equal(t, errs.NotFound, errs.CodeOf(err))
-	_, err = mod.RevokeTokens(ctx, "vic", "code-web")
+	_, err = mod.Service().RevokeTokens(ctx, "vic", "code-web")
 	require.Equal(t, errs.Forbidden, errs.CodeOf(err))
 
-	n, err := mod.RevokeTokens(ctx, "val", "code-web")
+	n, err := mod.Service().RevokeTokens(ctx, "val", "code-web")
 	require.NoError(t, err)
 	require.EqualValues(t, 2, n)
 	require.False(t, auth(first))
@@ -65,9 +65,9 @@ func TestIssueAndRevokeTokens(t *testing.T) {
 		WHERE e.action = 'admin.token.revoke' AND e.agent_id = 'code-web' AND e.outcome = 'ok'
 		AND p.content = '{"agent_id": "code-web", "revoked": 2}'::jsonb`), "the log says how many")
 
-	_, err = mod.SetAgentStatus(ctx, "ana", "code-web", "banned")
+	_, err = mod.Service().SetAgentStatus(ctx, "ana", "code-web", "banned")
 	require.NoError(t, err)
-	_, err = mod.IssueToken(ctx, "val", "code-web", 0)
+	_, err = mod.Service().IssueToken(ctx, "val", "code-web", 0)
 	require.Equal(t, errs.AgentPaused, errs.CodeOf(err), "a banned agent gets no tokens")
 }
 
@@ -75,16 +75,16 @@ func TestAgentStatusBanNeedsAnOwner(t *testing.T) {
 	ctx := context.Background()
 	w, mod := office(t)
 	w.Agent("val", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
-	a, err := mod.SetAgentStatus(ctx, "val", "code-web", "paused")
+	a, err := mod.Service().SetAgentStatus(ctx, "val", "code-web", "paused")
 	require.NoError(t, err)
 	require.Equal(t, "paused", a.Status)
-	_, err = mod.SetAgentStatus(ctx, "val", "code-web", "banned")
+	_, err = mod.Service().SetAgentStatus(ctx, "val", "code-web", "banned")
 	require.Equal(t, errs.Forbidden, errs.CodeOf(err))
-	_, err = mod.SetAgentStatus(ctx, "ana", "code-web", "gone")
+	_, err = mod.Service().SetAgentStatus(ctx, "ana", "code-web", "gone")
 	require.Equal(t, errs.InvalidRequest, errs.CodeOf(err))
-	_, err = mod.SetAgentStatus(ctx, "bo", "code-web", "active")
+	_, err = mod.Service().SetAgentStatus(ctx, "bo", "code-web", "active")
 	require.Equal(t, errs.NotFound, errs.CodeOf(err))
-	a, err = mod.SetAgentStatus(ctx, "ana", "code-web", "banned")
+	a, err = mod.Service().SetAgentStatus(ctx, "ana", "code-web", "banned")
 	require.NoError(t, err)
 	require.Equal(t, "banned", a.Status)
 }
@@ -114,11 +114,11 @@ func TestABanEndsAuthorityAndOnlyAnOwnerUndoesIt(t *testing.T) {
 		return w.Count(`SELECT count(*) FROM mandates WHERE id IN (?, ?, ?) AND revoked_at IS NULL`, w.Root("code-web"), second, child)
 	}
 	require.Equal(t, 3, live())
-	_, err := mod.SetAgentStatus(ctx, "ana", "code-web", "paused")
+	_, err := mod.Service().SetAgentStatus(ctx, "ana", "code-web", "paused")
 	require.NoError(t, err)
 	require.Equal(t, 3, live(), "a pause keeps the mandates")
 
-	_, err = mod.SetAgentStatus(ctx, "ana", "code-web", "banned")
+	_, err = mod.Service().SetAgentStatus(ctx, "ana", "code-web", "banned")
 	require.NoError(t, err)
 	require.Equal(t, 1, live(), "a ban marks what the agent holds; what it delegated dies with its parent")
 	_, err = w.Mandates.Verify(ctx, w.DB, child, "code-api")
@@ -128,10 +128,10 @@ func TestABanEndsAuthorityAndOnlyAnOwnerUndoesIt(t *testing.T) {
 		"the ban's entry lists what it revoked")
 
 	for _, status := range []string{"active", "paused"} {
-		_, err = mod.SetAgentStatus(ctx, "val", "code-web", status)
+		_, err = mod.Service().SetAgentStatus(ctx, "val", "code-web", status)
 		require.Equal(t, errs.Forbidden, errs.CodeOf(err), "an approver cannot undo a ban (%s)", status)
 	}
-	a, err := mod.SetAgentStatus(ctx, "ana", "code-web", "active")
+	a, err := mod.Service().SetAgentStatus(ctx, "ana", "code-web", "active")
 	require.NoError(t, err)
 	require.Equal(t, "active", a.Status)
 	require.Equal(t, 1, live(), "undoing a ban gives no authority back")
@@ -151,11 +151,11 @@ func TestDisablingAPersonRevokesWhatTheyIssued(t *testing.T) {
 	live := func(id string) bool {
 		return w.Count(`SELECT count(*) FROM mandates WHERE id = ? AND revoked_at IS NULL`, id) == 1
 	}
-	_, err := mod.UpdateHuman(ctx, "ana", "val", people.HumanUpdate{Disabled: ptr(true)})
+	_, err := mod.Service().UpdateHuman(ctx, "ana", "val", people.HumanUpdate{Disabled: ptr(true)})
 	require.NoError(t, err)
 	require.False(t, live(byVal), "what val issued is revoked")
 	require.True(t, live(byAna), "what others issued stands")
-	_, err = mod.UpdateHuman(ctx, "ana", "val", people.HumanUpdate{Disabled: ptr(false)})
+	_, err = mod.Service().UpdateHuman(ctx, "ana", "val", people.HumanUpdate{Disabled: ptr(false)})
 	require.NoError(t, err)
 	require.False(t, live(byVal), "enabling val again gives nothing back")
 }
@@ -169,26 +169,26 @@ func TestKillSwitches(t *testing.T) {
 		return h
 	}
 	require.False(t, halted("default"))
-	require.NoError(t, mod.SetOrgHalted(ctx, "ana", true))
+	require.NoError(t, mod.Service().SetOrgHalted(ctx, "ana", true))
 	require.True(t, halted("default"))
 	require.False(t, halted("acme"), "one organization halting never stops another")
-	require.Equal(t, errs.Forbidden, errs.CodeOf(mod.SetOrgHalted(ctx, "val", false)))
-	require.NoError(t, mod.SetOrgHalted(ctx, "ana", false))
+	require.Equal(t, errs.Forbidden, errs.CodeOf(mod.Service().SetOrgHalted(ctx, "val", false)))
+	require.NoError(t, mod.Service().SetOrgHalted(ctx, "ana", false))
 
-	require.NoError(t, mod.SetOrgHaltedByOperator(ctx, "acme", true))
+	require.NoError(t, mod.Service().SetOrgHaltedByOperator(ctx, "acme", true))
 	require.True(t, halted("acme"))
-	require.Equal(t, errs.NotFound, errs.CodeOf(mod.SetOrgHaltedByOperator(ctx, "nope", true)))
-	require.NoError(t, mod.SetOrgHaltedByOperator(ctx, "acme", false))
+	require.Equal(t, errs.NotFound, errs.CodeOf(mod.Service().SetOrgHaltedByOperator(ctx, "nope", true)))
+	require.NoError(t, mod.Service().SetOrgHaltedByOperator(ctx, "acme", false))
 
-	require.NoError(t, mod.SetPlatformHalted(ctx, true))
+	require.NoError(t, mod.Service().SetPlatformHalted(ctx, true))
 	require.True(t, halted("default"))
 	require.True(t, halted("acme"))
 	require.Equal(t, 1, w.Count(`SELECT count(*) FROM entries WHERE org_id = 'acme' AND action = 'platform.halt' AND actor = 'system'`))
 	require.Equal(t, 1, w.Count(`SELECT count(*) FROM entries WHERE org_id = 'default' AND action = 'platform.halt'`))
-	require.NoError(t, mod.SetPlatformHalted(ctx, false))
+	require.NoError(t, mod.Service().SetPlatformHalted(ctx, false))
 	require.False(t, halted("acme"))
 
-	orgs, err := mod.ListOrgs(ctx)
+	orgs, err := mod.Service().ListOrgs(ctx)
 	require.NoError(t, err)
 	require.Len(t, orgs, 2)
 	require.Equal(t, "acme", orgs[0].ID)
@@ -196,9 +196,9 @@ func TestKillSwitches(t *testing.T) {
 	require.Equal(t, 3, orgs[1].People)
 	require.Equal(t, 3, orgs[1].Projects)
 
-	require.NoError(t, mod.RenameOrg(ctx, "acme", " Acme Rockets "))
+	require.NoError(t, mod.Service().RenameOrg(ctx, "acme", " Acme Rockets "))
 	require.Equal(t, 1, w.Count(`SELECT count(*) FROM orgs WHERE id = 'acme' AND name = 'Acme Rockets'`))
-	require.Equal(t, errs.InvalidRequest, errs.CodeOf(mod.RenameOrg(ctx, "acme", "")))
-	require.Equal(t, errs.NotFound, errs.CodeOf(mod.RenameOrg(ctx, "nope", "Nope")))
+	require.Equal(t, errs.InvalidRequest, errs.CodeOf(mod.Service().RenameOrg(ctx, "acme", "")))
+	require.Equal(t, errs.NotFound, errs.CodeOf(mod.Service().RenameOrg(ctx, "nope", "Nope")))
 	w.VerifyLog()
 }

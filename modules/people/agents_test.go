@@ -24,11 +24,11 @@ func withAgents(t *testing.T, b *board) {
 	t.Helper()
 	ctx := context.Background()
 	b.Agent("ana", identity.AgentInput{ID: "reg-web", Client: "code", Projects: []string{"web"}})
-	_, err := b.mod.Hire(ctx, "val", people.HireInput{Role: "code", Project: "web", ID: "hired-web"})
+	_, err := b.mod.Service().Hire(ctx, "val", people.HireInput{Role: "code", Project: "web", ID: "hired-web"})
 	require.NoError(t, err)
-	_, err = b.mod.SaveRole(ctx, "bo", people.RoleInput{ID: "rocketeer", Name: "Rocketeer", Client: "code", Actions: []string{"task.read"}})
+	_, err = b.mod.Service().SaveRole(ctx, "bo", people.RoleInput{ID: "rocketeer", Name: "Rocketeer", Client: "code", Actions: []string{"task.read"}})
 	require.NoError(t, err)
-	_, err = b.mod.Hire(ctx, "bo", people.HireInput{Role: "rocketeer", Project: "rocket", ID: "rocket-bot"})
+	_, err = b.mod.Service().Hire(ctx, "bo", people.HireInput{Role: "rocketeer", Project: "rocket", ID: "rocket-bot"})
 	require.NoError(t, err)
 }
 

@@ -4,5 +4,5 @@ import "context"
 
 // ResealRoleSettings runs what the reseal-role-settings worker runs at start.
 func (m *Module) ResealRoleSettings(ctx context.Context) (int, error) {
-	return resealRoleSettings(ctx, m.db, m.seal)
+	return m.svc.resealRoleSettings(ctx)
 }

@@ -30,6 +30,24 @@ type HireInput struct {
 	Replaces    string             `json:"replaces,omitempty"`
 }
 
+// Connect says how a hired agent connects; it never holds a token.
+type Connect struct {
+	Kind      string     `json:"kind" enum:"oauth,setup_code"`
+	URL       string     `json:"url,omitempty" doc:"The connector URL to add in the Claude app (oauth)"`
+	Code      string     `json:"code,omitempty" doc:"One-time setup code, valid 15 minutes (setup_code)"`
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+	Command   string     `json:"command,omitempty" doc:"What to run on the agent's machine"`
+}
+
+// Hired is a hired agent and how it connects.
+type Hired struct {
+	AgentID       string    `json:"agent_id"`
+	RootMandateID uuid.UUID `json:"root_mandate_id"`
+	ConnectorPath string    `json:"connector_path"`
+	Role          string    `json:"role"`
+	Connect       Connect   `json:"connect"`
+}
+
 // roleScope is role's actions on each of projects.
 func roleScope(r *AgentRole, projects []string) []string {
 	var scope []string
@@ -48,16 +66,16 @@ func roleScope(r *AgentRole, projects []string) []string {
 // it at the new one and revokes its tokens and every mandate it holds. Refusals: forbidden; not_found
 // (role, owner, project or replaced agent); invalid_request (archived role,
 // malformed input); id_taken; project_mismatch.
-func (m *Module) Hire(ctx context.Context, by string, in HireInput) (*Hired, error) {
+func (s *Service) Hire(ctx context.Context, by string, in HireInput) (*Hired, error) {
 	var out *Hired
-	err := m.identity.Act(ctx, by, identity.Approver, "admin.agent.hire", in, func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
+	err := s.ident.Act(ctx, by, identity.Approver, "admin.agent.hire", in, func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
 		if in.Project == "" {
 			return errs.E(errs.ProjectRequired, "hiring needs a project")
 		}
 		if !roleID.MatchString(in.Role) {
 			return errs.E(errs.NotFound, "role %s does not exist", in.Role)
 		}
-		r, err := m.liveRole(ctx, tx, p.OrgID, in.Role)
+		r, err := liveRole(ctx, tx, p.OrgID, in.Role)
 		if err != nil {
 			return err
 		}
@@ -79,27 +97,27 @@ func (m *Module) Hire(ctx context.Context, by string, in HireInput) (*Hired, err
 		}
 		var old *identity.Agent
 		if in.Replaces != "" {
-			if old, err = m.identity.GetAgent(ctx, tx, in.Replaces, p.OrgID); err != nil {
+			if old, err = s.ident.GetAgent(ctx, tx, in.Replaces, p.OrgID); err != nil {
 				return err
 			}
 		}
-		reg, err := m.identity.RegisterHired(ctx, tx, p, e, identity.AgentInput{ID: id, Client: r.Client, Projects: []string{in.Project},
+		reg, err := s.ident.RegisterHired(ctx, tx, p, e, identity.AgentInput{ID: id, Client: r.Client, Projects: []string{in.Project},
 			Scope: roleScope(r, []string{in.Project}), Limits: limits, Delegations: &del, MandateDays: days,
 			Owner: in.Owner}, r.ID)
 		if err != nil {
 			return err
 		}
 		if old != nil {
-			if err := m.identity.ReplaceAgent(ctx, tx, old.ID, id); err != nil {
+			if err := s.ident.ReplaceAgent(ctx, tx, old.ID, id); err != nil {
 				return err
 			}
 			// A replaced agent is banned: its authority ends with it
 			// (docs/security.md, finding 3).
-			if err := m.revokeHeld(ctx, tx, e, old.ID); err != nil {
+			if err := s.revokeHeld(ctx, tx, e, old.ID); err != nil {
 				return err
 			}
 		}
-		c, err := m.connect(ctx, tx, p.ID, id, r.Client)
+		c, err := s.connect(ctx, tx, p.ID, id, r.Client)
 		if err != nil {
 			return err
 		}
@@ -120,11 +138,11 @@ type Renewed struct {
 // Renew issues a hired agent a fresh root mandate from its role for its
 // first project; the old root keeps running until it ends. Refusals:
 // forbidden, not_found, invalid_request (not hired from a role, or banned).
-func (m *Module) Renew(ctx context.Context, by, id string) (*Renewed, error) {
+func (s *Service) Renew(ctx context.Context, by, id string) (*Renewed, error) {
 	var out *Renewed
-	err := m.identity.Act(ctx, by, identity.Approver, "admin.agent.renew", map[string]any{"agent_id": id},
+	err := s.ident.Act(ctx, by, identity.Approver, "admin.agent.renew", map[string]any{"agent_id": id},
 		func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
-			a, err := m.identity.GetAgent(ctx, tx, id, p.OrgID)
+			a, err := s.ident.GetAgent(ctx, tx, id, p.OrgID)
 			if err != nil {
 				return err
 			}
@@ -135,11 +153,11 @@ func (m *Module) Renew(ctx context.Context, by, id string) (*Renewed, error) {
 			if a.Status == "banned" || len(a.Projects) == 0 {
 				return errs.E(errs.InvalidRequest, "agent %s is banned or has no project", id)
 			}
-			r, err := m.GetRole(ctx, tx, p.OrgID, *a.RoleID)
+			r, err := getRole(ctx, tx, p.OrgID, *a.RoleID)
 			if err != nil {
 				return err
 			}
-			md, err := m.issueFromRole(ctx, tx, p, a.ID, r, a.Projects[:1])
+			md, err := s.issueFromRole(ctx, tx, p, a.ID, r, a.Projects[:1])
 			if err != nil {
 				return err
 			}
@@ -150,143 +168,15 @@ func (m *Module) Renew(ctx context.Context, by, id string) (*Renewed, error) {
 	return out, err
 }
 
-func (m *Module) issueFromRole(ctx context.Context, tx bun.Tx, p *identity.Person, agent string, r *AgentRole, projects []string) (*mandate.Mandate, error) {
-	ends, err := m.identity.Term("the role's mandate term", r.MandateDays)
+func (s *Service) issueFromRole(ctx context.Context, tx bun.Tx, p *identity.Person, agent string, r *AgentRole, projects []string) (*mandate.Mandate, error) {
+	ends, err := s.ident.Term("the role's mandate term", r.MandateDays)
 	if err != nil {
 		return nil, err
 	}
-	md, err := m.mandates.IssueRoot(ctx, tx, mandate.RootInput{Issuer: p.ID, Holder: agent, Scope: roleScope(r, projects),
+	md, err := s.mandates.IssueRoot(ctx, tx, mandate.RootInput{Issuer: p.ID, Holder: agent, Scope: roleScope(r, projects),
 		Limits: r.Limits, Delegations: r.Delegations, ExpiresAt: ends})
 	if err != nil {
 		return nil, err
 	}
-	return md, m.identity.SetRootMandate(ctx, tx, agent, md.ID)
-}
-
-// AgentUpdate names what to change of an agent; nil leaves it.
-type AgentUpdate struct {
-	RoleID   *string
-	Owner    *string
-	Projects []string
-}
-
-// AgentChange is an agent after an update, with what a reissue did.
-type AgentChange struct {
-	Agent           *identity.Agent `json:"agent"`
-	MandateID       *uuid.UUID      `json:"mandate_id"`
-	ExpiresAt       *time.Time      `json:"expires_at"`
-	RevokedMandates []string        `json:"revoked_mandates"`
-}
-
-// UpdateAgent changes an agent's owner, role or projects. A new role or
-// project set reissues its root mandate from the role over all its projects
-// and revokes every root it held before; a new owner changes nothing else.
-// Its id and client never change. Refusals: forbidden; not_found (agent,
-// owner, role, project); invalid_request (banned, nothing to change, role
-// archived or of another client, project count); project_mismatch (a runner
-// on a production project).
-func (m *Module) UpdateAgent(ctx context.Context, by, id string, u AgentUpdate) (*AgentChange, error) {
-	return m.changeAgent(ctx, by, id, u, "admin.agent.update")
-}
-
-// ChangeRole moves an agent to another role of its client: UpdateAgent with
-// only a role, logged as admin.agent.role.
-func (m *Module) ChangeRole(ctx context.Context, by, id, role string) (*AgentChange, error) {
-	return m.changeAgent(ctx, by, id, AgentUpdate{RoleID: &role}, "admin.agent.role")
-}
-
-func (m *Module) changeAgent(ctx context.Context, by, id string, u AgentUpdate, action string) (*AgentChange, error) {
-	var out *AgentChange
-	payload := map[string]any{"agent_id": id, "role_id": u.RoleID, "owner": u.Owner, "projects": u.Projects}
-	err := m.identity.Act(ctx, by, identity.Approver, action, payload, func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
-		a, err := m.identity.GetAgent(ctx, tx, id, p.OrgID)
-		if err != nil {
-			return err
-		}
-		e.AgentID = id
-		if a.Status == "banned" {
-			return errs.E(errs.InvalidRequest, "agent %s is banned; hire a new one instead", id)
-		}
-		if u.RoleID == nil && u.Owner == nil && u.Projects == nil {
-			return errs.E(errs.InvalidRequest, "name something to change: role_id, owner or projects")
-		}
-		out = &AgentChange{RevokedMandates: []string{}}
-		if u.Owner != nil {
-			if err := m.identity.RequireHumanInOrg(ctx, tx, *u.Owner, p.OrgID); err != nil {
-				return err
-			}
-			if err := m.identity.SetAgentOwner(ctx, tx, id, *u.Owner); err != nil {
-				return err
-			}
-		}
-		if u.RoleID != nil || u.Projects != nil {
-			if err := m.reissue(ctx, tx, p, e, a, u, out); err != nil {
-				return err
-			}
-		}
-		out.Agent, err = m.identity.GetAgent(ctx, tx, id, p.OrgID)
-		return err
-	})
-	return out, err
-}
-
-// reissue gives a the role and projects u names (else its own) and a new
-// root from the role over all of them, revoking every root it held before.
-func (m *Module) reissue(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry, a *identity.Agent, u AgentUpdate, out *AgentChange) error {
-	role := u.RoleID
-	if role == nil {
-		role = a.RoleID
-	}
-	if role == nil {
-		return errs.E(errs.InvalidRequest, "agent %s has no role; give it one with role_id", a.ID)
-	}
-	r, err := m.liveRole(ctx, tx, p.OrgID, *role)
-	if err != nil {
-		return err
-	}
-	if r.Client != a.Client {
-		return errs.E(errs.InvalidRequest, "role %s is for %s agents; %s is a %s agent", r.ID, r.Client, a.ID, a.Client)
-	}
-	projects := u.Projects
-	if projects == nil {
-		projects = a.Projects
-	}
-	if len(projects) == 0 {
-		return errs.E(errs.ProjectRequired, "an agent needs at least one project")
-	}
-	if identity.SingleProject(a.Client) && len(projects) != 1 {
-		return errs.E(errs.InvalidRequest, "%s agents work in exactly one project; got %d", a.Client, len(projects))
-	}
-	for _, pr := range projects {
-		proj, err := identity.ProjectInOrg(ctx, tx, pr, p.OrgID)
-		if err != nil {
-			return err
-		}
-		if a.Client == "runner" && proj.Production {
-			return errs.E(errs.ProjectMismatch, "runners never work on production projects")
-		}
-	}
-	live, err := m.mandates.LiveRoots(ctx, tx, a.ID, m.identity.Now())
-	if err != nil {
-		return err
-	}
-	if err := m.identity.SetAgentProjects(ctx, tx, a.ID, p.OrgID, projects); err != nil {
-		return err
-	}
-	if err := m.identity.SetAgentRole(ctx, tx, a.ID, r.ID); err != nil {
-		return err
-	}
-	md, err := m.issueFromRole(ctx, tx, p, a.ID, r, projects)
-	if err != nil {
-		return err
-	}
-	for _, old := range live {
-		if _, err := m.mandates.RevokeSubtree(ctx, tx, old); err != nil {
-			return err
-		}
-		out.RevokedMandates = append(out.RevokedMandates, old.String())
-	}
-	out.MandateID, out.ExpiresAt = &md.ID, &md.ExpiresAt
-	e.MandateChain = []uuid.UUID{md.ID}
-	return nil
+	return md, s.ident.SetRootMandate(ctx, tx, agent, md.ID)
 }

@@ -2,13 +2,14 @@ package people
 
 import (
 	"context"
-	"net/http"
+	"strings"
 	"time"
 
-	"github.com/danielgtaylor/huma/v2"
+	"github.com/uptrace/bun"
 
 	"github.com/pactboard/pact/core/identity"
-	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/sdk/errs"
 )
 
 // Human is a person of the caller's organization.
@@ -47,59 +48,6 @@ type Me struct {
 	ReadsIn  string  `json:"reads_in" enum:"en,th" doc:"The language texts addressed to them are written in: their own, else the organization's"`
 }
 
-type meOut struct{ Body Me }
-
-type humansOut struct {
-	Body struct {
-		Humans []Human `json:"humans" nullable:"false"`
-	}
-}
-
-type humanOut struct{ Body Human }
-
-type inviteIn struct {
-	Body struct {
-		ID    string        `json:"id" pattern:"^[a-z0-9][a-z0-9._-]{0,62}$" doc:"Global id: 1-63 of a-z, 0-9, '.', '_', '-'"`
-		Name  string        `json:"name" minLength:"1" maxLength:"200"`
-		Role  identity.Role `json:"role,omitempty" enum:"owner,approver,viewer" default:"viewer"`
-		Email string        `json:"email" format:"email" doc:"They sign in with an account whose verified email this is"`
-	}
-}
-
-type updateHumanIn struct {
-	HumanID string `path:"human_id" pattern:"^[a-z0-9][a-z0-9._-]{0,62}$"`
-	Body    struct {
-		Name     *string        `json:"name,omitempty" maxLength:"200"`
-		Email    *string        `json:"email,omitempty" doc:"A new address unbinds their sign-in account; empty removes it"`
-		Role     *identity.Role `json:"role,omitempty" enum:"owner,approver,viewer"`
-		Disabled *bool          `json:"disabled,omitempty"`
-	}
-}
-
-func (m *Module) registerHumans(api huma.API) {
-	huma.Register(api, op(http.MethodGet, "/me", "get-me", "Who is signed in", identity.Viewer), m.me)
-	huma.Register(api, op(http.MethodPatch, "/me", "update-me", "Choose the language of texts addressed to you",
-		identity.Viewer, http.StatusBadRequest), m.updateMe)
-	huma.Register(api, op(http.MethodGet, "/humans", "list-humans", "List the organization's people", identity.Viewer), m.listHumans)
-	huma.Register(api, op(http.MethodPost, "/humans", "create-human", "Invite a person", identity.Owner,
-		http.StatusBadRequest, http.StatusConflict), m.invite)
-	huma.Register(api, op(http.MethodPatch, "/humans/{human_id}", "update-human",
-		"Rename, re-address, change the role of, disable or re-enable a person", identity.Owner,
-		http.StatusBadRequest, http.StatusNotFound, http.StatusConflict), m.updateHuman)
-}
-
-func (m *Module) me(ctx context.Context, _ *struct{}) (*meOut, error) {
-	p, err := kernel.SignedIn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	o, err := m.identity.GetOrg(ctx, m.db, p.OrgID)
-	if err != nil {
-		return nil, err
-	}
-	return &meOut{Body: meOf(p, o)}, nil
-}
-
 // meOf is what /me answers for p of organization o.
 func meOf(p *identity.Person, o *identity.Org) Me {
 	reads := o.Language
@@ -110,42 +58,143 @@ func meOf(p *identity.Person, o *identity.Org) Me {
 		Org: OrgBrief{ID: o.ID, Name: o.Name, Halted: o.Halted}, Language: p.Language, ReadsIn: reads}
 }
 
-func (m *Module) listHumans(ctx context.Context, _ *struct{}) (*humansOut, error) {
-	p, err := kernel.SignedIn(ctx)
+// Me is person p, signed in, with their organization.
+func (s *Service) Me(ctx context.Context, p *identity.Person) (*Me, error) {
+	o, err := s.ident.GetOrg(ctx, s.db, p.OrgID)
 	if err != nil {
 		return nil, err
 	}
-	out := &humansOut{}
-	out.Body.Humans, err = m.humanRows(ctx, m.db, p.OrgID)
+	me := meOf(p, o)
+	return &me, nil
+}
+
+// SetMyLanguage sets the acting person's own language (a tag of
+// i18n.Languages), or clears it when lang is nil so they follow their
+// organization's. Anyone signed in may choose their own. Refusals:
+// forbidden; invalid_request (a language the board does not speak).
+func (s *Service) SetMyLanguage(ctx context.Context, by string, lang *string) (*Me, error) {
+	var out *Me
+	err := s.ident.Act(ctx, by, identity.Viewer, "admin.me.update", map[string]any{"language": lang},
+		func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
+			np, err := s.ident.SetHumanLanguage(ctx, tx, p.ID, lang)
+			if err != nil {
+				return err
+			}
+			o, err := s.ident.GetOrg(ctx, tx, p.OrgID)
+			if err != nil {
+				return err
+			}
+			me := meOf(np, o)
+			out = &me
+			return nil
+		})
 	return out, err
 }
 
-func (m *Module) invite(ctx context.Context, in *inviteIn) (*humanOut, error) {
-	p, err := kernel.SignedIn(ctx)
-	if err != nil {
-		return nil, err
+// Humans lists the people of person p's organization, by id.
+func (s *Service) Humans(ctx context.Context, p *identity.Person) ([]Human, error) {
+	ps, err := s.ident.ListPeople(ctx, s.db, p.OrgID)
+	out := make([]Human, 0, len(ps))
+	for i := range ps {
+		out = append(out, human(&ps[i]))
 	}
-	role := in.Body.Role
-	if role == "" {
-		role = identity.Viewer
-	}
-	h, err := m.identity.AddHuman(ctx, p.ID, identity.HumanInput{ID: in.Body.ID, Name: in.Body.Name, Role: role, Email: in.Body.Email})
-	if err != nil {
-		return nil, err
-	}
-	return &humanOut{Body: human(h)}, nil
+	return out, err
 }
 
-func (m *Module) updateHuman(ctx context.Context, in *updateHumanIn) (*humanOut, error) {
-	p, err := kernel.SignedIn(ctx)
-	if err != nil {
-		return nil, err
+// AddHuman invites a person to the acting owner's organization; with by
+// empty it makes the board's first person (identity.AddHuman decides,
+// checks and logs).
+func (s *Service) AddHuman(ctx context.Context, by string, in identity.HumanInput) (*identity.Person, error) {
+	return s.ident.AddHuman(ctx, by, in)
+}
+
+// HumanUpdate is what UpdateHuman changes; nil leaves a field as it is. An
+// empty Email removes the address.
+type HumanUpdate struct {
+	Name     *string        `json:"name,omitempty"`
+	Email    *string        `json:"email,omitempty"`
+	Role     *identity.Role `json:"role,omitempty"`
+	Disabled *bool          `json:"disabled,omitempty"`
+}
+
+// UpdateHuman changes a person of the acting owner's organization (§10.2).
+// A changed email clears the account binding, so the person is matched by
+// the new address at their next sign-in. People are never deleted, only
+// disabled, and the organization always keeps an active owner. Refusals:
+// forbidden; not_found; invalid_request (nothing to change, a blank name, a
+// bad role or email, no active owner left); id_taken (email registered).
+func (s *Service) UpdateHuman(ctx context.Context, by, id string, upd HumanUpdate) (*identity.Person, error) {
+	if upd.Name != nil {
+		upd.Name = ptr(strings.TrimSpace(*upd.Name))
 	}
-	b := in.Body
-	h, err := m.UpdateHuman(ctx, p.ID, in.HumanID,
-		HumanUpdate{Name: b.Name, Email: b.Email, Role: b.Role, Disabled: b.Disabled})
-	if err != nil {
-		return nil, err
+	if upd.Email != nil {
+		upd.Email = ptr(strings.TrimSpace(*upd.Email))
 	}
-	return &humanOut{Body: human(h)}, nil
+	var out *identity.Person
+	err := s.ident.Act(ctx, by, identity.Owner, "admin.human.update", map[string]any{"human_id": id, "changes": upd},
+		func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
+			if err := validUpdate(upd); err != nil {
+				return err
+			}
+			// One owner change at a time per organization, so two demotions
+			// cannot each see the other owner still active.
+			if err := s.ident.LockOrg(ctx, tx, p.OrgID); err != nil {
+				return err
+			}
+			old, err := s.ident.GetPerson(ctx, tx, id)
+			if err == nil && old.OrgID != p.OrgID {
+				err = errs.E(errs.NotFound, "human %s does not exist", id)
+			}
+			if err != nil {
+				return err
+			}
+			if upd.Email != nil && *upd.Email != "" && !strings.EqualFold(*upd.Email, deref(old.Email)) {
+				taken, err := s.ident.EmailTaken(ctx, tx, p.OrgID, *upd.Email, id)
+				if err != nil {
+					return err
+				}
+				if taken {
+					return errs.E(errs.IDTaken, "email %s is already someone's in this organization", *upd.Email)
+				}
+			}
+			out, err = s.ident.SetHumanFields(ctx, tx, id, identity.HumanFields{Name: upd.Name, Email: upd.Email,
+				Role: upd.Role, Disabled: upd.Disabled,
+				Unbind: upd.Email != nil && !strings.EqualFold(*upd.Email, deref(old.Email))})
+			if err != nil {
+				return err
+			}
+			if upd.Disabled != nil && *upd.Disabled && old.DisabledAt == nil {
+				// The authority a person gave ends with their access
+				// (docs/security.md, finding 4): every root mandate they
+				// issued is revoked, with its subtree, the tasks hanging on
+				// it and the credentials exported for it. Enabling them again
+				// gives none of it back.
+				if _, err := s.mandates.RevokeIssuedBy(ctx, tx, id); err != nil {
+					return err
+				}
+			}
+			owner, err := identity.FirstOwner(ctx, tx, p.OrgID)
+			if err != nil {
+				return err
+			}
+			if owner == "" {
+				return errs.E(errs.InvalidRequest, "the organization must keep an active owner; make someone else owner first")
+			}
+			return nil
+		})
+	return out, err
+}
+
+func validUpdate(upd HumanUpdate) error {
+	switch {
+	case upd.Name == nil && upd.Email == nil && upd.Role == nil && upd.Disabled == nil:
+		return errs.E(errs.InvalidRequest, "name something to change: name, email, role or disabled")
+	case upd.Name != nil && (*upd.Name == "" || len([]rune(*upd.Name)) > 200):
+		return errs.E(errs.InvalidRequest, "a person needs a name of 1-200 characters")
+	case upd.Role != nil && !upd.Role.Valid():
+		return errs.E(errs.InvalidRequest, "role must be owner, approver or viewer, not %q", *upd.Role)
+	case upd.Email != nil && *upd.Email != "" && !identity.ValidEmail(*upd.Email):
+		return errs.E(errs.InvalidRequest, "%q is not an email address", *upd.Email)
+	}
+	return nil
 }

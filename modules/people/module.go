@@ -10,6 +10,12 @@
 // another organization's id answers exactly like a missing one. The
 // platform operator's commands (pact-admin's org-* and platform-*) act as
 // no person: they are logged with actor "system".
+//
+// Its Service decides; its store (store*.go) holds the SQL; the Admin
+// operations (admin_*.go), POST /connect (hooks_connect.go), the role
+// section of pact_whoami (tools_whoami.go) and pact-admin's commands
+// (cli.go) translate (docs/architecture.md, "A service and a store per
+// module").
 package people
 
 import (
@@ -18,37 +24,21 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/danielgtaylor/huma/v2"
-
 	"github.com/pactboard/pact/core/boot"
-	"github.com/pactboard/pact/core/db"
-	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
-	"github.com/pactboard/pact/core/ledger"
-	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/core/seal"
 )
 
-// maxBody bounds request bodies; every body here is a few fields.
-const maxBody = 16 << 10
-
-// Module is the people module.
+// Module is the people module: its registry entry, holding the service
+// its adapters call and what the adapters need beside it.
 type Module struct {
-	db       *db.DB
-	log      *ledger.Log
-	identity *identity.Service
-	mandates *mandate.Service
+	svc *Service
+	// The adapters': the board's URL and sign-up settings, and who an
+	// account is before it is a person (sign-up, invitations).
 	cfg      *boot.Config
 	verifier kernel.AdminVerifier
 	sessions kernel.SessionAccounts
-	// What other modules own, asked through the kernel.
-	facts      kernel.BoardFacts
-	keys       kernel.AgentKeys
-	slack      kernel.SlackWebhooks
-	orgCreated *kernel.OrgCreatedHooks
-	rand       io.Reader // setup codes and sign-up's id suffixes
-	// seal seals the secret settings of roles (rolesecrets.go).
-	seal *seal.Box
+	rand     io.Reader // setup codes and sign-up's id suffixes
 }
 
 // New returns the people module.
@@ -57,16 +47,21 @@ func New() *Module { return &Module{rand: rand.Reader} }
 // Name is "people".
 func (m *Module) Name() string { return "people" }
 
-// Register adds the module's Admin API operations.
+// Service is the module's service, valid once the module is registered.
+func (m *Module) Service() *Service { return m.svc }
+
+// Register builds the service and adds the module's Admin API operations,
+// POST /connect, the role section of pact_whoami and the worker that
+// seals role secrets again.
 func (m *Module) Register(h *kernel.Host) error {
-	m.db, m.log, m.identity, m.mandates = h.DB(), h.Log(), h.Identity(), h.Mandates()
 	m.cfg, m.verifier, m.sessions = h.Config(), h.AdminVerifier(), h.SessionAccounts()
-	m.facts, m.keys, m.slack, m.orgCreated = h.BoardFacts(), h.AgentKeys(), h.SlackWebhooks(), h.OrgCreated()
-	m.seal = seal.New(m.mandates.Keys())
+	m.svc = &Service{db: h.DB(), log: h.Log(), ident: h.Identity(), mandates: h.Mandates(), boardURL: m.cfg.BoardURL,
+		facts: h.BoardFacts(), keys: h.AgentKeys(), slack: h.SlackWebhooks(), orgCreated: h.OrgCreated(), rand: m.rand,
+		seal: seal.New(h.Mandates().Keys())}
 	// Role secrets saved before sealing, or under a retired first key, are
 	// sealed again at start (SEC-006).
 	h.Worker("reseal-role-settings", func(ctx context.Context) error {
-		_, err := resealRoleSettings(ctx, m.db, m.seal)
+		_, err := m.svc.resealRoleSettings(ctx)
 		return err
 	})
 	api := h.Admin()
@@ -79,16 +74,4 @@ func (m *Module) Register(h *kernel.Host) error {
 	m.registerInvitations(api)
 	h.Handle("POST /connect", http.HandlerFunc(m.serveConnect))
 	return m.addWhoami(h)
-}
-
-// op is an operation of this module: ids are people-<verb>[-<noun>], the
-// tag is "people", bodies are small, and AdminOp declares the role gate
-// with the 401 and 403 answers.
-func op(method, path, id, summary string, min identity.Role, errors ...int) huma.Operation {
-	o := huma.Operation{OperationID: "people-" + id, Method: method, Path: path, Summary: summary,
-		Tags: []string{"people"}, Errors: errors, MaxBodyBytes: maxBody}
-	if method == http.MethodPost && (id == "create-human" || id == "create-project" || id == "create-agent" || id == "hire-agent") {
-		o.DefaultStatus = http.StatusCreated
-	}
-	return kernel.AdminOp(o, min)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/uptrace/bun"
 
@@ -15,15 +16,39 @@ import (
 // slackWebhook is the only kind of URL the board posts notifications to.
 var slackWebhook = regexp.MustCompile(`^https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{1,200}$`)
 
-// OrgSettings returns the settings of organization org, its Slack webhook
+// OrgSettings are the organization's settings. The Slack webhook URL is a
+// secret and never leaves the board: only whether one is set and its last
+// four characters.
+type OrgSettings struct {
+	ID           string    `json:"id"`
+	Name         string    `json:"name"`
+	Halted       bool      `json:"halted"`
+	TermsVersion *string   `json:"terms_version"`
+	CreatedAt    time.Time `json:"created_at"`
+	Language     string    `json:"language" enum:"en,th" doc:"The language the organization's notifications are written in"`
+	Slack        Slack     `json:"slack"`
+}
+
+// Slack says whether notifications go to a Slack webhook.
+type Slack struct {
+	Configured bool    `json:"configured"`
+	Hint       *string `json:"hint" example:"…a1b2" doc:"… and the URL's last 4 characters"`
+}
+
+// OrgSettings are the settings of person p's organization.
+func (s *Service) OrgSettings(ctx context.Context, p *identity.Person) (*OrgSettings, error) {
+	return s.orgSettings(ctx, s.db, p.OrgID)
+}
+
+// orgSettings returns the settings of organization org, its Slack webhook
 // shown only as the hint the notify module gives (kernel.SlackWebhooks).
 // Refusal: not_found.
-func (m *Module) OrgSettings(ctx context.Context, tx bun.IDB, org string) (*OrgSettings, error) {
-	o, err := m.identity.GetOrg(ctx, tx, org)
+func (s *Service) orgSettings(ctx context.Context, tx bun.IDB, org string) (*OrgSettings, error) {
+	o, err := s.ident.GetOrg(ctx, tx, org)
 	if err != nil {
 		return nil, err
 	}
-	hint, err := m.slack.SlackHint(ctx, tx, org)
+	hint, err := s.slack.SlackHint(ctx, tx, org)
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +72,7 @@ type OrgUpdate struct {
 // forbidden; invalid_request (nothing to change, a name outside 1-80
 // characters, a webhook that is not https://hooks.slack.com/services/…, a
 // language the board does not speak).
-func (m *Module) UpdateOrg(ctx context.Context, by string, upd OrgUpdate) (*OrgSettings, error) {
+func (s *Service) UpdateOrg(ctx context.Context, by string, upd OrgUpdate) (*OrgSettings, error) {
 	payload := map[string]any{}
 	if upd.Name != nil {
 		upd.Name = ptr(strings.TrimSpace(*upd.Name))
@@ -64,7 +89,7 @@ func (m *Module) UpdateOrg(ctx context.Context, by string, upd OrgUpdate) (*OrgS
 		payload["language"] = *upd.Language
 	}
 	var out *OrgSettings
-	err := m.identity.Act(ctx, by, identity.Owner, "admin.org.update", payload,
+	err := s.ident.Act(ctx, by, identity.Owner, "admin.org.update", payload,
 		func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
 			switch {
 			case upd.Name == nil && upd.SlackWebhookURL == nil && upd.Language == nil:
@@ -75,23 +100,32 @@ func (m *Module) UpdateOrg(ctx context.Context, by string, upd OrgUpdate) (*OrgS
 				return errs.E(errs.InvalidRequest, "a Slack webhook is https://hooks.slack.com/services/… with no query; null or blank removes it")
 			}
 			if upd.Name != nil {
-				if err := m.identity.SetOrgName(ctx, tx, p.OrgID, *upd.Name); err != nil {
+				if err := s.ident.SetOrgName(ctx, tx, p.OrgID, *upd.Name); err != nil {
 					return err
 				}
 			}
 			if upd.Language != nil {
-				if err := m.identity.SetOrgLanguage(ctx, tx, p.OrgID, *upd.Language); err != nil {
+				if err := s.ident.SetOrgLanguage(ctx, tx, p.OrgID, *upd.Language); err != nil {
 					return err
 				}
 			}
 			if upd.SlackWebhookURL != nil {
-				if err := m.slack.SetSlackWebhook(ctx, tx, p.OrgID, *upd.SlackWebhookURL); err != nil {
+				if err := s.slack.SetSlackWebhook(ctx, tx, p.OrgID, *upd.SlackWebhookURL); err != nil {
 					return err
 				}
 			}
 			var err error
-			out, err = m.OrgSettings(ctx, tx, p.OrgID)
+			out, err = s.orgSettings(ctx, tx, p.OrgID)
 			return err
 		})
 	return out, err
+}
+
+// SetOrgHalted is a person's kill switch for their own organization (owners
+// only). Refusal: forbidden.
+func (s *Service) SetOrgHalted(ctx context.Context, by string, halted bool) error {
+	return s.ident.Act(ctx, by, identity.Owner, "admin.kill_switch", map[string]any{"halted": halted},
+		func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
+			return s.ident.SetOrgHalted(ctx, tx, p.OrgID, halted)
+		})
 }

@@ -2,13 +2,13 @@ package people
 
 import (
 	"context"
-	"net/http"
 	"time"
 
-	"github.com/danielgtaylor/huma/v2"
+	"github.com/uptrace/bun"
 
 	"github.com/pactboard/pact/core/identity"
-	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/sdk/errs"
 )
 
 // Project is a project of the caller's organization.
@@ -22,75 +22,83 @@ type Project struct {
 	OpenTasks  int       `json:"open_tasks" doc:"Tasks submitted, working, waiting for input or for approval"`
 }
 
-type projectsOut struct {
-	Body struct {
-		Projects []Project `json:"projects" nullable:"false"`
-	}
+// Projects lists the projects of person p's organization, by id, with
+// their open tasks.
+func (s *Service) Projects(ctx context.Context, p *identity.Person) ([]Project, error) {
+	return s.projectRows(ctx, s.db, p.OrgID, "")
 }
 
-type projectOut struct{ Body Project }
-
-type createProjectIn struct {
-	Body struct {
-		ID         string `json:"id" pattern:"^[a-z0-9][a-z0-9-]{0,62}$" doc:"Global id: 1-63 of a-z, 0-9, '-'"`
-		Name       string `json:"name" minLength:"1" maxLength:"200"`
-		Production bool   `json:"production,omitempty"`
-	}
-}
-
-type updateProjectIn struct {
-	ProjectID string `path:"project_id" pattern:"^[a-z0-9][a-z0-9-]{0,62}$"`
-	Body      struct {
-		Production *bool `json:"production,omitempty"`
-		Frozen     *bool `json:"frozen,omitempty"`
-	}
-}
-
-func (m *Module) registerProjects(api huma.API) {
-	huma.Register(api, op(http.MethodGet, "/projects", "list-projects", "List the organization's projects", identity.Viewer), m.listProjects)
-	huma.Register(api, op(http.MethodPost, "/projects", "create-project", "Add a project", identity.Owner,
-		http.StatusBadRequest, http.StatusConflict), m.createProject)
-	huma.Register(api, op(http.MethodPatch, "/projects/{project_id}", "update-project",
-		"Mark a project production or frozen", identity.Owner,
-		http.StatusBadRequest, http.StatusNotFound), m.updateProject)
-}
-
-func (m *Module) listProjects(ctx context.Context, _ *struct{}) (*projectsOut, error) {
-	p, err := kernel.SignedIn(ctx)
+// Project is project id of person p's organization, with its open tasks.
+// Refusal: not_found.
+func (s *Service) Project(ctx context.Context, p *identity.Person, id string) (*Project, error) {
+	ps, err := s.projectRows(ctx, s.db, p.OrgID, id)
 	if err != nil {
 		return nil, err
 	}
-	out := &projectsOut{}
-	out.Body.Projects, err = m.projectRows(ctx, m.db, p.OrgID, "")
+	return &ps[0], nil
+}
+
+// projectRows lists the projects of org, by id, with their open tasks
+// (the board's, asked through kernel.BoardFacts); only project id when it
+// is given (not_found when org has no such project).
+func (s *Service) projectRows(ctx context.Context, tx bun.IDB, org, id string) ([]Project, error) {
+	var ps []identity.Project
+	if id == "" {
+		var err error
+		if ps, err = s.ident.ListProjects(ctx, tx, org); err != nil {
+			return nil, err
+		}
+	} else {
+		p, err := identity.ProjectInOrg(ctx, tx, id, org)
+		if err != nil {
+			return nil, err
+		}
+		ps = []identity.Project{*p}
+	}
+	ids := make([]string, 0, len(ps))
+	for _, p := range ps {
+		ids = append(ids, p.ID)
+	}
+	open, err := s.facts.OpenTaskCounts(ctx, tx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Project, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, Project{ID: p.ID, Name: p.Name, Production: p.Production, Frozen: p.Frozen,
+			CreatedBy: p.CreatedBy, CreatedAt: p.CreatedAt, OpenTasks: open[p.ID]})
+	}
+	return out, nil
+}
+
+// AddProject adds a project to the acting owner's organization
+// (identity.AddProject decides, checks and logs).
+func (s *Service) AddProject(ctx context.Context, by, id, name string, production bool) (*identity.Project, error) {
+	return s.ident.AddProject(ctx, by, id, name, production)
+}
+
+// ProjectFlags are the flags SetProjectFlags changes; nil leaves one as it is.
+type ProjectFlags struct {
+	Production *bool `json:"production,omitempty"`
+	Frozen     *bool `json:"frozen,omitempty"`
+}
+
+// SetProjectFlags marks a project production or frozen (owners only).
+// Refusals: forbidden, not_found, invalid_request (no flag given).
+func (s *Service) SetProjectFlags(ctx context.Context, by, id string, f ProjectFlags) (*identity.Project, error) {
+	var out *identity.Project
+	err := s.ident.Act(ctx, by, identity.Owner, "admin.project.flags", map[string]any{"project_id": id, "flags": f},
+		func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
+			if f.Production == nil && f.Frozen == nil {
+				return errs.E(errs.InvalidRequest, "name a flag to change: --production true|false or --frozen true|false")
+			}
+			pr, err := identity.ProjectInOrg(ctx, tx, id, p.OrgID)
+			if err != nil {
+				return err
+			}
+			e.ProjectID = id
+			out, err = s.ident.SetProjectFlags(ctx, tx, pr.ID, f.Production, f.Frozen)
+			return err
+		})
 	return out, err
-}
-
-func (m *Module) createProject(ctx context.Context, in *createProjectIn) (*projectOut, error) {
-	p, err := kernel.SignedIn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	pr, err := m.identity.AddProject(ctx, p.ID, in.Body.ID, in.Body.Name, in.Body.Production)
-	if err != nil {
-		return nil, err
-	}
-	return &projectOut{Body: Project{ID: pr.ID, Name: pr.Name, Production: pr.Production, Frozen: pr.Frozen,
-		CreatedBy: pr.CreatedBy, CreatedAt: pr.CreatedAt}}, nil
-}
-
-func (m *Module) updateProject(ctx context.Context, in *updateProjectIn) (*projectOut, error) {
-	p, err := kernel.SignedIn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	_, err = m.SetProjectFlags(ctx, p.ID, in.ProjectID,
-		ProjectFlags{Production: in.Body.Production, Frozen: in.Body.Frozen})
-	if err != nil {
-		return nil, err
-	}
-	ps, err := m.projectRows(ctx, m.db, p.OrgID, in.ProjectID)
-	if err != nil {
-		return nil, err
-	}
-	return &projectOut{Body: ps[0]}, nil
 }

@@ -140,10 +140,10 @@ func TestOnlyAnOwnerSetsTheRunnerCommand(t *testing.T) {
 // SEC-023: the other paths that write role settings set no command. The
 // templates every organization's roles are seeded from (sign-up copies
 // them) hold no PACT_RUNNER_COMMAND, nor does any seeded role, and the
-// only code that writes agent_roles is the people module's: SaveRole and
-// ArchiveRole (roles.go, the save gated above), sign-up's copy of the
-// templates (signup.go) and the resealing of secret settings
-// (rolesecrets.go), which leaves other settings as they are. A new writer
+// only code that writes agent_roles is the people module's store: SaveRole's
+// and ArchiveRole's statements (store_roles.go, the save gated above), with
+// the resealing of secret settings, which leaves other settings as they
+// are, and sign-up's copy of the templates (store_signup.go). A new writer
 // anywhere in the repository (a pact-admin command, another module) fails
 // this test until it is checked and listed.
 func TestNoOtherPathSetsTheRunnerCommand(t *testing.T) {
@@ -176,6 +176,6 @@ func TestNoOtherPathSetsTheRunnerCommand(t *testing.T) {
 		return nil
 	}))
 	sort.Strings(found)
-	require.Equal(t, []string{"modules/people/roles.go", "modules/people/rolesecrets.go", "modules/people/signup.go"}, found,
+	require.Equal(t, []string{"modules/people/store_roles.go", "modules/people/store_signup.go"}, found,
 		"a new writer of agent_roles: make sure it cannot set PACT_RUNNER_COMMAND but as an owner, then list it here")
 }

@@ -4,14 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"regexp"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/identity"
@@ -47,37 +45,33 @@ type AgentRole struct {
 	UpdatedBy    *string            `bun:"updated_by" json:"updated_by"`
 }
 
-const roleCols = `id, org_id, name, description, client, actions, limits, delegations, mandate_days, token_days,
-	settings, instructions, position, archived_at, updated_at, updated_by`
-
-// ListRoles lists org's roles by position, then id; archived ones only when
-// archived is set. Secret settings say only that they are set (SEC-006).
-func (m *Module) ListRoles(ctx context.Context, tx bun.IDB, org string, archived bool) ([]AgentRole, error) {
-	out := []AgentRole{}
-	err := tx.NewRaw(`SELECT `+roleCols+` FROM agent_roles WHERE org_id = ? AND (? OR archived_at IS NULL)
-		ORDER BY position, id`, org, archived).Scan(ctx, &out)
+// Roles lists the roles of person p's organization by position, then id;
+// archived ones only when archived is set. Anyone may list them: secret
+// settings say only that they are set (SEC-006).
+func (s *Service) Roles(ctx context.Context, p *identity.Person, archived bool) ([]AgentRole, error) {
+	out, err := rolesOf(ctx, s.db, p.OrgID, archived)
 	for i := range out {
 		out[i].Settings = shownSettings(out[i].Settings)
 	}
 	return out, err
 }
 
-// GetRole returns org's role id (archived or not), or not_found, its secret
+// getRole returns org's role id (archived or not), or not_found, its secret
 // settings sealed as stored: callers that show it use shownSettings.
-func (m *Module) GetRole(ctx context.Context, tx bun.IDB, org, id string) (*AgentRole, error) {
-	var rs []AgentRole
-	if err := tx.NewRaw(`SELECT `+roleCols+` FROM agent_roles WHERE org_id = ? AND id = ?`, org, id).Scan(ctx, &rs); err != nil {
-		return nil, fmt.Errorf("people.GetRole: %w", err)
+func getRole(ctx context.Context, tx bun.IDB, org, id string) (*AgentRole, error) {
+	r, err := roleOf(ctx, tx, org, id)
+	if err == nil && r == nil {
+		err = errs.E(errs.NotFound, "role %s does not exist", id)
 	}
-	if len(rs) == 0 {
-		return nil, errs.E(errs.NotFound, "role %s does not exist", id)
+	if err != nil {
+		return nil, err
 	}
-	return &rs[0], nil
+	return r, nil
 }
 
-// liveRole is GetRole refusing an archived role (invalid_request).
-func (m *Module) liveRole(ctx context.Context, tx bun.IDB, org, id string) (*AgentRole, error) {
-	r, err := m.GetRole(ctx, tx, org, id)
+// liveRole is getRole refusing an archived role (invalid_request).
+func liveRole(ctx context.Context, tx bun.IDB, org, id string) (*AgentRole, error) {
+	r, err := getRole(ctx, tx, org, id)
 	if err == nil && r.ArchivedAt != nil {
 		return nil, errs.E(errs.InvalidRequest, "role %s is archived; it hires no one", id)
 	}
@@ -106,14 +100,14 @@ type RoleInput struct {
 // (also an approver adding, changing or removing PACT_RUNNER_COMMAND),
 // invalid_request (id, name, client, actions, limits, settings or a value
 // out of range).
-func (m *Module) SaveRole(ctx context.Context, by string, in RoleInput) (*AgentRole, error) {
+func (s *Service) SaveRole(ctx context.Context, by string, in RoleInput) (*AgentRole, error) {
 	in.Name, in.Description = strings.TrimSpace(in.Name), strings.TrimSpace(in.Description)
 	var out *AgentRole
 	logged := in
 	// Secret settings (a database URL's password, tokens): the log says
 	// they were set, never what (SEC-006).
 	logged.Settings = shownSettings(in.Settings)
-	err := m.identity.Act(ctx, by, identity.Approver, "admin.role.save", logged, func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
+	err := s.ident.Act(ctx, by, identity.Approver, "admin.role.save", logged, func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
 		if err := validRole(in); err != nil {
 			return err
 		}
@@ -133,7 +127,7 @@ func (m *Module) SaveRole(ctx context.Context, by string, in RoleInput) (*AgentR
 		}
 		limits, _ := json.Marshal(orEmpty(in.Limits))
 		var stored map[string]string
-		if old, err := m.GetRole(ctx, tx, p.OrgID, in.ID); err == nil {
+		if old, err := getRole(ctx, tx, p.OrgID, in.ID); err == nil {
 			stored = old.Settings
 		} else if errs.CodeOf(err) != errs.NotFound {
 			return err
@@ -141,29 +135,21 @@ func (m *Module) SaveRole(ctx context.Context, by string, in RoleInput) (*AgentR
 		if err := ownerSetsCommand(p, in.ID, stored, in.Settings); err != nil {
 			return err
 		}
-		sealed, err := sealSettings(m.seal, p.OrgID, in.ID, orEmpty(in.Settings), stored)
+		sealed, err := sealSettings(s.seal, p.OrgID, in.ID, orEmpty(in.Settings), stored)
 		if err != nil {
 			return err
 		}
 		settings, _ := json.Marshal(sealed)
-		_, err = tx.ExecContext(ctx, `INSERT INTO agent_roles (org_id, id, name, description, client, actions, limits,
-				delegations, mandate_days, token_days, settings, instructions, position, updated_by)
-			VALUES (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?::jsonb, ?, ?, ?)
-			ON CONFLICT (org_id, id) DO UPDATE SET name = excluded.name, description = excluded.description,
-				client = excluded.client, actions = excluded.actions, limits = excluded.limits,
-				delegations = excluded.delegations, mandate_days = excluded.mandate_days,
-				token_days = excluded.token_days, settings = excluded.settings,
-				instructions = excluded.instructions, position = excluded.position,
-				archived_at = NULL, updated_at = now(), updated_by = excluded.updated_by`,
-			p.OrgID, in.ID, in.Name, in.Description, in.Client, pgdialect.Array(in.Actions), string(limits),
-			del, md, td, string(settings), in.Instructions, pos, p.ID)
+		err = saveRole(ctx, tx, roleRow{Org: p.OrgID, ID: in.ID, Name: in.Name, Description: in.Description,
+			Client: in.Client, Actions: in.Actions, Limits: string(limits), Delegations: del, MandateDays: md,
+			TokenDays: td, Settings: string(settings), Instructions: in.Instructions, Position: pos, By: p.ID})
 		if err != nil {
 			if db.PgCode(err) == db.CheckViolation {
 				return errs.E(errs.InvalidRequest, "role %s is out of range: %s", in.ID, pgConstraint(err))
 			}
 			return db.Refusal(err, "role "+in.ID)
 		}
-		out, err = m.GetRole(ctx, tx, p.OrgID, in.ID)
+		out, err = getRole(ctx, tx, p.OrgID, in.ID)
 		if err == nil {
 			out.Settings = shownSettings(out.Settings)
 		}
@@ -209,13 +195,6 @@ func pgConstraint(err error) string {
 	return ""
 }
 
-func orEmpty[V any](m map[string]V) map[string]V {
-	if m == nil {
-		return map[string]V{}
-	}
-	return m
-}
-
 func validRole(in RoleInput) error {
 	if !roleID.MatchString(in.ID) {
 		return errs.E(errs.InvalidRequest, "role id %q must be 1-31 characters of a-z, 0-9 and '-', starting with a letter or digit", in.ID)
@@ -253,19 +232,18 @@ func validRole(in RoleInput) error {
 // ArchiveRole archives a role of the acting approver's organization: it
 // hires no one from now on; agents hired from it keep working. Refusals:
 // forbidden, not_found.
-func (m *Module) ArchiveRole(ctx context.Context, by, id string) (*AgentRole, error) {
+func (s *Service) ArchiveRole(ctx context.Context, by, id string) (*AgentRole, error) {
 	var out *AgentRole
-	err := m.identity.Act(ctx, by, identity.Approver, "admin.role.archive", map[string]any{"role_id": id},
+	err := s.ident.Act(ctx, by, identity.Approver, "admin.role.archive", map[string]any{"role_id": id},
 		func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
-			if _, err := m.GetRole(ctx, tx, p.OrgID, id); err != nil {
+			if _, err := getRole(ctx, tx, p.OrgID, id); err != nil {
 				return err
 			}
-			_, err := tx.ExecContext(ctx, `UPDATE agent_roles SET archived_at = coalesce(archived_at, now()), updated_at = now(),
-				updated_by = ? WHERE org_id = ? AND id = ?`, p.ID, p.OrgID, id)
-			if err != nil {
+			if err := archiveRole(ctx, tx, p.OrgID, id, p.ID); err != nil {
 				return err
 			}
-			out, err = m.GetRole(ctx, tx, p.OrgID, id)
+			var err error
+			out, err = getRole(ctx, tx, p.OrgID, id)
 			if err == nil {
 				out.Settings = shownSettings(out.Settings)
 			}

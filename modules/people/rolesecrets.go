@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"regexp"
 
-	"github.com/uptrace/bun"
-
 	"github.com/pactboard/pact/core/redact"
 	"github.com/pactboard/pact/core/seal"
 	"github.com/pactboard/pact/sdk/errs"
@@ -90,15 +88,11 @@ func shownSettings(settings map[string]string) map[string]string {
 // under a key rotated out of first place. A value whose key left the
 // keyring stays as it is (redeeming says to set it again). It returns how
 // many roles it changed.
-func resealRoleSettings(ctx context.Context, d bun.IDB, box *seal.Box) (int, error) {
-	var roles []struct {
-		OrgID    string            `bun:"org_id"`
-		ID       string            `bun:"id"`
-		Settings map[string]string `bun:"settings,type:jsonb"`
-		Read     string            `bun:"read"`
-	}
-	if err := d.NewRaw(`SELECT org_id, id, settings, settings::text AS read FROM agent_roles WHERE settings <> '{}'::jsonb`).Scan(ctx, &roles); err != nil {
-		return 0, fmt.Errorf("people.resealRoleSettings: %w", err)
+func (s *Service) resealRoleSettings(ctx context.Context) (int, error) {
+	d, box := s.db, s.seal
+	roles, err := rolesWithSettings(ctx, d)
+	if err != nil {
+		return 0, err
 	}
 	changed := 0
 	for _, r := range roles {
@@ -118,12 +112,11 @@ func resealRoleSettings(ctx context.Context, d bun.IDB, box *seal.Box) (int, err
 		}
 		raw, _ := json.Marshal(r.Settings)
 		// Only the settings as read are replaced: a save in between wins.
-		res, err := d.ExecContext(ctx, `UPDATE agent_roles SET settings = ?::jsonb WHERE org_id = ? AND id = ? AND settings = ?::jsonb`,
-			string(raw), r.OrgID, r.ID, r.Read)
+		done, err := replaceSettings(ctx, d, r, string(raw))
 		if err != nil {
-			return changed, fmt.Errorf("people.resealRoleSettings: %w", err)
+			return changed, err
 		}
-		if n, _ := res.RowsAffected(); n > 0 {
+		if done {
 			changed++
 		}
 	}

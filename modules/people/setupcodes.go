@@ -28,22 +28,20 @@ const RedeemRefused = "this setup code is unknown, used or expired; get a new on
 
 // connect is how agent (of client) connects; for a token client it mints
 // a setup code, created by person by, of which only the hash is kept.
-func (m *Module) connect(ctx context.Context, tx bun.IDB, by, agent, client string) (*Connect, error) {
+func (s *Service) connect(ctx context.Context, tx bun.IDB, by, agent, client string) (*Connect, error) {
 	if oauthClients[client] {
-		return &Connect{Kind: "oauth", URL: m.cfg.BoardURL + "/mcp/a/" + agent}, nil
+		return &Connect{Kind: "oauth", URL: s.boardURL + "/mcp/a/" + agent}, nil
 	}
 	b := make([]byte, 18)
-	if _, err := io.ReadFull(m.rand, b); err != nil {
+	if _, err := io.ReadFull(s.rand, b); err != nil {
 		return nil, err
 	}
 	code := SetupCodePrefix + base64.RawURLEncoding.EncodeToString(b)
-	ends := m.identity.Now().Add(SetupCodeTTL).UTC().Truncate(time.Microsecond)
-	_, err := tx.ExecContext(ctx, `INSERT INTO setup_codes (code_hash, agent_id, created_by, created_at, expires_at)
-		VALUES (?, ?, ?, ?, ?)`, identity.HashToken(code), agent, by, m.identity.Now().UTC(), ends)
-	if err != nil {
-		return nil, fmt.Errorf("people.connect: %w", err)
+	ends := s.ident.Now().Add(SetupCodeTTL).UTC().Truncate(time.Microsecond)
+	if err := insertSetupCode(ctx, tx, identity.HashToken(code), agent, by, s.ident.Now().UTC(), ends); err != nil {
+		return nil, err
 	}
-	return &Connect{Kind: "setup_code", Code: code, ExpiresAt: &ends, Command: "pact-connect " + m.cfg.BoardURL + " " + code}, nil
+	return &Connect{Kind: "setup_code", Code: code, ExpiresAt: &ends, Command: "pact-connect " + s.boardURL + " " + code}, nil
 }
 
 // NewSetupCode gives an agent of the acting approver's organization new
@@ -51,11 +49,11 @@ func (m *Module) connect(ctx context.Context, tx bun.IDB, by, agent, client stri
 // unused codes stay valid until they expire), the connector for the rest.
 // Refusals: forbidden, not_found (missing, another organization's or
 // banned).
-func (m *Module) NewSetupCode(ctx context.Context, by, agent string) (*Connect, error) {
+func (s *Service) NewSetupCode(ctx context.Context, by, agent string) (*Connect, error) {
 	var out *Connect
-	err := m.identity.Act(ctx, by, identity.Approver, "admin.agent.setup_code", map[string]any{"agent_id": agent},
+	err := s.ident.Act(ctx, by, identity.Approver, "admin.agent.setup_code", map[string]any{"agent_id": agent},
 		func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
-			a, err := m.identity.GetAgent(ctx, tx, agent, p.OrgID)
+			a, err := s.ident.GetAgent(ctx, tx, agent, p.OrgID)
 			if err == nil && a.Status == "banned" {
 				err = errs.E(errs.NotFound, "agent %s does not exist", agent)
 			}
@@ -63,7 +61,7 @@ func (m *Module) NewSetupCode(ctx context.Context, by, agent string) (*Connect, 
 				return err
 			}
 			e.AgentID = agent
-			out, err = m.connect(ctx, tx, p.ID, agent, a.Client)
+			out, err = s.connect(ctx, tx, p.ID, agent, a.Client)
 			return err
 		})
 	return out, err
@@ -88,38 +86,29 @@ type Redeemed struct {
 // (used, expired, banned agent) is logged in its organization as a refused
 // admin.agent.connect by that agent, with the reason: a used code presented
 // again means it leaked. An unknown code names no organization to log in.
-func (m *Module) RedeemSetupCode(ctx context.Context, code string) (*Redeemed, error) {
+func (s *Service) RedeemSetupCode(ctx context.Context, code string) (*Redeemed, error) {
 	refused := errs.E(errs.Forbidden, "%s", RedeemRefused)
 	if !strings.HasPrefix(code, SetupCodePrefix) {
 		return nil, refused
 	}
-	out, err := m.redeem(ctx, code, refused)
+	out, err := s.redeem(ctx, code, refused)
 	if errors.Is(err, refused) {
-		return nil, m.logRefusedRedemption(ctx, code, refused)
+		return nil, s.logRefusedRedemption(ctx, code, refused)
 	}
 	return out, err
 }
 
 // logRefusedRedemption records the refusal of a known code; refused is
 // returned either way.
-func (m *Module) logRefusedRedemption(ctx context.Context, code string, refused error) error {
-	var rows []struct {
-		AgentID  string     `bun:"agent_id"`
-		UsedAt   *time.Time `bun:"used_at"`
-		Expires  time.Time  `bun:"expires_at"`
-		Creator  string     `bun:"created_by"`
-		Received time.Time  `bun:"created_at"`
-	}
-	err := m.db.NewRaw(`SELECT agent_id, used_at, expires_at, created_by, created_at FROM setup_codes
-		WHERE code_hash = ?`, identity.HashToken(code)).Scan(ctx, &rows)
+func (s *Service) logRefusedRedemption(ctx context.Context, code string, refused error) error {
+	r, err := codeByHash(ctx, s.db, identity.HashToken(code))
 	if err != nil {
-		return fmt.Errorf("look up a refused setup code: %w", err)
+		return err
 	}
-	if len(rows) == 0 {
+	if r == nil {
 		return refused
 	}
-	r := rows[0]
-	a, err := m.identity.GetAgent(ctx, m.db, r.AgentID, "")
+	a, err := s.ident.GetAgent(ctx, s.db, r.AgentID, "")
 	if err != nil {
 		return fmt.Errorf("look up the agent of a refused setup code: %w", err)
 	}
@@ -127,34 +116,29 @@ func (m *Module) logRefusedRedemption(ctx context.Context, code string, refused 
 	switch {
 	case r.UsedAt != nil:
 		reason = "used"
-	case !r.Expires.After(m.identity.Now()):
+	case !r.Expires.After(s.ident.Now()):
 		reason = "expired"
 	case a.Status == "banned":
 		reason = "banned"
 	}
-	return m.log.RecordRefusal(ctx, m.db, ledger.Entry{OrgID: a.OrgID, AgentID: r.AgentID, Actor: "agent:" + r.AgentID,
+	return s.log.RecordRefusal(ctx, s.db, ledger.Entry{OrgID: a.OrgID, AgentID: r.AgentID, Actor: "agent:" + r.AgentID,
 		Action: "admin.agent.connect", Payload: map[string]any{"agent_id": r.AgentID, "reason": reason,
 			"code_created_by": r.Creator, "code_created_at": r.Received}}, refused)
 }
 
 // redeem is RedeemSetupCode's transaction; it returns refused itself for
 // a code it cannot redeem.
-func (m *Module) redeem(ctx context.Context, code string, refused error) (*Redeemed, error) {
+func (s *Service) redeem(ctx context.Context, code string, refused error) (*Redeemed, error) {
 	var out *Redeemed
-	err := m.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		var rows []struct {
-			AgentID   string `bun:"agent_id"`
-			CreatedBy string `bun:"created_by"`
-		}
-		err := tx.NewRaw(`UPDATE setup_codes SET used_at = ? WHERE code_hash = ? AND used_at IS NULL AND expires_at > ?
-			RETURNING agent_id, created_by`, m.identity.Now().UTC(), identity.HashToken(code), m.identity.Now()).Scan(ctx, &rows)
+	err := s.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		used, err := useCode(ctx, tx, identity.HashToken(code), s.ident.Now())
 		if err != nil {
-			return fmt.Errorf("people.redeem: %w", err)
+			return err
 		}
-		if len(rows) == 0 {
+		if used == nil {
 			return refused
 		}
-		a, err := m.identity.GetAgent(ctx, tx, rows[0].AgentID, "")
+		a, err := s.ident.GetAgent(ctx, tx, used.AgentID, "")
 		if err != nil {
 			return err
 		}
@@ -167,14 +151,14 @@ func (m *Module) redeem(ctx context.Context, code string, refused error) (*Redee
 			out.Project = a.Projects[0]
 		}
 		if a.RoleID != nil {
-			r, err := m.GetRole(ctx, tx, a.OrgID, *a.RoleID)
+			r, err := getRole(ctx, tx, a.OrgID, *a.RoleID)
 			if err != nil {
 				return err
 			}
 			days, out.Instructions = r.TokenDays, r.Instructions
 			// The one place secret settings leave the board in clear: to
 			// the agent hired from the role, redeeming its code (SEC-006).
-			settings, err := openSettings(m.seal, a.OrgID, r.ID, r.Settings)
+			settings, err := openSettings(s.seal, a.OrgID, r.ID, r.Settings)
 			if err != nil {
 				return err
 			}
@@ -182,14 +166,14 @@ func (m *Module) redeem(ctx context.Context, code string, refused error) (*Redee
 				out.Settings[k] = strings.ReplaceAll(v, "{project}", out.Project)
 			}
 		}
-		ends, err := m.identity.Term("the token term", days)
+		ends, err := s.ident.Term("the token term", days)
 		if err != nil {
 			return err
 		}
-		if out.Token, err = m.identity.NewToken(ctx, tx, a.ID, ends); err != nil {
+		if out.Token, err = s.ident.NewToken(ctx, tx, a.ID, ends); err != nil {
 			return err
 		}
-		_, err = m.log.Append(ctx, tx, ledger.Entry{OrgID: a.OrgID, AgentID: a.ID, Actor: "human:" + rows[0].CreatedBy,
+		_, err = s.log.Append(ctx, tx, ledger.Entry{OrgID: a.OrgID, AgentID: a.ID, Actor: "human:" + used.CreatedBy,
 			Action: "admin.agent.connect", Payload: map[string]any{"agent_id": a.ID, "token_expires_at": ends},
 			Outcome: ledger.OK})
 		return err
@@ -220,39 +204,36 @@ type Connection struct {
 	HiredAt    time.Time       `json:"hired_at"`
 }
 
-// GetConnection reports the connection state of agent id of org, or
-// not_found.
-func (m *Module) GetConnection(ctx context.Context, tx bun.IDB, org, id string) (*Connection, error) {
-	a, err := m.identity.GetAgent(ctx, tx, id, org)
+// GetConnection reports the connection state of agent id of person p's
+// organization. Refusal: not_found.
+func (s *Service) GetConnection(ctx context.Context, p *identity.Person, id string) (*Connection, error) {
+	a, err := s.ident.GetAgent(ctx, s.db, id, p.OrgID)
 	if err != nil {
 		return nil, err
 	}
 	out := &Connection{AgentID: id, LastSeen: a.LastSeen, HiredAt: a.CreatedAt}
-	var codes []SetupCodeState
-	if err := tx.NewRaw(`SELECT created_at, expires_at, used_at FROM setup_codes WHERE agent_id = ?
-		ORDER BY created_at DESC LIMIT 1`, id).Scan(ctx, &codes); err != nil {
+	code, err := latestCode(ctx, s.db, id)
+	if err != nil {
 		return nil, err
 	}
-	if out.LiveTokens, err = m.identity.LiveTokenCount(ctx, tx, id); err != nil {
+	if out.LiveTokens, err = s.ident.LiveTokenCount(ctx, s.db, id); err != nil {
 		return nil, fmt.Errorf("people.GetConnection: %w", err)
 	}
 	seenAfter := func(t time.Time) bool { return a.LastSeen != nil && a.LastSeen.After(t) }
 	switch {
-	case len(codes) == 0 && seenAfter(a.CreatedAt):
+	case code == nil && seenAfter(a.CreatedAt):
 		out.State = "connected"
-	case len(codes) == 0:
+	case code == nil:
 		out.State = "waiting_for_code"
-	case codes[0].UsedAt != nil && seenAfter(*codes[0].UsedAt):
+	case code.UsedAt != nil && seenAfter(*code.UsedAt):
 		out.State = "connected"
-	case codes[0].UsedAt != nil:
+	case code.UsedAt != nil:
 		out.State = "code_redeemed"
-	case !codes[0].ExpiresAt.After(m.identity.Now()):
+	case !code.ExpiresAt.After(s.ident.Now()):
 		out.State = "expired"
 	default:
 		out.State = "waiting_for_code"
 	}
-	if len(codes) > 0 {
-		out.SetupCode = &codes[0]
-	}
+	out.SetupCode = code
 	return out, nil
 }

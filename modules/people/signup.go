@@ -42,6 +42,12 @@ type SignUpInput struct {
 	TermsVersion                   string
 }
 
+// SignedUp is the owner a sign-up made, and their organization.
+type SignedUp struct {
+	Human Human    `json:"human"`
+	Org   OrgBrief `json:"org"`
+}
+
 // SignUp makes a new organization with the account as its owner (docs/specs/behavior.md
 // §10.5): its id derived from the name, its own system chain, the terms
 // recorded, the roles of role_templates, what the modules seed for a new
@@ -56,7 +62,7 @@ type SignUpInput struct {
 // terms version blank or too long), signup_busy. Only the refusals of an
 // account that is a person are logged (in their organization): the others
 // have no organization to log them in.
-func (m *Module) SignUp(ctx context.Context, pol SignUpPolicy, in SignUpInput) (*SignedUp, error) {
+func (s *Service) SignUp(ctx context.Context, pol SignUpPolicy, in SignUpInput) (*SignedUp, error) {
 	in.OrgName, in.DisplayName = strings.TrimSpace(in.OrgName), strings.TrimSpace(in.DisplayName)
 	in.TermsVersion, in.VerifiedEmail = strings.TrimSpace(in.TermsVersion), strings.TrimSpace(in.VerifiedEmail)
 	if in.Issuer == "" || in.Subject == "" {
@@ -64,11 +70,11 @@ func (m *Module) SignUp(ctx context.Context, pol SignUpPolicy, in SignUpInput) (
 	}
 	var out *SignedUp
 	var known *identity.Person // the person the account is
-	err := m.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		if err := m.lockAccount(ctx, tx, in.Issuer, in.Subject); err != nil {
+	err := s.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		if err := lockAccount(ctx, tx, in.Issuer, in.Subject); err != nil {
 			return err
 		}
-		p, err := m.identity.AccountPerson(ctx, tx, in.Issuer, in.Subject)
+		p, err := s.ident.AccountPerson(ctx, tx, in.Issuer, in.Subject)
 		if err != nil {
 			return err
 		}
@@ -86,18 +92,18 @@ func (m *Module) SignUp(ctx context.Context, pol SignUpPolicy, in SignUpInput) (
 		if err := validSignUp(in); err != nil {
 			return err
 		}
-		recent, err := m.identity.SignUpsLastHour(ctx, tx)
+		recent, err := s.ident.SignUpsLastHour(ctx, tx)
 		if err != nil {
 			return err
 		}
 		if recent >= pol.MaxPerHour {
 			return errs.E(errs.SignupBusy, SignupBusyMessage)
 		}
-		out, err = m.createOrg(ctx, tx, in)
+		out, err = s.createOrg(ctx, tx, in)
 		return err
 	})
 	if errs.IsRefusal(err) && known != nil {
-		return nil, m.log.RecordRefusal(ctx, m.db, ledger.Entry{OrgID: known.OrgID, Actor: "human:" + known.ID,
+		return nil, s.log.RecordRefusal(ctx, s.db, ledger.Entry{OrgID: known.OrgID, Actor: "human:" + known.ID,
 			Action: "admin.signup", Payload: map[string]any{"human_id": known.ID, "issuer": in.Issuer}}, err)
 	}
 	if err != nil {
@@ -106,41 +112,31 @@ func (m *Module) SignUp(ctx context.Context, pol SignUpPolicy, in SignUpInput) (
 	return out, nil
 }
 
-// lockAccount serialises, until tx ends, what one account does to become a
-// person: sign-up and accepting an invitation.
-func (m *Module) lockAccount(ctx context.Context, tx bun.Tx, issuer, sub string) error {
-	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended(?, 0))`, "signup:"+issuer+":"+sub)
-	return err
-}
-
 // createOrg makes the organization and its owner, seeds it and logs
 // org.created.
-func (m *Module) createOrg(ctx context.Context, tx bun.Tx, in SignUpInput) (*SignedUp, error) {
-	orgID, err := m.freeID(ctx, tx, m.identity.OrgExists, slug(in.OrgName, 30, "org"), 6, true)
+func (s *Service) createOrg(ctx context.Context, tx bun.Tx, in SignUpInput) (*SignedUp, error) {
+	orgID, err := s.freeID(ctx, tx, s.ident.OrgExists, slug(in.OrgName, 30, "org"), 6, true)
 	if err != nil {
 		return nil, err
 	}
 	local, _, _ := strings.Cut(in.VerifiedEmail, "@")
-	humanID, err := m.freeID(ctx, tx, m.identity.HumanExists, slug(local, 30, "owner"), 4, false)
+	humanID, err := s.freeID(ctx, tx, s.ident.HumanExists, slug(local, 30, "owner"), 4, false)
 	if err != nil {
 		return nil, err
 	}
-	owner, err := m.identity.CreateOrg(ctx, tx, identity.NewOrg{ID: orgID, Name: in.OrgName, TermsVersion: in.TermsVersion,
+	owner, err := s.ident.CreateOrg(ctx, tx, identity.NewOrg{ID: orgID, Name: in.OrgName, TermsVersion: in.TermsVersion,
 		OwnerID: humanID, OwnerName: in.DisplayName, Email: in.VerifiedEmail, Issuer: in.Issuer, Subject: in.Subject})
 	if err != nil {
 		return nil, err
 	}
 	out := &SignedUp{Org: OrgBrief{ID: orgID, Name: in.OrgName}, Human: human(owner)}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO agent_roles (org_id, id, name, description, client, actions, limits,
-			delegations, mandate_days, token_days, settings, instructions, position)
-		SELECT ?, id, name, description, client, actions, limits, delegations, mandate_days, token_days, settings,
-			instructions, position FROM role_templates`, orgID); err != nil {
+	if err := seedRoles(ctx, tx, orgID); err != nil {
 		return nil, err
 	}
-	if err := m.orgCreated.Run(ctx, tx, orgID); err != nil {
+	if err := s.orgCreated.Run(ctx, tx, orgID); err != nil {
 		return nil, fmt.Errorf("people.createOrg: %w", err)
 	}
-	_, err = m.log.Append(ctx, tx, ledger.Entry{Actor: "human:" + humanID, Action: "org.created", OrgID: orgID,
+	_, err = s.log.Append(ctx, tx, ledger.Entry{Actor: "human:" + humanID, Action: "org.created", OrgID: orgID,
 		Payload: map[string]any{"org_id": orgID, "name": in.OrgName, "owner": humanID, "display_name": in.DisplayName,
 			"terms_version": in.TermsVersion, "issuer": in.Issuer}})
 	return out, err
@@ -148,13 +144,13 @@ func (m *Module) createOrg(ctx context.Context, tx bun.Tx, in SignUpInput) (*Sig
 
 // freeID returns base if taken says it is free (and always suffixed when
 // suffixAlways), else base-<n hex digits>, trying a few random suffixes.
-func (m *Module) freeID(ctx context.Context, tx bun.IDB, taken func(context.Context, bun.IDB, string) (bool, error),
+func (s *Service) freeID(ctx context.Context, tx bun.IDB, taken func(context.Context, bun.IDB, string) (bool, error),
 	base string, n int, suffixAlways bool) (string, error) {
 	for try := 0; try < 8; try++ {
 		id := base
 		if suffixAlways || try > 0 {
 			b := make([]byte, (n+1)/2)
-			if _, err := io.ReadFull(m.rand, b); err != nil {
+			if _, err := io.ReadFull(s.rand, b); err != nil {
 				return "", err
 			}
 			id = base + "-" + hex.EncodeToString(b)[:n]

@@ -25,7 +25,7 @@ func signUpAs(sub, email string) people.SignUpInput {
 func TestSignUpMakesASeededOrganization(t *testing.T) {
 	ctx := context.Background()
 	f := newBoard(t)
-	s, err := f.mod.SignUp(ctx, openSignUp, signUpAs("sub-zoe", "Zoe.R@example.com"))
+	s, err := f.mod.Service().SignUp(ctx, openSignUp, signUpAs("sub-zoe", "Zoe.R@example.com"))
 	require.NoError(t, err)
 	require.Regexp(t, `^zo-s-rocket-shop-[0-9a-f]{6}$`, s.Org.ID, "slug of the name and 6 hex digits")
 	require.Equal(t, "Zoë's Rocket Shop!", s.Org.Name)
@@ -62,7 +62,7 @@ func TestSignUpMakesASeededOrganization(t *testing.T) {
 	require.NoError(t, err)
 
 	// Same local part, another person: the human id gets a suffix.
-	s2, err := f.mod.SignUp(ctx, openSignUp, signUpAs("sub-zoe2", "zoe.r@other.example.com"))
+	s2, err := f.mod.Service().SignUp(ctx, openSignUp, signUpAs("sub-zoe2", "zoe.r@other.example.com"))
 	require.NoError(t, err)
 	require.Regexp(t, `^zoe-r-[0-9a-f]{4}$`, s2.Human.ID)
 	require.NotEqual(t, org, s2.Org.ID)
@@ -71,7 +71,7 @@ func TestSignUpMakesASeededOrganization(t *testing.T) {
 func TestSignUpRefusals(t *testing.T) {
 	ctx := context.Background()
 	f := newBoard(t)
-	_, err := f.mod.UpdateHuman(ctx, "ana", "vic", people.HumanUpdate{Email: ptr("vic@example.com"), Disabled: ptr(true)})
+	_, err := f.mod.Service().UpdateHuman(ctx, "ana", "vic", people.HumanUpdate{Email: ptr("vic@example.com"), Disabled: ptr(true)})
 	require.NoError(t, err)
 	orgs := f.Count(`SELECT count(*) FROM orgs`)
 	entries := f.Count(`SELECT count(*) FROM entries`)
@@ -100,7 +100,7 @@ func TestSignUpRefusals(t *testing.T) {
 		{"NoAccount", openSignUp, signUpAs("", "new@example.com"), errs.Unauthorized, "no account"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := f.mod.SignUp(ctx, tc.pol, tc.in)
+			_, err := f.mod.Service().SignUp(ctx, tc.pol, tc.in)
 			require.Equal(t, tc.code, errs.CodeOf(err), "%v", err)
 			require.Contains(t, err.Error(), tc.says)
 		})
@@ -121,14 +121,14 @@ func TestSignUpBreaker(t *testing.T) {
 	// Three an hour: newBoard's acme, made as sign-up makes one, is the first.
 	pol := people.SignUpPolicy{Enabled: true, MaxPerHour: 3}
 	for i := range 2 {
-		_, err := f.mod.SignUp(ctx, pol, signUpAs(fmt.Sprint("sub-", i), fmt.Sprintf("p%d@example.com", i)))
+		_, err := f.mod.Service().SignUp(ctx, pol, signUpAs(fmt.Sprint("sub-", i), fmt.Sprintf("p%d@example.com", i)))
 		require.NoError(t, err)
 	}
-	_, err := f.mod.SignUp(ctx, pol, signUpAs("sub-3", "p3@example.com"))
+	_, err := f.mod.Service().SignUp(ctx, pol, signUpAs("sub-3", "p3@example.com"))
 	require.Equal(t, errs.SignupBusy, errs.CodeOf(err))
 	// An hour later the breaker closes again.
 	f.Exec(`UPDATE orgs SET created_at = now() - interval '61 minutes' WHERE created_by IS NOT NULL`)
-	_, err = f.mod.SignUp(ctx, pol, signUpAs("sub-3", "p3@example.com"))
+	_, err = f.mod.Service().SignUp(ctx, pol, signUpAs("sub-3", "p3@example.com"))
 	require.NoError(t, err)
 }
 
@@ -140,13 +140,13 @@ func TestSignUpNeverJoinsAnInvitation(t *testing.T) {
 	f := newBoard(t)
 	_, err := f.Identity.AddHuman(ctx, "ana", identity.HumanInput{ID: "zed", Name: "Zed", Role: identity.Approver, Email: "zed@example.com"})
 	require.NoError(t, err)
-	s, err := f.mod.SignUp(ctx, openSignUp, signUpAs("sub-zed", "ZED@example.com"))
+	s, err := f.mod.Service().SignUp(ctx, openSignUp, signUpAs("sub-zed", "ZED@example.com"))
 	require.NoError(t, err)
 	require.NotEqual(t, "default", s.Org.ID, "an organization of its own")
 	require.Equal(t, identity.Owner, s.Human.Role)
 	require.Equal(t, 1, f.Count(`SELECT count(*) FROM humans WHERE id = 'zed' AND auth_sub IS NULL`), "zed stays an invitation")
 	require.Equal(t, 0, f.Count(`SELECT count(*) FROM entries WHERE org_id = 'default' AND action = 'admin.human.bind'`))
-	_, err = f.mod.AcceptInvitation(ctx, authtest.DefaultURL, "sub-zed", "zed@example.com", "zed")
+	_, err = f.mod.Service().AcceptInvitation(ctx, authtest.DefaultURL, "sub-zed", "zed@example.com", "zed")
 	require.Equal(t, errs.AlreadyRegistered, errs.CodeOf(err), "an account is one person")
 }
 
@@ -160,7 +160,7 @@ func TestConcurrentSignUpsOfOneAccountMakeOneOrganization(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := f.mod.SignUp(ctx, openSignUp, signUpAs("sub-twin", "twin@example.com"))
+			_, err := f.mod.Service().SignUp(ctx, openSignUp, signUpAs("sub-twin", "twin@example.com"))
 			codes[i] = errs.CodeOf(err)
 		}()
 	}
@@ -183,11 +183,11 @@ func TestUpdateOrgNeverLogsTheWebhook(t *testing.T) {
 	f := newBoard(t)
 	hook := "https://hooks.slack.com/services/T000/B000/" + strings.Repeat("x", 20) + "abcd"
 
-	o, err := f.mod.UpdateOrg(ctx, "ana", people.OrgUpdate{Name: ptr("  Default Inc "), SlackWebhookURL: ptr(hook)})
+	o, err := f.mod.Service().UpdateOrg(ctx, "ana", people.OrgUpdate{Name: ptr("  Default Inc "), SlackWebhookURL: ptr(hook)})
 	require.NoError(t, err)
 	require.Equal(t, "Default Inc", o.Name)
 	require.Equal(t, "…abcd", *o.Slack.Hint)
-	o, err = f.mod.UpdateOrg(ctx, "ana", people.OrgUpdate{SlackWebhookURL: ptr(" ")})
+	o, err = f.mod.Service().UpdateOrg(ctx, "ana", people.OrgUpdate{SlackWebhookURL: ptr(" ")})
 	require.NoError(t, err)
 	require.Nil(t, o.Slack.Hint)
 	require.Equal(t, 0, f.Count(`SELECT count(*) FROM payloads WHERE content::text LIKE '%hooks.slack%'`))
@@ -208,11 +208,11 @@ func TestUpdateOrgNeverLogsTheWebhook(t *testing.T) {
 		{"EmptyPath", people.OrgUpdate{SlackWebhookURL: ptr("https://hooks.slack.com/services/")}, errs.InvalidRequest},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := f.mod.UpdateOrg(ctx, "ana", tc.upd)
+			_, err := f.mod.Service().UpdateOrg(ctx, "ana", tc.upd)
 			require.Equal(t, tc.want, errs.CodeOf(err), "%v", err)
 		})
 	}
-	_, err = f.mod.UpdateOrg(ctx, "val", people.OrgUpdate{Name: ptr("X")})
+	_, err = f.mod.Service().UpdateOrg(ctx, "val", people.OrgUpdate{Name: ptr("X")})
 	require.Equal(t, errs.Forbidden, errs.CodeOf(err))
 }
 func ptr[T any](v T) *T { return &v }
@@ -225,7 +225,7 @@ func TestSignUpIDsOfThaiNamesAndTakenIDs(t *testing.T) {
 	f := newBoard(t)
 	in := signUpAs("sub-ana2", "ana@example.org")
 	in.OrgName = "บริษัท ทดสอบ"
-	s, err := f.mod.SignUp(ctx, openSignUp, in)
+	s, err := f.mod.Service().SignUp(ctx, openSignUp, in)
 	require.NoError(t, err)
 	require.Regexp(t, `^org-[0-9a-f]{6}$`, s.Org.ID)
 	require.Equal(t, "บริษัท ทดสอบ", s.Org.Name)

@@ -14,26 +14,6 @@ import (
 	"github.com/pactboard/pact/sdk/errs"
 )
 
-// Agent is an agent of the caller's organization.
-type Agent struct {
-	ID             string         `json:"id" bun:"id" example:"code-web"`
-	Owner          string         `json:"owner" bun:"owner"`
-	Client         string         `json:"client" bun:"client" enum:"chat,cowork,design,code,gemini,runner"`
-	Status         string         `json:"status" bun:"status" enum:"active,paused,banned"`
-	LastSeen       *time.Time     `json:"last_seen" bun:"last_seen"`
-	CreatedAt      time.Time      `json:"created_at" bun:"created_at"`
-	RootMandateID  *uuid.UUID     `json:"root_mandate_id" bun:"root_mandate_id"`
-	Preferences    map[string]any `json:"preferences" bun:"preferences,type:jsonb"`
-	RoleID         *string        `json:"role_id" bun:"role_id" doc:"The role it was hired from"`
-	ReplacedBy     *string        `json:"replaced_by" bun:"replaced_by" doc:"The agent that took over from this banned one"`
-	Projects       []string       `json:"projects" bun:"projects,array" nullable:"false"`
-	LiveTokens     int            `json:"live_tokens" bun:"live_tokens"`
-	LiveMandates   int            `json:"live_mandates" bun:"live_mandates" doc:"Unrevoked, unexpired mandates it holds"`
-	Keys           int            `json:"keys" bun:"keys" doc:"Unrevoked Ed25519 public keys it registered (docs/specs/behavior.md §10.6 names it keys)"`
-	ListeningUntil *time.Time     `json:"listening_until" bun:"listening_until"`
-	Online         bool           `json:"online" bun:"online" doc:"Listening now or within the last 30 seconds"`
-}
-
 type agentsOut struct {
 	Body struct {
 		Agents []Agent `json:"agents" nullable:"false"`
@@ -71,24 +51,6 @@ type hireIn struct {
 		Owner       string             `json:"owner,omitempty" doc:"Hire it for another person of the organization"`
 		Replaces    string             `json:"replaces,omitempty" doc:"An agent to ban and point at the new one"`
 	}
-}
-
-// Connect says how a hired agent connects; it never holds a token.
-type Connect struct {
-	Kind      string     `json:"kind" enum:"oauth,setup_code"`
-	URL       string     `json:"url,omitempty" doc:"The connector URL to add in the Claude app (oauth)"`
-	Code      string     `json:"code,omitempty" doc:"One-time setup code, valid 15 minutes (setup_code)"`
-	ExpiresAt *time.Time `json:"expires_at,omitempty"`
-	Command   string     `json:"command,omitempty" doc:"What to run on the agent's machine"`
-}
-
-// Hired is a hired agent and how it connects.
-type Hired struct {
-	AgentID       string    `json:"agent_id"`
-	RootMandateID uuid.UUID `json:"root_mandate_id"`
-	ConnectorPath string    `json:"connector_path"`
-	Role          string    `json:"role"`
-	Connect       Connect   `json:"connect"`
 }
 
 type hiredOut struct{ Body Hired }
@@ -198,20 +160,8 @@ func (m *Module) listAgents(ctx context.Context, _ *struct{}) (*agentsOut, error
 		return nil, err
 	}
 	out := &agentsOut{}
-	out.Body.Agents, err = m.agentRows(ctx, m.db, p.OrgID, "")
+	out.Body.Agents, err = m.svc.Agents(ctx, p)
 	return out, err
-}
-
-// agent is agent id of the caller's organization as the list shows it.
-func (m *Module) agent(ctx context.Context, org, id string) (Agent, error) {
-	as, err := m.agentRows(ctx, m.db, org, id)
-	if err != nil {
-		return Agent{}, err
-	}
-	if len(as) == 0 {
-		return Agent{}, errs.E(errs.NotFound, "agent %s does not exist", id)
-	}
-	return as[0], nil
 }
 
 func (m *Module) registerAgent(ctx context.Context, in *registerIn) (*registeredOut, error) {
@@ -224,7 +174,7 @@ func (m *Module) registerAgent(ctx context.Context, in *registerIn) (*registered
 	if client == "" {
 		client = "code"
 	}
-	r, err := m.identity.RegisterAgent(ctx, p.ID, identity.AgentInput{ID: b.ID, Client: client, Projects: b.Projects,
+	r, err := m.svc.RegisterAgent(ctx, p.ID, identity.AgentInput{ID: b.ID, Client: client, Projects: b.Projects,
 		Scope: b.Scope, Limits: b.Limits, Delegations: b.Delegations, MandateDays: b.Days, TokenDays: b.Days})
 	if err != nil {
 		return nil, err
@@ -238,7 +188,7 @@ func (m *Module) hire(ctx context.Context, in *hireIn) (*hiredOut, error) {
 		return nil, err
 	}
 	b := in.Body
-	h, err := m.Hire(ctx, p.ID, HireInput{Role: b.Role, Project: b.Project, ID: b.ID, Limits: b.Limits,
+	h, err := m.svc.Hire(ctx, p.ID, HireInput{Role: b.Role, Project: b.Project, ID: b.ID, Limits: b.Limits,
 		Delegations: b.Delegations, Days: b.Days, Owner: b.Owner, Replaces: b.Replaces})
 	if err != nil {
 		return nil, err
@@ -251,7 +201,7 @@ func (m *Module) connection(ctx context.Context, in *agentPath) (*connectionOut,
 	if err != nil {
 		return nil, err
 	}
-	c, err := m.GetConnection(ctx, m.db, p.OrgID, in.AgentID)
+	c, err := m.svc.GetConnection(ctx, p, in.AgentID)
 	if err != nil {
 		return nil, err
 	}
@@ -263,19 +213,20 @@ func (m *Module) renew(ctx context.Context, in *agentPath) (*renewedOut, error) 
 	if err != nil {
 		return nil, err
 	}
-	r, err := m.Renew(ctx, p.ID, in.AgentID)
+	r, err := m.svc.Renew(ctx, p.ID, in.AgentID)
 	if err != nil {
 		return nil, err
 	}
 	return &renewedOut{Body: *r}, nil
 }
 
-func (m *Module) updated(ctx context.Context, org string, u *AgentChange) (*agentUpdatedOut, error) {
-	a, err := m.agent(ctx, org, u.Agent.ID)
+// updated answers a change with the agent as the list shows it.
+func (m *Module) updated(ctx context.Context, p *identity.Person, u *AgentChange) (*agentUpdatedOut, error) {
+	a, err := m.svc.Agent(ctx, p, u.Agent.ID)
 	if err != nil {
 		return nil, err
 	}
-	return &agentUpdatedOut{Body: AgentUpdated{Agent: a, MandateID: u.MandateID, ExpiresAt: u.ExpiresAt,
+	return &agentUpdatedOut{Body: AgentUpdated{Agent: *a, MandateID: u.MandateID, ExpiresAt: u.ExpiresAt,
 		RevokedMandates: u.RevokedMandates}}, nil
 }
 
@@ -284,11 +235,11 @@ func (m *Module) changeRole(ctx context.Context, in *changeRoleIn) (*agentUpdate
 	if err != nil {
 		return nil, err
 	}
-	u, err := m.ChangeRole(ctx, p.ID, in.AgentID, in.Body.RoleID)
+	u, err := m.svc.ChangeRole(ctx, p.ID, in.AgentID, in.Body.RoleID)
 	if err != nil {
 		return nil, err
 	}
-	return m.updated(ctx, p.OrgID, u)
+	return m.updated(ctx, p, u)
 }
 
 func (m *Module) updateAgent(ctx context.Context, in *updateAgentIn) (*agentUpdatedOut, error) {
@@ -297,11 +248,11 @@ func (m *Module) updateAgent(ctx context.Context, in *updateAgentIn) (*agentUpda
 		return nil, err
 	}
 	b := in.Body
-	u, err := m.UpdateAgent(ctx, p.ID, in.AgentID, AgentUpdate{RoleID: b.RoleID, Owner: b.Owner, Projects: b.Projects})
+	u, err := m.svc.UpdateAgent(ctx, p.ID, in.AgentID, AgentUpdate{RoleID: b.RoleID, Owner: b.Owner, Projects: b.Projects})
 	if err != nil {
 		return nil, err
 	}
-	return m.updated(ctx, p.OrgID, u)
+	return m.updated(ctx, p, u)
 }
 
 func (m *Module) setupCode(ctx context.Context, in *agentPath) (*connectOut, error) {
@@ -309,7 +260,7 @@ func (m *Module) setupCode(ctx context.Context, in *agentPath) (*connectOut, err
 	if err != nil {
 		return nil, err
 	}
-	c, err := m.NewSetupCode(ctx, p.ID, in.AgentID)
+	c, err := m.svc.NewSetupCode(ctx, p.ID, in.AgentID)
 	if err != nil {
 		return nil, err
 	}
@@ -321,11 +272,14 @@ func (m *Module) setStatus(ctx context.Context, in *statusIn) (*agentOut, error)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := m.SetAgentStatus(ctx, p.ID, in.AgentID, in.Body.Status); err != nil {
+	if _, err := m.svc.SetAgentStatus(ctx, p.ID, in.AgentID, in.Body.Status); err != nil {
 		return nil, err
 	}
-	a, err := m.agent(ctx, p.OrgID, in.AgentID)
-	return &agentOut{Body: a}, err
+	a, err := m.svc.Agent(ctx, p, in.AgentID)
+	if err != nil {
+		return nil, err
+	}
+	return &agentOut{Body: *a}, nil
 }
 
 func (m *Module) setPreferences(ctx context.Context, in *preferencesIn) (*preferencesOut, error) {
@@ -337,7 +291,7 @@ func (m *Module) setPreferences(ctx context.Context, in *preferencesIn) (*prefer
 	if err != nil {
 		return nil, errs.E(errs.InvalidRequest, "preferences must be a JSON object")
 	}
-	prefs, err := m.SetPreferences(ctx, p.ID, in.AgentID, raw)
+	prefs, err := m.svc.SetPreferences(ctx, p.ID, in.AgentID, raw)
 	if err != nil {
 		return nil, err
 	}
@@ -352,7 +306,7 @@ func (m *Module) issueToken(ctx context.Context, in *tokenIn) (*tokenOut, error)
 	if err != nil {
 		return nil, err
 	}
-	t, err := m.IssueToken(ctx, p.ID, in.AgentID, in.Body.Days)
+	t, err := m.svc.IssueToken(ctx, p.ID, in.AgentID, in.Body.Days)
 	if err != nil {
 		return nil, err
 	}
@@ -364,7 +318,7 @@ func (m *Module) revokeTokens(ctx context.Context, in *agentPath) (*revokedToken
 	if err != nil {
 		return nil, err
 	}
-	n, err := m.RevokeTokens(ctx, p.ID, in.AgentID)
+	n, err := m.svc.RevokeTokens(ctx, p.ID, in.AgentID)
 	if err != nil {
 		return nil, err
 	}

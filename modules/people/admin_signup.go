@@ -21,12 +21,6 @@ type signupIn struct {
 	}
 }
 
-// SignedUp is the owner a sign-up made, and their organization.
-type SignedUp struct {
-	Human Human    `json:"human"`
-	Org   OrgBrief `json:"org"`
-}
-
 type signedUpOut struct{ Body SignedUp }
 
 func (m *Module) registerSignup(api huma.API) {
@@ -107,7 +101,7 @@ func (m *Module) signup(ctx context.Context, in *signupIn) (*signedUpOut, error)
 		email = acct.Email
 	}
 	b := in.Body
-	s, err := m.SignUp(ctx, SignUpPolicy{Enabled: m.cfg.SignupEnabled, MaxPerHour: m.cfg.SignupMaxPerHour},
+	s, err := m.svc.SignUp(ctx, SignUpPolicy{Enabled: m.cfg.SignupEnabled, MaxPerHour: m.cfg.SignupMaxPerHour},
 		SignUpInput{Issuer: acct.Issuer, Subject: acct.Subject, VerifiedEmail: email, OrgName: b.OrgName,
 			DisplayName: b.DisplayName, AcceptTerms: b.AcceptTerms, TermsVersion: b.TermsVersion})
 	if err != nil {

@@ -2,17 +2,12 @@ package people
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"io"
 	"net/http"
-	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
-	"github.com/pactboard/pact/sdk/errs"
 )
 
 type rolesIn struct {
@@ -62,9 +57,7 @@ func (m *Module) listRoles(ctx context.Context, in *rolesIn) (*rolesOut, error) 
 		return nil, err
 	}
 	out := &rolesOut{}
-	// Anyone may list roles: ListRoles shows secret settings as set, never
-	// what they are.
-	out.Body.Roles, err = m.ListRoles(ctx, m.db, p.OrgID, in.Archived)
+	out.Body.Roles, err = m.svc.Roles(ctx, p, in.Archived)
 	return out, err
 }
 
@@ -74,7 +67,7 @@ func (m *Module) saveRole(ctx context.Context, in *saveRoleIn) (*roleOut, error)
 		return nil, err
 	}
 	b := in.Body
-	r, err := m.SaveRole(ctx, p.ID, RoleInput{ID: in.RoleID, Name: b.Name, Description: b.Description,
+	r, err := m.svc.SaveRole(ctx, p.ID, RoleInput{ID: in.RoleID, Name: b.Name, Description: b.Description,
 		Client: b.Client, Actions: b.Actions, Limits: b.Limits, Delegations: b.Delegations, MandateDays: b.MandateDays,
 		TokenDays: b.TokenDays, Settings: b.Settings, Instructions: b.Instructions, Position: b.Position})
 	if err != nil {
@@ -88,81 +81,9 @@ func (m *Module) archiveRole(ctx context.Context, in *rolePath) (*roleOut, error
 	if err != nil {
 		return nil, err
 	}
-	r, err := m.ArchiveRole(ctx, p.ID, in.RoleID)
+	r, err := m.svc.ArchiveRole(ctx, p.ID, in.RoleID)
 	if err != nil {
 		return nil, err
 	}
 	return &roleOut{Body: *r}, nil
-}
-
-// maxConnectBody bounds a POST /connect body.
-const maxConnectBody = 4096
-
-// Connected is what POST /connect answers, once per setup code.
-type Connected struct {
-	AgentID      string            `json:"agent_id"`
-	Client       string            `json:"client"`
-	Project      string            `json:"project"`
-	BoardURL     string            `json:"board_url"`
-	MCPURL       string            `json:"mcp_url"`
-	Token        string            `json:"token"`
-	Role         *string           `json:"role"`
-	Settings     map[string]string `json:"settings"`
-	Instructions string            `json:"instructions"`
-}
-
-// serveConnect redeems a setup code (docs/specs/behavior.md §10.3). It takes no
-// authentication: the code is the credential.
-func (m *Module) serveConnect(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Cache-Control", "no-store")
-	raw, err := readAtMost(r, maxConnectBody)
-	switch {
-	case kernel.IsReadTimeout(err):
-		kernel.WriteError(w, http.StatusRequestTimeout, errs.E(errs.InvalidRequest,
-			"the body did not arrive within %s; send it whole with the request", kernel.MaxRequestRead))
-		return
-	case err != nil:
-		kernel.WriteError(w, http.StatusRequestEntityTooLarge, errs.E(errs.InvalidRequest,
-			"the body is at most %d bytes: send {\"code\": \"pcs_...\"}", maxConnectBody))
-		return
-	}
-	var body struct {
-		Code string `json:"code"`
-	}
-	if json.Unmarshal(raw, &body) != nil || !strings.HasPrefix(body.Code, SetupCodePrefix) {
-		kernel.WriteError(w, http.StatusBadRequest, errs.E(errs.InvalidRequest, `send {"code": "pcs_..."}`))
-		return
-	}
-	red, err := m.RedeemSetupCode(r.Context(), body.Code)
-	if err != nil {
-		if e, ok := errs.As(err); ok && e.Code == errs.Forbidden {
-			kernel.WriteError(w, http.StatusForbidden, e)
-			return
-		}
-		p := kernel.Public(err) // the database down is 503 unavailable
-		kernel.WriteError(w, kernel.AdminStatus(p.Code), p)
-		return
-	}
-	base := m.cfg.BoardURL
-	kernel.WriteJSON(w, http.StatusOK, Connected{AgentID: red.AgentID, Client: red.Client, Project: red.Project,
-		BoardURL: base, MCPURL: base + "/mcp/a/" + red.AgentID, Token: red.Token, Role: red.Role,
-		Settings: red.Settings, Instructions: red.Instructions})
-}
-
-var errTooLarge = errors.New("body too large")
-
-// readAtMost reads r's body, refusing one longer than n bytes; a body that
-// failed to arrive returns the read's error.
-func readAtMost(r *http.Request, n int64) ([]byte, error) {
-	if r.ContentLength > n {
-		return nil, errTooLarge
-	}
-	raw, err := io.ReadAll(io.LimitReader(r.Body, n+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(raw)) > n {
-		return nil, errTooLarge
-	}
-	return raw, nil
 }

@@ -1,8 +1,6 @@
 package people
 
 import (
-	"github.com/jackc/pgx/v5"
-
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/kernel"
 )
@@ -23,21 +21,9 @@ func (m *Module) addWhoami(h *kernel.Host) error {
 }
 
 // whoamiRole is the caller's role, or nil when it was not hired from one.
-// Roles are keyed by (organization, id): role ids repeat in every
-// organization.
 func (m *Module) whoamiRole(c kernel.WhoamiCaller) (db.Step, func() (any, error)) {
 	var role *roleView
-	read := db.Step{SQL: `SELECT r.id, r.name, r.description, r.instructions
-		FROM agents a JOIN agent_roles r ON r.org_id = a.org_id AND r.id = a.role_id
-		WHERE a.id = $1 AND a.org_id = $2`, Args: []any{c.AgentID, c.OrgID},
-		Rows: func(_ *db.Tx, rows pgx.Rows) error {
-			if !rows.Next() {
-				return rows.Err()
-			}
-			role = &roleView{}
-			return rows.Scan(&role.ID, &role.Name, &role.Description, &role.Instructions)
-		}}
-	return read, func() (any, error) {
+	return agentRole(c.AgentID, c.OrgID, &role), func() (any, error) {
 		if role == nil {
 			return nil, nil // a typed nil would answer {} rather than null
 		}

@@ -2,9 +2,7 @@ package people
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
-	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -12,53 +10,7 @@ import (
 	"github.com/pactboard/pact/core/kernel"
 )
 
-// OrgSettings are the organization's settings. The Slack webhook URL is a
-// secret and never leaves the board: only whether one is set and its last
-// four characters.
-type OrgSettings struct {
-	ID           string    `json:"id"`
-	Name         string    `json:"name"`
-	Halted       bool      `json:"halted"`
-	TermsVersion *string   `json:"terms_version"`
-	CreatedAt    time.Time `json:"created_at"`
-	Language     string    `json:"language" enum:"en,th" doc:"The language the organization's notifications are written in"`
-	Slack        Slack     `json:"slack"`
-}
-
-// Slack says whether notifications go to a Slack webhook.
-type Slack struct {
-	Configured bool    `json:"configured"`
-	Hint       *string `json:"hint" example:"…a1b2" doc:"… and the URL's last 4 characters"`
-}
-
 type orgOut struct{ Body OrgSettings }
-
-// clearable is a JSON string that tells apart absent (unchanged) and null
-// (remove).
-type clearable struct {
-	set   bool
-	value string
-}
-
-func (c *clearable) UnmarshalJSON(b []byte) error {
-	c.set = true
-	if string(b) == "null" {
-		return nil
-	}
-	return json.Unmarshal(b, &c.value)
-}
-
-// Schema documents clearable as a nullable string.
-func (clearable) Schema(huma.Registry) *huma.Schema {
-	return &huma.Schema{Type: huma.TypeString, Nullable: true, MaxLength: ptr(300)}
-}
-
-func (c clearable) update() *string {
-	if !c.set {
-		return nil
-	}
-	return &c.value
-}
 
 type updateOrgIn struct {
 	Body struct {
@@ -89,7 +41,7 @@ func (m *Module) getOrg(ctx context.Context, _ *struct{}) (*orgOut, error) {
 	if err != nil {
 		return nil, err
 	}
-	o, err := m.OrgSettings(ctx, m.db, p.OrgID)
+	o, err := m.svc.OrgSettings(ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +53,7 @@ func (m *Module) updateOrg(ctx context.Context, in *updateOrgIn) (*orgOut, error
 	if err != nil {
 		return nil, err
 	}
-	o, err := m.UpdateOrg(ctx, p.ID, OrgUpdate{Name: in.Body.Name, SlackWebhookURL: in.Body.SlackWebhookURL.update(),
+	o, err := m.svc.UpdateOrg(ctx, p.ID, OrgUpdate{Name: in.Body.Name, SlackWebhookURL: in.Body.SlackWebhookURL.update(),
 		Language: in.Body.Language})
 	if err != nil {
 		return nil, err
@@ -114,10 +66,8 @@ func (m *Module) setKillSwitch(ctx context.Context, in *killSwitchIn) (*killSwit
 	if err != nil {
 		return nil, err
 	}
-	if err := m.SetOrgHalted(ctx, p.ID, in.Body.Halted); err != nil {
+	if err := m.svc.SetOrgHalted(ctx, p.ID, in.Body.Halted); err != nil {
 		return nil, err
 	}
 	return &killSwitchOut{Body: in.Body}, nil
 }
-
-func ptr[T any](v T) *T { return &v }

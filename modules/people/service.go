@@ -1,0 +1,53 @@
+package people
+
+import (
+	"io"
+
+	"github.com/pactboard/pact/core/db"
+	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/core/mandate"
+	"github.com/pactboard/pact/core/seal"
+)
+
+// Service is where every rule about the organization is decided: who may
+// change a person, a project, the settings and kill switches; hiring,
+// changing and stopping agents; roles and their secrets; setup codes;
+// sign-up and invitations. The Admin operations, POST /connect and
+// pact-admin's commands are adapters over its methods, and its store holds
+// the SQL of the tables it owns. A write names the person acting (by) and
+// goes through identity's Act, which checks their role again and logs it;
+// a read takes the person already known to be signed in.
+type Service struct {
+	db       *db.DB
+	log      *ledger.Log
+	ident    *identity.Service
+	mandates *mandate.Service
+	boardURL string // how hired agents reach the board
+	// What other modules own, asked through the kernel (docs/architecture.md,
+	// "Table ownership").
+	facts      kernel.BoardFacts
+	keys       kernel.AgentKeys
+	slack      kernel.SlackWebhooks
+	orgCreated *kernel.OrgCreatedHooks
+	rand       io.Reader // setup codes and sign-up's id suffixes
+	// seal seals the secret settings of roles (rolesecrets.go).
+	seal *seal.Box
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func orEmpty[V any](m map[string]V) map[string]V {
+	if m == nil {
+		return map[string]V{}
+	}
+	return m
+}
