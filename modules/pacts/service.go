@@ -2,7 +2,6 @@ package pacts
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"time"
 
@@ -104,14 +103,9 @@ func (s *Service) writable(ctx context.Context, tx bun.IDB, a Actor, acc Access,
 // rateLimit refuses a seat's write past WritesPerMinute in the last
 // minute, saying when the next one is allowed.
 func (s *Service) rateLimit(ctx context.Context, tx bun.IDB, pact, seat string) error {
-	var n int
-	var wait float64
-	err := tx.NewRaw(`SELECT count(*), coalesce(extract(epoch FROM min(at) + interval '1 minute' - clock_timestamp()), 0)
-		FROM (SELECT at FROM pact_feed WHERE pact_id = ? AND seat_key = ? AND kind IN ('message', 'section', 'decision', 'handshake')
-		      AND at > clock_timestamp() - interval '1 minute' ORDER BY at DESC LIMIT ?) recent`,
-		pact, seat, WritesPerMinute).Scan(ctx, &n, &wait)
+	n, wait, err := recentWrites(ctx, tx, pact, seat, WritesPerMinute)
 	if err != nil {
-		return fmt.Errorf("pacts: count the writes of %s in %s: %w", seat, pact, err)
+		return err
 	}
 	if n >= WritesPerMinute {
 		return errs.E(errs.LimitExceeded, "seat %s wrote %d times in pact %s in the last minute, the most a participant may: "+
@@ -181,3 +175,24 @@ func validUUID(s string) bool {
 }
 
 func iso(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// notFound is the refusal for a pact the actor cannot see; it names the
+// projects that were searched, which is usually the whole explanation.
+func notFound(id string, searched []string) error {
+	return errs.E(errs.NotFound, "no pact %s in the projects searched (%s): a pact reaches you only in a project "+
+		"you and it share, under a mandate with pact.read there", id, list(searched))
+}
+
+func list(xs []string) string {
+	if len(xs) == 0 {
+		return "none"
+	}
+	out := ""
+	for i, x := range xs {
+		if i > 0 {
+			out += ", "
+		}
+		out += x
+	}
+	return out
+}
