@@ -103,6 +103,7 @@ func (o *Options) defaults() {
 func (m *Module) registerDelivery(h *kernel.Host) error {
 	d := &m.dlv
 	d.opts.defaults()
+	m.svc.dlv = &d.opts
 	d.events, d.logger = h.Events(), h.Logger()
 	if d.logger == nil {
 		d.logger = hclog.NewNullLogger()

@@ -10,6 +10,7 @@ import (
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -21,13 +22,22 @@ const (
 	newsLimit       = 50
 )
 
-// Service holds the pact rules. Its methods take the caller's transaction
-// and the actor, with the projects the actor may read and write pacts in
-// (Access): the adapters work that out from a mandate or a person's role.
+// Service holds the pact rules: the MCP tools, the Admin API's operations
+// and pact-admin are adapters over its methods, and its store (store*.go)
+// holds the SQL. Its methods take the caller's transaction and the actor,
+// with the projects the actor may read and write pacts in (Access: an
+// agent's from its mandate, AgentAccess; a person's, PersonAccess).
 type Service struct {
 	db    *db.DB
 	log   *ledger.Log
 	ident *identity.Service
+	// mandates verify an agent's mandate (AgentAccess); the module sets
+	// them, and a service made alone serves people only.
+	mandates *mandate.Service
+	// dlv is the module's delivery options (delivery.go), which check and
+	// seal webhooks; nil until the module registers its delivery, and for
+	// a service made alone, which then refuses webhooks as unavailable.
+	dlv *Options
 }
 
 // NewService returns the pacts service.
@@ -44,6 +54,33 @@ type Access struct {
 	// Found, when set, is told the project of the pact the call reaches,
 	// so its log entry (a refusal's too) lands on that project's chain.
 	Found func(project string)
+}
+
+// ruler answers agent's person, refusing forbidden unless they are an
+// enabled owner or approver of the organization: starting a pact and
+// pausing or waking a job (what) are theirs to allow. A person acting
+// through the Admin API passed the same bar at the operation's role gate.
+func (s *Service) ruler(ctx context.Context, tx bun.IDB, agent, what string) (string, error) {
+	owner, _, err := identity.AgentOwner(ctx, tx, agent)
+	if err != nil {
+		return "", err
+	}
+	p, err := s.ident.GetPerson(ctx, tx, owner)
+	if err != nil {
+		return "", err
+	}
+	if !p.Role.AtLeast(identity.Approver) || p.DisabledAt != nil {
+		return "", errs.E(errs.Forbidden, "%s needs your person (%s) to be an owner or approver of the organization; they are a %s",
+			what, owner, p.Role)
+	}
+	return owner, nil
+}
+
+// Locate finds, in org, the pact named by id or else the pact of decision
+// decision, and its project ("" when there is none): where the Admin API
+// records a refusal of its gate (recordRefused).
+func (s *Service) Locate(ctx context.Context, d bun.IDB, org, id, decision string) (pact, project string, err error) {
+	return pactOf(ctx, d, org, id, decision)
 }
 
 // reach reads pact id for a, refusing not_found (naming the projects

@@ -40,9 +40,21 @@ type NewPact struct {
 }
 
 // Create makes a pact in in.ProjectID with a's seat first (joined) and a
-// seat waiting for each invitee. The adapter has checked that a may start
-// one (an agent's person, or the person, is an owner or approver).
+// seat waiting for each invitee, answered for by owner: the person who
+// starts it, whom the Admin API's role gate let through as an owner or
+// approver. An agent's pact is answered for by the agent's person, who
+// must be an owner or approver (ruler); for an agent owner is not read.
+// The call's log entry lands on in.ProjectID's chain (Access.Found).
 func (s *Service) Create(ctx context.Context, tx bun.IDB, a Actor, acc Access, owner string, in NewPact) (string, Written, error) {
+	if acc.Found != nil {
+		acc.Found(in.ProjectID)
+	}
+	if a.Agent != "" {
+		var err error
+		if owner, err = s.ruler(ctx, tx, a.Agent, "starting a pact"); err != nil {
+			return "", Written{}, err
+		}
+	}
 	if !slices.Contains(acc.Write, in.ProjectID) {
 		if slices.Contains(acc.Read, in.ProjectID) {
 			return "", Written{}, errs.E(errs.ScopeExceeded, "creating a pact needs pact.write@project:%s", in.ProjectID)

@@ -73,6 +73,21 @@ func (s *Service) Get(ctx context.Context, tx bun.IDB, a Actor, acc Access, pact
 	return v, markRead(ctx, tx, a, p.ID, head)
 }
 
+// Latest reads pact for a as Get does with no since (its latest page of
+// thread), and the cursor of the thread's older page, 0 when there is
+// none: what a person's Admin API and pact-admin show of a pact.
+func (s *Service) Latest(ctx context.Context, tx bun.IDB, a Actor, acc Access, pact string) (*PactView, int64, error) {
+	v, err := s.Get(ctx, tx, a, acc, pact, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	var before int64
+	if len(v.Messages) > 0 && v.MessageCount > len(v.Messages) {
+		before = v.Messages[0].Cursor
+	}
+	return v, before, nil
+}
+
 // refusedBeside puts beside each section the writes aimed at it that the
 // board refused, read from the pact's record (the project's log).
 func (s *Service) refusedBeside(ctx context.Context, tx bun.IDB, p *pactRow, secs []SectionView) error {

@@ -42,6 +42,27 @@ const (
 	NotNeededText = "Not needed"
 )
 
+// answerOf is the answer a person gives by one of choice, their own words
+// or notNeeded, as Answer takes it: exactly one of the three, or
+// invalid_request. It is read before the person's act is, so a request
+// that carries none, or several, is refused without an entry.
+func answerOf(choice, words *string, notNeeded bool) (kind, text string, err error) {
+	n := 0
+	if choice != nil {
+		n, kind, text = n+1, AnswerChoice, *choice
+	}
+	if words != nil {
+		n, kind, text = n+1, AnswerOwnWords, *words
+	}
+	if notNeeded {
+		n, kind, text = n+1, AnswerNotNeeded, NotNeededText
+	}
+	if n != 1 {
+		return "", "", errs.E(errs.InvalidRequest, `answer with exactly one of {"choice": "…"}, {"answer": "…"} or {"not_needed": true}`)
+	}
+	return kind, text, nil
+}
+
 // PactAnswer is a person's answer as stored.
 type PactAnswer struct {
 	DecisionID string `json:"decision_id"`

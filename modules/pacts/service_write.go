@@ -116,8 +116,9 @@ type Raised struct {
 	Written
 }
 
-// Raise records a's decision with the options it could live with; only a
-// person answers it (Answer).
+// Raise records a's decision with the options it could live with, and
+// tells the people who answer it (tellRulers); only a person answers it
+// (Answer). It answers the pact too, as it read it.
 func (s *Service) Raise(ctx context.Context, tx bun.IDB, a Actor, acc Access, pact, question string, options []string) (Raised, *pactRow, error) {
 	if strings.TrimSpace(question) == "" || utf8.RuneCountInString(question) > 2000 {
 		return Raised{}, nil, errs.E(errs.InvalidRequest, "a decision's question is 1-2,000 characters")
@@ -143,7 +144,10 @@ func (s *Service) Raise(ctx context.Context, tx bun.IDB, a Actor, acc Access, pa
 		return Raised{}, nil, err
 	}
 	w, err := wrote(ctx, tx, seat, pos)
-	return Raised{DecisionID: id, Written: w}, p, err
+	if err != nil {
+		return Raised{}, nil, err
+	}
+	return Raised{DecisionID: id, Written: w}, p, s.tellRulers(ctx, tx, p, a, id, question)
 }
 
 // Handshake replaces a's handshake note: how it works in this pact.
