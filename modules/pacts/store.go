@@ -15,11 +15,11 @@ import (
 // store*.go (docs/architecture.md, "A service and a store per module"), by
 // what they hold: this one the feed (pact_feed), every change's row;
 // store_pacts.go the pacts, store_seats.go their seats, store_thread.go
-// the thread, the decisions and the zones, store_jobs.go the people's
-// lists, store_settings.go the settings, store_delivery.go,
-// store_sends.go and store_stream.go how agents hear of changes, and
-// store_nudges.go the unread nudges. Every statement speaks bun's ?
-// placeholders.
+// the thread, the decisions and the zones, store_undo.go the zone and
+// handshake writes that Undo reads back, store_jobs.go the lists of pacts,
+// store_settings.go the settings, store_delivery.go, store_sends.go and
+// store_stream.go how agents hear of changes, and store_nudges.go the
+// unread nudges. Every statement speaks bun's ? placeholders.
 
 // pactLocks is the first key of the pacts module's two-key advisory locks
 // (a key space apart from the one-key locks the rest of the board takes).

@@ -10,6 +10,10 @@ import (
 	"github.com/uptrace/bun"
 )
 
+// The pacts (pacts): a pact's row, its creation and closing, and the
+// locks that creations in a project, and changes to a pact's seats,
+// serialise on.
+
 // pactRow is a pact as stored.
 type pactRow struct {
 	ID         string     `bun:"id"`

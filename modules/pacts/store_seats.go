@@ -11,6 +11,8 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 )
 
+// The seats of a pact (pact_seats) and their cursors.
+
 // seatRow is a seat as stored.
 type seatRow struct {
 	PactID      string     `bun:"pact_id"`
