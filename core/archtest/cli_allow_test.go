@@ -16,11 +16,5 @@ func notThroughCLIYet() map[string]bool {
 		"modules/board *Module.ResumeTask":       true,
 		"modules/board *Module.SweepClosedTasks": true,
 		"modules/board *Module.TasksFor":         true,
-		"modules/pacts *Module.AnswerDecision":   true,
-		"modules/pacts *Module.ClosePact":        true,
-		"modules/pacts *Module.Jobs":             true,
-		"modules/pacts *Module.Questions":        true,
-		"modules/pacts *Module.Show":             true,
-		"modules/pacts *Module.UndoChange":       true,
 	}
 }

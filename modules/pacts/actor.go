@@ -17,12 +17,3 @@ func (a Actor) String() string {
 	}
 	return "human:" + a.Human
 }
-
-// column and id are the seat column that names a of this kind, and its
-// value.
-func (a Actor) column() (column, id string) {
-	if a.Agent != "" {
-		return "agent_id", a.Agent
-	}
-	return "human_id", a.Human
-}

@@ -51,7 +51,7 @@ func (m *Module) recordRefused(action string) kernel.RefusalRecorder {
 			}
 		}
 		e := ledger.Entry{Actor: "human:" + p.ID, OrgID: p.OrgID, Action: action, Payload: payload}
-		pact, project, err := pactOf(ctx, m.db, p.OrgID, param("pact_id"), param("decision_id"))
+		pact, project, err := m.svc.Locate(ctx, m.db, p.OrgID, param("pact_id"), param("decision_id"))
 		if err != nil {
 			return err
 		}
@@ -145,20 +145,6 @@ type pactGetOut struct {
 	}
 }
 
-// getPact is pact id with its latest page of thread, and the older page's
-// cursor (0 when there is none).
-func (m *Module) getPact(ctx context.Context, tx bun.Tx, a Actor, acc Access, id string) (*PactView, int64, error) {
-	v, err := m.svc.Get(ctx, tx, a, acc, id, 0)
-	if err != nil {
-		return nil, 0, err
-	}
-	var before int64
-	if len(v.Messages) > 0 && v.MessageCount > len(v.Messages) {
-		before = v.Messages[0].Cursor
-	}
-	return v, before, nil
-}
-
 type pactPageIn struct {
 	PactID string `path:"pact_id" format:"uuid" doc:"The pact's id"`
 	Before int64  `query:"before" minimum:"0" doc:"A cursor from the previous page (next_before); 0 or absent: the latest"`
@@ -249,7 +235,7 @@ func (m *Module) registerReads(api huma.API) {
 		func(ctx context.Context, in *pactIDIn) (*pactGetOut, error) {
 			out := &pactGetOut{}
 			return out, m.asPerson(ctx, func(ctx context.Context, tx bun.Tx, a Actor, acc Access) error {
-				v, before, err := m.getPact(ctx, tx, a, acc, in.PactID)
+				v, before, err := m.svc.Latest(ctx, tx, a, acc, in.PactID)
 				if err == nil {
 					out.Body.Pact, out.Body.NextBefore = *v, before
 				}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
-	"github.com/pactboard/pact/sdk/errs"
 )
 
 // "Questions for you" and the answers. Only an owner or approver answers,
@@ -67,7 +66,7 @@ func (m *Module) registerDecisions(api huma.API) {
 
 // answer answers a decision as person by.
 func (m *Module) answer(ctx context.Context, by string, in *pactAnswerIn) (*PactAnswer, error) {
-	kind, text, err := answerOf(in)
+	kind, text, err := answerOf(in.Body.Choice, in.Body.Answer, in.Body.NotNeeded)
 	if err != nil {
 		return nil, err
 	}
@@ -81,22 +80,4 @@ func (m *Module) answer(ctx context.Context, by string, in *pactAnswerIn) (*Pact
 		return nil, err
 	}
 	return &out, nil
-}
-
-// answerOf reads which of the three answers the body carries: exactly one.
-func answerOf(in *pactAnswerIn) (kind, text string, err error) {
-	n := 0
-	if in.Body.Choice != nil {
-		n, kind, text = n+1, AnswerChoice, *in.Body.Choice
-	}
-	if in.Body.Answer != nil {
-		n, kind, text = n+1, AnswerOwnWords, *in.Body.Answer
-	}
-	if in.Body.NotNeeded {
-		n, kind, text = n+1, AnswerNotNeeded, NotNeededText
-	}
-	if n != 1 {
-		return "", "", errs.E(errs.InvalidRequest, `answer with exactly one of {"choice": "…"}, {"answer": "…"} or {"not_needed": true}`)
-	}
-	return kind, text, nil
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/ledger"
-	"github.com/pactboard/pact/sdk/errs"
 )
 
 // AdminWakeAction is the logged action of a person pressing "Wake it" on an
@@ -29,8 +28,8 @@ type wakeOut struct {
 }
 
 // registerWakeOp adds "Wake it": POST /agents/{agent_id}/pact-delivery/wake.
-// Any signed-in person reaches the handler; it lets an approver or owner,
-// or the agent's own person, through.
+// Any signed-in person reaches the handler; the service lets an approver
+// or owner, or the agent's own person, through (WakeDelivery).
 func (m *Module) registerWakeOp(h *kernel.Host) {
 	huma.Register(h.Admin(), kernel.AdminOp(huma.Operation{OperationID: "pacts-wake-delivery", Method: http.MethodPost,
 		Path: "/agents/{agent_id}/pact-delivery/wake", Summary: "Turn an agent's switched-off pact webhook back on (Wake it)",
@@ -47,24 +46,9 @@ func (m *Module) adminWake(ctx context.Context, in *wakeIn) (*wakeOut, error) {
 	out := &wakeOut{}
 	out.Body.AgentID = in.AgentID
 	err = m.ident.Act(ctx, p.ID, identity.Viewer, AdminWakeAction, map[string]any{"agent_id": in.AgentID},
-		func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
-			a, err := m.ident.GetAgent(ctx, tx, in.AgentID, p.OrgID)
-			if err != nil {
-				return err
-			}
-			e.AgentID = a.ID
-			if !p.Role.AtLeast(identity.Approver) && a.Owner != p.ID {
-				return errs.E(errs.Forbidden, "only %s's person (%s), an approver or an owner may wake its webhook", a.ID, a.Owner)
-			}
-			woke, found, err := wakeDelivery(ctx, tx, a.ID)
-			if err != nil {
-				return err
-			}
-			if !found {
-				return errs.E(errs.NotFound, "agent %s has no pact webhook: it chose another delivery mode", a.ID)
-			}
-			out.Body.Woken = woke
-			return nil
+		func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) (err error) {
+			out.Body.Woken, err = m.svc.WakeDelivery(ctx, tx, p, in.AgentID, e)
+			return err
 		})
 	if err != nil {
 		return nil, err

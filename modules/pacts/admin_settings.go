@@ -36,7 +36,7 @@ func (m *Module) registerSettings(api huma.API) {
 		func(ctx context.Context, _ *struct{}) (*pactOrgSettingsOut, error) {
 			out := &pactOrgSettingsOut{}
 			return out, m.asPerson(ctx, func(ctx context.Context, tx bun.Tx, a Actor, _ Access) (err error) {
-				out.Body.OpenLimit, err = OpenLimit(ctx, tx, a.Org)
+				out.Body.OpenLimit, err = m.svc.OpenLimit(ctx, tx, a.Org)
 				return err
 			})
 		})
@@ -49,7 +49,7 @@ func (m *Module) registerSettings(api huma.API) {
 			}
 			err = m.ident.Act(ctx, p.ID, identity.Owner, "admin.pact.settings", map[string]any{"open_limit": in.Body.OpenLimit},
 				func(ctx context.Context, tx bun.Tx, p *identity.Person, _ *ledger.Entry) error {
-					return SetOpenLimit(ctx, tx, p.OrgID, "human:"+p.ID, in.Body.OpenLimit)
+					return m.svc.SetOpenLimit(ctx, tx, p.OrgID, "human:"+p.ID, in.Body.OpenLimit)
 				})
 			return &pactOrgSettingsOut{Body: in.Body}, err
 		})
@@ -57,7 +57,7 @@ func (m *Module) registerSettings(api huma.API) {
 		func(ctx context.Context, _ *struct{}) (*pactMySettingsOut, error) {
 			out := &pactMySettingsOut{}
 			return out, m.asPerson(ctx, func(ctx context.Context, tx bun.Tx, a Actor, _ Access) (err error) {
-				out.Body.NudgeAfter, err = NudgeAfter(ctx, tx, a.Human)
+				out.Body.NudgeAfter, err = m.svc.NudgeAfter(ctx, tx, a.Human)
 				return err
 			})
 		})
@@ -70,7 +70,7 @@ func (m *Module) registerSettings(api huma.API) {
 			}
 			err = m.ident.Act(ctx, p.ID, identity.Viewer, "admin.pact.my_settings", map[string]any{"nudge_after": in.Body.NudgeAfter},
 				func(ctx context.Context, tx bun.Tx, p *identity.Person, _ *ledger.Entry) error {
-					return SetNudgeAfter(ctx, tx, p.ID, in.Body.NudgeAfter)
+					return m.svc.SetNudgeAfter(ctx, tx, p.ID, in.Body.NudgeAfter)
 				})
 			return &pactMySettingsOut{Body: in.Body}, err
 		})

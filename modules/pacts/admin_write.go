@@ -103,9 +103,6 @@ func (m *Module) registerWrites(api huma.API) {
 				for _, s := range b.Invite {
 					np.Invite = append(np.Invite, s.input())
 				}
-				if acc.Found != nil {
-					acc.Found(b.ProjectID)
-				}
 				id, w, err := m.svc.Create(ctx, tx, a, acc, a.Human, np)
 				if id != "" {
 					payload["pact_id"] = id

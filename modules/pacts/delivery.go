@@ -14,6 +14,20 @@ import (
 	"github.com/pactboard/pact/sdk/notifier"
 )
 
+// Delivery modes (docs/pacts.md, "Delivery without polling").
+const (
+	ModeStream = "stream"
+	// ModeChannel is mode stream held by pact-channel for a Claude Code
+	// session (docs/hooks.md, "The channel"): the same held connection,
+	// recorded apart so that people see how the agent listens.
+	ModeChannel = "channel"
+	ModeWebhook = "webhook"
+	ModeNone    = "none"
+)
+
+// StreamPath is where an agent holds its pact stream.
+const StreamPath = "/pacts/stream"
+
 // Notifiers finds the notifier plugins the operator runs, by their name in
 // PACT_PLUGINS; cmd/pact-board passes its plugin host. It is the same seam
 // modules/notify takes (modules do not import each other).
@@ -89,6 +103,7 @@ func (o *Options) defaults() {
 func (m *Module) registerDelivery(h *kernel.Host) error {
 	d := &m.dlv
 	d.opts.defaults()
+	m.svc.dlv = &d.opts
 	d.events, d.logger = h.Events(), h.Logger()
 	if d.logger == nil {
 		d.logger = hclog.NewNullLogger()

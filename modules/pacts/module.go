@@ -47,6 +47,7 @@ func (m *Module) Register(h *kernel.Host) error {
 	m.db, m.log, m.ident, m.mandates, m.tools = h.DB(), h.Log(), h.Identity(), h.Mandates(), h.Tools()
 	m.draining = h.Draining()
 	m.svc = NewService(h.DB(), h.Log(), h.Identity())
+	m.svc.mandates = h.Mandates()
 	if err := m.addTools(h); err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package pacts
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/uptrace/bun"
 
@@ -16,13 +15,9 @@ import (
 // changed meanwhile is left to it, and a value that no longer opens is
 // left as it is (its deliveries fail until the agent sets it again).
 func ResealDeliveries(ctx context.Context, d bun.IDB, box *seal.Box) (int, error) {
-	var rows []struct {
-		AgentID string `bun:"agent_id"`
-		URL     string `bun:"url"`
-		Secret  string `bun:"secret"`
-	}
-	if err := d.NewRaw(`SELECT agent_id, url, secret FROM pact_delivery WHERE url IS NOT NULL ORDER BY agent_id`).Scan(ctx, &rows); err != nil {
-		return 0, fmt.Errorf("pacts: read the webhooks to reseal: %w", err)
+	rows, err := sealedDeliveries(ctx, d)
+	if err != nil {
+		return 0, err
 	}
 	n := 0
 	for _, r := range rows {
@@ -37,12 +32,11 @@ func ResealDeliveries(ctx context.Context, d bun.IDB, box *seal.Box) (int, error
 		if err != nil {
 			continue
 		}
-		res, err := d.ExecContext(ctx, `UPDATE pact_delivery SET url = ?, secret = ? WHERE agent_id = ? AND url = ? AND secret = ?`,
-			url, secret, r.AgentID, r.URL, r.Secret)
+		done, err := resealDelivery(ctx, d, r, url, secret)
 		if err != nil {
-			return n, fmt.Errorf("pacts: reseal the webhook of %s: %w", r.AgentID, err)
+			return n, err
 		}
-		if k, _ := res.RowsAffected(); k == 1 {
+		if done {
 			n++
 		}
 	}

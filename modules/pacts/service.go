@@ -2,7 +2,6 @@ package pacts
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -22,13 +22,22 @@ const (
 	newsLimit       = 50
 )
 
-// Service holds the pact rules. Its methods take the caller's transaction
-// and the actor, with the projects the actor may read and write pacts in
-// (Access): the adapters work that out from a mandate or a person's role.
+// Service holds the pact rules: the MCP tools, the Admin API's operations
+// and pact-admin are adapters over its methods, and its store (store*.go)
+// holds the SQL. Its methods take the caller's transaction and the actor,
+// with the projects the actor may read and write pacts in (Access: an
+// agent's from its mandate, AgentAccess; a person's, PersonAccess).
 type Service struct {
 	db    *db.DB
 	log   *ledger.Log
 	ident *identity.Service
+	// mandates verify an agent's mandate (AgentAccess); the module sets
+	// them, and a service made alone serves people only.
+	mandates *mandate.Service
+	// dlv is the module's delivery options (delivery.go), which check and
+	// seal webhooks; nil until the module registers its delivery, and for
+	// a service made alone, which then refuses webhooks as unavailable.
+	dlv *Options
 }
 
 // NewService returns the pacts service.
@@ -45,6 +54,33 @@ type Access struct {
 	// Found, when set, is told the project of the pact the call reaches,
 	// so its log entry (a refusal's too) lands on that project's chain.
 	Found func(project string)
+}
+
+// ruler answers agent's person, refusing forbidden unless they are an
+// enabled owner or approver of the organization: starting a pact and
+// pausing or waking a job (what) are theirs to allow. A person acting
+// through the Admin API passed the same bar at the operation's role gate.
+func (s *Service) ruler(ctx context.Context, tx bun.IDB, agent, what string) (string, error) {
+	owner, _, err := identity.AgentOwner(ctx, tx, agent)
+	if err != nil {
+		return "", err
+	}
+	p, err := s.ident.GetPerson(ctx, tx, owner)
+	if err != nil {
+		return "", err
+	}
+	if !p.Role.AtLeast(identity.Approver) || p.DisabledAt != nil {
+		return "", errs.E(errs.Forbidden, "%s needs your person (%s) to be an owner or approver of the organization; they are a %s",
+			what, owner, p.Role)
+	}
+	return owner, nil
+}
+
+// Locate finds, in org, the pact named by id or else the pact of decision
+// decision, and its project ("" when there is none): where the Admin API
+// records a refusal of its gate (recordRefused).
+func (s *Service) Locate(ctx context.Context, d bun.IDB, org, id, decision string) (pact, project string, err error) {
+	return pactOf(ctx, d, org, id, decision)
 }
 
 // reach reads pact id for a, refusing not_found (naming the projects
@@ -104,14 +140,9 @@ func (s *Service) writable(ctx context.Context, tx bun.IDB, a Actor, acc Access,
 // rateLimit refuses a seat's write past WritesPerMinute in the last
 // minute, saying when the next one is allowed.
 func (s *Service) rateLimit(ctx context.Context, tx bun.IDB, pact, seat string) error {
-	var n int
-	var wait float64
-	err := tx.NewRaw(`SELECT count(*), coalesce(extract(epoch FROM min(at) + interval '1 minute' - clock_timestamp()), 0)
-		FROM (SELECT at FROM pact_feed WHERE pact_id = ? AND seat_key = ? AND kind IN ('message', 'section', 'decision', 'handshake')
-		      AND at > clock_timestamp() - interval '1 minute' ORDER BY at DESC LIMIT ?) recent`,
-		pact, seat, WritesPerMinute).Scan(ctx, &n, &wait)
+	n, wait, err := recentWrites(ctx, tx, pact, seat, WritesPerMinute)
 	if err != nil {
-		return fmt.Errorf("pacts: count the writes of %s in %s: %w", seat, pact, err)
+		return err
 	}
 	if n >= WritesPerMinute {
 		return errs.E(errs.LimitExceeded, "seat %s wrote %d times in pact %s in the last minute, the most a participant may: "+
@@ -181,3 +212,24 @@ func validUUID(s string) bool {
 }
 
 func iso(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// notFound is the refusal for a pact the actor cannot see; it names the
+// projects that were searched, which is usually the whole explanation.
+func notFound(id string, searched []string) error {
+	return errs.E(errs.NotFound, "no pact %s in the projects searched (%s): a pact reaches you only in a project "+
+		"you and it share, under a mandate with pact.read there", id, list(searched))
+}
+
+func list(xs []string) string {
+	if len(xs) == 0 {
+		return "none"
+	}
+	out := ""
+	for i, x := range xs {
+		if i > 0 {
+			out += ", "
+		}
+		out += x
+	}
+	return out
+}

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/uptrace/bun"
@@ -39,9 +40,21 @@ type NewPact struct {
 }
 
 // Create makes a pact in in.ProjectID with a's seat first (joined) and a
-// seat waiting for each invitee. The adapter has checked that a may start
-// one (an agent's person, or the person, is an owner or approver).
+// seat waiting for each invitee, answered for by owner: the person who
+// starts it, whom the Admin API's role gate let through as an owner or
+// approver. An agent's pact is answered for by the agent's person, who
+// must be an owner or approver (ruler); for an agent owner is not read.
+// The call's log entry lands on in.ProjectID's chain (Access.Found).
 func (s *Service) Create(ctx context.Context, tx bun.IDB, a Actor, acc Access, owner string, in NewPact) (string, Written, error) {
+	if acc.Found != nil {
+		acc.Found(in.ProjectID)
+	}
+	if a.Agent != "" {
+		var err error
+		if owner, err = s.ruler(ctx, tx, a.Agent, "starting a pact"); err != nil {
+			return "", Written{}, err
+		}
+	}
 	if !slices.Contains(acc.Write, in.ProjectID) {
 		if slices.Contains(acc.Read, in.ProjectID) {
 			return "", Written{}, errs.E(errs.ScopeExceeded, "creating a pact needs pact.write@project:%s", in.ProjectID)
@@ -57,12 +70,9 @@ func (s *Service) Create(ctx context.Context, tx bun.IDB, a Actor, acc Access, o
 	if err := s.openCap(ctx, tx, a.Org, in.ProjectID); err != nil {
 		return "", Written{}, err
 	}
-	var id string
-	err := tx.NewRaw(`INSERT INTO pacts (org_id, project_id, name, purpose, rules, owner_human, created_by)
-		VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id::text`,
-		a.Org, in.ProjectID, in.Name, in.Purpose, in.Rules, owner, a.String()).Scan(ctx, &id)
+	id, err := insertPact(ctx, tx, a.Org, owner, a.String(), in)
 	if err != nil {
-		return "", Written{}, fmt.Errorf("pacts: create a pact in %s: %w", in.ProjectID, err)
+		return "", Written{}, err
 	}
 	p := &pactRow{ID: id, OrgID: a.Org, ProjectID: in.ProjectID}
 	creator := in.Creator
@@ -83,8 +93,8 @@ func (s *Service) Create(ctx context.Context, tx bun.IDB, a Actor, acc Access, o
 	if err != nil {
 		return "", Written{}, err
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE pact_seats SET write_upto = ?, read_upto = ? WHERE pact_id = ?`, pos.ID, pos.ID, id); err != nil {
-		return "", Written{}, fmt.Errorf("pacts: set the cursors of %s: %w", id, err)
+	if err := startCursors(ctx, tx, id, pos.ID); err != nil {
+		return "", Written{}, err
 	}
 	return id, Written{Cursor: pos.Seq, News: []feedItem{}}, nil
 }
@@ -106,15 +116,12 @@ func validPact(in NewPact) error {
 // an advisory lock, so two at once cannot both take the last slot; the
 // count is a statement of its own, so its snapshot is taken after the lock.
 func (s *Service) openCap(ctx context.Context, tx bun.IDB, org, project string) error {
-	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?, hashtext(?))`, pactLocks, project); err != nil {
-		return fmt.Errorf("pacts: lock the open pacts of %s: %w", project, err)
+	if err := lockOpenPacts(ctx, tx, project); err != nil {
+		return err
 	}
-	var open, limit int
-	err := tx.NewRaw(`SELECT (SELECT count(*) FROM pacts WHERE project_id = ? AND closed_at IS NULL),
-		coalesce((SELECT open_limit FROM pact_org_settings WHERE org_id = ?), ?)`,
-		project, org, DefaultOpenCap).Scan(ctx, &open, &limit)
+	open, limit, err := openPacts(ctx, tx, org, project, DefaultOpenCap)
 	if err != nil {
-		return fmt.Errorf("pacts: count the open pacts of %s: %w", project, err)
+		return err
 	}
 	if open >= limit {
 		return errs.E(errs.LimitExceeded, "project %s has %d open pacts, the organization's limit: close one first (closed pacts do not count)", project, open)
@@ -178,19 +185,14 @@ func (s *Service) addSeat(ctx context.Context, tx bun.IDB, a Actor, p *pactRow, 
 	} else if err := s.seatablePerson(ctx, tx, p.OrgID, in.Human); err != nil {
 		return err
 	}
-	var taken []struct {
-		Key    string `bun:"key"`
-		Prefix string `bun:"prefix"`
-		Live   bool   `bun:"live"`
-	}
 	// Seat changes of one pact serialise on its row; the seats are read in
 	// a statement of its own after the lock, so the count is current.
-	if _, err := tx.ExecContext(ctx, `SELECT 1 FROM pacts WHERE id = ? FOR NO KEY UPDATE`, p.ID); err != nil {
-		return fmt.Errorf("pacts: lock pact %s: %w", p.ID, err)
+	if err := lockPact(ctx, tx, p.ID); err != nil {
+		return err
 	}
-	if err := tx.NewRaw(`SELECT key, prefix, removed_at IS NULL AS live FROM pact_seats WHERE pact_id = ?`,
-		p.ID).Scan(ctx, &taken); err != nil {
-		return fmt.Errorf("pacts: read the seats of %s: %w", p.ID, err)
+	taken, err := takenSeats(ctx, tx, p.ID)
+	if err != nil {
+		return err
 	}
 	live := 0
 	for _, t := range taken {
@@ -208,15 +210,11 @@ func (s *Service) addSeat(ctx context.Context, tx bun.IDB, a Actor, p *pactRow, 
 	if live >= MaxSeats {
 		return errs.E(errs.LimitExceeded, "pact %s has %d seats, the most a pact has", p.ID, MaxSeats)
 	}
-	var joinedAt any
+	var joinedAt *time.Time
 	if joined {
-		joinedAt = s.ident.Now()
+		joinedAt = new(s.ident.Now())
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO pact_seats (pact_id, key, display_name, prefix, agent_id, human_id, invited_by, joined_at)
-		VALUES (?, ?, ?, ?, nullif(?, ''), nullif(?, ''), ?, ?);
-		INSERT INTO pact_sections (pact_id, seat_key) VALUES (?, ?)`,
-		p.ID, in.Key, in.DisplayName, in.Prefix, in.Agent, in.Human, a.String(), joinedAt, p.ID, in.Key)
-	if err != nil {
+	if err := insertSeat(ctx, tx, p.ID, a.String(), in, joinedAt); err != nil {
 		return db.Refusal(err, fmt.Sprintf("seat %s in pact %s", in.Key, p.ID))
 	}
 	return nil
@@ -264,9 +262,8 @@ func (s *Service) Join(ctx context.Context, tx bun.IDB, a Actor, acc Access, pac
 	case seat.JoinedAt != nil:
 		return Written{}, errs.E(errs.InvalidRequest, "you already sit in pact %s as %s", p.ID, seat.Key)
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE pact_seats SET joined_at = ? WHERE pact_id = ? AND key = ?`,
-		s.ident.Now(), p.ID, seat.Key); err != nil {
-		return Written{}, fmt.Errorf("pacts: join %s: %w", p.ID, err)
+	if err := joinSeat(ctx, tx, p.ID, seat.Key, s.ident.Now()); err != nil {
+		return Written{}, err
 	}
 	pos, err := appendFeed(ctx, tx, feedItem{PactID: p.ID, Kind: "seat", Ref: seat.Key, SeatKey: &seat.Key, Actor: a.String(), Excerpt: seat.Key + " joined"})
 	if err != nil {

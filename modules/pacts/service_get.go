@@ -67,27 +67,25 @@ func (s *Service) Get(ctx context.Context, tx bun.IDB, a Actor, acc Access, pact
 		return nil, err
 	}
 	var head int64
-	if err := tx.NewRaw(`SELECT (SELECT count(*) FROM pact_messages WHERE pact_id = ?), coalesce(max(id), 0), coalesce(max(seq), 0)
-		FROM pact_feed WHERE pact_id = ?`, p.ID, p.ID).Scan(ctx, &v.MessageCount, &head, &v.Cursor); err != nil {
-		return nil, fmt.Errorf("pacts: count the thread of %s: %w", p.ID, err)
+	if v.MessageCount, head, v.Cursor, err = threadHead(ctx, tx, p.ID); err != nil {
+		return nil, err
 	}
-	return v, s.markRead(ctx, tx, a, p.ID, head)
+	return v, markRead(ctx, tx, a, p.ID, head)
 }
 
-// markRead moves a's read cursor in pact to the feed row cursor (an id)
-// and marks read the answers to a's decisions.
-func (s *Service) markRead(ctx context.Context, tx bun.IDB, a Actor, pact string, cursor int64) error {
-	col, id := a.column()
-	_, err := tx.ExecContext(ctx, `SELECT set_config('pact.actor', ?, true);
-		UPDATE pact_seats SET read_upto = greatest(read_upto, ?)
-		WHERE pact_id = ? AND `+col+` = ? AND removed_at IS NULL AND joined_at IS NOT NULL;
-		UPDATE pact_decisions SET read_at = clock_timestamp()
-		WHERE pact_id = ? AND raised_by = ? AND answer IS NOT NULL AND read_at IS NULL`,
-		a.String(), cursor, pact, id, pact, a.String())
+// Latest reads pact for a as Get does with no since (its latest page of
+// thread), and the cursor of the thread's older page, 0 when there is
+// none: what a person's Admin API and pact-admin show of a pact.
+func (s *Service) Latest(ctx context.Context, tx bun.IDB, a Actor, acc Access, pact string) (*PactView, int64, error) {
+	v, err := s.Get(ctx, tx, a, acc, pact, 0)
 	if err != nil {
-		return fmt.Errorf("pacts: mark %s read by %s: %w", pact, a, err)
+		return nil, 0, err
 	}
-	return nil
+	var before int64
+	if len(v.Messages) > 0 && v.MessageCount > len(v.Messages) {
+		before = v.Messages[0].Cursor
+	}
+	return v, before, nil
 }
 
 // refusedBeside puts beside each section the writes aimed at it that the

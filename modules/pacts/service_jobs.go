@@ -2,11 +2,9 @@ package pacts
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
 )
 
 // PactLatest is a pact's latest message, for the Jobs list.
@@ -41,30 +39,9 @@ type PactJob struct {
 // Jobs lists the pacts in the projects of acc.Read (project, when set,
 // alone): open ones first, the most recently active first.
 func (s *Service) Jobs(ctx context.Context, tx bun.IDB, a Actor, acc Access, project string) ([]PactJob, error) {
-	var rows []struct {
-		ID            string     `bun:"id"`
-		Name          string     `bun:"name"`
-		ProjectID     string     `bun:"project_id"`
-		Purpose       string     `bun:"purpose"`
-		OpenDecisions int        `bun:"open_decisions"`
-		Closed        bool       `bun:"closed"`
-		CreatedAt     time.Time  `bun:"created_at"`
-		Number        *string    `bun:"number"`
-		Seat          *string    `bun:"seat_key"`
-		Author        *string    `bun:"author"`
-		At            *time.Time `bun:"at"`
-	}
-	err := tx.NewRaw(`SELECT p.id::text AS id, p.name, p.project_id, p.purpose, p.closed_at IS NOT NULL AS closed, p.created_at,
-			(SELECT count(*) FROM pact_decisions d WHERE d.pact_id = p.id AND d.answer IS NULL) AS open_decisions,
-			l.number, l.seat_key, l.author, l.created_at AS at
-		FROM pacts p
-		LEFT JOIN LATERAL (SELECT number, seat_key, author, created_at FROM pact_messages m WHERE m.pact_id = p.id
-			ORDER BY feed_id DESC LIMIT 1) l ON true
-		WHERE p.org_id = ? AND p.project_id = ANY(?) AND (? = '' OR p.project_id = ?)
-		ORDER BY p.closed_at IS NOT NULL, coalesce(l.created_at, p.created_at) DESC LIMIT 500`,
-		a.Org, pgdialect.Array(acc.Read), project, project).Scan(ctx, &rows)
+	rows, err := pactJobs(ctx, tx, a.Org, acc.Read, project)
 	if err != nil {
-		return nil, fmt.Errorf("pacts: list the pacts of %s: %w", a.Org, err)
+		return nil, err
 	}
 	stuck, err := stuckSentences(ctx, tx, a.Org)
 	if err != nil {
@@ -124,22 +101,16 @@ func (s *Service) Thread(ctx context.Context, tx bun.IDB, a Actor, acc Access, p
 }
 
 // threadPage reads the limit messages of pact up to the feed row upto (an
-// id; -1: the latest).
+// id; -1: the latest), and the cursor of the older page when there is one.
 func threadPage(ctx context.Context, tx bun.IDB, pact string, upto int64, limit int) (ThreadPage, error) {
-	var ms []MessageView
-	err := tx.NewRaw(`SELECT * FROM (SELECT `+messageColumns+` FROM pact_messages m JOIN pact_feed f ON f.id = m.feed_id
-		WHERE m.pact_id = ? AND (? < 0 OR m.feed_id <= ?) ORDER BY m.feed_id DESC LIMIT ?) m ORDER BY feed_id`,
-		pact, upto, upto, limit+1).Scan(ctx, &ms)
+	ms, err := threadUpto(ctx, tx, pact, upto, limit+1)
 	if err != nil {
-		return ThreadPage{}, fmt.Errorf("pacts: read the thread of %s: %w", pact, err)
+		return ThreadPage{}, err
 	}
 	out := ThreadPage{Messages: []MessageView{}}
 	if len(ms) > limit {
 		ms = ms[1:]
 		out.Before = ms[0].Cursor
-	}
-	for i := range ms {
-		ms[i].At = iso(ms[i].CreatedAt)
 	}
 	out.Messages = append(out.Messages, ms...)
 	return out, nil

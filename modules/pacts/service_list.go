@@ -2,12 +2,10 @@ package pacts
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
 )
 
 // Summary is one pact in list_pacts.
@@ -30,20 +28,9 @@ type Summary struct {
 // List returns the pacts a sits in, and those with a seat waiting for it,
 // in the projects it may read pacts in.
 func (s *Service) List(ctx context.Context, tx bun.IDB, a Actor, acc Access) ([]Summary, error) {
-	col, id := a.column()
-	var out []Summary
-	err := tx.NewRaw(`SELECT p.id::text AS id, p.name, p.project_id, p.purpose, st.key AS seat_key,
-			CASE WHEN st.joined_at IS NULL THEN 'invited' WHEN st.paused_at IS NOT NULL THEN 'paused' ELSE 'joined' END AS state,
-			(SELECT count(*) FROM pact_seats x WHERE x.pact_id = p.id) AS seats,
-			(SELECT count(*) FROM pact_decisions d WHERE d.pact_id = p.id AND d.answer IS NULL) AS open_decisions,
-			(SELECT count(*) FROM pact_messages m WHERE m.pact_id = p.id AND m.feed_id > st.read_upto AND m.seat_key <> st.key) AS unread,
-			l.number AS latest, l.created_at AS latest_at, p.closed_at IS NOT NULL AS closed
-		FROM pact_seats st JOIN pacts p ON p.id = st.pact_id
-		LEFT JOIN LATERAL (SELECT number, created_at FROM pact_messages m WHERE m.pact_id = p.id ORDER BY feed_id DESC LIMIT 1) l ON true
-		WHERE st.`+col+` = ? AND st.removed_at IS NULL AND p.org_id = ? AND p.project_id = ANY(?)
-		ORDER BY p.closed_at IS NOT NULL, coalesce(l.created_at, p.created_at) DESC`, id, a.Org, pgdialect.Array(acc.Read)).Scan(ctx, &out)
+	out, err := seatedSummaries(ctx, tx, a, acc.Read)
 	if err != nil {
-		return nil, fmt.Errorf("pacts: list the pacts of %s: %w", a, err)
+		return nil, err
 	}
 	for i := range out {
 		out[i].Purpose = firstLines(out[i].Purpose, 2)

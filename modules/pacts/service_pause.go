@@ -11,11 +11,16 @@ import (
 )
 
 // SetPaused pauses or wakes the job of seat key in pact: while paused, the
-// seat's writes are refused. The adapters have checked the role: a
-// person's (Admin API), or the agent's person's (set_helper_paused), must
-// be an owner or approver. A person may pause or wake any seat; an agent
-// is held to agentMayPause (docs/pacts.md "Pausing a job", SEC-016).
+// seat's writes are refused. A person's role was checked at the Admin
+// API's gate; an agent's person must be an owner or approver (ruler). A
+// person may pause or wake any seat; an agent is held to agentMayPause
+// (docs/pacts.md "Pausing a job", SEC-016).
 func (s *Service) SetPaused(ctx context.Context, tx bun.IDB, a Actor, acc Access, pact, key string, paused bool) (int64, error) {
+	if a.Agent != "" {
+		if _, err := s.ruler(ctx, tx, a.Agent, "pausing or waking a pact job"); err != nil {
+			return 0, err
+		}
+	}
 	p, err := s.reach(ctx, tx, a, acc, pact, false)
 	if err != nil {
 		return 0, err

@@ -2,12 +2,9 @@ package pacts
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/uptrace/bun"
@@ -45,6 +42,27 @@ const (
 	NotNeededText = "Not needed"
 )
 
+// answerOf is the answer a person gives by one of choice, their own words
+// or notNeeded, as Answer takes it: exactly one of the three, or
+// invalid_request. It is read before the person's act is, so a request
+// that carries none, or several, is refused without an entry.
+func answerOf(choice, words *string, notNeeded bool) (kind, text string, err error) {
+	n := 0
+	if choice != nil {
+		n, kind, text = n+1, AnswerChoice, *choice
+	}
+	if words != nil {
+		n, kind, text = n+1, AnswerOwnWords, *words
+	}
+	if notNeeded {
+		n, kind, text = n+1, AnswerNotNeeded, NotNeededText
+	}
+	if n != 1 {
+		return "", "", errs.E(errs.InvalidRequest, `answer with exactly one of {"choice": "…"}, {"answer": "…"} or {"not_needed": true}`)
+	}
+	return kind, text, nil
+}
+
 // PactAnswer is a person's answer as stored.
 type PactAnswer struct {
 	DecisionID string `json:"decision_id"`
@@ -63,21 +81,12 @@ func (s *Service) Answer(ctx context.Context, tx bun.IDB, a Actor, acc Access, d
 	if !validUUID(decision) {
 		return PactAnswer{}, errs.E(errs.NotFound, "no decision %s in your organization", decision)
 	}
-	var d struct {
-		PactID    string     `bun:"pact_id"`
-		ProjectID string     `bun:"project_id"`
-		Options   []string   `bun:"options,array"`
-		ReadAt    *time.Time `bun:"read_at"`
-		ClosedAt  *time.Time `bun:"closed_at"`
-	}
-	err := tx.NewRaw(`SELECT d.pact_id::text AS pact_id, p.project_id, d.options, d.read_at, p.closed_at
-		FROM pact_decisions d JOIN pacts p ON p.id = d.pact_id WHERE d.id = ?::uuid AND p.org_id = ? FOR UPDATE OF d`,
-		decision, a.Org).Scan(ctx, &d)
-	if errors.Is(err, sql.ErrNoRows) || err == nil && !slices.Contains(acc.Read, d.ProjectID) {
-		return PactAnswer{}, errs.E(errs.NotFound, "no decision %s in your organization", decision)
-	}
+	d, err := decisionToAnswer(ctx, tx, a.Org, decision)
 	if err != nil {
-		return PactAnswer{}, fmt.Errorf("pacts: read decision %s: %w", decision, err)
+		return PactAnswer{}, err
+	}
+	if d == nil || !slices.Contains(acc.Read, d.ProjectID) {
+		return PactAnswer{}, errs.E(errs.NotFound, "no decision %s in your organization", decision)
 	}
 	if acc.Found != nil {
 		acc.Found(d.ProjectID)
@@ -108,11 +117,10 @@ func (s *Service) Answer(ctx context.Context, tx bun.IDB, a Actor, acc Access, d
 		return PactAnswer{}, err
 	}
 	// The trigger of migration 017 accepts an answer only on this path.
-	if _, err := tx.ExecContext(ctx, `SELECT set_config('pact.answering', 'person', true)`); err != nil {
-		return PactAnswer{}, fmt.Errorf("pacts: take the answering path: %w", err)
+	if err := takeAnsweringPath(ctx, tx); err != nil {
+		return PactAnswer{}, err
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE pact_decisions SET answer = ?, answer_kind = ?, answered_by = ?, answered_at = ?,
-		answer_feed = ? WHERE id = ?::uuid`, text, kind, a.Human, s.ident.Now(), pos.ID, decision)
+	err = answerDecision(ctx, tx, decision, kind, text, a.Human, s.ident.Now(), pos.ID)
 	if db.PgCode(err) == db.RestrictViolation {
 		return PactAnswer{}, errs.E(errs.Forbidden, "decision %s: the agent has read the answer; post in the pact instead", decision)
 	}
@@ -145,9 +153,8 @@ func (s *Service) Close(ctx context.Context, tx bun.IDB, a Actor, acc Access, pa
 	if err != nil {
 		return 0, err
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE pacts SET closed_at = ?, closed_by = ? WHERE id = ?`,
-		s.ident.Now(), a.String(), p.ID); err != nil {
-		return 0, fmt.Errorf("pacts: close %s: %w", p.ID, err)
+	if err := markClosed(ctx, tx, p.ID, a.String(), s.ident.Now()); err != nil {
+		return 0, err
 	}
 	pos, err := appendFeed(ctx, tx, feedItem{PactID: p.ID, Kind: "pact", Ref: "closed", Actor: a.String(), Excerpt: "closed"})
 	return pos.Seq, err
@@ -171,12 +178,11 @@ func (s *Service) RemoveSeat(ctx context.Context, tx bun.IDB, a Actor, acc Acces
 	if err != nil {
 		return SeatRemoved{}, err
 	}
-	res, err := tx.ExecContext(ctx, `UPDATE pact_seats SET removed_at = ?, removed_by = ? WHERE pact_id = ? AND key = ? AND removed_at IS NULL`,
-		s.ident.Now(), a.String(), p.ID, key)
+	removed, err := removeSeat(ctx, tx, p.ID, key, a.String(), s.ident.Now())
 	if err != nil {
-		return SeatRemoved{}, fmt.Errorf("pacts: remove %s from %s: %w", key, p.ID, err)
+		return SeatRemoved{}, err
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
+	if !removed {
 		return SeatRemoved{}, errs.E(errs.NotFound, "pact %s has no seat %s (or it was removed already)", p.ID, key)
 	}
 	pos, err := appendFeed(ctx, tx, feedItem{PactID: p.ID, Kind: "seat", Ref: key, Actor: a.String(), Excerpt: key + " removed"})
@@ -184,9 +190,8 @@ func (s *Service) RemoveSeat(ctx context.Context, tx bun.IDB, a Actor, acc Acces
 		return SeatRemoved{}, err
 	}
 	out := SeatRemoved{Cursor: pos.Seq}
-	if err := tx.NewRaw(`SELECT count(*) FROM pact_seats WHERE pact_id = ? AND removed_at IS NULL AND joined_at IS NOT NULL`,
-		p.ID).Scan(ctx, &out.Live); err != nil {
-		return SeatRemoved{}, fmt.Errorf("pacts: count the seats of %s: %w", p.ID, err)
+	if out.Live, err = liveSeats(ctx, tx, p.ID); err != nil {
+		return SeatRemoved{}, err
 	}
 	if out.Live < 2 {
 		out.Warning = OneVoice

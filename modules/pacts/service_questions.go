@@ -2,11 +2,9 @@ package pacts
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
 )
 
 // PactQuestion is a decision in "Questions for you": open, or answered by
@@ -35,17 +33,9 @@ type PactQuestion struct {
 // raising agent has not read: until then the answer may change (migration
 // 017), so the person needs to see it where they gave it.
 func (s *Service) Questions(ctx context.Context, tx bun.IDB, a Actor, acc Access, answered bool) ([]PactQuestion, error) {
-	var out []PactQuestion
-	err := tx.NewRaw(`SELECT d.id::text AS id, d.pact_id::text AS pact_id, p.name AS pact_name, p.project_id, d.seat_key,
-			st.display_name, d.raised_by, d.question, d.options, d.raised_at,
-			d.answer_kind, d.answer, d.answered_by, d.answered_at
-		FROM pact_decisions d JOIN pacts p ON p.id = d.pact_id
-		JOIN pact_seats st ON st.pact_id = d.pact_id AND st.key = d.seat_key
-		WHERE p.org_id = ? AND p.project_id = ANY(?) AND p.closed_at IS NULL
-		  AND (d.answer IS NULL OR (? AND d.answered_by = ? AND d.read_at IS NULL))
-		ORDER BY d.raised_at, d.id LIMIT 500`, a.Org, pgdialect.Array(acc.Read), answered, a.Human).Scan(ctx, &out)
+	out, err := openQuestions(ctx, tx, a.Org, acc.Read, answered, a.Human)
 	if err != nil {
-		return nil, fmt.Errorf("pacts: read the open decisions of %s: %w", a.Org, err)
+		return nil, err
 	}
 	now := s.ident.Now()
 	for i := range out {

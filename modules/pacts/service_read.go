@@ -1,11 +1,7 @@
 package pacts
 
 import (
-	"context"
-	"fmt"
 	"time"
-
-	"github.com/uptrace/bun"
 )
 
 // SeatView is a seat as participants see it.
@@ -102,71 +98,4 @@ func (d *DecisionView) fill() {
 	if d.AnsweredTime != nil {
 		d.AnsweredAt = new(iso(*d.AnsweredTime))
 	}
-}
-
-// messageColumns are a MessageView's, from pact_messages m joined with
-// its feed row f.
-const messageColumns = `m.number, m.seat_key, m.author, m.body, coalesce(m.reply_to, '') AS reply_to, m.status, m.feed_id,
-	f.seq AS cursor, m.created_at`
-
-// messages reads pact's messages after number since of org's feed (all
-// when 0), oldest first, at most limit.
-func messages(ctx context.Context, tx bun.IDB, pact, org string, since int64, limit int) ([]MessageView, error) {
-	var out []MessageView
-	err := tx.NewRaw(`SELECT * FROM (SELECT `+messageColumns+` FROM pact_messages m JOIN pact_feed f ON f.id = m.feed_id
-		WHERE m.pact_id = ? AND m.feed_id > `+feedBoundSQL+` ORDER BY m.feed_id DESC LIMIT ?) m ORDER BY feed_id`,
-		pact, org, since, limit).Scan(ctx, &out)
-	if err != nil {
-		return nil, fmt.Errorf("pacts: read the thread of %s: %w", pact, err)
-	}
-	for i := range out {
-		out[i].At = iso(out[i].CreatedAt)
-	}
-	return out, nil
-}
-
-// decisions reads pact's decisions that are open or changed after
-// number since of org's feed.
-func decisions(ctx context.Context, tx bun.IDB, pact, org string, since int64) ([]DecisionView, error) {
-	var out []DecisionView
-	err := tx.NewRaw(`SELECT id::text AS id, seat_key, raised_by, question, options, raised_at, answer, answer_kind, answered_by,
-			answered_at, feed_id, answer_feed
-		FROM pact_decisions, (SELECT `+feedBoundSQL+` AS after) b
-		WHERE pact_id = ? AND (answer IS NULL OR feed_id > b.after OR answer_feed > b.after) ORDER BY raised_at`,
-		org, since, pact).Scan(ctx, &out)
-	if err != nil {
-		return nil, fmt.Errorf("pacts: read the decisions of %s: %w", pact, err)
-	}
-	for i := range out {
-		out[i].fill()
-	}
-	return out, nil
-}
-
-type sectionRow struct {
-	Key       string     `bun:"seat_key"`
-	Body      string     `bun:"body"`
-	Version   int        `bun:"version"`
-	UpdatedAt *time.Time `bun:"updated_at"`
-}
-
-// sections reads pact's zones: all of them, or (changed) those written
-// after number since of org's feed.
-func sections(ctx context.Context, tx bun.IDB, pact, org string, changed bool, since int64) ([]SectionView, error) {
-	var rows []sectionRow
-	if err := tx.NewRaw(`SELECT s.seat_key, s.body, s.version, s.updated_at FROM pact_sections s
-		JOIN pact_seats st ON st.pact_id = s.pact_id AND st.key = s.seat_key
-		WHERE s.pact_id = ? AND (NOT ? OR s.feed_id > `+feedBoundSQL+`) ORDER BY st.invited_at, s.seat_key`,
-		pact, changed, org, since).Scan(ctx, &rows); err != nil {
-		return nil, fmt.Errorf("pacts: read the sections of %s: %w", pact, err)
-	}
-	out := make([]SectionView, 0, len(rows))
-	for _, r := range rows {
-		v := SectionView{Key: r.Key, Body: r.Body, Version: r.Version}
-		if r.UpdatedAt != nil {
-			v.UpdatedAt = new(iso(*r.UpdatedAt))
-		}
-		out = append(out, v)
-	}
-	return out, nil
 }

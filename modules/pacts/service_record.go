@@ -10,7 +10,6 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/pactboard/pact/core/ledger"
-	"github.com/pactboard/pact/sdk/errs"
 )
 
 // toolWrites says whether a logged call of the board's tool name with
@@ -106,72 +105,4 @@ func (s *Service) changes(ctx context.Context, tx bun.IDB, a Actor, before int64
 		w, _ := toolWrites(r.Action, r.Payload)
 		return w
 	}, limit)
-}
-
-// OpenLimit reads the organization's open-pact limit per project.
-func OpenLimit(ctx context.Context, tx bun.IDB, org string) (int, error) {
-	var n int
-	err := tx.NewRaw(`SELECT coalesce((SELECT open_limit FROM pact_org_settings WHERE org_id = ?), ?)`, org, DefaultOpenCap).Scan(ctx, &n)
-	if err != nil {
-		return 0, fmt.Errorf("pacts: read the open-pact limit of %s: %w", org, err)
-	}
-	return n, nil
-}
-
-// SetOpenLimit sets the organization's open-pact limit per project
-// (1-1000); pacts already open stay open.
-func SetOpenLimit(ctx context.Context, tx bun.IDB, org, by string, limit int) error {
-	if limit < 1 || limit > 1000 {
-		return errs.E(errs.InvalidRequest, "the open-pact limit is 1-1,000 per project, not %d", limit)
-	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO pact_org_settings (org_id, open_limit, updated_by) VALUES (?, ?, ?)
-		ON CONFLICT (org_id) DO UPDATE SET open_limit = excluded.open_limit, updated_by = excluded.updated_by, updated_at = now()`,
-		org, limit, by)
-	if err != nil {
-		return fmt.Errorf("pacts: set the open-pact limit of %s: %w", org, err)
-	}
-	return nil
-}
-
-// nudgeChoice is a threshold a person may choose for unread nudges: its
-// label and its length in minutes.
-type nudgeChoice struct {
-	Label   string
-	Minutes int
-}
-
-func nudgeChoices() []nudgeChoice {
-	return []nudgeChoice{{"30m", 30}, {"1h", 60}, {"3h", 180}, {"12h", 720}, {"24h", 1440}}
-}
-
-// NudgeAfter reads a person's unread-nudge threshold ("30m" by default).
-func NudgeAfter(ctx context.Context, tx bun.IDB, human string) (string, error) {
-	var mins []int
-	if err := tx.NewRaw(`SELECT (extract(epoch FROM nudge_after) / 60)::int FROM pact_person_settings WHERE human_id = ?`,
-		human).Scan(ctx, &mins); err != nil {
-		return "", fmt.Errorf("pacts: read the settings of %s: %w", human, err)
-	}
-	for _, c := range nudgeChoices() {
-		if len(mins) == 1 && c.Minutes == mins[0] {
-			return c.Label, nil
-		}
-	}
-	return nudgeChoices()[0].Label, nil
-}
-
-// SetNudgeAfter sets a person's unread-nudge threshold: 30m, 1h, 3h, 12h
-// or 24h.
-func SetNudgeAfter(ctx context.Context, tx bun.IDB, human, label string) error {
-	for _, c := range nudgeChoices() {
-		if c.Label != label {
-			continue
-		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO pact_person_settings (human_id, nudge_after) VALUES (?, make_interval(mins => ?))
-			ON CONFLICT (human_id) DO UPDATE SET nudge_after = excluded.nudge_after, updated_at = now()`, human, c.Minutes)
-		if err != nil {
-			return fmt.Errorf("pacts: set the nudge threshold of %s: %w", human, err)
-		}
-		return nil
-	}
-	return errs.E(errs.InvalidRequest, "nudge_after is one of 30m, 1h, 3h, 12h or 24h, not %q", label)
 }

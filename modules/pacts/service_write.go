@@ -8,7 +8,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/pactboard/pact/sdk/errs"
 )
@@ -49,15 +48,15 @@ func (s *Service) Post(ctx context.Context, tx bun.IDB, a Actor, acc Access, pac
 		return Posted{}, err
 	}
 	if m.ReplyTo != "" {
-		var author []string
-		if err := tx.NewRaw(`SELECT author FROM pact_messages WHERE pact_id = ? AND number = ?`, p.ID, m.ReplyTo).Scan(ctx, &author); err != nil {
-			return Posted{}, fmt.Errorf("pacts: read %s in %s: %w", m.ReplyTo, p.ID, err)
+		author, found, err := messageAuthor(ctx, tx, p.ID, m.ReplyTo)
+		if err != nil {
+			return Posted{}, err
 		}
-		if len(author) == 0 {
+		if !found {
 			return Posted{}, errs.E(errs.NotFound, "pact %s has no message %s to reply to", p.ID, m.ReplyTo)
 		}
-		if m.Mark != "" && author[0] != a.String() {
-			return Posted{}, errs.E(errs.Forbidden, "%s is %s's message: only its author changes its status; reply to it instead", m.ReplyTo, author[0])
+		if m.Mark != "" && author != a.String() {
+			return Posted{}, errs.E(errs.Forbidden, "%s is %s's message: only its author changes its status; reply to it instead", m.ReplyTo, author)
 		}
 	}
 	number := fmt.Sprintf("%s-%03d", seat.Prefix, seat.NextNumber)
@@ -65,17 +64,12 @@ func (s *Service) Post(ctx context.Context, tx bun.IDB, a Actor, acc Access, pac
 	if err != nil {
 		return Posted{}, err
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO pact_messages (pact_id, number, seat_key, prefix, seq, author, body, reply_to, feed_id)
-		VALUES (?, ?, ?, ?, ?, ?, ?, nullif(?, ''), ?);
-		UPDATE pact_seats SET next_number = next_number + 1 WHERE pact_id = ? AND key = ?`,
-		p.ID, number, seat.Key, seat.Prefix, seat.NextNumber, a.String(), m.Body, m.ReplyTo, pos.ID, p.ID, seat.Key)
-	if err != nil {
-		return Posted{}, fmt.Errorf("pacts: post %s in %s: %w", number, p.ID, err)
+	if err := insertMessage(ctx, tx, seat, number, a.String(), m.Body, m.ReplyTo, pos.ID); err != nil {
+		return Posted{}, err
 	}
 	if m.Mark != "" {
-		if _, err := tx.ExecContext(ctx, `UPDATE pact_messages SET status = ? WHERE pact_id = ? AND number = ?`,
-			m.Mark, p.ID, m.ReplyTo); err != nil {
-			return Posted{}, fmt.Errorf("pacts: mark %s %s: %w", m.ReplyTo, m.Mark, err)
+		if err := markMessage(ctx, tx, p.ID, m.ReplyTo, m.Mark); err != nil {
+			return Posted{}, err
 		}
 	}
 	w, err := wrote(ctx, tx, seat, pos)
@@ -122,8 +116,9 @@ type Raised struct {
 	Written
 }
 
-// Raise records a's decision with the options it could live with; only a
-// person answers it (Answer).
+// Raise records a's decision with the options it could live with, and
+// tells the people who answer it (tellRulers); only a person answers it
+// (Answer). It answers the pact too, as it read it.
 func (s *Service) Raise(ctx context.Context, tx bun.IDB, a Actor, acc Access, pact, question string, options []string) (Raised, *pactRow, error) {
 	if strings.TrimSpace(question) == "" || utf8.RuneCountInString(question) > 2000 {
 		return Raised{}, nil, errs.E(errs.InvalidRequest, "a decision's question is 1-2,000 characters")
@@ -144,13 +139,15 @@ func (s *Service) Raise(ctx context.Context, tx bun.IDB, a Actor, acc Access, pa
 	if err != nil {
 		return Raised{}, nil, err
 	}
-	var id string
-	if err := tx.NewRaw(`INSERT INTO pact_decisions (pact_id, seat_key, raised_by, question, options, feed_id)
-		VALUES (?, ?, ?, ?, ?, ?) RETURNING id::text`, p.ID, seat.Key, a.String(), question, pgdialect.Array(options), pos.ID).Scan(ctx, &id); err != nil {
-		return Raised{}, nil, fmt.Errorf("pacts: raise a decision in %s: %w", p.ID, err)
+	id, err := insertDecision(ctx, tx, seat, a.String(), question, options, pos.ID)
+	if err != nil {
+		return Raised{}, nil, err
 	}
 	w, err := wrote(ctx, tx, seat, pos)
-	return Raised{DecisionID: id, Written: w}, p, err
+	if err != nil {
+		return Raised{}, nil, err
+	}
+	return Raised{DecisionID: id, Written: w}, p, s.tellRulers(ctx, tx, p, a, id, question)
 }
 
 // Handshake replaces a's handshake note: how it works in this pact.

@@ -3,13 +3,10 @@ package pacts
 import (
 	"context"
 	"reflect"
-	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/pactboard/pact/core/kernel"
-	"github.com/pactboard/pact/sdk/errs"
-	"github.com/pactboard/pact/sdk/notifier"
 )
 
 // deliveryMode is set_pact_delivery's mode, an enum in the schema.
@@ -52,18 +49,15 @@ func (m *Module) addDeliveryTool(h *kernel.Host) error {
 			// The log keeps the mode and the address's host, never the secret
 			// or a token in the address's query.
 			c.Entry.Payload = map[string]any{"mode": in.Mode, "url": shownAddress(in.URL), "secret_given": in.Secret != ""}
-			_, acc, err := m.agentAccess(ctx, c, in.MandateID)
+			a, acc, err := m.agentAccess(ctx, c, in.MandateID)
 			if err != nil {
 				return deliveryOut{}, err
 			}
-			if len(acc.Read) == 0 {
-				return deliveryOut{}, errs.E(errs.ScopeExceeded, "set_pact_delivery needs a mandate with pact.read on one of your projects")
+			set, err := m.svc.SetDelivery(ctx, c.Tx, a, acc, DeliveryChoice{Mode: string(in.Mode), URL: in.URL, Secret: in.Secret})
+			if err != nil {
+				return deliveryOut{}, err
 			}
-			if in.Mode != ModeWebhook && (in.URL != "" || in.Secret != "") {
-				return deliveryOut{}, errs.E(errs.InvalidRequest, "url and secret go with mode webhook only")
-			}
-			out := deliveryOut{Mode: string(in.Mode)}
-			var url, secret *string
+			out := deliveryOut{Mode: string(in.Mode), URL: set.URL, Secret: set.Secret, Woken: set.Woken}
 			switch in.Mode {
 			case ModeStream, ModeChannel:
 				out.Stream = &streamHow{Path: StreamPath, Auth: "Authorization: Bearer <your agent's MCP token>",
@@ -77,43 +71,10 @@ func (m *Module) addDeliveryTool(h *kernel.Host) error {
 			case ModeNone:
 				out.Note = "Nothing is pushed: check your pacts with list_pacts and get_pact."
 			case ModeWebhook:
-				dest, err := m.prepareWebhook(ctx, in.URL, in.Secret)
-				if err != nil {
-					return deliveryOut{}, err
-				}
-				sealedURL, err := m.dlv.opts.Seal.Seal(dest.URL, urlPlace(c.AgentID))
-				if err != nil {
-					return deliveryOut{}, err
-				}
-				sealedSecret, err := m.dlv.opts.Seal.Seal(dest.Secret, secretPlace(c.AgentID))
-				if err != nil {
-					return deliveryOut{}, err
-				}
-				url, secret, out.URL = &sealedURL, &sealedSecret, dest.URL
-				if in.Secret == "" {
-					out.Secret = dest.Secret
-				}
 				out.Note = "Each event is POSTed with webhook-id, webhook-timestamp and webhook-signature (Standard Webhooks); data.event " +
 					"holds it, with read_rest: add your mandate_id to its arguments. A failed delivery is retried for about five minutes " +
 					"with the same webhook-id."
 			}
-			out.Woken, err = putDelivery(ctx, c.Tx, c.AgentID, c.OrgID, string(in.Mode), url, secret)
-			return out, err
+			return out, nil
 		})
-}
-
-// prepareWebhook checks the address through the webhook plugin (https, a
-// host that resolves only to public addresses) and completes the secret.
-func (m *Module) prepareWebhook(ctx context.Context, url, secret string) (*notifier.Destination, error) {
-	if strings.TrimSpace(url) == "" {
-		return nil, errs.E(errs.InvalidRequest, "mode webhook needs url: a public https:// address")
-	}
-	if m.dlv.opts.Notifiers == nil {
-		return nil, errs.E(errs.Unavailable, "this board runs no webhook plugin; use mode stream")
-	}
-	p, err := m.dlv.opts.Notifiers.Notifier(m.dlv.opts.WebhookNotifier)
-	if err != nil {
-		return nil, errs.E(errs.Unavailable, "this board runs no webhook plugin (%s); use mode stream", m.dlv.opts.WebhookNotifier)
-	}
-	return p.PrepareDestination(ctx, notifier.Destination{URL: url, Secret: secret})
 }

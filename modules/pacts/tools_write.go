@@ -17,17 +17,12 @@ func (m *Module) addSeats(h *kernel.Host) error {
 			if err != nil {
 				return createOut{}, err
 			}
-			c.Entry.ProjectID = in.ProjectID
-			owner, err := m.requireRuler(ctx, c, "starting a pact")
-			if err != nil {
-				return createOut{}, err
-			}
 			np := NewPact{ProjectID: in.ProjectID, Name: in.Name, Purpose: in.Purpose, Rules: in.Rules,
 				Creator: SeatInput{Prefix: in.Prefix, DisplayName: in.DisplayName}}
 			for _, s := range in.Invite {
 				np.Invite = append(np.Invite, SeatInput{Key: s.Key, Prefix: s.Prefix, DisplayName: s.DisplayName})
 			}
-			id, w, err := m.svc.Create(ctx, c.Tx, a, acc, owner, np)
+			id, w, err := m.svc.Create(ctx, c.Tx, a, acc, "", np)
 			if err != nil {
 				return createOut{}, err
 			}
@@ -80,9 +75,6 @@ func (m *Module) addSeats(h *kernel.Host) error {
 			if err != nil {
 				return pausedOut{}, err
 			}
-			if _, err := m.requireRuler(ctx, c, "pausing or waking a pact job"); err != nil {
-				return pausedOut{}, err
-			}
 			cursor, err := m.svc.SetPaused(ctx, c.Tx, a, acc, in.PactID, in.Key, in.Paused)
 			return pausedOut{OK: true, Cursor: cursor}, err
 		})
@@ -127,11 +119,8 @@ func (m *Module) addWrites(h *kernel.Host) error {
 			if err != nil {
 				return Raised{}, err
 			}
-			r, p, err := m.svc.Raise(ctx, c.Tx, a, acc, in.PactID, in.Question, in.Options)
-			if err != nil {
-				return Raised{}, err
-			}
-			return r, m.svc.tellRulers(ctx, c.Tx, p, a, r.DecisionID, in.Question)
+			r, _, err := m.svc.Raise(ctx, c.Tx, a, acc, in.PactID, in.Question, in.Options)
+			return r, err
 		})
 	if err != nil {
 		return err

@@ -26,14 +26,6 @@ import (
 // Options.SwitchOff failures in a row switch the agent's webhook off and
 // tell its person through the outbox. A success resets the count.
 
-// sendRow is a claimed send with what delivering it needs.
-type sendRow struct {
-	ID       int64  `bun:"id"`
-	AgentID  string `bun:"agent_id"`
-	FeedID   int64  `bun:"feed_id"`
-	Attempts int    `bun:"attempts"`
-}
-
 // streamHandler serves the pact stream.
 func (m *Module) streamHandler() http.Handler { return http.HandlerFunc(m.serveStream) }
 
@@ -47,10 +39,9 @@ func (m *Module) deliverLoop(ctx context.Context) error {
 			return err
 		}
 		wait := m.dlv.opts.Tick
-		var secs *float64
-		if err := m.db.NewRaw(`SELECT extract(epoch FROM min(greatest(next_attempt_at, coalesce(lease_expires_at, next_attempt_at)) - now()))::float8
-			FROM pact_sends WHERE sent_at IS NULL AND dead_at IS NULL`).Scan(ctx, &secs); err != nil {
-			return fmt.Errorf("pacts: next webhook send: %w", err)
+		secs, err := nextSendIn(ctx, m.db)
+		if err != nil {
+			return err
 		}
 		if secs != nil {
 			wait = min(wait, max(time.Duration(*secs*float64(time.Second)), 10*time.Millisecond))
@@ -81,22 +72,7 @@ func (m *Module) DeliverDue(ctx context.Context) (int, error) {
 // claimSend takes the next due send of an agent whose webhook is on, under
 // this process's lease.
 func (m *Module) claimSend(ctx context.Context) (*sendRow, error) {
-	var rows []sendRow
-	err := m.db.NewRaw(`UPDATE pact_sends q SET attempts = q.attempts + 1, lease_owner = ?,
-			lease_expires_at = now() + make_interval(secs => ?)
-		FROM (SELECT s.id FROM pact_sends s JOIN pact_delivery d ON d.agent_id = s.agent_id
-		      WHERE s.sent_at IS NULL AND s.dead_at IS NULL AND s.next_attempt_at <= now()
-		        AND (s.lease_expires_at IS NULL OR s.lease_expires_at <= now())
-		      ORDER BY s.next_attempt_at LIMIT 1 FOR UPDATE OF s SKIP LOCKED) c
-		WHERE q.id = c.id RETURNING q.id, q.agent_id, q.feed_id, q.attempts`,
-		m.dlv.owner, m.dlv.opts.Lease.Seconds()).Scan(ctx, &rows)
-	if err != nil {
-		return nil, fmt.Errorf("pacts: claim a webhook send: %w", err)
-	}
-	if len(rows) == 0 {
-		return nil, nil
-	}
-	return &rows[0], nil
+	return claimDueSend(ctx, m.db, m.dlv.owner, m.dlv.opts.Lease)
 }
 
 // deliverSend posts s and settles it. The setting is read afresh: a send
@@ -108,14 +84,14 @@ func (m *Module) deliverSend(ctx context.Context, s *sendRow) error {
 		return err
 	}
 	if d == nil || d.Mode != ModeWebhook || d.DisabledAt != nil {
-		return m.settleSend(ctx, s, `dead_at = now()`, "the agent's webhook is off or no longer its delivery mode")
+		return sendDead(ctx, m.db, s.ID, m.dlv.owner, "the agent's webhook is off or no longer its delivery mode")
 	}
 	evs, stopped, err := m.sendable(ctx, s)
 	if err != nil {
 		return err
 	}
 	if stopped != "" {
-		return m.settleSend(ctx, s, `dead_at = now()`, stopped)
+		return sendDead(ctx, m.db, s.ID, m.dlv.owner, stopped)
 	}
 	dest, n, derr := m.webhookCall(d, evs)
 	if derr == nil {
@@ -123,17 +99,16 @@ func (m *Module) deliverSend(ctx context.Context, s *sendRow) error {
 	}
 	if derr == nil {
 		return m.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-			if err := m.settleSendTx(ctx, tx, s, `sent_at = now()`, ""); err != nil {
+			if err := sendSent(ctx, tx, s.ID, m.dlv.owner); err != nil {
 				return err
 			}
-			_, err := tx.ExecContext(ctx, `UPDATE pact_delivery SET failures = 0 WHERE agent_id = ? AND failures > 0`, s.AgentID)
-			return err
+			return resetFailures(ctx, tx, s.AgentID)
 		})
 	}
 	why := errs.Public(derr).Message
 	if s.Attempts <= len(m.dlv.opts.Retries) {
 		wait := m.dlv.opts.Retries[s.Attempts-1]
-		return m.settleSend(ctx, s, fmt.Sprintf(`next_attempt_at = now() + make_interval(secs => %f)`, wait.Seconds()), why)
+		return sendLater(ctx, m.db, s.ID, m.dlv.owner, wait, why)
 	}
 	return m.failSend(ctx, s, d, evs, why)
 }
@@ -200,41 +175,19 @@ func (m *Module) post(ctx context.Context, dest notifier.Destination, n notifier
 	return err
 }
 
-// settleSend ends this process's lease on s with set (a fixed assignment).
-func (m *Module) settleSend(ctx context.Context, s *sendRow, set, lastError string) error {
-	return m.settleSendTx(ctx, m.db, s, set, lastError)
-}
-
-func (m *Module) settleSendTx(ctx context.Context, tx bun.IDB, s *sendRow, set, lastError string) error {
-	var last *string
-	if lastError != "" {
-		last = &lastError
-	}
-	_, err := tx.ExecContext(ctx, `UPDATE pact_sends SET `+set+`, last_error = ?, lease_expires_at = NULL
-		WHERE id = ? AND lease_owner = ? AND sent_at IS NULL AND dead_at IS NULL`, last, s.ID, m.dlv.owner)
-	if err != nil {
-		return fmt.Errorf("pacts: settle webhook send %d: %w", s.ID, err)
-	}
-	return nil
-}
-
 // failSend settles s as failed for good and counts the failure; the one
 // that reaches Options.SwitchOff switches the webhook off, drops the
 // agent's other pending sends and tells its person, in one transaction.
 func (m *Module) failSend(ctx context.Context, s *sendRow, d *deliveryRow, ev *streamEvent, why string) error {
 	return m.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		if err := m.settleSendTx(ctx, tx, s, `dead_at = now()`, why); err != nil {
+		if err := sendDead(ctx, tx, s.ID, m.dlv.owner, why); err != nil {
 			return err
 		}
-		var failures []int
-		if err := tx.NewRaw(`UPDATE pact_delivery SET failures = failures + 1 WHERE agent_id = ? AND disabled_at IS NULL
-			AND mode = 'webhook' RETURNING failures`, s.AgentID).Scan(ctx, &failures); err != nil {
-			return fmt.Errorf("pacts: count a failed webhook send of %s: %w", s.AgentID, err)
+		failures, found, err := countFailure(ctx, tx, s.AgentID)
+		if err != nil || !found || failures < m.dlv.opts.SwitchOff {
+			return err
 		}
-		if len(failures) == 0 || failures[0] < m.dlv.opts.SwitchOff {
-			return nil
-		}
-		return m.switchOff(ctx, tx, d, ev, failures[0])
+		return m.switchOff(ctx, tx, d, ev, failures)
 	})
 }
 
@@ -255,12 +208,11 @@ func (m *Module) switchOff(ctx context.Context, tx bun.IDB, d *deliveryRow, ev *
 	}
 	sentence := fmt.Sprintf("%s stopped hearing about the job “%s”: %s did not accept %d deliveries in a row, so its webhook is off; "+
 		"fix that address, then press Wake it or have %s call set_pact_delivery again.", d.AgentID, pact.Name, addr, failures, d.AgentID)
-	if _, err := tx.ExecContext(ctx, `UPDATE pact_delivery SET disabled_at = now(), stuck = ? WHERE agent_id = ?`, sentence, d.AgentID); err != nil {
-		return fmt.Errorf("pacts: switch off the webhook of %s: %w", d.AgentID, err)
+	if err := switchOffDelivery(ctx, tx, d.AgentID, sentence); err != nil {
+		return err
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE pact_sends SET dead_at = now(), last_error = 'the webhook was switched off'
-		WHERE agent_id = ? AND sent_at IS NULL AND dead_at IS NULL`, d.AgentID); err != nil {
-		return fmt.Errorf("pacts: drop the pending sends of %s: %w", d.AgentID, err)
+	if err := dropPendingSends(ctx, tx, d.AgentID); err != nil {
+		return err
 	}
 	_, err = outbox.Enqueue(ctx, tx, outbox.Notification{Kind: outbox.PactStuck, HumanID: owner, ProjectID: pact.ProjectID,
 		AgentID: d.AgentID, Title: fmt.Sprintf("%s's pact webhook is switched off", d.AgentID), Detail: sentence})

@@ -53,7 +53,7 @@ func (m *Module) Jobs(ctx context.Context, by, project string) ([]PactJob, error
 func (m *Module) Show(ctx context.Context, by, id string) (*PactShown, error) {
 	var out *PactShown
 	err := m.readFor(ctx, by, identity.Viewer, func(ctx context.Context, tx bun.Tx, a Actor, acc Access) error {
-		v, before, err := m.getPact(ctx, tx, a, acc, id)
+		v, before, err := m.svc.Latest(ctx, tx, a, acc, id)
 		if err == nil {
 			out = &PactShown{Pact: *v, NextBefore: before}
 		}
