@@ -34,7 +34,11 @@ var builderCalls = map[string]bool{"NewSelect": true, "NewInsert": true, "NewUpd
 type sqlSite struct {
 	file string // repository-relative
 	line int
-	text string // the statement's text; "" for a builder call
+	// text is the statement's literals, joined; "" for a builder call. An
+	// operand the scanner cannot read (a column list, a condition, a
+	// constant: " ? " in sqlText) shows no placeholder: a statement's
+	// placeholders are those its literals spell.
+	text string
 }
 
 // isStatement reports whether s, a string the code spells out, is a SQL
@@ -49,7 +53,7 @@ func sqlSitesIn(fset *token.FileSet, f *ast.File, rel string) []sqlSite {
 	var out []sqlSite
 	for _, s := range stringsOf(fset, f) {
 		if isStatement(s.text) {
-			out = append(out, sqlSite{rel, s.line(0), s.text})
+			out = append(out, sqlSite{rel, s.line(0), s.literals()})
 		}
 	}
 	ast.Inspect(f, func(n ast.Node) bool {
@@ -61,6 +65,15 @@ func sqlSitesIn(fset *token.FileSet, f *ast.File, rel string) []sqlSite {
 		return true
 	})
 	return out
+}
+
+// literals is the text of s's literals alone, each apart.
+func (s sqlText) literals() string {
+	parts := make([]string, len(s.segs))
+	for i, g := range s.segs {
+		parts[i] = g.body
+	}
+	return strings.Join(parts, " ")
 }
 
 // scanSQL returns every SQL site in the non-test Go files under root/dir.
@@ -203,12 +216,13 @@ func TestStoreRuleCatchesViolations(t *testing.T) {
 	writeFile(t, root, "modules/m/admin_x.go", "package m\n\nfunc f(d db) { d.NewSelect().Model(nil) }\n")
 	writeFile(t, root, "modules/m/restore.go", "package m\n\nvar r = `DELETE FROM t WHERE y = ?`\n")
 	writeFile(t, root, "modules/m/store.go", "package m\n\nvar a = `SELECT 1 WHERE x = $1`\nvar b = `DELETE FROM t WHERE y = ?`\n")
-	writeFile(t, root, "modules/m/store_task.go", "package m\n\nvar a = `SELECT '?' WHERE x = $1`\n")
+	writeFile(t, root, "modules/m/store_task.go", "package m\n\nvar a = `SELECT '?' WHERE x = $1`\n"+
+		"var b = `SELECT ` + cols + ` FROM t WHERE x = $1`\n")
 	sites := scanSQL(t, root, "modules")
 	require.Equal(t, map[string]int{"modules/m/service.go": 2, "modules/m/admin_x.go": 1,
 		"modules/m/restore.go": 1}, storeViolations(sites))
 	require.Equal(t, map[string][]string{"modules/m/store.go": {"$n", "?"}}, dialectViolations(sites),
-		"a quoted ? is no placeholder")
+		"a quoted ? is no placeholder, nor an operand spliced in")
 }
 
 // TestSQLCounts prints, per package, the SQL sites and the files holding them:
