@@ -1,7 +1,6 @@
 package archtest
 
 import (
-	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -249,6 +248,6 @@ func TestSQLCounts(t *testing.T) {
 	sort.Strings(pkgs)
 	for _, p := range pkgs {
 		c := per[p]
-		t.Log(fmt.Sprintf("%-22s %4d sites in %2d files, %4d outside a store", p, c.sites, len(c.files), c.outside))
+		t.Logf("%-22s %4d sites in %2d files, %4d outside a store", p, c.sites, len(c.files), c.outside)
 	}
 }

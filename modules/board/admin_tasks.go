@@ -71,7 +71,7 @@ func adminTask(t *task) AdminTask {
 
 // orgTask returns task id of organization org, or not_found.
 func (m *Module) orgTask(ctx context.Context, org, id string) (*task, error) {
-	t, err := m.getTask(ctx, m.db, id, false)
+	t, err := m.st.getTask(ctx, m.db, id, false)
 	if err != nil {
 		return nil, err
 	}

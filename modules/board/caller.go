@@ -79,7 +79,7 @@ func refuseFrozen(p *project) error {
 // the caller must be registered in its project. It records the task and its
 // project on the call's entry.
 func (m *Module) visibleTask(ctx context.Context, c *kernel.Call, who *caller, id string) (*task, *project, error) {
-	t, err := m.getTask(ctx, c.Tx, id, false)
+	t, err := m.st.getTask(ctx, c.Tx, id, false)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -4,9 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/events"
@@ -55,36 +53,6 @@ func (a eventsIn) wait() time.Duration {
 	return waitIn{Seconds: a.Seconds}.deadline(MaxWait)
 }
 
-// horizonSQL is the cursor's horizon: the oldest transaction still open.
-// Every change below it has committed or never will, so no change can
-// appear below it later; a reader hands out only changes below it
-// (migration 022, docs/events.md "The cursor").
-const horizonSQL = `pg_snapshot_xmin(pg_current_snapshot())::text::bigint`
-
-// ownXactSQL is the calling transaction's own id, 0 before it wrote.
-const ownXactSQL = `coalesce(pg_current_xact_id_if_assigned()::text::bigint, 0)`
-
-// claimableFrom selects the tasks t an agent may claim in projects after a
-// cursor: open, not awaiting approval, undelegated or delegated to it. The
-// arguments are the statement's placeholders for each value; answer and
-// readiness share it. The cursor counts in change_xact; visible is the
-// condition on t.change_xact of the changes that may be handed out.
-func claimableFrom(projects, cursor, agent, visible string) string {
-	return ` FROM tasks t WHERE t.project_id = ANY(` + projects + `) AND t.change_xact > ` + cursor + `
-	AND ` + visible + `
-	AND t.status = 'submitted' AND t.assignee IS NULL AND NOT t.deferred
-	AND (t.delegate_to IS NULL OR t.delegate_to = ` + agent + `)`
-}
-
-// eventsReadySQL is whether pact_events has anything to answer for agent
-// $1 watching projects $2 (tasks only unless $3, watch-only) after cursor
-// $4: exactly what work would return, so a wait never ends with nothing;
-// and whether claimable work has committed that the horizon still holds
-// back (then the wait looks again soon: events.ErrNotYet).
-var eventsReadySQL = `SELECT EXISTS (SELECT 1` + unreadFrom("$1", "$2", "''") + `)
-	OR (NOT $3::boolean AND EXISTS (SELECT 1` + claimableFrom("$2", "$4", "$1", "t.change_xact < "+horizonSQL) + `)),
-	NOT $3::boolean AND EXISTS (SELECT 1` + claimableFrom("$2", "$4", "$1", "true") + `)`
-
 func (m *Module) eventsScope(ctx context.Context, tx bun.IDB, agent string, a eventsIn) (mandate.Chain, []string, bool, error) {
 	chain, who, projects, err := m.waitScope(ctx, tx, agent, a.MandateID, "")
 	if err != nil {
@@ -120,8 +88,7 @@ func (m *Module) waitForWork(ctx context.Context, agent string, a eventsIn) (*ev
 		if watchOnly { // chat agents never claim: nothing is offered to them
 			return nil
 		}
-		_, err = m.db.Write(ctx, tx, holdSQL, agent, projects, a.wait().Seconds()+5)
-		return err
+		return m.st.hold(ctx, tx, agent, projects, a.wait()+5*time.Second)
 	})
 	if err != nil {
 		return nil, err
@@ -136,9 +103,8 @@ func (m *Module) waitForWork(ctx context.Context, agent string, a eventsIn) (*ev
 		return false
 	}
 	ready := func(ctx context.Context) (bool, error) {
-		var ready, committed bool
-		if err := m.db.FetchInto(ctx, m.db, eventsReadySQL, []any{agent, projects, watchOnly, a.cursor()},
-			&ready, &committed); err != nil {
+		ready, committed, err := m.st.eventsReady(ctx, agent, projects, watchOnly, a.cursor())
+		if err != nil {
 			return false, err
 		}
 		if !ready && committed {
@@ -148,7 +114,7 @@ func (m *Module) waitForWork(ctx context.Context, agent string, a eventsIn) (*ev
 	}
 	stop := func(ctx context.Context) error {
 		if !watchOnly {
-			if _, err := m.db.Write(ctx, m.db, releaseSQL, agent); err != nil {
+			if err := m.st.releaseHold(ctx, agent); err != nil {
 				return err
 			}
 		}
@@ -180,21 +146,10 @@ func (m *Module) work(ctx context.Context, c *kernel.Call, a eventsIn) (eventsOu
 	rows := []task{}
 	var offers []string
 	var unread []messageRow
-	visible := `(t.change_xact < ` + horizonSQL + ` OR t.change_xact = ` + ownXactSQL + `)`
-	steps := []db.Step{release,
-		{SQL: `SELECT coalesce(max(change_xact), 0) FROM tasks WHERE project_id = ANY($1) AND change_xact < ` + horizonSQL,
-			Args: []any{projects}, Rows: db.OneRow(&head)},
-		{SQL: `SELECT task_id::text FROM task_offers WHERE agent_id = $1 AND lease_until > now()`, Args: []any{c.AgentID},
-			Rows: func(_ *db.Tx, r pgx.Rows) error {
-				var err error
-				offers, err = pgx.CollectRows(r, pgx.RowTo[string])
-				return err
-			}},
-		{SQL: `SELECT * FROM (` + unreadSQL + `) u ORDER BY id`, Args: []any{c.AgentID, projects, ""}, Rows: scanUnread(&unread)},
-	}
+	steps := []db.Step{release, headStep(projects, &head), offersStep(c.AgentID, &offers),
+		unreadStep(c.AgentID, projects, &unread)}
 	if !watchOnly {
-		steps = append(steps, db.Step{SQL: `SELECT ` + taskColumns("t") + claimableFrom("$1", "$2", "$3", visible) +
-			` ORDER BY t.change_xact, t.change_seq LIMIT 50`, Args: []any{projects, a.cursor(), c.AgentID}, Rows: scanTasks(&rows)})
+		steps = append(steps, claimableStep(projects, a.cursor(), c.AgentID, &rows))
 	}
 	if err := c.Tx.Pipeline(ctx, steps...); err != nil {
 		return eventsOut{}, err
@@ -207,10 +162,8 @@ func (m *Module) work(ctx context.Context, c *kernel.Call, a eventsIn) (eventsOu
 		// The cursor moves by whole transactions: the rest of the last
 		// one's changes come now, not never.
 		last := rows[len(rows)-1]
-		var rest []task
-		if err := c.Tx.NewRaw(`SELECT `+taskColumns("t")+claimableFrom("?", "?", "?", visible)+
-			` AND t.change_xact = ? AND t.change_seq > ? ORDER BY t.change_seq`, pgdialect.Array(projects), a.cursor(),
-			c.AgentID, last.ChangeXact, last.ChangeSeq).Scan(ctx, &rest); err != nil {
+		rest, err := m.st.restOfXact(ctx, c.Tx, projects, a.cursor(), c.AgentID, last)
+		if err != nil {
 			return eventsOut{}, err
 		}
 		rows = append(rows, rest...)
@@ -244,17 +197,4 @@ func (m *Module) work(ctx context.Context, c *kernel.Call, a eventsIn) (eventsOu
 	}
 	return eventsOut{Tasks: tasks, Offered: offered, Messages: inbox, NextSince: next,
 		TimedOut: len(tasks) == 0 && len(inbox) == 0, Reconnect: c.Draining}, nil
-}
-
-// scanTasks is a Step.Rows that appends the task rows (taskColumns) to out.
-func scanTasks(out *[]task) func(*db.Tx, pgx.Rows) error {
-	return func(_ *db.Tx, r pgx.Rows) error {
-		var t task
-		_, err := pgx.ForEachRow(r, t.fields(), func() error {
-			*out = append(*out, t)
-			t = task{} // the next row shares nothing with this one
-			return nil
-		})
-		return err
-	}
 }

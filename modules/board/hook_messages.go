@@ -33,9 +33,7 @@ func (m *Module) handMessages(ctx context.Context, c hookCall, answer map[string
 			projects = append(projects, p)
 		}
 	}
-	var ready bool
-	if err := m.db.FetchInto(ctx, m.db, `SELECT EXISTS (SELECT 1`+unreadFrom("$1", "$2", "''")+`)`,
-		[]any{c.agent, projects}, &ready); err != nil || !ready {
+	if ready, err := m.st.anyUnread(ctx, c.agent, projects, ""); err != nil || !ready {
 		return err
 	}
 	var msgs []messageView

@@ -63,7 +63,7 @@ func (m *Module) recordToolUse(ctx context.Context, agent string, summary map[st
 			return err
 		}
 		e.MandateChain = chain.IDs()
-		now, err := m.getTask(ctx, tx, t.ID, true)
+		now, err := m.st.getTask(ctx, tx, t.ID, true)
 		if err != nil {
 			return err
 		}
@@ -77,7 +77,7 @@ func (m *Module) recordToolUse(ctx context.Context, agent string, summary map[st
 		if err := refuseFrozen(p); err != nil {
 			return err
 		}
-		return m.heartbeat(ctx, tx, t.ID, agent)
+		return m.st.heartbeat(ctx, tx, t.ID, agent)
 	})
 	if err != nil {
 		return nil, err

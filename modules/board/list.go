@@ -5,7 +5,6 @@ import (
 	"reflect"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/jackc/pgx/v5"
 
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/kernel"
@@ -44,13 +43,6 @@ type listOut struct {
 	Head      int64         `json:"head" jsonschema:"The latest change number in these projects."`
 }
 
-var filters = map[string]string{
-	"open": `t.status = 'submitted' AND t.assignee IS NULL AND (t.delegate_to IS NULL OR t.delegate_to = $1)`,
-	"mine": `(t.assignee = $1 OR t.delegate_to = $1 OR t.created_by = $1) AND task_status_is_open(t.status)`,
-	"done": `(t.assignee = $1 OR t.delegate_to = $1 OR t.created_by = $1) AND task_status_is_terminal(t.status)`,
-	"all":  `$1::text = $1`,
-}
-
 func (m *Module) list(ctx context.Context, c *kernel.Call, a listIn) (listOut, error) {
 	if a.Filter == "" {
 		a.Filter = "open"
@@ -79,20 +71,16 @@ func (m *Module) list(ctx context.Context, c *kernel.Call, a listIn) (listOut, e
 	if a.Since != nil && *a.Since > 0 {
 		cursor = *a.Since
 	}
-	where := filters[string(a.Filter)]
-	// $1 the caller, $2 its readable projects, $3 the cursor, $4 the page
-	// size, $5 the parent task.
-	args := []any{who.ID, readable, cursor, n}
+	parent := ""
 	if a.ParentTaskID != nil && *a.ParentTaskID != "" {
-		parent, err := m.getTask(ctx, tx, *a.ParentTaskID, false)
+		p, err := m.st.getTask(ctx, tx, *a.ParentTaskID, false)
 		if err != nil {
 			return listOut{}, err
 		}
-		if parent == nil || !contains(readable, parent.ProjectID) {
+		if p == nil || !contains(readable, p.ProjectID) {
 			return listOut{}, errs.E(errs.NotFound, "task %s does not exist", *a.ParentTaskID)
 		}
-		where += ` AND t.parent_task_id = $5::uuid`
-		args = append(args, parent.ID)
+		parent = p.ID
 	}
 	// One round trip (docs/benchmarks.md, "Round trips"): the stale claims
 	// are released, then the head, the page with the deferred tasks, and
@@ -101,44 +89,10 @@ func (m *Module) list(ctx context.Context, c *kernel.Call, a listIn) (listOut, e
 	var head int64
 	var rows, deferredRows []task
 	var unread []messageRow
-	// The cursor counts in change_xact and passes only changes below the
-	// horizon (horizonSQL), in whole transactions: the page takes every
-	// change of the last transaction it reaches, so next_since never
-	// splits one.
-	tasksSQL := `WITH h AS (SELECT ` + horizonSQL + ` AS x),
-		cand AS (SELECT t.change_xact FROM tasks t, h
-			WHERE t.project_id = ANY($2) AND t.change_xact > $3 AND (t.change_xact < h.x OR t.change_xact = ` + ownXactSQL + `)
-			  AND ` + where + `
-			ORDER BY t.change_xact, t.change_seq LIMIT $4),
-		page_rows AS (SELECT ` + taskColumns("t") + ` FROM tasks t
-			WHERE t.project_id = ANY($2) AND t.change_xact > $3 AND t.change_xact <= (SELECT max(change_xact) FROM cand)
-			  AND ` + where + ` ORDER BY t.change_xact, t.change_seq),
-		deferred_rows AS (SELECT ` + taskColumns("t") + ` FROM tasks t, h
-			WHERE t.project_id = ANY($2) AND t.deferred AND t.change_xact > $3
-			  AND (t.change_xact < h.x OR t.change_xact = ` + ownXactSQL + `)
-			ORDER BY t.change_xact, t.change_seq LIMIT 200)
-		SELECT true AS in_page, p.* FROM page_rows p UNION ALL SELECT false, d.* FROM deferred_rows d
-		ORDER BY in_page DESC, change_xact, change_seq`
 	release, logReleased := m.releaseStaleStep(readable)
-	steps := []db.Step{release,
-		{SQL: `SELECT coalesce(max(change_xact), 0) FROM tasks WHERE project_id = ANY($1) AND change_xact < ` + horizonSQL, Args: []any{readable},
-			Rows: db.OneRow(&head)},
-		{SQL: tasksSQL, Args: args, Rows: func(_ *db.Tx, r pgx.Rows) error {
-			var inPage bool
-			var t task
-			_, err := pgx.ForEachRow(r, append([]any{&inPage}, t.fields()...), func() error {
-				if inPage {
-					rows = append(rows, t)
-				} else {
-					deferredRows = append(deferredRows, t)
-				}
-				t = task{} // the next row shares nothing with this one
-				return nil
-			})
-			return err
-		}},
-		{SQL: `SELECT * FROM (` + unreadSQL + `) u ORDER BY id`, Args: []any{who.ID, readable, ""}, Rows: scanUnread(&unread)},
-	}
+	steps := []db.Step{release, headStep(readable, &head),
+		listStep(who.ID, readable, cursor, n, string(a.Filter), parent, &rows, &deferredRows),
+		unreadStep(who.ID, readable, &unread)}
 	if err := tx.Pipeline(ctx, steps...); err != nil {
 		return listOut{}, err
 	}
@@ -187,18 +141,4 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// scanUnread is a Step.Rows that appends unreadSQL's rows to out.
-func scanUnread(out *[]messageRow) func(*db.Tx, pgx.Rows) error {
-	return func(_ *db.Tx, r pgx.Rows) error {
-		var u messageRow
-		_, err := pgx.ForEachRow(r, []any{&u.ID, &u.TaskID, &u.TaskTitle, &u.FromAgent, &u.FromHuman, &u.ToAgent,
-			&u.Body, &u.CreatedAt, &u.ReadAt}, func() error {
-			*out = append(*out, u)
-			u = messageRow{}
-			return nil
-		})
-		return err
-	}
 }

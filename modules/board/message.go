@@ -58,7 +58,7 @@ func (m *Module) message(ctx context.Context, c *kernel.Call, a threadIn) (threa
 		if err != nil {
 			return threadOut{}, err
 		}
-		return threadOut{TaskID: t.ID, Title: t.Title, Messages: msgs, Note: messageFrame}, m.heartbeat(ctx, tx, t.ID, who.ID)
+		return threadOut{TaskID: t.ID, Title: t.Title, Messages: msgs, Note: messageFrame}, m.st.heartbeat(ctx, tx, t.ID, who.ID)
 	}
 	if err := refuseFrozen(p); err != nil {
 		return threadOut{}, err
@@ -67,7 +67,7 @@ func (m *Module) message(ctx context.Context, c *kernel.Call, a threadIn) (threa
 	if err != nil {
 		return threadOut{}, err
 	}
-	if err := m.heartbeat(ctx, tx, t.ID, who.ID); err != nil {
+	if err := m.st.heartbeat(ctx, tx, t.ID, who.ID); err != nil {
 		return threadOut{}, err
 	}
 	out := threadOut{OK: true, MessageID: msg.ID, To: "human",

@@ -2,7 +2,6 @@ package board
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -57,30 +56,12 @@ func (r messageRow) view(withTitle bool) messageView {
 	return v
 }
 
-// unreadFrom is the unread messages (m, with their tasks t) to agent in
-// projects, only on task unless it is ”: the one definition that answers
-// (unreadSQL) and readiness (pact_events, pact_wait) share. The arguments
-// are the statement's placeholders for each value.
-func unreadFrom(agent, projects, task string) string {
-	return ` FROM task_messages m JOIN tasks t ON t.id = m.task_id
-	WHERE m.to_agent = ` + agent + ` AND m.read_at IS NULL AND t.project_id = ANY(` + projects + `)
-	  AND (` + task + ` = '' OR m.task_id::text = ` + task + `)`
-}
-
-// unreadSQL is the unread messages to $1 in projects $2, only on task $3
-// unless it is ”, up to 50, oldest first (pact_list folds it into its
-// one statement).
-var unreadSQL = `SELECT m.id, m.task_id::text AS task_id, t.title AS task_title, m.from_agent,
-		m.from_human, m.to_agent, m.body, m.created_at, m.read_at` + unreadFrom("$1", "$2", "$3") + `
-	ORDER BY m.id LIMIT 50`
-
 // unreadMessages returns up to 50 unread messages to agent in projects,
 // oldest first, optionally only on task; markRead marks them read.
 func (m *Module) unreadMessages(ctx context.Context, tx bun.IDB, agent string, projects []string, taskID string, markRead bool) ([]messageView, error) {
-	var rows []messageRow
-	err := m.db.Fetch(ctx, tx, &rows, `SELECT * FROM (`+unreadSQL+`) u ORDER BY id`, agent, projects, taskID)
+	rows, err := m.st.unread(ctx, tx, agent, projects, taskID)
 	if err != nil {
-		return nil, fmt.Errorf("board.unreadMessages: %w", err)
+		return nil, err
 	}
 	out := make([]messageView, 0, len(rows))
 	ids := make([]int64, 0, len(rows))
@@ -89,8 +70,8 @@ func (m *Module) unreadMessages(ctx context.Context, tx bun.IDB, agent string, p
 		ids = append(ids, r.ID)
 	}
 	if markRead && len(ids) > 0 {
-		if _, err := m.db.Write(ctx, tx, `UPDATE task_messages SET read_at = now() WHERE id = ANY($1)`, ids); err != nil {
-			return nil, fmt.Errorf("board.unreadMessages: %w", err)
+		if err := m.st.markRead(ctx, tx, ids); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil

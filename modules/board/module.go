@@ -24,6 +24,7 @@ import (
 // Module is the board module.
 type Module struct {
 	db       *db.DB
+	st       store
 	log      *ledger.Log
 	mandates *mandate.Service
 	ident    *identity.Service
@@ -57,6 +58,7 @@ func (m *Module) Name() string { return "board" }
 // its subtree, in the revoking transaction.
 func (m *Module) Register(h *kernel.Host) error {
 	m.db, m.log, m.mandates, m.ident, m.logger, m.hub = h.DB(), h.Log(), h.Mandates(), h.Identity(), h.Logger(), h.Events()
+	m.st = store{db: h.DB()}
 	m.claims, m.tools = h.Claims(), h.Tools()
 	m.stale, m.offerLease = 30*time.Minute, defaultOfferLease
 	if c := h.Config(); c != nil && c.StaleAfter > 0 {

@@ -35,7 +35,7 @@ func (m *Module) onTask(ctx context.Context, by, action, taskID string, payload 
 
 // personTask loads a task of the person's organization for update.
 func (m *Module) personTask(ctx context.Context, tx bun.IDB, p *identity.Person, e *ledger.Entry, id string) (*task, error) {
-	t, err := m.getTask(ctx, tx, id, true)
+	t, err := m.st.getTask(ctx, tx, id, true)
 	if err != nil {
 		return nil, err
 	}

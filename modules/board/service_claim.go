@@ -88,7 +88,7 @@ func (m *Module) Claim(ctx context.Context, tx *db.Tx, by Actor, chain mandate.C
 
 // notClaimable says why a claim found the task taken or closed.
 func (m *Module) notClaimable(ctx context.Context, tx bun.IDB, id string) error {
-	now, err := m.getTask(ctx, tx, id, false)
+	now, err := m.st.getTask(ctx, tx, id, false)
 	if err != nil {
 		return wrapf(err, "claim %s", id)
 	}

@@ -63,11 +63,11 @@ func (m *Module) Resume(ctx context.Context, tx bun.IDB, by Actor, t *task, answ
 // message on the task that wakes it; an asker since banned or moved out of
 // the project gets nothing (the answer stays on the task).
 func (m *Module) answerAsker(ctx context.Context, tx bun.IDB, by Actor, t *task, asker, answer string) error {
-	ok, err := projectAgent(ctx, tx, asker, t.ProjectID)
+	ok, err := m.st.projectAgent(ctx, tx, asker, t.ProjectID)
 	if err != nil || !ok {
 		return err
 	}
-	if _, err := insertMessage(ctx, tx, by.OrgID, t.ID, nil, nullable(by.PersonID), &asker, answer); err != nil {
+	if _, err := m.st.insertMessage(ctx, tx, by.OrgID, t.ID, nil, nullable(by.PersonID), &asker, answer); err != nil {
 		return err
 	}
 	return events.Publish(ctx, tx, events.Event{Kind: events.KindMessage, OrgID: by.OrgID, ProjectID: t.ProjectID,
@@ -80,7 +80,7 @@ func (m *Module) Release(ctx context.Context, tx bun.IDB, _ Actor, t *task) (str
 	if t.Status != working || t.Assignee == nil {
 		return "", errs.E(errs.InvalidRequest, "task %s is not held by anyone", t.ID)
 	}
-	if err := reopen(ctx, tx, t.ID); err != nil {
+	if err := m.st.reopen(ctx, tx, t.ID); err != nil {
 		return "", wrapf(err, "release %s", t.ID)
 	}
 	return *t.Assignee, wrapf(m.wakeFor(ctx, tx, t), "release %s", t.ID)

@@ -38,7 +38,7 @@ func (m *Module) Defer(ctx context.Context, tx bun.IDB, by Actor, chain mandate.
 	if reason == "" {
 		return errs.E(errs.InvalidRequest, "say why people must decide (reason)")
 	}
-	if err := deferTask(ctx, tx, t.ID, by.AgentID, reason, needed); err != nil {
+	if err := m.st.deferTask(ctx, tx, t.ID, by.AgentID, reason, needed); err != nil {
 		return wrapf(err, "defer %s", t.ID)
 	}
 	_, err := outbox.Enqueue(ctx, tx, outbox.Notification{Kind: outbox.Deferred, ProjectID: t.ProjectID, TaskID: t.ID,

@@ -9,7 +9,6 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/events"
 	"github.com/pactboard/pact/core/outbox"
 	"github.com/pactboard/pact/core/redact"
@@ -65,7 +64,7 @@ func (m *Module) Message(ctx context.Context, tx bun.IDB, by Actor, t *task, bod
 	if by.IsAgent() {
 		recipient, err = m.recipient(ctx, tx, by.AgentID, t, to)
 	} else {
-		recipient, err = personRecipient(ctx, tx, t, to)
+		recipient, err = m.personRecipient(ctx, tx, t, to)
 	}
 	if err != nil {
 		return sent{}, err
@@ -76,11 +75,11 @@ func (m *Module) Message(ctx context.Context, tx bun.IDB, by Actor, t *task, bod
 			return sent{}, err
 		}
 	case by.IsAgent():
-		if err := checkPeopleCap(ctx, tx, t); err != nil {
+		if err := m.checkPeopleCap(ctx, tx, t); err != nil {
 			return sent{}, err
 		}
 	}
-	id, err := insertMessage(ctx, tx, by.OrgID, t.ID, nullable(by.AgentID), nullable(by.PersonID), nullable(recipient), text)
+	id, err := m.st.insertMessage(ctx, tx, by.OrgID, t.ID, nullable(by.AgentID), nullable(by.PersonID), nullable(recipient), text)
 	if err != nil {
 		return sent{}, fmt.Errorf("message on task %s: %w", t.ID, err)
 	}
@@ -129,7 +128,7 @@ func (m *Module) recipient(ctx context.Context, tx bun.IDB, me string, t *task, 
 // personRecipient resolves a person's to: that agent, else the task's
 // assignee, delegate or creator, which must be an agent of the task's
 // project that is not banned.
-func personRecipient(ctx context.Context, tx bun.IDB, t *task, to *string) (string, error) {
+func (m *Module) personRecipient(ctx context.Context, tx bun.IDB, t *task, to *string) (string, error) {
 	var recipient string
 	switch {
 	case to != nil && strings.TrimSpace(*to) != "":
@@ -141,7 +140,7 @@ func personRecipient(ctx context.Context, tx bun.IDB, t *task, to *string) (stri
 	default:
 		recipient = t.CreatedBy
 	}
-	ok, err := projectAgent(ctx, tx, recipient, t.ProjectID)
+	ok, err := m.st.projectAgent(ctx, tx, recipient, t.ProjectID)
 	if err != nil {
 		return "", err
 	}
@@ -155,23 +154,19 @@ func personRecipient(ctx context.Context, tx bun.IDB, t *task, to *string) (stri
 // the people once, in a transaction of its own so the notice survives the
 // refusal.
 func (m *Module) checkCap(ctx context.Context, tx bun.IDB, t *task) error {
-	n, err := agentMessages(ctx, tx, t.ID)
+	n, err := m.st.agentMessages(ctx, tx, t.ID)
 	if err != nil || n < messageCap {
 		return err
 	}
 	err = m.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext(?))`, "message-cap:"+t.ID); err != nil {
-			return fmt.Errorf("board.checkCap: %w", err)
-		}
 		// The notice is in the organization's language, which may have
 		// changed since: any language's notice counts.
 		notice := texts(m.cat, msgMessageCap, nil)
-		var told int
-		if err := tx.NewRaw(`SELECT count(*) FROM notifications WHERE task_id = ? AND kind = 'question' AND detail IN (?)`,
-			t.ID, bun.List(slices.Collect(maps.Values(notice)))).Scan(ctx, &told); err != nil || told > 0 {
+		told, err := m.st.capNoticed(ctx, tx, t.ID, slices.Collect(maps.Values(notice)))
+		if err != nil || told {
 			return err
 		}
-		_, err := outbox.Enqueue(ctx, tx, outbox.Notification{Kind: outbox.Question, ProjectID: t.ProjectID, TaskID: t.ID,
+		_, err = outbox.Enqueue(ctx, tx, outbox.Notification{Kind: outbox.Question, ProjectID: t.ProjectID, TaskID: t.ID,
 			Title: t.Title, DetailIn: notice})
 		return err
 	})
@@ -185,26 +180,12 @@ func (m *Module) checkCap(ctx context.Context, tx bun.IDB, t *task) error {
 // agents already sent them peopleCap that no person has answered: each
 // one is a notification, and an agent in a loop must not flood the
 // people's channels (docs/security.md, "7. Caps").
-func checkPeopleCap(ctx context.Context, tx bun.IDB, t *task) error {
+func (m *Module) checkPeopleCap(ctx context.Context, tx bun.IDB, t *task) error {
 	// Messages to the people on one task are counted one at a time, so two
-	// at once cannot both be the last one allowed: the count is a statement
-	// of its own after the lock, so its snapshot is taken once the lock is
-	// held; in a pipelined call both travel in one round trip.
-	var n int
-	if p, ok := tx.(*db.Tx); ok {
-		err := p.Pipeline(ctx, db.Step{SQL: `SELECT pg_advisory_xact_lock(hashtext($1))`, Args: []any{"people-cap:" + t.ID}},
-			db.Step{SQL: unansweredToPeopleSQL, Args: []any{t.ID}, Rows: db.OneRow(&n)})
-		if err != nil {
-			return fmt.Errorf("board.checkPeopleCap: %w", err)
-		}
-	} else {
-		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext(?))`, "people-cap:"+t.ID); err != nil {
-			return fmt.Errorf("board.checkPeopleCap: %w", err)
-		}
-		var err error
-		if n, err = unansweredToPeople(ctx, tx, t.ID); err != nil {
-			return err
-		}
+	// at once cannot both be the last one allowed.
+	n, err := m.st.unansweredToPeople(ctx, tx, t.ID)
+	if err != nil {
+		return err
 	}
 	if n < peopleCap {
 		return nil
@@ -216,7 +197,7 @@ func checkPeopleCap(ctx context.Context, tx bun.IDB, t *task) error {
 // ReadThread returns t's thread for agent me and marks the messages to it
 // read.
 func (m *Module) ReadThread(ctx context.Context, tx bun.IDB, me string, t *task) ([]messageView, error) {
-	rows, err := thread(ctx, tx, t.ID)
+	rows, err := m.st.thread(ctx, tx, t.ID)
 	if err != nil {
 		return nil, fmt.Errorf("thread of task %s: %w", t.ID, err)
 	}
@@ -224,7 +205,7 @@ func (m *Module) ReadThread(ctx context.Context, tx bun.IDB, me string, t *task)
 	for i, r := range rows {
 		msgs[i] = r.view(false)
 	}
-	if err := markThreadRead(ctx, tx, t.ID, me); err != nil {
+	if err := m.st.markThreadRead(ctx, tx, t.ID, me); err != nil {
 		return nil, fmt.Errorf("thread of task %s: %w", t.ID, err)
 	}
 	return msgs, nil

@@ -39,7 +39,7 @@ func (m *Module) Post(ctx context.Context, tx *db.Tx, by Actor, chain mandate.Ch
 		return postOut{}, err
 	}
 	if a.ParentTaskID != nil && *a.ParentTaskID != "" {
-		parent, err := m.getTask(ctx, tx, *a.ParentTaskID, false)
+		parent, err := m.st.getTask(ctx, tx, *a.ParentTaskID, false)
 		if err != nil {
 			return postOut{}, err
 		}

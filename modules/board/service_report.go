@@ -37,7 +37,7 @@ func (m *Module) Report(ctx context.Context, tx bun.IDB, by Actor, chain mandate
 		return reported{}, wrapf(err, "report on %s", t.ID)
 	}
 	id := t.ID
-	t, err := m.getTask(ctx, tx, id, true)
+	t, err := m.st.getTask(ctx, tx, id, true)
 	if err != nil {
 		return reported{}, wrapf(err, "report on %s", id)
 	}
@@ -63,7 +63,7 @@ func (m *Module) Report(ctx context.Context, tx bun.IDB, by Actor, chain mandate
 	switch status {
 	case working:
 		out.Note = "heartbeat recorded"
-		return out, wrapf(m.heartbeat(ctx, tx, t.ID, by.AgentID), "report on %s", t.ID)
+		return out, wrapf(m.st.heartbeat(ctx, tx, t.ID, by.AgentID), "report on %s", t.ID)
 	case inputRequired:
 		out.Note = "A human sees this in the deferred list, answers, and resumes it. Stop working on it."
 		return out, wrapf(m.askPeople(ctx, tx, by, t, result), "report on %s", t.ID)
@@ -71,7 +71,7 @@ func (m *Module) Report(ctx context.Context, tx bun.IDB, by Actor, chain mandate
 	if !hasHandoff(result) {
 		return reported{}, errs.E(errs.HandoffRequired, "closing task %s needs a Handoff in result, e.g.\n%s", t.ID, handoffTemplate)
 	}
-	if err := closeTask(ctx, tx, t.ID, status, result); err != nil {
+	if err := m.st.closeTask(ctx, tx, t.ID, status, result); err != nil {
 		return reported{}, wrapf(err, "report on %s", t.ID)
 	}
 	if err := notifyClosed(ctx, tx, by, t, status, result); err != nil {
@@ -98,7 +98,7 @@ func (m *Module) askPeople(ctx context.Context, tx bun.IDB, by Actor, t *task, r
 		n.DetailIn = texts(m.cat, msgInputRequired, nil)
 	}
 	n.Detail = question
-	if err := askTask(ctx, tx, t.ID, by.AgentID, question, nullJSON(result)); err != nil {
+	if err := m.st.askTask(ctx, tx, t.ID, by.AgentID, question, nullJSON(result)); err != nil {
 		return err
 	}
 	_, err := outbox.Enqueue(ctx, tx, n)

@@ -28,7 +28,7 @@ func (m *Module) Revoke(ctx context.Context, tx bun.IDB, by Actor, target *manda
 	if err != nil {
 		return revoked{}, wrapf(err, "revoke %s", target.ID)
 	}
-	stopped, err := stoppedBy(ctx, tx, target.ID.String())
+	stopped, err := m.st.stoppedBy(ctx, tx, target.ID.String())
 	if err != nil {
 		return revoked{}, wrapf(err, "revoke %s", target.ID)
 	}

@@ -1,18 +1,10 @@
 package board
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
-	"strings"
 	"time"
 
-	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
-	"github.com/uptrace/bun"
-
 	"github.com/pactboard/pact/core/canon"
-	"github.com/pactboard/pact/core/db"
 )
 
 // Task statuses (docs/specs/behavior.md §7.1).
@@ -55,78 +47,6 @@ type task struct {
 	ChangeXact int64     `bun:"change_xact" json:"-"`
 	UpdatedAt  time.Time `bun:"updated_at" json:"updated_at"`
 	CreatedAt  time.Time `bun:"created_at" json:"created_at"`
-}
-
-// taskColumns lists a task's columns for alias a (a table name or alias).
-func taskColumns(a string) string {
-	return strings.NewReplacer("$.", a+".").Replace(`$.id::text AS id, $.project_id, $.title, $.body, $.action,
-	$.created_by, $.mandate_id::text AS mandate_id, $.delegate_to, $.delegated_mandate_id::text AS delegated_mandate_id,
-	$.assignee, $.assignee_mandate_id::text AS assignee_mandate_id, $.status, $.deferred, $.defer_reason,
-	$.needed_scope, $.result, $.answer, $.parent_task_id::text AS parent_task_id, $.change_seq, $.change_xact, $.updated_at,
-	$.created_at`)
-}
-
-// fields are t's fields in taskColumns' order, for a pgx scan.
-func (t *task) fields() []any {
-	return []any{&t.ID, &t.ProjectID, &t.Title, &t.Body, &t.Action, &t.CreatedBy, &t.MandateID, &t.DelegateTo,
-		&t.DelegatedMandateID, &t.Assignee, &t.AssigneeMandateID, &t.Status, &t.Deferred, &t.DeferReason,
-		&t.NeededScope, &t.Result, &t.Answer, &t.ParentTaskID, &t.ChangeSeq, &t.ChangeXact, &t.UpdatedAt, &t.CreatedAt}
-}
-
-// getTask returns task id, or nil when there is none (a malformed id is no
-// task either). forUpdate locks the row.
-//
-// Unlocked, in a call whose first round trip read the task ahead
-// (readTaskAhead), the first read takes that row instead.
-func (m *Module) getTask(ctx context.Context, tx bun.IDB, id string, forUpdate bool) (*task, error) {
-	if _, err := uuid.Parse(id); err != nil {
-		return nil, nil
-	}
-	if t, ok := tx.(*db.Tx); ok && !forUpdate {
-		if v, ok := t.Take(taskAhead(id)); ok {
-			return v.(*task), nil
-		}
-	}
-	q := `SELECT ` + taskColumns("tasks") + ` FROM tasks WHERE id = $1`
-	if forUpdate {
-		// Not FOR UPDATE, which would also block the KEY SHARE lock a log
-		// entry naming the task takes (see heldTaskSQL).
-		q += ` FOR NO KEY UPDATE`
-	}
-	var ts []task
-	if err := m.db.Fetch(ctx, tx, &ts, q, id); err != nil {
-		return nil, fmt.Errorf("board.getTask: %w", err)
-	}
-	if len(ts) == 0 {
-		return nil, nil
-	}
-	return &ts[0], nil
-}
-
-// taskAhead is the key a task read ahead is kept under in a call's
-// transaction: its id as the arguments gave it.
-type taskAhead string
-
-// readTaskAhead is a tool's ReadAhead (kernel.Tool.ReadAhead) for a call
-// whose task_id names the task it works on: the task is read in the round
-// trip that opens the call's transaction, for getTask to take.
-func readTaskAhead(args map[string]any) []db.Step {
-	id, _ := args["task_id"].(string)
-	if _, err := uuid.Parse(id); err != nil {
-		return nil
-	}
-	return []db.Step{{SQL: `SELECT ` + taskColumns("tasks") + ` FROM tasks WHERE id = $1`, Args: []any{id},
-		Rows: func(tx *db.Tx, rows pgx.Rows) error {
-			var found *task
-			if rows.Next() {
-				found = &task{}
-				if err := rows.Scan(found.fields()...); err != nil {
-					return fmt.Errorf("board: read task %s ahead: %w", id, err)
-				}
-			}
-			tx.Keep(taskAhead(id), found)
-			return rows.Err()
-		}}}
 }
 
 // taskView is a task as agents see it in pact_list and pact_events

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/pactboard/pact/core/events"
 	"github.com/pactboard/pact/core/kernel"
@@ -71,9 +70,7 @@ func (m *Module) waitForMessage(ctx context.Context, agent string, a waitIn) (*e
 			(a.task() == "" || ev.TaskID == a.task())
 	}
 	ready := func(ctx context.Context) (ready bool, err error) {
-		err = m.db.FetchInto(ctx, m.db, `SELECT EXISTS (SELECT 1`+unreadFrom("$1", "$2", "$3")+`)`,
-			[]any{agent, projects, a.task()}, &ready)
-		return ready, err
+		return m.st.anyUnread(ctx, agent, projects, a.task())
 	}
 	return m.hub.NewWait(match, a.deadline(30*time.Second), ready, nil), nil
 }
@@ -93,13 +90,12 @@ func (m *Module) waitScope(ctx context.Context, tx bun.IDB, agent, mandateID, ta
 	readable := readableProjects(who, chain)
 	if who.Client == "runner" && len(readable) > 0 {
 		// One query for the production flags of every readable project.
-		if err := tx.NewRaw(`SELECT coalesce(array_agg(id ORDER BY id), '{}') FROM projects WHERE id = ANY(?) AND NOT production`,
-			pgdialect.Array(readable)).Scan(ctx, pgdialect.Array(&readable)); err != nil {
+		if readable, err = m.st.notProduction(ctx, tx, readable); err != nil {
 			return nil, nil, nil, err
 		}
 	}
 	if taskID != "" {
-		t, err := m.getTask(ctx, tx, taskID, false)
+		t, err := m.st.getTask(ctx, tx, taskID, false)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -120,7 +116,7 @@ func (m *Module) takeMessages(ctx context.Context, c *kernel.Call, a waitIn) (wa
 	c.Entry.MandateChain = chain.IDs()
 	if a.task() != "" {
 		c.Entry.TaskID = a.task()
-		if t, _ := m.getTask(ctx, c.Tx, a.task(), false); t != nil {
+		if t, _ := m.st.getTask(ctx, c.Tx, a.task(), false); t != nil {
 			c.Entry.ProjectID = t.ProjectID
 		}
 	}
@@ -131,7 +127,7 @@ func (m *Module) takeMessages(ctx context.Context, c *kernel.Call, a waitIn) (wa
 	if a.task() != "" {
 		// Any successful call naming the task is its assignee's heartbeat
 		// (docs/specs/behavior.md §6.0 step 6, §7.3).
-		if err := m.heartbeat(ctx, c.Tx, a.task(), c.AgentID); err != nil {
+		if err := m.st.heartbeat(ctx, c.Tx, a.task(), c.AgentID); err != nil {
 			return waitOut{}, err
 		}
 	}
