@@ -7,20 +7,6 @@ package archtest
 func notYetInAStore() map[string]string {
 	const moving = "issue 32: its SQL moves into the module's store"
 	return map[string]string{
-		"modules/board/admin_tasks.go":           moving,
-		"modules/board/admin_trace.go":           moving,
-		"modules/board/approvalrules.go":         moving,
-		"modules/board/facts.go":                 moving,
-		"modules/board/hook_autoclaim.go":        moving,
-		"modules/board/hook_session.go":          moving,
-		"modules/board/hook_tooluse.go":          moving,
-		"modules/board/mandate_reports.go":       moving,
-		"modules/board/people.go":                moving,
-		"modules/board/post.go":                  moving,
-		"modules/board/service_assign.go":        moving,
-		"modules/board/service_decision.go":      moving,
-		"modules/board/service_post.go":          moving,
-		"modules/board/whoami_sections.go":       moving,
 		"modules/console/live.go":                moving,
 		"modules/console/local.go":               moving,
 		"modules/credentials/export.go":          moving,

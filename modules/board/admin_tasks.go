@@ -76,11 +76,11 @@ func (m *Module) orgTask(ctx context.Context, org, id string) (*task, error) {
 		return nil, err
 	}
 	if t != nil {
-		var n int
-		if err := m.db.NewRaw(`SELECT count(*) FROM projects WHERE id = ? AND org_id = ?`, t.ProjectID, org).Scan(ctx, &n); err != nil {
+		in, err := m.st.inOrg(ctx, m.db, t.ProjectID, org)
+		if err != nil {
 			return nil, fmt.Errorf("board.orgTask: %w", err)
 		}
-		if n == 0 {
+		if !in {
 			t = nil
 		}
 	}
@@ -140,29 +140,8 @@ type TaskFilter struct {
 // orgTasks lists org's tasks through f: at most 200, most recently updated
 // first.
 func (m *Module) orgTasks(ctx context.Context, org string, f TaskFilter) ([]AdminTask, error) {
-	q := `SELECT ` + taskColumns("t") + ` FROM tasks t JOIN projects p ON p.id = t.project_id WHERE p.org_id = ?`
-	args := []any{org}
-	if f.Status != "" {
-		q += ` AND t.status = ?`
-		args = append(args, f.Status)
-	}
-	if f.Project != "" {
-		q += ` AND t.project_id = ?`
-		args = append(args, f.Project)
-	}
-	if f.Deferred {
-		q += ` AND t.deferred`
-	}
-	if f.Open {
-		q += ` AND task_status_is_open(t.status)`
-	}
-	if f.Agent != "" {
-		q += ` AND (t.assignee = ? OR t.delegate_to = ? OR t.created_by = ?)`
-		args = append(args, f.Agent, f.Agent, f.Agent)
-	}
-	q += ` ORDER BY t.updated_at DESC, t.id LIMIT 200`
-	var ts []task
-	if err := m.db.NewRaw(q, args...).Scan(ctx, &ts); err != nil {
+	ts, err := m.st.orgTasks(ctx, org, f)
+	if err != nil {
 		return nil, fmt.Errorf("board.listTasks: %w", err)
 	}
 	out := make([]AdminTask, 0, len(ts))

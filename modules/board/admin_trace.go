@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/uptrace/bun/dialect/pgdialect"
-
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/ledger"
 )
@@ -71,18 +69,10 @@ func (m *Module) traceTask(ctx context.Context, in *taskIDIn) (*traceOut, error)
 	for _, e := range tr.Entries {
 		ids = append(ids, e.MandateChain...)
 	}
-	if err := m.db.NewRaw(`WITH RECURSIVE up AS (
-			SELECT id, parent_id FROM mandates WHERE id = ANY(?::uuid[])
-			UNION SELECT m.id, m.parent_id FROM mandates m JOIN up ON m.id = up.parent_id)
-		SELECT m.id::text AS id, m.parent_id::text AS parent_id, m.issuer_kind, m.issuer, m.holder, m.scope, m.limits,
-			m.delegations_left, m.depth, m.expires_at, m.revoked_at, m.created_at
-		FROM mandates m JOIN agents a ON a.id = m.holder
-		WHERE m.id IN (SELECT id FROM up) AND a.org_id = ?
-		ORDER BY m.depth, m.created_at, m.id`, pgdialect.Array(ids), p.OrgID).Scan(ctx, &tr.Mandates); err != nil {
+	if tr.Mandates, err = m.st.traceMandates(ctx, p.OrgID, ids); err != nil {
 		return nil, err
 	}
-	if err := m.db.NewRaw(`SELECT id, from_agent, from_human, to_agent, body, created_at, read_at
-		FROM task_messages WHERE task_id = ? AND org_id = ? ORDER BY id`, t.ID, p.OrgID).Scan(ctx, &tr.Messages); err != nil {
+	if tr.Messages, err = m.st.traceMessages(ctx, p.OrgID, t.ID); err != nil {
 		return nil, err
 	}
 	return &traceOut{Body: tr}, nil
@@ -125,30 +115,21 @@ func (m *Module) overview(ctx context.Context, _ *struct{}) (*overviewOut, error
 	if o.Halted, err = m.ident.Halted(ctx, m.db, p.OrgID); err != nil {
 		return nil, err
 	}
-	var byStatus []struct {
-		Status string `bun:"status"`
-		N      int    `bun:"n"`
-	}
-	if err := m.db.NewRaw(`SELECT status, count(*) AS n FROM agents WHERE org_id = ? GROUP BY status`, p.OrgID).Scan(ctx, &byStatus); err != nil {
+	byStatus, err := m.st.agentsByStatus(ctx, p.OrgID)
+	if err != nil {
 		return nil, fmt.Errorf("board.overview: %w", err)
 	}
 	for _, s := range byStatus {
 		o.AgentsByStatus[s.Status] = s.N
 	}
-	if err := m.db.NewRaw(`SELECT count(*) FROM agents WHERE org_id = ? AND last_seen > now() - interval '1 hour'`,
-		p.OrgID).Scan(ctx, &o.ActiveAgents); err != nil {
+	if o.ActiveAgents, err = m.st.activeAgents(ctx, p.OrgID); err != nil {
 		return nil, err
 	}
-	o.Tasks = []TaskCount{}
-	if err := m.db.NewRaw(`SELECT t.project_id, t.status, count(*) AS count FROM tasks t JOIN projects p ON p.id = t.project_id
-		WHERE p.org_id = ? AND (task_status_is_open(t.status) OR t.updated_at > now() - interval '7 days')
-		GROUP BY t.project_id, t.status ORDER BY t.project_id, t.status`, p.OrgID).Scan(ctx, &o.Tasks); err != nil {
+	if o.Tasks, err = m.st.taskCounts(ctx, p.OrgID); err != nil {
 		return nil, err
 	}
-	list := func(cond string) ([]AdminTask, error) {
-		var ts []task
-		if err := m.db.NewRaw(`SELECT `+taskColumns("t")+` FROM tasks t JOIN projects p ON p.id = t.project_id
-			WHERE p.org_id = ? AND `+cond+` ORDER BY t.updated_at, t.id LIMIT 50`, p.OrgID).Scan(ctx, &ts); err != nil {
+	list := func(ts []task, err error) ([]AdminTask, error) {
+		if err != nil {
 			return nil, err
 		}
 		out := make([]AdminTask, 0, len(ts))
@@ -157,10 +138,10 @@ func (m *Module) overview(ctx context.Context, _ *struct{}) (*overviewOut, error
 		}
 		return out, nil
 	}
-	if o.PendingApprovals, err = list(`t.status = 'auth_required'`); err != nil {
+	if o.PendingApprovals, err = list(m.st.awaitingApproval(ctx, p.OrgID)); err != nil {
 		return nil, err
 	}
-	if o.Deferred, err = list(`t.deferred AND t.status = 'input_required'`); err != nil {
+	if o.Deferred, err = list(m.st.deferredToPeople(ctx, p.OrgID)); err != nil {
 		return nil, err
 	}
 	if o.Answered, err = m.answeredTasks(ctx, p.OrgID); err != nil {
@@ -175,17 +156,8 @@ func (m *Module) overview(ctx context.Context, _ *struct{}) (*overviewOut, error
 // answeredTasks lists the organization's tasks whose answer may still be
 // changed (unreadAnswerOf), oldest answer first.
 func (m *Module) answeredTasks(ctx context.Context, org string) ([]AnsweredTask, error) {
-	var rows []struct {
-		task
-		AnsweredBy string    `bun:"answered_by"`
-		AnsweredAt time.Time `bun:"answered_at"`
-	}
-	if err := m.db.NewRaw(`SELECT `+taskColumns("t")+`, m.from_human AS answered_by, m.created_at AS answered_at
-		FROM tasks t JOIN projects p ON p.id = t.project_id
-		JOIN LATERAL (SELECT from_human, created_at FROM task_messages m
-			WHERE `+unreadAnswerOf+` ORDER BY m.id DESC LIMIT 1) m ON true
-		WHERE p.org_id = ? AND t.status = 'submitted' AND NOT t.deferred
-		ORDER BY m.created_at, t.id LIMIT 50`, org).Scan(ctx, &rows); err != nil {
+	rows, err := m.st.answeredTasks(ctx, org)
+	if err != nil {
 		return nil, fmt.Errorf("board.answeredTasks: %w", err)
 	}
 	out := make([]AnsweredTask, 0, len(rows))

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/identity"
@@ -26,17 +25,13 @@ var DefaultApprovalRules = []string{"deploy.*", "finance.*", "customer.message"}
 // seedApprovalRules gives a new organization the default approval rules,
 // in the transaction that creates it (kernel.OrgCreatedHooks).
 func (m *Module) seedApprovalRules(ctx context.Context, tx bun.Tx, org string) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO approval_actions (org_id, action) SELECT ?, unnest(?::text[])`,
-		org, pgdialect.Array(DefaultApprovalRules))
-	return err
+	return m.st.addApprovalRules(ctx, tx, org, DefaultApprovalRules)
 }
 
 // ApprovalRules lists org's approval rules: the actions whose tasks wait
 // for a person's approval (docs/specs/behavior.md §5.8), sorted.
 func (m *Module) ApprovalRules(ctx context.Context, tx bun.IDB, org string) ([]string, error) {
-	out := []string{}
-	err := tx.NewRaw(`SELECT action FROM approval_actions WHERE org_id = ? ORDER BY action`, org).Scan(ctx, &out)
-	return out, err
+	return m.st.approvalRules(ctx, tx, org)
 }
 
 // SetApprovalRules replaces every approval rule of the acting owner's
@@ -63,15 +58,13 @@ func (m *Module) SetApprovalRules(ctx context.Context, by string, actions []stri
 				return err
 			}
 			payload["previous"] = old
-			if _, err := tx.ExecContext(ctx, `DELETE FROM approval_actions WHERE org_id = ?`, p.OrgID); err != nil {
+			if err := m.st.clearApprovalRules(ctx, tx, p.OrgID); err != nil {
 				return fmt.Errorf("board.SetApprovalRules: %w", err)
 			}
 			if len(rules) == 0 {
 				return nil
 			}
-			_, err = tx.ExecContext(ctx, `INSERT INTO approval_actions (org_id, action) SELECT ?, unnest(?::text[])`,
-				p.OrgID, pgdialect.Array(rules))
-			return db.Refusal(err, "an approval rule")
+			return db.Refusal(m.st.addApprovalRules(ctx, tx, p.OrgID, rules), "an approval rule")
 		})
 	if err != nil {
 		return nil, err

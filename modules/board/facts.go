@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/pactboard/pact/core/kernel"
 )
@@ -19,13 +18,7 @@ var _ kernel.BoardFacts = (*Module)(nil)
 // a project with none. Open is task_status_is_open, defined once in
 // migrations/010_table_owners.sql.
 func (m *Module) OpenTaskCounts(ctx context.Context, tx bun.IDB, projectIDs []string) (map[string]int, error) {
-	var rows []struct {
-		ProjectID string `bun:"project_id"`
-		N         int    `bun:"n"`
-	}
-	err := tx.NewRaw(`SELECT project_id, count(*) AS n FROM tasks
-		WHERE project_id = ANY(?::text[]) AND task_status_is_open(status) GROUP BY project_id`,
-		pgdialect.Array(projectIDs)).Scan(ctx, &rows)
+	rows, err := m.st.openTaskCounts(ctx, tx, projectIDs)
 	if err != nil {
 		return nil, fmt.Errorf("board.OpenTaskCounts: %w", err)
 	}

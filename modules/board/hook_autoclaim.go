@@ -7,22 +7,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/uptrace/bun/dialect/pgdialect"
-
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/redact"
 	"github.com/pactboard/pact/sdk/errs"
 )
-
-// candidate is the task auto-claim would take.
-type candidate struct {
-	ID        string `bun:"id"`
-	Title     string `bun:"title"`
-	Body      string `bun:"body"`
-	ProjectID string `bun:"project_id"`
-	CreatedBy string `bun:"created_by"`
-	MandateID string `bun:"delegated_mandate_id"`
-}
 
 // autoClaim is what a Claude Code session's new prompt may start: the
 // oldest task delegated to the agent, claimed with its delegated mandate,
@@ -43,20 +31,14 @@ func (m *Module) autoClaim(ctx context.Context, c hookCall) (map[string]any, err
 		return nil, err
 	}
 	allow := splitList(c.header.Get("X-Pact-Auto-Claim-From"))
-	var found []candidate
-	if err := m.db.NewRaw(`SELECT t.id::text AS id, t.title, t.body, t.project_id, t.created_by,
-			t.delegated_mandate_id::text AS delegated_mandate_id
-		FROM tasks t JOIN projects p ON p.id = t.project_id
-		WHERE t.delegate_to = ? AND t.status = 'submitted' AND t.assignee IS NULL AND NOT t.deferred
-		  AND t.delegated_mandate_id IS NOT NULL AND t.project_id = ANY(?) AND NOT p.production AND NOT p.frozen
-		ORDER BY t.created_by = ANY(?) DESC, t.created_at, t.id LIMIT 1`,
-		c.agent, pgdialect.Array(reach), pgdialect.Array(allow)).Scan(ctx, &found); err != nil {
+	found, err := m.st.delegatedCandidate(ctx, c.agent, reach, allow)
+	if err != nil {
 		return nil, fmt.Errorf("board.autoClaim: %w", err)
 	}
-	if len(found) == 0 {
+	if found == nil {
 		return map[string]any{}, nil
 	}
-	t := found[0]
+	t := *found
 	var reasons []string
 	if c.header.Get("X-Pact-Auto-Claim") != "1" {
 		reasons = append(reasons, "auto-claim is off for this repo (PACT_AUTO_CLAIM=1 in the agent's env file turns it on)")
@@ -73,7 +55,7 @@ func (m *Module) autoClaim(ctx context.Context, c hookCall) (map[string]any, err
 	if c.header.Get("X-Pact-Git-Clean") != "1" {
 		reasons = append(reasons, "the working tree has uncommitted or staged changes")
 	}
-	held, err := m.heldTasks(ctx, m.db, c.agent)
+	held, err := m.st.heldTasks(ctx, m.db, c.agent)
 	if err != nil {
 		return nil, err
 	}

@@ -25,9 +25,8 @@ func (m *Module) newTasksForSession(ctx context.Context, agent, session string, 
 	if a.RootMandateID != nil {
 		root = a.RootMandateID.String()
 	}
-	var cursor int64
-	if err := m.db.NewRaw(`SELECT coalesce(max(cursor), 0) FROM hook_cursors WHERE agent_id = ? AND session_id = ?`,
-		agent, session).Scan(ctx, &cursor); err != nil {
+	cursor, err := m.st.sessionCursor(ctx, agent, session)
+	if err != nil {
 		return nil, fmt.Errorf("board.newTasksForSession: %w", err)
 	}
 	args, _ := json.Marshal(map[string]any{"mandate_id": root, "filter": "open", "since": cursor, "limit": 50})
@@ -39,11 +38,7 @@ func (m *Module) newTasksForSession(ctx context.Context, agent, session string, 
 	if !ok {
 		return nil, fmt.Errorf("board.newTasksForSession: pact_list answered %T", res)
 	}
-	if _, err := m.db.ExecContext(ctx, `
-		WITH pruned AS (DELETE FROM hook_cursors WHERE updated_at < now() - interval '30 days')
-		INSERT INTO hook_cursors (agent_id, session_id, cursor) VALUES (?, ?, ?)
-		ON CONFLICT (agent_id, session_id) DO UPDATE SET cursor = excluded.cursor, updated_at = now()`,
-		agent, session, list.NextSince); err != nil {
+	if err := m.st.moveSessionCursor(ctx, agent, session, list.NextSince); err != nil {
 		return nil, fmt.Errorf("board.newTasksForSession: %w", err)
 	}
 	if len(list.Tasks) == 0 {

@@ -2,7 +2,6 @@ package board
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/uptrace/bun"
 
@@ -11,32 +10,13 @@ import (
 	"github.com/pactboard/pact/sdk/errs"
 )
 
-// heldTask is a working task an agent holds, as a hook sees it.
-type heldTask struct {
-	ID        string `bun:"id"`
-	Title     string `bun:"title"`
-	ProjectID string `bun:"project_id"`
-	MandateID string `bun:"assignee_mandate_id"`
-}
-
-// heldTasks are the working tasks agent holds, oldest claim first.
-func (m *Module) heldTasks(ctx context.Context, tx bun.IDB, agent string) ([]heldTask, error) {
-	out := []heldTask{}
-	err := tx.NewRaw(`SELECT id::text AS id, title, project_id, assignee_mandate_id::text AS assignee_mandate_id
-		FROM tasks WHERE assignee = ? AND status = 'working' ORDER BY claimed_at, id`, agent).Scan(ctx, &out)
-	if err != nil {
-		return nil, fmt.Errorf("board.heldTasks: %w", err)
-	}
-	return out, nil
-}
-
 // recordToolUse logs a tool use of Claude Code as hook.post_tool_use under
 // the mandate of the one task the agent holds, as a heartbeat of that task
 // (docs/specs/behavior.md §9.4). With no task or several it logs nothing
 // and says why. The call passes the gate and the chain's verification like
 // a tool call; a refusal is logged and returned.
 func (m *Module) recordToolUse(ctx context.Context, agent string, summary map[string]any) (map[string]any, error) {
-	held, err := m.heldTasks(ctx, m.db, agent)
+	held, err := m.st.heldTasks(ctx, m.db, agent)
 	if err != nil {
 		return nil, err
 	}

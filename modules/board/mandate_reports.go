@@ -4,46 +4,28 @@ import (
 	"context"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/pactboard/pact/core/kernel"
 )
 
 // mandateTasks tells mandate administration (modules/mandates) about the
 // tasks hanging on mandates, through the kernel's kernel.MandateTasks.
-type mandateTasks struct{}
+type mandateTasks struct{ st store }
 
 // OpenTasksUnder lists the open tasks whose own, assignee or delegated
 // mandate is one of ids, oldest first.
-func (mandateTasks) OpenTasksUnder(ctx context.Context, tx bun.IDB, ids []string) ([]kernel.TaskBrief, error) {
-	out := []kernel.TaskBrief{}
+func (r mandateTasks) OpenTasksUnder(ctx context.Context, tx bun.IDB, ids []string) ([]kernel.TaskBrief, error) {
 	if len(ids) == 0 {
-		return out, nil
+		return []kernel.TaskBrief{}, nil
 	}
-	err := tx.NewRaw(`SELECT id::text AS id, title, status, assignee FROM tasks
-		WHERE status IN ('submitted', 'working', 'input_required', 'auth_required')
-		  AND (mandate_id = ANY(?::uuid[]) OR assignee_mandate_id = ANY(?::uuid[]) OR delegated_mandate_id = ANY(?::uuid[]))
-		ORDER BY created_at, id`, pgdialect.Array(ids), pgdialect.Array(ids), pgdialect.Array(ids)).Scan(ctx, &out)
-	return out, err
+	return r.st.openTasksUnder(ctx, tx, ids)
 }
 
 // DelegatedFor returns, for each of ids delegated with a task, the first
 // task it was delegated for.
-func (mandateTasks) DelegatedFor(ctx context.Context, tx bun.IDB, ids []string) (map[string]kernel.TaskBrief, error) {
-	out := map[string]kernel.TaskBrief{}
+func (r mandateTasks) DelegatedFor(ctx context.Context, tx bun.IDB, ids []string) (map[string]kernel.TaskBrief, error) {
 	if len(ids) == 0 {
-		return out, nil
+		return map[string]kernel.TaskBrief{}, nil
 	}
-	var rows []struct {
-		kernel.TaskBrief
-		MandateID string `bun:"mandate_id"`
-	}
-	err := tx.NewRaw(`SELECT DISTINCT ON (delegated_mandate_id) delegated_mandate_id::text AS mandate_id,
-			id::text AS id, title, status, assignee
-		FROM tasks WHERE delegated_mandate_id = ANY(?::uuid[])
-		ORDER BY delegated_mandate_id, created_at`, pgdialect.Array(ids)).Scan(ctx, &rows)
-	for _, r := range rows {
-		out[r.MandateID] = r.TaskBrief
-	}
-	return out, err
+	return r.st.delegatedFor(ctx, tx, ids)
 }

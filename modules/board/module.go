@@ -81,7 +81,7 @@ func (m *Module) Register(h *kernel.Host) error {
 	api := h.Admin()
 	m.registerTaskAdmin(api)
 	m.registerApprovalRules(h)
-	h.MandateReports().ReportTasks(mandateTasks{})
+	h.MandateReports().ReportTasks(mandateTasks{st: m.st})
 	h.Handle("/hooks/a/{agent}/{event}", http.HandlerFunc(m.serveHook))
 	if err := h.Channel(kernel.Channel{Name: "hooks", Audience: kernel.AgentAudience, Routes: []string{"/hooks/a/{agent}/{event}"},
 		Summary: "Claude Code's hooks: their answers hand the agent its unread messages and claimed work"}); err != nil {

@@ -41,7 +41,7 @@ func (m *Module) personTask(ctx context.Context, tx bun.IDB, p *identity.Person,
 	}
 	var org string
 	if t != nil {
-		if err := tx.NewRaw(`SELECT org_id FROM projects WHERE id = ?`, t.ProjectID).Scan(ctx, &org); err != nil {
+		if org, err = m.st.projectOrg(ctx, tx, t.ProjectID); err != nil {
 			return nil, fmt.Errorf("board.personTask: %w", err)
 		}
 	}

@@ -86,21 +86,14 @@ func (m *Module) delegateTarget(ctx context.Context, tx bun.IDB, me, id, project
 	if id == me {
 		return nil, unknown
 	}
-	var rows []struct {
-		Status   string   `bun:"status"`
-		OrgID    string   `bun:"org_id"`
-		Client   string   `bun:"client"`
-		Projects []string `bun:"projects,array"`
-	}
-	if err := m.db.Fetch(ctx, tx, &rows, `SELECT a.status, a.org_id, a.client,
-		coalesce((SELECT array_agg(project_id ORDER BY project_id) FROM agent_projects WHERE agent_id = a.id), '{}') AS projects
-		FROM agents a WHERE a.id = $1`, id); err != nil {
+	row, err := m.st.agentRow(ctx, tx, id)
+	if err != nil {
 		return nil, fmt.Errorf("board.delegateTarget: %w", err)
 	}
-	if len(rows) == 0 || rows[0].Status == "banned" {
+	if row == nil || row.Status == "banned" {
 		return nil, unknown
 	}
-	target := &caller{ID: id, OrgID: rows[0].OrgID, Client: rows[0].Client, Projects: rows[0].Projects}
+	target := &caller{ID: id, OrgID: row.OrgID, Client: row.Client, Projects: row.Projects}
 	if !target.In(projectID) {
 		return nil, unknown
 	}

@@ -20,7 +20,7 @@ func (m *Module) Assign(ctx context.Context, tx bun.IDB, _ Actor, t *task, agent
 		return "", errs.E(errs.InvalidRequest, "task %s is held by %s; release it first", t.ID, *t.Assignee)
 	}
 	if agent != "" {
-		if err := assignable(ctx, tx, agent, t.ProjectID); err != nil {
+		if err := m.assignable(ctx, tx, agent, t.ProjectID); err != nil {
 			return "", wrapf(err, "assign %s", t.ID)
 		}
 	}
@@ -29,8 +29,7 @@ func (m *Module) Assign(ctx context.Context, tx bun.IDB, _ Actor, t *task, agent
 	}
 	// Detach the task from the old delegated mandate first: revoking it
 	// cancels every open task hanging on it, and this one stays open.
-	if _, err := tx.ExecContext(ctx, `UPDATE tasks SET delegate_to = ?, delegated_mandate_id = NULL WHERE id = ?`,
-		nullable(agent), t.ID); err != nil {
+	if err := m.st.setDelegate(ctx, tx, t.ID, nullable(agent)); err != nil {
 		return "", wrapf(err, "assign %s", t.ID)
 	}
 	var revokedID string
@@ -51,21 +50,17 @@ func (m *Module) Assign(ctx context.Context, tx bun.IDB, _ Actor, t *task, agent
 }
 
 // assignable refuses an agent a person may not hand a task of project to.
-func assignable(ctx context.Context, tx bun.IDB, agent, project string) error {
-	var rows []struct {
-		Client string `bun:"client"`
-		Status string `bun:"status"`
-	}
-	if err := tx.NewRaw(`SELECT a.client, a.status FROM agents a JOIN agent_projects ap ON ap.agent_id = a.id
-		WHERE a.id = ? AND ap.project_id = ?`, agent, project).Scan(ctx, &rows); err != nil {
+func (m *Module) assignable(ctx context.Context, tx bun.IDB, agent, project string) error {
+	row, err := m.st.projectAgentRow(ctx, tx, agent, project)
+	if err != nil {
 		return err
 	}
 	switch {
-	case len(rows) == 0:
+	case row == nil:
 		return errs.E(errs.AgentUnknown, "agent %s is not registered in project %s", agent, project)
-	case postOnly[rows[0].Client]:
-		return errs.E(errs.InvalidRequest, "agent %s is a %s agent; it posts tasks but cannot claim them", agent, rows[0].Client)
-	case rows[0].Status == "banned":
+	case postOnly[row.Client]:
+		return errs.E(errs.InvalidRequest, "agent %s is a %s agent; it posts tasks but cannot claim them", agent, row.Client)
+	case row.Status == "banned":
 		return errs.E(errs.AgentPaused, "agent %s is banned", agent)
 	}
 	return nil
@@ -82,9 +77,7 @@ func (m *Module) Edit(ctx context.Context, tx bun.IDB, _ Actor, t *task, title, 
 	if title != nil && (*title == "" || len([]rune(*title)) > 300) {
 		return errs.E(errs.InvalidRequest, "a task needs a title of 1-300 characters")
 	}
-	_, err := tx.ExecContext(ctx, `UPDATE tasks SET title = coalesce(?, title), body = coalesce(?, body) WHERE id = ?`,
-		title, redactedText(body), t.ID)
-	return wrapf(err, "edit %s", t.ID)
+	return wrapf(m.st.editTask(ctx, tx, t.ID, title, body), "edit %s", t.ID)
 }
 
 func trimmed(s *string) *string {

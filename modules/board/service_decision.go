@@ -22,14 +22,13 @@ func (m *Module) Approve(ctx context.Context, tx bun.IDB, by Actor, t *task, app
 		return errs.E(errs.InvalidRequest, "task %s is not waiting for approval", t.ID)
 	}
 	if !approve {
-		if _, err := tx.ExecContext(ctx, `UPDATE tasks SET status = 'rejected' WHERE id = ?`, t.ID); err != nil {
+		if err := m.st.rejectTask(ctx, tx, t.ID); err != nil {
 			return wrapf(err, "reject %s", t.ID)
 		}
 		_, _, err := m.closeMandates(ctx, tx, []string{t.ID})
 		return wrapf(err, "reject %s", t.ID)
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE tasks SET status = 'submitted', approved_by = ?, approved_at = now() WHERE id = ?`,
-		by.PersonID, t.ID); err != nil {
+	if err := m.st.approveTask(ctx, tx, t.ID, by.PersonID); err != nil {
 		return wrapf(err, "approve %s", t.ID)
 	}
 	return wrapf(m.wakeFor(ctx, tx, t), "approve %s", t.ID)
@@ -46,9 +45,8 @@ func (m *Module) Resume(ctx context.Context, tx bun.IDB, by Actor, t *task, answ
 		return errs.E(errs.InvalidRequest, "task %s is not deferred", t.ID)
 	}
 	stored := redactedText(answer)
-	var asker *string
-	if err := tx.NewRaw(`UPDATE tasks SET status = 'submitted', deferred = false, answer = coalesce(?, answer)
-		WHERE id = ? RETURNING deferred_by`, stored, t.ID).Scan(ctx, &asker); err != nil {
+	asker, err := m.st.resumeTask(ctx, tx, t.ID, stored)
+	if err != nil {
 		return wrapf(err, "resume %s", t.ID)
 	}
 	if stored != nil && *stored != "" && asker != nil {
@@ -93,9 +91,7 @@ func (m *Module) Cancel(ctx context.Context, tx bun.IDB, by Actor, t *task, reas
 	if terminal[t.Status] {
 		return nil, errs.E(errs.InvalidRequest, "task %s is %s already", t.ID, t.Status)
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE tasks SET status = 'canceled', deferred = false, assignee = NULL,
-		assignee_mandate_id = NULL, result = jsonb_build_object('reason', 'canceled_by_human', 'by', ?::text, 'note', ?::text)
-		WHERE id = ?`, by.PersonID, reason, t.ID); err != nil {
+	if err := m.st.cancelTask(ctx, tx, t.ID, by.PersonID, reason); err != nil {
 		return nil, wrapf(err, "cancel %s", t.ID)
 	}
 	revoked, _, err := m.closeMandates(ctx, tx, []string{t.ID})
@@ -108,20 +104,6 @@ func (m *Module) wakeFor(ctx context.Context, tx bun.IDB, t *task) error {
 	return m.wakeTask(ctx, tx, t.ID, t.ProjectID, "", t.DelegateTo)
 }
 
-// unreadAnswerOf is the condition on task t and message m that m carries
-// the answer a person gave on resuming t, which the agent who asked has
-// neither read (the message) nor acted on (the task is still back on the
-// board, unclaimed): an answer a person may still change. Changing one
-// (unreadAnswerSQL) and listing them (answeredTasks) share it.
-const unreadAnswerOf = `m.task_id = t.id AND t.status = 'submitted' AND NOT t.deferred AND m.to_agent = t.deferred_by
-	  AND m.from_human IS NOT NULL AND m.body = t.answer AND m.read_at IS NULL`
-
-// unreadAnswerSQL finds task $1's changeable answer (unreadAnswerOf), the
-// latest, locked so two changes queue.
-const unreadAnswerSQL = `SELECT m.id FROM task_messages m JOIN tasks t ON t.id = m.task_id
-	WHERE t.id = ? AND ` + unreadAnswerOf + `
-	ORDER BY m.id DESC LIMIT 1 FOR UPDATE OF m`
-
 // ChangeAnswer replaces the answer to t's question while the agent that
 // asked has not read it (unreadAnswerSQL): on the task and in the message
 // that carries it. It returns the answer it replaced. Refusals:
@@ -131,20 +113,16 @@ func (m *Module) ChangeAnswer(ctx context.Context, tx bun.IDB, _ Actor, t *task,
 	if text == "" {
 		return "", errs.E(errs.InvalidRequest, "an answer needs words")
 	}
-	var msg []int64
-	if err := tx.NewRaw(unreadAnswerSQL, t.ID).Scan(ctx, &msg); err != nil {
+	msg, err := m.st.unreadAnswer(ctx, tx, t.ID)
+	if err != nil {
 		return "", wrapf(err, "change the answer of %s", t.ID)
 	}
-	if len(msg) == 0 {
+	if msg == 0 {
 		return "", errs.E(errs.InvalidRequest, "task %s has no answer its agent has not read yet; write to the agent instead (message)", t.ID)
 	}
 	was := ""
 	if t.Answer != nil {
 		was = *t.Answer
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE tasks SET answer = ? WHERE id = ?`, text, t.ID); err != nil {
-		return "", wrapf(err, "change the answer of %s", t.ID)
-	}
-	_, err := tx.ExecContext(ctx, `UPDATE task_messages SET body = ? WHERE id = ?`, text, msg[0])
-	return was, wrapf(err, "change the answer of %s", t.ID)
+	return was, wrapf(m.st.changeAnswer(ctx, tx, t.ID, msg, text), "change the answer of %s", t.ID)
 }

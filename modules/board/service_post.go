@@ -98,18 +98,9 @@ func (m *Module) Post(ctx context.Context, tx *db.Tx, by Actor, chain mandate.Ch
 	// revocation that committed since Verify refuses the post, a later one
 	// waits for it and then cancels the task (SEC-013).
 	hold := mandate.HoldChain(chain)
-	err = tx.Pipeline(ctx, hold.Step(), db.Step{SQL: `WITH t AS (INSERT INTO tasks (id, project_id, title, body, action, created_by,
-			mandate_id, delegate_to, delegated_mandate_id, parent_task_id, status)
-			VALUES ($1::uuid, $2, $3, $4, $5, $6, $7::uuid, $8, $9::uuid, $10::uuid,
-				CASE WHEN EXISTS (SELECT 1 FROM approval_actions WHERE org_id = $11 AND action = ANY($12::text[]))
-					THEN '` + authRequired + `' ELSE '` + submitted + `' END)
-			RETURNING status),
-		woken AS (SELECT pg_notify($13, $14) FROM t WHERE t.status = '` + submitted + `' AND $8::text IS NOT NULL),
-		offered AS (SELECT task_offer($1::uuid, $2, $11, $15) FROM t WHERE t.status = '` + submitted + `' AND $8::text IS NULL)
-		SELECT t.status, (SELECT count(*) FROM woken) + (SELECT count(*) FROM offered) FROM t`,
-		Args: []any{id, p.ID, a.Title, a.Body, a.Action, by.AgentID, chain.Leaf().ID.String(), a.DelegateTo, delegatedID,
-			a.ParentTaskID, p.OrgID, mandate.CoveringPatterns(a.Action), events.Channel, wake, m.offerLease.Seconds()},
-		Rows: db.OneRow(&status, &woken)})
+	err = tx.Pipeline(ctx, hold.Step(), insertTaskStep(newTask{ID: id, ProjectID: p.ID, OrgID: p.OrgID, Title: a.Title,
+		Body: a.Body, Action: a.Action, By: by.AgentID, MandateID: chain.Leaf().ID.String(), DelegateTo: a.DelegateTo,
+		DelegatedMandateID: delegatedID, ParentTaskID: a.ParentTaskID, Wake: wake, OfferLease: m.offerLease}, &status, &woken))
 	if err != nil {
 		return postOut{}, fmt.Errorf("post task in project %s: %w", p.ID, err)
 	}

@@ -1,6 +1,9 @@
 package board
 
 import (
+	"context"
+	"strconv"
+
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pactboard/pact/core/db"
@@ -62,4 +65,35 @@ func listStep(agent string, projects []string, cursor int64, n int, filter, pare
 		})
 		return err
 	}}
+}
+
+// orgTasks lists organization org's tasks through f: at most 200, most
+// recently updated first.
+func (st store) orgTasks(ctx context.Context, org string, f TaskFilter) ([]task, error) {
+	args := []any{org}
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	q := `SELECT ` + taskColumns("t") + ` FROM tasks t JOIN projects p ON p.id = t.project_id WHERE p.org_id = $1`
+	if f.Status != "" {
+		q += ` AND t.status = ` + arg(f.Status)
+	}
+	if f.Project != "" {
+		q += ` AND t.project_id = ` + arg(f.Project)
+	}
+	if f.Deferred {
+		q += ` AND t.deferred`
+	}
+	if f.Open {
+		q += ` AND task_status_is_open(t.status)`
+	}
+	if f.Agent != "" {
+		a := arg(f.Agent)
+		q += ` AND (t.assignee = ` + a + ` OR t.delegate_to = ` + a + ` OR t.created_by = ` + a + `)`
+	}
+	q += ` ORDER BY t.updated_at DESC, t.id LIMIT 200`
+	var ts []task
+	err := st.db.Fetch(ctx, st.db, &ts, q, args...)
+	return ts, err
 }
