@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/danielgtaylor/huma/v2"
+	"github.com/uptrace/bun"
 
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
@@ -23,7 +24,7 @@ type approvalRulesOut struct{ Body ApprovalRules }
 // under the ids and tag they had in the people module, and seeds every new
 // organization with the default rules.
 func (m *Module) registerApprovalRules(h *kernel.Host) {
-	h.OrgCreated().Add(m.seedApprovalRules)
+	h.OrgCreated().Add(m.svc.seedApprovalRules)
 	api := h.Admin()
 	huma.Register(api, approvalOp(http.MethodGet, "get-approval-rules",
 		"The actions whose tasks need a person's approval", identity.Viewer), m.getApprovalRules)
@@ -44,7 +45,7 @@ func (m *Module) getApprovalRules(ctx context.Context, _ *struct{}) (*approvalRu
 		return nil, err
 	}
 	out := &approvalRulesOut{}
-	out.Body.Actions, err = m.ApprovalRules(ctx, m.db, p.OrgID)
+	out.Body.Actions, err = m.svc.ApprovalRules(ctx, m.db, p.OrgID)
 	return out, err
 }
 
@@ -53,9 +54,20 @@ func (m *Module) setApprovalRules(ctx context.Context, in *approvalRulesIn) (*ap
 	if err != nil {
 		return nil, err
 	}
-	rules, err := m.SetApprovalRules(ctx, p.ID, in.Body.Actions)
+	rules, err := m.svc.SetApprovalRules(ctx, p.ID, in.Body.Actions)
 	if err != nil {
 		return nil, err
 	}
 	return &approvalRulesOut{Body: ApprovalRules{Actions: rules}}, nil
+}
+
+// ApprovalRules lists org's approval rules, sorted (Service.ApprovalRules).
+func (m *Module) ApprovalRules(ctx context.Context, tx bun.IDB, org string) ([]string, error) {
+	return m.svc.ApprovalRules(ctx, tx, org)
+}
+
+// SetApprovalRules replaces the approval rules of person by's organization
+// (Service.SetApprovalRules).
+func (m *Module) SetApprovalRules(ctx context.Context, by string, actions []string) ([]string, error) {
+	return m.svc.SetApprovalRules(ctx, by, actions)
 }

@@ -140,7 +140,7 @@ func (m *Module) decide(ctx context.Context, id string, fn func(by string) error
 	if err := fn(p.ID); err != nil {
 		return nil, err
 	}
-	t, err := m.orgTask(ctx, p.OrgID, id)
+	t, err := m.svc.orgTask(ctx, p.OrgID, id)
 	if err != nil {
 		return nil, err
 	}

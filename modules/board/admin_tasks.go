@@ -70,13 +70,13 @@ func adminTask(t *task) AdminTask {
 }
 
 // orgTask returns task id of organization org, or not_found.
-func (m *Module) orgTask(ctx context.Context, org, id string) (*task, error) {
-	t, err := m.st.getTask(ctx, m.db, id, false)
+func (s *Service) orgTask(ctx context.Context, org, id string) (*task, error) {
+	t, err := s.st.getTask(ctx, s.db, id, false)
 	if err != nil {
 		return nil, err
 	}
 	if t != nil {
-		in, err := m.st.inOrg(ctx, m.db, t.ProjectID, org)
+		in, err := s.st.inOrg(ctx, s.db, t.ProjectID, org)
 		if err != nil {
 			return nil, fmt.Errorf("board.orgTask: %w", err)
 		}
@@ -126,7 +126,7 @@ func (m *Module) listTasks(ctx context.Context, in *listTasksIn) (*listTasksOut,
 		return nil, err
 	}
 	out := &listTasksOut{}
-	out.Body.Tasks, err = m.orgTasks(ctx, p.OrgID, TaskFilter{Status: in.Status, Project: in.Project, Deferred: in.Deferred,
+	out.Body.Tasks, err = m.svc.orgTasks(ctx, p.OrgID, TaskFilter{Status: in.Status, Project: in.Project, Deferred: in.Deferred,
 		Open: in.Open, Agent: in.Agent})
 	return out, err
 }
@@ -139,8 +139,8 @@ type TaskFilter struct {
 
 // orgTasks lists org's tasks through f: at most 200, most recently updated
 // first.
-func (m *Module) orgTasks(ctx context.Context, org string, f TaskFilter) ([]AdminTask, error) {
-	ts, err := m.st.orgTasks(ctx, org, f)
+func (s *Service) orgTasks(ctx context.Context, org string, f TaskFilter) ([]AdminTask, error) {
+	ts, err := s.st.orgTasks(ctx, org, f)
 	if err != nil {
 		return nil, fmt.Errorf("board.listTasks: %w", err)
 	}

@@ -52,7 +52,7 @@ func (m *Module) traceTask(ctx context.Context, in *taskIDIn) (*traceOut, error)
 	if err != nil {
 		return nil, err
 	}
-	t, err := m.orgTask(ctx, p.OrgID, in.TaskID)
+	t, err := m.svc.orgTask(ctx, p.OrgID, in.TaskID)
 	if err != nil {
 		return nil, err
 	}
@@ -144,10 +144,10 @@ func (m *Module) overview(ctx context.Context, _ *struct{}) (*overviewOut, error
 	if o.Deferred, err = list(m.st.deferredToPeople(ctx, p.OrgID)); err != nil {
 		return nil, err
 	}
-	if o.Answered, err = m.answeredTasks(ctx, p.OrgID); err != nil {
+	if o.Answered, err = m.svc.answeredTasks(ctx, p.OrgID); err != nil {
 		return nil, err
 	}
-	if o.Days, err = m.TaskDays(ctx, p.OrgID); err != nil {
+	if o.Days, err = m.svc.TaskDays(ctx, p.OrgID); err != nil {
 		return nil, err
 	}
 	return &overviewOut{Body: o}, nil
@@ -155,8 +155,8 @@ func (m *Module) overview(ctx context.Context, _ *struct{}) (*overviewOut, error
 
 // answeredTasks lists the organization's tasks whose answer may still be
 // changed (unreadAnswerOf), oldest answer first.
-func (m *Module) answeredTasks(ctx context.Context, org string) ([]AnsweredTask, error) {
-	rows, err := m.st.answeredTasks(ctx, org)
+func (s *Service) answeredTasks(ctx context.Context, org string) ([]AnsweredTask, error) {
+	rows, err := s.st.answeredTasks(ctx, org)
 	if err != nil {
 		return nil, fmt.Errorf("board.answeredTasks: %w", err)
 	}

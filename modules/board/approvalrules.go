@@ -24,14 +24,14 @@ var DefaultApprovalRules = []string{"deploy.*", "finance.*", "customer.message"}
 
 // seedApprovalRules gives a new organization the default approval rules,
 // in the transaction that creates it (kernel.OrgCreatedHooks).
-func (m *Module) seedApprovalRules(ctx context.Context, tx bun.Tx, org string) error {
-	return m.st.addApprovalRules(ctx, tx, org, DefaultApprovalRules)
+func (s *Service) seedApprovalRules(ctx context.Context, tx bun.Tx, org string) error {
+	return s.st.addApprovalRules(ctx, tx, org, DefaultApprovalRules)
 }
 
 // ApprovalRules lists org's approval rules: the actions whose tasks wait
 // for a person's approval (docs/specs/behavior.md §5.8), sorted.
-func (m *Module) ApprovalRules(ctx context.Context, tx bun.IDB, org string) ([]string, error) {
-	return m.st.approvalRules(ctx, tx, org)
+func (s *Service) ApprovalRules(ctx context.Context, tx bun.IDB, org string) ([]string, error) {
+	return s.st.approvalRules(ctx, tx, org)
 }
 
 // SetApprovalRules replaces every approval rule of the acting owner's
@@ -40,7 +40,7 @@ func (m *Module) ApprovalRules(ctx context.Context, tx bun.IDB, org string) ([]s
 // (task.work, deploy.* — a trailing .* covers every sub-action), never
 // scoped to a project. Logged as admin.approval_rules.update with the old
 // and new lists. Refusals: forbidden, invalid_request.
-func (m *Module) SetApprovalRules(ctx context.Context, by string, actions []string) ([]string, error) {
+func (s *Service) SetApprovalRules(ctx context.Context, by string, actions []string) ([]string, error) {
 	rules := make([]string, 0, len(actions))
 	for _, a := range actions {
 		rules = append(rules, strings.TrimSpace(a))
@@ -48,23 +48,23 @@ func (m *Module) SetApprovalRules(ctx context.Context, by string, actions []stri
 	slices.Sort(rules)
 	rules = slices.Compact(rules)
 	payload := map[string]any{"actions": rules}
-	err := m.ident.Act(ctx, by, identity.Owner, "admin.approval_rules.update", payload,
+	err := s.ident.Act(ctx, by, identity.Owner, "admin.approval_rules.update", payload,
 		func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
 			if err := validApprovalRules(rules); err != nil {
 				return err
 			}
-			old, err := m.ApprovalRules(ctx, tx, p.OrgID)
+			old, err := s.ApprovalRules(ctx, tx, p.OrgID)
 			if err != nil {
 				return err
 			}
 			payload["previous"] = old
-			if err := m.st.clearApprovalRules(ctx, tx, p.OrgID); err != nil {
+			if err := s.st.clearApprovalRules(ctx, tx, p.OrgID); err != nil {
 				return fmt.Errorf("board.SetApprovalRules: %w", err)
 			}
 			if len(rules) == 0 {
 				return nil
 			}
-			return db.Refusal(m.st.addApprovalRules(ctx, tx, p.OrgID, rules), "an approval rule")
+			return db.Refusal(s.st.addApprovalRules(ctx, tx, p.OrgID, rules), "an approval rule")
 		})
 	if err != nil {
 		return nil, err

@@ -44,7 +44,7 @@ func (m *Module) claim(ctx context.Context, c *kernel.Call, a claimIn) (claimOut
 	if err != nil {
 		return claimOut{}, err
 	}
-	got, err := m.Claim(ctx, c.Tx, agentActor(who), chain, t, p, a.Exclusive, reserve)
+	got, err := m.svc.Claim(ctx, c.Tx, agentActor(who), chain, t, p, a.Exclusive, reserve)
 	if err != nil {
 		return claimOut{}, err
 	}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/uptrace/bun"
+
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/sdk/errs"
 )
@@ -56,7 +58,7 @@ func (m *Module) taskOf(ctx context.Context, by, taskID string) (*AdminTask, err
 	if err != nil {
 		return nil, err
 	}
-	t, err := m.orgTask(ctx, p.OrgID, taskID)
+	t, err := m.svc.orgTask(ctx, p.OrgID, taskID)
 	if err != nil {
 		return nil, err
 	}
@@ -165,5 +167,11 @@ func (m *Module) TasksFor(ctx context.Context, by string, f TaskFilter) ([]Admin
 	if f.Status != "" && !slices.Contains(statuses, f.Status) {
 		return nil, errs.E(errs.InvalidRequest, "status must be one of %s, not %q", strings.Join(statuses, ", "), f.Status)
 	}
-	return m.orgTasks(ctx, p.OrgID, f)
+	return m.svc.orgTasks(ctx, p.OrgID, f)
+}
+
+// SweepClosedTasks revokes the delegated mandates of every closed task whose
+// chain is still alive (Service.SweepClosedTasks): pact-admin migrate.
+func (m *Module) SweepClosedTasks(ctx context.Context, tx bun.IDB) (int, error) {
+	return m.svc.SweepClosedTasks(ctx, tx)
 }

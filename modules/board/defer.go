@@ -45,7 +45,7 @@ func (m *Module) deferTask(ctx context.Context, c *kernel.Call, a deferIn) (done
 	if err := refuseFrozen(p); err != nil {
 		return doneOut{}, err
 	}
-	if err := m.Defer(ctx, tx, agentActor(who), chain, t, p, a.Reason, a.NeededScope); err != nil {
+	if err := m.svc.Defer(ctx, tx, agentActor(who), chain, t, p, a.Reason, a.NeededScope); err != nil {
 		return doneOut{}, err
 	}
 	return doneOut{OK: true, TaskID: t.ID, Status: inputRequired,

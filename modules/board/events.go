@@ -53,8 +53,8 @@ func (a eventsIn) wait() time.Duration {
 	return waitIn{Seconds: a.Seconds}.deadline(MaxWait)
 }
 
-func (m *Module) eventsScope(ctx context.Context, tx bun.IDB, agent string, a eventsIn) (mandate.Chain, []string, bool, error) {
-	chain, who, projects, err := m.waitScope(ctx, tx, agent, a.MandateID, "")
+func (s *Service) eventsScope(ctx context.Context, tx bun.IDB, agent string, a eventsIn) (mandate.Chain, []string, bool, error) {
+	chain, who, projects, err := s.waitScope(ctx, tx, agent, a.MandateID, "")
 	if err != nil {
 		return nil, nil, false, err
 	}
@@ -79,7 +79,7 @@ func (m *Module) waitForWork(ctx context.Context, agent string, a eventsIn) (*ev
 	// whatever ends it, and takes the agent out.
 	err := m.db.RunInTx(context.WithoutCancel(ctx), nil, func(ctx context.Context, tx bun.Tx) error {
 		var err error
-		if _, projects, watchOnly, err = m.eventsScope(ctx, tx, agent, a); err != nil {
+		if _, projects, watchOnly, err = m.svc.eventsScope(ctx, tx, agent, a); err != nil {
 			return err
 		}
 		if err := m.ident.ListenUntil(ctx, tx, agent, a.wait()); err != nil {
@@ -126,7 +126,7 @@ func (m *Module) waitForWork(ctx context.Context, agent string, a eventsIn) (*ev
 // work is pact_events' logged part: the claimable tasks after the cursor and
 // the unread messages (not marked read: pact_message or pact_wait read them).
 func (m *Module) work(ctx context.Context, c *kernel.Call, a eventsIn) (eventsOut, error) {
-	chain, projects, watchOnly, err := m.eventsScope(ctx, c.Tx, c.AgentID, a)
+	chain, projects, watchOnly, err := m.svc.eventsScope(ctx, c.Tx, c.AgentID, a)
 	if err != nil {
 		return eventsOut{}, err
 	}
@@ -141,7 +141,7 @@ func (m *Module) work(ctx context.Context, c *kernel.Call, a eventsIn) (eventsOu
 	// the two is returned and comes once more, never skipped. This call's
 	// own changes (stale claims it just released) are shown too, but the
 	// cursor stays below the horizon, so they come again.
-	release, logReleased := m.releaseStaleStep(projects)
+	release, logReleased := m.svc.releaseStaleStep(projects)
 	var head int64
 	rows := []task{}
 	var offers []string

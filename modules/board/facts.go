@@ -12,13 +12,13 @@ import (
 // The board answers what other modules need to know of its tasks through
 // kernel.BoardFacts, so none of them reads the tasks table
 // (docs/architecture.md, "Table ownership").
-var _ kernel.BoardFacts = (*Module)(nil)
+var _ kernel.BoardFacts = (*Service)(nil)
 
 // OpenTaskCounts returns how many open tasks each of projectIDs has, 0 for
 // a project with none. Open is task_status_is_open, defined once in
 // migrations/010_table_owners.sql.
-func (m *Module) OpenTaskCounts(ctx context.Context, tx bun.IDB, projectIDs []string) (map[string]int, error) {
-	rows, err := m.st.openTaskCounts(ctx, tx, projectIDs)
+func (s *Service) OpenTaskCounts(ctx context.Context, tx bun.IDB, projectIDs []string) (map[string]int, error) {
+	rows, err := s.st.openTaskCounts(ctx, tx, projectIDs)
 	if err != nil {
 		return nil, fmt.Errorf("board.OpenTaskCounts: %w", err)
 	}

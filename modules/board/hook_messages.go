@@ -40,7 +40,7 @@ func (m *Module) handMessages(ctx context.Context, c hookCall, answer map[string
 	e := ledger.Entry{Actor: "agent:" + c.agent, AgentID: c.agent, OrgID: who.OrgID, Action: "hook.messages"}
 	err = m.log.Record(ctx, m.db, e, func(ctx context.Context, tx bun.Tx, e *ledger.Entry) error {
 		var err error
-		if msgs, err = m.unreadMessages(ctx, tx, c.agent, projects, "", true); err != nil {
+		if msgs, err = m.svc.unreadMessages(ctx, tx, c.agent, projects, "", true); err != nil {
 			return err
 		}
 		ids := make([]int64, len(msgs))

@@ -13,36 +13,36 @@ import (
 // releaseStale puts back on the board every working task of projects whose
 // assignee sent no heartbeat for the lease (PACT_STALE_MINUTES), logging
 // one task.release_stale entry per task.
-func (m *Module) releaseStale(ctx context.Context, tx bun.IDB, projects []string) error {
+func (s *Service) releaseStale(ctx context.Context, tx bun.IDB, projects []string) error {
 	if len(projects) == 0 {
 		return nil
 	}
-	released, err := m.st.releaseStale(ctx, tx, projects, m.stale)
+	released, err := s.st.releaseStale(ctx, tx, projects, s.stale)
 	if err != nil {
 		return err
 	}
-	return m.logReleased(ctx, tx, released)
+	return s.logReleased(ctx, tx, released)
 }
 
 // releaseStaleStep is releaseStale as a step of a pipelined round trip;
 // once the round trip has run, logged publishes and logs what it released
 // (nothing to send in the common case, where nothing was stale).
-func (m *Module) releaseStaleStep(projects []string) (step db.Step, logged func(ctx context.Context, tx bun.IDB) error) {
+func (s *Service) releaseStaleStep(projects []string) (step db.Step, logged func(ctx context.Context, tx bun.IDB) error) {
 	var released []releasedTask
-	return releaseStaleStep(projects, m.stale, &released), func(ctx context.Context, tx bun.IDB) error {
-		return m.logReleased(ctx, tx, released)
+	return releaseStaleStep(projects, s.stale, &released), func(ctx context.Context, tx bun.IDB) error {
+		return s.logReleased(ctx, tx, released)
 	}
 }
 
 // logReleased publishes and logs each task releaseStaleSQL released.
-func (m *Module) logReleased(ctx context.Context, tx bun.IDB, released []releasedTask) error {
+func (s *Service) logReleased(ctx context.Context, tx bun.IDB, released []releasedTask) error {
 	for _, r := range released {
-		if err := m.wakeTask(ctx, tx, r.ID, r.ProjectID, "", r.DelegateTo); err != nil {
+		if err := s.wakeTask(ctx, tx, r.ID, r.ProjectID, "", r.DelegateTo); err != nil {
 			return err
 		}
-		if _, err := m.log.Append(ctx, tx, ledger.Entry{ProjectID: r.ProjectID, TaskID: r.ID, Actor: "system",
+		if _, err := s.log.Append(ctx, tx, ledger.Entry{ProjectID: r.ProjectID, TaskID: r.ID, Actor: "system",
 			Action: "task.release_stale", Payload: map[string]any{"released_from": r.From,
-				"after_minutes": m.stale.Minutes()}}); err != nil {
+				"after_minutes": s.stale.Minutes()}}); err != nil {
 			return err
 		}
 	}
@@ -53,16 +53,16 @@ func (m *Module) logReleased(ctx context.Context, tx bun.IDB, released []release
 // or delegated mandate is in the revoked subtree is canceled, and the
 // mandates delegated with those tasks die with them (closeMandates). It
 // reports every task it stopped, those of the cascade included.
-func (m *Module) onRevoke(ctx context.Context, tx bun.IDB, ev mandate.RevokeEvent) (mandate.RevokeReport, error) {
+func (s *Service) onRevoke(ctx context.Context, tx bun.IDB, ev mandate.RevokeEvent) (mandate.RevokeReport, error) {
 	ids := make([]string, len(ev.Subtree))
 	for i, id := range ev.Subtree {
 		ids[i] = id.String()
 	}
-	stopped, err := m.st.cancelUnder(ctx, tx, ev.Revoked.String(), ids)
+	stopped, err := s.st.cancelUnder(ctx, tx, ev.Revoked.String(), ids)
 	if err != nil {
 		return mandate.RevokeReport{}, err
 	}
-	closed, err := m.closeDelegated(ctx, tx, stopped)
+	closed, err := s.closeDelegated(ctx, tx, stopped)
 	return mandate.RevokeReport{TasksStopped: append(stopped, closed.cascaded...)}, err
 }
 
@@ -72,8 +72,8 @@ func (m *Module) onRevoke(ctx context.Context, tx bun.IDB, ev mandate.RevokeEven
 // which cancels the open subtasks under it; a chain already revoked is
 // skipped, so the cascade ends. It returns the mandates it revoked and how
 // many tasks that stopped.
-func (m *Module) closeMandates(ctx context.Context, tx bun.IDB, taskIDs []string) (revoked []string, total int, err error) {
-	c, err := m.closeDelegated(ctx, tx, taskIDs)
+func (s *Service) closeMandates(ctx context.Context, tx bun.IDB, taskIDs []string) (revoked []string, total int, err error) {
+	c, err := s.closeDelegated(ctx, tx, taskIDs)
 	return c.revoked, c.total, err
 }
 
@@ -87,17 +87,17 @@ type closed struct {
 
 // closeDelegated is closeMandates, also reporting the tasks the cascade
 // stopped at any depth (for the revoke hook's report).
-func (m *Module) closeDelegated(ctx context.Context, tx bun.IDB, taskIDs []string) (closed, error) {
+func (s *Service) closeDelegated(ctx context.Context, tx bun.IDB, taskIDs []string) (closed, error) {
 	var c closed
 	for _, id := range taskIDs {
-		t, err := m.st.getTask(ctx, tx, id, false)
+		t, err := s.st.getTask(ctx, tx, id, false)
 		if err != nil {
 			return c, err
 		}
 		if t == nil || !terminal[t.Status] || t.DelegatedMandateID == nil {
 			continue
 		}
-		lineage, err := m.mandates.Lineage(ctx, tx, *t.DelegatedMandateID)
+		lineage, err := s.mandates.Lineage(ctx, tx, *t.DelegatedMandateID)
 		if err != nil {
 			return c, err
 		}
@@ -105,18 +105,18 @@ func (m *Module) closeDelegated(ctx context.Context, tx bun.IDB, taskIDs []strin
 			continue
 		}
 		delegated := lineage.Leaf().ID
-		ev, err := m.mandates.RevokeSubtree(ctx, tx, delegated)
+		ev, err := s.mandates.RevokeSubtree(ctx, tx, delegated)
 		if err != nil {
 			return c, err
 		}
 		c.cascaded = append(c.cascaded, ev.TasksStopped...)
-		stopped, err := m.st.stoppedBy(ctx, tx, delegated.String())
+		stopped, err := s.st.stoppedBy(ctx, tx, delegated.String())
 		if err != nil {
 			return c, err
 		}
 		c.total += len(stopped)
 		c.revoked = append(c.revoked, delegated.String())
-		if _, err := m.log.Append(ctx, tx, ledger.Entry{ProjectID: t.ProjectID, TaskID: t.ID, Actor: "system",
+		if _, err := s.log.Append(ctx, tx, ledger.Entry{ProjectID: t.ProjectID, TaskID: t.ID, Actor: "system",
 			Action: "mandate.revoke_on_close", MandateChain: lineage.IDs(),
 			Payload: map[string]any{"task_status": t.Status, "mandate_id": delegated.String(),
 				"descendant_mandates": len(ev.Subtree) - 1, "tasks_stopped": stopped}}); err != nil {
@@ -129,11 +129,11 @@ func (m *Module) closeDelegated(ctx context.Context, tx bun.IDB, taskIDs []strin
 // SweepClosedTasks revokes the delegated mandates of every closed task whose
 // chain is still alive, for boards that closed tasks before the rule
 // existed; pact-admin migrate runs it. It is idempotent.
-func (m *Module) SweepClosedTasks(ctx context.Context, tx bun.IDB) (int, error) {
-	ids, err := m.st.closedWithLiveDelegation(ctx, tx)
+func (s *Service) SweepClosedTasks(ctx context.Context, tx bun.IDB) (int, error) {
+	ids, err := s.st.closedWithLiveDelegation(ctx, tx)
 	if err != nil {
 		return 0, err
 	}
-	revoked, _, err := m.closeMandates(ctx, tx, ids)
+	revoked, _, err := s.closeMandates(ctx, tx, ids)
 	return len(revoked), err
 }

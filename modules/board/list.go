@@ -89,7 +89,7 @@ func (m *Module) list(ctx context.Context, c *kernel.Call, a listIn) (listOut, e
 	var head int64
 	var rows, deferredRows []task
 	var unread []messageRow
-	release, logReleased := m.releaseStaleStep(readable)
+	release, logReleased := m.svc.releaseStaleStep(readable)
 	steps := []db.Step{release, headStep(readable, &head),
 		listStep(who.ID, readable, cursor, n, string(a.Filter), parent, &rows, &deferredRows),
 		unreadStep(who.ID, readable, &unread)}

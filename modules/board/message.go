@@ -54,7 +54,7 @@ func (m *Module) message(ctx context.Context, c *kernel.Call, a threadIn) (threa
 		return threadOut{}, err
 	}
 	if a.Body == nil {
-		msgs, err := m.ReadThread(ctx, tx, who.ID, t)
+		msgs, err := m.svc.ReadThread(ctx, tx, who.ID, t)
 		if err != nil {
 			return threadOut{}, err
 		}
@@ -63,7 +63,7 @@ func (m *Module) message(ctx context.Context, c *kernel.Call, a threadIn) (threa
 	if err := refuseFrozen(p); err != nil {
 		return threadOut{}, err
 	}
-	msg, err := m.Message(ctx, tx, agentActor(who), t, *a.Body, a.To)
+	msg, err := m.svc.Message(ctx, tx, agentActor(who), t, *a.Body, a.To)
 	if err != nil {
 		return threadOut{}, err
 	}

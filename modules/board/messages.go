@@ -58,8 +58,8 @@ func (r messageRow) view(withTitle bool) messageView {
 
 // unreadMessages returns up to 50 unread messages to agent in projects,
 // oldest first, optionally only on task; markRead marks them read.
-func (m *Module) unreadMessages(ctx context.Context, tx bun.IDB, agent string, projects []string, taskID string, markRead bool) ([]messageView, error) {
-	rows, err := m.st.unread(ctx, tx, agent, projects, taskID)
+func (s *Service) unreadMessages(ctx context.Context, tx bun.IDB, agent string, projects []string, taskID string, markRead bool) ([]messageView, error) {
+	rows, err := s.st.unread(ctx, tx, agent, projects, taskID)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +70,7 @@ func (m *Module) unreadMessages(ctx context.Context, tx bun.IDB, agent string, p
 		ids = append(ids, r.ID)
 	}
 	if markRead && len(ids) > 0 {
-		if err := m.st.markRead(ctx, tx, ids); err != nil {
+		if err := s.st.markRead(ctx, tx, ids); err != nil {
 			return nil, err
 		}
 	}

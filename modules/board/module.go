@@ -8,7 +8,6 @@ package board
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -21,8 +20,10 @@ import (
 	"github.com/pactboard/pact/core/mandate"
 )
 
-// Module is the board module.
+// Module is the board module: the registry entry that holds its service
+// and registers its adapters over it.
 type Module struct {
+	svc      *Service
 	db       *db.DB
 	st       store
 	log      *ledger.Log
@@ -32,18 +33,12 @@ type Module struct {
 	// hub wakes pact_wait and pact_events; nil (tests without one) means
 	// waiting calls only check at their start and their deadline.
 	hub *events.Hub
-	// claims add to a claim's answer (an exported credential).
-	claims *kernel.ClaimHooks
 	// whoamiSections build pact_whoami's answer, other modules' parts too.
 	whoamiSections *kernel.Whoami
-	// stale is how long a claim lives without a heartbeat.
-	stale time.Duration
-	// offerLease is how long an offer waits for its holder to claim.
-	offerLease time.Duration
 	// tools runs the board's own tools for Claude Code hooks (pact_list,
 	// pact_claim), through the same pipeline as an agent's call.
 	tools *kernel.Tools
-	// cat holds the words this module writes for people (messages.go).
+	// cat holds the words this module writes for people (catalog.go).
 	cat *i18n.Catalog
 }
 
@@ -58,18 +53,11 @@ func (m *Module) Name() string { return "board" }
 // its subtree, in the revoking transaction.
 func (m *Module) Register(h *kernel.Host) error {
 	m.db, m.log, m.mandates, m.ident, m.logger, m.hub = h.DB(), h.Log(), h.Mandates(), h.Identity(), h.Logger(), h.Events()
-	m.st = store{db: h.DB()}
-	m.claims, m.tools = h.Claims(), h.Tools()
-	m.stale, m.offerLease = 30*time.Minute, defaultOfferLease
-	if c := h.Config(); c != nil && c.StaleAfter > 0 {
-		m.stale = c.StaleAfter
-	}
-	if c := h.Config(); c != nil && c.OfferLease > 0 {
-		m.offerLease = c.OfferLease
-	}
-	m.mandates.OnRevoke(m.onRevoke)
-	h.ProvideGrants(m)
-	if err := h.ProvideBoardFacts(m); err != nil {
+	m.st, m.tools = store{db: h.DB()}, h.Tools()
+	m.svc = newService(h, m.cat)
+	m.mandates.OnRevoke(m.svc.onRevoke)
+	h.ProvideGrants(m.svc)
+	if err := h.ProvideBoardFacts(m.svc); err != nil {
 		return err
 	}
 	for _, add := range []func(*kernel.Host) error{m.addWhoami, m.addPost, m.addList, m.addClaim, m.addReport,
@@ -81,7 +69,7 @@ func (m *Module) Register(h *kernel.Host) error {
 	api := h.Admin()
 	m.registerTaskAdmin(api)
 	m.registerApprovalRules(h)
-	h.MandateReports().ReportTasks(mandateTasks{st: m.st})
+	h.MandateReports().ReportTasks(mandateTasks{st: m.svc.st})
 	h.Handle("/hooks/a/{agent}/{event}", http.HandlerFunc(m.serveHook))
 	if err := h.Channel(kernel.Channel{Name: "hooks", Audience: kernel.AgentAudience, Routes: []string{"/hooks/a/{agent}/{event}"},
 		Summary: "Claude Code's hooks: their answers hand the agent its unread messages and claimed work"}); err != nil {

@@ -27,19 +27,19 @@ const reofferEvery = time.Second
 
 // wakeTask wakes whom a task that became claimable concerns: its
 // delegate alone, or one holder of pact_events in its project (an offer).
-func (m *Module) wakeTask(ctx context.Context, tx bun.IDB, taskID, projectID, orgID string, delegate *string) error {
+func (s *Service) wakeTask(ctx context.Context, tx bun.IDB, taskID, projectID, orgID string, delegate *string) error {
 	if delegate != nil {
 		return events.Publish(ctx, tx, events.Event{Kind: events.KindTask, OrgID: orgID, ProjectID: projectID,
 			TaskID: taskID, AgentID: *delegate})
 	}
-	return m.st.offer(ctx, tx, taskID, projectID, orgID, m.offerLease)
+	return s.st.offer(ctx, tx, taskID, projectID, orgID, s.offerLease)
 }
 
 // reoffer offers each task whose offer's lease ran out to the next holder,
 // and forgets the offers of tasks claimed or closed meanwhile. It returns
 // how many it offered again.
-func (m *Module) reoffer(ctx context.Context) (int, error) {
-	n, err := m.st.reoffer(ctx, m.offerLease)
+func (s *Service) reoffer(ctx context.Context) (int, error) {
+	n, err := s.st.reoffer(ctx, s.offerLease)
 	if err != nil {
 		return n, fmt.Errorf("board: offer again: %w", err)
 	}
@@ -51,7 +51,7 @@ func (m *Module) reofferWorker(ctx context.Context) error {
 	tick := time.NewTicker(reofferEvery)
 	defer tick.Stop()
 	for {
-		if _, err := m.reoffer(ctx); err != nil && ctx.Err() == nil {
+		if _, err := m.svc.reoffer(ctx); err != nil && ctx.Err() == nil {
 			m.logger.Warn("offers whose lease ran out wait for the next round", "error", err)
 		}
 		select {

@@ -25,7 +25,7 @@ func (m *Module) onTask(ctx context.Context, by, action, taskID string, payload 
 	decide func(ctx context.Context, tx bun.Tx, who Actor, t *task, e *ledger.Entry) error) error {
 	return m.ident.Act(ctx, by, identity.Approver, action, payload,
 		func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
-			t, err := m.personTask(ctx, tx, p, e, taskID)
+			t, err := m.svc.personTask(ctx, tx, p, e, taskID)
 			if err != nil {
 				return err
 			}
@@ -34,14 +34,14 @@ func (m *Module) onTask(ctx context.Context, by, action, taskID string, payload 
 }
 
 // personTask loads a task of the person's organization for update.
-func (m *Module) personTask(ctx context.Context, tx bun.IDB, p *identity.Person, e *ledger.Entry, id string) (*task, error) {
-	t, err := m.st.getTask(ctx, tx, id, true)
+func (s *Service) personTask(ctx context.Context, tx bun.IDB, p *identity.Person, e *ledger.Entry, id string) (*task, error) {
+	t, err := s.st.getTask(ctx, tx, id, true)
 	if err != nil {
 		return nil, err
 	}
 	var org string
 	if t != nil {
-		if org, err = m.st.projectOrg(ctx, tx, t.ProjectID); err != nil {
+		if org, err = s.st.projectOrg(ctx, tx, t.ProjectID); err != nil {
 			return nil, fmt.Errorf("board.personTask: %w", err)
 		}
 	}
@@ -55,21 +55,21 @@ func (m *Module) personTask(ctx context.Context, tx bun.IDB, p *identity.Person,
 func (m *Module) approveAs(ctx context.Context, by, taskID string, approve bool) error {
 	return m.onTask(ctx, by, "admin.task.approve", taskID, map[string]any{"task_id": taskID, "approve": approve},
 		func(ctx context.Context, tx bun.Tx, who Actor, t *task, _ *ledger.Entry) error {
-			return m.Approve(ctx, tx, who, t, approve)
+			return m.svc.Approve(ctx, tx, who, t, approve)
 		})
 }
 
 func (m *Module) resumeAs(ctx context.Context, by, taskID string, answer *string) error {
 	return m.onTask(ctx, by, "admin.task.resume", taskID, map[string]any{"task_id": taskID, "answer": answer},
 		func(ctx context.Context, tx bun.Tx, who Actor, t *task, _ *ledger.Entry) error {
-			return m.Resume(ctx, tx, who, t, answer)
+			return m.svc.Resume(ctx, tx, who, t, answer)
 		})
 }
 
 func (m *Module) changeAnswerAs(ctx context.Context, by, taskID, answer string) error {
 	return m.onTask(ctx, by, "admin.task.answer", taskID, map[string]any{"task_id": taskID, "answer": answer},
 		func(ctx context.Context, tx bun.Tx, who Actor, t *task, e *ledger.Entry) error {
-			was, err := m.ChangeAnswer(ctx, tx, who, t, answer)
+			was, err := m.svc.ChangeAnswer(ctx, tx, who, t, answer)
 			if err == nil {
 				e.Payload = map[string]any{"task_id": t.ID, "answer": answer, "was": was}
 			}
@@ -80,7 +80,7 @@ func (m *Module) changeAnswerAs(ctx context.Context, by, taskID, answer string) 
 func (m *Module) releaseAs(ctx context.Context, by, taskID string) error {
 	return m.onTask(ctx, by, "admin.task.release", taskID, map[string]any{"task_id": taskID},
 		func(ctx context.Context, tx bun.Tx, who Actor, t *task, e *ledger.Entry) error {
-			from, err := m.Release(ctx, tx, who, t)
+			from, err := m.svc.Release(ctx, tx, who, t)
 			if err == nil {
 				e.Payload = map[string]any{"task_id": t.ID, "released_from": from}
 			}
@@ -93,7 +93,7 @@ func (m *Module) cancelAs(ctx context.Context, by, taskID, reason string) ([]str
 	err := m.onTask(ctx, by, "admin.task.cancel", taskID, map[string]any{"task_id": taskID, "reason": reason},
 		func(ctx context.Context, tx bun.Tx, who Actor, t *task, _ *ledger.Entry) error {
 			var err error
-			revoked, err = m.Cancel(ctx, tx, who, t, reason)
+			revoked, err = m.svc.Cancel(ctx, tx, who, t, reason)
 			return err
 		})
 	return revoked, err
@@ -104,7 +104,7 @@ func (m *Module) assignAs(ctx context.Context, by, taskID, agent string) (string
 	err := m.onTask(ctx, by, "admin.task.assign", taskID, map[string]any{"task_id": taskID, "agent": agent},
 		func(ctx context.Context, tx bun.Tx, who Actor, t *task, _ *ledger.Entry) error {
 			var err error
-			revoked, err = m.Assign(ctx, tx, who, t, agent)
+			revoked, err = m.svc.Assign(ctx, tx, who, t, agent)
 			return err
 		})
 	return revoked, err
@@ -115,7 +115,7 @@ func (m *Module) editAs(ctx context.Context, by, taskID string, title, body *str
 	return m.onTask(ctx, by, "admin.task.edit", taskID, map[string]any{"task_id": taskID},
 		func(ctx context.Context, tx bun.Tx, who Actor, t *task, e *ledger.Entry) error {
 			was := map[string]any{"title": t.Title, "body": t.Body}
-			if err := m.Edit(ctx, tx, who, t, title, body); err != nil {
+			if err := m.svc.Edit(ctx, tx, who, t, title, body); err != nil {
 				return err
 			}
 			e.Payload = map[string]any{"task_id": t.ID, "title": title, "body": body, "was": was}
@@ -131,7 +131,7 @@ func (m *Module) messageAs(ctx context.Context, by, taskID, body string, to *str
 	err := m.onTask(ctx, by, "admin.task.message", taskID, map[string]any{"task_id": taskID, "to": to, "body": text},
 		func(ctx context.Context, tx bun.Tx, who Actor, t *task, e *ledger.Entry) error {
 			var err error
-			if msg, err = m.Message(ctx, tx, who, t, body, to); err != nil {
+			if msg, err = m.svc.Message(ctx, tx, who, t, body, to); err != nil {
 				return err
 			}
 			e.Payload = map[string]any{"task_id": t.ID, "to": msg.To, "body": msg.Body}

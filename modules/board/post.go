@@ -71,7 +71,7 @@ func (m *Module) post(ctx context.Context, c *kernel.Call, a postIn) (postOut, e
 	if err := requireScope(chain, mandate.BoardScope("task.post", p.ID)); err != nil {
 		return postOut{}, err
 	}
-	out, err := m.Post(ctx, tx, agentActor(who), chain, p, a)
+	out, err := m.svc.Post(ctx, tx, agentActor(who), chain, p, a)
 	if err != nil {
 		return postOut{}, err
 	}
@@ -81,12 +81,12 @@ func (m *Module) post(ctx context.Context, c *kernel.Call, a postIn) (postOut, e
 
 // delegateTarget checks agent id that agent me delegates a task to or
 // messages: another agent of the project, not banned.
-func (m *Module) delegateTarget(ctx context.Context, tx bun.IDB, me, id, projectID string) (*caller, error) {
+func (s *Service) delegateTarget(ctx context.Context, tx bun.IDB, me, id, projectID string) (*caller, error) {
 	unknown := errs.E(errs.AgentUnknown, "agent %s is not registered in project %s", id, projectID)
 	if id == me {
 		return nil, unknown
 	}
-	row, err := m.st.agentRow(ctx, tx, id)
+	row, err := s.st.agentRow(ctx, tx, id)
 	if err != nil {
 		return nil, fmt.Errorf("board.delegateTarget: %w", err)
 	}

@@ -55,7 +55,7 @@ func (m *Module) report(ctx context.Context, c *kernel.Call, a reportIn) (report
 	if err != nil {
 		return reportOut{}, err
 	}
-	got, err := m.Report(ctx, c.Tx, agentActor(who), chain, t, p, string(a.Status), a.Result, usage)
+	got, err := m.svc.Report(ctx, c.Tx, agentActor(who), chain, t, p, string(a.Status), a.Result, usage)
 	if err != nil {
 		return reportOut{}, err
 	}

@@ -46,7 +46,7 @@ func (m *Module) revoke(ctx context.Context, c *kernel.Call, a revokeIn) (revoke
 		}
 	}
 	c.Entry.MandateChain = []uuid.UUID{target.ID}
-	got, err := m.Revoke(ctx, c.Tx, Actor{AgentID: c.AgentID, OrgID: c.OrgID}, target)
+	got, err := m.svc.Revoke(ctx, c.Tx, Actor{AgentID: c.AgentID, OrgID: c.OrgID}, target)
 	if err != nil {
 		return revokeOut{}, err
 	}

@@ -12,7 +12,7 @@ import (
 // Assign delegates an open, unheld task to another agent of its project (or
 // to nobody with agent ""); the previous delegate's mandate for it is
 // revoked. It returns that mandate, if any (docs/specs/behavior.md §10.2).
-func (m *Module) Assign(ctx context.Context, tx bun.IDB, _ Actor, t *task, agent string) (string, error) {
+func (s *Service) Assign(ctx context.Context, tx bun.IDB, _ Actor, t *task, agent string) (string, error) {
 	if terminal[t.Status] {
 		return "", errs.E(errs.InvalidRequest, "task %s is %s", t.ID, t.Status)
 	}
@@ -20,7 +20,7 @@ func (m *Module) Assign(ctx context.Context, tx bun.IDB, _ Actor, t *task, agent
 		return "", errs.E(errs.InvalidRequest, "task %s is held by %s; release it first", t.ID, *t.Assignee)
 	}
 	if agent != "" {
-		if err := m.assignable(ctx, tx, agent, t.ProjectID); err != nil {
+		if err := s.assignable(ctx, tx, agent, t.ProjectID); err != nil {
 			return "", wrapf(err, "assign %s", t.ID)
 		}
 	}
@@ -29,29 +29,29 @@ func (m *Module) Assign(ctx context.Context, tx bun.IDB, _ Actor, t *task, agent
 	}
 	// Detach the task from the old delegated mandate first: revoking it
 	// cancels every open task hanging on it, and this one stays open.
-	if err := m.st.setDelegate(ctx, tx, t.ID, nullable(agent)); err != nil {
+	if err := s.st.setDelegate(ctx, tx, t.ID, nullable(agent)); err != nil {
 		return "", wrapf(err, "assign %s", t.ID)
 	}
 	var revokedID string
 	if t.DelegatedMandateID != nil {
 		revokedID = *t.DelegatedMandateID
-		lineage, err := m.mandates.Lineage(ctx, tx, revokedID)
+		lineage, err := s.mandates.Lineage(ctx, tx, revokedID)
 		if err != nil {
 			return "", wrapf(err, "assign %s", t.ID)
 		}
 		if !lineage.Revoked() {
-			if _, err := m.mandates.RevokeSubtree(ctx, tx, lineage.Leaf().ID); err != nil {
+			if _, err := s.mandates.RevokeSubtree(ctx, tx, lineage.Leaf().ID); err != nil {
 				return "", wrapf(err, "assign %s", t.ID)
 			}
 		}
 	}
 	t.DelegateTo = nullable(agent)
-	return revokedID, wrapf(m.wakeFor(ctx, tx, t), "assign %s", t.ID)
+	return revokedID, wrapf(s.wakeFor(ctx, tx, t), "assign %s", t.ID)
 }
 
 // assignable refuses an agent a person may not hand a task of project to.
-func (m *Module) assignable(ctx context.Context, tx bun.IDB, agent, project string) error {
-	row, err := m.st.projectAgentRow(ctx, tx, agent, project)
+func (s *Service) assignable(ctx context.Context, tx bun.IDB, agent, project string) error {
+	row, err := s.st.projectAgentRow(ctx, tx, agent, project)
 	if err != nil {
 		return err
 	}
@@ -68,7 +68,7 @@ func (m *Module) assignable(ctx context.Context, tx bun.IDB, agent, project stri
 
 // Edit corrects an open task's title or body (nil keeps it); the adapter
 // logs the old text.
-func (m *Module) Edit(ctx context.Context, tx bun.IDB, _ Actor, t *task, title, body *string) error {
+func (s *Service) Edit(ctx context.Context, tx bun.IDB, _ Actor, t *task, title, body *string) error {
 	if terminal[t.Status] {
 		return errs.E(errs.InvalidRequest, "task %s is %s; it can no longer be edited", t.ID, t.Status)
 	}
@@ -77,7 +77,7 @@ func (m *Module) Edit(ctx context.Context, tx bun.IDB, _ Actor, t *task, title, 
 	if title != nil && (*title == "" || len([]rune(*title)) > 300) {
 		return errs.E(errs.InvalidRequest, "a task needs a title of 1-300 characters")
 	}
-	return wrapf(m.st.editTask(ctx, tx, t.ID, title, body), "edit %s", t.ID)
+	return wrapf(s.st.editTask(ctx, tx, t.ID, title, body), "edit %s", t.ID)
 }
 
 func trimmed(s *string) *string {

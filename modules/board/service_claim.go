@@ -25,7 +25,7 @@ type claimed struct {
 // delegate's; a task waiting for approval waits; the chain must cover the
 // task's action. exclusive refuses an agent already holding a working
 // task; reserve is spent at once, in the claim's transaction.
-func (m *Module) Claim(ctx context.Context, tx *db.Tx, by Actor, chain mandate.Chain, t *task, p *project,
+func (s *Service) Claim(ctx context.Context, tx *db.Tx, by Actor, chain mandate.Chain, t *task, p *project,
 	exclusive bool, reserve map[string]float64) (claimed, error) {
 	if postOnly[by.Client] {
 		return claimed{}, errs.E(errs.ScopeExceeded, "chat agents post and watch tasks; they do not claim them")
@@ -42,7 +42,7 @@ func (m *Module) Claim(ctx context.Context, tx *db.Tx, by Actor, chain mandate.C
 	// Stale claims are released, the caller's working task looked up (and
 	// its agent row locked) for an exclusive claim, and the task claimed,
 	// in one round trip: a refusal after it rolls all of it back.
-	release, logReleased := m.releaseStaleStep([]string{p.ID})
+	release, logReleased := s.releaseStaleStep([]string{p.ID})
 	steps := []db.Step{release}
 	var held *string
 	if exclusive {
@@ -69,26 +69,26 @@ func (m *Module) Claim(ctx context.Context, tx *db.Tx, by Actor, chain mandate.C
 		return claimed{}, errs.E(errs.AgentBusy, "agent %s already works on task %s; finish it first", by.AgentID, *held)
 	}
 	if won == 0 {
-		return claimed{}, m.notClaimable(ctx, tx, t.ID)
+		return claimed{}, s.notClaimable(ctx, tx, t.ID)
 	}
-	if _, err := m.mandates.Consume(ctx, tx, chain, reserve, true); err != nil {
+	if _, err := s.mandates.Consume(ctx, tx, chain, reserve, true); err != nil {
 		return claimed{}, wrapf(err, "claim %s", t.ID)
 	}
 	var out claimed
 	var err error
-	if out.Budget, err = m.budget(ctx, tx, chain); err != nil {
+	if out.Budget, err = s.budget(ctx, tx, chain); err != nil {
 		return claimed{}, wrapf(err, "claim %s", t.ID)
 	}
 	added := map[string]any{}
-	m.claims.Run(ctx, tx, kernel.Claimed{AgentID: by.AgentID, TaskID: t.ID, ProjectID: p.ID, MandateID: chain.Leaf().ID.String()}, added)
+	s.claims.Run(ctx, tx, kernel.Claimed{AgentID: by.AgentID, TaskID: t.ID, ProjectID: p.ID, MandateID: chain.Leaf().ID.String()}, added)
 	out.Credential, _ = added["credential"].(map[string]any)
 	out.CredentialNote, _ = added["credential_note"].(string)
 	return out, nil
 }
 
 // notClaimable says why a claim found the task taken or closed.
-func (m *Module) notClaimable(ctx context.Context, tx bun.IDB, id string) error {
-	now, err := m.st.getTask(ctx, tx, id, false)
+func (s *Service) notClaimable(ctx context.Context, tx bun.IDB, id string) error {
+	now, err := s.st.getTask(ctx, tx, id, false)
 	if err != nil {
 		return wrapf(err, "claim %s", id)
 	}
@@ -103,8 +103,8 @@ func (m *Module) notClaimable(ctx context.Context, tx bun.IDB, id string) error 
 }
 
 // budget is what is left of each limit in the chain; nil when it has none.
-func (m *Module) budget(ctx context.Context, tx bun.IDB, chain mandate.Chain) (map[string]float64, error) {
-	left, err := m.mandates.Remaining(ctx, tx, chain)
+func (s *Service) budget(ctx context.Context, tx bun.IDB, chain mandate.Chain) (map[string]float64, error) {
+	left, err := s.mandates.Remaining(ctx, tx, chain)
 	if err != nil || len(left) == 0 {
 		return nil, err
 	}

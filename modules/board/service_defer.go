@@ -21,7 +21,7 @@ import (
 // delegate's, and the chain must cover the task's action in its project,
 // as a claim's must. Otherwise any agent with any mandate could pull any
 // open task of its projects out of the board.
-func (m *Module) Defer(ctx context.Context, tx bun.IDB, by Actor, chain mandate.Chain, t *task, p *project,
+func (s *Service) Defer(ctx context.Context, tx bun.IDB, by Actor, chain mandate.Chain, t *task, p *project,
 	reason string, needed []string) error {
 	mine := t.Status == working && t.Assignee != nil && *t.Assignee == by.AgentID
 	open := t.Status == submitted && t.Assignee == nil
@@ -38,7 +38,7 @@ func (m *Module) Defer(ctx context.Context, tx bun.IDB, by Actor, chain mandate.
 	if reason == "" {
 		return errs.E(errs.InvalidRequest, "say why people must decide (reason)")
 	}
-	if err := m.st.deferTask(ctx, tx, t.ID, by.AgentID, reason, needed); err != nil {
+	if err := s.st.deferTask(ctx, tx, t.ID, by.AgentID, reason, needed); err != nil {
 		return wrapf(err, "defer %s", t.ID)
 	}
 	_, err := outbox.Enqueue(ctx, tx, outbox.Notification{Kind: outbox.Deferred, ProjectID: t.ProjectID, TaskID: t.ID,

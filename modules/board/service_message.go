@@ -41,7 +41,7 @@ type sent struct {
 // send each other messageCap messages per task, and the people peopleCap
 // unanswered ones. A message to an agent wakes it; one to the people is a
 // notification.
-func (m *Module) Message(ctx context.Context, tx bun.IDB, by Actor, t *task, body string, to *string) (sent, error) {
+func (s *Service) Message(ctx context.Context, tx bun.IDB, by Actor, t *task, body string, to *string) (sent, error) {
 	if terminal[t.Status] {
 		hint := "its thread is closed"
 		if by.IsAgent() {
@@ -62,24 +62,24 @@ func (m *Module) Message(ctx context.Context, tx bun.IDB, by Actor, t *task, bod
 	var recipient string
 	var err error
 	if by.IsAgent() {
-		recipient, err = m.recipient(ctx, tx, by.AgentID, t, to)
+		recipient, err = s.recipient(ctx, tx, by.AgentID, t, to)
 	} else {
-		recipient, err = m.personRecipient(ctx, tx, t, to)
+		recipient, err = s.personRecipient(ctx, tx, t, to)
 	}
 	if err != nil {
 		return sent{}, err
 	}
 	switch {
 	case by.IsAgent() && recipient != "":
-		if err := m.checkCap(ctx, tx, t); err != nil {
+		if err := s.checkCap(ctx, tx, t); err != nil {
 			return sent{}, err
 		}
 	case by.IsAgent():
-		if err := m.checkPeopleCap(ctx, tx, t); err != nil {
+		if err := s.checkPeopleCap(ctx, tx, t); err != nil {
 			return sent{}, err
 		}
 	}
-	id, err := m.st.insertMessage(ctx, tx, by.OrgID, t.ID, nullable(by.AgentID), nullable(by.PersonID), nullable(recipient), text)
+	id, err := s.st.insertMessage(ctx, tx, by.OrgID, t.ID, nullable(by.AgentID), nullable(by.PersonID), nullable(recipient), text)
 	if err != nil {
 		return sent{}, fmt.Errorf("message on task %s: %w", t.ID, err)
 	}
@@ -97,14 +97,14 @@ func (m *Module) Message(ctx context.Context, tx bun.IDB, by Actor, t *task, bod
 }
 
 // recipient resolves an agent's to (an agent id, or "" for the people).
-func (m *Module) recipient(ctx context.Context, tx bun.IDB, me string, t *task, to *string) (string, error) {
+func (s *Service) recipient(ctx context.Context, tx bun.IDB, me string, t *task, to *string) (string, error) {
 	switch {
 	case to != nil && *to == "human":
 		return "", nil
 	case to != nil && *to == me:
 		return "", errs.E(errs.InvalidRequest, "a message to yourself is a note; use pact_note")
 	case to != nil && *to != "":
-		target, err := m.delegateTarget(ctx, tx, me, *to, t.ProjectID)
+		target, err := s.delegateTarget(ctx, tx, me, *to, t.ProjectID)
 		if err != nil {
 			return "", err
 		}
@@ -128,7 +128,7 @@ func (m *Module) recipient(ctx context.Context, tx bun.IDB, me string, t *task, 
 // personRecipient resolves a person's to: that agent, else the task's
 // assignee, delegate or creator, which must be an agent of the task's
 // project that is not banned.
-func (m *Module) personRecipient(ctx context.Context, tx bun.IDB, t *task, to *string) (string, error) {
+func (s *Service) personRecipient(ctx context.Context, tx bun.IDB, t *task, to *string) (string, error) {
 	var recipient string
 	switch {
 	case to != nil && strings.TrimSpace(*to) != "":
@@ -140,7 +140,7 @@ func (m *Module) personRecipient(ctx context.Context, tx bun.IDB, t *task, to *s
 	default:
 		recipient = t.CreatedBy
 	}
-	ok, err := m.st.projectAgent(ctx, tx, recipient, t.ProjectID)
+	ok, err := s.st.projectAgent(ctx, tx, recipient, t.ProjectID)
 	if err != nil {
 		return "", err
 	}
@@ -153,16 +153,16 @@ func (m *Module) personRecipient(ctx context.Context, tx bun.IDB, t *task, to *s
 // checkCap refuses an eleventh agent-to-agent message on a task, and tells
 // the people once, in a transaction of its own so the notice survives the
 // refusal.
-func (m *Module) checkCap(ctx context.Context, tx bun.IDB, t *task) error {
-	n, err := m.st.agentMessages(ctx, tx, t.ID)
+func (s *Service) checkCap(ctx context.Context, tx bun.IDB, t *task) error {
+	n, err := s.st.agentMessages(ctx, tx, t.ID)
 	if err != nil || n < messageCap {
 		return err
 	}
-	err = m.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	err = s.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		// The notice is in the organization's language, which may have
 		// changed since: any language's notice counts.
-		notice := texts(m.cat, msgMessageCap, nil)
-		told, err := m.st.capNoticed(ctx, tx, t.ID, slices.Collect(maps.Values(notice)))
+		notice := texts(s.cat, msgMessageCap, nil)
+		told, err := s.st.capNoticed(ctx, tx, t.ID, slices.Collect(maps.Values(notice)))
 		if err != nil || told {
 			return err
 		}
@@ -180,10 +180,10 @@ func (m *Module) checkCap(ctx context.Context, tx bun.IDB, t *task) error {
 // agents already sent them peopleCap that no person has answered: each
 // one is a notification, and an agent in a loop must not flood the
 // people's channels (docs/security.md, "7. Caps").
-func (m *Module) checkPeopleCap(ctx context.Context, tx bun.IDB, t *task) error {
+func (s *Service) checkPeopleCap(ctx context.Context, tx bun.IDB, t *task) error {
 	// Messages to the people on one task are counted one at a time, so two
 	// at once cannot both be the last one allowed.
-	n, err := m.st.unansweredToPeople(ctx, tx, t.ID)
+	n, err := s.st.unansweredToPeople(ctx, tx, t.ID)
 	if err != nil {
 		return err
 	}
@@ -196,8 +196,8 @@ func (m *Module) checkPeopleCap(ctx context.Context, tx bun.IDB, t *task) error 
 
 // ReadThread returns t's thread for agent me and marks the messages to it
 // read.
-func (m *Module) ReadThread(ctx context.Context, tx bun.IDB, me string, t *task) ([]messageView, error) {
-	rows, err := m.st.thread(ctx, tx, t.ID)
+func (s *Service) ReadThread(ctx context.Context, tx bun.IDB, me string, t *task) ([]messageView, error) {
+	rows, err := s.st.thread(ctx, tx, t.ID)
 	if err != nil {
 		return nil, fmt.Errorf("thread of task %s: %w", t.ID, err)
 	}
@@ -205,7 +205,7 @@ func (m *Module) ReadThread(ctx context.Context, tx bun.IDB, me string, t *task)
 	for i, r := range rows {
 		msgs[i] = r.view(false)
 	}
-	if err := m.st.markThreadRead(ctx, tx, t.ID, me); err != nil {
+	if err := s.st.markThreadRead(ctx, tx, t.ID, me); err != nil {
 		return nil, fmt.Errorf("thread of task %s: %w", t.ID, err)
 	}
 	return msgs, nil

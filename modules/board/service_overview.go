@@ -15,6 +15,6 @@ type TaskDay struct {
 
 // TaskDays is organization org's tasks per day over the last OverviewDays
 // days, oldest first, every day present.
-func (m *Module) TaskDays(ctx context.Context, org string) ([]TaskDay, error) {
-	return taskDays(ctx, m.db, org, OverviewDays)
+func (s *Service) TaskDays(ctx context.Context, org string) ([]TaskDay, error) {
+	return taskDays(ctx, s.db, org, OverviewDays)
 }

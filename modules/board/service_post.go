@@ -21,7 +21,7 @@ import (
 // names an agent, spends one "tasks" and a's cost, and holds it for a
 // person's approval when an approval rule of the organization covers its
 // action (docs/specs/behavior.md §5.8).
-func (m *Module) Post(ctx context.Context, tx *db.Tx, by Actor, chain mandate.Chain, p *project, a postIn) (postOut, error) {
+func (s *Service) Post(ctx context.Context, tx *db.Tx, by Actor, chain mandate.Chain, p *project, a postIn) (postOut, error) {
 	// Redacted before the length check, so the stored title is within it.
 	a.Title = strings.TrimSpace(redact.Text(a.Title))
 	a.Body = redact.Text(a.Body)
@@ -39,7 +39,7 @@ func (m *Module) Post(ctx context.Context, tx *db.Tx, by Actor, chain mandate.Ch
 		return postOut{}, err
 	}
 	if a.ParentTaskID != nil && *a.ParentTaskID != "" {
-		parent, err := m.st.getTask(ctx, tx, *a.ParentTaskID, false)
+		parent, err := s.st.getTask(ctx, tx, *a.ParentTaskID, false)
 		if err != nil {
 			return postOut{}, err
 		}
@@ -52,7 +52,7 @@ func (m *Module) Post(ctx context.Context, tx *db.Tx, by Actor, chain mandate.Ch
 	var delegated *mandate.Mandate
 	var target *caller
 	if a.DelegateTo != nil && *a.DelegateTo != "" {
-		if target, err = m.delegateTarget(ctx, tx, by.AgentID, *a.DelegateTo, p.ID); err != nil {
+		if target, err = s.delegateTarget(ctx, tx, by.AgentID, *a.DelegateTo, p.ID); err != nil {
 			return postOut{}, err
 		}
 		scope := a.ChildScope
@@ -63,7 +63,7 @@ func (m *Module) Post(ctx context.Context, tx *db.Tx, by Actor, chain mandate.Ch
 		if err != nil {
 			return postOut{}, err
 		}
-		if delegated, err = m.mandates.IssueChild(ctx, tx, chain, mandate.ChildInput{Holder: target.ID, Scope: scope, Limits: limits}); err != nil {
+		if delegated, err = s.mandates.IssueChild(ctx, tx, chain, mandate.ChildInput{Holder: target.ID, Scope: scope, Limits: limits}); err != nil {
 			return postOut{}, err
 		}
 	}
@@ -71,7 +71,7 @@ func (m *Module) Post(ctx context.Context, tx *db.Tx, by Actor, chain mandate.Ch
 	for k, v := range cost {
 		spend[k] += v
 	}
-	if _, err := m.mandates.Consume(ctx, tx, chain, spend, true); err != nil {
+	if _, err := s.mandates.Consume(ctx, tx, chain, spend, true); err != nil {
 		return postOut{}, err
 	}
 	id := uuid.NewString()
@@ -100,7 +100,7 @@ func (m *Module) Post(ctx context.Context, tx *db.Tx, by Actor, chain mandate.Ch
 	hold := mandate.HoldChain(chain)
 	err = tx.Pipeline(ctx, hold.Step(), insertTaskStep(newTask{ID: id, ProjectID: p.ID, OrgID: p.OrgID, Title: a.Title,
 		Body: a.Body, Action: a.Action, By: by.AgentID, MandateID: chain.Leaf().ID.String(), DelegateTo: a.DelegateTo,
-		DelegatedMandateID: delegatedID, ParentTaskID: a.ParentTaskID, Wake: wake, OfferLease: m.offerLease}, &status, &woken))
+		DelegatedMandateID: delegatedID, ParentTaskID: a.ParentTaskID, Wake: wake, OfferLease: s.offerLease}, &status, &woken))
 	if err != nil {
 		return postOut{}, fmt.Errorf("post task in project %s: %w", p.ID, err)
 	}
@@ -120,7 +120,7 @@ func (m *Module) Post(ctx context.Context, tx *db.Tx, by Actor, chain mandate.Ch
 		if wakeless[target.Client] {
 			if _, err := outbox.Enqueue(ctx, tx, outbox.Notification{Kind: outbox.AwaitingSession, ProjectID: p.ID, TaskID: id,
 				AgentID: target.ID, Title: a.Title,
-				DetailIn: texts(m.cat, msgAwaitingSession, map[string]any{"Agent": target.ID, "Client": target.Client})}); err != nil {
+				DetailIn: texts(s.cat, msgAwaitingSession, map[string]any{"Agent": target.ID, "Client": target.Client})}); err != nil {
 				return postOut{}, err
 			}
 		}

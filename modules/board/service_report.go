@@ -28,16 +28,16 @@ type reported struct {
 // past a ceiling; working is a heartbeat, input_required hands the task to
 // people with a question, and a closing status needs a Handoff, revokes the
 // task's delegated mandate and tells people.
-func (m *Module) Report(ctx context.Context, tx bun.IDB, by Actor, chain mandate.Chain, t *task, p *project,
+func (s *Service) Report(ctx context.Context, tx bun.IDB, by Actor, chain mandate.Chain, t *task, p *project,
 	status string, result json.RawMessage, usage map[string]float64) (reported, error) {
 	if err := checkTaskResult(result); err != nil {
 		return reported{}, err
 	}
-	if err := m.releaseStale(ctx, tx, []string{p.ID}); err != nil {
+	if err := s.releaseStale(ctx, tx, []string{p.ID}); err != nil {
 		return reported{}, wrapf(err, "report on %s", t.ID)
 	}
 	id := t.ID
-	t, err := m.st.getTask(ctx, tx, id, true)
+	t, err := s.st.getTask(ctx, tx, id, true)
 	if err != nil {
 		return reported{}, wrapf(err, "report on %s", id)
 	}
@@ -53,31 +53,31 @@ func (m *Module) Report(ctx context.Context, tx bun.IDB, by Actor, chain mandate
 	}
 	var out reported
 	if len(usage) > 0 {
-		if out.BudgetExceeded, err = m.mandates.Consume(ctx, tx, chain, usage, false); err != nil {
+		if out.BudgetExceeded, err = s.mandates.Consume(ctx, tx, chain, usage, false); err != nil {
 			return reported{}, wrapf(err, "report on %s", t.ID)
 		}
 	}
-	if out.Budget, err = m.budget(ctx, tx, chain); err != nil {
+	if out.Budget, err = s.budget(ctx, tx, chain); err != nil {
 		return reported{}, wrapf(err, "report on %s", t.ID)
 	}
 	switch status {
 	case working:
 		out.Note = "heartbeat recorded"
-		return out, wrapf(m.st.heartbeat(ctx, tx, t.ID, by.AgentID), "report on %s", t.ID)
+		return out, wrapf(s.st.heartbeat(ctx, tx, t.ID, by.AgentID), "report on %s", t.ID)
 	case inputRequired:
 		out.Note = "A human sees this in the deferred list, answers, and resumes it. Stop working on it."
-		return out, wrapf(m.askPeople(ctx, tx, by, t, result), "report on %s", t.ID)
+		return out, wrapf(s.askPeople(ctx, tx, by, t, result), "report on %s", t.ID)
 	}
 	if !hasHandoff(result) {
 		return reported{}, errs.E(errs.HandoffRequired, "closing task %s needs a Handoff in result, e.g.\n%s", t.ID, handoffTemplate)
 	}
-	if err := m.st.closeTask(ctx, tx, t.ID, status, result); err != nil {
+	if err := s.st.closeTask(ctx, tx, t.ID, status, result); err != nil {
 		return reported{}, wrapf(err, "report on %s", t.ID)
 	}
 	if err := notifyClosed(ctx, tx, by, t, status, result); err != nil {
 		return reported{}, wrapf(err, "report on %s", t.ID)
 	}
-	revoked, stopped, err := m.closeMandates(ctx, tx, []string{t.ID})
+	revoked, stopped, err := s.closeMandates(ctx, tx, []string{t.ID})
 	if err != nil {
 		return reported{}, wrapf(err, "report on %s", t.ID)
 	}
@@ -90,15 +90,15 @@ func (m *Module) Report(ctx context.Context, tx bun.IDB, by Actor, chain mandate
 // askPeople hands the task back to people with a question. Without one
 // the task records "input required" and the people are told so in their
 // organization's language.
-func (m *Module) askPeople(ctx context.Context, tx bun.IDB, by Actor, t *task, result json.RawMessage) error {
+func (s *Service) askPeople(ctx context.Context, tx bun.IDB, by Actor, t *task, result json.RawMessage) error {
 	n := outbox.Notification{Kind: outbox.Question, ProjectID: t.ProjectID, TaskID: t.ID, AgentID: by.AgentID, Title: t.Title}
 	question := resultText(result)
 	if question == "" {
 		question = "input required"
-		n.DetailIn = texts(m.cat, msgInputRequired, nil)
+		n.DetailIn = texts(s.cat, msgInputRequired, nil)
 	}
 	n.Detail = question
-	if err := m.st.askTask(ctx, tx, t.ID, by.AgentID, question, nullJSON(result)); err != nil {
+	if err := s.st.askTask(ctx, tx, t.ID, by.AgentID, question, nullJSON(result)); err != nil {
 		return err
 	}
 	_, err := outbox.Enqueue(ctx, tx, n)

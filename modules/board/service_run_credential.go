@@ -49,7 +49,7 @@ type runCredential struct {
 // (t is not by's working task), forbidden (chain does not descend from the
 // claim's mandate), invalid_request (a tool the board does not have, no
 // tool left to grant, ttl out of bounds).
-func (m *Module) IssueRunCredential(ctx context.Context, tx bun.IDB, by Actor, chain mandate.Chain, t *task,
+func (s *Service) IssueRunCredential(ctx context.Context, tx bun.IDB, by Actor, chain mandate.Chain, t *task,
 	asked, registered []string, ttl time.Duration) (runCredential, error) {
 	if t.Status != working || t.Assignee == nil || *t.Assignee != by.AgentID || t.AssigneeMandateID == nil {
 		return runCredential{}, errs.E(errs.ClaimLost, "task %s is not working under your claim; claim it before you start a run", t.ID)
@@ -83,7 +83,7 @@ func (m *Module) IssueRunCredential(ctx context.Context, tx bun.IDB, by Actor, c
 		return runCredential{}, err
 	}
 	out.Token = kernel.RunTokenPrefix + base64.RawURLEncoding.EncodeToString(b)
-	expires, ok, err := m.insertRunCredential(ctx, tx, identity.HashToken(out.Token), by.AgentID, t.ID, out.MandateID, out.Tools, ttl)
+	expires, ok, err := s.st.insertRunCredential(ctx, tx, identity.HashToken(out.Token), by.AgentID, t.ID, out.MandateID, out.Tools, ttl)
 	switch {
 	case err != nil:
 		return runCredential{}, wrapf(err, "issue a run credential for %s", t.ID)
@@ -98,8 +98,8 @@ func (m *Module) IssueRunCredential(ctx context.Context, tx bun.IDB, by Actor, c
 // credential of agent. Refusal: unauthorized, one message for every cause
 // (unknown, another agent's, expired, its run over), so a token reveals
 // nothing.
-func (m *Module) VerifyGrant(ctx context.Context, agent, token string) (*kernel.Grant, error) {
-	row, err := m.liveRunCredential(ctx, m.db, identity.HashToken(token), agent)
+func (s *Service) VerifyGrant(ctx context.Context, agent, token string) (*kernel.Grant, error) {
+	row, err := s.st.liveRunCredential(ctx, s.db, identity.HashToken(token), agent)
 	switch {
 	case err != nil:
 		return nil, errs.Wrap(err, "check run credential")

@@ -46,7 +46,7 @@ func (m *Module) runCredential(ctx context.Context, c *kernel.Call, a runCredent
 	if a.Seconds != nil {
 		ttl = time.Duration(*a.Seconds * float64(time.Second))
 	}
-	got, err := m.IssueRunCredential(ctx, c.Tx, agentActor(who), chain, t, a.Tools, m.tools.Names(), ttl)
+	got, err := m.svc.IssueRunCredential(ctx, c.Tx, agentActor(who), chain, t, a.Tools, m.tools.Names(), ttl)
 	if err != nil {
 		return runCredentialOut{}, err
 	}

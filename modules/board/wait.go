@@ -59,7 +59,7 @@ func (m *Module) waitForMessage(ctx context.Context, agent string, a waitIn) (*e
 	var projects []string
 	err := m.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var err error
-		_, _, projects, err = m.waitScope(ctx, tx, agent, a.MandateID, a.task())
+		_, _, projects, err = m.svc.waitScope(ctx, tx, agent, a.MandateID, a.task())
 		return err
 	})
 	if err != nil {
@@ -78,8 +78,8 @@ func (m *Module) waitForMessage(ctx context.Context, agent string, a waitIn) (*e
 // waitScope verifies the chain and returns it, the caller, and the projects
 // the caller may read (runners: not production ones); with a task, the task
 // must be visible.
-func (m *Module) waitScope(ctx context.Context, tx bun.IDB, agent, mandateID, taskID string) (mandate.Chain, *caller, []string, error) {
-	chain, err := m.mandates.Verify(ctx, tx, mandateID, agent)
+func (s *Service) waitScope(ctx context.Context, tx bun.IDB, agent, mandateID, taskID string) (mandate.Chain, *caller, []string, error) {
+	chain, err := s.mandates.Verify(ctx, tx, mandateID, agent)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -90,12 +90,12 @@ func (m *Module) waitScope(ctx context.Context, tx bun.IDB, agent, mandateID, ta
 	readable := readableProjects(who, chain)
 	if who.Client == "runner" && len(readable) > 0 {
 		// One query for the production flags of every readable project.
-		if readable, err = m.st.notProduction(ctx, tx, readable); err != nil {
+		if readable, err = s.st.notProduction(ctx, tx, readable); err != nil {
 			return nil, nil, nil, err
 		}
 	}
 	if taskID != "" {
-		t, err := m.st.getTask(ctx, tx, taskID, false)
+		t, err := s.st.getTask(ctx, tx, taskID, false)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -109,7 +109,7 @@ func (m *Module) waitScope(ctx context.Context, tx bun.IDB, agent, mandateID, ta
 // takeMessages is pact_wait's logged part: the unread messages, marked read.
 func (m *Module) takeMessages(ctx context.Context, c *kernel.Call, a waitIn) (waitOut, error) {
 	c.Entry.Payload = map[string]any{"mandate_id": a.MandateID, "seconds": a.deadline(30 * time.Second).Seconds(), "task_id": a.TaskID}
-	chain, _, projects, err := m.waitScope(ctx, c.Tx, c.AgentID, a.MandateID, a.task())
+	chain, _, projects, err := m.svc.waitScope(ctx, c.Tx, c.AgentID, a.MandateID, a.task())
 	if err != nil {
 		return waitOut{}, err
 	}
@@ -120,7 +120,7 @@ func (m *Module) takeMessages(ctx context.Context, c *kernel.Call, a waitIn) (wa
 			c.Entry.ProjectID = t.ProjectID
 		}
 	}
-	msgs, err := m.unreadMessages(ctx, c.Tx, c.AgentID, projects, a.task(), true)
+	msgs, err := m.svc.unreadMessages(ctx, c.Tx, c.AgentID, projects, a.task(), true)
 	if err != nil {
 		return waitOut{}, err
 	}
