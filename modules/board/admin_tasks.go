@@ -9,7 +9,6 @@ package board
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"time"
 
@@ -17,7 +16,6 @@ import (
 
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
-	"github.com/pactboard/pact/sdk/errs"
 )
 
 // taskMaxBody bounds task request bodies: an edited body is at most 100000
@@ -55,7 +53,7 @@ type AdminTask struct {
 	UpdatedAt          time.Time       `json:"updated_at"`
 }
 
-func adminTask(t *task) AdminTask {
+func adminTask(t *Task) AdminTask {
 	a := AdminTask{ID: t.ID, ProjectID: t.ProjectID, Title: t.Title, Body: t.Body, Action: t.Action, Status: t.Status,
 		CreatedBy: t.CreatedBy, MandateID: t.MandateID, DelegateTo: t.DelegateTo, DelegatedMandateID: t.DelegatedMandateID,
 		Assignee: t.Assignee, AssigneeMandateID: t.AssigneeMandateID, Deferred: t.Deferred, DeferReason: t.DeferReason,
@@ -67,27 +65,6 @@ func adminTask(t *task) AdminTask {
 		a.Result = t.Result
 	}
 	return a
-}
-
-// orgTask returns task id of organization org, or not_found.
-func (s *Service) orgTask(ctx context.Context, org, id string) (*task, error) {
-	t, err := s.st.getTask(ctx, s.db, id, false)
-	if err != nil {
-		return nil, err
-	}
-	if t != nil {
-		in, err := s.st.inOrg(ctx, s.db, t.ProjectID, org)
-		if err != nil {
-			return nil, fmt.Errorf("board.orgTask: %w", err)
-		}
-		if !in {
-			t = nil
-		}
-	}
-	if t == nil {
-		return nil, errs.E(errs.NotFound, "task %s does not exist", id)
-	}
-	return t, nil
 }
 
 type taskIDIn struct {
@@ -125,28 +102,21 @@ func (m *Module) listTasks(ctx context.Context, in *listTasksIn) (*listTasksOut,
 	if err != nil {
 		return nil, err
 	}
-	out := &listTasksOut{}
-	out.Body.Tasks, err = m.svc.orgTasks(ctx, p.OrgID, TaskFilter{Status: in.Status, Project: in.Project, Deferred: in.Deferred,
-		Open: in.Open, Agent: in.Agent})
-	return out, err
-}
-
-// TaskFilter narrows a task list; zero fields do not.
-type TaskFilter struct {
-	Status, Project, Agent string
-	Deferred, Open         bool
-}
-
-// orgTasks lists org's tasks through f: at most 200, most recently updated
-// first.
-func (s *Service) orgTasks(ctx context.Context, org string, f TaskFilter) ([]AdminTask, error) {
-	ts, err := s.st.orgTasks(ctx, org, f)
+	got, err := m.svc.Tasks(ctx, nil, personActor(p), TaskQuery{People: TaskFilter{Status: in.Status, Project: in.Project,
+		Deferred: in.Deferred, Open: in.Open, Agent: in.Agent}})
 	if err != nil {
-		return nil, fmt.Errorf("board.listTasks: %w", err)
+		return nil, err
 	}
+	out := &listTasksOut{}
+	out.Body.Tasks = adminTasks(got.Tasks)
+	return out, nil
+}
+
+// adminTasks are ts as people see them; never nil.
+func adminTasks(ts []Task) []AdminTask {
 	out := make([]AdminTask, 0, len(ts))
 	for i := range ts {
 		out = append(out, adminTask(&ts[i]))
 	}
-	return out, nil
+	return out
 }

@@ -52,7 +52,7 @@ func (m *Module) traceTask(ctx context.Context, in *taskIDIn) (*traceOut, error)
 	if err != nil {
 		return nil, err
 	}
-	t, err := m.svc.orgTask(ctx, p.OrgID, in.TaskID)
+	t, err := m.svc.Task(ctx, nil, p.OrgID, in.TaskID)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +128,7 @@ func (m *Module) overview(ctx context.Context, _ *struct{}) (*overviewOut, error
 	if o.Tasks, err = m.st.taskCounts(ctx, p.OrgID); err != nil {
 		return nil, err
 	}
-	list := func(ts []task, err error) ([]AdminTask, error) {
+	list := func(ts []Task, err error) ([]AdminTask, error) {
 		if err != nil {
 			return nil, err
 		}
@@ -162,7 +162,7 @@ func (s *Service) answeredTasks(ctx context.Context, org string) ([]AnsweredTask
 	}
 	out := make([]AnsweredTask, 0, len(rows))
 	for i := range rows {
-		out = append(out, AnsweredTask{Task: adminTask(&rows[i].task), AnsweredBy: rows[i].AnsweredBy, AnsweredAt: rows[i].AnsweredAt})
+		out = append(out, AnsweredTask{Task: adminTask(&rows[i].Task), AnsweredBy: rows[i].AnsweredBy, AnsweredAt: rows[i].AnsweredAt})
 	}
 	return out, nil
 }

@@ -143,9 +143,9 @@ func (m *Module) work(ctx context.Context, c *kernel.Call, a eventsIn) (eventsOu
 	// cursor stays below the horizon, so they come again.
 	release, logReleased := m.svc.releaseStaleStep(projects)
 	var head int64
-	rows := []task{}
+	rows := []Task{}
 	var offers []string
-	var unread []messageRow
+	var unread []TaskMessage
 	steps := []db.Step{release, headStep(projects, &head), offersStep(c.AgentID, &offers),
 		unreadStep(c.AgentID, projects, &unread)}
 	if !watchOnly {

@@ -12,7 +12,11 @@ import (
 // Assign delegates an open, unheld task to another agent of its project (or
 // to nobody with agent ""); the previous delegate's mandate for it is
 // revoked. It returns that mandate, if any (docs/specs/behavior.md §10.2).
-func (s *Service) Assign(ctx context.Context, tx bun.IDB, _ Actor, t *task, agent string) (string, error) {
+func (s *Service) Assign(ctx context.Context, tx bun.IDB, by Actor, taskID string, agent string) (string, error) {
+	t, _, err := s.taskFor(ctx, tx, by, taskID)
+	if err != nil {
+		return "", err
+	}
 	if terminal[t.Status] {
 		return "", errs.E(errs.InvalidRequest, "task %s is %s", t.ID, t.Status)
 	}
@@ -66,18 +70,34 @@ func (s *Service) assignable(ctx context.Context, tx bun.IDB, agent, project str
 	return nil
 }
 
-// Edit corrects an open task's title or body (nil keeps it); the adapter
-// logs the old text.
-func (s *Service) Edit(ctx context.Context, tx bun.IDB, _ Actor, t *task, title, body *string) error {
+// Edited is the text an edit replaced.
+type Edited struct{ Title, Body string }
+
+// Editable refuses an edit that names nothing to change; the adapters ask
+// before they log the edit.
+func (s *Service) Editable(title, body *string) error {
+	if title == nil && body == nil {
+		return errs.E(errs.InvalidRequest, "name something to change: title or body")
+	}
+	return nil
+}
+
+// Edit corrects an open task's title or body (nil keeps it), and returns
+// the text it replaced.
+func (s *Service) Edit(ctx context.Context, tx bun.IDB, by Actor, taskID string, title, body *string) (Edited, error) {
+	t, _, err := s.taskFor(ctx, tx, by, taskID)
+	if err != nil {
+		return Edited{}, err
+	}
 	if terminal[t.Status] {
-		return errs.E(errs.InvalidRequest, "task %s is %s; it can no longer be edited", t.ID, t.Status)
+		return Edited{}, errs.E(errs.InvalidRequest, "task %s is %s; it can no longer be edited", t.ID, t.Status)
 	}
 	// Redacted before the length check, as a posted title is.
 	title = trimmed(redactedText(title))
 	if title != nil && (*title == "" || len([]rune(*title)) > 300) {
-		return errs.E(errs.InvalidRequest, "a task needs a title of 1-300 characters")
+		return Edited{}, errs.E(errs.InvalidRequest, "a task needs a title of 1-300 characters")
 	}
-	return wrapf(s.st.editTask(ctx, tx, t.ID, title, body), "edit %s", t.ID)
+	return Edited{Title: t.Title, Body: t.Body}, wrapf(s.st.editTask(ctx, tx, t.ID, title, body), "edit %s", t.ID)
 }
 
 func trimmed(s *string) *string {

@@ -17,7 +17,11 @@ import (
 
 // Approve approves (submitted) or rejects (rejected, its delegated mandate
 // revoked) a task waiting for approval (§5.8).
-func (s *Service) Approve(ctx context.Context, tx bun.IDB, by Actor, t *task, approve bool) error {
+func (s *Service) Approve(ctx context.Context, tx bun.IDB, by Actor, taskID string, approve bool) error {
+	t, _, err := s.taskFor(ctx, tx, by, taskID)
+	if err != nil {
+		return err
+	}
 	if t.Status != authRequired {
 		return errs.E(errs.InvalidRequest, "task %s is not waiting for approval", t.ID)
 	}
@@ -40,7 +44,11 @@ func (s *Service) Approve(ctx context.Context, tx bun.IDB, by Actor, t *task, ap
 // that asked, if it is still an agent of the project, so an agent holding
 // pact_wait on the task gets the answer word for word the moment it is
 // given, instead of polling pact_list for it.
-func (s *Service) Resume(ctx context.Context, tx bun.IDB, by Actor, t *task, answer *string) error {
+func (s *Service) Resume(ctx context.Context, tx bun.IDB, by Actor, taskID string, answer *string) error {
+	t, _, err := s.taskFor(ctx, tx, by, taskID)
+	if err != nil {
+		return err
+	}
 	if !t.Deferred || t.Status != inputRequired {
 		return errs.E(errs.InvalidRequest, "task %s is not deferred", t.ID)
 	}
@@ -60,7 +68,7 @@ func (s *Service) Resume(ctx context.Context, tx bun.IDB, by Actor, t *task, ans
 // answerAsker writes a person's answer to the agent that asked, as a
 // message on the task that wakes it; an asker since banned or moved out of
 // the project gets nothing (the answer stays on the task).
-func (s *Service) answerAsker(ctx context.Context, tx bun.IDB, by Actor, t *task, asker, answer string) error {
+func (s *Service) answerAsker(ctx context.Context, tx bun.IDB, by Actor, t *Task, asker, answer string) error {
 	ok, err := s.st.projectAgent(ctx, tx, asker, t.ProjectID)
 	if err != nil || !ok {
 		return err
@@ -74,7 +82,11 @@ func (s *Service) answerAsker(ctx context.Context, tx bun.IDB, by Actor, t *task
 
 // Release takes a working task from its holder, whom it returns, and puts
 // it back on the board; the old holder's next report is claim_lost.
-func (s *Service) Release(ctx context.Context, tx bun.IDB, _ Actor, t *task) (string, error) {
+func (s *Service) Release(ctx context.Context, tx bun.IDB, by Actor, taskID string) (string, error) {
+	t, _, err := s.taskFor(ctx, tx, by, taskID)
+	if err != nil {
+		return "", err
+	}
 	if t.Status != working || t.Assignee == nil {
 		return "", errs.E(errs.InvalidRequest, "task %s is not held by anyone", t.ID)
 	}
@@ -87,7 +99,11 @@ func (s *Service) Release(ctx context.Context, tx bun.IDB, _ Actor, t *task) (st
 // Cancel closes an open task as canceled; its delegated mandate and
 // everything under it are revoked and its open subtasks canceled (§5.7). It
 // returns the mandates revoked.
-func (s *Service) Cancel(ctx context.Context, tx bun.IDB, by Actor, t *task, reason string) ([]string, error) {
+func (s *Service) Cancel(ctx context.Context, tx bun.IDB, by Actor, taskID string, reason string) ([]string, error) {
+	t, _, err := s.taskFor(ctx, tx, by, taskID)
+	if err != nil {
+		return nil, err
+	}
 	if terminal[t.Status] {
 		return nil, errs.E(errs.InvalidRequest, "task %s is %s already", t.ID, t.Status)
 	}
@@ -100,7 +116,7 @@ func (s *Service) Cancel(ctx context.Context, tx bun.IDB, by Actor, t *task, rea
 
 // wakeFor wakes the agents a task concerns: its delegate, else one holder
 // of pact_events in its project (an offer, offers.go).
-func (s *Service) wakeFor(ctx context.Context, tx bun.IDB, t *task) error {
+func (s *Service) wakeFor(ctx context.Context, tx bun.IDB, t *Task) error {
 	return s.wakeTask(ctx, tx, t.ID, t.ProjectID, "", t.DelegateTo)
 }
 
@@ -108,7 +124,11 @@ func (s *Service) wakeFor(ctx context.Context, tx bun.IDB, t *task) error {
 // asked has not read it (unreadAnswerSQL): on the task and in the message
 // that carries it. It returns the answer it replaced. Refusals:
 // invalid_request (no words; no answer the agent has not read).
-func (s *Service) ChangeAnswer(ctx context.Context, tx bun.IDB, _ Actor, t *task, answer string) (string, error) {
+func (s *Service) ChangeAnswer(ctx context.Context, tx bun.IDB, by Actor, taskID string, answer string) (string, error) {
+	t, _, err := s.taskFor(ctx, tx, by, taskID)
+	if err != nil {
+		return "", err
+	}
 	text := redact.Text(strings.TrimSpace(answer))
 	if text == "" {
 		return "", errs.E(errs.InvalidRequest, "an answer needs words")

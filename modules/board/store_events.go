@@ -43,15 +43,15 @@ func (st store) eventsReady(ctx context.Context, agent string, projects []string
 
 // claimableStep reads into out the first 50 tasks agent may claim in
 // projects after cursor, oldest change first.
-func claimableStep(projects []string, cursor int64, agent string, out *[]task) db.Step {
+func claimableStep(projects []string, cursor int64, agent string, out *[]Task) db.Step {
 	return db.Step{SQL: `SELECT ` + taskColumns("t") + claimableFrom("$1", "$2", "$3", visibleSQL) +
 		` ORDER BY t.change_xact, t.change_seq LIMIT 50`, Args: []any{projects, cursor, agent}, Rows: scanTasks(out)}
 }
 
 // restOfXact returns the tasks agent may claim in projects after cursor
 // that the transaction of last changed after it.
-func (st store) restOfXact(ctx context.Context, tx bun.IDB, projects []string, cursor int64, agent string, last task) ([]task, error) {
-	var rest []task
+func (st store) restOfXact(ctx context.Context, tx bun.IDB, projects []string, cursor int64, agent string, last Task) ([]Task, error) {
+	var rest []Task
 	if err := st.db.Fetch(ctx, tx, &rest, `SELECT `+taskColumns("t")+claimableFrom("$1", "$2", "$3", visibleSQL)+
 		` AND t.change_xact = $4 AND t.change_seq > $5 ORDER BY t.change_seq`, projects, cursor, agent,
 		last.ChangeXact, last.ChangeSeq); err != nil {

@@ -16,10 +16,10 @@ import (
 // projects, only on task unless it is ”: the one definition that answers
 // (unreadSQL) and readiness (pact_events, pact_wait) share. The arguments
 // are the statement's placeholders for each value.
-func unreadFrom(agent, projects, task string) string {
+func unreadFrom(agent, projects, onTask string) string {
 	return ` FROM task_messages m JOIN tasks t ON t.id = m.task_id
 	WHERE m.to_agent = ` + agent + ` AND m.read_at IS NULL AND t.project_id = ANY(` + projects + `)
-	  AND (` + task + ` = '' OR m.task_id::text = ` + task + `)`
+	  AND (` + onTask + ` = '' OR m.task_id::text = ` + onTask + `)`
 }
 
 // unreadSQL is the unread messages to $1 in projects $2, only on task $3
@@ -31,14 +31,14 @@ var unreadSQL = `SELECT m.id, m.task_id::text AS task_id, t.title AS task_title,
 
 // unreadStep reads into out the unread messages to agent in projects (on
 // every task), up to 50, oldest first.
-func unreadStep(agent string, projects []string, out *[]messageRow) db.Step {
+func unreadStep(agent string, projects []string, out *[]TaskMessage) db.Step {
 	return db.Step{SQL: `SELECT * FROM (` + unreadSQL + `) u ORDER BY id`, Args: []any{agent, projects, ""},
 		Rows: func(_ *db.Tx, r pgx.Rows) error {
-			var u messageRow
+			var u TaskMessage
 			_, err := pgx.ForEachRow(r, []any{&u.ID, &u.TaskID, &u.TaskTitle, &u.FromAgent, &u.FromHuman, &u.ToAgent,
 				&u.Body, &u.CreatedAt, &u.ReadAt}, func() error {
 				*out = append(*out, u)
-				u = messageRow{}
+				u = TaskMessage{}
 				return nil
 			})
 			return err
@@ -47,8 +47,8 @@ func unreadStep(agent string, projects []string, out *[]messageRow) db.Step {
 
 // unread returns up to 50 unread messages to agent in projects, oldest
 // first, only on task taskID unless it is "".
-func (st store) unread(ctx context.Context, tx bun.IDB, agent string, projects []string, taskID string) ([]messageRow, error) {
-	var rows []messageRow
+func (st store) unread(ctx context.Context, tx bun.IDB, agent string, projects []string, taskID string) ([]TaskMessage, error) {
+	var rows []TaskMessage
 	if err := st.db.Fetch(ctx, tx, &rows, `SELECT * FROM (`+unreadSQL+`) u ORDER BY id`, agent, projects, taskID); err != nil {
 		return nil, fmt.Errorf("board.unreadMessages: %w", err)
 	}

@@ -81,11 +81,11 @@ func (st store) reoffer(ctx context.Context, lease time.Duration) (int, error) {
 		if err != nil {
 			return err
 		}
-		type expired struct{ task, project, agent string }
+		type expired struct{ taskID, project, agent string }
 		due, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (expired, error) {
 			var e expired
 			var agent *string
-			err := r.Scan(&e.task, &e.project, &agent)
+			err := r.Scan(&e.taskID, &e.project, &agent)
 			if agent != nil {
 				e.agent = *agent
 			}
@@ -95,7 +95,7 @@ func (st store) reoffer(ctx context.Context, lease time.Duration) (int, error) {
 			return err
 		}
 		for _, e := range due {
-			if _, err := tx.Exec(ctx, offerSQL, e.task, e.project, nil, lease.Seconds(), nullableText(e.agent)); err != nil {
+			if _, err := tx.Exec(ctx, offerSQL, e.taskID, e.project, nil, lease.Seconds(), nullableText(e.agent)); err != nil {
 				return err
 			}
 			n++

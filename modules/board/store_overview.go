@@ -69,20 +69,20 @@ func (st store) taskCounts(ctx context.Context, org string) ([]TaskCount, error)
 
 // awaitingApproval lists organization org's tasks waiting for approval,
 // oldest first, at most 50.
-func (st store) awaitingApproval(ctx context.Context, org string) ([]task, error) {
+func (st store) awaitingApproval(ctx context.Context, org string) ([]Task, error) {
 	return st.orgTasksWhere(ctx, org, `t.status = 'auth_required'`)
 }
 
 // deferredToPeople lists organization org's tasks deferred to people,
 // oldest first, at most 50.
-func (st store) deferredToPeople(ctx context.Context, org string) ([]task, error) {
+func (st store) deferredToPeople(ctx context.Context, org string) ([]Task, error) {
 	return st.orgTasksWhere(ctx, org, `t.deferred AND t.status = 'input_required'`)
 }
 
 // orgTasksWhere lists organization org's tasks t on which cond holds,
 // oldest change first, at most 50.
-func (st store) orgTasksWhere(ctx context.Context, org, cond string) ([]task, error) {
-	var ts []task
+func (st store) orgTasksWhere(ctx context.Context, org, cond string) ([]Task, error) {
+	var ts []Task
 	err := st.db.NewRaw(`SELECT `+taskColumns("t")+` FROM tasks t JOIN projects p ON p.id = t.project_id
 		WHERE p.org_id = ? AND `+cond+` ORDER BY t.updated_at, t.id LIMIT 50`, org).Scan(ctx, &ts)
 	return ts, err
@@ -90,7 +90,7 @@ func (st store) orgTasksWhere(ctx context.Context, org, cond string) ([]task, er
 
 // answeredRow is a task with the answer its agent has not read yet.
 type answeredRow struct {
-	task
+	Task
 	AnsweredBy string    `bun:"answered_by"`
 	AnsweredAt time.Time `bun:"answered_at"`
 }

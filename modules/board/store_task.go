@@ -51,7 +51,7 @@ func taskColumns(a string) string {
 }
 
 // fields are t's fields in taskColumns' order, for a pgx scan.
-func (t *task) fields() []any {
+func (t *Task) fields() []any {
 	return []any{&t.ID, &t.ProjectID, &t.Title, &t.Body, &t.Action, &t.CreatedBy, &t.MandateID, &t.DelegateTo,
 		&t.DelegatedMandateID, &t.Assignee, &t.AssigneeMandateID, &t.Status, &t.Deferred, &t.DeferReason,
 		&t.NeededScope, &t.Result, &t.Answer, &t.ParentTaskID, &t.ChangeSeq, &t.ChangeXact, &t.UpdatedAt, &t.CreatedAt}
@@ -62,13 +62,13 @@ func (t *task) fields() []any {
 //
 // Unlocked, in a call whose first round trip read the task ahead
 // (readTaskAhead), the first read takes that row instead.
-func (st store) getTask(ctx context.Context, tx bun.IDB, id string, forUpdate bool) (*task, error) {
+func (st store) getTask(ctx context.Context, tx bun.IDB, id string, forUpdate bool) (*Task, error) {
 	if _, err := uuid.Parse(id); err != nil {
 		return nil, nil
 	}
 	if t, ok := tx.(*db.Tx); ok && !forUpdate {
 		if v, ok := t.Take(taskAhead(id)); ok {
-			return v.(*task), nil
+			return v.(*Task), nil
 		}
 	}
 	q := `SELECT ` + taskColumns("tasks") + ` FROM tasks WHERE id = $1`
@@ -77,7 +77,7 @@ func (st store) getTask(ctx context.Context, tx bun.IDB, id string, forUpdate bo
 		// entry naming the task takes (see heldTaskSQL).
 		q += ` FOR NO KEY UPDATE`
 	}
-	var ts []task
+	var ts []Task
 	if err := st.db.Fetch(ctx, tx, &ts, q, id); err != nil {
 		return nil, fmt.Errorf("board.getTask: %w", err)
 	}
@@ -101,9 +101,9 @@ func readTaskAhead(args map[string]any) []db.Step {
 	}
 	return []db.Step{{SQL: `SELECT ` + taskColumns("tasks") + ` FROM tasks WHERE id = $1`, Args: []any{id},
 		Rows: func(tx *db.Tx, rows pgx.Rows) error {
-			var found *task
+			var found *Task
 			if rows.Next() {
-				found = &task{}
+				found = &Task{}
 				if err := rows.Scan(found.fields()...); err != nil {
 					return fmt.Errorf("board: read task %s ahead: %w", id, err)
 				}
@@ -114,12 +114,12 @@ func readTaskAhead(args map[string]any) []db.Step {
 }
 
 // scanTasks is a Step.Rows that appends the task rows (taskColumns) to out.
-func scanTasks(out *[]task) func(*db.Tx, pgx.Rows) error {
+func scanTasks(out *[]Task) func(*db.Tx, pgx.Rows) error {
 	return func(_ *db.Tx, r pgx.Rows) error {
-		var t task
+		var t Task
 		_, err := pgx.ForEachRow(r, t.fields(), func() error {
 			*out = append(*out, t)
-			t = task{} // the next row shares nothing with this one
+			t = Task{} // the next row shares nothing with this one
 			return nil
 		})
 		return err
@@ -180,4 +180,16 @@ func releaseStaleStep(projects []string, lease time.Duration, out *[]releasedTas
 		}
 		return nil
 	}}
+}
+
+// heldTaskSteps lock agent's row and read its working task into held
+// (lockAgentSQL, heldTaskSQL).
+func heldTaskSteps(agent string, held **string) []db.Step {
+	return []db.Step{{SQL: lockAgentSQL, Args: []any{agent}}, {SQL: heldTaskSQL, Args: []any{agent}, Rows: db.OneRow(held)}}
+}
+
+// claimStep gives task taskID to agent under mandateID if it is open and
+// unheld, counting into won the tasks it claimed (claimTaskSQL).
+func claimStep(agent, mandateID, taskID string, won *int) db.Step {
+	return db.Step{SQL: claimTaskSQL, Args: []any{agent, mandateID, taskID}, Rows: db.OneRow(won)}
 }

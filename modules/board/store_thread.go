@@ -27,8 +27,8 @@ func (store) agentMessages(ctx context.Context, tx bun.IDB, taskID string) (int,
 }
 
 // thread returns a task's first 200 messages, oldest first.
-func (store) thread(ctx context.Context, tx bun.IDB, taskID string) ([]messageRow, error) {
-	var rows []messageRow
+func (store) thread(ctx context.Context, tx bun.IDB, taskID string) ([]TaskMessage, error) {
+	var rows []TaskMessage
 	err := tx.NewRaw(`SELECT m.id, m.task_id::text AS task_id, m.from_agent, m.from_human, m.to_agent, m.body,
 		m.created_at, m.read_at FROM task_messages m WHERE m.task_id = ? ORDER BY m.id LIMIT 200`, taskID).Scan(ctx, &rows)
 	return rows, err

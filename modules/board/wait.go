@@ -46,7 +46,7 @@ func (a waitIn) deadline(def time.Duration) time.Duration {
 	return min(max(d, 0), MaxWait)
 }
 
-func (a waitIn) task() string {
+func (a waitIn) Task() string {
 	if a.TaskID == nil {
 		return ""
 	}
@@ -59,7 +59,7 @@ func (m *Module) waitForMessage(ctx context.Context, agent string, a waitIn) (*e
 	var projects []string
 	err := m.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var err error
-		_, _, projects, err = m.svc.waitScope(ctx, tx, agent, a.MandateID, a.task())
+		_, _, projects, err = m.svc.waitScope(ctx, tx, agent, a.MandateID, a.Task())
 		return err
 	})
 	if err != nil {
@@ -67,10 +67,10 @@ func (m *Module) waitForMessage(ctx context.Context, agent string, a waitIn) (*e
 	}
 	match := func(ev events.Event) bool {
 		return ev.Kind == events.KindMessage && ev.AgentID == agent && contains(projects, ev.ProjectID) &&
-			(a.task() == "" || ev.TaskID == a.task())
+			(a.Task() == "" || ev.TaskID == a.Task())
 	}
 	ready := func(ctx context.Context) (ready bool, err error) {
-		return m.st.anyUnread(ctx, agent, projects, a.task())
+		return m.st.anyUnread(ctx, agent, projects, a.Task())
 	}
 	return m.hub.NewWait(match, a.deadline(30*time.Second), ready, nil), nil
 }
@@ -109,25 +109,25 @@ func (s *Service) waitScope(ctx context.Context, tx bun.IDB, agent, mandateID, t
 // takeMessages is pact_wait's logged part: the unread messages, marked read.
 func (m *Module) takeMessages(ctx context.Context, c *kernel.Call, a waitIn) (waitOut, error) {
 	c.Entry.Payload = map[string]any{"mandate_id": a.MandateID, "seconds": a.deadline(30 * time.Second).Seconds(), "task_id": a.TaskID}
-	chain, _, projects, err := m.svc.waitScope(ctx, c.Tx, c.AgentID, a.MandateID, a.task())
+	chain, _, projects, err := m.svc.waitScope(ctx, c.Tx, c.AgentID, a.MandateID, a.Task())
 	if err != nil {
 		return waitOut{}, err
 	}
 	c.Entry.MandateChain = chain.IDs()
-	if a.task() != "" {
-		c.Entry.TaskID = a.task()
-		if t, _ := m.st.getTask(ctx, c.Tx, a.task(), false); t != nil {
+	if a.Task() != "" {
+		c.Entry.TaskID = a.Task()
+		if t, _ := m.st.getTask(ctx, c.Tx, a.Task(), false); t != nil {
 			c.Entry.ProjectID = t.ProjectID
 		}
 	}
-	msgs, err := m.svc.unreadMessages(ctx, c.Tx, c.AgentID, projects, a.task(), true)
+	msgs, err := m.svc.unreadMessages(ctx, c.Tx, c.AgentID, projects, a.Task(), true)
 	if err != nil {
 		return waitOut{}, err
 	}
-	if a.task() != "" {
+	if a.Task() != "" {
 		// Any successful call naming the task is its assignee's heartbeat
 		// (docs/specs/behavior.md §6.0 step 6, §7.3).
-		if err := m.st.heartbeat(ctx, c.Tx, a.task(), c.AgentID); err != nil {
+		if err := m.st.heartbeat(ctx, c.Tx, a.Task(), c.AgentID); err != nil {
 			return waitOut{}, err
 		}
 	}

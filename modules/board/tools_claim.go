@@ -40,14 +40,14 @@ func (m *Module) claim(ctx context.Context, c *kernel.Call, a claimIn) (claimOut
 	if err != nil {
 		return claimOut{}, err
 	}
-	chain, who, t, p, err := m.workOn(ctx, c, a.MandateID, a.TaskID)
+	by, err := m.agent(ctx, c, a.MandateID)
 	if err != nil {
 		return claimOut{}, err
 	}
-	got, err := m.svc.Claim(ctx, c.Tx, agentActor(who), chain, t, p, a.Exclusive, reserve)
+	got, err := m.svc.Claim(ctx, c.Tx, by, ClaimInput{TaskID: a.TaskID, Exclusive: a.Exclusive, Reserve: reserve})
 	if err != nil {
 		return claimOut{}, err
 	}
-	return claimOut{OK: true, TaskID: t.ID, Status: working, Budget: got.Budget, Credential: got.Credential,
+	return claimOut{OK: true, TaskID: got.TaskID, Status: working, Budget: got.Budget, Credential: got.Credential,
 		CredentialNote: got.CredentialNote}, nil
 }

@@ -2,12 +2,9 @@ package board
 
 import (
 	"context"
-	"fmt"
-
-	"github.com/uptrace/bun"
+	"strings"
 
 	"github.com/pactboard/pact/core/kernel"
-	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -42,60 +39,29 @@ type postOut struct {
 }
 
 func (m *Module) post(ctx context.Context, c *kernel.Call, a postIn) (postOut, error) {
-	if a.Action == "" {
-		a.Action = "task.work"
-	}
-	tx := c.Tx
 	if a.ProjectID == "" {
 		return postOut{}, errs.E(errs.ProjectRequired, "pact_post needs project_id")
 	}
-	chain, err := m.verify(ctx, c, a.MandateID)
+	by, err := m.agent(ctx, c, a.MandateID)
 	if err != nil {
 		return postOut{}, err
 	}
-	who := c.Caller
-	if err := projectFor(who, a.ProjectID); err != nil {
-		return postOut{}, err
-	}
-	p := who.Project(a.ProjectID) // read by the gate
-	if p == nil {
-		return postOut{}, errs.E(errs.ProjectMismatch, "agent %s is not registered in project %s", who.ID, a.ProjectID)
-	}
-	c.Entry.ProjectID = p.ID
-	if err := refuseFrozen(p); err != nil {
-		return postOut{}, err
-	}
-	if err := refuseRunnerOnProduction(who, p); err != nil {
-		return postOut{}, err
-	}
-	if err := requireScope(chain, mandate.BoardScope("task.post", p.ID)); err != nil {
-		return postOut{}, err
-	}
-	out, err := m.svc.Post(ctx, tx, agentActor(who), chain, p, a)
+	got, err := m.svc.Post(ctx, c.Tx, by, PostInput{ProjectID: a.ProjectID, Title: a.Title, Body: a.Body, Action: a.Action,
+		ParentTaskID: a.ParentTaskID, DelegateTo: a.DelegateTo, ChildScope: a.ChildScope, ChildLimits: a.ChildLimits, Cost: a.Cost})
 	if err != nil {
 		return postOut{}, err
 	}
-	c.Entry.TaskID = out.TaskID
-	return out, nil
-}
-
-// delegateTarget checks agent id that agent me delegates a task to or
-// messages: another agent of the project, not banned.
-func (s *Service) delegateTarget(ctx context.Context, tx bun.IDB, me, id, projectID string) (*caller, error) {
-	unknown := errs.E(errs.AgentUnknown, "agent %s is not registered in project %s", id, projectID)
-	if id == me {
-		return nil, unknown
+	c.Entry.TaskID = got.TaskID
+	notes := []string{}
+	if got.NeedsApproval {
+		notes = append(notes, `Action "`+got.Action+`" needs a human approval in the Admin UI before anyone can claim it.`)
 	}
-	row, err := s.st.agentRow(ctx, tx, id)
-	if err != nil {
-		return nil, fmt.Errorf("board.delegateTarget: %w", err)
+	if got.Delegate != "" {
+		notes = append(notes, "Tell the user: "+got.Delegate+" starts this when it next pulls work (its next session, or its Runner). "+
+			"A Runner holding pact_events hears of it at once; the board cannot start an agent that is not running.")
+	} else {
+		notes = append(notes, "Tell the user: the task waits on the board until an agent in this project pulls it.")
 	}
-	if row == nil || row.Status == "banned" {
-		return nil, unknown
-	}
-	target := &caller{ID: id, OrgID: row.OrgID, Client: row.Client, Projects: row.Projects}
-	if !target.In(projectID) {
-		return nil, unknown
-	}
-	return target, nil
+	return postOut{TaskID: got.TaskID, Status: got.Status, Note: strings.Join(notes, " "),
+		DelegatedMandateID: got.DelegatedMandateID}, nil
 }

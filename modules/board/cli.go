@@ -2,8 +2,6 @@ package board
 
 import (
 	"context"
-	"slices"
-	"strings"
 
 	"github.com/uptrace/bun"
 
@@ -11,11 +9,12 @@ import (
 	"github.com/pactboard/pact/sdk/errs"
 )
 
-// The decisions a person takes from the command line (pact-admin
-// task-approve, task-reject, task-resume, task-message, task-answer,
-// task-release, task-edit, task-assign, task-cancel). Each runs the
-// adapter the Admin API's operation runs (people.go), so the two refuse
-// alike, and answers with what the operation answers.
+// What pact-admin calls (docs/pact-admin.md): the decisions a person takes
+// from the command line (task-approve, task-reject, task-resume,
+// task-message, task-answer, task-release, task-edit, task-assign,
+// task-cancel), the task list (task-list) and migrate's sweep. Each runs
+// what the Admin API's operation runs (admin_decide.go, Service.Tasks), so
+// the two refuse alike, and answers with what the operation answers.
 
 // ApproveTask approves (approve) or rejects a task waiting for approval,
 // as person by, and returns it.
@@ -58,7 +57,7 @@ func (m *Module) taskOf(ctx context.Context, by, taskID string) (*AdminTask, err
 	if err != nil {
 		return nil, err
 	}
-	t, err := m.svc.orgTask(ctx, p.OrgID, taskID)
+	t, err := m.svc.Task(ctx, nil, p.OrgID, taskID)
 	if err != nil {
 		return nil, err
 	}
@@ -87,21 +86,13 @@ func (m *Module) ReleaseTask(ctx context.Context, by, taskID string) (*AdminTask
 // EditTask corrects an open task's title or body (nil leaves it), as person
 // by, and returns it; the log keeps the old text.
 func (m *Module) EditTask(ctx context.Context, by, taskID string, title, body *string) (*AdminTask, error) {
-	if err := editable(title, body); err != nil {
+	if err := m.svc.Editable(title, body); err != nil {
 		return nil, err
 	}
 	if err := m.editAs(ctx, by, taskID, title, body); err != nil {
 		return nil, err
 	}
 	return m.taskOf(ctx, by, taskID)
-}
-
-// editable refuses an edit that names nothing to change.
-func editable(title, body *string) error {
-	if title == nil && body == nil {
-		return errs.E(errs.InvalidRequest, "name something to change: title or body")
-	}
-	return nil
 }
 
 // AssignedTask is a task after a person assigned it, as the Admin API's
@@ -163,11 +154,11 @@ func (m *Module) TasksFor(ctx context.Context, by string, f TaskFilter) ([]Admin
 	if err != nil {
 		return nil, err
 	}
-	statuses := []string{"submitted", "working", "input_required", "auth_required", "completed", "failed", "canceled", "rejected"}
-	if f.Status != "" && !slices.Contains(statuses, f.Status) {
-		return nil, errs.E(errs.InvalidRequest, "status must be one of %s, not %q", strings.Join(statuses, ", "), f.Status)
+	got, err := m.svc.Tasks(ctx, nil, personActor(p), TaskQuery{People: f})
+	if err != nil {
+		return nil, err
 	}
-	return m.svc.orgTasks(ctx, p.OrgID, f)
+	return adminTasks(got.Tasks), nil
 }
 
 // SweepClosedTasks revokes the delegated mandates of every closed task whose

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/pactboard/pact/core/kernel"
-	"github.com/pactboard/pact/core/mandate"
 )
 
 func (m *Module) addMessage(h *kernel.Host) error {
@@ -37,37 +36,19 @@ type threadOut struct {
 }
 
 func (m *Module) message(ctx context.Context, c *kernel.Call, a threadIn) (threadOut, error) {
-	tx := c.Tx
-	chain, err := m.verify(ctx, c, a.MandateID)
+	by, err := m.agent(ctx, c, a.MandateID)
 	if err != nil {
-		return threadOut{}, err
-	}
-	who := c.Caller
-	t, p, err := m.visibleTask(ctx, c, who, a.TaskID)
-	if err != nil {
-		return threadOut{}, err
-	}
-	if err := refuseRunnerOnProduction(who, p); err != nil {
-		return threadOut{}, err
-	}
-	if err := requireScope(chain, mandate.BoardScope("task.read", p.ID)); err != nil {
 		return threadOut{}, err
 	}
 	if a.Body == nil {
-		msgs, err := m.svc.ReadThread(ctx, tx, who.ID, t)
+		t, msgs, err := m.svc.ReadThread(ctx, c.Tx, by, a.TaskID)
 		if err != nil {
 			return threadOut{}, err
 		}
-		return threadOut{TaskID: t.ID, Title: t.Title, Messages: msgs, Note: messageFrame}, m.st.heartbeat(ctx, tx, t.ID, who.ID)
+		return threadOut{TaskID: t.ID, Title: t.Title, Messages: messageViews(msgs, false), Note: messageFrame}, nil
 	}
-	if err := refuseFrozen(p); err != nil {
-		return threadOut{}, err
-	}
-	msg, err := m.svc.Message(ctx, tx, agentActor(who), t, *a.Body, a.To)
+	msg, err := m.svc.Message(ctx, c.Tx, by, a.TaskID, *a.Body, a.To)
 	if err != nil {
-		return threadOut{}, err
-	}
-	if err := m.st.heartbeat(ctx, tx, t.ID, who.ID); err != nil {
 		return threadOut{}, err
 	}
 	out := threadOut{OK: true, MessageID: msg.ID, To: "human",

@@ -51,45 +51,23 @@ func (m *Module) report(ctx context.Context, c *kernel.Call, a reportIn) (report
 	if err != nil {
 		return reportOut{}, err
 	}
-	chain, who, t, p, err := m.workOn(ctx, c, a.MandateID, a.TaskID)
+	by, err := m.agent(ctx, c, a.MandateID)
 	if err != nil {
 		return reportOut{}, err
 	}
-	got, err := m.svc.Report(ctx, c.Tx, agentActor(who), chain, t, p, string(a.Status), a.Result, usage)
+	got, err := m.svc.Report(ctx, c.Tx, by, ReportInput{TaskID: a.TaskID, Status: string(a.Status), Result: a.Result, Usage: usage})
 	if err != nil {
 		return reportOut{}, err
 	}
-	out := reportOut{OK: true, TaskID: t.ID, Status: string(a.Status), BudgetExceeded: got.BudgetExceeded,
-		Budget: got.Budget, Note: got.Note}
+	out := reportOut{OK: true, TaskID: got.TaskID, Status: got.Status, BudgetExceeded: got.BudgetExceeded, Budget: got.Budget}
+	switch got.Status {
+	case working:
+		out.Note = "heartbeat recorded"
+	case inputRequired:
+		out.Note = "A human sees this in the deferred list, answers, and resumes it. Stop working on it."
+	}
 	if got.Revoked != "" {
 		out.RevokedMandate, out.SubtasksCanceled = got.Revoked, &got.Stopped
 	}
 	return out, nil
-}
-
-// resultText is the result as text: a string as is, anything else as JSON.
-func resultText(r json.RawMessage) string {
-	if len(r) == 0 || string(r) == "null" {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(r, &s) == nil {
-		return s
-	}
-	return string(r)
-}
-
-func resultJSON(r json.RawMessage) json.RawMessage {
-	if len(r) == 0 {
-		return json.RawMessage("null")
-	}
-	return r
-}
-
-func nullJSON(r json.RawMessage) *string {
-	if len(r) == 0 || string(r) == "null" {
-		return nil
-	}
-	s := string(r)
-	return &s
 }

@@ -32,23 +32,15 @@ type doneOut struct {
 }
 
 func (m *Module) deferTask(ctx context.Context, c *kernel.Call, a deferIn) (doneOut, error) {
-	tx := c.Tx
-	chain, err := m.verify(ctx, c, a.MandateID)
+	by, err := m.agent(ctx, c, a.MandateID)
 	if err != nil {
 		return doneOut{}, err
 	}
-	who := c.Caller
-	t, p, err := m.visibleTask(ctx, c, who, a.TaskID)
+	got, err := m.svc.Defer(ctx, c.Tx, by, DeferInput{TaskID: a.TaskID, Reason: a.Reason, NeededScope: a.NeededScope})
 	if err != nil {
 		return doneOut{}, err
 	}
-	if err := refuseFrozen(p); err != nil {
-		return doneOut{}, err
-	}
-	if err := m.svc.Defer(ctx, tx, agentActor(who), chain, t, p, a.Reason, a.NeededScope); err != nil {
-		return doneOut{}, err
-	}
-	return doneOut{OK: true, TaskID: t.ID, Status: inputRequired,
+	return doneOut{OK: true, TaskID: got.TaskID, Status: got.Status,
 		Note: "A human sees this in the deferred list and decides. Stop working on it; " +
 			"an answer reaches you as a message on the task (pact_wait with its task_id)."}, nil
 }

@@ -6,10 +6,12 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/pactboard/pact/core/identity"
-	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/sdk/errs"
 )
+
+// Who may act on what: the checks every service method of an agent's
+// starts with, in the order the refusals are documented (docs/errors.md).
 
 // Client classes (docs/specs/behavior.md §6.0).
 var (
@@ -29,17 +31,6 @@ func loadCaller(ctx context.Context, tx bun.IDB, id string) (*caller, error) {
 
 func loadProject(ctx context.Context, tx bun.IDB, id string) (*project, error) {
 	return identity.LoadProject(ctx, tx, id)
-}
-
-// verify checks the chain of mandateID for the caller and records it on the
-// call's entry.
-func (m *Module) verify(ctx context.Context, c *kernel.Call, mandateID string) (mandate.Chain, error) {
-	chain, err := m.mandates.Verify(ctx, c.Tx, mandateID, c.AgentID)
-	if err != nil {
-		return nil, err
-	}
-	c.Entry.MandateChain = chain.IDs()
-	return chain, nil
 }
 
 // requireScope refuses when the chain's leaf does not cover scope.
@@ -74,12 +65,18 @@ func refuseFrozen(p *project) error {
 	return nil
 }
 
-// visibleTask loads a task the caller may see: it must exist in the caller's
-// organization (another organization's task answers like a missing one), and
-// the caller must be registered in its project. It records the task and its
-// project on the call's entry.
-func (m *Module) visibleTask(ctx context.Context, c *kernel.Call, who *caller, id string) (*task, *project, error) {
-	t, err := m.st.getTask(ctx, c.Tx, id, false)
+// taskFor loads task id for by. An agent's must exist in its organization
+// (another organization's task answers like a missing one) and be of a
+// project it is registered in; a person's, of their organization, is
+// locked for the change they decide. by.Found is told the task and its
+// project before any refusal about them. The project is nil for a person.
+func (s *Service) taskFor(ctx context.Context, tx bun.IDB, by Actor, id string) (*Task, *project, error) {
+	if !by.IsAgent() {
+		t, err := s.personTask(ctx, tx, by, id)
+		return t, nil, err
+	}
+	who := by.Caller
+	t, err := s.st.getTask(ctx, tx, id, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -88,38 +85,52 @@ func (m *Module) visibleTask(ctx context.Context, c *kernel.Call, who *caller, i
 		p = who.Project(t.ProjectID) // read by the gate; another project needs a query
 	}
 	if t != nil && p == nil {
-		if p, err = loadProject(ctx, c.Tx, t.ProjectID); err != nil {
+		if p, err = loadProject(ctx, tx, t.ProjectID); err != nil {
 			return nil, nil, err
 		}
 	}
 	if t == nil || p == nil || p.OrgID != who.OrgID {
 		return nil, nil, errs.E(errs.NotFound, "task %s does not exist", id)
 	}
-	c.Entry.ProjectID, c.Entry.TaskID = t.ProjectID, t.ID
+	by.found(t.ProjectID, t.ID)
 	if err := projectFor(who, p.ID); err != nil {
 		return nil, nil, err
 	}
 	return t, p, nil
 }
 
-// workOn is how a call that changes a task starts (pact_claim, pact_report):
-// verify the chain, find the task the caller may see, and refuse frozen
-// projects and Runners on production ones, in that order.
-func (m *Module) workOn(ctx context.Context, c *kernel.Call, mandateID, taskID string) (mandate.Chain, *caller, *task, *project, error) {
-	chain, err := m.verify(ctx, c, mandateID)
+// personTask loads task id of by's organization (a person's) for update.
+func (s *Service) personTask(ctx context.Context, tx bun.IDB, by Actor, id string) (*Task, error) {
+	t, err := s.st.getTask(ctx, tx, id, true)
 	if err != nil {
-		return nil, nil, nil, nil, err
+		return nil, err
 	}
-	who := c.Caller
-	t, p, err := m.visibleTask(ctx, c, who, taskID)
+	var org string
+	if t != nil {
+		if org, err = s.st.projectOrg(ctx, tx, t.ProjectID); err != nil {
+			return nil, wrapf(err, "board.personTask")
+		}
+	}
+	if t == nil || org != by.OrgID {
+		return nil, errs.E(errs.NotFound, "task %s does not exist", id)
+	}
+	by.found(t.ProjectID, t.ID)
+	return t, nil
+}
+
+// workOn is how an agent's change to a task starts (a claim, a report, a
+// run's credential): find the task it may see, and refuse frozen projects
+// and Runners on production ones, in that order.
+func (s *Service) workOn(ctx context.Context, tx bun.IDB, by Actor, id string) (*Task, *project, error) {
+	t, p, err := s.taskFor(ctx, tx, by, id)
 	if err != nil {
-		return nil, nil, nil, nil, err
+		return nil, nil, err
 	}
 	if err := refuseFrozen(p); err != nil {
-		return nil, nil, nil, nil, err
+		return nil, nil, err
 	}
-	if err := refuseRunnerOnProduction(who, p); err != nil {
-		return nil, nil, nil, nil, err
+	if err := refuseRunnerOnProduction(by.Caller, p); err != nil {
+		return nil, nil, err
 	}
-	return chain, who, t, p, nil
+	return t, p, nil
 }
