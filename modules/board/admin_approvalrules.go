@@ -9,6 +9,7 @@ import (
 
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/core/ledger"
 )
 
 // ApprovalRules are the actions whose tasks wait for a person's approval.
@@ -45,7 +46,7 @@ func (m *Module) getApprovalRules(ctx context.Context, _ *struct{}) (*approvalRu
 		return nil, err
 	}
 	out := &approvalRulesOut{}
-	out.Body.Actions, err = m.svc.ApprovalRules(ctx, m.db, p.OrgID)
+	out.Body.Actions, err = m.svc.ApprovalRules(ctx, nil, p.OrgID)
 	return out, err
 }
 
@@ -54,7 +55,7 @@ func (m *Module) setApprovalRules(ctx context.Context, in *approvalRulesIn) (*ap
 	if err != nil {
 		return nil, err
 	}
-	rules, err := m.svc.SetApprovalRules(ctx, p.ID, in.Body.Actions)
+	rules, err := m.SetApprovalRules(ctx, p.ID, in.Body.Actions)
 	if err != nil {
 		return nil, err
 	}
@@ -66,8 +67,23 @@ func (m *Module) ApprovalRules(ctx context.Context, tx bun.IDB, org string) ([]s
 	return m.svc.ApprovalRules(ctx, tx, org)
 }
 
-// SetApprovalRules replaces the approval rules of person by's organization
-// (Service.SetApprovalRules).
+// SetApprovalRules replaces every approval rule of the acting owner's
+// organization with actions (Service.SetApprovalRules) and returns them
+// sorted, without duplicates; logged as admin.approval_rules.update with
+// the old and new lists. Refusals: forbidden, invalid_request.
 func (m *Module) SetApprovalRules(ctx context.Context, by string, actions []string) ([]string, error) {
-	return m.svc.SetApprovalRules(ctx, by, actions)
+	rules := approvalRulesFrom(actions)
+	payload := map[string]any{"actions": rules}
+	err := m.ident.Act(ctx, by, identity.Owner, "admin.approval_rules.update", payload,
+		func(ctx context.Context, tx bun.Tx, p *identity.Person, _ *ledger.Entry) error {
+			old, err := m.svc.SetApprovalRules(ctx, tx, personActor(p), rules)
+			if old != nil {
+				payload["previous"] = old
+			}
+			return err
+		})
+	if err != nil {
+		return nil, err
+	}
+	return rules, nil
 }

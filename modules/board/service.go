@@ -41,9 +41,9 @@ type Service struct {
 }
 
 // newService is the board's service on the kernel's host.
-func newService(h *kernel.Host, cat *i18n.Catalog) *Service {
+func newService(h *kernel.Host) *Service {
 	s := &Service{db: h.DB(), st: store{db: h.DB()}, log: h.Log(), mandates: h.Mandates(), ident: h.Identity(),
-		hub: h.Events(), claims: h.Claims(), cat: cat, stale: 30 * time.Minute, offerLease: defaultOfferLease}
+		hub: h.Events(), claims: h.Claims(), cat: mustCatalog(), stale: 30 * time.Minute, offerLease: defaultOfferLease}
 	if c := h.Config(); c != nil && c.StaleAfter > 0 {
 		s.stale = c.StaleAfter
 	}

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/uptrace/bun"
 
@@ -15,6 +16,20 @@ import (
 	"github.com/pactboard/pact/core/redact"
 	"github.com/pactboard/pact/sdk/errs"
 )
+
+// TaskMessage is a message on a task's thread: from an agent or a person,
+// to an agent or (ToAgent nil) the people.
+type TaskMessage struct {
+	ID        int64      `bun:"id" json:"id"`
+	TaskID    string     `bun:"task_id" json:"task_id"`
+	TaskTitle string     `bun:"task_title" json:"task_title"`
+	FromAgent *string    `bun:"from_agent" json:"from_agent"`
+	FromHuman *string    `bun:"from_human" json:"from_human"`
+	ToAgent   *string    `bun:"to_agent" json:"to_agent"`
+	Body      string     `bun:"body" json:"body"`
+	CreatedAt time.Time  `bun:"created_at" json:"created_at"`
+	ReadAt    *time.Time `bun:"read_at" json:"read_at"`
+}
 
 // Agents may send each other this many messages per task; then a person decides.
 const messageCap = 10

@@ -10,8 +10,8 @@ import (
 
 // What Claude Code's hooks read and keep (hook_*.go), in bun's dialect (?).
 
-// candidate is the task auto-claim would take.
-type candidate struct {
+// DelegatedTask is a task delegated to an agent, as auto-claim would take it.
+type DelegatedTask struct {
 	ID        string `bun:"id"`
 	Title     string `bun:"title"`
 	Body      string `bun:"body"`
@@ -23,8 +23,8 @@ type candidate struct {
 // delegatedCandidate is the oldest task delegated to agent that it may
 // claim with its delegated mandate in projects (not production, not
 // frozen), a sender of allow's first; nil when there is none.
-func (st store) delegatedCandidate(ctx context.Context, agent string, projects, allow []string) (*candidate, error) {
-	var found []candidate
+func (st store) delegatedCandidate(ctx context.Context, agent string, projects, allow []string) (*DelegatedTask, error) {
+	var found []DelegatedTask
 	if err := st.db.NewRaw(`SELECT t.id::text AS id, t.title, t.body, t.project_id, t.created_by,
 			t.delegated_mandate_id::text AS delegated_mandate_id
 		FROM tasks t JOIN projects p ON p.id = t.project_id
@@ -40,8 +40,8 @@ func (st store) delegatedCandidate(ctx context.Context, agent string, projects, 
 	return &found[0], nil
 }
 
-// heldTask is a working task an agent holds, as a hook sees it.
-type heldTask struct {
+// HeldTask is a working task an agent holds, as a hook sees it.
+type HeldTask struct {
 	ID        string `bun:"id"`
 	Title     string `bun:"title"`
 	ProjectID string `bun:"project_id"`
@@ -49,8 +49,8 @@ type heldTask struct {
 }
 
 // heldTasks are the working tasks agent holds, oldest claim first.
-func (store) heldTasks(ctx context.Context, tx bun.IDB, agent string) ([]heldTask, error) {
-	out := []heldTask{}
+func (store) heldTasks(ctx context.Context, tx bun.IDB, agent string) ([]HeldTask, error) {
+	out := []HeldTask{}
 	err := tx.NewRaw(`SELECT id::text AS id, title, project_id, assignee_mandate_id::text AS assignee_mandate_id
 		FROM tasks WHERE assignee = ? AND status = 'working' ORDER BY claimed_at, id`, agent).Scan(ctx, &out)
 	if err != nil {

@@ -9,8 +9,6 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/pactboard/pact/core/db"
-	"github.com/pactboard/pact/core/identity"
-	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/sdk/errs"
 )
@@ -29,47 +27,47 @@ func (s *Service) seedApprovalRules(ctx context.Context, tx bun.Tx, org string) 
 }
 
 // ApprovalRules lists org's approval rules: the actions whose tasks wait
-// for a person's approval (docs/specs/behavior.md §5.8), sorted.
+// for a person's approval (docs/specs/behavior.md §5.8), sorted (tx nil:
+// the pool).
 func (s *Service) ApprovalRules(ctx context.Context, tx bun.IDB, org string) ([]string, error) {
+	if tx == nil {
+		tx = s.db
+	}
 	return s.st.approvalRules(ctx, tx, org)
 }
 
-// SetApprovalRules replaces every approval rule of the acting owner's
-// organization with actions (empty: nothing needs approval) and returns
-// them sorted, without duplicates. Each is an action as a scope names it
-// (task.work, deploy.* — a trailing .* covers every sub-action), never
-// scoped to a project. Logged as admin.approval_rules.update with the old
-// and new lists. Refusals: forbidden, invalid_request.
-func (s *Service) SetApprovalRules(ctx context.Context, by string, actions []string) ([]string, error) {
+// approvalRulesFrom is actions as approval rules: trimmed, sorted, once
+// each.
+func approvalRulesFrom(actions []string) []string {
 	rules := make([]string, 0, len(actions))
 	for _, a := range actions {
 		rules = append(rules, strings.TrimSpace(a))
 	}
 	slices.Sort(rules)
-	rules = slices.Compact(rules)
-	payload := map[string]any{"actions": rules}
-	err := s.ident.Act(ctx, by, identity.Owner, "admin.approval_rules.update", payload,
-		func(ctx context.Context, tx bun.Tx, p *identity.Person, e *ledger.Entry) error {
-			if err := validApprovalRules(rules); err != nil {
-				return err
-			}
-			old, err := s.ApprovalRules(ctx, tx, p.OrgID)
-			if err != nil {
-				return err
-			}
-			payload["previous"] = old
-			if err := s.st.clearApprovalRules(ctx, tx, p.OrgID); err != nil {
-				return fmt.Errorf("board.SetApprovalRules: %w", err)
-			}
-			if len(rules) == 0 {
-				return nil
-			}
-			return db.Refusal(s.st.addApprovalRules(ctx, tx, p.OrgID, rules), "an approval rule")
-		})
+	return slices.Compact(rules)
+}
+
+// SetApprovalRules replaces every approval rule of by's organization with
+// rules (as approvalRulesFrom makes them; empty: nothing needs approval)
+// and returns the rules it replaced, once read, even when it then fails.
+// Each is an action as a scope names it (task.work, deploy.* — a trailing
+// .* covers every sub-action), never scoped to a project. Refusal:
+// invalid_request.
+func (s *Service) SetApprovalRules(ctx context.Context, tx bun.IDB, by Actor, rules []string) ([]string, error) {
+	if err := validApprovalRules(rules); err != nil {
+		return nil, err
+	}
+	old, err := s.ApprovalRules(ctx, tx, by.OrgID)
 	if err != nil {
 		return nil, err
 	}
-	return rules, nil
+	if err := s.st.clearApprovalRules(ctx, tx, by.OrgID); err != nil {
+		return old, fmt.Errorf("board.SetApprovalRules: %w", err)
+	}
+	if len(rules) == 0 {
+		return old, nil
+	}
+	return old, db.Refusal(s.st.addApprovalRules(ctx, tx, by.OrgID, rules), "an approval rule")
 }
 
 func validApprovalRules(rules []string) error {

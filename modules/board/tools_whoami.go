@@ -9,7 +9,8 @@ import (
 )
 
 func (m *Module) addWhoami(h *kernel.Host) error {
-	if err := m.addWhoamiSections(h); err != nil {
+	m.whoamiSections = h.Whoami()
+	if err := h.WhoamiSectionGroup(whoamiSectionNames, m.svc.whoamiOwn); err != nil {
 		return err
 	}
 	return kernel.AddTool(h, kernel.ToolSpec{

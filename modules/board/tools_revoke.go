@@ -2,13 +2,10 @@ package board
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 
 	"github.com/google/uuid"
 
 	"github.com/pactboard/pact/core/kernel"
-	"github.com/pactboard/pact/sdk/errs"
 )
 
 func (m *Module) addRevoke(h *kernel.Host) error {
@@ -30,23 +27,13 @@ type revokeOut struct {
 }
 
 func (m *Module) revoke(ctx context.Context, c *kernel.Call, a revokeIn) (revokeOut, error) {
-	target, err := m.mandates.Get(ctx, c.Tx, a.MandateID)
+	by := Actor{AgentID: c.AgentID, OrgID: c.OrgID}
+	target, err := m.svc.Revocable(ctx, c.Tx, by, a.MandateID)
 	if err != nil {
 		return revokeOut{}, err
 	}
-	if target.IssuerKind != "agent" || target.Issuer != c.AgentID {
-		// Not the caller's to revoke: another organization's mandate
-		// answers exactly as a missing one (docs/security.md, finding 8).
-		holder, err := loadCaller(ctx, c.Tx, target.Holder)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return revokeOut{}, err
-		}
-		if err != nil || holder.OrgID != c.OrgID {
-			return revokeOut{}, errs.E(errs.NotFound, "mandate %s does not exist", a.MandateID)
-		}
-	}
 	c.Entry.MandateChain = []uuid.UUID{target.ID}
-	got, err := m.svc.Revoke(ctx, c.Tx, Actor{AgentID: c.AgentID, OrgID: c.OrgID}, target)
+	got, err := m.svc.Revoke(ctx, c.Tx, by, target)
 	if err != nil {
 		return revokeOut{}, err
 	}

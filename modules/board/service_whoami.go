@@ -10,18 +10,17 @@ import (
 	"github.com/pactboard/pact/core/kernel"
 )
 
-// The board's own sections of pact_whoami (kernel.Whoami).
+// The board's own sections of pact_whoami (kernel.Whoami), which its tool
+// (tools_whoami.go) assembles with the other modules'.
 
-func (m *Module) addWhoamiSections(h *kernel.Host) error {
-	m.whoamiSections = h.Whoami()
-	return h.WhoamiSectionGroup([]string{"agent", "mandates", "delegates", "unread_messages"}, m.whoamiOwn)
-}
+// whoamiSectionNames are the sections whoamiOwn builds.
+var whoamiSectionNames = []string{"agent", "mandates", "delegates", "unread_messages"}
 
 // whoamiOwn reads the board's sections in one statement: the caller (its
 // role is the people module's section), its live mandates, roots first,
 // the active agents sharing a project with it, and how many messages to it
 // are unread.
-func (m *Module) whoamiOwn(c kernel.WhoamiCaller) (db.Step, func() (map[string]any, error)) {
+func (s *Service) whoamiOwn(c kernel.WhoamiCaller) (db.Step, func() (map[string]any, error)) {
 	var row whoamiRow
 	return whoamiOwnStep(c.AgentID, &row), func() (map[string]any, error) {
 		return whoamiOwnValues(c, row.Agent, row.Mandates, row.Delegates, row.Unread)

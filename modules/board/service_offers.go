@@ -45,19 +45,3 @@ func (s *Service) reoffer(ctx context.Context) (int, error) {
 	}
 	return n, nil
 }
-
-// reofferWorker runs reoffer every reofferEvery.
-func (m *Module) reofferWorker(ctx context.Context) error {
-	tick := time.NewTicker(reofferEvery)
-	defer tick.Stop()
-	for {
-		if _, err := m.svc.reoffer(ctx); err != nil && ctx.Err() == nil {
-			m.logger.Warn("offers whose lease ran out wait for the next round", "error", err)
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-tick.C:
-		}
-	}
-}

@@ -31,3 +31,25 @@ func (s *Service) OpenTaskCounts(ctx context.Context, tx bun.IDB, projectIDs []s
 	}
 	return out, nil
 }
+
+// The service tells mandate administration (modules/mandates) about the
+// tasks hanging on mandates, through the kernel's kernel.MandateTasks.
+var _ kernel.MandateTasks = (*Service)(nil)
+
+// OpenTasksUnder lists the open tasks whose own, assignee or delegated
+// mandate is one of ids, oldest first.
+func (s *Service) OpenTasksUnder(ctx context.Context, tx bun.IDB, ids []string) ([]kernel.TaskBrief, error) {
+	if len(ids) == 0 {
+		return []kernel.TaskBrief{}, nil
+	}
+	return s.st.openTasksUnder(ctx, tx, ids)
+}
+
+// DelegatedFor returns, for each of ids delegated with a task, the first
+// task it was delegated for.
+func (s *Service) DelegatedFor(ctx context.Context, tx bun.IDB, ids []string) (map[string]kernel.TaskBrief, error) {
+	if len(ids) == 0 {
+		return map[string]kernel.TaskBrief{}, nil
+	}
+	return s.st.delegatedFor(ctx, tx, ids)
+}

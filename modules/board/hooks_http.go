@@ -48,7 +48,7 @@ func (m *Module) serveHook(w http.ResponseWriter, r *http.Request) {
 	ok := false
 	if strings.HasPrefix(token, identity.TokenPrefix) {
 		var err error
-		if ok, err = m.ident.AuthenticateAgent(r.Context(), m.db, agent, token); err != nil {
+		if ok, err = m.svc.AuthenticateHook(r.Context(), agent, token); err != nil {
 			m.logger.Error("hook: check agent token", "agent", agent, "error", err)
 			writeHook(w, http.StatusServiceUnavailable, errs.E(errs.Unavailable, "the board cannot check tokens now; try again"))
 			return

@@ -17,17 +17,9 @@ const maxHookTitles = 5
 // session's cursor, then moves the cursor: each task is reported once per
 // session. It never claims.
 func (m *Module) newTasksForSession(ctx context.Context, agent, session string, starting bool) (map[string]any, error) {
-	a, err := m.ident.GetAgent(ctx, m.db, agent, "")
+	root, cursor, err := m.svc.SessionStart(ctx, agent, session)
 	if err != nil {
 		return nil, err
-	}
-	root := ""
-	if a.RootMandateID != nil {
-		root = a.RootMandateID.String()
-	}
-	cursor, err := m.st.sessionCursor(ctx, agent, session)
-	if err != nil {
-		return nil, fmt.Errorf("board.newTasksForSession: %w", err)
 	}
 	args, _ := json.Marshal(map[string]any{"mandate_id": root, "filter": "open", "since": cursor, "limit": 50})
 	res, err := m.tools.Call(ctx, agent, "pact_list", args)
@@ -38,8 +30,8 @@ func (m *Module) newTasksForSession(ctx context.Context, agent, session string, 
 	if !ok {
 		return nil, fmt.Errorf("board.newTasksForSession: pact_list answered %T", res)
 	}
-	if err := m.st.moveSessionCursor(ctx, agent, session, list.NextSince); err != nil {
-		return nil, fmt.Errorf("board.newTasksForSession: %w", err)
+	if err := m.svc.MoveSessionCursor(ctx, agent, session, list.NextSince); err != nil {
+		return nil, err
 	}
 	if len(list.Tasks) == 0 {
 		return map[string]any{}, nil
