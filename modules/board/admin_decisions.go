@@ -11,8 +11,8 @@ import (
 )
 
 // The decisions people take on a task (POST /tasks/{task_id}/<decision>),
-// one operation each so each has its typed body, over the adapters of
-// people.go.
+// one operation each so each has its typed body, over the person's side of
+// the service (admin_decide.go).
 
 type resumeIn struct {
 	TaskID string `path:"task_id" format:"uuid" doc:"The task's id"`

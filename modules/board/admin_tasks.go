@@ -2,9 +2,9 @@ package board
 
 // The Admin API's task operations (docs/specs/behavior.md §10.6): the overview, the
 // task list and trace, and one operation per decision a person takes on a
-// task. Reads are filtered by the person's organization; decisions go
-// through the service methods of people.go, which check the role again,
-// confine the task to the organization and log the change.
+// task. Reads are the service's for the person's organization; decisions go
+// through admin_decide.go, which checks the role again and logs the change
+// around the service method, which confines the task to the organization.
 
 import (
 	"context"

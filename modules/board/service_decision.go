@@ -13,7 +13,7 @@ import (
 
 // The decisions people take on a task (docs/specs/behavior.md §7.2, §10.2).
 // Each takes a task of by's organization, loaded for update; the Admin API
-// adapters (people.go) check the role and log the change.
+// adapters (admin_decide.go) check the role and log the change.
 
 // Approve approves (submitted) or rejects (rejected, its delegated mandate
 // revoked) a task waiting for approval (§5.8).
@@ -115,7 +115,7 @@ func (s *Service) Cancel(ctx context.Context, tx bun.IDB, by Actor, taskID strin
 }
 
 // wakeFor wakes the agents a task concerns: its delegate, else one holder
-// of pact_events in its project (an offer, offers.go).
+// of pact_events in its project (an offer, service_offers.go).
 func (s *Service) wakeFor(ctx context.Context, tx bun.IDB, t *Task) error {
 	return s.wakeTask(ctx, tx, t.ID, t.ProjectID, "", t.DelegateTo)
 }

@@ -137,7 +137,7 @@ func (s *Service) Post(ctx context.Context, tx *db.Tx, by Actor, in PostInput) (
 	// The task, held for approval when an approval rule of the organization
 	// covers its action (docs/specs/behavior.md §5.8), and, unless held, its
 	// wakeup: its delegate's (events.Payload), or an offer to one holder of
-	// pact_events in the project (task_offer, offers.go); one statement.
+	// pact_events in the project (task_offer, service_offers.go); one statement.
 	ev := events.Event{Kind: events.KindTask, OrgID: p.OrgID, ProjectID: p.ID, TaskID: id}
 	if a.DelegateTo != nil {
 		ev.AgentID = *a.DelegateTo

@@ -9,7 +9,7 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// Offers and the holders of pact_events they go to (offers.go), in pgx's
+// Offers and the holders of pact_events they go to (service_offers.go), in pgx's
 // dialect ($n).
 
 // offerSQL offers task $1 of project $2 (organization $3) with a lease of $4

@@ -29,7 +29,7 @@ type newTask struct {
 // insertTaskStep inserts t, held for approval when an approval rule of the
 // organization covers its action (docs/specs/behavior.md §5.8), and, unless
 // held, its wakeup: its delegate's (t.Wake), or an offer to one holder of
-// pact_events in the project (task_offer, offers.go); one statement. It
+// pact_events in the project (task_offer, service_offers.go); one statement. It
 // reads the status into status and how many it woke into woken.
 func insertTaskStep(t newTask, status *string, woken *int) db.Step {
 	return db.Step{SQL: `WITH t AS (INSERT INTO tasks (id, project_id, title, body, action, created_by,
