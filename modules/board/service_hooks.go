@@ -16,6 +16,24 @@ import (
 // docs/specs/behavior.md §9.4–9.6); the hook endpoints (hooks_*.go) word
 // the answers Claude Code shows.
 
+// DelegatedTask is a task delegated to an agent, as auto-claim would take it.
+type DelegatedTask struct {
+	ID        string `bun:"id"`
+	Title     string `bun:"title"`
+	Body      string `bun:"body"`
+	ProjectID string `bun:"project_id"`
+	CreatedBy string `bun:"created_by"`
+	MandateID string `bun:"delegated_mandate_id"`
+}
+
+// HeldTask is a working task an agent holds, as a hook sees it.
+type HeldTask struct {
+	ID        string `bun:"id"`
+	Title     string `bun:"title"`
+	ProjectID string `bun:"project_id"`
+	MandateID string `bun:"assignee_mandate_id"`
+}
+
 // AuthenticateHook reports whether token is a live agent token of agent:
 // hooks send the agent's own token.
 func (s *Service) AuthenticateHook(ctx context.Context, agent, token string) (bool, error) {

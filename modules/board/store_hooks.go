@@ -10,16 +10,6 @@ import (
 
 // What Claude Code's hooks read and keep (hook_*.go), in bun's dialect (?).
 
-// DelegatedTask is a task delegated to an agent, as auto-claim would take it.
-type DelegatedTask struct {
-	ID        string `bun:"id"`
-	Title     string `bun:"title"`
-	Body      string `bun:"body"`
-	ProjectID string `bun:"project_id"`
-	CreatedBy string `bun:"created_by"`
-	MandateID string `bun:"delegated_mandate_id"`
-}
-
 // delegatedCandidate is the oldest task delegated to agent that it may
 // claim with its delegated mandate in projects (not production, not
 // frozen), a sender of allow's first; nil when there is none.
@@ -38,14 +28,6 @@ func (st store) delegatedCandidate(ctx context.Context, agent string, projects, 
 		return nil, nil
 	}
 	return &found[0], nil
-}
-
-// HeldTask is a working task an agent holds, as a hook sees it.
-type HeldTask struct {
-	ID        string `bun:"id"`
-	Title     string `bun:"title"`
-	ProjectID string `bun:"project_id"`
-	MandateID string `bun:"assignee_mandate_id"`
 }
 
 // heldTasks are the working tasks agent holds, oldest claim first.
