@@ -194,7 +194,7 @@ MUTANTS_SUMMARY := docs/mutants.jq
 # The board's whole suite takes minutes a mutant; its mutants run only the
 # claim, report and handoff tests (MUTANTS_RUN_board, a go test -run).
 MUTANTS_RUN_board := ^(TestFiftyConcurrentClaimsHaveExactlyOneWinner|TestConcurrentExclusiveClaimsByOneAgentLeaveItOneTask|TestClaimRefusals|TestStaleClaimsAreReleased|TestOnlyWorkingTasksHaveAHeartbeat|TestEveryCallNamingTheTaskIsAHeartbeat|TestHandoffRule|TestClosingATaskRevokesItsDelegatedMandateAndCancelsSubtasks|TestInputRequiredAndBudgets|FuzzHandoff|TestHandoffValues|TestWithoutHandoffStopsAtTheNextHeading|TestReportResultForms|TestStoredResultsAreRedactedAndNullStaysNull|TestBriefDetail)$$
-MUTANTS_ONLY_board := claim.go service_claim.go report.go service_report.go handoff.go store_task.go
+MUTANTS_ONLY_board := tools_claim.go service_claim.go tools_report.go report_result.go service_report.go handoff.go store_task.go
 MUTANTS_ONLY_kernel := tools.go typedtool.go adminauth.go whoami.go kernel.go hold.go argnumbers.go refusedargs.go
 MUTANTS_ONLY_mandate := verify.go scope.go budget.go revoke.go keyring.go mandate.go
 MUTANTS_ONLY_ledger := append.go check.go checkpoint.go erase.go hash.go record.go verify.go witness.go query.go

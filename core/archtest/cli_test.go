@@ -123,24 +123,14 @@ func cliViolations(calls []moduleCall) map[string]string {
 }
 
 // TestPactAdminCallsModulesThroughTheirCLI: every module function or
-// method pact-admin calls is declared in its module's cli.go, except the
-// ones notThroughCLIYet still lists (each must still be called so, so the
-// list only shrinks).
+// method pact-admin calls is declared in its module's cli.go.
 func TestPactAdminCallsModulesThroughTheirCLI(t *testing.T) {
 	calls := moduleCalls(t, repoRoot(t), "cmd/pact-admin")
 	require.NotEmpty(t, calls, "pact-admin calls the modules")
 	got := cliViolations(calls)
-	pending := notThroughCLIYet()
 	for _, name := range sortedKeys(got) {
-		if !pending[name] {
-			t.Errorf("pact-admin calls %s outside the module's cli.go (%s): declare the function pact-admin "+
-				"needs in that module's cli.go, over the service method the Admin API calls", name, got[name])
-		}
-	}
-	for _, name := range sortedKeys(pending) {
-		if _, ok := got[name]; !ok {
-			t.Errorf("%s is no longer called outside a cli.go: take it out of notThroughCLIYet (cli_allow_test.go)", name)
-		}
+		t.Errorf("pact-admin calls %s outside the module's cli.go (%s): declare the function pact-admin "+
+			"needs in that module's cli.go, over the service method the Admin API calls", name, got[name])
 	}
 }
 

@@ -5,9 +5,11 @@ import (
 	"net/http"
 
 	"github.com/danielgtaylor/huma/v2"
+	"github.com/uptrace/bun"
 
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/core/ledger"
 )
 
 // ApprovalRules are the actions whose tasks wait for a person's approval.
@@ -23,7 +25,7 @@ type approvalRulesOut struct{ Body ApprovalRules }
 // under the ids and tag they had in the people module, and seeds every new
 // organization with the default rules.
 func (m *Module) registerApprovalRules(h *kernel.Host) {
-	h.OrgCreated().Add(m.seedApprovalRules)
+	h.OrgCreated().Add(m.svc.seedApprovalRules)
 	api := h.Admin()
 	huma.Register(api, approvalOp(http.MethodGet, "get-approval-rules",
 		"The actions whose tasks need a person's approval", identity.Viewer), m.getApprovalRules)
@@ -44,7 +46,7 @@ func (m *Module) getApprovalRules(ctx context.Context, _ *struct{}) (*approvalRu
 		return nil, err
 	}
 	out := &approvalRulesOut{}
-	out.Body.Actions, err = m.ApprovalRules(ctx, m.db, p.OrgID)
+	out.Body.Actions, err = m.svc.ApprovalRules(ctx, nil, p.OrgID)
 	return out, err
 }
 
@@ -58,4 +60,30 @@ func (m *Module) setApprovalRules(ctx context.Context, in *approvalRulesIn) (*ap
 		return nil, err
 	}
 	return &approvalRulesOut{Body: ApprovalRules{Actions: rules}}, nil
+}
+
+// ApprovalRules lists org's approval rules, sorted (Service.ApprovalRules).
+func (m *Module) ApprovalRules(ctx context.Context, tx bun.IDB, org string) ([]string, error) {
+	return m.svc.ApprovalRules(ctx, tx, org)
+}
+
+// SetApprovalRules replaces every approval rule of the acting owner's
+// organization with actions (Service.SetApprovalRules) and returns them
+// sorted, without duplicates; logged as admin.approval_rules.update with
+// the old and new lists. Refusals: forbidden, invalid_request.
+func (m *Module) SetApprovalRules(ctx context.Context, by string, actions []string) ([]string, error) {
+	rules := approvalRulesFrom(actions)
+	payload := map[string]any{"actions": rules}
+	err := m.ident.Act(ctx, by, identity.Owner, "admin.approval_rules.update", payload,
+		func(ctx context.Context, tx bun.Tx, p *identity.Person, _ *ledger.Entry) error {
+			old, err := m.svc.SetApprovalRules(ctx, tx, personActor(p), rules)
+			if old != nil {
+				payload["previous"] = old
+			}
+			return err
+		})
+	if err != nil {
+		return nil, err
+	}
+	return rules, nil
 }

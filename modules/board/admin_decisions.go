@@ -11,8 +11,8 @@ import (
 )
 
 // The decisions people take on a task (POST /tasks/{task_id}/<decision>),
-// one operation each so each has its typed body, over the adapters of
-// people.go.
+// one operation each so each has its typed body, over the person's side of
+// the service (admin_decide.go).
 
 type resumeIn struct {
 	TaskID string `path:"task_id" format:"uuid" doc:"The task's id"`
@@ -114,7 +114,7 @@ func (m *Module) registerDecisions(api huma.API) {
 	huma.Register(api, taskOp(http.MethodPost, "/tasks/{task_id}/edit", "edit-task",
 		"Correct an open task's title or body; the log keeps the old text", identity.Approver, errors...),
 		func(ctx context.Context, in *editIn) (*taskOut, error) {
-			if err := editable(in.Body.Title, in.Body.Body); err != nil {
+			if err := m.svc.Editable(in.Body.Title, in.Body.Body); err != nil {
 				return nil, err
 			}
 			return m.decide(ctx, in.TaskID, func(by string) error {
@@ -140,7 +140,7 @@ func (m *Module) decide(ctx context.Context, id string, fn func(by string) error
 	if err := fn(p.ID); err != nil {
 		return nil, err
 	}
-	t, err := m.orgTask(ctx, p.OrgID, id)
+	t, err := m.svc.Task(ctx, nil, p.OrgID, id)
 	if err != nil {
 		return nil, err
 	}

@@ -2,14 +2,13 @@ package board
 
 // The Admin API's task operations (docs/specs/behavior.md §10.6): the overview, the
 // task list and trace, and one operation per decision a person takes on a
-// task. Reads are filtered by the person's organization; decisions go
-// through the service methods of people.go, which check the role again,
-// confine the task to the organization and log the change.
+// task. Reads are the service's for the person's organization; decisions go
+// through admin_decide.go, which checks the role again and logs the change
+// around the service method, which confines the task to the organization.
 
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"time"
 
@@ -17,7 +16,6 @@ import (
 
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
-	"github.com/pactboard/pact/sdk/errs"
 )
 
 // taskMaxBody bounds task request bodies: an edited body is at most 100000
@@ -55,7 +53,7 @@ type AdminTask struct {
 	UpdatedAt          time.Time       `json:"updated_at"`
 }
 
-func adminTask(t *task) AdminTask {
+func adminTask(t *Task) AdminTask {
 	a := AdminTask{ID: t.ID, ProjectID: t.ProjectID, Title: t.Title, Body: t.Body, Action: t.Action, Status: t.Status,
 		CreatedBy: t.CreatedBy, MandateID: t.MandateID, DelegateTo: t.DelegateTo, DelegatedMandateID: t.DelegatedMandateID,
 		Assignee: t.Assignee, AssigneeMandateID: t.AssigneeMandateID, Deferred: t.Deferred, DeferReason: t.DeferReason,
@@ -67,27 +65,6 @@ func adminTask(t *task) AdminTask {
 		a.Result = t.Result
 	}
 	return a
-}
-
-// orgTask returns task id of organization org, or not_found.
-func (m *Module) orgTask(ctx context.Context, org, id string) (*task, error) {
-	t, err := m.getTask(ctx, m.db, id, false)
-	if err != nil {
-		return nil, err
-	}
-	if t != nil {
-		var n int
-		if err := m.db.NewRaw(`SELECT count(*) FROM projects WHERE id = ? AND org_id = ?`, t.ProjectID, org).Scan(ctx, &n); err != nil {
-			return nil, fmt.Errorf("board.orgTask: %w", err)
-		}
-		if n == 0 {
-			t = nil
-		}
-	}
-	if t == nil {
-		return nil, errs.E(errs.NotFound, "task %s does not exist", id)
-	}
-	return t, nil
 }
 
 type taskIDIn struct {
@@ -125,49 +102,21 @@ func (m *Module) listTasks(ctx context.Context, in *listTasksIn) (*listTasksOut,
 	if err != nil {
 		return nil, err
 	}
+	got, err := m.svc.Tasks(ctx, nil, personActor(p), TaskQuery{People: TaskFilter{Status: in.Status, Project: in.Project,
+		Deferred: in.Deferred, Open: in.Open, Agent: in.Agent}})
+	if err != nil {
+		return nil, err
+	}
 	out := &listTasksOut{}
-	out.Body.Tasks, err = m.orgTasks(ctx, p.OrgID, TaskFilter{Status: in.Status, Project: in.Project, Deferred: in.Deferred,
-		Open: in.Open, Agent: in.Agent})
-	return out, err
+	out.Body.Tasks = adminTasks(got.Tasks)
+	return out, nil
 }
 
-// TaskFilter narrows a task list; zero fields do not.
-type TaskFilter struct {
-	Status, Project, Agent string
-	Deferred, Open         bool
-}
-
-// orgTasks lists org's tasks through f: at most 200, most recently updated
-// first.
-func (m *Module) orgTasks(ctx context.Context, org string, f TaskFilter) ([]AdminTask, error) {
-	q := `SELECT ` + taskColumns("t") + ` FROM tasks t JOIN projects p ON p.id = t.project_id WHERE p.org_id = ?`
-	args := []any{org}
-	if f.Status != "" {
-		q += ` AND t.status = ?`
-		args = append(args, f.Status)
-	}
-	if f.Project != "" {
-		q += ` AND t.project_id = ?`
-		args = append(args, f.Project)
-	}
-	if f.Deferred {
-		q += ` AND t.deferred`
-	}
-	if f.Open {
-		q += ` AND task_status_is_open(t.status)`
-	}
-	if f.Agent != "" {
-		q += ` AND (t.assignee = ? OR t.delegate_to = ? OR t.created_by = ?)`
-		args = append(args, f.Agent, f.Agent, f.Agent)
-	}
-	q += ` ORDER BY t.updated_at DESC, t.id LIMIT 200`
-	var ts []task
-	if err := m.db.NewRaw(q, args...).Scan(ctx, &ts); err != nil {
-		return nil, fmt.Errorf("board.listTasks: %w", err)
-	}
+// adminTasks are ts as people see them; never nil.
+func adminTasks(ts []Task) []AdminTask {
 	out := make([]AdminTask, 0, len(ts))
 	for i := range ts {
 		out = append(out, adminTask(&ts[i]))
 	}
-	return out, nil
+	return out
 }

@@ -3,10 +3,7 @@ package board
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"time"
-
-	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/ledger"
@@ -54,143 +51,10 @@ func (m *Module) traceTask(ctx context.Context, in *taskIDIn) (*traceOut, error)
 	if err != nil {
 		return nil, err
 	}
-	t, err := m.orgTask(ctx, p.OrgID, in.TaskID)
+	got, err := m.svc.Trace(ctx, p.OrgID, in.TaskID)
 	if err != nil {
 		return nil, err
 	}
-	tr := TaskTrace{Task: adminTask(t), Mandates: []TraceMandate{}, Messages: []TraceMessage{}}
-	if tr.Entries, err = m.log.Entries(ctx, m.db, ledger.Filter{OrgID: p.OrgID, TaskID: t.ID, Oldest: true, Limit: 1000}); err != nil {
-		return nil, err
-	}
-	ids := []string{t.MandateID}
-	for _, id := range []*string{t.DelegatedMandateID, t.AssigneeMandateID} {
-		if id != nil {
-			ids = append(ids, *id)
-		}
-	}
-	for _, e := range tr.Entries {
-		ids = append(ids, e.MandateChain...)
-	}
-	if err := m.db.NewRaw(`WITH RECURSIVE up AS (
-			SELECT id, parent_id FROM mandates WHERE id = ANY(?::uuid[])
-			UNION SELECT m.id, m.parent_id FROM mandates m JOIN up ON m.id = up.parent_id)
-		SELECT m.id::text AS id, m.parent_id::text AS parent_id, m.issuer_kind, m.issuer, m.holder, m.scope, m.limits,
-			m.delegations_left, m.depth, m.expires_at, m.revoked_at, m.created_at
-		FROM mandates m JOIN agents a ON a.id = m.holder
-		WHERE m.id IN (SELECT id FROM up) AND a.org_id = ?
-		ORDER BY m.depth, m.created_at, m.id`, pgdialect.Array(ids), p.OrgID).Scan(ctx, &tr.Mandates); err != nil {
-		return nil, err
-	}
-	if err := m.db.NewRaw(`SELECT id, from_agent, from_human, to_agent, body, created_at, read_at
-		FROM task_messages WHERE task_id = ? AND org_id = ? ORDER BY id`, t.ID, p.OrgID).Scan(ctx, &tr.Messages); err != nil {
-		return nil, err
-	}
-	return &traceOut{Body: tr}, nil
-}
-
-// TaskCount is how many tasks of a project have a status.
-type TaskCount struct {
-	ProjectID string `json:"project_id" bun:"project_id"`
-	Status    string `json:"status" bun:"status"`
-	Count     int    `json:"count" bun:"count"`
-}
-
-// Overview is the organization at a glance.
-type Overview struct {
-	Halted           bool           `json:"halted" doc:"The organization's or the platform's kill switch is on"`
-	AgentsByStatus   map[string]int `json:"agents_by_status" doc:"How many agents are active, paused, banned"`
-	Tasks            []TaskCount    `json:"tasks" nullable:"false" doc:"Open tasks, and tasks updated in the last 7 days, per project and status"`
-	PendingApprovals []AdminTask    `json:"pending_approvals" nullable:"false" doc:"Tasks waiting for approval, oldest first (at most 50)"`
-	Deferred         []AdminTask    `json:"deferred" nullable:"false" doc:"Tasks deferred to people, oldest first (at most 50)"`
-	Answered         []AnsweredTask `json:"answered" nullable:"false" doc:"Tasks resumed with an answer the agent that asked has not read yet, oldest first (at most 50): the answer may still be changed"`
-	ActiveAgents     int            `json:"active_agents" doc:"Agents seen in the last hour"`
-	Days             []TaskDay      `json:"days" nullable:"false" doc:"The last 14 days (UTC), oldest first: tasks completed, failed, and still waiting on people, per day"`
-}
-
-// AnsweredTask is a task resumed with an answer its agent has not read.
-type AnsweredTask struct {
-	Task       AdminTask `json:"task"`
-	AnsweredBy string    `json:"answered_by" doc:"The person who answered"`
-	AnsweredAt time.Time `json:"answered_at"`
-}
-
-type overviewOut struct{ Body Overview }
-
-func (m *Module) overview(ctx context.Context, _ *struct{}) (*overviewOut, error) {
-	p, err := kernel.SignedIn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	o := Overview{AgentsByStatus: map[string]int{"active": 0, "paused": 0, "banned": 0}}
-	if o.Halted, err = m.ident.Halted(ctx, m.db, p.OrgID); err != nil {
-		return nil, err
-	}
-	var byStatus []struct {
-		Status string `bun:"status"`
-		N      int    `bun:"n"`
-	}
-	if err := m.db.NewRaw(`SELECT status, count(*) AS n FROM agents WHERE org_id = ? GROUP BY status`, p.OrgID).Scan(ctx, &byStatus); err != nil {
-		return nil, fmt.Errorf("board.overview: %w", err)
-	}
-	for _, s := range byStatus {
-		o.AgentsByStatus[s.Status] = s.N
-	}
-	if err := m.db.NewRaw(`SELECT count(*) FROM agents WHERE org_id = ? AND last_seen > now() - interval '1 hour'`,
-		p.OrgID).Scan(ctx, &o.ActiveAgents); err != nil {
-		return nil, err
-	}
-	o.Tasks = []TaskCount{}
-	if err := m.db.NewRaw(`SELECT t.project_id, t.status, count(*) AS count FROM tasks t JOIN projects p ON p.id = t.project_id
-		WHERE p.org_id = ? AND (task_status_is_open(t.status) OR t.updated_at > now() - interval '7 days')
-		GROUP BY t.project_id, t.status ORDER BY t.project_id, t.status`, p.OrgID).Scan(ctx, &o.Tasks); err != nil {
-		return nil, err
-	}
-	list := func(cond string) ([]AdminTask, error) {
-		var ts []task
-		if err := m.db.NewRaw(`SELECT `+taskColumns("t")+` FROM tasks t JOIN projects p ON p.id = t.project_id
-			WHERE p.org_id = ? AND `+cond+` ORDER BY t.updated_at, t.id LIMIT 50`, p.OrgID).Scan(ctx, &ts); err != nil {
-			return nil, err
-		}
-		out := make([]AdminTask, 0, len(ts))
-		for i := range ts {
-			out = append(out, adminTask(&ts[i]))
-		}
-		return out, nil
-	}
-	if o.PendingApprovals, err = list(`t.status = 'auth_required'`); err != nil {
-		return nil, err
-	}
-	if o.Deferred, err = list(`t.deferred AND t.status = 'input_required'`); err != nil {
-		return nil, err
-	}
-	if o.Answered, err = m.answeredTasks(ctx, p.OrgID); err != nil {
-		return nil, err
-	}
-	if o.Days, err = m.TaskDays(ctx, p.OrgID); err != nil {
-		return nil, err
-	}
-	return &overviewOut{Body: o}, nil
-}
-
-// answeredTasks lists the organization's tasks whose answer may still be
-// changed (unreadAnswerOf), oldest answer first.
-func (m *Module) answeredTasks(ctx context.Context, org string) ([]AnsweredTask, error) {
-	var rows []struct {
-		task
-		AnsweredBy string    `bun:"answered_by"`
-		AnsweredAt time.Time `bun:"answered_at"`
-	}
-	if err := m.db.NewRaw(`SELECT `+taskColumns("t")+`, m.from_human AS answered_by, m.created_at AS answered_at
-		FROM tasks t JOIN projects p ON p.id = t.project_id
-		JOIN LATERAL (SELECT from_human, created_at FROM task_messages m
-			WHERE `+unreadAnswerOf+` ORDER BY m.id DESC LIMIT 1) m ON true
-		WHERE p.org_id = ? AND t.status = 'submitted' AND NOT t.deferred
-		ORDER BY m.created_at, t.id LIMIT 50`, org).Scan(ctx, &rows); err != nil {
-		return nil, fmt.Errorf("board.answeredTasks: %w", err)
-	}
-	out := make([]AnsweredTask, 0, len(rows))
-	for i := range rows {
-		out = append(out, AnsweredTask{Task: adminTask(&rows[i].task), AnsweredBy: rows[i].AnsweredBy, AnsweredAt: rows[i].AnsweredAt})
-	}
-	return out, nil
+	return &traceOut{Body: TaskTrace{Task: adminTask(&got.Task), Entries: got.Entries, Mandates: got.Mandates,
+		Messages: got.Messages}}, nil
 }

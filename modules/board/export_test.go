@@ -12,6 +12,6 @@ const LockAgentSQL = lockAgentSQL
 
 // LockTask locks task id as the task services do before changing it.
 func (m *Module) LockTask(ctx context.Context, tx bun.IDB, id string) error {
-	_, err := m.getTask(ctx, tx, id, true)
+	_, err := m.svc.st.getTask(ctx, tx, id, true)
 	return err
 }

@@ -73,7 +73,7 @@ func TestOpenTaskCounts(t *testing.T) {
 				}
 			}
 		}
-		got, err := (&Module{}).OpenTaskCounts(ctx, tx, []string{"web", "api", "idle", "missing"})
+		got, err := (&Service{}).OpenTaskCounts(ctx, tx, []string{"web", "api", "idle", "missing"})
 		require.NoError(t, err)
 		require.Equal(t, map[string]int{"web": 8, "api": 4, "idle": 0, "missing": 0}, got,
 			"four of the eight statuses are open: two tasks each in web, one in api")

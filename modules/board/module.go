@@ -7,47 +7,39 @@
 package board
 
 import (
+	"context"
 	"net/http"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/pactboard/pact/core/db"
-	"github.com/pactboard/pact/core/events"
-	"github.com/pactboard/pact/core/i18n"
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
-	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/mandate"
 )
 
-// Module is the board module.
+// Module is the board module: the registry entry that holds its service
+// and registers the adapters over it (tools_*.go, admin_*.go, hooks_*.go,
+// cli.go), with what they need beside it.
 type Module struct {
+	svc *Service
+	// db, ident and mandates are how adapters establish who acts: a
+	// person's role (identity.Act, identity.RequirePerson) and an agent's
+	// chain (tools.go).
 	db       *db.DB
-	log      *ledger.Log
-	mandates *mandate.Service
 	ident    *identity.Service
+	mandates *mandate.Service
 	logger   hclog.Logger
-	// hub wakes pact_wait and pact_events; nil (tests without one) means
-	// waiting calls only check at their start and their deadline.
-	hub *events.Hub
-	// claims add to a claim's answer (an exported credential).
-	claims *kernel.ClaimHooks
 	// whoamiSections build pact_whoami's answer, other modules' parts too.
 	whoamiSections *kernel.Whoami
-	// stale is how long a claim lives without a heartbeat.
-	stale time.Duration
-	// offerLease is how long an offer waits for its holder to claim.
-	offerLease time.Duration
 	// tools runs the board's own tools for Claude Code hooks (pact_list,
 	// pact_claim), through the same pipeline as an agent's call.
 	tools *kernel.Tools
-	// cat holds the words this module writes for people (messages.go).
-	cat *i18n.Catalog
 }
 
 // New returns the board module; Register fills it in.
-func New() *Module { return &Module{cat: mustCatalog()} }
+func New() *Module { return &Module{} }
 
 // Name is "board".
 func (m *Module) Name() string { return "board" }
@@ -56,18 +48,11 @@ func (m *Module) Name() string { return "board" }
 // mandate revocation: revoking any link cancels the open tasks hanging on
 // its subtree, in the revoking transaction.
 func (m *Module) Register(h *kernel.Host) error {
-	m.db, m.log, m.mandates, m.ident, m.logger, m.hub = h.DB(), h.Log(), h.Mandates(), h.Identity(), h.Logger(), h.Events()
-	m.claims, m.tools = h.Claims(), h.Tools()
-	m.stale, m.offerLease = 30*time.Minute, defaultOfferLease
-	if c := h.Config(); c != nil && c.StaleAfter > 0 {
-		m.stale = c.StaleAfter
-	}
-	if c := h.Config(); c != nil && c.OfferLease > 0 {
-		m.offerLease = c.OfferLease
-	}
-	m.mandates.OnRevoke(m.onRevoke)
-	h.ProvideGrants(m)
-	if err := h.ProvideBoardFacts(m); err != nil {
+	m.db, m.mandates, m.ident, m.logger, m.tools = h.DB(), h.Mandates(), h.Identity(), h.Logger(), h.Tools()
+	m.svc = newService(h)
+	m.mandates.OnRevoke(m.svc.onRevoke)
+	h.ProvideGrants(m.svc)
+	if err := h.ProvideBoardFacts(m.svc); err != nil {
 		return err
 	}
 	for _, add := range []func(*kernel.Host) error{m.addWhoami, m.addPost, m.addList, m.addClaim, m.addReport,
@@ -79,7 +64,7 @@ func (m *Module) Register(h *kernel.Host) error {
 	api := h.Admin()
 	m.registerTaskAdmin(api)
 	m.registerApprovalRules(h)
-	h.MandateReports().ReportTasks(mandateTasks{})
+	h.MandateReports().ReportTasks(m.svc)
 	h.Handle("/hooks/a/{agent}/{event}", http.HandlerFunc(m.serveHook))
 	if err := h.Channel(kernel.Channel{Name: "hooks", Audience: kernel.AgentAudience, Routes: []string{"/hooks/a/{agent}/{event}"},
 		Summary: "Claude Code's hooks: their answers hand the agent its unread messages and claimed work"}); err != nil {
@@ -87,4 +72,20 @@ func (m *Module) Register(h *kernel.Host) error {
 	}
 	h.Worker("reoffer", m.reofferWorker)
 	return nil
+}
+
+// reofferWorker runs reoffer every reofferEvery.
+func (m *Module) reofferWorker(ctx context.Context) error {
+	tick := time.NewTicker(reofferEvery)
+	defer tick.Stop()
+	for {
+		if _, err := m.svc.reoffer(ctx); err != nil && ctx.Err() == nil {
+			m.logger.Warn("offers whose lease ran out wait for the next round", "error", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+	}
 }

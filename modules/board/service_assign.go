@@ -12,7 +12,11 @@ import (
 // Assign delegates an open, unheld task to another agent of its project (or
 // to nobody with agent ""); the previous delegate's mandate for it is
 // revoked. It returns that mandate, if any (docs/specs/behavior.md §10.2).
-func (m *Module) Assign(ctx context.Context, tx bun.IDB, _ Actor, t *task, agent string) (string, error) {
+func (s *Service) Assign(ctx context.Context, tx bun.IDB, by Actor, taskID string, agent string) (string, error) {
+	t, _, err := s.taskFor(ctx, tx, by, taskID)
+	if err != nil {
+		return "", err
+	}
 	if terminal[t.Status] {
 		return "", errs.E(errs.InvalidRequest, "task %s is %s", t.ID, t.Status)
 	}
@@ -20,7 +24,7 @@ func (m *Module) Assign(ctx context.Context, tx bun.IDB, _ Actor, t *task, agent
 		return "", errs.E(errs.InvalidRequest, "task %s is held by %s; release it first", t.ID, *t.Assignee)
 	}
 	if agent != "" {
-		if err := assignable(ctx, tx, agent, t.ProjectID); err != nil {
+		if err := s.assignable(ctx, tx, agent, t.ProjectID); err != nil {
 			return "", wrapf(err, "assign %s", t.ID)
 		}
 	}
@@ -29,62 +33,71 @@ func (m *Module) Assign(ctx context.Context, tx bun.IDB, _ Actor, t *task, agent
 	}
 	// Detach the task from the old delegated mandate first: revoking it
 	// cancels every open task hanging on it, and this one stays open.
-	if _, err := tx.ExecContext(ctx, `UPDATE tasks SET delegate_to = ?, delegated_mandate_id = NULL WHERE id = ?`,
-		nullable(agent), t.ID); err != nil {
+	if err := s.st.setDelegate(ctx, tx, t.ID, nullable(agent)); err != nil {
 		return "", wrapf(err, "assign %s", t.ID)
 	}
 	var revokedID string
 	if t.DelegatedMandateID != nil {
 		revokedID = *t.DelegatedMandateID
-		lineage, err := m.mandates.Lineage(ctx, tx, revokedID)
+		lineage, err := s.mandates.Lineage(ctx, tx, revokedID)
 		if err != nil {
 			return "", wrapf(err, "assign %s", t.ID)
 		}
 		if !lineage.Revoked() {
-			if _, err := m.mandates.RevokeSubtree(ctx, tx, lineage.Leaf().ID); err != nil {
+			if _, err := s.mandates.RevokeSubtree(ctx, tx, lineage.Leaf().ID); err != nil {
 				return "", wrapf(err, "assign %s", t.ID)
 			}
 		}
 	}
 	t.DelegateTo = nullable(agent)
-	return revokedID, wrapf(m.wakeFor(ctx, tx, t), "assign %s", t.ID)
+	return revokedID, wrapf(s.wakeFor(ctx, tx, t), "assign %s", t.ID)
 }
 
 // assignable refuses an agent a person may not hand a task of project to.
-func assignable(ctx context.Context, tx bun.IDB, agent, project string) error {
-	var rows []struct {
-		Client string `bun:"client"`
-		Status string `bun:"status"`
-	}
-	if err := tx.NewRaw(`SELECT a.client, a.status FROM agents a JOIN agent_projects ap ON ap.agent_id = a.id
-		WHERE a.id = ? AND ap.project_id = ?`, agent, project).Scan(ctx, &rows); err != nil {
+func (s *Service) assignable(ctx context.Context, tx bun.IDB, agent, project string) error {
+	row, err := s.st.projectAgentRow(ctx, tx, agent, project)
+	if err != nil {
 		return err
 	}
 	switch {
-	case len(rows) == 0:
+	case row == nil:
 		return errs.E(errs.AgentUnknown, "agent %s is not registered in project %s", agent, project)
-	case postOnly[rows[0].Client]:
-		return errs.E(errs.InvalidRequest, "agent %s is a %s agent; it posts tasks but cannot claim them", agent, rows[0].Client)
-	case rows[0].Status == "banned":
+	case postOnly[row.Client]:
+		return errs.E(errs.InvalidRequest, "agent %s is a %s agent; it posts tasks but cannot claim them", agent, row.Client)
+	case row.Status == "banned":
 		return errs.E(errs.AgentPaused, "agent %s is banned", agent)
 	}
 	return nil
 }
 
-// Edit corrects an open task's title or body (nil keeps it); the adapter
-// logs the old text.
-func (m *Module) Edit(ctx context.Context, tx bun.IDB, _ Actor, t *task, title, body *string) error {
+// Edited is the text an edit replaced.
+type Edited struct{ Title, Body string }
+
+// Editable refuses an edit that names nothing to change; the adapters ask
+// before they log the edit.
+func (s *Service) Editable(title, body *string) error {
+	if title == nil && body == nil {
+		return errs.E(errs.InvalidRequest, "name something to change: title or body")
+	}
+	return nil
+}
+
+// Edit corrects an open task's title or body (nil keeps it), and returns
+// the text it replaced.
+func (s *Service) Edit(ctx context.Context, tx bun.IDB, by Actor, taskID string, title, body *string) (Edited, error) {
+	t, _, err := s.taskFor(ctx, tx, by, taskID)
+	if err != nil {
+		return Edited{}, err
+	}
 	if terminal[t.Status] {
-		return errs.E(errs.InvalidRequest, "task %s is %s; it can no longer be edited", t.ID, t.Status)
+		return Edited{}, errs.E(errs.InvalidRequest, "task %s is %s; it can no longer be edited", t.ID, t.Status)
 	}
 	// Redacted before the length check, as a posted title is.
 	title = trimmed(redactedText(title))
 	if title != nil && (*title == "" || len([]rune(*title)) > 300) {
-		return errs.E(errs.InvalidRequest, "a task needs a title of 1-300 characters")
+		return Edited{}, errs.E(errs.InvalidRequest, "a task needs a title of 1-300 characters")
 	}
-	_, err := tx.ExecContext(ctx, `UPDATE tasks SET title = coalesce(?, title), body = coalesce(?, body) WHERE id = ?`,
-		title, redactedText(body), t.ID)
-	return wrapf(err, "edit %s", t.ID)
+	return Edited{Title: t.Title, Body: t.Body}, wrapf(s.st.editTask(ctx, tx, t.ID, title, body), "edit %s", t.ID)
 }
 
 func trimmed(s *string) *string {

@@ -13,26 +13,29 @@ import (
 
 // The decisions people take on a task (docs/specs/behavior.md §7.2, §10.2).
 // Each takes a task of by's organization, loaded for update; the Admin API
-// adapters (people.go) check the role and log the change.
+// adapters (admin_decide.go) check the role and log the change.
 
 // Approve approves (submitted) or rejects (rejected, its delegated mandate
 // revoked) a task waiting for approval (§5.8).
-func (m *Module) Approve(ctx context.Context, tx bun.IDB, by Actor, t *task, approve bool) error {
+func (s *Service) Approve(ctx context.Context, tx bun.IDB, by Actor, taskID string, approve bool) error {
+	t, _, err := s.taskFor(ctx, tx, by, taskID)
+	if err != nil {
+		return err
+	}
 	if t.Status != authRequired {
 		return errs.E(errs.InvalidRequest, "task %s is not waiting for approval", t.ID)
 	}
 	if !approve {
-		if _, err := tx.ExecContext(ctx, `UPDATE tasks SET status = 'rejected' WHERE id = ?`, t.ID); err != nil {
+		if err := s.st.rejectTask(ctx, tx, t.ID); err != nil {
 			return wrapf(err, "reject %s", t.ID)
 		}
-		_, _, err := m.closeMandates(ctx, tx, []string{t.ID})
+		_, _, err := s.closeMandates(ctx, tx, []string{t.ID})
 		return wrapf(err, "reject %s", t.ID)
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE tasks SET status = 'submitted', approved_by = ?, approved_at = now() WHERE id = ?`,
-		by.PersonID, t.ID); err != nil {
+	if err := s.st.approveTask(ctx, tx, t.ID, by.PersonID); err != nil {
 		return wrapf(err, "approve %s", t.ID)
 	}
-	return wrapf(m.wakeFor(ctx, tx, t), "approve %s", t.ID)
+	return wrapf(s.wakeFor(ctx, tx, t), "approve %s", t.ID)
 }
 
 // Resume puts a deferred task back on the board, with an optional answer to
@@ -41,33 +44,36 @@ func (m *Module) Approve(ctx context.Context, tx bun.IDB, by Actor, t *task, app
 // that asked, if it is still an agent of the project, so an agent holding
 // pact_wait on the task gets the answer word for word the moment it is
 // given, instead of polling pact_list for it.
-func (m *Module) Resume(ctx context.Context, tx bun.IDB, by Actor, t *task, answer *string) error {
+func (s *Service) Resume(ctx context.Context, tx bun.IDB, by Actor, taskID string, answer *string) error {
+	t, _, err := s.taskFor(ctx, tx, by, taskID)
+	if err != nil {
+		return err
+	}
 	if !t.Deferred || t.Status != inputRequired {
 		return errs.E(errs.InvalidRequest, "task %s is not deferred", t.ID)
 	}
 	stored := redactedText(answer)
-	var asker *string
-	if err := tx.NewRaw(`UPDATE tasks SET status = 'submitted', deferred = false, answer = coalesce(?, answer)
-		WHERE id = ? RETURNING deferred_by`, stored, t.ID).Scan(ctx, &asker); err != nil {
+	asker, err := s.st.resumeTask(ctx, tx, t.ID, stored)
+	if err != nil {
 		return wrapf(err, "resume %s", t.ID)
 	}
 	if stored != nil && *stored != "" && asker != nil {
-		if err := m.answerAsker(ctx, tx, by, t, *asker, *stored); err != nil {
+		if err := s.answerAsker(ctx, tx, by, t, *asker, *stored); err != nil {
 			return wrapf(err, "resume %s", t.ID)
 		}
 	}
-	return wrapf(m.wakeFor(ctx, tx, t), "resume %s", t.ID)
+	return wrapf(s.wakeFor(ctx, tx, t), "resume %s", t.ID)
 }
 
 // answerAsker writes a person's answer to the agent that asked, as a
 // message on the task that wakes it; an asker since banned or moved out of
 // the project gets nothing (the answer stays on the task).
-func (m *Module) answerAsker(ctx context.Context, tx bun.IDB, by Actor, t *task, asker, answer string) error {
-	ok, err := projectAgent(ctx, tx, asker, t.ProjectID)
+func (s *Service) answerAsker(ctx context.Context, tx bun.IDB, by Actor, t *Task, asker, answer string) error {
+	ok, err := s.st.projectAgent(ctx, tx, asker, t.ProjectID)
 	if err != nil || !ok {
 		return err
 	}
-	if _, err := insertMessage(ctx, tx, by.OrgID, t.ID, nil, nullable(by.PersonID), &asker, answer); err != nil {
+	if _, err := s.st.insertMessage(ctx, tx, by.OrgID, t.ID, nil, nullable(by.PersonID), &asker, answer); err != nil {
 		return err
 	}
 	return events.Publish(ctx, tx, events.Event{Kind: events.KindMessage, OrgID: by.OrgID, ProjectID: t.ProjectID,
@@ -76,75 +82,67 @@ func (m *Module) answerAsker(ctx context.Context, tx bun.IDB, by Actor, t *task,
 
 // Release takes a working task from its holder, whom it returns, and puts
 // it back on the board; the old holder's next report is claim_lost.
-func (m *Module) Release(ctx context.Context, tx bun.IDB, _ Actor, t *task) (string, error) {
+func (s *Service) Release(ctx context.Context, tx bun.IDB, by Actor, taskID string) (string, error) {
+	t, _, err := s.taskFor(ctx, tx, by, taskID)
+	if err != nil {
+		return "", err
+	}
 	if t.Status != working || t.Assignee == nil {
 		return "", errs.E(errs.InvalidRequest, "task %s is not held by anyone", t.ID)
 	}
-	if err := reopen(ctx, tx, t.ID); err != nil {
+	if err := s.st.reopen(ctx, tx, t.ID); err != nil {
 		return "", wrapf(err, "release %s", t.ID)
 	}
-	return *t.Assignee, wrapf(m.wakeFor(ctx, tx, t), "release %s", t.ID)
+	return *t.Assignee, wrapf(s.wakeFor(ctx, tx, t), "release %s", t.ID)
 }
 
 // Cancel closes an open task as canceled; its delegated mandate and
 // everything under it are revoked and its open subtasks canceled (§5.7). It
 // returns the mandates revoked.
-func (m *Module) Cancel(ctx context.Context, tx bun.IDB, by Actor, t *task, reason string) ([]string, error) {
+func (s *Service) Cancel(ctx context.Context, tx bun.IDB, by Actor, taskID string, reason string) ([]string, error) {
+	t, _, err := s.taskFor(ctx, tx, by, taskID)
+	if err != nil {
+		return nil, err
+	}
 	if terminal[t.Status] {
 		return nil, errs.E(errs.InvalidRequest, "task %s is %s already", t.ID, t.Status)
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE tasks SET status = 'canceled', deferred = false, assignee = NULL,
-		assignee_mandate_id = NULL, result = jsonb_build_object('reason', 'canceled_by_human', 'by', ?::text, 'note', ?::text)
-		WHERE id = ?`, by.PersonID, reason, t.ID); err != nil {
+	if err := s.st.cancelTask(ctx, tx, t.ID, by.PersonID, reason); err != nil {
 		return nil, wrapf(err, "cancel %s", t.ID)
 	}
-	revoked, _, err := m.closeMandates(ctx, tx, []string{t.ID})
+	revoked, _, err := s.closeMandates(ctx, tx, []string{t.ID})
 	return revoked, wrapf(err, "cancel %s", t.ID)
 }
 
 // wakeFor wakes the agents a task concerns: its delegate, else one holder
-// of pact_events in its project (an offer, offers.go).
-func (m *Module) wakeFor(ctx context.Context, tx bun.IDB, t *task) error {
-	return m.wakeTask(ctx, tx, t.ID, t.ProjectID, "", t.DelegateTo)
+// of pact_events in its project (an offer, service_offers.go).
+func (s *Service) wakeFor(ctx context.Context, tx bun.IDB, t *Task) error {
+	return s.wakeTask(ctx, tx, t.ID, t.ProjectID, "", t.DelegateTo)
 }
-
-// unreadAnswerOf is the condition on task t and message m that m carries
-// the answer a person gave on resuming t, which the agent who asked has
-// neither read (the message) nor acted on (the task is still back on the
-// board, unclaimed): an answer a person may still change. Changing one
-// (unreadAnswerSQL) and listing them (answeredTasks) share it.
-const unreadAnswerOf = `m.task_id = t.id AND t.status = 'submitted' AND NOT t.deferred AND m.to_agent = t.deferred_by
-	  AND m.from_human IS NOT NULL AND m.body = t.answer AND m.read_at IS NULL`
-
-// unreadAnswerSQL finds task $1's changeable answer (unreadAnswerOf), the
-// latest, locked so two changes queue.
-const unreadAnswerSQL = `SELECT m.id FROM task_messages m JOIN tasks t ON t.id = m.task_id
-	WHERE t.id = ? AND ` + unreadAnswerOf + `
-	ORDER BY m.id DESC LIMIT 1 FOR UPDATE OF m`
 
 // ChangeAnswer replaces the answer to t's question while the agent that
 // asked has not read it (unreadAnswerSQL): on the task and in the message
 // that carries it. It returns the answer it replaced. Refusals:
 // invalid_request (no words; no answer the agent has not read).
-func (m *Module) ChangeAnswer(ctx context.Context, tx bun.IDB, _ Actor, t *task, answer string) (string, error) {
+func (s *Service) ChangeAnswer(ctx context.Context, tx bun.IDB, by Actor, taskID string, answer string) (string, error) {
+	t, _, err := s.taskFor(ctx, tx, by, taskID)
+	if err != nil {
+		return "", err
+	}
 	text := redact.Text(strings.TrimSpace(answer))
 	if text == "" {
 		return "", errs.E(errs.InvalidRequest, "an answer needs words")
 	}
-	var msg []int64
-	if err := tx.NewRaw(unreadAnswerSQL, t.ID).Scan(ctx, &msg); err != nil {
+	msg, err := s.st.unreadAnswer(ctx, tx, t.ID)
+	if err != nil {
 		return "", wrapf(err, "change the answer of %s", t.ID)
 	}
-	if len(msg) == 0 {
+	if msg == 0 {
 		return "", errs.E(errs.InvalidRequest, "task %s has no answer its agent has not read yet; write to the agent instead (message)", t.ID)
 	}
 	was := ""
 	if t.Answer != nil {
 		was = *t.Answer
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE tasks SET answer = ? WHERE id = ?`, text, t.ID); err != nil {
-		return "", wrapf(err, "change the answer of %s", t.ID)
-	}
-	_, err := tx.ExecContext(ctx, `UPDATE task_messages SET body = ? WHERE id = ?`, text, msg[0])
-	return was, wrapf(err, "change the answer of %s", t.ID)
+	return was, wrapf(s.st.changeAnswer(ctx, tx, t.ID, msg, text), "change the answer of %s", t.ID)
 }

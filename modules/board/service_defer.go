@@ -11,37 +11,57 @@ import (
 	"github.com/pactboard/pact/sdk/errs"
 )
 
-// Defer hands t, a task of project p, back to people when by, an agent
-// acting under chain, lacks the authority for it (docs/specs/behavior.md
-// §5.9, §6.6): a task by holds, or an open one nobody does, with a reason
-// people can act on and, if known, the scopes that would be needed.
+// DeferInput is an agent's deferral of a task to people.
+type DeferInput struct {
+	TaskID string
+	// Reason is why people must decide, in a sentence they can act on.
+	Reason string
+	// NeededScope are the scopes that would let an agent do it, if known.
+	NeededScope []string
+}
+
+// Deferred is a task Defer handed to people: its status is input_required.
+type Deferred struct{ TaskID, Status string }
+
+// Defer hands task in.TaskID back to people when by, an agent acting under
+// its verified chain, lacks the authority for it (docs/specs/behavior.md
+// §5.9, §6.6): a task by may see, of a project that is not frozen, which
+// by holds or nobody does, with a reason people can act on and, if known,
+// the scopes that would be needed.
 //
 // Only an agent that could claim the task may defer it (docs/security.md,
 // finding 10; the original checked no scope): a delegated task is its
 // delegate's, and the chain must cover the task's action in its project,
 // as a claim's must. Otherwise any agent with any mandate could pull any
 // open task of its projects out of the board.
-func (m *Module) Defer(ctx context.Context, tx bun.IDB, by Actor, chain mandate.Chain, t *task, p *project,
-	reason string, needed []string) error {
+func (s *Service) Defer(ctx context.Context, tx bun.IDB, by Actor, in DeferInput) (Deferred, error) {
+	t, p, err := s.taskFor(ctx, tx, by, in.TaskID)
+	if err != nil {
+		return Deferred{}, err
+	}
+	if err := refuseFrozen(p); err != nil {
+		return Deferred{}, err
+	}
+	chain, reason, needed := by.Chain, in.Reason, in.NeededScope
 	mine := t.Status == working && t.Assignee != nil && *t.Assignee == by.AgentID
 	open := t.Status == submitted && t.Assignee == nil
 	if !mine && !open {
-		return errs.E(errs.InvalidRequest, "task %s is %s and cannot be deferred by %s", t.ID, t.Status, by.AgentID)
+		return Deferred{}, errs.E(errs.InvalidRequest, "task %s is %s and cannot be deferred by %s", t.ID, t.Status, by.AgentID)
 	}
 	if t.DelegateTo != nil && *t.DelegateTo != by.AgentID {
-		return errs.E(errs.WrongAgent, "task %s is delegated to %s; only its delegate may defer it", t.ID, *t.DelegateTo)
+		return Deferred{}, errs.E(errs.WrongAgent, "task %s is delegated to %s; only its delegate may defer it", t.ID, *t.DelegateTo)
 	}
 	if err := requireScope(chain, mandate.BoardScope(t.Action, p.ID)); err != nil {
-		return err
+		return Deferred{}, err
 	}
 	reason = strings.TrimSpace(reason)
 	if reason == "" {
-		return errs.E(errs.InvalidRequest, "say why people must decide (reason)")
+		return Deferred{}, errs.E(errs.InvalidRequest, "say why people must decide (reason)")
 	}
-	if err := deferTask(ctx, tx, t.ID, by.AgentID, reason, needed); err != nil {
-		return wrapf(err, "defer %s", t.ID)
+	if err := s.st.deferTask(ctx, tx, t.ID, by.AgentID, reason, needed); err != nil {
+		return Deferred{}, wrapf(err, "defer %s", t.ID)
 	}
-	_, err := outbox.Enqueue(ctx, tx, outbox.Notification{Kind: outbox.Deferred, ProjectID: t.ProjectID, TaskID: t.ID,
+	_, err = outbox.Enqueue(ctx, tx, outbox.Notification{Kind: outbox.Deferred, ProjectID: t.ProjectID, TaskID: t.ID,
 		AgentID: by.AgentID, Title: t.Title, Detail: reason})
-	return wrapf(err, "defer %s", t.ID)
+	return Deferred{TaskID: t.ID, Status: inputRequired}, wrapf(err, "defer %s", t.ID)
 }

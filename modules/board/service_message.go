@@ -6,15 +6,30 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/uptrace/bun"
 
-	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/events"
+	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/core/outbox"
 	"github.com/pactboard/pact/core/redact"
 	"github.com/pactboard/pact/sdk/errs"
 )
+
+// TaskMessage is a message on a task's thread: from an agent or a person,
+// to an agent or (ToAgent nil) the people.
+type TaskMessage struct {
+	ID        int64      `bun:"id" json:"id"`
+	TaskID    string     `bun:"task_id" json:"task_id"`
+	TaskTitle string     `bun:"task_title" json:"task_title"`
+	FromAgent *string    `bun:"from_agent" json:"from_agent"`
+	FromHuman *string    `bun:"from_human" json:"from_human"`
+	ToAgent   *string    `bun:"to_agent" json:"to_agent"`
+	Body      string     `bun:"body" json:"body"`
+	CreatedAt time.Time  `bun:"created_at" json:"created_at"`
+	ReadAt    *time.Time `bun:"read_at" json:"read_at"`
+}
 
 // Agents may send each other this many messages per task; then a person decides.
 const messageCap = 10
@@ -26,8 +41,8 @@ const MaxMessage = 8000
 // has answered yet (a person's message on the task answers them all).
 const peopleCap = 5
 
-// sent is a message Message wrote.
-type sent struct {
+// Sent is a message Message wrote.
+type Sent struct {
 	ID int64
 	// To is the recipient agent, or "" for the people.
 	To string
@@ -35,54 +50,94 @@ type sent struct {
 	Body string
 }
 
-// Message writes by's message on the thread of t, an open task of by's
-// organization that the adapter has checked by may see (docs/specs/behavior.md
-// §8.2). The body is redacted and 1-8000 characters. The recipient is to,
-// else the other side of the task (recipient, personRecipient); agents may
-// send each other messageCap messages per task, and the people peopleCap
+// thread loads task id for by to read or write its thread: a task by may
+// see (taskFor); for an agent, not of a production project if it is a
+// Runner, and its chain must cover task.read on the project. The project
+// is nil for a person.
+func (s *Service) thread(ctx context.Context, tx bun.IDB, by Actor, id string) (*Task, *project, error) {
+	t, p, err := s.taskFor(ctx, tx, by, id)
+	if err != nil || !by.IsAgent() {
+		return t, p, err
+	}
+	if err := refuseRunnerOnProduction(by.Caller, p); err != nil {
+		return nil, nil, err
+	}
+	if err := requireScope(by.Chain, mandate.BoardScope("task.read", p.ID)); err != nil {
+		return nil, nil, err
+	}
+	return t, p, nil
+}
+
+// Message writes by's message on the thread of task taskID
+// (docs/specs/behavior.md §8.2): an agent's on a task it may see (thread)
+// of a project that is not frozen, which is its heartbeat on the task; a
+// person's on a task of their organization. The task must be open. The
+// body is redacted and 1-8000 characters. The recipient is to, else the
+// other side of the task (recipient, personRecipient); agents may send
+// each other messageCap messages per task, and the people peopleCap
 // unanswered ones. A message to an agent wakes it; one to the people is a
 // notification.
-func (m *Module) Message(ctx context.Context, tx bun.IDB, by Actor, t *task, body string, to *string) (sent, error) {
+func (s *Service) Message(ctx context.Context, tx bun.IDB, by Actor, taskID, body string, to *string) (Sent, error) {
+	t, p, err := s.thread(ctx, tx, by, taskID)
+	if err != nil {
+		return Sent{}, err
+	}
+	if by.IsAgent() {
+		if err := refuseFrozen(p); err != nil {
+			return Sent{}, err
+		}
+	}
+	msg, err := s.message(ctx, tx, by, t, body, to)
+	if err != nil || !by.IsAgent() {
+		return msg, err
+	}
+	// Any successful call naming the task is its assignee's heartbeat
+	// (docs/specs/behavior.md §6.0 step 6, §7.3).
+	return msg, s.st.heartbeat(ctx, tx, t.ID, by.AgentID)
+}
+
+// message is Message on task t.
+func (s *Service) message(ctx context.Context, tx bun.IDB, by Actor, t *Task, body string, to *string) (Sent, error) {
 	if terminal[t.Status] {
 		hint := "its thread is closed"
 		if by.IsAgent() {
 			hint = "post a new task instead"
 		}
-		return sent{}, errs.E(errs.InvalidRequest, "task %s is %s; %s", t.ID, t.Status, hint)
+		return Sent{}, errs.E(errs.InvalidRequest, "task %s is %s; %s", t.ID, t.Status, hint)
 	}
 	text := redact.Text(strings.TrimSpace(body))
 	if text == "" {
-		return sent{}, errs.E(errs.InvalidRequest, "a message needs a body")
+		return Sent{}, errs.E(errs.InvalidRequest, "a message needs a body")
 	}
 	if n := len([]rune(text)); n > MaxMessage {
 		if by.IsAgent() {
-			return sent{}, errs.E(errs.InvalidRequest, "a message is at most %d characters (this one has %d); write longer text in a note (pact_note)", MaxMessage, n)
+			return Sent{}, errs.E(errs.InvalidRequest, "a message is at most %d characters (this one has %d); write longer text in a note (pact_note)", MaxMessage, n)
 		}
-		return sent{}, errs.E(errs.InvalidRequest, "a message is at most %d characters (this one has %d)", MaxMessage, n)
+		return Sent{}, errs.E(errs.InvalidRequest, "a message is at most %d characters (this one has %d)", MaxMessage, n)
 	}
 	var recipient string
 	var err error
 	if by.IsAgent() {
-		recipient, err = m.recipient(ctx, tx, by.AgentID, t, to)
+		recipient, err = s.recipient(ctx, tx, by.AgentID, t, to)
 	} else {
-		recipient, err = personRecipient(ctx, tx, t, to)
+		recipient, err = s.personRecipient(ctx, tx, t, to)
 	}
 	if err != nil {
-		return sent{}, err
+		return Sent{}, err
 	}
 	switch {
 	case by.IsAgent() && recipient != "":
-		if err := m.checkCap(ctx, tx, t); err != nil {
-			return sent{}, err
+		if err := s.checkCap(ctx, tx, t); err != nil {
+			return Sent{}, err
 		}
 	case by.IsAgent():
-		if err := checkPeopleCap(ctx, tx, t); err != nil {
-			return sent{}, err
+		if err := s.checkPeopleCap(ctx, tx, t); err != nil {
+			return Sent{}, err
 		}
 	}
-	id, err := insertMessage(ctx, tx, by.OrgID, t.ID, nullable(by.AgentID), nullable(by.PersonID), nullable(recipient), text)
+	id, err := s.st.insertMessage(ctx, tx, by.OrgID, t.ID, nullable(by.AgentID), nullable(by.PersonID), nullable(recipient), text)
 	if err != nil {
-		return sent{}, fmt.Errorf("message on task %s: %w", t.ID, err)
+		return Sent{}, fmt.Errorf("message on task %s: %w", t.ID, err)
 	}
 	if recipient == "" {
 		_, err = outbox.Enqueue(ctx, tx, outbox.Notification{Kind: outbox.Message, ProjectID: t.ProjectID, TaskID: t.ID,
@@ -92,20 +147,20 @@ func (m *Module) Message(ctx context.Context, tx bun.IDB, by Actor, t *task, bod
 			TaskID: t.ID, AgentID: recipient})
 	}
 	if err != nil {
-		return sent{}, fmt.Errorf("message on task %s: %w", t.ID, err)
+		return Sent{}, fmt.Errorf("message on task %s: %w", t.ID, err)
 	}
-	return sent{ID: id, To: recipient, Body: text}, nil
+	return Sent{ID: id, To: recipient, Body: text}, nil
 }
 
 // recipient resolves an agent's to (an agent id, or "" for the people).
-func (m *Module) recipient(ctx context.Context, tx bun.IDB, me string, t *task, to *string) (string, error) {
+func (s *Service) recipient(ctx context.Context, tx bun.IDB, me string, t *Task, to *string) (string, error) {
 	switch {
 	case to != nil && *to == "human":
 		return "", nil
 	case to != nil && *to == me:
 		return "", errs.E(errs.InvalidRequest, "a message to yourself is a note; use pact_note")
 	case to != nil && *to != "":
-		target, err := m.delegateTarget(ctx, tx, me, *to, t.ProjectID)
+		target, err := s.delegateTarget(ctx, tx, me, *to, t.ProjectID)
 		if err != nil {
 			return "", err
 		}
@@ -129,7 +184,7 @@ func (m *Module) recipient(ctx context.Context, tx bun.IDB, me string, t *task, 
 // personRecipient resolves a person's to: that agent, else the task's
 // assignee, delegate or creator, which must be an agent of the task's
 // project that is not banned.
-func personRecipient(ctx context.Context, tx bun.IDB, t *task, to *string) (string, error) {
+func (s *Service) personRecipient(ctx context.Context, tx bun.IDB, t *Task, to *string) (string, error) {
 	var recipient string
 	switch {
 	case to != nil && strings.TrimSpace(*to) != "":
@@ -141,7 +196,7 @@ func personRecipient(ctx context.Context, tx bun.IDB, t *task, to *string) (stri
 	default:
 		recipient = t.CreatedBy
 	}
-	ok, err := projectAgent(ctx, tx, recipient, t.ProjectID)
+	ok, err := s.st.projectAgent(ctx, tx, recipient, t.ProjectID)
 	if err != nil {
 		return "", err
 	}
@@ -154,24 +209,20 @@ func personRecipient(ctx context.Context, tx bun.IDB, t *task, to *string) (stri
 // checkCap refuses an eleventh agent-to-agent message on a task, and tells
 // the people once, in a transaction of its own so the notice survives the
 // refusal.
-func (m *Module) checkCap(ctx context.Context, tx bun.IDB, t *task) error {
-	n, err := agentMessages(ctx, tx, t.ID)
+func (s *Service) checkCap(ctx context.Context, tx bun.IDB, t *Task) error {
+	n, err := s.st.agentMessages(ctx, tx, t.ID)
 	if err != nil || n < messageCap {
 		return err
 	}
-	err = m.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext(?))`, "message-cap:"+t.ID); err != nil {
-			return fmt.Errorf("board.checkCap: %w", err)
-		}
+	err = s.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		// The notice is in the organization's language, which may have
 		// changed since: any language's notice counts.
-		notice := texts(m.cat, msgMessageCap, nil)
-		var told int
-		if err := tx.NewRaw(`SELECT count(*) FROM notifications WHERE task_id = ? AND kind = 'question' AND detail IN (?)`,
-			t.ID, bun.List(slices.Collect(maps.Values(notice)))).Scan(ctx, &told); err != nil || told > 0 {
+		notice := texts(s.cat, msgMessageCap, nil)
+		told, err := s.st.capNoticed(ctx, tx, t.ID, slices.Collect(maps.Values(notice)))
+		if err != nil || told {
 			return err
 		}
-		_, err := outbox.Enqueue(ctx, tx, outbox.Notification{Kind: outbox.Question, ProjectID: t.ProjectID, TaskID: t.ID,
+		_, err = outbox.Enqueue(ctx, tx, outbox.Notification{Kind: outbox.Question, ProjectID: t.ProjectID, TaskID: t.ID,
 			Title: t.Title, DetailIn: notice})
 		return err
 	})
@@ -185,26 +236,12 @@ func (m *Module) checkCap(ctx context.Context, tx bun.IDB, t *task) error {
 // agents already sent them peopleCap that no person has answered: each
 // one is a notification, and an agent in a loop must not flood the
 // people's channels (docs/security.md, "7. Caps").
-func checkPeopleCap(ctx context.Context, tx bun.IDB, t *task) error {
+func (s *Service) checkPeopleCap(ctx context.Context, tx bun.IDB, t *Task) error {
 	// Messages to the people on one task are counted one at a time, so two
-	// at once cannot both be the last one allowed: the count is a statement
-	// of its own after the lock, so its snapshot is taken once the lock is
-	// held; in a pipelined call both travel in one round trip.
-	var n int
-	if p, ok := tx.(*db.Tx); ok {
-		err := p.Pipeline(ctx, db.Step{SQL: `SELECT pg_advisory_xact_lock(hashtext($1))`, Args: []any{"people-cap:" + t.ID}},
-			db.Step{SQL: unansweredToPeopleSQL, Args: []any{t.ID}, Rows: db.OneRow(&n)})
-		if err != nil {
-			return fmt.Errorf("board.checkPeopleCap: %w", err)
-		}
-	} else {
-		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext(?))`, "people-cap:"+t.ID); err != nil {
-			return fmt.Errorf("board.checkPeopleCap: %w", err)
-		}
-		var err error
-		if n, err = unansweredToPeople(ctx, tx, t.ID); err != nil {
-			return err
-		}
+	// at once cannot both be the last one allowed.
+	n, err := s.st.unansweredToPeople(ctx, tx, t.ID)
+	if err != nil {
+		return err
 	}
 	if n < peopleCap {
 		return nil
@@ -213,21 +250,22 @@ func checkPeopleCap(ctx context.Context, tx bun.IDB, t *task) error {
 		"wait for an answer (pact_wait), or pact_report status=input_required", peopleCap, t.ID)
 }
 
-// ReadThread returns t's thread for agent me and marks the messages to it
-// read.
-func (m *Module) ReadThread(ctx context.Context, tx bun.IDB, me string, t *task) ([]messageView, error) {
-	rows, err := thread(ctx, tx, t.ID)
+// ReadThread returns task taskID's thread for agent by, which may see it
+// (thread), oldest first (at most 200), and marks the messages to it read;
+// it is its heartbeat on the task.
+func (s *Service) ReadThread(ctx context.Context, tx bun.IDB, by Actor, taskID string) (*Task, []TaskMessage, error) {
+	t, _, err := s.thread(ctx, tx, by, taskID)
 	if err != nil {
-		return nil, fmt.Errorf("thread of task %s: %w", t.ID, err)
+		return nil, nil, err
 	}
-	msgs := make([]messageView, len(rows))
-	for i, r := range rows {
-		msgs[i] = r.view(false)
+	msgs, err := s.st.thread(ctx, tx, t.ID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("thread of task %s: %w", t.ID, err)
 	}
-	if err := markThreadRead(ctx, tx, t.ID, me); err != nil {
-		return nil, fmt.Errorf("thread of task %s: %w", t.ID, err)
+	if err := s.st.markThreadRead(ctx, tx, t.ID, by.AgentID); err != nil {
+		return nil, nil, fmt.Errorf("thread of task %s: %w", t.ID, err)
 	}
-	return msgs, nil
+	return t, msgs, s.st.heartbeat(ctx, tx, t.ID, by.AgentID)
 }
 
 func nullable(s string) *string {

@@ -30,45 +30,53 @@ const (
 	maxRunCredential = 24 * time.Hour
 )
 
-// runCredential is an issued per-run credential: Token is handed over
+// RunCredential is an issued per-run credential: Token is handed over
 // once; the board keeps only its hash.
-type runCredential struct {
+type RunCredential struct {
 	Token     string
+	TaskID    string
 	MandateID string
 	Tools     []string
 	Withheld  []string
 	ExpiresAt time.Time
 }
 
-// IssueRunCredential issues a credential that acts as by for one run of t,
-// which by holds under chain's claim (t is working, by its assignee, and
-// chain's leaf is the claim's mandate or one below it): it may call only
-// the tools asked for that the board has and may grant (registered lists
-// the board's tools), each under chain's leaf, and lives until ttl has
-// passed or t is no longer working under this claim. Refusals: claim_lost
-// (t is not by's working task), forbidden (chain does not descend from the
-// claim's mandate), invalid_request (a tool the board does not have, no
-// tool left to grant, ttl out of bounds).
-func (m *Module) IssueRunCredential(ctx context.Context, tx bun.IDB, by Actor, chain mandate.Chain, t *task,
-	asked, registered []string, ttl time.Duration) (runCredential, error) {
+// IssueRunCredential issues a credential that acts as by for one run of
+// task taskID, which by holds under its chain's claim (the task is one by
+// may see, of a project that is not frozen nor, for a Runner, production;
+// it is working, by its assignee, and the chain's leaf is the claim's
+// mandate or one below it): it may call only the tools asked for that the
+// board has and may grant (registered lists the board's tools), each under
+// the chain's leaf, and lives until ttl has passed or the task is no
+// longer working under this claim. Refusals: claim_lost (not by's working
+// task), forbidden (the chain does not descend from the claim's mandate),
+// invalid_request (a tool the board does not have, no tool left to grant,
+// ttl out of bounds).
+func (s *Service) IssueRunCredential(ctx context.Context, tx bun.IDB, by Actor, taskID string,
+	asked, registered []string, ttl time.Duration) (RunCredential, error) {
+	t, _, err := s.workOn(ctx, tx, by, taskID)
+	if err != nil {
+		return RunCredential{}, err
+	}
+	chain := by.Chain
 	if t.Status != working || t.Assignee == nil || *t.Assignee != by.AgentID || t.AssigneeMandateID == nil {
-		return runCredential{}, errs.E(errs.ClaimLost, "task %s is not working under your claim; claim it before you start a run", t.ID)
+		return RunCredential{}, errs.E(errs.ClaimLost, "task %s is not working under your claim; claim it before you start a run", t.ID)
 	}
 	if !slices.ContainsFunc(chain, func(l *mandate.Mandate) bool { return l.ID.String() == *t.AssigneeMandateID }) {
-		return runCredential{}, errs.Mandate(errs.Forbidden, chain.Leaf().ID.String(),
+		return RunCredential{}, errs.Mandate(errs.Forbidden, chain.Leaf().ID.String(),
 			"a run's credential acts under the claim's mandate %s or one below it, not under %s", *t.AssigneeMandateID, chain.Leaf().ID)
 	}
 	if ttl < minRunCredential || ttl > maxRunCredential {
-		return runCredential{}, errs.E(errs.InvalidRequest, "seconds must be between 1 and 86400 (the run's timeout)")
+		return RunCredential{}, errs.E(errs.InvalidRequest, "seconds must be between 1 and 86400 (the run's timeout)")
 	}
 	if len(asked) > 100 {
-		return runCredential{}, errs.E(errs.InvalidRequest, "a run's credential lists at most 100 tools")
+		return RunCredential{}, errs.E(errs.InvalidRequest, "a run's credential lists at most 100 tools")
 	}
-	out := runCredential{MandateID: chain.Leaf().ID.String()}
+	out := RunCredential{TaskID: t.ID, MandateID: chain.Leaf().ID.String()}
 	for _, name := range asked {
 		switch {
 		case !slices.Contains(registered, name):
-			return runCredential{}, errs.E(errs.InvalidRequest, "there is no tool %s on this board; it has %v", name, registered)
+			return RunCredential{}, errs.E(errs.InvalidRequest, "there is no tool %s on this board; it has %v", name, registered)
 		case slices.Contains(neverGranted(), name):
 			out.Withheld = appendOnce(out.Withheld, name)
 		default:
@@ -76,19 +84,19 @@ func (m *Module) IssueRunCredential(ctx context.Context, tx bun.IDB, by Actor, c
 		}
 	}
 	if len(out.Tools) == 0 {
-		return runCredential{}, errs.E(errs.InvalidRequest, "no tool left to grant: a run's credential never calls %v", neverGranted())
+		return RunCredential{}, errs.E(errs.InvalidRequest, "no tool left to grant: a run's credential never calls %v", neverGranted())
 	}
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {
-		return runCredential{}, err
+		return RunCredential{}, err
 	}
 	out.Token = kernel.RunTokenPrefix + base64.RawURLEncoding.EncodeToString(b)
-	expires, ok, err := m.insertRunCredential(ctx, tx, identity.HashToken(out.Token), by.AgentID, t.ID, out.MandateID, out.Tools, ttl)
+	expires, ok, err := s.st.insertRunCredential(ctx, tx, identity.HashToken(out.Token), by.AgentID, t.ID, out.MandateID, out.Tools, ttl)
 	switch {
 	case err != nil:
-		return runCredential{}, wrapf(err, "issue a run credential for %s", t.ID)
+		return RunCredential{}, wrapf(err, "issue a run credential for %s", t.ID)
 	case !ok:
-		return runCredential{}, errs.E(errs.ClaimLost, "task %s is no longer working under your claim", t.ID)
+		return RunCredential{}, errs.E(errs.ClaimLost, "task %s is no longer working under your claim", t.ID)
 	}
 	out.ExpiresAt = expires
 	return out, nil
@@ -98,8 +106,8 @@ func (m *Module) IssueRunCredential(ctx context.Context, tx bun.IDB, by Actor, c
 // credential of agent. Refusal: unauthorized, one message for every cause
 // (unknown, another agent's, expired, its run over), so a token reveals
 // nothing.
-func (m *Module) VerifyGrant(ctx context.Context, agent, token string) (*kernel.Grant, error) {
-	row, err := m.liveRunCredential(ctx, m.db, identity.HashToken(token), agent)
+func (s *Service) VerifyGrant(ctx context.Context, agent, token string) (*kernel.Grant, error) {
+	row, err := s.st.liveRunCredential(ctx, s.db, identity.HashToken(token), agent)
 	switch {
 	case err != nil:
 		return nil, errs.Wrap(err, "check run credential")

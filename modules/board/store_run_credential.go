@@ -33,10 +33,10 @@ type runCredentialRow struct {
 
 // insertRunCredential stores the credential whose token hashes to hash;
 // ok is false when task is no longer working under agent's claim.
-func (m *Module) insertRunCredential(ctx context.Context, tx bun.IDB, hash, agent, task, mandateID string, tools []string,
+func (st store) insertRunCredential(ctx context.Context, tx bun.IDB, hash, agent, taskID, mandateID string, tools []string,
 	ttl time.Duration) (expires time.Time, ok bool, err error) {
 	var rows []time.Time
-	err = m.db.Fetch(ctx, tx, &rows, issueRunCredentialSQL, hash, agent, task, mandateID, tools, ttl.Seconds())
+	err = st.db.Fetch(ctx, tx, &rows, issueRunCredentialSQL, hash, agent, taskID, mandateID, tools, ttl.Seconds())
 	if err != nil || len(rows) == 0 {
 		return time.Time{}, false, err
 	}
@@ -45,9 +45,9 @@ func (m *Module) insertRunCredential(ctx context.Context, tx bun.IDB, hash, agen
 
 // liveRunCredential reads the credential whose token hashes to hash, of
 // agent, while it lives; nil otherwise.
-func (m *Module) liveRunCredential(ctx context.Context, tx bun.IDB, hash, agent string) (*runCredentialRow, error) {
+func (st store) liveRunCredential(ctx context.Context, tx bun.IDB, hash, agent string) (*runCredentialRow, error) {
 	var rows []runCredentialRow
-	if err := m.db.Fetch(ctx, tx, &rows, liveRunCredentialSQL, hash, agent); err != nil {
+	if err := st.db.Fetch(ctx, tx, &rows, liveRunCredentialSQL, hash, agent); err != nil {
 		return nil, err
 	}
 	if len(rows) == 0 {

@@ -2,15 +2,19 @@ package board
 
 import (
 	"context"
-	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
 
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
 
-	"github.com/pactboard/pact/core/redact"
+	"github.com/pactboard/pact/core/db"
 )
 
-// The tasks rows the task services change, one statement each.
+// The tasks rows the task services read and claim, in pgx's dialect ($n):
+// the statements of pipelined round trips, and the reads that scan a task.
 
 // lockAgentSQL locks agent $1's row so that two exclusive claims by one
 // agent take turns; heldTaskSQL, the next statement of the same round trip,
@@ -37,68 +41,155 @@ const claimTaskSQL = `WITH c AS (
 		ON CONFLICT (task_id) DO UPDATE SET agent_id = excluded.agent_id, at = excluded.at)
 	SELECT count(*) FROM c`
 
-// Every text a task stores that an agent or a person wrote (title, body,
-// result, defer_reason, answer) is redacted here, in the statements that
-// write it, so no path to the tasks table can skip it (docs/security.md,
-// finding 5).
-
-// closeTask sets a closing status and its result.
-func closeTask(ctx context.Context, tx bun.IDB, taskID, status string, result json.RawMessage) error {
-	_, err := tx.ExecContext(ctx, `UPDATE tasks SET status = ?, result = ?::jsonb WHERE id = ?`, status,
-		string(redact.JSON(resultJSON(result))), taskID)
-	return err
+// taskColumns lists a task's columns for alias a (a table name or alias).
+func taskColumns(a string) string {
+	return strings.NewReplacer("$.", a+".").Replace(`$.id::text AS id, $.project_id, $.title, $.body, $.action,
+	$.created_by, $.mandate_id::text AS mandate_id, $.delegate_to, $.delegated_mandate_id::text AS delegated_mandate_id,
+	$.assignee, $.assignee_mandate_id::text AS assignee_mandate_id, $.status, $.deferred, $.defer_reason,
+	$.needed_scope, $.result, $.answer, $.parent_task_id::text AS parent_task_id, $.change_seq, $.change_xact, $.updated_at,
+	$.created_at`)
 }
 
-// deferTask hands a task to people: input_required, deferred and unheld,
-// with the reason and the scopes that would be needed.
-func deferTask(ctx context.Context, tx bun.IDB, taskID, by, reason string, needed []string) error {
-	var scopes any
-	if len(needed) > 0 {
-		scopes = pgdialect.Array(needed)
+// fields are t's fields in taskColumns' order, for a pgx scan.
+func (t *Task) fields() []any {
+	return []any{&t.ID, &t.ProjectID, &t.Title, &t.Body, &t.Action, &t.CreatedBy, &t.MandateID, &t.DelegateTo,
+		&t.DelegatedMandateID, &t.Assignee, &t.AssigneeMandateID, &t.Status, &t.Deferred, &t.DeferReason,
+		&t.NeededScope, &t.Result, &t.Answer, &t.ParentTaskID, &t.ChangeSeq, &t.ChangeXact, &t.UpdatedAt, &t.CreatedAt}
+}
+
+// getTask returns task id, or nil when there is none (a malformed id is no
+// task either). forUpdate locks the row.
+//
+// Unlocked, in a call whose first round trip read the task ahead
+// (readTaskAhead), the first read takes that row instead.
+func (st store) getTask(ctx context.Context, tx bun.IDB, id string, forUpdate bool) (*Task, error) {
+	if _, err := uuid.Parse(id); err != nil {
+		return nil, nil
 	}
-	_, err := tx.ExecContext(ctx, `UPDATE tasks SET status = 'input_required', deferred = true, defer_reason = ?,
-		needed_scope = ?, deferred_by = ?, assignee = NULL, assignee_mandate_id = NULL WHERE id = ?`, redact.Text(reason), scopes, by, taskID)
-	return err
+	if t, ok := tx.(*db.Tx); ok && !forUpdate {
+		if v, ok := t.Take(taskAhead(id)); ok {
+			return v.(*Task), nil
+		}
+	}
+	q := `SELECT ` + taskColumns("tasks") + ` FROM tasks WHERE id = $1`
+	if forUpdate {
+		// Not FOR UPDATE, which would also block the KEY SHARE lock a log
+		// entry naming the task takes (see heldTaskSQL).
+		q += ` FOR NO KEY UPDATE`
+	}
+	var ts []Task
+	if err := st.db.Fetch(ctx, tx, &ts, q, id); err != nil {
+		return nil, fmt.Errorf("board.getTask: %w", err)
+	}
+	if len(ts) == 0 {
+		return nil, nil
+	}
+	return &ts[0], nil
 }
 
-// askTask hands a task to people with a question: as deferTask, with the
-// result that asks it (nil for none).
-func askTask(ctx context.Context, tx bun.IDB, taskID, by, question string, result *string) error {
-	_, err := tx.ExecContext(ctx, `UPDATE tasks SET status = 'input_required', result = ?::jsonb, deferred = true,
-		defer_reason = ?, needed_scope = NULL, deferred_by = ?, assignee = NULL, assignee_mandate_id = NULL WHERE id = ?`,
-		redactedJSON(result), redact.Text(question), by, taskID)
-	return err
-}
+// taskAhead is the key a task read ahead is kept under in a call's
+// transaction: its id as the arguments gave it.
+type taskAhead string
 
-// reopen puts a task back on the board as submitted, unheld.
-func reopen(ctx context.Context, tx bun.IDB, taskID string) error {
-	_, err := tx.ExecContext(ctx, `UPDATE tasks SET status = 'submitted', assignee = NULL, assignee_mandate_id = NULL,
-		claimed_at = NULL WHERE id = ?`, taskID)
-	return err
-}
-
-// stoppedBy lists the tasks canceled because mandate was revoked, by id.
-func stoppedBy(ctx context.Context, tx bun.IDB, mandate string) ([]string, error) {
-	var stopped []string
-	err := tx.NewRaw(`SELECT id::text FROM tasks WHERE result->>'reason' = 'mandate_revoked'
-		AND result->>'mandate_id' = ? ORDER BY id`, mandate).Scan(ctx, &stopped)
-	return stopped, err
-}
-
-// redactedJSON is a nullable JSON text, redacted.
-func redactedJSON(s *string) *string {
-	if s == nil {
+// readTaskAhead is a tool's ReadAhead (kernel.Tool.ReadAhead) for a call
+// whose task_id names the task it works on: the task is read in the round
+// trip that opens the call's transaction, for getTask to take.
+func readTaskAhead(args map[string]any) []db.Step {
+	id, _ := args["task_id"].(string)
+	if _, err := uuid.Parse(id); err != nil {
 		return nil
 	}
-	r := string(redact.JSON([]byte(*s)))
-	return &r
+	return []db.Step{{SQL: `SELECT ` + taskColumns("tasks") + ` FROM tasks WHERE id = $1`, Args: []any{id},
+		Rows: func(tx *db.Tx, rows pgx.Rows) error {
+			var found *Task
+			if rows.Next() {
+				found = &Task{}
+				if err := rows.Scan(found.fields()...); err != nil {
+					return fmt.Errorf("board: read task %s ahead: %w", id, err)
+				}
+			}
+			tx.Keep(taskAhead(id), found)
+			return rows.Err()
+		}}}
 }
 
-// redactedText is a nullable text, redacted.
-func redactedText(s *string) *string {
-	if s == nil {
-		return nil
+// scanTasks is a Step.Rows that appends the task rows (taskColumns) to out.
+func scanTasks(out *[]Task) func(*db.Tx, pgx.Rows) error {
+	return func(_ *db.Tx, r pgx.Rows) error {
+		var t Task
+		_, err := pgx.ForEachRow(r, t.fields(), func() error {
+			*out = append(*out, t)
+			t = Task{} // the next row shares nothing with this one
+			return nil
+		})
+		return err
 	}
-	r := redact.Text(*s)
-	return &r
+}
+
+// heartbeat records that agent, the assignee, is alive on working task
+// taskID.
+func (st store) heartbeat(ctx context.Context, tx bun.IDB, taskID, agent string) error {
+	_, err := st.db.Write(ctx, tx, `INSERT INTO task_activity (task_id, agent_id, at)
+		SELECT id, assignee, now() FROM tasks WHERE id = $1::uuid AND status = 'working' AND assignee = $2
+		ON CONFLICT (task_id) DO UPDATE SET agent_id = excluded.agent_id, at = excluded.at`, taskID, agent)
+	return err
+}
+
+// releaseStaleSQL puts back on the board every working task of projects
+// ($1) whose assignee sent no heartbeat for the lease ($2 seconds). Each
+// working task has its heartbeat row, and only working tasks have one
+// (migration 012), so the index on the heartbeat's time finds the stale
+// ones without reading the live ones.
+const releaseStaleSQL = `WITH stale AS (
+		SELECT t.id, t.assignee FROM task_activity a JOIN tasks t ON t.id = a.task_id
+		WHERE a.at < now() - make_interval(secs => $2) AND t.status = 'working' AND t.project_id = ANY($1)
+		FOR NO KEY UPDATE OF t)
+	UPDATE tasks t SET status = 'submitted', assignee = NULL, assignee_mandate_id = NULL, claimed_at = NULL
+	FROM stale WHERE t.id = stale.id
+	RETURNING t.id::text AS id, t.project_id, stale.assignee AS released_from, t.delegate_to`
+
+// releasedTask is a row of releaseStaleSQL.
+type releasedTask struct {
+	ID         string  `bun:"id"`
+	ProjectID  string  `bun:"project_id"`
+	From       string  `bun:"released_from"`
+	DelegateTo *string `bun:"delegate_to"`
+}
+
+// releaseStale puts back on the board every working task of projects whose
+// assignee sent no heartbeat for lease, and returns them.
+func (st store) releaseStale(ctx context.Context, tx bun.IDB, projects []string, lease time.Duration) ([]releasedTask, error) {
+	var released []releasedTask
+	if err := st.db.Fetch(ctx, tx, &released, releaseStaleSQL, projects, lease.Seconds()); err != nil {
+		return nil, fmt.Errorf("board.releaseStale: %w", err)
+	}
+	return released, nil
+}
+
+// releaseStaleStep is releaseStale as a step of a pipelined round trip,
+// appending what it released to out.
+func releaseStaleStep(projects []string, lease time.Duration, out *[]releasedTask) db.Step {
+	return db.Step{SQL: releaseStaleSQL, Args: []any{projects, lease.Seconds()}, Rows: func(_ *db.Tx, rows pgx.Rows) error {
+		var r releasedTask
+		_, err := pgx.ForEachRow(rows, []any{&r.ID, &r.ProjectID, &r.From, &r.DelegateTo}, func() error {
+			*out = append(*out, r)
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("board.releaseStale: %w", err)
+		}
+		return nil
+	}}
+}
+
+// heldTaskSteps lock agent's row and read its working task into held
+// (lockAgentSQL, heldTaskSQL).
+func heldTaskSteps(agent string, held **string) []db.Step {
+	return []db.Step{{SQL: lockAgentSQL, Args: []any{agent}}, {SQL: heldTaskSQL, Args: []any{agent}, Rows: db.OneRow(held)}}
+}
+
+// claimStep gives task taskID to agent under mandateID if it is open and
+// unheld, counting into won the tasks it claimed (claimTaskSQL).
+func claimStep(agent, mandateID, taskID string, won *int) db.Step {
+	return db.Step{SQL: claimTaskSQL, Args: []any{agent, mandateID, taskID}, Rows: db.OneRow(won)}
 }

@@ -1,18 +1,8 @@
 package board
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
-	"strings"
 	"time"
-
-	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
-	"github.com/uptrace/bun"
-
-	"github.com/pactboard/pact/core/canon"
-	"github.com/pactboard/pact/core/db"
 )
 
 // Task statuses (docs/specs/behavior.md §7.1).
@@ -29,9 +19,10 @@ const (
 
 var terminal = map[string]bool{completed: true, failed: true, canceled: true, rejected: true}
 
-// task is a row of tasks. Its json names are its columns, so a statement
-// can return rows as json_agg (pact_list's answer is one statement).
-type task struct {
+// Task is a task on the board: a row of tasks, as the service reads it.
+// The adapters show it their way (taskView to agents, AdminTask to
+// people).
+type Task struct {
 	ID                 string          `bun:"id" json:"id"`
 	ProjectID          string          `bun:"project_id" json:"project_id"`
 	Title              string          `bun:"title" json:"title"`
@@ -55,129 +46,4 @@ type task struct {
 	ChangeXact int64     `bun:"change_xact" json:"-"`
 	UpdatedAt  time.Time `bun:"updated_at" json:"updated_at"`
 	CreatedAt  time.Time `bun:"created_at" json:"created_at"`
-}
-
-// taskColumns lists a task's columns for alias a (a table name or alias).
-func taskColumns(a string) string {
-	return strings.NewReplacer("$.", a+".").Replace(`$.id::text AS id, $.project_id, $.title, $.body, $.action,
-	$.created_by, $.mandate_id::text AS mandate_id, $.delegate_to, $.delegated_mandate_id::text AS delegated_mandate_id,
-	$.assignee, $.assignee_mandate_id::text AS assignee_mandate_id, $.status, $.deferred, $.defer_reason,
-	$.needed_scope, $.result, $.answer, $.parent_task_id::text AS parent_task_id, $.change_seq, $.change_xact, $.updated_at,
-	$.created_at`)
-}
-
-// fields are t's fields in taskColumns' order, for a pgx scan.
-func (t *task) fields() []any {
-	return []any{&t.ID, &t.ProjectID, &t.Title, &t.Body, &t.Action, &t.CreatedBy, &t.MandateID, &t.DelegateTo,
-		&t.DelegatedMandateID, &t.Assignee, &t.AssigneeMandateID, &t.Status, &t.Deferred, &t.DeferReason,
-		&t.NeededScope, &t.Result, &t.Answer, &t.ParentTaskID, &t.ChangeSeq, &t.ChangeXact, &t.UpdatedAt, &t.CreatedAt}
-}
-
-// getTask returns task id, or nil when there is none (a malformed id is no
-// task either). forUpdate locks the row.
-//
-// Unlocked, in a call whose first round trip read the task ahead
-// (readTaskAhead), the first read takes that row instead.
-func (m *Module) getTask(ctx context.Context, tx bun.IDB, id string, forUpdate bool) (*task, error) {
-	if _, err := uuid.Parse(id); err != nil {
-		return nil, nil
-	}
-	if t, ok := tx.(*db.Tx); ok && !forUpdate {
-		if v, ok := t.Take(taskAhead(id)); ok {
-			return v.(*task), nil
-		}
-	}
-	q := `SELECT ` + taskColumns("tasks") + ` FROM tasks WHERE id = $1`
-	if forUpdate {
-		// Not FOR UPDATE, which would also block the KEY SHARE lock a log
-		// entry naming the task takes (see heldTaskSQL).
-		q += ` FOR NO KEY UPDATE`
-	}
-	var ts []task
-	if err := m.db.Fetch(ctx, tx, &ts, q, id); err != nil {
-		return nil, fmt.Errorf("board.getTask: %w", err)
-	}
-	if len(ts) == 0 {
-		return nil, nil
-	}
-	return &ts[0], nil
-}
-
-// taskAhead is the key a task read ahead is kept under in a call's
-// transaction: its id as the arguments gave it.
-type taskAhead string
-
-// readTaskAhead is a tool's ReadAhead (kernel.Tool.ReadAhead) for a call
-// whose task_id names the task it works on: the task is read in the round
-// trip that opens the call's transaction, for getTask to take.
-func readTaskAhead(args map[string]any) []db.Step {
-	id, _ := args["task_id"].(string)
-	if _, err := uuid.Parse(id); err != nil {
-		return nil
-	}
-	return []db.Step{{SQL: `SELECT ` + taskColumns("tasks") + ` FROM tasks WHERE id = $1`, Args: []any{id},
-		Rows: func(tx *db.Tx, rows pgx.Rows) error {
-			var found *task
-			if rows.Next() {
-				found = &task{}
-				if err := rows.Scan(found.fields()...); err != nil {
-					return fmt.Errorf("board: read task %s ahead: %w", id, err)
-				}
-			}
-			tx.Keep(taskAhead(id), found)
-			return rows.Err()
-		}}}
-}
-
-// taskView is a task as agents see it in pact_list and pact_events
-// (docs/specs/behavior.md §6.3).
-type taskView struct {
-	ID                 string          `json:"id" jsonschema:"The task's id."`
-	ProjectID          string          `json:"project_id" jsonschema:"Its project."`
-	Title              string          `json:"title" jsonschema:"Its title."`
-	Body               string          `json:"body" jsonschema:"What to do (Markdown)."`
-	Action             string          `json:"action" jsonschema:"What kind of work it is, e.g. task.work; the claimer's mandate must cover it."`
-	Status             string          `json:"status" jsonschema:"submitted, working, input_required, auth_required, completed, failed, canceled or rejected."`
-	CreatedBy          string          `json:"created_by" jsonschema:"The agent that posted it."`
-	DelegateTo         *string         `json:"delegate_to" jsonschema:"The agent it is delegated to, if any."`
-	DelegatedMandateID *string         `json:"delegated_mandate_id" jsonschema:"The mandate delegated with it, if any: use it to claim."`
-	Assignee           *string         `json:"assignee" jsonschema:"The agent working on it, if any."`
-	Deferred           bool            `json:"deferred" jsonschema:"Whether it waits for people."`
-	Result             json.RawMessage `json:"result" jsonschema:"What its last report said, or null."`
-	ParentTaskID       *string         `json:"parent_task_id" jsonschema:"The task it is a subtask of, if any."`
-	Seq                int64           `json:"seq" jsonschema:"Its change number: pact_list's next_since counts these."`
-	UpdatedAt          string          `json:"updated_at" jsonschema:"When it last changed."`
-	Answer             *string         `json:"answer,omitempty" jsonschema:"A person's answer, given when they resumed it."`
-	// The two pointers below are pointers to nullable values: a deferred
-	// task carries both keys (each possibly null), any other neither.
-	DeferReason **string  `json:"defer_reason,omitempty" jsonschema:"Why it was deferred (deferred tasks only)."`
-	NeededScope *[]string `json:"needed_scope,omitempty" jsonschema:"The scopes that would let an agent do it (deferred tasks only)."`
-}
-
-// summary is t as agents see it.
-func (t *task) summary() taskView {
-	v := taskView{ID: t.ID, ProjectID: t.ProjectID, Title: t.Title, Body: t.Body, Action: t.Action, Status: t.Status,
-		CreatedBy: t.CreatedBy, DelegateTo: t.DelegateTo, DelegatedMandateID: t.DelegatedMandateID, Assignee: t.Assignee,
-		Deferred: t.Deferred, Result: rawOrNil(t.Result), ParentTaskID: t.ParentTaskID, Seq: t.ChangeSeq,
-		UpdatedAt: canon.ISO(t.UpdatedAt), Answer: t.Answer}
-	if t.Deferred {
-		v.DeferReason, v.NeededScope = &t.DeferReason, &t.NeededScope
-		// The question is sent once: as defer_reason, not again as result.
-		if t.DeferReason != nil && resultIsText(t.Result, *t.DeferReason) {
-			v.Result = nil
-		}
-	}
-	return v
-}
-
-func rawOrNil(r json.RawMessage) json.RawMessage {
-	if len(r) == 0 || string(r) == "null" {
-		return nil
-	}
-	return r
-}
-
-func resultIsText(r json.RawMessage, text string) bool {
-	var s string
-	return json.Unmarshal(r, &s) == nil && s == text
 }

@@ -38,7 +38,7 @@ type runCredentialOut struct {
 }
 
 func (m *Module) runCredential(ctx context.Context, c *kernel.Call, a runCredentialIn) (runCredentialOut, error) {
-	chain, who, t, _, err := m.workOn(ctx, c, a.MandateID, a.TaskID)
+	by, err := m.agent(ctx, c, a.MandateID)
 	if err != nil {
 		return runCredentialOut{}, err
 	}
@@ -46,10 +46,9 @@ func (m *Module) runCredential(ctx context.Context, c *kernel.Call, a runCredent
 	if a.Seconds != nil {
 		ttl = time.Duration(*a.Seconds * float64(time.Second))
 	}
-	got, err := m.IssueRunCredential(ctx, c.Tx, agentActor(who), chain, t, a.Tools, m.tools.Names(), ttl)
+	got, err := m.svc.IssueRunCredential(ctx, c.Tx, by, a.TaskID, a.Tools, m.tools.Names(), ttl)
 	if err != nil {
 		return runCredentialOut{}, err
 	}
-	return runCredentialOut{Token: got.Token, TaskID: t.ID, MandateID: got.MandateID, Tools: got.Tools, Withheld: got.Withheld,
-		ExpiresAt: got.ExpiresAt}, nil
+	return runCredentialOut(got), nil
 }
