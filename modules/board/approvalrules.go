@@ -13,6 +13,7 @@ import (
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/mandate"
+	"github.com/pactboard/pact/core/seams"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -24,10 +25,10 @@ const MaxApprovalRules = 100
 var DefaultApprovalRules = []string{"deploy.*", "finance.*", "customer.message"}
 
 // seedApprovalRules gives a new organization the default approval rules,
-// in the transaction that creates it (kernel.OrgCreatedHooks).
-func (m *Module) seedApprovalRules(ctx context.Context, tx bun.Tx, org string) error {
+// in the transaction that creates it (seams.OrgCreatedHook).
+func (m *Module) seedApprovalRules(ctx context.Context, tx bun.IDB, e seams.OrgCreated) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO approval_actions (org_id, action) SELECT ?, unnest(?::text[])`,
-		org, pgdialect.Array(DefaultApprovalRules))
+		e.OrgID, pgdialect.Array(DefaultApprovalRules))
 	return err
 }
 

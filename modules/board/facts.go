@@ -7,13 +7,13 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
-	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/core/seams"
 )
 
 // The board answers what other modules need to know of its tasks through
-// kernel.BoardFacts, so none of them reads the tasks table
+// seams.BoardFacts, so none of them reads the tasks table
 // (docs/architecture.md, "Table ownership").
-var _ kernel.BoardFacts = (*Module)(nil)
+var _ seams.BoardFacts = (*Module)(nil)
 
 // OpenTaskCounts returns how many open tasks each of projectIDs has, 0 for
 // a project with none. Open is task_status_is_open, defined once in

@@ -6,17 +6,17 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
-	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/core/seams"
 )
 
 // mandateTasks tells mandate administration (modules/mandates) about the
-// tasks hanging on mandates, through the kernel's kernel.MandateTasks.
+// tasks hanging on mandates, through seams.MandateTasksSeam.
 type mandateTasks struct{}
 
 // OpenTasksUnder lists the open tasks whose own, assignee or delegated
 // mandate is one of ids, oldest first.
-func (mandateTasks) OpenTasksUnder(ctx context.Context, tx bun.IDB, ids []string) ([]kernel.TaskBrief, error) {
-	out := []kernel.TaskBrief{}
+func (mandateTasks) OpenTasksUnder(ctx context.Context, tx bun.IDB, ids []string) ([]seams.TaskBrief, error) {
+	out := []seams.TaskBrief{}
 	if len(ids) == 0 {
 		return out, nil
 	}
@@ -29,13 +29,13 @@ func (mandateTasks) OpenTasksUnder(ctx context.Context, tx bun.IDB, ids []string
 
 // DelegatedFor returns, for each of ids delegated with a task, the first
 // task it was delegated for.
-func (mandateTasks) DelegatedFor(ctx context.Context, tx bun.IDB, ids []string) (map[string]kernel.TaskBrief, error) {
-	out := map[string]kernel.TaskBrief{}
+func (mandateTasks) DelegatedFor(ctx context.Context, tx bun.IDB, ids []string) (map[string]seams.TaskBrief, error) {
+	out := map[string]seams.TaskBrief{}
 	if len(ids) == 0 {
 		return out, nil
 	}
 	var rows []struct {
-		kernel.TaskBrief
+		seams.TaskBrief
 		MandateID string `bun:"mandate_id"`
 	}
 	err := tx.NewRaw(`SELECT DISTINCT ON (delegated_mandate_id) delegated_mandate_id::text AS mandate_id,

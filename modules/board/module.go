@@ -7,10 +7,12 @@
 package board
 
 import (
+	"context"
 	"net/http"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/uptrace/bun"
 
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/events"
@@ -19,6 +21,7 @@ import (
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/mandate"
+	"github.com/pactboard/pact/core/seams"
 )
 
 // Module is the board module.
@@ -31,8 +34,9 @@ type Module struct {
 	// hub wakes pact_wait and pact_events; nil (tests without one) means
 	// waiting calls only check at their start and their deadline.
 	hub *events.Hub
-	// claims add to a claim's answer (an exported credential).
-	claims *kernel.ClaimHooks
+	// claims publishes seams.ClaimedHook: subscribers add to a claim's
+	// answer (an exported credential).
+	claims func(context.Context, bun.IDB, seams.Claimed) error
 	// whoamiSections build pact_whoami's answer, other modules' parts too.
 	whoamiSections *kernel.Whoami
 	// stale is how long a claim lives without a heartbeat.
@@ -57,7 +61,7 @@ func (m *Module) Name() string { return "board" }
 // its subtree, in the revoking transaction.
 func (m *Module) Register(h *kernel.Host) error {
 	m.db, m.log, m.mandates, m.ident, m.logger, m.hub = h.DB(), h.Log(), h.Mandates(), h.Identity(), h.Logger(), h.Events()
-	m.claims, m.tools = h.Claims(), h.Tools()
+	m.claims, m.tools = kernel.Publisher(h, seams.ClaimedHook), h.Tools()
 	m.stale, m.offerLease = 30*time.Minute, defaultOfferLease
 	if c := h.Config(); c != nil && c.StaleAfter > 0 {
 		m.stale = c.StaleAfter
@@ -67,7 +71,13 @@ func (m *Module) Register(h *kernel.Host) error {
 	}
 	m.mandates.OnRevoke(m.onRevoke)
 	h.ProvideGrants(m)
-	if err := h.ProvideBoardFacts(m); err != nil {
+	if err := kernel.Provide(h, seams.BoardFactsSeam, seams.BoardFacts(m)); err != nil {
+		return err
+	}
+	if err := kernel.Provide(h, seams.MandateTasksSeam, seams.MandateTasks(mandateTasks{})); err != nil {
+		return err
+	}
+	if err := kernel.Subscribe(h, seams.OrgCreatedHook, m.seedApprovalRules); err != nil {
 		return err
 	}
 	for _, add := range []func(*kernel.Host) error{m.addWhoami, m.addPost, m.addList, m.addClaim, m.addReport,
@@ -79,7 +89,6 @@ func (m *Module) Register(h *kernel.Host) error {
 	api := h.Admin()
 	m.registerTaskAdmin(api)
 	m.registerApprovalRules(h)
-	h.MandateReports().ReportTasks(mandateTasks{})
 	h.Handle("/hooks/a/{agent}/{event}", http.HandlerFunc(m.serveHook))
 	if err := h.Channel(kernel.Channel{Name: "hooks", Audience: kernel.AgentAudience, Routes: []string{"/hooks/a/{agent}/{event}"},
 		Summary: "Claude Code's hooks: their answers hand the agent its unread messages and claimed work"}); err != nil {
