@@ -49,10 +49,6 @@ func (h *Host) Events() *events.Hub { return h.k.deps.Events }
 // tool-call pipeline (gate, transaction, log entry, refusal rule).
 func (h *Host) Tool(t Tool) error { return h.k.tools.Add(t) }
 
-// Claims returns the claim hooks: a module that adds to a claim's answer
-// (credentials) registers there, and the board runs them on every claim.
-func (h *Host) Claims() *ClaimHooks { return h.k.claims }
-
 // Resource registers an MCP resource template.
 func (h *Host) Resource(r Resource) error { return h.k.res.Add(r) }
 

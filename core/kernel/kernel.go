@@ -75,11 +75,8 @@ type Kernel struct {
 	admin  huma.API
 	tools  *Tools
 	res    *Resources
-	claims *ClaimHooks
 	seams  *seams
 	drain  *drain // Drain; held calls and /readyz watch it
-	// mandateReports: what board and credentials tell mandate administration.
-	mandateReports *MandateReporters
 	// channels: how the board pushes content to agents and people.
 	channels channels
 
@@ -120,9 +117,7 @@ func New(deps Deps) *Kernel {
 	k.tools.hub = deps.Events
 	k.tools.metrics = deps.Metrics
 	k.res = &Resources{}
-	k.claims = &ClaimHooks{}
 	k.seams = newSeams()
-	k.mandateReports = &MandateReporters{}
 	if _, ok := huma.NewError(0, "").(*AdminError); !ok {
 		k.logger.Error("huma.NewError is not kernel.NewAdminError: Admin API errors will not follow the error model; " +
 			"cmd must assign it before building the kernel")
@@ -213,9 +208,6 @@ func (k *Kernel) Routes() []string {
 
 // Tools returns the MCP tool registry and its pipeline.
 func (k *Kernel) Tools() *Tools { return k.tools }
-
-// Claims returns the claim hooks.
-func (k *Kernel) Claims() *ClaimHooks { return k.claims }
 
 // Resources returns the MCP resource templates.
 func (k *Kernel) Resources() *Resources { return k.res }

@@ -25,7 +25,6 @@ type approvalRulesOut struct{ Body ApprovalRules }
 // under the ids and tag they had in the people module, and seeds every new
 // organization with the default rules.
 func (m *Module) registerApprovalRules(h *kernel.Host) {
-	h.OrgCreated().Add(m.svc.seedApprovalRules)
 	api := h.Admin()
 	huma.Register(api, approvalOp(http.MethodGet, "get-approval-rules",
 		"The actions whose tasks need a person's approval", identity.Viewer), m.getApprovalRules)

@@ -17,6 +17,7 @@ import (
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/mandate"
+	"github.com/pactboard/pact/core/seams"
 )
 
 // Module is the board module: the registry entry that holds its service
@@ -52,7 +53,13 @@ func (m *Module) Register(h *kernel.Host) error {
 	m.svc = newService(h)
 	m.mandates.OnRevoke(m.svc.onRevoke)
 	h.ProvideGrants(m.svc)
-	if err := h.ProvideBoardFacts(m.svc); err != nil {
+	if err := kernel.Provide(h, seams.BoardFactsSeam, seams.BoardFacts(m.svc)); err != nil {
+		return err
+	}
+	if err := kernel.Provide(h, seams.MandateTasksSeam, seams.MandateTasks(m.svc)); err != nil {
+		return err
+	}
+	if err := kernel.Subscribe(h, seams.OrgCreatedHook, m.svc.seedApprovalRules); err != nil {
 		return err
 	}
 	for _, add := range []func(*kernel.Host) error{m.addWhoami, m.addPost, m.addList, m.addClaim, m.addReport,
@@ -64,7 +71,6 @@ func (m *Module) Register(h *kernel.Host) error {
 	api := h.Admin()
 	m.registerTaskAdmin(api)
 	m.registerApprovalRules(h)
-	h.MandateReports().ReportTasks(m.svc)
 	h.Handle("/hooks/a/{agent}/{event}", http.HandlerFunc(m.serveHook))
 	if err := h.Channel(kernel.Channel{Name: "hooks", Audience: kernel.AgentAudience, Routes: []string{"/hooks/a/{agent}/{event}"},
 		Summary: "Claude Code's hooks: their answers hand the agent its unread messages and claimed work"}); err != nil {

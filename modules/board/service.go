@@ -1,7 +1,10 @@
 package board
 
 import (
+	"context"
 	"time"
+
+	"github.com/uptrace/bun"
 
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/events"
@@ -10,6 +13,7 @@ import (
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/mandate"
+	"github.com/pactboard/pact/core/seams"
 )
 
 // Service holds the board's rules (docs/architecture.md, "A service and a
@@ -30,8 +34,9 @@ type Service struct {
 	// hub wakes pact_wait and pact_events; nil (tests without one) means
 	// waiting calls only check at their start and their deadline.
 	hub *events.Hub
-	// claims add to a claim's answer (an exported credential).
-	claims *kernel.ClaimHooks
+	// claims publishes seams.ClaimedHook: subscribers add to a claim's
+	// answer (an exported credential).
+	claims func(context.Context, bun.IDB, seams.Claimed) error
 	// cat holds the words this module writes for people (catalog.go).
 	cat *i18n.Catalog
 	// stale is how long a claim lives without a heartbeat.
@@ -43,7 +48,7 @@ type Service struct {
 // newService is the board's service on the kernel's host.
 func newService(h *kernel.Host) *Service {
 	s := &Service{db: h.DB(), st: store{db: h.DB()}, log: h.Log(), mandates: h.Mandates(), ident: h.Identity(),
-		hub: h.Events(), claims: h.Claims(), cat: mustCatalog(), stale: 30 * time.Minute, offerLease: defaultOfferLease}
+		hub: h.Events(), claims: kernel.Publisher(h, seams.ClaimedHook), cat: mustCatalog(), stale: 30 * time.Minute, offerLease: defaultOfferLease}
 	if c := h.Config(); c != nil && c.StaleAfter > 0 {
 		s.stale = c.StaleAfter
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/mandate"
+	"github.com/pactboard/pact/core/seams"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -21,9 +22,9 @@ const MaxApprovalRules = 100
 var DefaultApprovalRules = []string{"deploy.*", "finance.*", "customer.message"}
 
 // seedApprovalRules gives a new organization the default approval rules,
-// in the transaction that creates it (kernel.OrgCreatedHooks).
-func (s *Service) seedApprovalRules(ctx context.Context, tx bun.Tx, org string) error {
-	return s.st.addApprovalRules(ctx, tx, org, DefaultApprovalRules)
+// in the transaction that creates it (seams.OrgCreatedHook).
+func (s *Service) seedApprovalRules(ctx context.Context, tx bun.IDB, e seams.OrgCreated) error {
+	return s.st.addApprovalRules(ctx, tx, e.OrgID, DefaultApprovalRules)
 }
 
 // ApprovalRules lists org's approval rules: the actions whose tasks wait

@@ -6,8 +6,8 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/pactboard/pact/core/db"
-	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/mandate"
+	"github.com/pactboard/pact/core/seams"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -93,7 +93,10 @@ func (s *Service) Claim(ctx context.Context, tx *db.Tx, by Actor, in ClaimInput)
 		return Claimed{}, wrapf(err, "claim %s", t.ID)
 	}
 	added := map[string]any{}
-	s.claims.Run(ctx, tx, kernel.Claimed{AgentID: by.AgentID, TaskID: t.ID, ProjectID: p.ID, MandateID: chain.Leaf().ID.String()}, added)
+	if err := s.claims(ctx, tx, seams.Claimed{AgentID: by.AgentID, TaskID: t.ID, ProjectID: p.ID,
+		MandateID: chain.Leaf().ID.String(), Answer: added}); err != nil {
+		return Claimed{}, wrapf(err, "claim %s", t.ID)
+	}
 	out.Credential, _ = added["credential"].(map[string]any)
 	out.CredentialNote, _ = added["credential_note"].(string)
 	return out, nil

@@ -6,13 +6,13 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/core/seams"
 )
 
 // The board answers what other modules need to know of its tasks through
-// kernel.BoardFacts, so none of them reads the tasks table
+// seams.BoardFacts, so none of them reads the tasks table
 // (docs/architecture.md, "Table ownership").
-var _ kernel.BoardFacts = (*Service)(nil)
+var _ seams.BoardFacts = (*Service)(nil)
 
 // OpenTaskCounts returns how many open tasks each of projectIDs has, 0 for
 // a project with none. Open is task_status_is_open, defined once in
@@ -33,23 +33,23 @@ func (s *Service) OpenTaskCounts(ctx context.Context, tx bun.IDB, projectIDs []s
 }
 
 // The service tells mandate administration (modules/mandates) about the
-// tasks hanging on mandates, through the kernel's kernel.MandateTasks.
-var _ kernel.MandateTasks = (*Service)(nil)
+// tasks hanging on mandates, through seams.MandateTasksSeam.
+var _ seams.MandateTasks = (*Service)(nil)
 
 // OpenTasksUnder lists the open tasks whose own, assignee or delegated
 // mandate is one of ids, oldest first.
-func (s *Service) OpenTasksUnder(ctx context.Context, tx bun.IDB, ids []string) ([]kernel.TaskBrief, error) {
+func (s *Service) OpenTasksUnder(ctx context.Context, tx bun.IDB, ids []string) ([]seams.TaskBrief, error) {
 	if len(ids) == 0 {
-		return []kernel.TaskBrief{}, nil
+		return []seams.TaskBrief{}, nil
 	}
 	return s.st.openTasksUnder(ctx, tx, ids)
 }
 
 // DelegatedFor returns, for each of ids delegated with a task, the first
 // task it was delegated for.
-func (s *Service) DelegatedFor(ctx context.Context, tx bun.IDB, ids []string) (map[string]kernel.TaskBrief, error) {
+func (s *Service) DelegatedFor(ctx context.Context, tx bun.IDB, ids []string) (map[string]seams.TaskBrief, error) {
 	if len(ids) == 0 {
-		return map[string]kernel.TaskBrief{}, nil
+		return map[string]seams.TaskBrief{}, nil
 	}
 	return s.st.delegatedFor(ctx, tx, ids)
 }

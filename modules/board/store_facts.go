@@ -6,7 +6,7 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
-	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/core/seams"
 )
 
 // What other modules learn of the board's tasks (facts.go,
@@ -29,8 +29,8 @@ func (store) openTaskCounts(ctx context.Context, tx bun.IDB, projectIDs []string
 
 // openTasksUnder lists the open tasks whose own, assignee or delegated
 // mandate is one of ids, oldest first.
-func (store) openTasksUnder(ctx context.Context, tx bun.IDB, ids []string) ([]kernel.TaskBrief, error) {
-	out := []kernel.TaskBrief{}
+func (store) openTasksUnder(ctx context.Context, tx bun.IDB, ids []string) ([]seams.TaskBrief, error) {
+	out := []seams.TaskBrief{}
 	err := tx.NewRaw(`SELECT id::text AS id, title, status, assignee FROM tasks
 		WHERE status IN ('submitted', 'working', 'input_required', 'auth_required')
 		  AND (mandate_id = ANY(?::uuid[]) OR assignee_mandate_id = ANY(?::uuid[]) OR delegated_mandate_id = ANY(?::uuid[]))
@@ -40,10 +40,10 @@ func (store) openTasksUnder(ctx context.Context, tx bun.IDB, ids []string) ([]ke
 
 // delegatedFor returns, for each of ids delegated with a task, the first
 // task it was delegated for.
-func (store) delegatedFor(ctx context.Context, tx bun.IDB, ids []string) (map[string]kernel.TaskBrief, error) {
-	out := map[string]kernel.TaskBrief{}
+func (store) delegatedFor(ctx context.Context, tx bun.IDB, ids []string) (map[string]seams.TaskBrief, error) {
+	out := map[string]seams.TaskBrief{}
 	var rows []struct {
-		kernel.TaskBrief
+		seams.TaskBrief
 		MandateID string `bun:"mandate_id"`
 	}
 	err := tx.NewRaw(`SELECT DISTINCT ON (delegated_mandate_id) delegated_mandate_id::text AS mandate_id,

@@ -25,7 +25,7 @@ type claimIn struct {
 }
 
 // claimOut is a claim's answer. Credential and CredentialNote are what the
-// claim hooks add (kernel.ClaimHooks; the credentials module today).
+// subscribers of seams.ClaimedHook add (the credentials module today).
 type claimOut struct {
 	OK             bool               `json:"ok" jsonschema:"Always true: the task is yours."`
 	TaskID         string             `json:"task_id" jsonschema:"The task you claimed."`

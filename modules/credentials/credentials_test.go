@@ -12,6 +12,7 @@ import (
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/mandate"
+	"github.com/pactboard/pact/core/seams"
 	"github.com/pactboard/pact/modules/credentials"
 	"github.com/pactboard/pact/sdk/credential"
 	"github.com/pactboard/pact/sdk/errs"
@@ -130,11 +131,11 @@ func TestRevocationListRoutes(t *testing.T) {
 func TestClaimsSayWhyNoCredentialWasIssued(t *testing.T) {
 	ctx := context.Background()
 	f := setup(t, map[string]string{"PACT_EXPORT_FORMAT": "biscuit"}, noPlugins{})
-	claimed := kernel.Claimed{AgentID: "code-web", MandateID: f.Root("code-web")}
+	claimed := seams.Claimed{AgentID: "code-web", MandateID: f.Root("code-web")}
 	run := func() map[string]any {
 		out := map[string]any{}
 		require.NoError(t, f.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-			f.Kernel.Claims().Run(ctx, tx, claimed, out)
+			publishClaim(t, f.Kernel, ctx, tx, claimed, out)
 			_, err := tx.ExecContext(ctx, `SELECT 1`) // the claim's transaction is still usable
 			return err
 		}))
@@ -175,7 +176,7 @@ func TestAFailedExportLeavesTheClaimToCommit(t *testing.T) {
 			VALUES ('tenuo', 'the-claim', ?)`, f.Root("code-web")); err != nil {
 			return err
 		}
-		f.Kernel.Claims().Run(ctx, tx, kernel.Claimed{AgentID: "code-web", MandateID: f.Root("code-web")}, out)
+		publishClaim(t, f.Kernel, ctx, tx, seams.Claimed{AgentID: "code-web", MandateID: f.Root("code-web")}, out)
 		_, err := tx.ExecContext(ctx, `SELECT 1`) // the claim's transaction is still usable
 		return err
 	}))
@@ -193,7 +194,7 @@ func TestClaimsCarryNothingWithoutAnExportFormat(t *testing.T) {
 	require.NoError(t, err)
 	out := map[string]any{}
 	require.NoError(t, f.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		f.Kernel.Claims().Run(ctx, tx, kernel.Claimed{AgentID: "code-web", MandateID: f.Root("code-web")}, out)
+		publishClaim(t, f.Kernel, ctx, tx, seams.Claimed{AgentID: "code-web", MandateID: f.Root("code-web")}, out)
 		return nil
 	}))
 	require.Empty(t, out)
@@ -225,7 +226,7 @@ func TestTheNewestLiveKeyHoldsTheCredential(t *testing.T) {
 	claim := func() []byte {
 		out := map[string]any{}
 		require.NoError(t, f.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-			f.Kernel.Claims().Run(ctx, tx, kernel.Claimed{AgentID: "code-web", MandateID: f.Root("code-web")}, out)
+			publishClaim(t, f.Kernel, ctx, tx, seams.Claimed{AgentID: "code-web", MandateID: f.Root("code-web")}, out)
 			return nil
 		}))
 		require.NotNil(t, out["credential"], "%v", out)
@@ -243,4 +244,12 @@ func TestTheNewestLiveKeyHoldsTheCredential(t *testing.T) {
 	require.NoError(t, err)
 	require.EqualValues(t, 1, n)
 	require.Equal(t, firstRaw, claim(), "revoking it falls back")
+}
+
+// publishClaim publishes seams.ClaimedHook as the board does on a claim,
+// with out as the claim's answer.
+func publishClaim(t *testing.T, k *kernel.Kernel, ctx context.Context, tx bun.IDB, c seams.Claimed, out map[string]any) {
+	t.Helper()
+	c.Answer = out
+	require.NoError(t, kernel.Publisher(k, seams.ClaimedHook)(ctx, tx, c))
 }

@@ -6,8 +6,8 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/pactboard/pact/core/db"
-	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/mandate"
+	"github.com/pactboard/pact/core/seams"
 	"github.com/pactboard/pact/sdk/credential"
 	"github.com/pactboard/pact/sdk/errs"
 )
@@ -16,11 +16,11 @@ import (
 // credential: only they run on machines that can keep a private key.
 var keyClients = map[string]bool{"code": true, "runner": true}
 
-// exportOnClaim is the claim hook: it exports the claim's verified chain as
+// exportOnClaim is what a claim adds (seams.ClaimedHook): it exports the claim's verified chain as
 // a credential held by the agent's registered key and records every outside
 // id minted for each link. It never fails the claim: when no credential can
 // be issued the answer carries credential_note saying why.
-func (s *Service) exportOnClaim(ctx context.Context, tx bun.IDB, c kernel.Claimed) map[string]any {
+func (s *Service) exportOnClaim(ctx context.Context, tx bun.IDB, c seams.Claimed) map[string]any {
 	// A savepoint: a failed statement here must not abort the claim's
 	// transaction.
 	var out map[string]any
@@ -40,7 +40,7 @@ func note(msg string) map[string]any { return map[string]any{"credential_note": 
 
 // export does exportOnClaim's work; its error (a database failure) rolls
 // the savepoint back.
-func (s *Service) export(ctx context.Context, tx bun.IDB, c kernel.Claimed) (map[string]any, error) {
+func (s *Service) export(ctx context.Context, tx bun.IDB, c seams.Claimed) (map[string]any, error) {
 	agent, err := holderOf(ctx, tx, c.AgentID)
 	switch {
 	case err != nil:

@@ -6,7 +6,7 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// LiveKeyCounts answers kernel.AgentKeys: the module owns agent_keys, so
+// LiveKeyCounts answers seams.AgentKeys: the module owns agent_keys, so
 // others (people's agent listing) count an agent's live keys through the
 // kernel. It returns how many unrevoked keys each of agentIDs has, read in
 // tx.

@@ -6,7 +6,7 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// RevocationsPublished answers kernel.MandateCredentials, for mandate
+// RevocationsPublished answers seams.MandateCredentials, for mandate
 // administration (modules/mandates): it returns the mandates among ids some
 // outside id minted for which is on a published revocation list.
 func (s *Service) RevocationsPublished(ctx context.Context, tx bun.IDB, ids []string) (map[string]bool, error) {

@@ -7,11 +7,16 @@
 package credentials
 
 import (
+	"context"
+	"maps"
 	"net/http"
 	"time"
 
+	"github.com/uptrace/bun"
+
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/mandate"
+	"github.com/pactboard/pact/core/seams"
 	"github.com/pactboard/pact/sdk/credential"
 )
 
@@ -65,12 +70,21 @@ func (m *Module) Register(h *kernel.Host) error {
 	}
 	m.Service = s
 	s.mandates.OnRevoke(s.publishRevocations)
-	h.MandateReports().ReportCredentials(s)
-	h.ProvideAgentKeys(s)
+	if err := kernel.Provide(h, seams.MandateCredentialsSeam, seams.MandateCredentials(s)); err != nil {
+		return err
+	}
+	if err := kernel.Provide(h, seams.AgentKeysSeam, seams.AgentKeys(s)); err != nil {
+		return err
+	}
 	h.Handle("GET /.well-known/pact-revocations/{format}", http.HandlerFunc(m.serveList))
 	m.registerAdmin(h.Admin())
 	if s.format != "" {
-		h.Claims().Add(s.exportOnClaim)
+		if err := kernel.Subscribe(h, seams.ClaimedHook, func(ctx context.Context, tx bun.IDB, c seams.Claimed) error {
+			maps.Copy(c.Answer, s.exportOnClaim(ctx, tx, c))
+			return nil
+		}); err != nil {
+			return err
+		}
 	}
 	return nil
 }

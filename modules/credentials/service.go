@@ -16,8 +16,8 @@ import (
 
 // Service is where every rule about outside credentials is decided: export
 // on claim, revocation lists, import, agent keys and trusted roots. The
-// claim hook, the revocation route, the kernel's seams (kernel.AgentKeys,
-// kernel.MandateCredentials), the Admin operations and pact-admin are
+// claim hook, the revocation route, the kernel's seams (seams.AgentKeys,
+// seams.MandateCredentials), the Admin operations and pact-admin are
 // adapters over its methods, and its store (store*.go) holds the SQL.
 type Service struct {
 	db       *db.DB

@@ -35,7 +35,7 @@ func (m *Module) RevokeImpact(ctx context.Context, p *identity.Person, id string
 			out.Descendants = append(out.Descendants, ImpactMandate{ID: l.ID, Holder: l.Holder, Depth: l.Below})
 		}
 	}
-	tasks, err := m.reports.Tasks().OpenTasksUnder(ctx, m.db, ids)
+	tasks, err := m.tasks().OpenTasksUnder(ctx, m.db, ids)
 	if err != nil {
 		return nil, fmt.Errorf("open tasks under mandate %s: %w", md.ID, err)
 	}
@@ -61,11 +61,11 @@ func (m *Module) listMandates(ctx context.Context, tx bun.IDB, org string, all b
 	for i, r := range rows {
 		ids[i] = r.ID
 	}
-	published, err := m.reports.Credentials().RevocationsPublished(ctx, tx, ids)
+	published, err := m.creds().RevocationsPublished(ctx, tx, ids)
 	if err != nil {
 		return nil, fmt.Errorf("published revocations of %d mandates: %w", len(ids), err)
 	}
-	tasks, err := m.reports.Tasks().DelegatedFor(ctx, tx, ids)
+	tasks, err := m.tasks().DelegatedFor(ctx, tx, ids)
 	if err != nil {
 		return nil, fmt.Errorf("tasks of %d mandates: %w", len(ids), err)
 	}

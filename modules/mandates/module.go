@@ -6,8 +6,8 @@
 // and logs it; another organization's mandate answers like a missing one.
 //
 // The tasks and outside credentials that hang on mandates belong to other
-// modules: this one asks them through the kernel's mandate reporters
-// (kernel.MandateTasks, kernel.MandateCredentials), and the revoke hooks
+// modules: this one asks them through their seams (seams.MandateTasksSeam,
+// seams.MandateCredentialsSeam), and the revoke hooks
 // they registered with core/mandate report what a revocation stopped.
 package mandates
 
@@ -16,6 +16,7 @@ import (
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/mandate"
+	"github.com/pactboard/pact/core/seams"
 )
 
 // Module is the mandates module.
@@ -23,7 +24,10 @@ type Module struct {
 	db       *db.DB
 	mandates *mandate.Service
 	ident    *identity.Service
-	reports  *kernel.MandateReporters
+	// tasks and creds report what hangs on mandates (their seams'
+	// defaults, none, when no module provides them).
+	tasks func() seams.MandateTasks
+	creds func() seams.MandateCredentials
 }
 
 // New returns the mandates module.
@@ -34,7 +38,9 @@ func (m *Module) Name() string { return "mandates" }
 
 // Register adds the module's Admin API operations.
 func (m *Module) Register(h *kernel.Host) error {
-	m.db, m.mandates, m.ident, m.reports = h.DB(), h.Mandates(), h.Identity(), h.MandateReports()
+	m.db, m.mandates, m.ident = h.DB(), h.Mandates(), h.Identity()
+	m.tasks = kernel.UseOr(h, seams.MandateTasksSeam, seams.MandateTasks(seams.NoMandateTasks{}))
+	m.creds = kernel.UseOr(h, seams.MandateCredentialsSeam, seams.MandateCredentials(seams.NoMandateCredentials{}))
 	m.registerMandateAdmin(h.Admin())
 	return nil
 }

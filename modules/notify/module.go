@@ -28,6 +28,7 @@ import (
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/metrics"
 	"github.com/pactboard/pact/core/seal"
+	"github.com/pactboard/pact/core/seams"
 	"github.com/pactboard/pact/sdk/notifier"
 )
 
@@ -149,7 +150,9 @@ func (m *Module) Register(h *kernel.Host) error {
 	}
 	m.svc = NewService(h.DB(), h.Log(), &opts)
 	if people := h.Identity(); people != nil {
-		h.ProvideSlackWebhooks(m.svc.SlackWebhooks(people))
+		if err := kernel.Provide(h, seams.SlackWebhooksSeam, m.svc.SlackWebhooks(people)); err != nil {
+			return err
+		}
 		h.Worker("reseal", func(ctx context.Context) error { return m.svc.resealAll(ctx, people) })
 	}
 	m.svc.registerAdmin(h.Admin())

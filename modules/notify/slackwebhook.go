@@ -7,8 +7,8 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/pactboard/pact/core/identity"
-	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/seal"
+	"github.com/pactboard/pact/core/seams"
 )
 
 // The organization's Slack webhook URL is a secret the board reads back to
@@ -23,17 +23,17 @@ const slackColumn = "slack_webhook_url"
 // the column and the organization.
 func slackPlace(orgID string) string { return "orgs.slack_webhook_url/" + orgID }
 
-// slackWebhooks answers kernel.SlackWebhooks for the organization's
+// slackWebhooks answers seams.SlackWebhooks for the organization's
 // settings (the people module).
 type slackWebhooks struct {
 	box   *seal.Box
 	ident *identity.Service
 }
 
-// SlackWebhooks is the keeper of Slack webhooks the module provides the
-// kernel (kernel.SlackWebhooks): sealing with the service's box, writing
+// SlackWebhooks is the keeper of Slack webhooks the module provides
+// (seams.SlackWebhooksSeam): sealing with the service's box, writing
 // through ident.
-func (s *Service) SlackWebhooks(ident *identity.Service) kernel.SlackWebhooks {
+func (s *Service) SlackWebhooks(ident *identity.Service) seams.SlackWebhooks {
 	return slackWebhooks{box: s.opts.Seal, ident: ident}
 }
 

@@ -14,8 +14,8 @@ import (
 
 // The listings join what several owners keep: the rows of people, projects
 // and agents come from core/identity, a project's open tasks from the board
-// (kernel.BoardFacts), an agent's live mandates from core/mandate and its
-// live keys from the credentials module (kernel.AgentKeys), so this module
+// (seams.BoardFactsSeam), an agent's live mandates from core/mandate and its
+// live keys from the credentials module (seams.AgentKeysSeam), so this module
 // reads none of their tables (docs/architecture.md, "Table ownership").
 
 // Agent is an agent of the caller's organization.
@@ -70,7 +70,7 @@ func (s *Service) agentRows(ctx context.Context, tx bun.IDB, org, id string) ([]
 	if err != nil {
 		return nil, err
 	}
-	keys, err := s.keys.LiveKeyCounts(ctx, tx, ids)
+	keys, err := s.keys().LiveKeyCounts(ctx, tx, ids)
 	if err != nil {
 		return nil, err
 	}

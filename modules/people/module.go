@@ -27,6 +27,7 @@ import (
 	"github.com/pactboard/pact/core/boot"
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/seal"
+	"github.com/pactboard/pact/core/seams"
 )
 
 // Module is the people module: its registry entry, holding the service
@@ -56,7 +57,8 @@ func (m *Module) Service() *Service { return m.svc }
 func (m *Module) Register(h *kernel.Host) error {
 	m.cfg, m.verifier, m.sessions = h.Config(), h.AdminVerifier(), h.SessionAccounts()
 	m.svc = &Service{db: h.DB(), log: h.Log(), ident: h.Identity(), mandates: h.Mandates(), boardURL: m.cfg.BoardURL,
-		facts: h.BoardFacts(), keys: h.AgentKeys(), slack: h.SlackWebhooks(), orgCreated: h.OrgCreated(), rand: m.rand,
+		facts: kernel.Use(h, seams.BoardFactsSeam), keys: kernel.UseOr(h, seams.AgentKeysSeam, seams.AgentKeys(seams.NoAgentKeys{})),
+		slack: kernel.Use(h, seams.SlackWebhooksSeam), orgCreated: kernel.Publisher(h, seams.OrgCreatedHook), rand: m.rand,
 		seal: seal.New(h.Mandates().Keys())}
 	// Role secrets saved before sealing, or under a retired first key, are
 	// sealed again at start (SEC-006).

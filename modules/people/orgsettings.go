@@ -41,14 +41,18 @@ func (s *Service) OrgSettings(ctx context.Context, p *identity.Person) (*OrgSett
 }
 
 // orgSettings returns the settings of organization org, its Slack webhook
-// shown only as the hint the notify module gives (kernel.SlackWebhooks).
+// shown only as the hint the notify module gives (seams.SlackWebhooksSeam).
 // Refusal: not_found.
 func (s *Service) orgSettings(ctx context.Context, tx bun.IDB, org string) (*OrgSettings, error) {
 	o, err := s.ident.GetOrg(ctx, tx, org)
 	if err != nil {
 		return nil, err
 	}
-	hint, err := s.slack.SlackHint(ctx, tx, org)
+	slack, err := s.slack()
+	if err != nil {
+		return nil, err
+	}
+	hint, err := slack.SlackHint(ctx, tx, org)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +114,11 @@ func (s *Service) UpdateOrg(ctx context.Context, by string, upd OrgUpdate) (*Org
 				}
 			}
 			if upd.SlackWebhookURL != nil {
-				if err := s.slack.SetSlackWebhook(ctx, tx, p.OrgID, *upd.SlackWebhookURL); err != nil {
+				slack, err := s.slack()
+				if err != nil {
+					return err
+				}
+				if err := slack.SetSlackWebhook(ctx, tx, p.OrgID, *upd.SlackWebhookURL); err != nil {
 					return err
 				}
 			}

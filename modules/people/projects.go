@@ -39,7 +39,7 @@ func (s *Service) Project(ctx context.Context, p *identity.Person, id string) (*
 }
 
 // projectRows lists the projects of org, by id, with their open tasks
-// (the board's, asked through kernel.BoardFacts); only project id when it
+// (the board's, asked through seams.BoardFactsSeam); only project id when it
 // is given (not_found when org has no such project).
 func (s *Service) projectRows(ctx context.Context, tx bun.IDB, org, id string) ([]Project, error) {
 	var ps []identity.Project
@@ -59,7 +59,11 @@ func (s *Service) projectRows(ctx context.Context, tx bun.IDB, org, id string) (
 	for _, p := range ps {
 		ids = append(ids, p.ID)
 	}
-	open, err := s.facts.OpenTaskCounts(ctx, tx, ids)
+	facts, err := s.facts()
+	if err != nil {
+		return nil, err
+	}
+	open, err := facts.OpenTaskCounts(ctx, tx, ids)
 	if err != nil {
 		return nil, err
 	}

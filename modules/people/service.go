@@ -1,14 +1,17 @@
 package people
 
 import (
+	"context"
 	"io"
+
+	"github.com/uptrace/bun"
 
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/identity"
-	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/core/seal"
+	"github.com/pactboard/pact/core/seams"
 )
 
 // Service is where every rule about the organization is decided: who may
@@ -25,12 +28,13 @@ type Service struct {
 	ident    *identity.Service
 	mandates *mandate.Service
 	boardURL string // how hired agents reach the board
-	// What other modules own, asked through the kernel (docs/architecture.md,
-	// "Table ownership").
-	facts      kernel.BoardFacts
-	keys       kernel.AgentKeys
-	slack      kernel.SlackWebhooks
-	orgCreated *kernel.OrgCreatedHooks
+	// What other modules own, asked through their seams
+	// (docs/architecture.md, "Table ownership"), and the hook sign-up
+	// publishes.
+	facts      func() (seams.BoardFacts, error)
+	keys       func() seams.AgentKeys
+	slack      func() (seams.SlackWebhooks, error)
+	orgCreated func(context.Context, bun.IDB, seams.OrgCreated) error
 	rand       io.Reader // setup codes and sign-up's id suffixes
 	// seal seals the secret settings of roles (rolesecrets.go).
 	seal *seal.Box

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/core/seams"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -51,7 +52,7 @@ type SignedUp struct {
 // SignUp makes a new organization with the account as its owner (docs/specs/behavior.md
 // §10.5): its id derived from the name, its own system chain, the terms
 // recorded, the roles of role_templates, what the modules seed for a new
-// organization (kernel.OrgCreatedHooks: the board's default approval
+// organization (seams.OrgCreatedHook: the board's default approval
 // rules), and org.created as its first log entry. Invitations play no
 // part: an invited account joins only by accepting one (AcceptInvitation),
 // and may make its own organization instead. Concurrent sign-ups of one
@@ -133,8 +134,8 @@ func (s *Service) createOrg(ctx context.Context, tx bun.Tx, in SignUpInput) (*Si
 	if err := seedRoles(ctx, tx, orgID); err != nil {
 		return nil, err
 	}
-	if err := s.orgCreated.Run(ctx, tx, orgID); err != nil {
-		return nil, fmt.Errorf("people.createOrg: %w", err)
+	if err := s.orgCreated(ctx, tx, seams.OrgCreated{OrgID: orgID}); err != nil {
+		return nil, fmt.Errorf("people.createOrg: seed organization %s: %w", orgID, err)
 	}
 	_, err = s.log.Append(ctx, tx, ledger.Entry{Actor: "human:" + humanID, Action: "org.created", OrgID: orgID,
 		Payload: map[string]any{"org_id": orgID, "name": in.OrgName, "owner": humanID, "display_name": in.DisplayName,

@@ -10,6 +10,7 @@ import (
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/seal"
+	"github.com/pactboard/pact/core/seams"
 )
 
 // standIn provides, over the real database, what the board and notify
@@ -27,14 +28,18 @@ func (s *standIn) Name() string { return "standin" }
 
 func (s *standIn) Register(h *kernel.Host) error {
 	s.box, s.ident = seal.New(h.Mandates().Keys()), h.Identity()
-	h.ProvideSlackWebhooks(s)
-	h.OrgCreated().Add(func(_ context.Context, _ bun.Tx, org string) error {
+	if err := kernel.Provide(h, seams.SlackWebhooksSeam, seams.SlackWebhooks(s)); err != nil {
+		return err
+	}
+	if err := kernel.Subscribe(h, seams.OrgCreatedHook, func(_ context.Context, _ bun.IDB, e seams.OrgCreated) error {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		s.created = append(s.created, org)
+		s.created = append(s.created, e.OrgID)
 		return nil
-	})
-	return h.ProvideBoardFacts(s)
+	}); err != nil {
+		return err
+	}
+	return kernel.Provide(h, seams.BoardFactsSeam, seams.BoardFacts(s))
 }
 
 func (s *standIn) orgsCreated() []string {

@@ -13,6 +13,7 @@ import (
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/mandate"
+	"github.com/pactboard/pact/core/seams"
 )
 
 // Org makes organization id with its owner through identity.CreateOrg, as
@@ -22,16 +23,18 @@ import (
 // as the owner; Person(owner, …) and Project(owner, …) add to it.
 func (w *World) Org(id, owner string) string {
 	w.T.Helper()
-	MakeOrg(w.T, w.DB, w.Log, w.Identity, w.Issuer.URL, id, owner, w.Kernel.OrgCreated())
+	MakeOrg(w.T, w.DB, w.Log, w.Identity, w.Issuer.URL, id, owner, kernel.Publisher(w.Kernel, seams.OrgCreatedHook))
 	return id
 }
 
 // MakeOrg makes organization id with person owner (each named after its
 // id, capitalized, as Person names people), whose email is
 // <owner>@example.com and whose account is sub-<owner> at issuer, through
-// identity.CreateOrg; runs hooks (nil: none) and logs org.created
+// identity.CreateOrg; publishes seams.OrgCreatedHook through created (nil:
+// none) and logs org.created
 // in the same transaction. It is for tests that have no World.
-func MakeOrg(t testing.TB, d *db.DB, log *ledger.Log, ident *identity.Service, issuer, id, owner string, hooks *kernel.OrgCreatedHooks) {
+func MakeOrg(t testing.TB, d *db.DB, log *ledger.Log, ident *identity.Service, issuer, id, owner string,
+	created func(context.Context, bun.IDB, seams.OrgCreated) error) {
 	t.Helper()
 	require.NoError(t, d.InTx(context.Background(), func(ctx context.Context, tx bun.Tx) error {
 		if _, err := ident.CreateOrg(ctx, tx, identity.NewOrg{ID: id, Name: capital(id), TermsVersion: "test",
@@ -39,8 +42,8 @@ func MakeOrg(t testing.TB, d *db.DB, log *ledger.Log, ident *identity.Service, i
 			Subject: "sub-" + owner}); err != nil {
 			return err
 		}
-		if hooks != nil {
-			if err := hooks.Run(ctx, tx, id); err != nil {
+		if created != nil {
+			if err := created(ctx, tx, seams.OrgCreated{OrgID: id}); err != nil {
 				return err
 			}
 		}
