@@ -77,7 +77,47 @@ type Server struct {
 	waits  map[string]bool
 	passes chan struct{}
 	// parked counts the parked calls not yet answered (WaitParked).
-	parked sync.WaitGroup
+	parked parkedCalls
+}
+
+// parkedCalls counts the parked calls not yet answered. A WaitGroup will
+// not do: a call may park while WaitParked waits (a request that arrived
+// just before Shutdown), and a WaitGroup's Add from zero must not race its
+// Wait.
+type parkedCalls struct {
+	mu sync.Mutex
+	n  int
+	// idle is closed whenever n is 0; a new one is made when n leaves 0.
+	idle chan struct{}
+}
+
+func (p *parkedCalls) add() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.n == 0 {
+		p.idle = make(chan struct{})
+	}
+	p.n++
+}
+
+func (p *parkedCalls) done() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.n--; p.n == 0 {
+		close(p.idle)
+	}
+}
+
+// none is closed once no call is parked.
+func (p *parkedCalls) none() <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.n == 0 {
+		c := make(chan struct{})
+		close(c)
+		return c
+	}
+	return p.idle
 }
 
 var agentID = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
@@ -95,10 +135,8 @@ func New(opts Options) *Server {
 // ends: the HTTP server's Shutdown does not know the connections they took
 // over. Call it after Shutdown, once the drain has ended every wait.
 func (s *Server) WaitParked(ctx context.Context) error {
-	done := make(chan struct{})
-	go func() { s.parked.Wait(); close(done) }()
 	select {
-	case <-done:
+	case <-s.parked.none():
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

@@ -81,7 +81,7 @@ func (s *Server) park(w http.ResponseWriter, r *http.Request, h http.Handler, c 
 	p.c = &caller{agent: c.agent, req: ctx, grant: c.grant}
 	p.r = r.WithContext(ctx)
 	p.r.Body = http.NoBody // the original reads from net/http's connection, which is let go
-	s.parked.Add(1)
+	s.parked.add()
 	go p.watch()
 	go p.run()
 	return true
@@ -143,7 +143,7 @@ func (p *parked) end() {
 		_ = p.conn.Close()
 	}
 	p.cancel()
-	p.s.parked.Done()
+	p.s.parked.done()
 }
 
 // answer stops the reader, writes aw's answer and gives the connection
