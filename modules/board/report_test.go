@@ -1,6 +1,9 @@
 package board_test
 
 import (
+	"context"
+	"fmt"
+	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -111,6 +114,56 @@ func TestDeferNeedsTheScopeToClaim(t *testing.T) {
 	require.Equal(t, 2, w.Count(`SELECT count(*) FROM tasks WHERE id IN (?, ?) AND status = 'submitted' AND NOT deferred`,
 		open, delegated), "a refused defer leaves the tasks on the board")
 	w.OK("gemini-web", "pact_defer", map[string]any{"task_id": open, "reason": "A person decides.", "mandate_id": w.Root("gemini-web")})
+	w.VerifyLog()
+}
+
+// The scope check holds in every task state pact_defer accepts. The
+// population: every status the tasks table allows (its CHECK, read from the
+// database), each unassigned and assigned to the caller where the table
+// allows it. A state defer refuses outright (invalid_request, under any
+// mandate) is not one it accepts; in every state it accepts, a mandate
+// that does not cover the task's action is refused scope_exceeded, the
+// task left as it was, and the caller's root mandate defers it.
+func TestDeferNeedsTheScopeToClaimInEveryStateItAccepts(t *testing.T) {
+	w := newWorld(t)
+	var def string
+	require.NoError(t, w.DB.NewRaw(`SELECT pg_get_constraintdef(oid) FROM pg_constraint
+		WHERE conrelid = 'tasks'::regclass AND contype = 'c' AND pg_get_constraintdef(oid) LIKE '%status%submitted%'`).
+		Scan(context.Background(), &def))
+	var statuses []string
+	for _, m := range regexp.MustCompile(`'([a-z_]+)'`).FindAllStringSubmatch(def, -1) {
+		statuses = append(statuses, m[1])
+	}
+	require.Contains(t, statuses, "working", def)
+	readOnly := w.Mandate("ana", "gemini-web", "task.read@project:web")
+	accepted := map[string]bool{}
+	for _, status := range statuses {
+		for _, mine := range []bool{false, true} {
+			name := fmt.Sprintf("%s, assigned to the caller: %v", status, mine)
+			task := w.post("code-web", "web", name, nil)
+			if mine {
+				w.OK("gemini-web", "pact_claim", map[string]any{"task_id": task, "mandate_id": w.Root("gemini-web")})
+			} else if status == "working" {
+				continue // the table holds no working task without an assignee
+			}
+			w.Exec(`UPDATE tasks SET status = ? WHERE id = ?`, status, task)
+			args := func(m string) map[string]any {
+				return map[string]any{"task_id": task, "reason": "A person decides.", "mandate_id": m}
+			}
+			_, err := w.Call("gemini-web", "pact_defer", args(readOnly))
+			if errs.CodeOf(err) == errs.InvalidRequest {
+				w.Refused(errs.InvalidRequest, "gemini-web", "pact_defer", args(w.Root("gemini-web")))
+				continue
+			}
+			require.Equal(t, errs.ScopeExceeded, errs.CodeOf(err), "%s: %v", name, err)
+			require.Equal(t, 1, w.Count(`SELECT count(*) FROM tasks WHERE id = ? AND status = ? AND NOT deferred`, task, status),
+				"%s: a refused defer leaves the task where it was", name)
+			w.OK("gemini-web", "pact_defer", args(w.Root("gemini-web")))
+			accepted[name] = true
+		}
+	}
+	require.True(t, accepted["submitted, assigned to the caller: false"] && accepted["working, assigned to the caller: true"],
+		"defer accepts an open task and the caller's working one: %v", accepted)
 	w.VerifyLog()
 }
 

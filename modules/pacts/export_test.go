@@ -6,3 +6,10 @@ var StuckSentences = stuckSentences
 // StreamReads is how often agent's pact streams have read the feed in this
 // process.
 func (m *Module) StreamReads(agent string) int { return m.dlv.streams.readsOf(agent) }
+
+// ToolWrites is whether toolWrites classifies a call of tool name with a
+// body as a write.
+func ToolWrites(name string) bool {
+	w, _ := toolWrites(name, []byte(`{"body":""}`))
+	return w
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -130,4 +131,95 @@ func TestStreamRefusesWithoutALiveAgentToken(t *testing.T) {
 	status, body = get(f.Token("bram"))
 	require.Equal(t, http.StatusForbidden, status)
 	require.Contains(t, body, `"error":"agent_paused"`)
+}
+
+// No change an agent makes reaches it over its stream, whatever the
+// change's kind and whether or not its feed row carries the agent's seat
+// key (a pause or wake of another seat carries none), and every change of
+// anyone else does, a person pausing and waking the agent's own seat
+// included (PACT-009). The population: every kind the pact feed allows
+// (pact_feed's CHECK, read from the database), each made in the test; the
+// agent's own changes are every pact tool that writes, and the people's
+// pausing, waking and answering.
+func TestStreamNeverSendsAnAgentItsOwnChangeOfAnyKind(t *testing.T) {
+	f := streamWorld(t)
+	id := f.pact(t)
+	var from int64
+	require.NoError(t, f.DB.NewRaw(`SELECT max(seq) FROM pact_feed WHERE pact_id = ?`, id).Scan(context.Background(), &from))
+	live := f.stream(t, "bram", "", "")
+
+	for tool, args := range map[string]map[string]any{
+		pacts.ToolPost:          {"body": "mine"},
+		pacts.ToolUpdateSection: {"body": "my zone"},
+		pacts.ToolHandshake:     {"handshake": "mornings"},
+		pacts.ToolInvite:        {"key": "@vera", "prefix": "V"},
+	} {
+		args["pact_id"] = id
+		_, err := f.as("bram", tool, args)
+		require.NoError(t, err, tool)
+	}
+	decision := f.raise(t, "bram", id, "Blue or green?", "Blue", "Green")
+	f.setPaused(t, "agent:bram", id, "@wanda", true)
+	f.setPaused(t, "agent:bram", id, "@wanda", false)
+	f.setPaused(t, "human:ana", id, "@bram", true)
+	f.setPaused(t, "human:ana", id, "@bram", false)
+	ok(t, f.adm("ana", http.MethodPut, "/pact-decisions/"+decision+"/answer", map[string]any{"answer": "Blue."}))
+	_, err := f.as("wanda", pacts.ToolPost, map[string]any{"pact_id": id, "body": "the end"})
+	require.NoError(t, err)
+
+	type row struct {
+		Seq     int64   `bun:"seq"`
+		Kind    string  `bun:"kind"`
+		Actor   string  `bun:"actor"`
+		SeatKey *string `bun:"seat_key"`
+	}
+	var rows []row
+	require.NoError(t, f.DB.NewRaw(`SELECT seq, kind, actor, seat_key FROM pact_feed WHERE pact_id = ? ORDER BY seq`, id).
+		Scan(context.Background(), &rows))
+	var def string
+	require.NoError(t, f.DB.NewRaw(`SELECT pg_get_constraintdef(oid) FROM pg_constraint
+		WHERE conrelid = 'pact_feed'::regclass AND contype = 'c' AND pg_get_constraintdef(oid) LIKE '%kind%'`).
+		Scan(context.Background(), &def))
+	kinds := map[string]bool{}
+	for _, m := range regexp.MustCompile(`'([a-z_]+)'`).FindAllStringSubmatch(def, -1) {
+		kinds[m[1]] = false
+	}
+	require.NotEmpty(t, kinds, def)
+	var all, after []string
+	ownWithoutSeat := 0
+	for _, r := range rows {
+		_, known := kinds[r.Kind]
+		require.True(t, known, "feed kind %s is not in %s", r.Kind, def)
+		kinds[r.Kind] = true
+		own := r.Actor == "agent:bram" || (r.SeatKey != nil && *r.SeatKey == "@bram")
+		if r.Actor == "agent:bram" && r.SeatKey == nil {
+			ownWithoutSeat++
+		}
+		if own {
+			continue
+		}
+		all = append(all, strconv.FormatInt(r.Seq, 10))
+		if r.Seq > from {
+			after = append(after, strconv.FormatInt(r.Seq, 10))
+		}
+	}
+	for k, made := range kinds {
+		require.True(t, made, "the test makes no change of feed kind %s", k)
+	}
+	require.Equal(t, 2, ownWithoutSeat, "bram's pause and wake of wanda carry no seat key of his")
+
+	heard := func(s *sseClient) []string {
+		var ids []string
+		for {
+			ev := s.next(t)
+			require.NotEqual(t, "agent:bram", ev.Data["actor"], "bram is sent his own change: %+v", ev)
+			require.NotEqual(t, "@bram", ev.Data["seat"], "bram is sent his own change: %+v", ev)
+			ids = append(ids, ev.ID)
+			if ev.Kind == "message" && ev.Data["seat"] == "@wanda" {
+				return ids
+			}
+		}
+	}
+	require.Equal(t, after, heard(live), "live, bram hears every change of others and none of his")
+	require.Equal(t, all, heard(f.stream(t, "bram", "", "0")), "replayed, the same")
 }
