@@ -193,19 +193,18 @@ func chainNames(e ast.Expr) bool {
 	}
 }
 
-// scanCode returns every table reference in the non-test Go files under
-// root's dirs (repository-relative), attributed to the package directory
-// holding the file.
-func scanCode(t *testing.T, root string, population map[string]bool, dirs ...string) []tableRef {
+// eachGoFile parses every non-test Go file under root's dirs
+// (repository-relative; testdata, node_modules and hidden directories
+// skipped) and hands it to fn with its repository-relative path.
+func eachGoFile(t *testing.T, root string, fn func(fset *token.FileSet, f *ast.File, rel string), dirs ...string) {
 	t.Helper()
-	var out []tableRef
 	fset := token.NewFileSet()
 	for _, dir := range dirs {
 		err := filepath.WalkDir(filepath.Join(root, dir), func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
 			}
-			if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) {
+			if d.IsDir() && (d.Name() == "testdata" || d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) {
 				return filepath.SkipDir
 			}
 			if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
@@ -219,20 +218,30 @@ func scanCode(t *testing.T, root string, population map[string]bool, dirs ...str
 			if err != nil {
 				return err
 			}
-			rel = filepath.ToSlash(rel)
-			pkg := filepath.ToSlash(filepath.Dir(rel))
-			for _, s := range stringsOf(fset, f) {
-				for _, u := range tableUses(s.text, population) {
-					out = append(out, tableRef{pkg, u.table, u.kind, fmt.Sprintf("%s:%d", rel, s.line(u.off))})
-				}
-			}
-			for _, r := range builderRefs(fset, f, population) {
-				r.pkg, r.at = pkg, rel+":"+r.at
-				out = append(out, r)
-			}
+			fn(fset, f, filepath.ToSlash(rel))
 			return nil
 		})
 		require.NoError(t, err)
 	}
+}
+
+// scanCode returns every table reference in the non-test Go files under
+// root's dirs (repository-relative), attributed to the package directory
+// holding the file.
+func scanCode(t *testing.T, root string, population map[string]bool, dirs ...string) []tableRef {
+	t.Helper()
+	var out []tableRef
+	eachGoFile(t, root, func(fset *token.FileSet, f *ast.File, rel string) {
+		pkg := filepath.ToSlash(filepath.Dir(rel))
+		for _, s := range stringsOf(fset, f) {
+			for _, u := range tableUses(s.text, population) {
+				out = append(out, tableRef{pkg, u.table, u.kind, fmt.Sprintf("%s:%d", rel, s.line(u.off))})
+			}
+		}
+		for _, r := range builderRefs(fset, f, population) {
+			r.pkg, r.at = pkg, rel+":"+r.at
+			out = append(out, r)
+		}
+	}, dirs...)
 	return out
 }

@@ -2,9 +2,7 @@ package archtest
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -79,29 +77,9 @@ func (s sqlText) literals() string {
 func scanSQL(t *testing.T, root, dir string) []sqlSite {
 	t.Helper()
 	var out []sqlSite
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(filepath.Join(root, dir), func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && (d.Name() == "testdata" || d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(root, path)
-		if err != nil {
-			return err
-		}
-		out = append(out, sqlSitesIn(fset, f, filepath.ToSlash(rel))...)
-		return nil
-	})
-	require.NoError(t, err)
+	eachGoFile(t, root, func(fset *token.FileSet, f *ast.File, rel string) {
+		out = append(out, sqlSitesIn(fset, f, rel)...)
+	}, dir)
 	return out
 }
 
