@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -28,14 +27,7 @@ func TestConsoleAcceptsAnInvitation(t *testing.T) {
 		Email: "dee@example.com"})
 	require.NoError(t, err)
 
-	p := c.page(1280, 800)
-	require.Equal(t, http.StatusOK, p.Goto(c.public+"/console/"))
-	p.Click("link", "Sign in")
-	p.WaitURL(c.op.Issuer)
-	p.Fill("Email", cy.Email)
-	p.Fill("Password", cy.Password)
-	p.Click("button", "Sign in")
-	p.WaitURL(c.public + "/console/")
+	p := c.signInAccount(cy)
 	p.ExpectText("who is not yet a person of this board")
 	p.ExpectText("invited you as")
 	// Only the invitation of the verified email shows.
@@ -73,14 +65,7 @@ func TestConsoleAcceptsAnInvitation(t *testing.T) {
 // widths.
 func TestConsoleSignsUpWhenSignupIsOn(t *testing.T) {
 	c := startConsoleBoardWith(t, func(vars map[string]string) { vars["PACT_SIGNUP_ENABLED"] = "on" })
-	p := c.page(1280, 800)
-	require.Equal(t, http.StatusOK, p.Goto(c.public+"/console/"))
-	p.Click("link", "Sign in")
-	p.WaitURL(c.op.Issuer)
-	p.Fill("Email", cy.Email)
-	p.Fill("Password", cy.Password)
-	p.Click("button", "Sign in")
-	p.WaitURL(c.public + "/console/")
+	p := c.signInAccount(cy)
 	p.ExpectText("No invitation is waiting for this email")
 	p.ExpectText("Or start your own organization")
 	for _, width := range []int{1280, 390} {

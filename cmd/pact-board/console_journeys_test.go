@@ -133,6 +133,17 @@ func (c *consoleBoard) page(width, height int) *browsertest.Page {
 // Sign in link, the provider's form, back to the console showing them.
 func (c *consoleBoard) signIn(user browsertest.User, name string) *browsertest.Page {
 	c.t.Helper()
+	p := c.signInAccount(user)
+	p.ExpectText(name)
+	p.ExpectText("Needs you")
+	return p
+}
+
+// signInAccount opens a tab and signs user in through the OpenID
+// provider, back on the console, whether or not the account is a person
+// of the board yet.
+func (c *consoleBoard) signInAccount(user browsertest.User) *browsertest.Page {
+	c.t.Helper()
 	p := c.page(1280, 800)
 	require.Equal(c.t, http.StatusOK, p.Goto(c.public+"/console/"))
 	p.Click("link", "Sign in")
@@ -141,8 +152,6 @@ func (c *consoleBoard) signIn(user browsertest.User, name string) *browsertest.P
 	p.Fill("Password", user.Password)
 	p.Click("button", "Sign in")
 	p.WaitURL(c.public + "/console/")
-	p.ExpectText(name)
-	p.ExpectText("Needs you")
 	return p
 }
 
