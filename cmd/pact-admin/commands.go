@@ -165,7 +165,7 @@ func agentRegister() command {
 				if err != nil {
 					return nil, err
 				}
-				return a.people.CLI().RegisterAgent(ctx, *by, identity.AgentInput{ID: pos[0], Client: *client, Projects: list(*projects),
+				return a.people.CLI().RegisterAgent(ctx, *by, people.AgentInput{ID: pos[0], Client: *client, Projects: list(*projects),
 					Scope: list(*scope), Limits: lim, Delegations: delegations.v, MandateDays: *days, TokenDays: *days, Owner: *owner})
 			}
 		}}

@@ -156,7 +156,7 @@ func (a *app) open(ctx context.Context) (func(), error) {
 	a.db, a.keys = d, keys
 	a.log = ledger.New(&ledger.Options{Statements: a.cfg.DBStatements})
 	a.mandates = mandate.NewService(keys, &mandate.Options{Statements: a.cfg.DBStatements})
-	a.ident = identity.NewService(d, a.log, a.mandates, nil)
+	a.ident = identity.NewService(d, a.log, nil)
 	// The modules, in the board's order (cmd/pact-board/board.go),
 	// register their hooks (revoking a mandate cancels the tasks
 	// under it) exactly as in the board, so a person's action here has the

@@ -15,8 +15,8 @@ import (
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
-	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/core/pgtest"
+	"github.com/pactboard/pact/modules/people"
 )
 
 // agentClient is a real MCP client connected to the running board as one agent.
@@ -80,16 +80,14 @@ func seedE2E(t *testing.T, dsn, base string) *e2eBoard {
 	d, err := db.Open(ctx, dsn)
 	require.NoError(t, err)
 	t.Cleanup(d.Close)
-	keys, err := mandate.ParseKeyring("", testSigningKey)
-	require.NoError(t, err)
-	ident := identity.NewService(d, ledger.New(nil), mandate.NewService(keys, nil), nil)
+	ident := identity.NewService(d, ledger.New(nil), nil)
 	_, err = ident.AddHuman(ctx, "", identity.HumanInput{ID: "ana", Name: "Ana", Role: identity.Owner})
 	require.NoError(t, err)
 	_, err = ident.AddProject(ctx, "ana", "web", "Web", false)
 	require.NoError(t, err)
 	b := &e2eBoard{base: base, d: d, tokens: map[string]string{}, roots: map[string]string{}}
 	for _, a := range []struct{ id, client string }{{"code-web", "code"}, {"runner-web", "runner"}} {
-		r, err := ident.RegisterAgent(ctx, "ana", identity.AgentInput{ID: a.id, Client: a.client, Projects: []string{"web"},
+		r, err := registerAgent(ctx, d, ident, "ana", people.AgentInput{ID: a.id, Client: a.client, Projects: []string{"web"},
 			Scope: []string{"task.read@project:web", "task.post@project:web", "task.work@project:web", "context.write@project:web"}})
 		require.NoError(t, err)
 		b.tokens[a.id], b.roots[a.id] = r.Token, r.RootMandateID.String()

@@ -14,8 +14,8 @@ import (
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
-	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/core/pgtest"
+	"github.com/pactboard/pact/modules/people"
 )
 
 // benchBoard is a running board with registered agents, all in project web.
@@ -72,11 +72,7 @@ func startBenchBoard(b testing.TB, client string, ids ...string) *benchBoard {
 		b.Fatal(err)
 	}
 	b.Cleanup(d.Close)
-	keys, err := mandate.ParseKeyring("", testSigningKey)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ident := identity.NewService(d, ledger.New(nil), mandate.NewService(keys, nil), nil)
+	ident := identity.NewService(d, ledger.New(nil), nil)
 	if _, err := ident.AddHuman(ctx, "", identity.HumanInput{ID: "ana", Name: "Ana", Role: identity.Owner}); err != nil {
 		b.Fatal(err)
 	}
@@ -85,7 +81,7 @@ func startBenchBoard(b testing.TB, client string, ids ...string) *benchBoard {
 	}
 	bb := &benchBoard{base: "http://" + m.Addr().String(), dsn: dsn, d: d, logs: logs}
 	for _, id := range ids {
-		r, err := ident.RegisterAgent(ctx, "ana", identity.AgentInput{ID: id, Client: client, Projects: []string{"web"},
+		r, err := registerAgent(ctx, d, ident, "ana", people.AgentInput{ID: id, Client: client, Projects: []string{"web"},
 			Scope: []string{"task.read@project:web", "task.post@project:web", "task.work@project:web"}})
 		if err != nil {
 			b.Fatal(err)

@@ -112,7 +112,7 @@ func (m *Main) Run(ctx context.Context) error {
 	log := ledger.New(&ledger.Options{Statements: m.Config.DBStatements, Metrics: m.metrics})
 	mandateSvc := mandate.NewService(keys, &mandate.Options{Statements: m.Config.DBStatements})
 	seenLog := m.Logger.Named("presence")
-	ident := identity.NewService(d, log, mandateSvc, &identity.Options{
+	ident := identity.NewService(d, log, &identity.Options{
 		SeenFailed: func(err error) { seenLog.Warn("last_seen stamps wait for the database", "error", err) }})
 	// The admin service never has a waiting agent, so it does not listen.
 	var hub *events.Hub
@@ -132,7 +132,7 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	if m.Demo {
-		if err := firstRun(ctx, d, ident, m.Config.PublicURL, m.Out); err != nil {
+		if err := firstRun(ctx, d, ident, people.NewService(d, log, ident, mandateSvc), m.Config.PublicURL, m.Out); err != nil {
 			return err
 		}
 		pluginSummary(m.Out, m.Config, plugins)

@@ -16,7 +16,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pactboard/pact/core/boot"
+	"github.com/pactboard/pact/core/db"
+	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/core/pgtest"
+	"github.com/pactboard/pact/modules/people"
 )
 
 func TestMain(m *testing.M) {
@@ -204,4 +209,21 @@ func TestBoardPortInUse(t *testing.T) {
 	require.Equal(t, 1, code)
 	require.Equal(t, 1, strings.Count(stderr.String(), "\n"), stderr.String())
 	require.Contains(t, stderr.String(), "pact-board: listen on 127.0.0.1:"+port)
+}
+
+// registerAgent registers an agent as pact-admin agent-register does:
+// through modules/people, on the board's database, its root mandate signed
+// with the board's key (testSigningKey).
+func registerAgent(ctx context.Context, d *db.DB, ident *identity.Service, by string, in people.AgentInput) (*people.Registered, error) {
+	return peopleOn(d, ident).RegisterAgent(ctx, by, in)
+}
+
+// peopleOn is modules/people's service on the board's database, signing
+// with the board's key (testSigningKey), as pact-admin builds it.
+func peopleOn(d *db.DB, ident *identity.Service) *people.Service {
+	keys, err := mandate.ParseKeyring("", testSigningKey)
+	if err != nil {
+		panic(err) // a constant key
+	}
+	return people.NewService(d, ledger.New(nil), ident, mandate.NewService(keys, nil))
 }

@@ -18,7 +18,7 @@ import (
 
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
-	"github.com/pactboard/pact/core/mandate"
+	"github.com/pactboard/pact/modules/people"
 )
 
 // TestARunnersScheduledBriefArrivesAsOneSlackCard is the secretary's
@@ -57,10 +57,8 @@ func TestARunnersScheduledBriefArrivesAsOneSlackCard(t *testing.T) {
 	require.NoError(t, err)
 
 	// The secretary, registered with the secretary role's actions.
-	keys, err := mandate.ParseKeyring("", testSigningKey)
-	require.NoError(t, err)
-	ident := identity.NewService(b.d, ledger.New(nil), mandate.NewService(keys, nil), nil)
-	sec, err := ident.RegisterAgent(ctx, "ana", identity.AgentInput{ID: "secretary-web", Client: "runner", Projects: []string{"web"},
+	ident := identity.NewService(b.d, ledger.New(nil), nil)
+	sec, err := registerAgent(ctx, b.d, ident, "ana", people.AgentInput{ID: "secretary-web", Client: "runner", Projects: []string{"web"},
 		Scope: []string{"task.read@project:web", "task.post@project:web", "report.brief@project:web"}, Limits: map[string]float64{"runs": 40, "turns": 1200}})
 	require.NoError(t, err)
 	var settingsJSON, instructions string

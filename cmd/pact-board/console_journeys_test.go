@@ -22,7 +22,7 @@ import (
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
-	"github.com/pactboard/pact/core/mandate"
+	"github.com/pactboard/pact/modules/people"
 )
 
 // The console's journeys (issue #15, docs/console-testing.md): a real
@@ -96,9 +96,7 @@ func startConsoleBoardWith(t *testing.T, setup func(vars map[string]string), mai
 	d, err := db.Open(ctx, vars["DATABASE_URL"])
 	require.NoError(t, err)
 	t.Cleanup(d.Close)
-	keys, err := mandate.ParseKeyring("", testSigningKey)
-	require.NoError(t, err)
-	ident := identity.NewService(d, ledger.New(nil), mandate.NewService(keys, nil), nil)
+	ident := identity.NewService(d, ledger.New(nil), nil)
 	for _, h := range []struct {
 		id, name string
 		role     identity.Role
@@ -113,7 +111,7 @@ func startConsoleBoardWith(t *testing.T, setup func(vars map[string]string), mai
 	}
 	_, err = ident.AddProject(ctx, demoOwner, "web", "Web", false)
 	require.NoError(t, err)
-	reg, err := ident.RegisterAgent(ctx, demoOwner, identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"},
+	reg, err := registerAgent(ctx, d, ident, demoOwner, people.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"},
 		Scope: []string{"task.read@project:web", "task.post@project:web", "task.work@project:web", "deploy.web@project:web",
 			"context.write@project:web", "pact.read@project:web", "pact.write@project:web"}})
 	require.NoError(t, err)

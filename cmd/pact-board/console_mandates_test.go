@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/modules/people"
 )
 
 // Mandates as a tree (issue 31, section 2, "Pictures"; docs/console.md,
@@ -23,7 +23,7 @@ func mandateTreeBoard(t *testing.T) (c *consoleBoard, delegated string) {
 	t.Helper()
 	c = startConsoleBoard(t)
 	for _, id := range []string{"review-web", "ops-web"} {
-		_, err := c.ident.RegisterAgent(t.Context(), demoOwner, identity.AgentInput{ID: id, Client: "code", Projects: []string{"web"},
+		_, err := registerAgent(t.Context(), c.d, c.ident, demoOwner, people.AgentInput{ID: id, Client: "code", Projects: []string{"web"},
 			Scope: []string{"task.read@project:web", "task.work@project:web"}})
 		require.NoError(t, err)
 	}

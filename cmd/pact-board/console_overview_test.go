@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/modules/people"
 )
 
 // The Overview (issue 31, section 2, "Pictures"; docs/console.md,
@@ -24,7 +24,7 @@ func overviewBoard(t *testing.T) (c *consoleBoard, task, pact string) {
 	c = startConsoleBoard(t)
 	task, pact = c.fill()
 	c.post("Write the notes", "")
-	reg, err := c.ident.RegisterAgent(t.Context(), demoOwner, identity.AgentInput{ID: "ops-web", Client: "code", Projects: []string{"web"},
+	reg, err := registerAgent(t.Context(), c.d, c.ident, demoOwner, people.AgentInput{ID: "ops-web", Client: "code", Projects: []string{"web"},
 		Scope: []string{"task.read@project:web", "task.post@project:web", "task.work@project:web"}, Limits: map[string]float64{"turns": 10}})
 	require.NoError(t, err)
 	ops, root := connect(t, c.public, "ops-web", reg.Token), reg.RootMandateID.String()

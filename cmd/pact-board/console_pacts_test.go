@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pactboard/pact/core/browsertest"
-	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/modules/people"
 )
 
 // Issue 31, section 2, Pacts: a person sets up and runs a pact from the
@@ -23,7 +23,7 @@ import (
 // and returns it with its root mandate.
 func (c *consoleBoard) secondAgent() (*agentClient, string) {
 	c.t.Helper()
-	reg, err := c.ident.RegisterAgent(context.Background(), demoOwner, identity.AgentInput{ID: "code-api", Client: "code",
+	reg, err := registerAgent(context.Background(), c.d, c.ident, demoOwner, people.AgentInput{ID: "code-api", Client: "code",
 		Projects: []string{"web"}, Scope: []string{"task.read@project:web", "pact.read@project:web", "pact.write@project:web"}})
 	require.NoError(c.t, err)
 	return connect(c.t, c.public, "code-api", reg.Token), reg.RootMandateID.String()

@@ -13,8 +13,8 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/pactboard/pact/core/browsertest"
-	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/modules/people"
 )
 
 // The console sets things up (issue 31, section 2; docs/console.md,
@@ -36,7 +36,7 @@ func TestConsoleProductionProjectRefusesRunners(t *testing.T) {
 	p.Click("button", "Create project")
 	p.ExpectText("Created project shop.")
 
-	reg, err := c.ident.RegisterAgent(ctx, demoOwner, identity.AgentInput{ID: "runner-shop", Client: "runner", Projects: []string{"shop"},
+	reg, err := registerAgent(ctx, c.d, c.ident, demoOwner, people.AgentInput{ID: "runner-shop", Client: "runner", Projects: []string{"shop"},
 		Scope: []string{"task.read@project:shop", "task.post@project:shop", "task.work@project:shop"}})
 	require.NoError(t, err)
 	runner := connect(t, c.public, "runner-shop", reg.Token)

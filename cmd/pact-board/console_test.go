@@ -11,7 +11,6 @@ import (
 	"github.com/pactboard/pact/core/boot"
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
-	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/core/pgtest"
 )
 
@@ -22,11 +21,9 @@ import (
 func TestConsoleLinkIsPrintedOnlyWhereAllowed(t *testing.T) {
 	ctx := context.Background()
 	d := pgtest.New(t)
-	keys, err := mandate.ParseKeyring("", testSigningKey)
-	require.NoError(t, err)
-	ident := identity.NewService(d, ledger.New(nil), mandate.NewService(keys, nil), nil)
+	ident := identity.NewService(d, ledger.New(nil), nil)
 	var setup bytes.Buffer
-	require.NoError(t, firstRun(ctx, d, ident, "http://127.0.0.1:8787", &setup))
+	require.NoError(t, firstRun(ctx, d, ident, peopleOn(d, ident), "http://127.0.0.1:8787", &setup))
 
 	load := func(env map[string]string) *boot.Config {
 		cfg, err := boot.Load(func(k string) string { return env[k] })

@@ -15,9 +15,9 @@ import (
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
-	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/core/mcpserve/plaincall"
 	"github.com/pactboard/pact/core/pgcluster"
+	"github.com/pactboard/pact/modules/people"
 )
 
 // The tests of this file stop the PostgreSQL under a running board, so each
@@ -53,9 +53,7 @@ func startFaultBoard(t *testing.T, env map[string]string) *faultBoard {
 	d, err := db.Open(ctx, pg.DSN("pact"))
 	require.NoError(t, err)
 	defer d.Close()
-	keys, err := mandate.ParseKeyring("", testSigningKey)
-	require.NoError(t, err)
-	ident := identity.NewService(d, ledger.New(nil), mandate.NewService(keys, nil), nil)
+	ident := identity.NewService(d, ledger.New(nil), nil)
 	_, err = ident.AddHuman(ctx, "", identity.HumanInput{ID: "ana", Name: "Ana", Role: identity.Owner})
 	require.NoError(t, err)
 	_, err = ident.AddProject(ctx, "ana", "web", "Web", false)
@@ -63,7 +61,7 @@ func startFaultBoard(t *testing.T, env map[string]string) *faultBoard {
 	b := &faultBoard{pg: pg, base: base, tokens: map[string]string{}, roots: map[string]string{},
 		agents: map[string]*mcp.ClientSession{}}
 	for _, id := range append([]string{"code-web"}, faultRunners...) {
-		r, err := ident.RegisterAgent(ctx, "ana", identity.AgentInput{ID: id, Client: "runner", Projects: []string{"web"},
+		r, err := registerAgent(ctx, d, ident, "ana", people.AgentInput{ID: id, Client: "runner", Projects: []string{"web"},
 			Scope: []string{"task.read@project:web", "task.post@project:web", "task.work@project:web", "context.write@project:web"}})
 		require.NoError(t, err)
 		b.tokens[id], b.roots[id] = r.Token, r.RootMandateID.String()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/modules/people"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -22,7 +23,7 @@ const (
 // code agent, and tells the person at the terminal how to connect the agent.
 // The agent's token is printed only when the agent is created: the board
 // keeps no copy of it.
-func firstRun(ctx context.Context, d *db.DB, ident *identity.Service, publicURL string, out io.Writer) error {
+func firstRun(ctx context.Context, d *db.DB, ident *identity.Service, agents *people.Service, publicURL string, out io.Writer) error {
 	owner, err := firstOwner(ctx, d)
 	if err != nil {
 		return err
@@ -37,7 +38,7 @@ func firstRun(ctx context.Context, d *db.DB, ident *identity.Service, publicURL 
 		return fmt.Errorf("create project %s: %w", demoProject, err)
 	}
 	url := publicURL + "/mcp/a/" + demoAgent
-	reg, err := ident.RegisterAgent(ctx, owner, identity.AgentInput{ID: demoAgent, Client: "code", Projects: []string{demoProject}})
+	reg, err := agents.RegisterAgent(ctx, owner, people.AgentInput{ID: demoAgent, Client: "code", Projects: []string{demoProject}})
 	switch {
 	case errs.CodeOf(err) == errs.IDTaken:
 		fmt.Fprintf(out, "\nAgent %s: %s\nIts token was printed when it was created. For a new one:\n"+

@@ -13,7 +13,6 @@ import (
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
-	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/core/pgtest"
 )
 
@@ -23,12 +22,10 @@ import (
 func TestFirstRunSetsUpADemoBoardOnce(t *testing.T) {
 	ctx := context.Background()
 	d := pgtest.New(t)
-	keys, err := mandate.ParseKeyring("", testSigningKey)
-	require.NoError(t, err)
-	ident := identity.NewService(d, ledger.New(nil), mandate.NewService(keys, nil), nil)
+	ident := identity.NewService(d, ledger.New(nil), nil)
 
 	var out bytes.Buffer
-	require.NoError(t, firstRun(ctx, d, ident, "http://127.0.0.1:8787", &out))
+	require.NoError(t, firstRun(ctx, d, ident, peopleOn(d, ident), "http://127.0.0.1:8787", &out))
 	text := out.String()
 	require.Contains(t, text, "Agent MCP URL: http://127.0.0.1:8787/mcp/a/code-demo")
 	token := regexp.MustCompile(`pact_[A-Za-z0-9_-]{43}`).FindString(text)
@@ -58,7 +55,7 @@ func TestFirstRunSetsUpADemoBoardOnce(t *testing.T) {
 	}
 	before := counts()
 	out.Reset()
-	require.NoError(t, firstRun(ctx, d, ident, "http://127.0.0.1:8787", &out))
+	require.NoError(t, firstRun(ctx, d, ident, peopleOn(d, ident), "http://127.0.0.1:8787", &out))
 	require.Equal(t, before, counts(), "a second start creates nothing")
 	require.NotRegexp(t, `pact_[A-Za-z0-9_-]{43}`, out.String())
 	require.Contains(t, out.String(), "token-issue code-demo --by owner")

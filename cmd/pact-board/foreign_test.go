@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
 
-	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/kernel/kerneltest"
 	"github.com/pactboard/pact/core/mandate"
 )
 
@@ -29,7 +29,7 @@ func TestEveryToolAnswersForeignMandatesLikeMissingOnes(t *testing.T) {
 	ctx := context.Background()
 	a.Org("acme", "bo")
 	a.Project("bo", "rocket", false)
-	a.Agent("bo", identity.AgentInput{ID: "code-rocket", Client: "code", Projects: []string{"rocket"}})
+	a.Agent("bo", kerneltest.AgentInput{ID: "code-rocket", Client: "code", Projects: []string{"rocket"}})
 	revoked := a.Mandate("bo", "code-rocket", "task.read@project:rocket")
 	_, err := a.d.ExecContext(ctx, `UPDATE mandates SET revoked_at = now() WHERE id = ?`, revoked)
 	require.NoError(t, err)

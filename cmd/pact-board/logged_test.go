@@ -13,7 +13,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/kernel/kerneltest"
 )
@@ -196,7 +195,7 @@ func (b *logBoard) ok(as, method, path, body string) kerneltest.Reply {
 func (b *logBoard) agent(prefix string) string {
 	b.T.Helper()
 	id := b.id(prefix)
-	b.Agent("ana", identity.AgentInput{ID: id, Client: "code", Projects: []string{"web"}, Delegations: ptr(2)})
+	b.Agent("ana", kerneltest.AgentInput{ID: id, Client: "code", Projects: []string{"web"}, Delegations: ptr(2)})
 	b.lastAgent = id
 	return id
 }

@@ -48,7 +48,7 @@ func newMandateAdmin(t *testing.T) *mandateAdmin {
 	a.Project("ana", "web", false)
 	a.Project("ana", "api", false)
 	for _, ag := range []struct{ id, client string }{{"code-web", "code"}, {"gemini-web", "gemini"}} {
-		a.roots[ag.id] = a.Agent("ana", identity.AgentInput{ID: ag.id, Client: ag.client, Projects: []string{"web"},
+		a.roots[ag.id] = a.Agent("ana", kerneltest.AgentInput{ID: ag.id, Client: ag.client, Projects: []string{"web"},
 			Delegations: ptr(3), Limits: map[string]float64{"tasks": 50}}).RootMandateID.String()
 	}
 	// A second organization: sign-up, which makes one through the services,
@@ -57,7 +57,7 @@ func newMandateAdmin(t *testing.T) *mandateAdmin {
 		INSERT INTO humans (id, org_id, name, role, email) VALUES ('bo', 'acme', 'Bo', 'owner', 'bo@example.com');
 		INSERT INTO projects (id, org_id, name, created_by) VALUES ('rocket', 'acme', 'Rocket', 'bo');`)
 	require.NoError(t, err)
-	a.roots["rocket-bot"] = a.Agent("bo", identity.AgentInput{ID: "rocket-bot", Client: "code", Projects: []string{"rocket"}}).RootMandateID.String()
+	a.roots["rocket-bot"] = a.Agent("bo", kerneltest.AgentInput{ID: "rocket-bot", Client: "code", Projects: []string{"rocket"}}).RootMandateID.String()
 	return a
 }
 

@@ -13,8 +13,8 @@ import (
 
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
-	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/core/mcpserve/plaincall"
+	"github.com/pactboard/pact/modules/people"
 )
 
 // offerHolders is how many agents hold pact_events in the offers test.
@@ -54,9 +54,7 @@ type offerReturn struct {
 func TestEachTaskIsOfferedToOneHolderAndNoneIsLost(t *testing.T) {
 	b := startE2E(t, map[string]string{"PACT_OFFER_LEASE_SECONDS": "1"})
 	ctx := context.Background()
-	keys, err := mandate.ParseKeyring("", testSigningKey)
-	require.NoError(t, err)
-	ident := identity.NewService(b.d, ledger.New(nil), mandate.NewService(keys, nil), nil)
+	ident := identity.NewService(b.d, ledger.New(nil), nil)
 	type holder struct {
 		id, token, root string
 		mortal          bool // dies when it is offered a task, without claiming it
@@ -65,7 +63,7 @@ func TestEachTaskIsOfferedToOneHolderAndNoneIsLost(t *testing.T) {
 	holders := make([]*holder, offerHolders)
 	for i := range holders {
 		id := fmt.Sprintf("holder-%03d", i)
-		r, err := ident.RegisterAgent(ctx, "ana", identity.AgentInput{ID: id, Client: "runner", Projects: []string{"web"}})
+		r, err := registerAgent(ctx, b.d, ident, "ana", people.AgentInput{ID: id, Client: "runner", Projects: []string{"web"}})
 		require.NoError(t, err)
 		holders[i] = &holder{id: id, token: r.Token, root: r.RootMandateID.String()}
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
-	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/sdk/adminclient"
 )
 
@@ -39,9 +38,7 @@ func TestOIDCProviderTokenSignsAPersonIntoTheAdminAPI(t *testing.T) {
 	d, err := db.Open(ctx, dsn)
 	require.NoError(t, err)
 	t.Cleanup(d.Close)
-	keys, err := mandate.ParseKeyring("", testSigningKey)
-	require.NoError(t, err)
-	ident := identity.NewService(d, ledger.New(nil), mandate.NewService(keys, nil), nil)
+	ident := identity.NewService(d, ledger.New(nil), nil)
 	_, err = ident.AddHuman(ctx, "", identity.HumanInput{ID: "ana", Name: "Ana", Role: identity.Owner, Email: ana.Email})
 	require.NoError(t, err)
 	_, err = ident.AddHuman(ctx, "ana", identity.HumanInput{ID: "bob", Name: "Bob", Role: identity.Viewer, Email: bob.Email})

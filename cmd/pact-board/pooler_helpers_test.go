@@ -15,7 +15,7 @@ import (
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
-	"github.com/pactboard/pact/core/mandate"
+	"github.com/pactboard/pact/modules/people"
 )
 
 // poolerBoard is the real board (NewMain, as main runs it) on env, with
@@ -37,9 +37,7 @@ func startPoolerBoard(t *testing.T, dsn string, env map[string]string) *poolerBo
 	d, err := db.Open(ctx, dsn)
 	require.NoError(t, err)
 	t.Cleanup(d.Close)
-	keys, err := mandate.ParseKeyring("", testSigningKey)
-	require.NoError(t, err)
-	ident := identity.NewService(d, ledger.New(nil), mandate.NewService(keys, nil), nil)
+	ident := identity.NewService(d, ledger.New(nil), nil)
 	_, err = ident.AddHuman(ctx, "", identity.HumanInput{ID: "ana", Name: "Ana", Role: identity.Owner})
 	require.NoError(t, err)
 	_, err = ident.AddProject(ctx, "ana", "web", "Web", false)
@@ -47,7 +45,7 @@ func startPoolerBoard(t *testing.T, dsn string, env map[string]string) *poolerBo
 	b := &poolerBoard{logs: logs, roots: map[string]string{}, sessions: map[string]*mcp.ClientSession{}}
 	for _, id := range append([]string{"code-web", "code-api"}, poolerWorkers...) {
 		delegations := 3
-		r, err := ident.RegisterAgent(ctx, "ana", identity.AgentInput{ID: id, Client: "code", Projects: []string{"web"},
+		r, err := registerAgent(ctx, d, ident, "ana", people.AgentInput{ID: id, Client: "code", Projects: []string{"web"},
 			Delegations: &delegations, Scope: []string{"task.read@project:web", "task.post@project:web",
 				"task.work@project:web", "context.write@project:web", "pact.read@project:web", "pact.write@project:web"}})
 		require.NoError(t, err)

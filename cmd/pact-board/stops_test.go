@@ -68,7 +68,7 @@ func newStopWorld(t *testing.T) *stopWorld {
 	w.Person("", "ana", identity.Owner)
 	w.Project("ana", "web", false)
 	w.Project("ana", "ops", false)
-	w.Agent("ana", identity.AgentInput{ID: "ctl", Client: "gemini", Projects: []string{"web", "ops"}, Scope: agentScope})
+	w.Agent("ana", kerneltest.AgentInput{ID: "ctl", Client: "gemini", Projects: []string{"web", "ops"}, Scope: agentScope})
 	// The organization's notifications go to recv's /notify.
 	r := w.Admin("ana", "POST", "/destinations", fmt.Sprintf(`{"notifier":"webhook","url":%q}`, recv.URL+"/notify"))
 	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Raw)
@@ -92,11 +92,11 @@ type subject struct {
 func (s *stopWorld) newSubject(t *testing.T, stop kernel.Stop) *subject {
 	s.n++
 	sub := &subject{agent: fmt.Sprintf("x%d", s.n)}
-	s.Agent("ana", identity.AgentInput{ID: sub.agent, Client: "gemini", Projects: []string{"web", "ops"}, Scope: agentScope})
+	s.Agent("ana", kerneltest.AgentInput{ID: sub.agent, Client: "gemini", Projects: []string{"web", "ops"}, Scope: agentScope})
 	sub.mandate = s.Root(sub.agent)
 	if stop == kernel.StopRevokeLink {
 		sub.lead = fmt.Sprintf("lead%d", s.n)
-		s.Agent("ana", identity.AgentInput{ID: sub.lead, Client: "gemini", Projects: []string{"web", "ops"}, Scope: agentScope})
+		s.Agent("ana", kerneltest.AgentInput{ID: sub.lead, Client: "gemini", Projects: []string{"web", "ops"}, Scope: agentScope})
 		sub.leadRoot = s.Mandate("ana", sub.lead, agentScope...)
 		require.NoError(t, s.DB.InTx(context.Background(), func(ctx context.Context, tx bun.Tx) error {
 			chain, err := s.Mandates.Verify(ctx, tx, sub.leadRoot, sub.lead)
@@ -149,7 +149,7 @@ func (s *stopWorld) applyStop(t *testing.T, sub *subject, stop kernel.Stop) (und
 	case kernel.StopRevokeLink:
 		admin("POST", "/mandates/"+sub.leadRoot+"/revoke", `{}`)
 	case kernel.StopLeaveProject:
-		require.NoError(t, s.Identity.SetAgentProjects(context.Background(), s.DB, sub.agent, "default", []string{"ops"}))
+		require.NoError(t, s.SetAgentProjects(sub.agent, "default", []string{"ops"}))
 	case kernel.StopOrgHalt:
 		admin("POST", "/kill-switch", `{"halted":true}`)
 		return func() { admin("POST", "/kill-switch", `{"halted":false}`) }

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/kernel/kerneltest"
 )
 
 // toolsFile is the committed tools/list answer.
@@ -31,7 +32,7 @@ func (a *adminBoard) toolAgents(t testing.TB) (*mcp.ClientSession, map[string]st
 	roots, tokens := map[string]string{}, map[string]string{}
 	for _, id := range []string{"code-web", "code-api"} {
 		delegations := 3
-		r, err := a.ident.RegisterAgent(ctx, "ana", identity.AgentInput{ID: id, Client: "code", Projects: []string{"web"},
+		r, err := a.RegisterAgent("ana", kerneltest.AgentInput{ID: id, Client: "code", Projects: []string{"web"},
 			Delegations: &delegations, Scope: []string{"task.read@project:web", "task.post@project:web", "task.work@project:web",
 				"context.write@project:web", "pact.read@project:web", "pact.write@project:web"}})
 		require.NoError(t, err)

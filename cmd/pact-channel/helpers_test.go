@@ -16,7 +16,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel/kerneltest"
 	"github.com/pactboard/pact/modules/audit"
 	boardmod "github.com/pactboard/pact/modules/board"
@@ -41,7 +40,7 @@ func newWorld(t testing.TB) *world {
 		roots: map[string]string{}}
 	w.Office()
 	for _, a := range []string{"wanda", "bram"} {
-		w.Agent("ana", identity.AgentInput{ID: a, Client: "code", Projects: []string{"web"}, Delegations: ptr(3)})
+		w.Agent("ana", kerneltest.AgentInput{ID: a, Client: "code", Projects: []string{"web"}, Delegations: ptr(3)})
 		w.roots[a] = w.Root(a)
 	}
 	w.bin = filepath.Join(t.TempDir(), "pact-channel")

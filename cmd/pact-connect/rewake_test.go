@@ -15,7 +15,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel/kerneltest"
 	"github.com/pactboard/pact/modules/board"
 	"github.com/pactboard/pact/modules/pacts"
@@ -29,7 +28,7 @@ func rewakeBoard(t *testing.T) (*kerneltest.World, string) {
 	w := kerneltest.New(t, kerneltest.Options{Events: true}, board.New(), pacts.New(pacts.Options{}))
 	w.Office()
 	for _, id := range []string{"code-web", "chat-web"} {
-		w.Agent("ana", identity.AgentInput{ID: id, Client: "code", Projects: []string{"web"}, Delegations: ptr(3)})
+		w.Agent("ana", kerneltest.AgentInput{ID: id, Client: "code", Projects: []string{"web"}, Delegations: ptr(3)})
 	}
 	out := w.OK("chat-web", pacts.ToolCreate, map[string]any{"project_id": "web", "name": "Launch", "purpose": "Ship it",
 		"mandate_id": w.Root("chat-web"), "prefix": "C", "invite": []any{map[string]any{"key": "@code-web", "prefix": "K"}}})

@@ -14,6 +14,7 @@ import (
 	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/core/pgcluster"
+	"github.com/pactboard/pact/modules/people"
 )
 
 // owner is the person who registers the harness's agents.
@@ -27,6 +28,7 @@ type shared struct {
 	dsn    string
 	db     *db.DB
 	ident  *identity.Service
+	people *people.Service
 	boards []*board
 	dir    string
 }
@@ -89,7 +91,9 @@ func startShared(ctx context.Context, o options, n int) (*shared, error) {
 	if err != nil {
 		return fail(err)
 	}
-	s.ident = identity.NewService(s.db, ledger.New(nil), mandate.NewService(keys, nil), nil)
+	log := ledger.New(nil)
+	s.ident = identity.NewService(s.db, log, nil)
+	s.people = people.NewService(s.db, log, s.ident, mandate.NewService(keys, nil))
 	if _, err := s.ident.AddHuman(ctx, "", identity.HumanInput{ID: owner, Name: "Fault harness", Role: identity.Owner}); err != nil {
 		return fail(err)
 	}
@@ -111,7 +115,7 @@ func (s *shared) project(ctx context.Context, id string) error {
 // agent registers a code agent on projects with the default scopes and
 // returns its token and root mandate.
 func (s *shared) agent(ctx context.Context, id string, projects ...string) (agentCreds, error) {
-	r, err := s.ident.RegisterAgent(ctx, owner, identity.AgentInput{ID: id, Client: "code", Projects: projects})
+	r, err := s.people.RegisterAgent(ctx, owner, people.AgentInput{ID: id, Client: "code", Projects: projects})
 	if err != nil {
 		return agentCreds{}, fmt.Errorf("register %s: %w", id, err)
 	}

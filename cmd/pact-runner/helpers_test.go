@@ -12,7 +12,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel/kerneltest"
 	"github.com/pactboard/pact/modules/board"
 	"github.com/pactboard/pact/modules/mandates"
@@ -33,13 +32,13 @@ func newWorld(t *testing.T) *world {
 	t.Helper()
 	w := &world{World: kerneltest.New(t, kerneltest.Options{Events: true}, board.New(), mandates.New(), notes.New()), dir: t.TempDir()}
 	w.Office()
-	w.Agent("ana", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}, Delegations: ptr(3)})
+	w.Agent("ana", kerneltest.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}, Delegations: ptr(3)})
 	w.runnerAgent("runner-web", 50)
 	return w
 }
 
 func (w *world) runnerAgent(id string, runs float64) {
-	w.Agent("ana", identity.AgentInput{ID: id, Client: "runner", Projects: []string{"web"},
+	w.Agent("ana", kerneltest.AgentInput{ID: id, Client: "runner", Projects: []string{"web"},
 		Limits: map[string]float64{"runs": runs, "turns": 2000}, Delegations: ptr(2)})
 }
 

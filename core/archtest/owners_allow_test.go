@@ -1,5 +1,20 @@
 package archtest
 
+// harnessWrites are the writes the test harness makes to tables it does
+// not own, each with its reason. Only a harness home (harnessHomes) may
+// write here: it is test code that no board binary links
+// (binaries_test.go), seeding rows whose owner it cannot import.
+func harnessWrites() []allowance {
+	const seeds = "core and the modules other than modules/people cannot import it, so their tests seed agents " +
+		"through kerneltest's World.Agent: the rows registration writes, and nothing it decides (modules/people's " +
+		"tests prove registration itself)"
+	return []allowance{
+		{"core/kernel/kerneltest", "agents", writes, seeds},
+		{"core/kernel/kerneltest", "agent_projects", writes, seeds},
+		{"core/kernel/kerneltest", "agent_tokens", writes, seeds},
+	}
+}
+
 // allowedReads are the reads of another package's table that stay, each
 // with its reason. Writes are never allowed here: only a table's owner
 // writes it.
@@ -37,6 +52,15 @@ func allowedReads() []allowance {
 		{"core/outbox", "pact_decisions", reads, "a pact decision's notice waits on the people it is addressed " +
 			"to while the decision is unanswered, read where the inbox is listed; core/outbox cannot call modules/pacts"},
 
+		// core/identity reads the principals modules/people keeps: every call checks its agent, token and
+		// projects there (Admit, LoadCaller), and everyone reads agents through it.
+		{"core/identity", "agents", reads, "the principals as read by everyone: Admit checks a call's agent, its " +
+			"status and its organization's switches in one statement; GetAgent and ListAgents are the reads every " +
+			"package makes. modules/people decides and writes an agent's lifecycle"},
+		{"core/identity", "agent_projects", reads, "as for agents: a caller's projects, read with the agent"},
+		{"core/identity", "agent_tokens", reads, "as for agents: a call's bearer token is checked against its hash " +
+			"(AuthenticateAgent, AgentForToken), in the call's first statement"},
+
 		// Modules: joins with the principals their rows name.
 		{"modules/board", "agents", reads, principals},
 		{"modules/board", "projects", reads, principals},
@@ -47,8 +71,8 @@ func allowedReads() []allowance {
 		{"modules/board", "notifications", reads, "the message cap tells the people once (BOARD-008): the board " +
 			"looks for the notice it enqueued through core/outbox"},
 		{"modules/notes", "projects", reads, principals},
-		{"modules/people", "agents", reads, "pact_whoami's role section joins the caller to its role in one " +
-			"statement (PERF-001), where a lookup through core/identity would be a second round trip"},
+		{"modules/board", "agent_presence", reads, "the overview counts the organization's agents seen in the last " +
+			"hour, joined to their organization in one statement"},
 		{"modules/credentials", "agents", reads, "an export names the holder's client, read with its key"},
 		{"modules/credentials", "mandates", reads, "a revocation lasts as long as the link it revokes: its expiry " +
 			"is the mandate's, read in the revoking statement"},

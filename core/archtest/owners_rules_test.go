@@ -139,3 +139,18 @@ func TestATableWithoutAnOwnerFails(t *testing.T) {
 		"table vague declares no owner: add COMMENT ON TABLE vague IS 'owner: <package>' in a migration (the one that creates it, for a new table)",
 	}, problems)
 }
+
+// A write allowance excuses only the test harness's home: the same
+// allowance for a module excuses nothing and its write still fails.
+func TestOnlyTheHarnessMayBeAllowedAWrite(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "core/kernel/kerneltest/seed.go", "package kerneltest\n\nconst seed = `INSERT INTO agents (id) VALUES (?)`\n")
+	writeFile(t, root, "modules/board/seed.go", "package board\n\nconst seed = `INSERT INTO agents (id) VALUES (?)`\n")
+	owners := map[string]string{"agents": "modules/people"}
+	refs := scanCode(t, root, map[string]bool{"agents": true}, "core", "modules")
+	got := checkOwnership(owners, refs, []allowance{{"core/kernel/kerneltest", "agents", writes, "seeds"},
+		{"modules/board", "agents", writes, "no"}})
+	require.Equal(t, []string{"modules/board writes agents (owner: modules/people) at modules/board/seed.go:3: " +
+		"only the owner writes its table; call the owner's service or a kernel seam"}, got.violations)
+	require.Equal(t, []string{"allowance modules/board writes agents excuses nothing: remove it"}, got.unused)
+}

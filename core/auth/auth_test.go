@@ -17,7 +17,6 @@ import (
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
-	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/core/pgtest"
 	"github.com/pactboard/pact/sdk/errs"
 	"github.com/pactboard/pact/sdk/plugintest"
@@ -41,10 +40,8 @@ func setup(t *testing.T) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	f := &fixture{d: pgtest.New(t), iss: authtest.New(t)}
-	keys, err := mandate.ParseKeyring("", strings.Repeat("s", 32))
-	require.NoError(t, err)
-	f.people = identity.NewService(f.d, ledger.New(nil), mandate.NewService(keys, nil), nil)
-	_, err = f.people.AddHuman(ctx, "", identity.HumanInput{ID: "ana", Name: "Ana", Role: identity.Owner, Email: "ana@example.com"})
+	f.people = identity.NewService(f.d, ledger.New(nil), nil)
+	_, err := f.people.AddHuman(ctx, "", identity.HumanInput{ID: "ana", Name: "Ana", Role: identity.Owner, Email: "ana@example.com"})
 	require.NoError(t, err)
 	_, err = f.people.AddHuman(ctx, "ana", identity.HumanInput{ID: "vic", Name: "Vic", Role: identity.Viewer, Email: "vic@example.com"})
 	require.NoError(t, err)

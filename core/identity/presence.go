@@ -14,12 +14,12 @@ import (
 // written: the stamps of every call in that time are written together.
 const SeenEvery = time.Second
 
-// seenSQL stamps last_seen on agents $1 (sorted), locking their rows in
-// that order so that two boards flushing the same agents never deadlock.
-// It touches only active agents, as a call's stamp did.
-const seenSQL = `WITH l AS (SELECT id FROM agents WHERE id = ANY($1::text[]) AND status = 'active'
-		ORDER BY id FOR NO KEY UPDATE)
-	UPDATE agents a SET last_seen = now() FROM l WHERE a.id = l.id`
+// seenSQL stamps last_seen on agents $1 (sorted), writing their presence
+// rows in that order so that two boards flushing the same agents never
+// deadlock. It touches only active agents, as a call's stamp did.
+const seenSQL = `INSERT INTO agent_presence AS p (agent_id, last_seen)
+	SELECT id, now() FROM agents WHERE id = ANY($1::text[]) AND status = 'active' ORDER BY id
+	ON CONFLICT (agent_id) DO UPDATE SET last_seen = excluded.last_seen`
 
 // presence writes agents' last_seen apart from their calls.
 //

@@ -2,8 +2,6 @@ package identity
 
 import (
 	"context"
-	"crypto/rand"
-	"io"
 	"regexp"
 	"time"
 
@@ -11,7 +9,6 @@ import (
 
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/ledger"
-	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -29,8 +26,6 @@ var (
 type Options struct {
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// Rand is the source of token bytes; nil means crypto/rand.
-	Rand io.Reader
 	// SeenFailed hears why a batch of last_seen stamps could not be
 	// written (they are tried again); nil drops it.
 	SeenFailed func(error)
@@ -41,20 +36,15 @@ type Options struct {
 type Service struct {
 	db       *db.DB
 	log      *ledger.Log
-	mandates *mandate.Service
 	now      func() time.Time
-	rand     io.Reader
 	presence *presence
 }
 
 // NewService returns a Service.
-func NewService(d *db.DB, log *ledger.Log, mandates *mandate.Service, opts *Options) *Service {
-	s := &Service{db: d, log: log, mandates: mandates, now: time.Now, rand: rand.Reader}
+func NewService(d *db.DB, log *ledger.Log, opts *Options) *Service {
+	s := &Service{db: d, log: log, now: time.Now}
 	if opts != nil && opts.Now != nil {
 		s.now = opts.Now
-	}
-	if opts != nil && opts.Rand != nil {
-		s.rand = opts.Rand
 	}
 	var failed func(error)
 	if opts != nil {

@@ -4,12 +4,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/base64"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"strings"
-	"time"
 
 	"github.com/uptrace/bun"
 )
@@ -21,20 +18,6 @@ const TokenPrefix = "pact_"
 func HashToken(token string) string {
 	sum := sha256.Sum256([]byte(token))
 	return hex.EncodeToString(sum[:])
-}
-
-// NewToken stores a new token of agent lasting until expires, in tx, and
-// returns it, for the caller to hand over once: "pact_" + base64url (no
-// padding) of 32 random bytes.
-func (s *Service) NewToken(ctx context.Context, tx bun.IDB, agent string, expires time.Time) (string, error) {
-	b := make([]byte, 32)
-	if _, err := io.ReadFull(s.rand, b); err != nil {
-		return "", err
-	}
-	token := TokenPrefix + base64.RawURLEncoding.EncodeToString(b)
-	_, err := tx.ExecContext(ctx, `INSERT INTO agent_tokens (token_hash, agent_id, expires_at) VALUES (?, ?, ?)`,
-		HashToken(token), agent, expires)
-	return token, err
 }
 
 // LiveTokenCount is how many unrevoked, unexpired tokens agent has.

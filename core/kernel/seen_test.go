@@ -21,7 +21,7 @@ func TestACommittedCallStampsLastSeenAndARefusedOneDoesNot(t *testing.T) {
 	ctx := context.Background()
 	d, _ := toolFixture(t)
 	log := ledger.New(nil)
-	k := kernel.New(kernel.Deps{DB: d, Log: log, Identity: identity.NewService(d, log, nil, nil)})
+	k := kernel.New(kernel.Deps{DB: d, Log: log, Identity: identity.NewService(d, log, nil)})
 	require.NoError(t, k.Register(moduleFunc{"demo", func(h *kernel.Host) error { return h.Tool(freezeTool()) }}))
 	lastSeen := func(agent string) *string {
 		var at *string

@@ -17,7 +17,6 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
-	"github.com/uptrace/bun"
 
 	"github.com/pactboard/pact/core/events"
 	"github.com/pactboard/pact/core/identity"
@@ -171,21 +170,12 @@ func newFixtureParking(t *testing.T, park bool) *fixture {
 		MCP: func(*kerneltest.World) mcpserve.Options { return mcpserve.Options{PublicURL: publicURL} }}, testModule{f})
 	f.Person("", "ana", identity.Owner)
 	f.Project("ana", "web", false)
-	f.revoked = f.Agent("ana", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}}).Token
+	f.revoked = f.Agent("ana", kerneltest.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}}).Token
 	// The first token revoked and a second issued, as people's token
-	// operations do through these row methods (core cannot import modules).
-	require.NoError(t, f.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) (err error) {
-		if _, err = f.Identity.RevokeAgentTokens(ctx, tx, "code-web"); err != nil {
-			return err
-		}
-		ends, err := f.Identity.Term("--days", 1)
-		if err != nil {
-			return err
-		}
-		f.live, err = f.Identity.NewToken(ctx, tx, "code-web", ends)
-		return err
-	}))
-	f.other = f.Agent("ana", identity.AgentInput{ID: "code-api", Client: "code", Projects: []string{"web"}}).Token
+	// operations do (seeded by the harness: core cannot import modules).
+	f.RevokeTokens("code-web")
+	f.live = f.IssueToken("code-web")
+	f.other = f.Agent("ana", kerneltest.AgentInput{ID: "code-api", Client: "code", Projects: []string{"web"}}).Token
 	// No service issues a token that has already expired: the row is
 	// written as one would be found a second after its expiry.
 	f.expired = "pact_expired-token-of-code-web"

@@ -40,7 +40,7 @@ func TestOAuthSignInActsAsTheAgentsOwner(t *testing.T) {
 	w.Person("ana", "val", identity.Approver)
 	w.Project("ana", "web", false)
 	for _, client := range identity.Clients() {
-		w.Agent("ana", identity.AgentInput{ID: client + "-web", Client: client, Projects: []string{"web"}})
+		w.Agent("ana", kerneltest.AgentInput{ID: client + "-web", Client: client, Projects: []string{"web"}})
 	}
 	iss := w.Issuer
 

@@ -20,7 +20,7 @@ import (
 func pending(t *testing.T, titles ...string) (*db.DB, []int64) {
 	ctx := context.Background()
 	d := pgtest.New(t)
-	ident := identity.NewService(d, ledger.New(nil), nil, nil)
+	ident := identity.NewService(d, ledger.New(nil), nil)
 	_, err := ident.AddHuman(ctx, "", identity.HumanInput{ID: "ana", Name: "Ana", Role: identity.Owner})
 	require.NoError(t, err)
 	_, err = ident.AddProject(ctx, "ana", "web", "Web", false)

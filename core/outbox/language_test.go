@@ -20,7 +20,7 @@ import (
 func TestEnqueueKeepsTheOrganizationsLanguage(t *testing.T) {
 	ctx := context.Background()
 	d, _ := pending(t)
-	ident := identity.NewService(d, ledger.New(nil), nil, nil)
+	ident := identity.NewService(d, ledger.New(nil), nil)
 	kerneltest.MakeOrg(t, d, ledger.New(nil), ident, "https://issuer.test", "acme", "bo", nil)
 	_, err := ident.AddProject(ctx, "bo", "rocket", "Rocket", false)
 	require.NoError(t, err)
@@ -51,7 +51,7 @@ func TestEnqueueKeepsTheOrganizationsLanguage(t *testing.T) {
 func TestEnqueueForOnePersonKeepsTheirLanguage(t *testing.T) {
 	ctx := context.Background()
 	d, _ := pending(t) // ana, of another organization
-	ident := identity.NewService(d, ledger.New(nil), nil, nil)
+	ident := identity.NewService(d, ledger.New(nil), nil)
 	kerneltest.MakeOrg(t, d, ledger.New(nil), ident, "https://issuer.test", "acme", "bo", nil)
 	_, err := ident.AddProject(ctx, "bo", "rocket", "Rocket", false)
 	require.NoError(t, err)

@@ -20,7 +20,7 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 func TestEnqueueCleansTextAndTakesTheProjectsOrganization(t *testing.T) {
 	ctx := context.Background()
 	d, _ := pending(t)
-	ident := identity.NewService(d, ledger.New(nil), nil, nil)
+	ident := identity.NewService(d, ledger.New(nil), nil)
 	kerneltest.MakeOrg(t, d, ledger.New(nil), ident, "https://issuer.test", "acme", "bo", nil)
 	acme := "acme"
 	_, err := ident.AddProject(ctx, "bo", "rocket", "Rocket", false)

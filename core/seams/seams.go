@@ -18,6 +18,7 @@ package seams
 import (
 	"context"
 
+	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
 	"github.com/pactboard/pact/core/kernel"
@@ -130,6 +131,19 @@ type NoMandateCredentials struct{}
 // RevocationsPublished finds none.
 func (NoMandateCredentials) RevocationsPublished(context.Context, bun.IDB, []string) (map[string]bool, error) {
 	return map[string]bool{}, nil
+}
+
+// AgentRootsSeam is what the module that keeps agents does when another
+// issues an agent a new root mandate to answer with. Provided by
+// modules/people; used by modules/mandates (replacing a root). With no
+// provider a replacement is refused as unavailable.
+const AgentRootsSeam kernel.Seam[AgentRoots] = "agents' root mandates"
+
+// AgentRoots is the keeper's answer through AgentRootsSeam.
+type AgentRoots interface {
+	// SetRootMandate makes mandate id, just issued to agent in tx, the root
+	// mandate agent answers with.
+	SetRootMandate(ctx context.Context, tx bun.IDB, agent string, id uuid.UUID) error
 }
 
 // OrgCreatedHook is "an organization was created". Published by

@@ -39,7 +39,7 @@ func newBoard(t *testing.T) *board {
 	b.Person("ana", "val", identity.Approver)
 	b.Person("ana", "vic", identity.Viewer)
 	b.Project("ana", "web", false)
-	b.Agent("ana", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
+	b.Agent("ana", kerneltest.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
 	_, err := b.Identity.AddProject(ctx, "vic", "nope", "Nope", false)
 	require.Error(t, err, "a refusal, logged")
 

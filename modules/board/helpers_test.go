@@ -5,7 +5,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/kernel/kerneltest"
 	"github.com/pactboard/pact/modules/board"
@@ -37,7 +36,7 @@ func newWorld(t *testing.T, extra ...kernel.Module) *world {
 }
 
 func (w *world) agent(id, client string, limits map[string]float64, projects ...string) {
-	w.Agent("ana", identity.AgentInput{ID: id, Client: client, Projects: projects, Limits: limits, Delegations: ptr(3)})
+	w.Agent("ana", kerneltest.AgentInput{ID: id, Client: client, Projects: projects, Limits: limits, Delegations: ptr(3)})
 }
 
 // post posts a task as agent under its root mandate and returns its id.

@@ -52,7 +52,8 @@ func (st store) agentsByStatus(ctx context.Context, org string) ([]statusCount, 
 // activeAgents counts organization org's agents seen in the last hour.
 func (st store) activeAgents(ctx context.Context, org string) (int, error) {
 	var n int
-	err := st.db.NewRaw(`SELECT count(*) FROM agents WHERE org_id = ? AND last_seen > now() - interval '1 hour'`,
+	err := st.db.NewRaw(`SELECT count(*) FROM agents a JOIN agent_presence p ON p.agent_id = a.id
+		WHERE a.org_id = ? AND p.last_seen > now() - interval '1 hour'`,
 		org).Scan(ctx, &n)
 	return n, err
 }

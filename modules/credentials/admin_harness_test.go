@@ -46,7 +46,7 @@ func build(t *testing.T, env map[string]string, plugins credentials.Plugins) *bo
 func withAgents(t *testing.T, b *board) {
 	t.Helper()
 	for _, id := range []string{"reg-web", "hired-web"} {
-		b.Agent("ana", identity.AgentInput{ID: id, Client: "code", Projects: []string{"web"}})
+		b.Agent("ana", kerneltest.AgentInput{ID: id, Client: "code", Projects: []string{"web"}})
 	}
-	b.Agent("bo", identity.AgentInput{ID: "rocket-bot", Client: "code", Projects: []string{"rocket"}})
+	b.Agent("bo", kerneltest.AgentInput{ID: "rocket-bot", Client: "code", Projects: []string{"rocket"}})
 }

@@ -3,13 +3,13 @@ package credentials_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/pactboard/pact/core/kernel/kerneltest"
 	"net/http"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
 
-	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/core/seams"
@@ -28,7 +28,7 @@ func (noPlugins) Credential(name string) (credential.Credential, error) {
 // setup is build's board with the code agent code-web of web.
 func setup(t *testing.T, env map[string]string, plugins credentials.Plugins) *board {
 	b := build(t, env, plugins)
-	b.Agent("ana", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
+	b.Agent("ana", kerneltest.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
 	return b
 }
 

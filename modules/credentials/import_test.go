@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"github.com/pactboard/pact/core/kernel/kerneltest"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/sdk/credential"
 	"github.com/pactboard/pact/sdk/errs"
 )
@@ -41,7 +41,7 @@ func TestImportCredentialMakesARootThatAnswersToItsTrustedRoot(t *testing.T) {
 	ctx := context.Background()
 	f := newBoard(t)
 	f.Project("ana", "prod", true)
-	f.Agent("val", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
+	f.Agent("val", kerneltest.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
 	root := bytes.Repeat([]byte{5}, 32)
 	_, err := f.mod.AddTrustedRoot(ctx, "ana", base64.RawURLEncoding.EncodeToString(root), "val", "")
 	require.NoError(t, err)

@@ -85,7 +85,7 @@ func TestAgentKeys(t *testing.T) {
 	b := newBoard(t)
 	withAgents(t, b)
 	acmeKey, _ := withKeys(t, b)
-	b.Agent("ana", identity.AgentInput{ID: "chat-web", Client: "chat", Projects: []string{"web"}})
+	b.Agent("ana", kerneltest.AgentInput{ID: "chat-web", Client: "chat", Projects: []string{"web"}})
 	key, raw := pubKey("reg-web")
 	sum := sha256.Sum256(raw)
 	kid := base64.RawURLEncoding.EncodeToString(sum[:])[:16]

@@ -9,7 +9,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel/kerneltest"
 	"github.com/pactboard/pact/modules/mandates"
 	"github.com/pactboard/pact/sdk/errs"
@@ -57,7 +56,7 @@ func requireAnswersLikeMissing(t *testing.T, foreign error, foreignID string, mi
 func TestPeopleIssueAndRevokeMandates(t *testing.T) {
 	ctx := context.Background()
 	f := withPeople(t)
-	_, err := f.Identity.RegisterAgent(ctx, "val", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
+	_, err := f.RegisterAgent("val", kerneltest.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
 	require.NoError(t, err)
 	m, err := f.svc.IssueMandate(ctx, "val", mandates.IssueInput{Holder: "code-web", Scope: []string{"task.read@project:web"}})
 	require.NoError(t, err)

@@ -28,6 +28,9 @@ type Module struct {
 	// defaults, none, when no module provides them).
 	tasks func() seams.MandateTasks
 	creds func() seams.MandateCredentials
+	// roots makes a replacement the agent's root (modules/people keeps
+	// agents).
+	roots func() (seams.AgentRoots, error)
 }
 
 // New returns the mandates module.
@@ -41,6 +44,7 @@ func (m *Module) Register(h *kernel.Host) error {
 	m.db, m.mandates, m.ident = h.DB(), h.Mandates(), h.Identity()
 	m.tasks = kernel.UseOr(h, seams.MandateTasksSeam, seams.MandateTasks(seams.NoMandateTasks{}))
 	m.creds = kernel.UseOr(h, seams.MandateCredentialsSeam, seams.MandateCredentials(seams.NoMandateCredentials{}))
+	m.roots = kernel.Use(h, seams.AgentRootsSeam)
 	m.registerMandateAdmin(h.Admin())
 	return nil
 }

@@ -87,7 +87,11 @@ func (m *Module) ReplaceMandate(ctx context.Context, by, id string, in ReplaceIn
 		if err != nil {
 			return err
 		}
-		if err := m.ident.SetRootMandate(ctx, tx, a.ID, md.ID); err != nil {
+		roots, err := m.roots()
+		if err != nil {
+			return err
+		}
+		if err := roots.SetRootMandate(ctx, tx, a.ID, md.ID); err != nil {
 			return err
 		}
 		out = &Replaced{MandateID: md.ID, Replaced: old.ID}

@@ -2,13 +2,13 @@ package mandates_test
 
 import (
 	"context"
+	"github.com/pactboard/pact/core/kernel/kerneltest"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/modules/mandates"
 	"github.com/pactboard/pact/sdk/errs"
 )
@@ -16,7 +16,7 @@ import (
 func TestReplaceMandateNeedsALiveRootOfTheOrganization(t *testing.T) {
 	ctx := context.Background()
 	f := withPeople(t)
-	reg, err := f.Identity.RegisterAgent(ctx, "val", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
+	reg, err := f.RegisterAgent("val", kerneltest.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
 	require.NoError(t, err)
 	old := reg.RootMandateID.String()
 	in := mandates.ReplaceInput{Scope: []string{"task.read@project:web"}}

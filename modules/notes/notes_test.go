@@ -28,7 +28,7 @@ func setup(t *testing.T) *fixture {
 	f.World = kerneltest.New(t, kerneltest.Options{}, f.notes)
 	f.Person("", "ana", identity.Owner)
 	f.Project("ana", "web", false)
-	f.Agent("ana", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
+	f.Agent("ana", kerneltest.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
 	f.root = f.Root("code-web")
 	f.wide = f.Mandate("ana", "code-web", "task.read@project:web", "context.write@project:web")
 	return f

@@ -47,7 +47,7 @@ func newWorld(t testing.TB) *world {
 	w.Project("ana", "web", false)
 	w.Org("acme", "bo")
 	w.Project("bo", "rocket", false)
-	r := w.Agent("ana", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
+	r := w.Agent("ana", kerneltest.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
 	// Tasks are modules/board's, and a module's tests may not import another
 	// module: the one row notifications point at is written directly.
 	require.NoError(t, w.DB.NewRaw(`INSERT INTO tasks (id, project_id, title, created_by, mandate_id, status)

@@ -75,7 +75,7 @@ func TestSecretsAreSealedAtRest(t *testing.T) {
 	w := newWorld(t)
 	d := w.DB
 	keys := keyring(t, "k1")
-	people := identity.NewService(d, ledger.New(nil), mandates.NewService(keys, nil), nil)
+	people := identity.NewService(d, ledger.New(nil), nil)
 	slack, rcv := &recorder{}, newReceiver(t)
 	svc := notify.NewService(d, ledger.New(nil), &notify.Options{Seal: seal.New(keys),
 		Notifiers: plugins{"webhook": &poster{client: rcv.Client()}, "slack": slack}})
@@ -174,7 +174,7 @@ func TestResealAndRetiredKeys(t *testing.T) {
 
 	reseal := func(kids ...string) (*notify.Service, *identity.Service) {
 		keys := keyring(t, kids...)
-		people := identity.NewService(d, ledger.New(nil), mandates.NewService(keys, nil), nil)
+		people := identity.NewService(d, ledger.New(nil), nil)
 		svc := notify.NewService(d, ledger.New(nil), &notify.Options{Seal: seal.New(keys)})
 		n, err := svc.ResealOrgSecrets(ctx, people)
 		require.NoError(t, err)
@@ -200,7 +200,7 @@ func TestResealAndRetiredKeys(t *testing.T) {
 
 	// Both keys retired: nothing opens.
 	keys := keyring(t, "k3")
-	people := identity.NewService(d, ledger.New(nil), mandates.NewService(keys, nil), nil)
+	people := identity.NewService(d, ledger.New(nil), nil)
 	slack, hookPlugin := &recorder{}, &recorder{}
 	svc := notify.NewService(d, ledger.New(nil), &notify.Options{Seal: seal.New(keys),
 		Notifiers: plugins{"webhook": hookPlugin, "slack": slack}})

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/pactboard/pact/core/kernel/kerneltest"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -17,7 +18,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/modules/pacts"
 )
 
@@ -42,7 +42,7 @@ func (f *fixture) betaPact(t *testing.T) (pact string, noise func()) {
 	f.Org("beta", "bob")
 	f.Project("bob", "bweb", false)
 	for _, id := range []string{"bea", "ben"} {
-		f.Agent("bob", identity.AgentInput{ID: id, Client: "code", Projects: []string{"bweb"}, Owner: "bob"})
+		f.Agent("bob", kerneltest.AgentInput{ID: id, Client: "code", Projects: []string{"bweb"}, Owner: "bob"})
 		f.roots[id] = f.Root(id)
 	}
 	out, err := f.as("bea", pacts.ToolCreate, map[string]any{"project_id": "bweb", "name": "Beta", "purpose": "Beta's own job",

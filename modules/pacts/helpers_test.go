@@ -32,7 +32,7 @@ func setupWith(t *testing.T, world kerneltest.Options, opts pacts.Options) *fixt
 	for _, a := range []struct{ id, owner, project string }{
 		{"wanda", "ana", "web"}, {"bram", "ana", "web"}, {"olga", "ana", "ops"}, {"vera", "vic", "web"},
 	} {
-		f.Agent("ana", identity.AgentInput{ID: a.id, Client: "code", Projects: []string{a.project}, Owner: a.owner})
+		f.Agent("ana", kerneltest.AgentInput{ID: a.id, Client: "code", Projects: []string{a.project}, Owner: a.owner})
 		f.roots[a.id] = f.Root(a.id)
 	}
 	return f

@@ -2,6 +2,7 @@ package pacts_test
 
 import (
 	"context"
+	"github.com/pactboard/pact/core/kernel/kerneltest"
 	"net/http"
 	"regexp"
 	"strings"
@@ -77,7 +78,7 @@ func (f *fixture) refusedBoth(t *testing.T, agent, pact, key, by string, code er
 
 // addAgent registers agent (in web, of person owner) for the test.
 func (f *fixture) addAgent(agent, owner string) {
-	f.Agent("ana", identity.AgentInput{ID: agent, Client: "code", Projects: []string{"web"}, Owner: owner})
+	f.Agent("ana", kerneltest.AgentInput{ID: agent, Client: "code", Projects: []string{"web"}, Owner: owner})
 	f.roots[agent] = f.Root(agent)
 }
 

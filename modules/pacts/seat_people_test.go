@@ -162,7 +162,7 @@ func TestTheDatabaseRefusesSeatsAcrossOrganizations(t *testing.T) {
 	f := setup(t)
 	f.Org("acme", "zed")
 	f.Project("zed", "site", false)
-	f.Agent("zed", identity.AgentInput{ID: "zoe", Client: "code", Projects: []string{"site"}, Owner: "zed"})
+	f.Agent("zed", kerneltest.AgentInput{ID: "zoe", Client: "code", Projects: []string{"site"}, Owner: "zed"})
 	pact := f.pact(t)
 	ctx := context.Background()
 	refusedByDB := func(what, q string, args ...any) {

@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
 
-	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/kernel/kerneltest"
 	"github.com/pactboard/pact/core/mandate"
@@ -38,7 +37,7 @@ type stopped struct {
 func seatForStop(t *testing.T, f *fixture, name string, stop kernel.Stop) *stopped {
 	t.Helper()
 	ctx := context.Background()
-	f.Agent("ana", identity.AgentInput{ID: name, Client: "code", Projects: []string{"web"}, Owner: "ana"})
+	f.Agent("ana", kerneltest.AgentInput{ID: name, Client: "code", Projects: []string{"web"}, Owner: "ana"})
 	f.roots[name] = f.Root(name)
 	s := &stopped{agent: name}
 	if stop == kernel.StopRevokeLink {
@@ -83,15 +82,15 @@ func (s *stopped) stop(t *testing.T, f *fixture, stop kernel.Stop) (undo func())
 	var err error
 	switch stop {
 	case kernel.StopBan:
-		err = f.Identity.SetAgentStatus(ctx, f.DB, s.agent, "banned")
+		err = f.SetAgentStatus(s.agent, "banned")
 	case kernel.StopPause:
-		err = f.Identity.SetAgentStatus(ctx, f.DB, s.agent, "paused")
+		err = f.SetAgentStatus(s.agent, "paused")
 	case kernel.StopRevokeRoot:
 		_, err = f.Mandates.RevokeSubtree(ctx, f.DB, uuid.MustParse(f.roots[s.agent]))
 	case kernel.StopRevokeLink:
 		_, err = f.Mandates.RevokeSubtree(ctx, f.DB, uuid.MustParse(s.link))
 	case kernel.StopLeaveProject:
-		err = f.Identity.SetAgentProjects(ctx, f.DB, s.agent, "default", []string{"ops"})
+		err = f.SetAgentProjects(s.agent, "default", []string{"ops"})
 	case kernel.StopOrgHalt:
 		err = f.Identity.SetOrgHalted(ctx, f.DB, "default", true)
 		undo = func() { require.NoError(t, f.Identity.SetOrgHalted(ctx, f.DB, "default", false)) }
@@ -180,7 +179,7 @@ func TestAStoppedAgentsStreamReplaysNothing(t *testing.T) {
 	require.Contains(t, body, `"error":"forbidden"`)
 	require.Contains(t, body, "holds no live mandate covering pact.read")
 
-	require.NoError(t, f.Identity.SetAgentStatus(context.Background(), f.DB, "wanda", "banned"))
+	require.NoError(t, f.SetAgentStatus("wanda", "banned"))
 	status, body = get("wanda")
 	require.Equal(t, http.StatusForbidden, status)
 	require.Contains(t, body, `"error":"agent_paused"`)

@@ -127,7 +127,7 @@ func TestStreamRefusesWithoutALiveAgentToken(t *testing.T) {
 	require.Equal(t, http.StatusUnauthorized, status, "a person's token is not an agent's")
 
 	// A paused agent is refused as a tool call would be.
-	require.NoError(t, f.Identity.SetAgentStatus(context.Background(), f.DB, "bram", "paused"))
+	require.NoError(t, f.SetAgentStatus("bram", "paused"))
 	status, body = get(f.Token("bram"))
 	require.Equal(t, http.StatusForbidden, status)
 	require.Contains(t, body, `"error":"agent_paused"`)

@@ -38,7 +38,7 @@ type registerIn struct {
 	}
 }
 
-type registeredOut struct{ Body identity.Registered }
+type registeredOut struct{ Body Registered }
 
 type hireIn struct {
 	Body struct {
@@ -174,7 +174,7 @@ func (m *Module) registerAgent(ctx context.Context, in *registerIn) (*registered
 	if client == "" {
 		client = "code"
 	}
-	r, err := m.svc.RegisterAgent(ctx, p.ID, identity.AgentInput{ID: b.ID, Client: client, Projects: b.Projects,
+	r, err := m.svc.RegisterAgent(ctx, p.ID, AgentInput{ID: b.ID, Client: client, Projects: b.Projects,
 		Scope: b.Scope, Limits: b.Limits, Delegations: b.Delegations, MandateDays: b.Days, TokenDays: b.Days})
 	if err != nil {
 		return nil, err

@@ -64,7 +64,7 @@ func (s *Service) changeAgent(ctx context.Context, by, id string, u AgentUpdate,
 			if err := s.ident.RequireHumanInOrg(ctx, tx, *u.Owner, p.OrgID); err != nil {
 				return err
 			}
-			if err := s.ident.SetAgentOwner(ctx, tx, id, *u.Owner); err != nil {
+			if err := setAgentOwner(ctx, tx, id, *u.Owner); err != nil {
 				return err
 			}
 		}
@@ -119,10 +119,10 @@ func (s *Service) reissue(ctx context.Context, tx bun.Tx, p *identity.Person, e 
 	if err != nil {
 		return err
 	}
-	if err := s.ident.SetAgentProjects(ctx, tx, a.ID, p.OrgID, projects); err != nil {
+	if err := setAgentProjects(ctx, tx, a.ID, p.OrgID, projects); err != nil {
 		return err
 	}
-	if err := s.ident.SetAgentRole(ctx, tx, a.ID, r.ID); err != nil {
+	if err := setAgentRole(ctx, tx, a.ID, r.ID); err != nil {
 		return err
 	}
 	md, err := s.issueFromRole(ctx, tx, p, a.ID, r, projects)

@@ -48,7 +48,7 @@ func (s *Service) SetAgentStatus(ctx context.Context, by, id, status string) (*i
 					return errs.E(errs.Forbidden, "only an owner may undo a ban; %s is %s", p.ID, p.Role)
 				}
 			}
-			if err := s.ident.SetAgentStatus(ctx, tx, id, status); err != nil {
+			if err := setAgentStatus(ctx, tx, id, status); err != nil {
 				return err
 			}
 			if status == "banned" && a.Status != "banned" {
@@ -104,7 +104,7 @@ func (s *Service) SetPreferences(ctx context.Context, by, id string, raw []byte)
 			e.AgentID = id
 			e.Payload = map[string]any{"agent_id": id, "preferences": json.RawMessage(prefs)}
 			out = prefs
-			return s.ident.SetAgentPreferences(ctx, tx, id, prefs)
+			return setAgentPreferences(ctx, tx, id, prefs)
 		})
 	return out, err
 }
@@ -152,7 +152,7 @@ func (s *Service) IssueToken(ctx context.Context, by, agent string, days float64
 				return errs.E(errs.AgentPaused, "agent %s is banned; it gets no tokens", agent)
 			}
 			e.AgentID = agent
-			token, err := s.ident.NewToken(ctx, tx, agent, ends)
+			token, err := s.newToken(ctx, tx, agent, ends)
 			out = &IssuedToken{AgentID: agent, Token: token, ExpiresAt: ends}
 			return err
 		})
@@ -170,7 +170,7 @@ func (s *Service) RevokeTokens(ctx context.Context, by, agent string) (int64, er
 			}
 			e.AgentID = agent
 			var err error
-			n, err = s.ident.RevokeAgentTokens(ctx, tx, agent)
+			n, err = revokeAgentTokens(ctx, tx, agent)
 			e.Payload = map[string]any{"agent_id": agent, "revoked": n}
 			return err
 		})

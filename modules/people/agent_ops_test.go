@@ -2,13 +2,13 @@ package people_test
 
 import (
 	"context"
+	"github.com/pactboard/pact/core/kernel/kerneltest"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
 
-	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/modules/people"
 	"github.com/pactboard/pact/sdk/errs"
@@ -17,7 +17,7 @@ import (
 func TestPreferences(t *testing.T) {
 	ctx := context.Background()
 	w, mod := office(t)
-	w.Agent("val", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
+	w.Agent("val", kerneltest.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
 	got, err := mod.Service().SetPreferences(ctx, "val", "code-web", []byte(`{"language": "en", "style": {"short": true}}`))
 	require.NoError(t, err)
 	require.JSONEq(t, `{"language":"en","style":{"short":true}}`, string(got))
@@ -40,7 +40,7 @@ func TestPreferences(t *testing.T) {
 func TestIssueAndRevokeTokens(t *testing.T) {
 	ctx := context.Background()
 	w, mod := office(t)
-	first := w.Agent("val", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}}).Token
+	first := w.Agent("val", kerneltest.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}}).Token
 	auth := func(token string) bool {
 		ok, err := w.Identity.AuthenticateAgent(ctx, w.DB, "code-web", token)
 		require.NoError(t, err)
@@ -74,7 +74,7 @@ func TestIssueAndRevokeTokens(t *testing.T) {
 func TestAgentStatusBanNeedsAnOwner(t *testing.T) {
 	ctx := context.Background()
 	w, mod := office(t)
-	w.Agent("val", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
+	w.Agent("val", kerneltest.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
 	a, err := mod.Service().SetAgentStatus(ctx, "val", "code-web", "paused")
 	require.NoError(t, err)
 	require.Equal(t, "paused", a.Status)
@@ -95,8 +95,8 @@ func TestAgentStatusBanNeedsAnOwner(t *testing.T) {
 func TestABanEndsAuthorityAndOnlyAnOwnerUndoesIt(t *testing.T) {
 	ctx := context.Background()
 	w, mod := office(t)
-	w.Agent("val", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}, Delegations: ptr(2)})
-	w.Agent("val", identity.AgentInput{ID: "code-api", Client: "code", Projects: []string{"web"}})
+	w.Agent("val", kerneltest.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}, Delegations: ptr(2)})
+	w.Agent("val", kerneltest.AgentInput{ID: "code-api", Client: "code", Projects: []string{"web"}})
 	second := w.Mandate("ana", "code-web", "task.read@project:web")
 	var child string
 	require.NoError(t, w.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
@@ -145,7 +145,7 @@ func TestABanEndsAuthorityAndOnlyAnOwnerUndoesIt(t *testing.T) {
 func TestDisablingAPersonRevokesWhatTheyIssued(t *testing.T) {
 	ctx := context.Background()
 	w, mod := office(t)
-	w.Agent("val", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
+	w.Agent("val", kerneltest.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
 	byVal := w.Mandate("val", "code-web", "task.read@project:web")
 	byAna := w.Mandate("ana", "code-web", "task.read@project:web")
 	live := func(id string) bool {

@@ -89,9 +89,3 @@ func (s *Service) agentRows(ctx context.Context, tx bun.IDB, org, id string) ([]
 	}
 	return out, nil
 }
-
-// RegisterAgent registers an agent, not from a role, with its root mandate
-// and a first token (identity.RegisterAgent decides, checks and logs).
-func (s *Service) RegisterAgent(ctx context.Context, by string, in identity.AgentInput) (*identity.Registered, error) {
-	return s.ident.RegisterAgent(ctx, by, in)
-}

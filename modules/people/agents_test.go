@@ -23,7 +23,7 @@ import (
 func withAgents(t *testing.T, b *board) {
 	t.Helper()
 	ctx := context.Background()
-	b.Agent("ana", identity.AgentInput{ID: "reg-web", Client: "code", Projects: []string{"web"}})
+	b.Agent("ana", kerneltest.AgentInput{ID: "reg-web", Client: "code", Projects: []string{"web"}})
 	_, err := b.mod.Service().Hire(ctx, "val", people.HireInput{Role: "code", Project: "web", ID: "hired-web"})
 	require.NoError(t, err)
 	_, err = b.mod.Service().SaveRole(ctx, "bo", people.RoleInput{ID: "rocketeer", Name: "Rocketeer", Client: "code", Actions: []string{"task.read"}})

@@ -86,7 +86,7 @@ func (c CLI) SetProjectFlags(ctx context.Context, by, id string, f ProjectFlags)
 }
 
 // RegisterAgent is agent-register (people-create-agent).
-func (c CLI) RegisterAgent(ctx context.Context, by string, in identity.AgentInput) (*identity.Registered, error) {
+func (c CLI) RegisterAgent(ctx context.Context, by string, in AgentInput) (*Registered, error) {
 	return c.svc.RegisterAgent(ctx, by, in)
 }
 

@@ -101,14 +101,17 @@ func (s *Service) Hire(ctx context.Context, by string, in HireInput) (*Hired, er
 				return err
 			}
 		}
-		reg, err := s.ident.RegisterHired(ctx, tx, p, e, identity.AgentInput{ID: id, Client: r.Client, Projects: []string{in.Project},
+		reg, err := s.register(ctx, tx, p, e, AgentInput{ID: id, Client: r.Client, Projects: []string{in.Project},
 			Scope: roleScope(r, []string{in.Project}), Limits: limits, Delegations: &del, MandateDays: days,
-			Owner: in.Owner}, r.ID)
+			Owner: in.Owner}, r.ID, false)
 		if err != nil {
 			return err
 		}
 		if old != nil {
-			if err := s.ident.ReplaceAgent(ctx, tx, old.ID, id); err != nil {
+			if err := replaceAgent(ctx, tx, old.ID, id); err != nil {
+				return err
+			}
+			if _, err := revokeAgentTokens(ctx, tx, old.ID); err != nil {
 				return err
 			}
 			// A replaced agent is banned: its authority ends with it
@@ -178,5 +181,12 @@ func (s *Service) issueFromRole(ctx context.Context, tx bun.Tx, p *identity.Pers
 	if err != nil {
 		return nil, err
 	}
-	return md, s.ident.SetRootMandate(ctx, tx, agent, md.ID)
+	return md, setRootMandate(ctx, tx, agent, md.ID)
+}
+
+// SetRootMandate makes mandate id, just issued to agent in tx, the root
+// mandate agent answers with: seams.AgentRootsSeam, for modules/mandates'
+// replacement of a root.
+func (s *Service) SetRootMandate(ctx context.Context, tx bun.IDB, agent string, id uuid.UUID) error {
+	return setRootMandate(ctx, tx, agent, id)
 }

@@ -60,6 +60,9 @@ func (m *Module) Register(h *kernel.Host) error {
 		facts: kernel.Use(h, seams.BoardFactsSeam), keys: kernel.UseOr(h, seams.AgentKeysSeam, seams.AgentKeys(seams.NoAgentKeys{})),
 		slack: kernel.Use(h, seams.SlackWebhooksSeam), orgCreated: kernel.Publisher(h, seams.OrgCreatedHook), rand: m.rand,
 		seal: seal.New(h.Mandates().Keys())}
+	if err := kernel.Provide(h, seams.AgentRootsSeam, seams.AgentRoots(m.svc)); err != nil {
+		return err
+	}
 	// Role secrets saved before sealing, or under a retired first key, are
 	// sealed again at start (SEC-006).
 	h.Worker("reseal-role-settings", func(ctx context.Context) error {

@@ -1,13 +1,12 @@
 package people_test
 
 import (
+	"github.com/pactboard/pact/core/kernel/kerneltest"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/pactboard/pact/core/identity"
 )
 
 func TestMe(t *testing.T) {
@@ -88,7 +87,7 @@ func TestBadInput(t *testing.T) {
 
 func TestProjects(t *testing.T) {
 	b := newBoard(t)
-	reg := b.Agent("ana", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
+	reg := b.Agent("ana", kerneltest.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
 	// The board's rows: a module's test may not import the board to post them.
 	b.Exec(`INSERT INTO tasks (id, project_id, title, created_by, mandate_id, status)
 		SELECT gen_random_uuid(), 'web', 't', 'code-web', ?, s FROM unnest(ARRAY['submitted', 'auth_required', 'completed', 'canceled']) s`,

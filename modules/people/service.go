@@ -2,6 +2,7 @@ package people
 
 import (
 	"context"
+	"crypto/rand"
 	"io"
 
 	"github.com/uptrace/bun"
@@ -12,6 +13,7 @@ import (
 	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/core/seal"
 	"github.com/pactboard/pact/core/seams"
+	"github.com/pactboard/pact/sdk/errs"
 )
 
 // Service is where every rule about the organization is decided: who may
@@ -38,6 +40,21 @@ type Service struct {
 	rand       io.Reader // setup codes and sign-up's id suffixes
 	// seal seals the secret settings of roles (rolesecrets.go).
 	seal *seal.Box
+}
+
+// NewService returns a Service on the board's core services, for a
+// program that registers agents without a kernel (the first run's demo
+// agent, the fault harness). Its seams answer as on a board without the
+// modules that provide them: no board facts, no keys, no Slack; a sign-up
+// publishes to nobody. The module builds its own with the kernel's seams.
+func NewService(d *db.DB, log *ledger.Log, ident *identity.Service, mandates *mandate.Service) *Service {
+	none := errs.E(errs.Unavailable, "not on this board")
+	return &Service{db: d, log: log, ident: ident, mandates: mandates, rand: rand.Reader,
+		facts:      func() (seams.BoardFacts, error) { return nil, none },
+		keys:       func() seams.AgentKeys { return seams.NoAgentKeys{} },
+		slack:      func() (seams.SlackWebhooks, error) { return nil, none },
+		orgCreated: func(context.Context, bun.IDB, seams.OrgCreated) error { return nil },
+		seal:       seal.New(mandates.Keys())}
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -170,7 +170,7 @@ func (s *Service) redeem(ctx context.Context, code string, refused error) (*Rede
 		if err != nil {
 			return err
 		}
-		if out.Token, err = s.ident.NewToken(ctx, tx, a.ID, ends); err != nil {
+		if out.Token, err = s.newToken(ctx, tx, a.ID, ends); err != nil {
 			return err
 		}
 		_, err = s.log.Append(ctx, tx, ledger.Entry{OrgID: a.OrgID, AgentID: a.ID, Actor: "human:" + used.CreatedBy,

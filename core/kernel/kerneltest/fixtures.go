@@ -39,19 +39,6 @@ func (w *World) Project(by, id string, production bool) {
 	require.NoError(w.T, err)
 }
 
-// Agent registers an agent through identity.RegisterAgent, by person by,
-// and keeps its token and root mandate for Call and Root.
-func (w *World) Agent(by string, in identity.AgentInput) *identity.Registered {
-	w.T.Helper()
-	r, err := w.Identity.RegisterAgent(context.Background(), by, in)
-	require.NoError(w.T, err)
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.roots[in.ID] = r.RootMandateID.String()
-	w.tokens[in.ID] = r.Token
-	return r
-}
-
 // Root is the root mandate id of an agent registered with Agent.
 func (w *World) Root(agent string) string {
 	w.mu.Lock()

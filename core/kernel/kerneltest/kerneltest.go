@@ -123,7 +123,7 @@ func New(t testing.TB, opts Options, modules ...kernel.Module) *World {
 	keys, err := mandate.ParseKeyring("", strings.Repeat("k", 40))
 	require.NoError(t, err)
 	w.Mandates = mandate.NewService(keys, nil)
-	w.Identity = identity.NewService(w.DB, w.Log, w.Mandates, &identity.Options{Now: opts.Now})
+	w.Identity = identity.NewService(w.DB, w.Log, &identity.Options{Now: opts.Now})
 	if opts.Events {
 		w.Hub = events.NewHub(w.DB.ListenConfig(), nil)
 		ctx, stop := context.WithCancel(context.Background())

@@ -42,7 +42,7 @@ func (who) Register(h *kernel.Host) error {
 func TestAWorldSignsPeopleInAndConnectsAgents(t *testing.T) {
 	w := kerneltest.New(t, kerneltest.Options{}, who{})
 	w.Office()
-	w.Agent("ana", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
+	w.Agent("ana", kerneltest.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
 	require.NotEmpty(t, w.Root("code-web"))
 
 	require.Equal(t, http.StatusUnauthorized, w.Admin("", "GET", "/who", "").Status)

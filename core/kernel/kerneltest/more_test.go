@@ -32,7 +32,7 @@ func TestOrgMakesASecondOrganizationItsOwnerSignsInTo(t *testing.T) {
 func TestMandateIssuesAFurtherRoot(t *testing.T) {
 	w := kerneltest.New(t, kerneltest.Options{})
 	w.Office()
-	w.Agent("ana", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
+	w.Agent("ana", kerneltest.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
 	id := w.Mandate("ana", "code-web", "task.read@project:web")
 	require.NotEqual(t, w.Root("code-web"), id)
 	require.Equal(t, 1, w.Count(`SELECT count(*) FROM mandates WHERE id = ? AND holder = 'code-web' AND issuer = 'ana'

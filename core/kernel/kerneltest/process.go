@@ -38,7 +38,7 @@ func (w *World) Process(env map[string]string, modules ...kernel.Module) *Proces
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &Process{DB: d, cancel: cancel, done: make(chan struct{})}
 	p.Kernel = kernel.New(kernel.Deps{DB: d, Log: log, Mandates: w.Mandates, Config: cfg,
-		Identity: identity.NewService(d, log, w.Mandates, &identity.Options{Now: w.Identity.Now})})
+		Identity: identity.NewService(d, log, &identity.Options{Now: w.Identity.Now})})
 	if err := p.Kernel.Register(modules...); err != nil {
 		d.Close()
 		require.NoError(w.T, err)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/kernel/kerneltest"
 )
@@ -40,7 +39,7 @@ func (counter) Register(h *kernel.Host) error {
 func TestATwinSharesTheDatabaseAndCallsAreChecked(t *testing.T) {
 	w := kerneltest.New(t, kerneltest.Options{Events: true}, counter{})
 	w.Office()
-	w.Agent("ana", identity.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
+	w.Agent("ana", kerneltest.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
 	require.Equal(t, map[string]any{"agent": "code-web", "projects": 3.0}, w.OK("code-web", "count", nil))
 
 	tw := w.Twin(counter{})
