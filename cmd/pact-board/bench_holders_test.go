@@ -105,7 +105,7 @@ func benchHolders(b *testing.B, n int) {
 	// benchmark's handle has exactly one connection, not counted).
 	listening := func() (held, backends, busy int) {
 		b.Helper()
-		err := bb.d.NewRaw(`SELECT (SELECT count(*) FROM agents WHERE listening_until > now()),
+		err := bb.d.NewRaw(`SELECT (SELECT count(*) FROM agent_presence WHERE listening_until > now()),
 			(SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()),
 			(SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
 				AND state <> 'idle')`).Scan(ctx, &held, &backends, &busy)

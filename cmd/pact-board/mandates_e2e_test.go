@@ -17,6 +17,7 @@ import (
 	"github.com/pactboard/pact/modules/board"
 	"github.com/pactboard/pact/modules/credentials"
 	"github.com/pactboard/pact/modules/mandates"
+	"github.com/pactboard/pact/modules/people"
 )
 
 // mandateAdmin is the board, mandates and credentials modules behind a real Admin API server over a
@@ -39,7 +40,7 @@ func newMandateAdmin(t *testing.T) *mandateAdmin {
 	ctx := context.Background()
 	a := &mandateAdmin{mandates: mandates.New(), roots: map[string]string{}}
 	a.World = kerneltest.New(t, kerneltest.Options{Modules: func(w *kerneltest.World) []kernel.Module {
-		return []kernel.Module{board.New(), a.mandates, credentials.New(credentials.Options{Keys: w.Mandates.Keys()})}
+		return []kernel.Module{board.New(), a.mandates, credentials.New(credentials.Options{Keys: w.Mandates.Keys()}), people.New()}
 	}})
 	a.d, a.k, a.ident = a.DB, a.Kernel, a.Identity
 	a.Person("", "ana", identity.Owner)

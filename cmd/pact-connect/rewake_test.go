@@ -129,7 +129,7 @@ func waitListening(t *testing.T, w *kerneltest.World, hookDir, agent string) {
 	for time.Now().Before(deadline) {
 		raw, _ := os.ReadFile(filepath.Join(hookDir, agent+".rewake"))
 		if strings.Contains(string(raw), "stream=") && !strings.Contains(string(raw), "stream=\n") &&
-			w.Count(`SELECT count(*) FROM agents WHERE id = ? AND listening_until > now()`, agent) == 1 {
+			w.Count(`SELECT count(*) FROM agent_presence WHERE agent_id = ? AND listening_until > now()`, agent) == 1 {
 			return
 		}
 		time.Sleep(50 * time.Millisecond)

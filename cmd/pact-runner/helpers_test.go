@@ -160,7 +160,7 @@ func (w *world) file(name string) string {
 }
 
 func (w *world) listening(agent string) bool {
-	return w.Count(`SELECT count(*) FROM agents WHERE id = ? AND listening_until > now()`, agent) == 1
+	return w.Count(`SELECT count(*) FROM agent_presence WHERE agent_id = ? AND listening_until > now()`, agent) == 1
 }
 
 // syncBuffer is a log both the runner and the test use.

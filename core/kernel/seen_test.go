@@ -25,7 +25,7 @@ func TestACommittedCallStampsLastSeenAndARefusedOneDoesNot(t *testing.T) {
 	require.NoError(t, k.Register(moduleFunc{"demo", func(h *kernel.Host) error { return h.Tool(freezeTool()) }}))
 	lastSeen := func(agent string) *string {
 		var at *string
-		require.NoError(t, d.NewRaw(`SELECT last_seen::text FROM agents WHERE id = ?`, agent).Scan(ctx, &at))
+		require.NoError(t, d.NewRaw(`SELECT (SELECT last_seen::text FROM agent_presence WHERE agent_id = ?)`, agent).Scan(ctx, &at))
 		return at
 	}
 

@@ -38,7 +38,7 @@ func TestEventsHoldsWhileItsOnlyMessagesAreElsewhere(t *testing.T) {
 			done <- out
 		}()
 		held := func() bool {
-			return w.Count(`SELECT count(*) FROM agents WHERE id = ? AND listening_until > now()`, agent) == 1 && w.Hub.Len() > 0
+			return w.Count(`SELECT count(*) FROM agent_presence WHERE agent_id = ? AND listening_until > now()`, agent) == 1 && w.Hub.Len() > 0
 		}
 		for !held() {
 			select {

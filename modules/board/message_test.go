@@ -121,7 +121,7 @@ func TestEventsReturnsClaimableWorkAndLosesNothing(t *testing.T) {
 		done <- out
 	}()
 	require.Eventually(t, func() bool {
-		return w.Count(`SELECT count(*) FROM agents WHERE id = 'runner-web' AND listening_until > now()`) == 1 && w.Hub.Len() > 0
+		return w.Count(`SELECT count(*) FROM agent_presence WHERE agent_id = 'runner-web' AND listening_until > now()`) == 1 && w.Hub.Len() > 0
 	}, 5*time.Second, 10*time.Millisecond, "holding pact_events marks the agent listening")
 	posted := time.Now()
 	b := w.post("code-web", "web", "B", nil)
@@ -132,7 +132,7 @@ func TestEventsReturnsClaimableWorkAndLosesNothing(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("pact_events was not woken by the post")
 	}
-	require.Equal(t, 0, w.Count(`SELECT count(*) FROM agents WHERE id = 'runner-web' AND listening_until > now()`))
+	require.Equal(t, 0, w.Count(`SELECT count(*) FROM agent_presence WHERE agent_id = 'runner-web' AND listening_until > now()`))
 	w.VerifyLog()
 }
 

@@ -75,5 +75,5 @@ func TestADisconnectedWaiterCostsNothing(t *testing.T) {
 	}
 	require.Zero(t, w.Hub.Len(), "no subscription is left behind")
 	require.Equal(t, before, w.Count(`SELECT count(*) FROM entries`))
-	require.Zero(t, w.Count(`SELECT count(*) FROM agents WHERE id = 'runner-web' AND listening_until > now()`))
+	require.Zero(t, w.Count(`SELECT count(*) FROM agent_presence WHERE agent_id = 'runner-web' AND listening_until > now()`))
 }

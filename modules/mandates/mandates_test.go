@@ -29,7 +29,7 @@ type fixture struct {
 func withPeople(t *testing.T) *fixture {
 	t.Helper()
 	f := &fixture{now: time.Now(), svc: mandates.New()}
-	f.World = kerneltest.New(t, kerneltest.Options{NoMCP: true, Now: func() time.Time { return f.now }}, f.svc)
+	f.World = kerneltest.New(t, kerneltest.Options{NoMCP: true, Now: func() time.Time { return f.now }}, f.svc, kerneltest.PeopleStandIn())
 	f.Office()
 	f.Org("acme", "bo")
 	f.Project("bo", "rocket", false)

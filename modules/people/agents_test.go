@@ -145,7 +145,7 @@ func TestHireGivesASetupCodeRedeemedOnce(t *testing.T) {
 		WHERE e.action = 'admin.agent.connect' AND e.actor = 'agent:code-web' AND e.outcome = 'forbidden'
 		AND p.content->>'reason' = 'used'`), "a used code presented again is logged in its organization")
 
-	b.Exec(`UPDATE agents SET last_seen = now() WHERE id = 'code-web'`)
+	b.Exec(`INSERT INTO agent_presence (agent_id, last_seen) VALUES ('code-web', now())`)
 	require.Equal(t, "connected", b.Admin("vic", "GET", "/agents/code-web/connection", "").Body["state"])
 
 	// A new code for a new machine; it expires unused.
