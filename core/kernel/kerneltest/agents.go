@@ -151,7 +151,7 @@ func PeopleStandIn() kernel.Module { return peopleStandIn{} }
 
 type peopleStandIn struct{}
 
-func (peopleStandIn) Name() string { return "people (kerneltest's stand-in)" }
+func (peopleStandIn) Name() string { return "peoplestandin" }
 
 func (peopleStandIn) Register(h *kernel.Host) error {
 	return kernel.Provide(h, seams.AgentRootsSeam, seams.AgentRoots(agentRoots{}))
