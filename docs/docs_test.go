@@ -19,7 +19,11 @@ import (
 // contract is one entry of the invariant ledger.
 type contract struct {
 	ID, Title, Status string
-	Evidence          []evidence
+	// Populations holds the first line of each Population line's text:
+	// what set the contract quantifies over and where its evidence derives
+	// it from, or "none".
+	Populations []string
+	Evidence    []evidence
 }
 
 type evidence struct {
@@ -28,10 +32,11 @@ type evidence struct {
 }
 
 var (
-	headingRe  = regexp.MustCompile(`^## ([A-Z]+-[0-9]{3}) — (.+)$`)
-	statusRe   = regexp.MustCompile(`^Status: (Current|Proposed)$`)
-	evidenceRe = regexp.MustCompile(`^Evidence: (.+)$`)
-	funcRe     = regexp.MustCompile(`^(Test|Benchmark|Fuzz)[A-Za-z0-9_]*$`)
+	headingRe    = regexp.MustCompile(`^## ([A-Z]+-[0-9]{3}) — (.+)$`)
+	statusRe     = regexp.MustCompile(`^Status: (Current|Proposed)$`)
+	evidenceRe   = regexp.MustCompile(`^Evidence: (.+)$`)
+	populationRe = regexp.MustCompile(`^Population:(.*)$`)
+	funcRe       = regexp.MustCompile(`^(Test|Benchmark|Fuzz)[A-Za-z0-9_]*$`)
 )
 
 // parseLedger reads the contracts of an invariant ledger. Evidence lines
@@ -55,6 +60,9 @@ func parseLedger(text string) ([]contract, error) {
 		if m := statusRe.FindStringSubmatch(line); m != nil {
 			c.Status = m[1]
 		}
+		if m := populationRe.FindStringSubmatch(line); m != nil {
+			c.Populations = append(c.Populations, strings.TrimSpace(m[1]))
+		}
 		if m := evidenceRe.FindStringSubmatch(line); m != nil {
 			ev, err := parseEvidence(m[1])
 			if err != nil {
@@ -67,8 +75,9 @@ func parseLedger(text string) ([]contract, error) {
 }
 
 // checkLedger returns every problem with the contracts: duplicate ids, a
-// missing status, Current contracts without evidence, and evidence that
-// names a file or a test function that does not exist.
+// missing status, a contract without exactly one non-empty Population line,
+// Current contracts without evidence, and evidence that names a file or a
+// test function that does not exist.
 func checkLedger(contracts []contract, root string) []string {
 	var problems []string
 	seen := map[string]bool{}
@@ -79,6 +88,12 @@ func checkLedger(contracts []contract, root string) []string {
 		seen[c.ID] = true
 		if c.Status == "" {
 			problems = append(problems, c.ID+": no Status: Current|Proposed line")
+		}
+		switch {
+		case len(c.Populations) != 1:
+			problems = append(problems, fmt.Sprintf("%s: %d Population lines; a contract has exactly one (\"Population: none.\" where it names no set)", c.ID, len(c.Populations)))
+		case c.Populations[0] == "":
+			problems = append(problems, c.ID+": an empty Population line: say what set the contract quantifies over and where its evidence derives it from, or none")
 		}
 		if c.Status == "Current" && len(c.Evidence) == 0 {
 			problems = append(problems, c.ID+": a Current contract needs evidence")
@@ -138,28 +153,50 @@ func TestInvariantLedgerEvidenceExists(t *testing.T) {
 func TestLedgerCheckerCatchesBadEntries(t *testing.T) {
 	bad := `## LOG-001 — one
 Status: Current
+Population: none.
 Evidence: docs/docs_test.go TestInvariantLedgerEvidenceExists
 
 ## LOG-001 — the same id again
 Status: Current
+Population: none.
 Evidence: docs/nope_test.go TestX
 
 ## LOG-002 — a test that does not exist
 Status: Current
+Population: every entry of the log,
+read from the database.
 Evidence: docs/docs_test.go TestNobodyWroteThis
 
 ## LOG-003 — no evidence
 Status: Current
+Population: none.
 
 ## LOG-004 — no status
+Population: none.
+Evidence: docs/docs_test.go TestInvariantLedgerEvidenceExists
+
+## LOG-005 — no population
+Status: Current
+Evidence: docs/docs_test.go TestInvariantLedgerEvidenceExists
+
+## LOG-006 — two populations
+Status: Current
+Population: none.
+Population: every table.
+Evidence: docs/docs_test.go TestInvariantLedgerEvidenceExists
+
+## LOG-007 — an empty population
+Status: Current
+Population:
 Evidence: docs/docs_test.go TestInvariantLedgerEvidenceExists
 `
 	contracts, err := parseLedger(bad)
 	require.NoError(t, err)
 	problems := checkLedger(contracts, "..")
-	require.Len(t, problems, 5, "%q", problems)
+	require.Len(t, problems, 8, "%q", problems)
 	joined := strings.Join(problems, "\n")
-	for _, want := range []string{"LOG-001: duplicate id", "nope_test.go", "TestNobodyWroteThis", "LOG-003: a Current contract needs evidence", "LOG-004: no Status"} {
+	for _, want := range []string{"LOG-001: duplicate id", "nope_test.go", "TestNobodyWroteThis", "LOG-003: a Current contract needs evidence", "LOG-004: no Status",
+		"LOG-005: 0 Population lines", "LOG-006: 2 Population lines", "LOG-007: an empty Population line"} {
 		require.Contains(t, joined, want)
 	}
 	_, err = parseLedger("## LOG-DLV-001 — an id the checker cannot read\nStatus: Current\n")

@@ -97,6 +97,20 @@ func (s *started) wait(t *testing.T) error {
 	}
 }
 
+// waitWithin is what run returned, failing the test when the runner did
+// not return within d.
+func (s *started) waitWithin(t *testing.T, d time.Duration) error {
+	t.Helper()
+	select {
+	case err := <-s.done:
+		s.done <- err
+		return err
+	case <-time.After(d):
+		t.Fatalf("the runner did not return within %s; its log:\n%s", d, s.log)
+		return nil
+	}
+}
+
 // stop cancels the runner's context (SIGTERM) and returns what run did.
 func (s *started) stop(t *testing.T) error {
 	t.Helper()

@@ -8,8 +8,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/sdk/errs"
 )
 
 // A task delegated to the runner goes through the whole loop: claimed with
@@ -124,6 +129,66 @@ func TestRunnerStopsOnFatalCode(t *testing.T) {
 	require.Contains(t, err.Error(), "runner stopped: agent_paused")
 	require.Equal(t, "submitted", w.status(id))
 	require.Empty(t, w.file("ran"))
+}
+
+// Every stop of an agent (kernel.Stops(kernel.AgentAudience)) that the
+// gate answers with a code RUNNER-003 names fatal (system_halted,
+// agent_paused, agent_unknown) stops a runner waiting for work with that
+// code, running nothing; the gate's code is read by a call of the agent's
+// own after the stop, so a stop added later is tried by construction. The
+// stops answered with another code (a revoked mandate, a project left) are
+// TestRunnerSwitchesToANewRootMandate's. Both system_halted and
+// agent_paused must be met; no stop answers agent_unknown (an agent is
+// never deleted, and a token of none is refused before the gate).
+func TestRunnerStopsOnEveryFatalRefusal(t *testing.T) {
+	met := map[string]bool{}
+	for _, stop := range kernel.Stops(kernel.AgentAudience) {
+		t.Run(string(stop), func(t *testing.T) {
+			w := newWorld(t)
+			ctx := context.Background()
+			var org, root string
+			require.NoError(t, w.DB.NewRaw(`SELECT org_id FROM agents WHERE id = 'runner-web'`).Scan(ctx, &org))
+			root = w.Root("runner-web")
+			cmd := fmt.Sprintf(`echo ran >> %s/ran`, w.dir)
+			s := w.start(w.env("runner-web", cmd))
+			eventually(t, "the runner waits", func() bool { return w.listening("runner-web") }, s.log)
+			var err error
+			switch stop {
+			case kernel.StopBan:
+				err = w.SetAgentStatus("runner-web", "banned")
+			case kernel.StopPause:
+				err = w.SetAgentStatus("runner-web", "paused")
+			case kernel.StopRevokeRoot:
+				_, err = w.Mandates.RevokeSubtree(ctx, w.DB, uuid.MustParse(root))
+			case kernel.StopRevokeLink:
+				return // the runner holds only its root: revoking it is revoke-root
+			case kernel.StopLeaveProject:
+				err = w.SetAgentProjects("runner-web", org, []string{})
+			case kernel.StopOrgHalt:
+				err = w.Identity.SetOrgHalted(ctx, w.DB, org, true)
+			case kernel.StopPlatformHalt:
+				err = w.Identity.SetPlatformHalted(ctx, w.DB, true)
+			default:
+				t.Fatalf("no way to apply %q here: add one", stop)
+			}
+			require.NoError(t, err)
+			_, err = w.Call("runner-web", "pact_whoami", map[string]any{"mandate_id": root})
+			code := string(errs.CodeOf(err))
+			if code != "system_halted" && code != "agent_paused" && code != "agent_unknown" {
+				// Not a fatal code: what the runner does is another test's.
+				_ = s.stop(t)
+				return
+			}
+			met[code] = true
+			// It stops within a second; the bound only keeps a runner that
+			// goes on from holding the test for wait's two minutes.
+			err = s.waitWithin(t, 20*time.Second)
+			require.ErrorAs(t, err, &stopped{}, "%s (%s): %s", stop, code, s.log)
+			require.Equal(t, code, codeOf(err), "%s", stop)
+			require.Empty(t, w.file("ran"), "%s: nothing is run", stop)
+		})
+	}
+	require.True(t, met["system_halted"] && met["agent_paused"], "the stops met both: %v", met)
 }
 
 // The runner refuses to run as an agent that is not a Runner.

@@ -2,7 +2,9 @@ package board_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -201,4 +203,87 @@ func TestPeopleChangeAnAnswerUntilTheAgentReadsIt(t *testing.T) {
 	w.OK("gemini-web", "pact_claim", map[string]any{"task_id": id, "mandate_id": w.Root("gemini-web")})
 	require.Empty(t, answered())
 	w.refusedAdmin(errs.InvalidRequest, "ana", id, "answer", `{"answer": "16"}`)
+}
+
+// People's task actions act in exactly the states they apply to
+// (BOARD-009). The population: every status the tasks table allows (its
+// CHECK, read from the database), each unassigned and held where the table
+// allows it, input_required deferred and not, crossed with every action a
+// person takes on a task (approve, reject, resume, release, assign, edit,
+// cancel). Which states each applies to is the state machine of
+// docs/specs/behavior.md §7.2 and §10.2, open and terminal as the
+// database's task_status_is_open defines them; every other state is
+// refused invalid_request with the task left as it was.
+func TestPeopleTaskActionsApplyOnlyInTheirStates(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	var def string
+	require.NoError(t, w.DB.NewRaw(`SELECT pg_get_constraintdef(oid) FROM pg_constraint
+		WHERE conrelid = 'tasks'::regclass AND contype = 'c' AND pg_get_constraintdef(oid) LIKE '%status%submitted%'`).
+		Scan(ctx, &def))
+	var statuses []string
+	for _, m := range regexp.MustCompile(`'([a-z_]+)'`).FindAllStringSubmatch(def, -1) {
+		statuses = append(statuses, m[1])
+	}
+	require.Contains(t, statuses, "auth_required", def)
+
+	type state struct {
+		status         string
+		held, deferred bool
+		open           bool
+	}
+	actions := []struct {
+		name, body string
+		applies    func(s state) bool
+	}{
+		{"approve", "", func(s state) bool { return s.status == "auth_required" }},
+		{"reject", "", func(s state) bool { return s.status == "auth_required" }},
+		{"resume", `{"answer": "yes"}`, func(s state) bool { return s.status == "input_required" && s.deferred }},
+		{"release", "", func(s state) bool { return s.status == "working" && s.held }},
+		{"assign", `{"agent": "runner-web"}`, func(s state) bool { return s.open && !s.held }},
+		{"edit", `{"title": "Renamed"}`, func(s state) bool { return s.open }},
+		{"cancel", `{"reason": "not needed"}`, func(s state) bool { return s.open }},
+	}
+	snapshot := func(id string) string {
+		var row string
+		require.NoError(t, w.DB.NewRaw(`SELECT row(status, assignee, deferred, title, delegate_to, approved_by)::text FROM tasks WHERE id = ?`, id).
+			Scan(ctx, &row))
+		return row
+	}
+	tried, accepted := 0, map[string]int{}
+	for _, status := range statuses {
+		var open bool
+		require.NoError(t, w.DB.NewRaw(`SELECT task_status_is_open(?)`, status).Scan(ctx, &open))
+		for _, held := range []bool{false, true} {
+			for _, deferred := range []bool{false, true} {
+				s := state{status: status, held: held, deferred: deferred, open: open}
+				for _, a := range actions {
+					name := fmt.Sprintf("%s %+v", a.name, s)
+					task := w.post("code-web", "web", "Job", nil)
+					if held {
+						w.OK("gemini-web", "pact_claim", map[string]any{"task_id": task, "mandate_id": w.Root("gemini-web")})
+					}
+					if _, err := w.DB.ExecContext(ctx, `UPDATE tasks SET status = ?, deferred = ? WHERE id = ?`, status, deferred, task); err != nil {
+						require.Contains(t, err.Error(), "check constraint", name)
+						break // the table holds no such task
+					}
+					before := snapshot(task)
+					r := w.Admin("ana", "POST", "/tasks/"+task+"/"+a.name, a.body)
+					tried++
+					if a.applies(s) {
+						require.Equal(t, 200, r.Status, "%s: %s", name, r.Raw)
+						accepted[a.name]++
+						continue
+					}
+					require.Equal(t, string(errs.InvalidRequest), r.Body["error"], "%s: %s", name, r.Raw)
+					require.Equal(t, before, snapshot(task), "%s: a refused action leaves the task as it was", name)
+				}
+			}
+		}
+	}
+	for _, a := range actions {
+		require.NotZero(t, accepted[a.name], "%s applies in no state the table allows", a.name)
+	}
+	t.Logf("%d actions tried, accepted: %v", tried, accepted)
+	w.VerifyLog()
 }

@@ -1,6 +1,7 @@
 package pacts_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"testing"
 
@@ -57,6 +58,60 @@ func TestAClosedPactIsReadableAndRefusesWrites(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, view["closed_at"])
 	require.True(t, ok(t, f.adm("vic", "GET", "/pacts", nil))["pacts"].([]any)[0].(map[string]any)["closed"].(bool))
+}
+
+// A closed pact refuses every write any agent's tool makes in it, each
+// forbidden saying the pact is closed, and its feed does not move
+// (PACT-016). The population: every tool served to an agent that takes a
+// pact_id and that toolWrites classifies as a write, from the registry; a
+// tool named nowhere below fails as unhandled.
+func TestAClosedPactRefusesEveryPactWrite(t *testing.T) {
+	f := setup(t)
+	id := f.pact(t)
+	_, err := f.as("wanda", pacts.ToolInvite, map[string]any{"pact_id": id, "key": "@vera", "prefix": "V"})
+	require.NoError(t, err)
+	ok(t, f.adm("ana", "POST", "/pacts/"+id+"/close", nil))
+	calls := map[string]struct {
+		agent string
+		args  map[string]any
+	}{
+		pacts.ToolPost:          {"wanda", map[string]any{"body": "hello?"}},
+		pacts.ToolUpdateSection: {"wanda", map[string]any{"body": "x"}},
+		pacts.ToolRaise:         {"wanda", map[string]any{"question": "Blue or green?", "options": []any{"Blue", "Green"}}},
+		pacts.ToolHandshake:     {"wanda", map[string]any{"handshake": "mornings"}},
+		pacts.ToolInvite:        {"wanda", map[string]any{"key": "@olga", "prefix": "O"}},
+		pacts.ToolJoin:          {"vera", map[string]any{}},
+		pacts.ToolSetPaused:     {"wanda", map[string]any{"key": "@bram", "paused": true}},
+	}
+	exempt := map[string]string{
+		pacts.ToolSetDelivery: "the agent's own delivery setting, no write in the pact",
+	}
+	feed := f.Count(`SELECT count(*) FROM pact_feed WHERE pact_id = ?`, id)
+	tried := map[string]bool{}
+	for _, tool := range boardTools(t, f) {
+		raw, err := json.Marshal(tool.InputSchema)
+		require.NoError(t, err)
+		var schema struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		require.NoError(t, json.Unmarshal(raw, &schema))
+		if _, takes := schema.Properties["pact_id"]; !takes || !pacts.ToolWrites(tool.Name) || tried[tool.Name] {
+			continue
+		}
+		if _, ok := exempt[tool.Name]; ok {
+			continue
+		}
+		c, handled := calls[tool.Name]
+		require.True(t, handled, "tool %s writes in a pact and is unhandled: try it in a closed pact (PACT-016)", tool.Name)
+		c.args["pact_id"] = id
+		_, err = f.as(c.agent, tool.Name, c.args)
+		require.Equal(t, errs.Forbidden, errs.CodeOf(err), "%s in a closed pact: %v", tool.Name, err)
+		e, _ := errs.As(err)
+		require.Contains(t, e.Message, "is closed", tool.Name)
+		tried[tool.Name] = true
+	}
+	require.Len(t, tried, len(calls), "every write named is served: %v", tried)
+	require.Equal(t, feed, f.Count(`SELECT count(*) FROM pact_feed WHERE pact_id = ?`, id), "nothing was written")
 }
 
 // The open-pact limit is per project and an organization setting; closed

@@ -148,6 +148,42 @@ func TestStreamNeverSendsAnAgentItsOwnChangeOfAnyKind(t *testing.T) {
 	require.NoError(t, f.DB.NewRaw(`SELECT max(seq) FROM pact_feed WHERE pact_id = ?`, id).Scan(context.Background(), &from))
 	live := f.stream(t, "bram", "", "")
 
+	others := f.changeOfEveryFeedKind(t, id)
+	var all, after []string
+	for _, seq := range others {
+		all = append(all, strconv.FormatInt(seq, 10))
+		if seq > from {
+			after = append(after, strconv.FormatInt(seq, 10))
+		}
+	}
+
+	heard := func(s *sseClient) []string {
+		var ids []string
+		for {
+			ev := s.next(t)
+			require.NotEqual(t, "agent:bram", ev.Data["actor"], "bram is sent his own change: %+v", ev)
+			require.NotEqual(t, "@bram", ev.Data["seat"], "bram is sent his own change: %+v", ev)
+			ids = append(ids, ev.ID)
+			if ev.Kind == "message" && ev.Data["seat"] == "@wanda" {
+				return ids
+			}
+		}
+	}
+	require.Equal(t, after, heard(live), "live, bram hears every change of others and none of his")
+	require.Equal(t, all, heard(f.stream(t, "bram", "", "0")), "replayed, the same")
+}
+
+// changeOfEveryFeedKind makes, in pact id (f.pact's, bram and wanda
+// joined), a change of every kind the pact feed allows (pact_feed's CHECK,
+// read from the database; a kind the test makes no change of fails it):
+// bram's own through every pact tool that writes (post, zone, decision,
+// handshake, invite, and his pause and wake of wanda's seat, whose feed
+// rows carry no seat key of his), and others' (ana pausing and waking
+// bram's seat, ana's answer, and last wanda's post "the end"). It returns
+// the numbers (seq), oldest first, of every row of the pact's feed that is
+// not bram's own: neither his as actor nor on his seat.
+func (f *fixture) changeOfEveryFeedKind(t *testing.T, id string) []int64 {
+	t.Helper()
 	for tool, args := range map[string]map[string]any{
 		pacts.ToolPost:          {"body": "mine"},
 		pacts.ToolUpdateSection: {"body": "my zone"},
@@ -185,41 +221,23 @@ func TestStreamNeverSendsAnAgentItsOwnChangeOfAnyKind(t *testing.T) {
 		kinds[m[1]] = false
 	}
 	require.NotEmpty(t, kinds, def)
-	var all, after []string
+	var others []int64
 	ownWithoutSeat := 0
 	for _, r := range rows {
 		_, known := kinds[r.Kind]
 		require.True(t, known, "feed kind %s is not in %s", r.Kind, def)
 		kinds[r.Kind] = true
-		own := r.Actor == "agent:bram" || (r.SeatKey != nil && *r.SeatKey == "@bram")
 		if r.Actor == "agent:bram" && r.SeatKey == nil {
 			ownWithoutSeat++
 		}
-		if own {
+		if r.Actor == "agent:bram" || (r.SeatKey != nil && *r.SeatKey == "@bram") {
 			continue
 		}
-		all = append(all, strconv.FormatInt(r.Seq, 10))
-		if r.Seq > from {
-			after = append(after, strconv.FormatInt(r.Seq, 10))
-		}
+		others = append(others, r.Seq)
 	}
 	for k, made := range kinds {
 		require.True(t, made, "the test makes no change of feed kind %s", k)
 	}
 	require.Equal(t, 2, ownWithoutSeat, "bram's pause and wake of wanda carry no seat key of his")
-
-	heard := func(s *sseClient) []string {
-		var ids []string
-		for {
-			ev := s.next(t)
-			require.NotEqual(t, "agent:bram", ev.Data["actor"], "bram is sent his own change: %+v", ev)
-			require.NotEqual(t, "@bram", ev.Data["seat"], "bram is sent his own change: %+v", ev)
-			ids = append(ids, ev.ID)
-			if ev.Kind == "message" && ev.Data["seat"] == "@wanda" {
-				return ids
-			}
-		}
-	}
-	require.Equal(t, after, heard(live), "live, bram hears every change of others and none of his")
-	require.Equal(t, all, heard(f.stream(t, "bram", "", "0")), "replayed, the same")
+	return others
 }

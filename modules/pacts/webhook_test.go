@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -66,6 +67,42 @@ func TestWebhookDeliveriesAreStandardWebhooksAndRetriesKeepTheirID(t *testing.T)
 			map[string]any{"name": "changed " + string(rune('1'+i)), "headers": h, "body": strings.Replace(string(d.body), "W-0", "X-0", 1), "valid": false})
 	}
 	verifyWithStandardWebhooks(t, secret, cases)
+}
+
+// No change an agent makes is queued or sent to its webhook, whatever the
+// change's kind and whether or not its feed row carries the agent's seat
+// key (its pause or wake of another seat carries none), and every change
+// of anyone else is, once (PACT-009): the population is every kind the
+// pact feed allows, made by changeOfEveryFeedKind.
+func TestWebhookNeverSendsAnAgentItsOwnChangeOfAnyKind(t *testing.T) {
+	r := newReceiver(t)
+	f := webhookWorld(t, r)
+	id := f.pact(t)
+	_, err := f.as("bram", pacts.ToolSetDelivery, map[string]any{"mode": "webhook", "url": r.URL + "/pact"})
+	require.NoError(t, err)
+	var from int64
+	require.NoError(t, f.DB.NewRaw(`SELECT max(seq) FROM pact_feed WHERE pact_id = ?`, id).Scan(context.Background(), &from))
+
+	var want []int64
+	for _, seq := range f.changeOfEveryFeedKind(t, id) {
+		if seq > from {
+			want = append(want, seq)
+		}
+	}
+	var queued []int64
+	require.NoError(t, f.DB.NewRaw(`SELECT f.seq FROM pact_sends s JOIN pact_feed f ON f.id = s.feed_id
+		WHERE s.agent_id = 'bram' AND f.pact_id = ? ORDER BY f.seq`, id).Scan(context.Background(), &queued))
+	require.Equal(t, want, queued, "a send is queued for bram for every change of others and none of his")
+
+	var sent []int64
+	for range want {
+		ev := eventOf(t, r.next(t))
+		require.NotEqual(t, "agent:bram", ev["actor"], "bram is sent his own change: %v", ev)
+		require.NotEqual(t, "@bram", ev["seat"], "bram is sent his own change: %v", ev)
+		sent = append(sent, int64(ev["id"].(float64)))
+	}
+	slices.Sort(sent)
+	require.Equal(t, want, sent, "bram is sent every change of others, once")
 }
 
 func TestWebhookSwitchesOffAfterFiveFailuresAndWakes(t *testing.T) {
