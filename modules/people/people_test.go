@@ -30,8 +30,14 @@ type board struct {
 // project rocket. Each has the email <id>@example.com.
 func newBoard(t *testing.T) *board {
 	t.Helper()
+	return newBoardWith(t, kerneltest.Options{NoMCP: true})
+}
+
+// newBoardWith is newBoard on a World made with opts.
+func newBoardWith(t *testing.T, opts kerneltest.Options) *board {
+	t.Helper()
 	b := &board{mod: people.New(), stand: &standIn{}}
-	b.World = kerneltest.New(t, kerneltest.Options{NoMCP: true}, b.mod, b.stand)
+	b.World = kerneltest.New(t, opts, b.mod, b.stand)
 	b.Person("", "ana", identity.Owner)
 	b.Person("ana", "val", identity.Approver)
 	b.Person("ana", "vic", identity.Viewer)

@@ -10,74 +10,47 @@ import (
 
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/identity"
-	"github.com/pactboard/pact/core/ledger"
-	"github.com/pactboard/pact/core/mandate"
-	"github.com/pactboard/pact/core/pgtest"
+	"github.com/pactboard/pact/core/kernel/kerneltest"
 	"github.com/pactboard/pact/modules/people"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
-// registry is an agent's registration on the board's core services alone,
-// on a clock the test moves: ana (owner), val (approver) and vic (viewer)
-// in the default organization with the projects web and prod (a
-// production one), and the organization acme of bo with its project
-// rocket.
+// registry is the people module's board (newBoard) on a clock the test
+// moves, with the production project prod in the default organization.
 type registry struct {
-	d     *db.DB
-	ident *identity.Service
-	ppl   *people.Service
-	now   time.Time
+	*board
+	now time.Time
 }
 
 func withPeople(t *testing.T) *registry {
 	t.Helper()
-	ctx := context.Background()
-	f := &registry{d: pgtest.New(t), now: time.Now()}
-	keys, err := mandate.ParseKeyring("", strings.Repeat("s", 32))
-	require.NoError(t, err)
-	log := ledger.New(nil)
-	f.ident = identity.NewService(f.d, log, &identity.Options{Now: func() time.Time { return f.now }})
-	f.ppl = people.NewService(f.d, log, f.ident, mandate.NewService(keys, nil))
-	_, err = f.ident.AddHuman(ctx, "", identity.HumanInput{ID: "ana", Name: "Ana", Role: identity.Owner, Email: "Ana@Example.com"})
-	require.NoError(t, err)
-	_, err = f.ident.AddHuman(ctx, "ana", identity.HumanInput{ID: "val", Name: "Val", Role: identity.Approver})
-	require.NoError(t, err)
-	_, err = f.ident.AddHuman(ctx, "ana", identity.HumanInput{ID: "vic", Name: "Vic", Role: identity.Viewer})
-	require.NoError(t, err)
-	_, err = f.d.ExecContext(ctx, `INSERT INTO orgs (id, name, system_chain) VALUES ('acme', 'Acme', '_system:acme');
-		INSERT INTO humans (id, org_id, name, role) VALUES ('bo', 'acme', 'Bo', 'owner');
-		INSERT INTO projects (id, org_id, name, created_by) VALUES ('rocket', 'acme', 'Rocket', 'bo');`)
-	require.NoError(t, err)
-	_, err = f.ident.AddProject(ctx, "ana", "web", "Web", false)
-	require.NoError(t, err)
-	_, err = f.ident.AddProject(ctx, "ana", "prod", "Production site", true)
-	require.NoError(t, err)
+	f := &registry{now: time.Now()}
+	f.board = newBoardWith(t, kerneltest.Options{NoMCP: true, Now: func() time.Time { return f.now }})
+	f.Project("ana", "prod", true)
 	return f
 }
 
 func (f *registry) count(t *testing.T, q string, args ...any) int {
 	t.Helper()
-	var n int
-	require.NoError(t, f.d.NewRaw(q, args...).Scan(context.Background(), &n))
-	return n
+	return f.Count(q, args...)
 }
 
 func TestRegisterAgentHandsBackATokenOnceAndStoresOnlyItsHash(t *testing.T) {
 	ctx := context.Background()
 	f := withPeople(t)
-	r, err := f.ppl.RegisterAgent(ctx, "val", people.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"},
+	r, err := f.mod.Service().RegisterAgent(ctx, "val", people.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"},
 		Limits: map[string]float64{"runs": 5}})
 	require.NoError(t, err)
 	require.Regexp(t, `^pact_[A-Za-z0-9_-]{43}$`, r.Token)
 	require.Equal(t, "/mcp/a/code-web", r.ConnectorPath)
 
-	a, err := f.ident.GetAgent(ctx, f.d, "code-web", "default")
+	a, err := f.Identity.GetAgent(ctx, f.DB, "code-web", "default")
 	require.NoError(t, err)
 	require.Equal(t, []string{"web"}, a.Projects)
 	require.Equal(t, r.RootMandateID, *a.RootMandateID)
 	require.Equal(t, "val", a.Owner)
 
-	ok, err := f.ident.AuthenticateAgent(ctx, f.d, "code-web", r.Token)
+	ok, err := f.Identity.AuthenticateAgent(ctx, f.DB, "code-web", r.Token)
 	require.NoError(t, err)
 	require.True(t, ok)
 
@@ -86,7 +59,7 @@ func TestRegisterAgentHandsBackATokenOnceAndStoresOnlyItsHash(t *testing.T) {
 		Table  string `bun:"table_name"`
 		Column string `bun:"column_name"`
 	}
-	require.NoError(t, f.d.NewRaw(`SELECT table_name, column_name FROM information_schema.columns
+	require.NoError(t, f.DB.NewRaw(`SELECT table_name, column_name FROM information_schema.columns
 		WHERE table_schema = 'public' AND data_type IN ('text', 'jsonb', 'character varying', 'ARRAY', 'bytea')`).Scan(ctx, &cols))
 	require.NotEmpty(t, cols)
 	secret := strings.TrimPrefix(r.Token, "pact_")
@@ -122,7 +95,7 @@ func TestRegisterAgentRefusalsWriteOnlyTheirAuditEntry(t *testing.T) {
 		{"id taken", "val", people.AgentInput{ID: "web", Client: "code", Projects: []string{"web"}}, errs.IDTaken},
 	}
 	// "web" is a project id, not an agent's: register one agent so id_taken has something to hit.
-	_, err := f.ppl.RegisterAgent(ctx, "val", people.AgentInput{ID: "web", Client: "chat", Projects: []string{"web"}})
+	_, err := f.mod.Service().RegisterAgent(ctx, "val", people.AgentInput{ID: "web", Client: "chat", Projects: []string{"web"}})
 	require.NoError(t, err)
 	tables := []string{"agents", "agent_projects", "agent_tokens", "mandates", "limit_usage", "payloads"}
 	for _, tc := range cases {
@@ -132,7 +105,7 @@ func TestRegisterAgentRefusalsWriteOnlyTheirAuditEntry(t *testing.T) {
 				before[tb] = f.count(t, `SELECT count(*) FROM `+tb)
 			}
 			entries := f.count(t, `SELECT count(*) FROM entries`)
-			_, err := f.ppl.RegisterAgent(ctx, tc.by, tc.in)
+			_, err := f.mod.Service().RegisterAgent(ctx, tc.by, tc.in)
 			require.Equal(t, tc.want, errs.CodeOf(err), "%v", err)
 			e, ok := errs.As(err)
 			require.True(t, ok)
@@ -152,25 +125,25 @@ func TestRegisterAgentRefusalsWriteOnlyTheirAuditEntry(t *testing.T) {
 func TestDatabaseRefusesCrossOrganizationLinks(t *testing.T) {
 	ctx := context.Background()
 	f := withPeople(t)
-	_, err := f.ppl.RegisterAgent(ctx, "val", people.AgentInput{ID: "chat-web", Client: "chat", Projects: []string{"web"}})
+	_, err := f.mod.Service().RegisterAgent(ctx, "val", people.AgentInput{ID: "chat-web", Client: "chat", Projects: []string{"web"}})
 	require.NoError(t, err)
-	_, err = f.d.ExecContext(ctx, `INSERT INTO agent_projects (agent_id, project_id, org_id) VALUES ('chat-web', 'rocket', 'default')`)
+	_, err = f.DB.ExecContext(ctx, `INSERT INTO agent_projects (agent_id, project_id, org_id) VALUES ('chat-web', 'rocket', 'default')`)
 	require.Equal(t, db.ForeignKeyViolation, db.PgCode(err))
-	_, err = f.d.ExecContext(ctx, `INSERT INTO agent_projects (agent_id, project_id, org_id) VALUES ('chat-web', 'rocket', 'acme')`)
+	_, err = f.DB.ExecContext(ctx, `INSERT INTO agent_projects (agent_id, project_id, org_id) VALUES ('chat-web', 'rocket', 'acme')`)
 	require.Equal(t, db.ForeignKeyViolation, db.PgCode(err))
-	_, err = f.d.ExecContext(ctx, `INSERT INTO agents (id, org_id, owner, client) VALUES ('x', 'acme', 'ana', 'code')`)
+	_, err = f.DB.ExecContext(ctx, `INSERT INTO agents (id, org_id, owner, client) VALUES ('x', 'acme', 'ana', 'code')`)
 	require.Equal(t, db.ForeignKeyViolation, db.PgCode(err), "an agent's owner belongs to its organization")
 }
 
 func TestTokensExpireAndRevoke(t *testing.T) {
 	ctx := context.Background()
 	f := withPeople(t)
-	r, err := f.ppl.RegisterAgent(ctx, "val", people.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}, TokenDays: 1})
+	r, err := f.mod.Service().RegisterAgent(ctx, "val", people.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}, TokenDays: 1})
 	require.NoError(t, err)
-	_, err = f.ppl.RegisterAgent(ctx, "val", people.AgentInput{ID: "chat-web", Client: "chat", Projects: []string{"web"}})
+	_, err = f.mod.Service().RegisterAgent(ctx, "val", people.AgentInput{ID: "chat-web", Client: "chat", Projects: []string{"web"}})
 	require.NoError(t, err)
 	auth := func(agent, token string) bool {
-		ok, err := f.ident.AuthenticateAgent(ctx, f.d, agent, token)
+		ok, err := f.Identity.AuthenticateAgent(ctx, f.DB, agent, token)
 		require.NoError(t, err)
 		return ok
 	}
@@ -180,7 +153,7 @@ func TestTokensExpireAndRevoke(t *testing.T) {
 	f.now = f.now.Add(25 * time.Hour)
 	require.False(t, auth("code-web", r.Token), "expired")
 	f.now = f.now.Add(-25 * time.Hour)
-	n, err := f.ppl.RevokeTokens(ctx, "val", "code-web")
+	n, err := f.mod.Service().RevokeTokens(ctx, "val", "code-web")
 	require.NoError(t, err)
 	require.EqualValues(t, 1, n)
 	require.False(t, auth("code-web", r.Token), "revoked")
@@ -192,7 +165,7 @@ func TestTokensExpireAndRevoke(t *testing.T) {
 func TestRegistrationsDefaultToThirtyDays(t *testing.T) {
 	ctx := context.Background()
 	f := withPeople(t)
-	r, err := f.ppl.RegisterAgent(ctx, "val", people.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
+	r, err := f.mod.Service().RegisterAgent(ctx, "val", people.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
 	require.NoError(t, err)
 	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM agent_tokens WHERE token_hash = ?
 		AND expires_at BETWEEN now() + interval '29 days 23 hours' AND now() + interval '30 days 1 hour'`, identity.HashToken(r.Token)))
@@ -211,13 +184,13 @@ func TestRowsNeedTheirOwnOrganization(t *testing.T) {
 		`INSERT INTO projects (id, name, created_by) VALUES ('x', 'X', 'ana')`,
 		`INSERT INTO agents (id, owner, client) VALUES ('x', 'ana', 'code')`,
 	} {
-		_, err := f.d.ExecContext(ctx, q)
+		_, err := f.DB.ExecContext(ctx, q)
 		require.Equal(t, "23502", db.PgCode(err), "not_null_violation: %s", q)
 	}
-	_, err := f.d.ExecContext(ctx, `INSERT INTO agent_roles (org_id, id, name, client, actions) VALUES ('acme', 'rocketeer', 'R', 'code', '{task.read}')`)
+	_, err := f.DB.ExecContext(ctx, `INSERT INTO agent_roles (org_id, id, name, client, actions) VALUES ('acme', 'rocketeer', 'R', 'code', '{task.read}')`)
 	require.NoError(t, err)
-	_, err = f.ppl.RegisterAgent(ctx, "val", people.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
+	_, err = f.mod.Service().RegisterAgent(ctx, "val", people.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
 	require.NoError(t, err)
-	_, err = f.d.ExecContext(ctx, `UPDATE agents SET role_id = 'rocketeer' WHERE id = 'code-web'`)
+	_, err = f.DB.ExecContext(ctx, `UPDATE agents SET role_id = 'rocketeer' WHERE id = 'code-web'`)
 	require.Equal(t, db.ForeignKeyViolation, db.PgCode(err), "a role of another organization")
 }
