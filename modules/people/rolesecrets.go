@@ -27,12 +27,13 @@ func settingPlace(org, role, key string) string {
 
 // sealSettings returns in with its secret values sealed for org's role. A
 // secret sent back as the Admin API showed it (redact.Mark) keeps the value
-// stored; without one it is refused, since the board never saw it.
+// stored; without one it is refused, since the board never saw it. A blank
+// secret is no secret: it stays blank, so it shows as unset.
 func sealSettings(box *seal.Box, org, role string, in, stored map[string]string) (map[string]string, error) {
 	out := make(map[string]string, len(in))
 	for k, v := range in {
 		switch {
-		case !secretSetting.MatchString(k):
+		case !secretSetting.MatchString(k), v == "":
 			out[k] = v
 		case v == redact.Mark:
 			old, ok := stored[k]
@@ -57,7 +58,7 @@ func sealSettings(box *seal.Box, org, role string, in, stored map[string]string)
 func openSettings(box *seal.Box, org, role string, settings map[string]string) (map[string]string, error) {
 	out := make(map[string]string, len(settings))
 	for k, v := range settings {
-		if !secretSetting.MatchString(k) {
+		if !secretSetting.MatchString(k) || v == "" {
 			out[k] = v
 			continue
 		}
@@ -98,7 +99,7 @@ func (s *Service) resealRoleSettings(ctx context.Context) (int, error) {
 	for _, r := range roles {
 		dirty := false
 		for k, v := range r.Settings {
-			if !secretSetting.MatchString(k) || !box.Stale(v) {
+			if !secretSetting.MatchString(k) || v == "" || !box.Stale(v) {
 				continue
 			}
 			again, err := box.Reseal(v, settingPlace(r.OrgID, r.ID, k))

@@ -79,3 +79,30 @@ func TestRoleSecretsSavedBeforeSealingAreSealedAtStart(t *testing.T) {
 	require.Equal(t, http.StatusOK, got.Status, got.Raw)
 	require.Equal(t, dbURL, got.Body["settings"].(map[string]any)["DATABASE_URL"])
 }
+
+// SEC-006: a secret setting saved blank is no secret. It is stored blank,
+// shown blank (not as set), survives the start's resealing blank, and the
+// hired agent gets it blank.
+func TestABlankSecretSettingShowsAsUnset(t *testing.T) {
+	b := newBoard(t)
+	got := b.Admin("val", "PUT", "/roles/blank", `{"name": "Blank", "client": "runner", "actions": ["task.work"],
+		"settings": {"PACT_RUNNER_GITHUB_TOKEN": "", "DATABASE_URL": "postgres://app:pw@db/app"}}`)
+	require.Equal(t, http.StatusOK, got.Status, got.Raw)
+	require.Equal(t, 1, b.Count(`SELECT count(*) FROM agent_roles WHERE id = 'blank' AND settings->>'PACT_RUNNER_GITHUB_TOKEN' = ''`),
+		"a blank secret is stored blank, not sealed")
+	got = b.Admin("vic", "GET", "/roles", "")
+	require.Equal(t, http.StatusOK, got.Status, got.Raw)
+	require.Contains(t, got.Raw, `"PACT_RUNNER_GITHUB_TOKEN":""`, "shown as unset")
+	require.Contains(t, got.Raw, `"DATABASE_URL":"[REDACTED]"`, "a secret with a value is shown as set")
+
+	n, err := b.mod.ResealRoleSettings(context.Background())
+	require.NoError(t, err)
+	require.Zero(t, n, "nothing to seal again")
+
+	got = b.Admin("val", "POST", "/agents/hire", `{"role": "blank", "project": "web"}`)
+	require.Equal(t, http.StatusCreated, got.Status, got.Raw)
+	code := got.Body["connect"].(map[string]any)["code"].(string)
+	got = b.connectCode(t, `{"code": "`+code+`"}`)
+	require.Equal(t, http.StatusOK, got.Status, got.Raw)
+	require.Equal(t, "", got.Body["settings"].(map[string]any)["PACT_RUNNER_GITHUB_TOKEN"])
+}
