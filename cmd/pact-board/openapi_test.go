@@ -126,6 +126,7 @@ func TestEveryGatedOperationStatesItsLeastRole(t *testing.T) {
 type document struct {
 	Paths map[string]map[string]struct {
 		OperationID string `json:"operationId"`
+		LeastRole   string `json:"x-pact-least-role"`
 		Parameters  []struct {
 			Name string `json:"name"`
 			In   string `json:"in"`

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pactboard/pact/core/kernel"
@@ -250,4 +251,41 @@ func TestRunnerRefusesProduction(t *testing.T) {
 	require.ErrorAs(t, err, &stopped{})
 	require.ErrorContains(t, err, "a Runner never works on production")
 	require.Equal(t, "submitted", w.status(id))
+}
+
+// agent_unknown, which RUNNER-003 names fatal, cannot reach a runner on
+// this board, so TestRunnerStopsOnEveryFatalRefusal meets no stop that
+// answers it: the MCP transport admits a call at /mcp/a/<agent> only with
+// a live token of that agent (a runner named for an agent with no row is
+// refused 401 before the gate), and the row of an agent that holds a
+// mandate cannot be removed (mandates are never deleted and name their
+// holder), nor can it while it has a token. Should either change, this
+// fails, and agent_unknown must be tried like the other fatal codes.
+func TestARunnerNeverMeetsAnUnknownAgent(t *testing.T) {
+	w := newWorld(t)
+	env := w.env("runner-web", "echo ran")
+	env["PACT_AGENT_ID"] = "ghost"
+	_, err := w.runOnce(env)
+	require.ErrorAs(t, err, &stopped{})
+	require.ErrorContains(t, err, "Unauthorized", "refused at the transport, not by the gate")
+	require.NotEqual(t, "agent_unknown", codeOf(err))
+
+	// The runner's agent holds a mandate, which names it and is never deleted.
+	ctx := context.Background()
+	require.NotEmpty(t, w.Root("runner-web"))
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM pg_constraint WHERE contype = 'f' AND conrelid = 'mandates'::regclass
+		AND confrelid = 'agents'::regclass`), "a mandate's holder is an agent's row")
+	tx, err := w.DB.BeginTx(ctx, nil)
+	require.NoError(t, err)
+	_, err = tx.ExecContext(ctx, `DELETE FROM mandates WHERE holder = 'runner-web'`)
+	_ = tx.Rollback()
+	require.Error(t, err, "mandates are never deleted")
+	require.Positive(t, w.Count(`SELECT count(*) FROM mandates WHERE holder = 'runner-web'`))
+	tx, err = w.DB.BeginTx(ctx, nil)
+	require.NoError(t, err)
+	_, err = tx.ExecContext(ctx, `DELETE FROM agents WHERE id = 'runner-web'`)
+	_ = tx.Rollback()
+	var pgErr *pgconn.PgError
+	require.ErrorAs(t, err, &pgErr)
+	require.Equal(t, "23503", pgErr.Code, "a foreign key keeps the agent's row: %v", err)
 }

@@ -2,6 +2,7 @@ package pacts_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"sync"
 	"testing"
@@ -22,6 +23,12 @@ func (c *clock) now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.at
+}
+
+func (c *clock) set(at time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.at = at
 }
 
 func (c *clock) add(d time.Duration) {
@@ -103,4 +110,61 @@ func TestTheNudgeThresholdIsPerPerson(t *testing.T) {
 	c.add(2*time.Hour + time.Minute)
 	require.Equal(t, 1, sweep(t, m))
 	require.Equal(t, 1, f.nudges("ana"))
+}
+
+// nudgeThresholds are the thresholds a person may choose: the enum of
+// nudge_after in the OpenAPI document the board serves (what the Admin API
+// accepts), each with its length.
+func nudgeThresholds(t *testing.T, f *fixture) map[string]time.Duration {
+	t.Helper()
+	resp, err := http.Get(f.URL + "/admin/api/openapi.json")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]struct {
+					Enum []string `json:"enum"`
+				} `json:"properties"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&doc))
+	out := map[string]time.Duration{}
+	for name, s := range doc.Components.Schemas {
+		for _, label := range s.Properties["nudge_after"].Enum {
+			d, err := time.ParseDuration(label)
+			require.NoError(t, err, "%s: nudge_after %q is a duration", name, label)
+			out[label] = d
+		}
+	}
+	require.NotEmpty(t, out, "the Admin API takes a nudge_after")
+	return out
+}
+
+// Every threshold a person may choose (nudgeThresholds, from the served
+// document) is kept as chosen and holds to the minute: a message unread
+// for a minute less than it nudges nobody, a minute more nudges the owner
+// once (PACT-017).
+func TestEveryNudgeThresholdHoldsToTheMinute(t *testing.T) {
+	c := &clock{at: time.Now()}
+	f, m := setupAt(t, c.now)
+	thresholds := nudgeThresholds(t, f)
+	require.Contains(t, thresholds, "30m", "the default is one of them")
+	nudged := 0
+	for label, d := range thresholds {
+		ok(t, f.adm("ana", "PUT", "/me/pact-settings", map[string]any{"nudge_after": label}))
+		require.Equal(t, label, ok(t, f.adm("ana", "GET", "/me/pact-settings", nil))["nudge_after"])
+		id := f.pact(t) // a fresh pact: the hourly limit is per pact
+		_, err := f.as("bram", pacts.ToolPost, map[string]any{"pact_id": id, "body": "unread for " + label})
+		require.NoError(t, err)
+		c.set(time.Now()) // the message's created_at is the database's now()
+		c.add(d - time.Minute)
+		require.Zero(t, sweep(t, m), "%s: a minute early", label)
+		c.add(2 * time.Minute)
+		require.Equal(t, 1, sweep(t, m), "%s: a minute past", label)
+		nudged++
+		require.Equal(t, nudged, f.nudges("ana"), label)
+		ok(t, f.adm("ana", "POST", "/pacts/"+id+"/close", nil)) // under the open-pact limit
+	}
 }

@@ -125,12 +125,66 @@ func TestStreamRefusesWithoutALiveAgentToken(t *testing.T) {
 	require.Equal(t, http.StatusUnauthorized, status)
 	status, _ = get(f.AdminToken("ana"))
 	require.Equal(t, http.StatusUnauthorized, status, "a person's token is not an agent's")
+	f.RevokeTokens("bram")
+	status, _ = get(f.Token("bram"))
+	require.Equal(t, http.StatusUnauthorized, status, "a revoked token is not live")
+}
 
-	// A paused agent is refused as a tool call would be.
-	require.NoError(t, f.SetAgentStatus("bram", "paused"))
-	status, body = get(f.Token("bram"))
-	require.Equal(t, http.StatusForbidden, status)
-	require.Contains(t, body, `"error":"agent_paused"`)
+// Every state an agent may be in but active (the values of the agents
+// table's status CHECK, read from the database), each also as a replaced
+// agent's (replaced_by set, as people's replacement leaves it), refuses
+// the stream with 403 agent_paused, as a tool call would be; a replaced
+// agent is told which agent replaced it (PACT-010).
+func TestStreamRefusesAnAgentInEveryStateButActive(t *testing.T) {
+	f := streamWorld(t)
+	ctx := context.Background()
+	var def string
+	require.NoError(t, f.DB.NewRaw(`SELECT pg_get_constraintdef(oid) FROM pg_constraint
+		WHERE conrelid = 'agents'::regclass AND contype = 'c' AND pg_get_constraintdef(oid) LIKE '%status%'`).Scan(ctx, &def))
+	var states []string
+	for _, m := range regexp.MustCompile(`'([a-z_]+)'`).FindAllStringSubmatch(def, -1) {
+		states = append(states, m[1])
+	}
+	require.Contains(t, states, "active", def)
+	tried := 0
+	for _, state := range states {
+		for _, replaced := range []bool{false, true} {
+			if state == "active" && replaced {
+				continue // people's replacement bans the agent it replaces
+			}
+			agent := "s-" + state
+			if replaced {
+				agent += "-replaced"
+			}
+			t.Run(agent, func(t *testing.T) {
+				f.addAgent(agent, "ana")
+				require.NoError(t, f.SetAgentStatus(agent, state))
+				if replaced {
+					f.Exec(`UPDATE agents SET replaced_by = 'wanda' WHERE id = ?`, agent)
+				}
+				ctx, cancel := context.WithCancel(ctx)
+				defer cancel() // before the body's Close: an open stream never ends by itself
+				req, err := http.NewRequestWithContext(ctx, http.MethodGet, f.URL+"/pacts/stream", nil)
+				require.NoError(t, err)
+				req.Header.Set("Authorization", "Bearer "+f.Token(agent))
+				resp, err := http.DefaultClient.Do(req)
+				require.NoError(t, err)
+				defer resp.Body.Close()
+				if state == "active" {
+					require.Equal(t, http.StatusOK, resp.StatusCode)
+					return
+				}
+				body, _ := io.ReadAll(resp.Body)
+				require.Equal(t, http.StatusForbidden, resp.StatusCode, "%s: %s", agent, body)
+				require.Contains(t, string(body), `"error":"agent_paused"`, agent)
+				if replaced {
+					require.Contains(t, string(body), "replaced by wanda", agent)
+				}
+				tried++
+			})
+		}
+	}
+	require.Equal(t, 2*(len(states)-1), tried, "every state but active, replaced or not: %v", states)
 }
 
 // No change an agent makes reaches it over its stream, whatever the
