@@ -34,6 +34,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -48,8 +49,9 @@ func main() {
 	workers := flag.Int("workers", 2, "patches run at once, each in its own scratch copy")
 	timeout := flag.Duration("timeout", 5*time.Minute, "bound on one patch's test run")
 	root := flag.String("root", ".", "the repository root")
+	timings := flag.String("timings", "", "a file to write each patch's per-package and per-test times to, as JSON")
 	flag.Parse()
-	if err := run(*root, *only, *workers, *timeout, os.Stdout); err != nil {
+	if err := run(*root, *only, *workers, *timeout, *timings, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "pact-proofs:", err)
 		os.Exit(1)
 	}
@@ -103,9 +105,30 @@ type result struct {
 	Outcome string // killed, survived, broken
 	Detail  string
 	Took    time.Duration
+	Suites  []suiteRun // what each package's go test took
 }
 
-func run(root, only string, workers int, timeout time.Duration, w io.Writer) error {
+// cpu is the processor time of the job's go test commands and everything
+// they waited for (compiler, linker, test binary, the binaries its tests
+// built): on a shared machine it varies less than the wall time does.
+func (r result) cpu() time.Duration {
+	var d time.Duration
+	for _, s := range r.Suites {
+		d += s.CPU
+	}
+	return d
+}
+
+// suiteRun is one package's go test in a job.
+type suiteRun struct {
+	Pkg   string
+	Wall  time.Duration // the whole go test
+	Build time.Duration // until the test binary started
+	CPU   time.Duration
+	Tests map[string]float64 // seconds of each top-level test that ended
+}
+
+func run(root, only string, workers int, timeout time.Duration, timings string, w io.Writer) error {
 	root, err := filepath.Abs(root)
 	if err != nil {
 		return err
@@ -212,16 +235,18 @@ func run(root, only string, workers int, timeout time.Duration, w io.Writer) err
 	start := time.Now()
 	var all []result
 	for r := range results {
-		fmt.Fprintf(w, "%-12s %-14s %-8s %5.0fs %s\n", r.ID, r.Name, r.Outcome, r.Took.Seconds(), r.Detail)
+		fmt.Fprintf(w, "%-12s %-14s %-8s %5.0fs %5.0fs cpu %s\n", r.ID, r.Name, r.Outcome, r.Took.Seconds(), r.cpu().Seconds(), r.Detail)
 		all = append(all, r)
 	}
 	slices.SortFunc(all, func(a, b result) int { return strings.Compare(a.Name, b.Name) })
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CONTRACT\tPATCH\tOUTCOME\tSECONDS")
+	fmt.Fprintln(tw, "CONTRACT\tPATCH\tOUTCOME\tSECONDS\tCPU")
 	bad, skipped := 0, 0
+	var took, cpu time.Duration
 	for _, r := range all {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.0f\n", r.ID, r.Name, r.Outcome, r.Took.Seconds())
+		took, cpu = took+r.Took, cpu+r.cpu()
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.0f\t%.0f\n", r.ID, r.Name, r.Outcome, r.Took.Seconds(), r.cpu().Seconds())
 		switch r.Outcome {
 		case "killed":
 		case "skipped":
@@ -231,8 +256,13 @@ func run(root, only string, workers int, timeout time.Duration, w io.Writer) err
 		}
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "\n%d patches, %d killed, %d skipped, in %s\n", len(all), len(all)-bad-skipped, skipped,
-		time.Since(start).Round(time.Second))
+	fmt.Fprintf(w, "\n%d patches, %d killed, %d skipped, in %s (the patches' seconds add up to %s, their CPU time to %s)\n",
+		len(all), len(all)-bad-skipped, skipped, time.Since(start).Round(time.Second), took.Round(time.Second), cpu.Round(time.Second))
+	if timings != "" {
+		if err := writeTimings(timings, all); err != nil {
+			return err
+		}
+	}
 	for _, r := range all {
 		if r.Outcome == "skipped" {
 			fmt.Fprintf(w, "%s skipped: %s\n", r.Name, r.Detail)
@@ -407,7 +437,7 @@ func try(root, dir string, j job, timeout time.Duration) (r result) {
 		r.Outcome, r.Detail = "broken", err.Error()
 		return r
 	}
-	r.Outcome, r.Detail = evidenceRun(dir, j.Evidence, timeout, j.Env)
+	r.Outcome, r.Detail, r.Suites = evidenceRun(dir, j.Evidence, timeout, j.Env)
 	return r
 }
 
@@ -479,43 +509,47 @@ func isCommand(s suite) int {
 
 // event is a line of `go test -json`.
 type event struct {
+	Time       time.Time
 	Action     string
 	Package    string
 	ImportPath string
 	Test       string
 	Output     string
+	Elapsed    float64
 }
 
 // evidenceRun runs the evidence tests in dir and says what became of the
 // mutation there.
-func evidenceRun(dir string, ev []evidence, timeout time.Duration, extraEnv []string) (string, string) {
+func evidenceRun(dir string, ev []evidence, timeout time.Duration, extraEnv []string) (string, string, []suiteRun) {
 	var passed, skipped []string
+	var runs []suiteRun
 	// One package at a time, stopping at the first that fails: one failing
 	// evidence test kills the mutation, and the packages after it need not
 	// be built.
 	for _, s := range suites(dir, ev) {
-		outcome, detail, p, sk := runSuite(dir, s, timeout, extraEnv)
+		outcome, detail, p, sk, sr := runSuite(dir, s, timeout, extraEnv)
+		runs = append(runs, sr)
 		if outcome != "" {
-			return outcome, detail
+			return outcome, detail, runs
 		}
 		passed, skipped = append(passed, p...), append(skipped, sk...)
 	}
 	switch {
 	case len(passed)+len(skipped) == 0:
-		return "broken", "no evidence test ran"
+		return "broken", "no evidence test ran", runs
 	case len(passed) == 0:
 		// The evidence could not run here (its inputs are missing, as make
 		// test says when it skips them): no verdict, reported, not failed.
-		return "skipped", "every evidence test skipped: " + strings.Join(skipped, " ")
+		return "skipped", "every evidence test skipped: " + strings.Join(skipped, " "), runs
 	default:
-		return "survived", "every evidence test passed"
+		return "survived", "every evidence test passed", runs
 	}
 }
 
 // runSuite runs one package's evidence tests. It returns the outcome when
 // they decide it (killed, broken), else "" and the tests that passed and
 // were skipped.
-func runSuite(dir string, s suite, timeout time.Duration, extraEnv []string) (outcome, detail string, passed, skipped []string) {
+func runSuite(dir string, s suite, timeout time.Duration, extraEnv []string) (outcome, detail string, passed, skipped []string, sr suiteRun) {
 	re := "^(" + strings.Join(s.Funcs, "|") + ")$"
 	ctx, cancel := context.WithTimeout(context.Background(), timeout+30*time.Second)
 	defer cancel()
@@ -530,9 +564,14 @@ func runSuite(dir string, s suite, timeout time.Duration, extraEnv []string) (ou
 	cmd.Env = append(cmd.Env, extraEnv...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
+	began := time.Now()
 	out, _ := cmd.Output()
+	sr = suiteRun{Pkg: path.Join(s.Module, s.Pkg), Wall: time.Since(began), Tests: map[string]float64{}}
+	if st := cmd.ProcessState; st != nil {
+		sr.CPU = st.UserTime() + st.SystemTime()
+	}
 	if ctx.Err() == context.DeadlineExceeded {
-		return "killed", fmt.Sprintf("%s timed out after %s (a hang counts as a failure)", s.Pkg, timeout), nil, nil
+		return "killed", fmt.Sprintf("%s timed out after %s (a hang counts as a failure)", s.Pkg, timeout), nil, nil, sr
 	}
 	var failed, buildFail, tail []string
 	sc := bufio.NewScanner(bytes.NewReader(out))
@@ -542,13 +581,19 @@ func runSuite(dir string, s suite, timeout time.Duration, extraEnv []string) (ou
 		if json.Unmarshal(sc.Bytes(), &e) != nil {
 			continue
 		}
+		if e.Action == "start" && e.Test == "" && sr.Build == 0 {
+			sr.Build = e.Time.Sub(began)
+		}
+		if e.Test != "" && !strings.Contains(e.Test, "/") && (e.Action == "pass" || e.Action == "fail" || e.Action == "skip") {
+			sr.Tests[e.Test] = e.Elapsed
+		}
 		switch {
 		case e.Action == "build-output" && len(tail) < 5:
 			tail = append(tail, strings.TrimSpace(e.Output))
 		case e.Action == "build-fail":
 			buildFail = append(buildFail, e.ImportPath)
 		case e.Action == "output" && strings.HasPrefix(e.Output, "panic: test timed out"):
-			return "killed", fmt.Sprintf("%s timed out after %s (a hang counts as a failure)", s.Pkg, timeout), nil, nil
+			return "killed", fmt.Sprintf("%s timed out after %s (a hang counts as a failure)", s.Pkg, timeout), nil, nil, sr
 		case e.Test != "" && !strings.Contains(e.Test, "/"):
 			switch e.Action {
 			case "fail":
@@ -564,17 +609,45 @@ func runSuite(dir string, s suite, timeout time.Duration, extraEnv []string) (ou
 	}
 	switch {
 	case len(buildFail) > 0:
-		return "broken", "does not compile: " + strings.Join(buildFail, ", ") + ": " + oneLine(strings.Join(tail, " ")), nil, nil
+		return "broken", "does not compile: " + strings.Join(buildFail, ", ") + ": " + oneLine(strings.Join(tail, " ")), nil, nil, sr
 	case len(failed) > 0:
-		return "killed", "failed: " + strings.Join(failed, " "), nil, nil
+		return "killed", "failed: " + strings.Join(failed, " "), nil, nil, sr
 	case cmd.ProcessState != nil && !cmd.ProcessState.Success() && len(passed)+len(skipped) == 0:
 		// Nothing ran (TestMain failed, or go test could not start): a
 		// mutation that breaks everything proves nothing about its contract.
-		return "broken", s.Pkg + ": no evidence test ran: " + oneLine(stderr.String()+" "+string(out)), nil, nil
+		return "broken", s.Pkg + ": no evidence test ran: " + oneLine(stderr.String()+" "+string(out)), nil, nil, sr
 	case cmd.ProcessState != nil && !cmd.ProcessState.Success():
-		return "killed", s.Pkg + ": the test binary failed after its evidence tests passed", nil, nil
+		return "killed", s.Pkg + ": the test binary failed after its evidence tests passed", nil, nil, sr
 	}
-	return "", "", passed, skipped
+	return "", "", passed, skipped, sr
+}
+
+// writeTimings writes what each patch's packages took, as JSON, for
+// finding where the time goes (-timings).
+func writeTimings(file string, all []result) error {
+	type suiteOut struct {
+		Pkg              string
+		Wall, Build, CPU float64
+		Tests            map[string]float64
+	}
+	type out struct {
+		Patch, Outcome, Detail string
+		Seconds, CPU           float64
+		Suites                 []suiteOut
+	}
+	var rows []out
+	for _, r := range all {
+		o := out{Patch: r.Name, Outcome: r.Outcome, Detail: r.Detail, Seconds: r.Took.Seconds(), CPU: r.cpu().Seconds()}
+		for _, s := range r.Suites {
+			o.Suites = append(o.Suites, suiteOut{Pkg: s.Pkg, Wall: s.Wall.Seconds(), Build: s.Build.Seconds(), CPU: s.CPU.Seconds(), Tests: s.Tests})
+		}
+		rows = append(rows, o)
+	}
+	data, err := json.MarshalIndent(rows, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(file, append(data, '\n'), 0o644)
 }
 
 func oneLine(s string) string {
