@@ -32,6 +32,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path"
@@ -50,8 +51,9 @@ func main() {
 	timeout := flag.Duration("timeout", 5*time.Minute, "bound on one patch's test run")
 	root := flag.String("root", ".", "the repository root")
 	timings := flag.String("timings", "", "a file to write each patch's per-package and per-test times to, as JSON")
+	record := flag.Bool("record", false, "rewrite docs/proofs/KILLERS with the test that killed each patch and its seconds")
 	flag.Parse()
-	if err := run(*root, *only, *workers, *timeout, *timings, os.Stdout); err != nil {
+	if err := run(*root, *only, *workers, *timeout, *timings, *record, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "pact-proofs:", err)
 		os.Exit(1)
 	}
@@ -98,6 +100,7 @@ type job struct {
 	ID, Name, Path string
 	Evidence       []evidence
 	Env            []string // added to the tests' environment
+	Last           killer   // what killed it last time, from docs/proofs/KILLERS (zero when unknown)
 }
 
 type result struct {
@@ -128,7 +131,7 @@ type suiteRun struct {
 	Tests map[string]float64 // seconds of each top-level test that ended
 }
 
-func run(root, only string, workers int, timeout time.Duration, timings string, w io.Writer) error {
+func run(root, only string, workers int, timeout time.Duration, timings string, record bool, w io.Writer) error {
 	root, err := filepath.Abs(root)
 	if err != nil {
 		return err
@@ -171,18 +174,24 @@ func run(root, only string, workers int, timeout time.Duration, timings string, 
 			env = append(env, "PACT_TENUO_VECTORS="+vectors)
 		}
 	}
+	killersFile := filepath.Join(root, "docs", "proofs", "KILLERS")
+	last, err := readKillers(killersFile)
+	if err != nil {
+		return err
+	}
 	for i := range jobs {
 		jobs[i].Env = env
+		jobs[i].Last = last[jobs[i].Name]
 	}
 	files, err := sourceFiles(root)
 	if err != nil {
 		return err
 	}
 	workers = max(1, min(workers, len(jobs)))
-	// The likely long ones first (evidence only in commands' end-to-end
-	// tests, then some), so that no long patch is left to run alone at the
+	// The longest first (their seconds last time, else a guess from where
+	// their evidence is), so that no long patch is left to run alone at the
 	// end while the other workers idle.
-	slices.SortStableFunc(jobs, func(a, b job) int { return cmp.Compare(weight(b), weight(a)) })
+	slices.SortStableFunc(jobs, func(a, b job) int { return cmp.Compare(estimate(b), estimate(a)) })
 	// A fixed place per repository, so the next run's builds are
 	// incremental too.
 	base := filepath.Join(os.TempDir(), "pact-proofs", fmt.Sprintf("%x", hash(root)))
@@ -270,6 +279,11 @@ func run(root, only string, workers int, timeout time.Duration, timings string, 
 	}
 	if setupErr != nil {
 		return setupErr
+	}
+	if record {
+		if err := writeKillers(killersFile, last, all); err != nil {
+			return err
+		}
 	}
 	if bad > 0 {
 		for _, r := range all {
@@ -437,7 +451,7 @@ func try(root, dir string, j job, timeout time.Duration) (r result) {
 		r.Outcome, r.Detail = "broken", err.Error()
 		return r
 	}
-	r.Outcome, r.Detail, r.Suites = evidenceRun(dir, j.Evidence, timeout, j.Env)
+	r.Outcome, r.Detail, r.Suites = evidenceRun(dir, j.Evidence, j.Last, timeout, j.Env)
 	return r
 }
 
@@ -481,6 +495,103 @@ func suites(dir string, ev []evidence) []suite {
 	return out
 }
 
+// killer is the evidence test that killed a patch in the run that wrote
+// docs/proofs/KILLERS, and how long that patch took then.
+type killer struct {
+	Pkg, Test string // the package's path from the root ("cmd/pact-board"), the test
+	Seconds   float64
+}
+
+// suite returns the one-test suite of k when k's test is still on the
+// Evidence line, in the suite of its package.
+func (k killer) suite(all []suite) (suite, bool) {
+	if k.Test == "" {
+		return suite{}, false
+	}
+	for _, s := range all {
+		if path.Join(s.Module, s.Pkg) == k.Pkg && slices.Contains(s.Funcs, k.Test) {
+			return suite{Module: s.Module, Pkg: s.Pkg, Funcs: []string{k.Test}}, true
+		}
+	}
+	return suite{}, false
+}
+
+// readKillers reads docs/proofs/KILLERS: a line per patch, its name, its
+// seconds, the package and the test that killed it, tab-separated; #
+// starts a comment. A missing file is no hints.
+func readKillers(file string) (map[string]killer, error) {
+	out := map[string]killer{}
+	data, err := os.ReadFile(file)
+	if errors.Is(err, os.ErrNotExist) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if len(f) != 4 {
+			return nil, fmt.Errorf("%s: %q: a line is patch, seconds, package and test, tab-separated", file, line)
+		}
+		var secs float64
+		if _, err := fmt.Sscanf(f[1], "%g", &secs); err != nil {
+			return nil, fmt.Errorf("%s: %q: %v", file, line, err)
+		}
+		out[f[0]] = killer{Pkg: f[2], Test: f[3], Seconds: secs}
+	}
+	return out, nil
+}
+
+// writeKillers rewrites docs/proofs/KILLERS with this run's killed
+// patches, keeping the lines of patches it did not run that still exist.
+func writeKillers(file string, last map[string]killer, all []result) error {
+	now := maps.Clone(last)
+	for _, r := range all {
+		delete(now, r.Name)
+		if r.Outcome != "killed" || len(r.Suites) == 0 {
+			continue
+		}
+		s := r.Suites[len(r.Suites)-1]
+		// Of the tests that failed, the quickest.
+		test := ""
+		if failed, ok := strings.CutPrefix(r.Detail, "failed: "); ok {
+			for _, t := range strings.Fields(failed) {
+				if secs, ran := s.Tests[t]; ran && (test == "" || secs < s.Tests[test]) {
+					test = t
+				}
+			}
+		}
+		if test == "" {
+			continue // a timeout or a binary failing after its tests: no one test to name
+		}
+		now[r.Name] = killer{Pkg: s.Pkg, Test: test, Seconds: r.Took.Seconds()}
+	}
+	dir := filepath.Dir(file)
+	var b strings.Builder
+	b.WriteString("# Written by make proofs RECORD=1 (docs/proofs/README.md): each patch, its seconds, and the\n")
+	b.WriteString("# evidence test that killed it, which the next run tries first, and the longest patches first.\n")
+	for _, name := range slices.Sorted(maps.Keys(now)) {
+		if _, err := os.Stat(filepath.Join(dir, name+".patch")); err != nil {
+			continue
+		}
+		k := now[name]
+		fmt.Fprintf(&b, "%s\t%.0f\t%s\t%s\n", name, k.Seconds, k.Pkg, k.Test)
+	}
+	return os.WriteFile(file, []byte(b.String()), 0o644)
+}
+
+// estimate is how long a job is expected to run: its seconds last time,
+// else a guess from where its evidence is.
+func estimate(j job) float64 {
+	if j.Last.Seconds > 0 {
+		return j.Last.Seconds
+	}
+	return []float64{8, 15, 20}[weight(j)]
+}
+
 // weight guesses how long a job runs: 2 when all its evidence is in
 // commands' packages, 1 when some is, else 0.
 func weight(j job) int {
@@ -520,13 +631,25 @@ type event struct {
 
 // evidenceRun runs the evidence tests in dir and says what became of the
 // mutation there.
-func evidenceRun(dir string, ev []evidence, timeout time.Duration, extraEnv []string) (string, string, []suiteRun) {
+func evidenceRun(dir string, ev []evidence, last killer, timeout time.Duration, extraEnv []string) (string, string, []suiteRun) {
 	var passed, skipped []string
 	var runs []suiteRun
+	all := suites(dir, ev)
+	// The evidence test that killed this patch last time, alone, first:
+	// when it fails again nothing else need be built or run. It is one of
+	// the Evidence line's tests, so the verdict is the one the whole line
+	// would give; when it passes now, the whole line runs.
+	if s, ok := last.suite(all); ok {
+		outcome, detail, _, _, sr := runSuite(dir, s, timeout, extraEnv)
+		runs = append(runs, sr)
+		if outcome != "" {
+			return outcome, detail, runs
+		}
+	}
 	// One package at a time, stopping at the first that fails: one failing
 	// evidence test kills the mutation, and the packages after it need not
 	// be built.
-	for _, s := range suites(dir, ev) {
+	for _, s := range all {
 		outcome, detail, p, sk, sr := runSuite(dir, s, timeout, extraEnv)
 		runs = append(runs, sr)
 		if outcome != "" {
