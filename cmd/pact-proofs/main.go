@@ -688,8 +688,12 @@ func runSuite(dir string, s suite, timeout time.Duration, extraEnv []string) (ou
 	}
 	cmd := exec.CommandContext(ctx, "go", append(args, s.Pkg)...)
 	cmd.Dir = filepath.Join(dir, s.Module)
-	// The scratch repository has no commit to stamp binaries with.
-	cmd.Env = append(os.Environ(), "GOFLAGS=-buildvcs=false")
+	// The scratch repository has no commit to stamp binaries with. With
+	// -trimpath no build depends on the scratch copy's path, so the workers
+	// share what either compiled (and a run shares an earlier one's, when a
+	// package, mutated or not, is the same), the binaries the tests build
+	// included, since they read GOFLAGS too.
+	cmd.Env = append(os.Environ(), "GOFLAGS=-buildvcs=false -trimpath")
 	cmd.Env = append(cmd.Env, extraEnv...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
