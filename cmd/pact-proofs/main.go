@@ -12,14 +12,17 @@
 // It prints a table of contract, patch, outcome and seconds, and exits 1
 // unless every patch was killed. `make proofs` runs it.
 //
-//	pact-proofs [-only LOG-001,ID-002] [-workers 2] [-timeout 5m]
+//	pact-proofs [-only LOG-001,ID-002] [-workers 2] [-timeout 5m] [-record] [-timings FILE]
 //
 // Each worker keeps one scratch copy at a fixed path under the temporary
-// directory, so the Go build cache (keyed by content and directory) makes
-// every build after the first incremental, across patches and runs. The
-// evidence runs one package at a time with -failfast and stops at the first
-// package that fails: one failing test is all a kill needs. Two runs on one
-// repository at once would share those copies; run one at a time.
+// directory, and builds with -trimpath, so the Go build cache (keyed by
+// content) makes every build after the first incremental, across workers,
+// patches and runs. A patch first runs alone the evidence test that killed
+// it last time (docs/proofs/KILLERS), and the patches start longest first by
+// their seconds there. Then, or when that test passes, the evidence runs one
+// package at a time with -failfast and stops at the first package that
+// fails: one failing test is all a kill needs. Two runs on one repository
+// at once would share those copies; run one at a time.
 package main
 
 import (
