@@ -161,10 +161,14 @@ staticcheck:
 # docs/proofs/<ID>-<n>.patch is applied to a scratch copy and only that
 # contract's evidence tests run; it fails unless every one is killed.
 # ONLY=LOG-001 (ids or patch names, comma-separated) runs some of them.
+# Each patch tries first the evidence test that killed it last time, and the
+# longest go first (docs/proofs/KILLERS); RECORD=1 rewrites that file from
+# the run.
 ONLY ?=
 PROOFS_WORKERS ?= 2
+RECORD ?=
 proofs:
-	$(GO) run ./cmd/pact-proofs -workers $(PROOFS_WORKERS) -only '$(ONLY)'
+	$(GO) run ./cmd/pact-proofs -workers $(PROOFS_WORKERS) -only '$(ONLY)' $(if $(RECORD),-record)
 
 # Mutation testing (docs/mutants.md), outside CI and make test: gremlins
 # mutates the code holding the contracts of docs/invariants.md, one package

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -25,10 +24,9 @@ import (
 // temporary directory.
 func pactVerify(t *testing.T) string {
 	t.Helper()
-	_, here, _, _ := runtime.Caller(0)
 	bin := filepath.Join(t.TempDir(), "pact-verify")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/pact-verify")
-	build.Dir = filepath.Join(filepath.Dir(here), "..", "..")
+	build.Dir = filepath.Join("..", "..") // go test runs in the package's directory
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	return bin

@@ -48,6 +48,9 @@ type Main struct {
 	// PACT_SLACK_WEBHOOK_URL and PACT_EXPORT_FORMAT turn on: main passes
 	// the one make build embedded (bundled.go); nil bundles none.
 	Manifest []pluginhost.Spec
+	// NudgeEvery is how often the pacts module looks for unread messages;
+	// zero is its default, a minute (a test waiting for a round shortens it).
+	NudgeEvery time.Duration
 
 	ready     chan struct{}
 	addr      net.Addr
@@ -128,7 +131,7 @@ func (m *Main) Run(ctx context.Context) error {
 	mcpOpts := mcpOptions(m.Config, k, ident, d, issuer)
 	mcpOpts.Conns = mcpserve.NewConns()
 	mcpSrv := mcpserve.New(mcpOpts)
-	if err := k.Register(append(boardModules(keys, hub, plugins, plugins), mcpSrv)...); err != nil {
+	if err := k.Register(append(boardModules(keys, hub, plugins, plugins, m.NudgeEvery), mcpSrv)...); err != nil {
 		return err
 	}
 	if m.Demo {
@@ -286,9 +289,11 @@ func noIssuerMessage(localSignin bool) string {
 
 // boardModules are the board's modules in their fixed order, all but the
 // MCP transport. The tests build their board from this list too, so what
-// they check is what pact-board serves.
-func boardModules(keys *mandate.Keyring, hub *events.Hub, notifiers notify.Notifiers, creds credentials.Plugins) []kernel.Module {
-	return []kernel.Module{audit.WellKnown(keys), kernel.EventHub(hub), board.New(), mandates.New(), notes.New(), pacts.New(pacts.Options{Notifiers: notifiers}),
+// they check is what pact-board serves. nudgeEvery is the pacts module's
+// Options.NudgeEvery (zero: its default).
+func boardModules(keys *mandate.Keyring, hub *events.Hub, notifiers notify.Notifiers, creds credentials.Plugins, nudgeEvery time.Duration) []kernel.Module {
+	return []kernel.Module{audit.WellKnown(keys), kernel.EventHub(hub), board.New(), mandates.New(), notes.New(),
+		pacts.New(pacts.Options{Notifiers: notifiers, NudgeEvery: nudgeEvery}),
 		people.New(), audit.New(), notify.New(notify.Options{Notifiers: notifiers}),
 		credentials.New(credentials.Options{Plugins: creds, Keys: keys}),
 		// The console's files are its web package's build, embedded.

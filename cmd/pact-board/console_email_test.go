@@ -138,13 +138,15 @@ const unreadSwitch = "Email me when an agent hasn't read a pact message"
 // waited the owner's threshold (30 minutes at least, docs/pacts.md
 // "People's side"); instead of waiting an hour, the test ages the two
 // posts by 61 minutes in the database (as TestConsoleFoldsOlderQuestions-
-// AndLongPurposes ages a question). The sweep itself is not called by the
-// test: the board's own nudge worker finds them on its next round (every
-// pacts.NudgeEvery, a minute), and the board's own delivery worker emails.
+// AndLongPurposes ages a question), and the board's nudge worker looks
+// every second instead of every minute (Main.NudgeEvery), so that the test
+// does not idle for its round. The sweep itself is not called by the test:
+// the board's own nudge worker finds them on its next round, and the
+// board's own delivery worker emails.
 func TestConsoleUnreadNudgeReachesTheBellAndTheEmailChosen(t *testing.T) {
 	rcv := newSMTPReceiver(t)
 	setup, pin := withEmailPlugin(t, rcv)
-	c := startConsoleBoardWith(t, setup, pin)
+	c := startConsoleBoardWith(t, setup, pin, func(m *Main) { m.NudgeEvery = time.Second })
 	ctx := context.Background()
 	// The owner has an address, so only their choice keeps the email away.
 	_, err := c.d.NewRaw(`UPDATE humans SET email = 'owner@example.com' WHERE id = ?`, demoOwner).Exec(ctx)

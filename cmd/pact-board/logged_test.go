@@ -147,7 +147,7 @@ func newLogBoard(t *testing.T) *logBoard {
 	host := stopWebhookPlugin(t, map[string]string{"PACT_WEBHOOK_ALLOW_PRIVATE": "1"})
 	w := kerneltest.New(t, kerneltest.Options{Env: map[string]string{"PACT_SIGNUP_ENABLED": "on"},
 		Modules: func(w *kerneltest.World) []kernel.Module {
-			return boardModules(w.Mandates.Keys(), nil, host, stubCredentials{})
+			return boardModules(w.Mandates.Keys(), nil, host, stubCredentials{}, 0)
 		}})
 	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
 	t.Cleanup(recv.Close)

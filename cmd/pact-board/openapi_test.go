@@ -48,7 +48,7 @@ func newAdminBoard(t testing.TB) *adminBoard {
 	t.Helper()
 	reg := metrics.New()
 	w := kerneltest.New(t, kerneltest.Options{Metrics: reg, Modules: func(w *kerneltest.World) []kernel.Module {
-		return boardModules(w.Mandates.Keys(), nil, nil, nil)
+		return boardModules(w.Mandates.Keys(), nil, nil, nil, 0)
 	}})
 	return &adminBoard{World: w, d: w.DB, ident: w.Identity, iss: w.Issuer, cfg: w.Config, k: w.Kernel, metrics: reg}
 }

@@ -59,7 +59,7 @@ func newStopWorld(t *testing.T) *stopWorld {
 	recv := newStopReceiver(t)
 	host := stopWebhookPlugin(t, map[string]string{"PACT_WEBHOOK_ALLOW_PRIVATE": "1", "SSL_CERT_FILE": recv.caFile})
 	w := kerneltest.New(t, kerneltest.Options{Events: true, Modules: func(w *kerneltest.World) []kernel.Module {
-		return boardModules(w.Mandates.Keys(), nil, host, nil)
+		return boardModules(w.Mandates.Keys(), nil, host, nil, 0)
 	}})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

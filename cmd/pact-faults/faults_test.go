@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -23,8 +22,7 @@ func boardBinary(t *testing.T) string {
 	if bin := os.Getenv("PACT_FAULTS_BOARD_BIN"); bin != "" {
 		return bin
 	}
-	_, here, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(here), "..", "..")
+	root := filepath.Join("..", "..") // go test runs in the package's directory
 	bin := filepath.Join(t.TempDir(), "pact-board")
 	cmd := exec.Command("go", "build", "-o", bin, "./cmd/pact-board")
 	cmd.Dir = root

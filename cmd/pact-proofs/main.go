@@ -12,14 +12,17 @@
 // It prints a table of contract, patch, outcome and seconds, and exits 1
 // unless every patch was killed. `make proofs` runs it.
 //
-//	pact-proofs [-only LOG-001,ID-002] [-workers 2] [-timeout 5m]
+//	pact-proofs [-only LOG-001,ID-002] [-workers 2] [-timeout 5m] [-record] [-timings FILE]
 //
 // Each worker keeps one scratch copy at a fixed path under the temporary
-// directory, so the Go build cache (keyed by content and directory) makes
-// every build after the first incremental, across patches and runs. The
-// evidence runs one package at a time with -failfast and stops at the first
-// package that fails: one failing test is all a kill needs. Two runs on one
-// repository at once would share those copies; run one at a time.
+// directory, and builds with -trimpath, so the Go build cache (keyed by
+// content) makes every build after the first incremental, across workers,
+// patches and runs. A patch first runs alone the evidence test that killed
+// it last time (docs/proofs/KILLERS), and the patches start longest first by
+// their seconds there. Then, or when that test passes, the evidence runs one
+// package at a time with -failfast and stops at the first package that
+// fails: one failing test is all a kill needs. Two runs on one repository
+// at once would share those copies; run one at a time.
 package main
 
 import (
@@ -32,8 +35,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -48,8 +53,10 @@ func main() {
 	workers := flag.Int("workers", 2, "patches run at once, each in its own scratch copy")
 	timeout := flag.Duration("timeout", 5*time.Minute, "bound on one patch's test run")
 	root := flag.String("root", ".", "the repository root")
+	timings := flag.String("timings", "", "a file to write each patch's per-package and per-test times to, as JSON")
+	record := flag.Bool("record", false, "run each patch's evidence in the Evidence line's order, no test first, and rewrite docs/proofs/KILLERS with the test that killed it and its seconds")
 	flag.Parse()
-	if err := run(*root, *only, *workers, *timeout, os.Stdout); err != nil {
+	if err := run(*root, *only, *workers, *timeout, *timings, *record, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "pact-proofs:", err)
 		os.Exit(1)
 	}
@@ -96,6 +103,7 @@ type job struct {
 	ID, Name, Path string
 	Evidence       []evidence
 	Env            []string // added to the tests' environment
+	Last           killer   // what killed it last time, from docs/proofs/KILLERS (zero when unknown)
 }
 
 type result struct {
@@ -103,9 +111,30 @@ type result struct {
 	Outcome string // killed, survived, broken
 	Detail  string
 	Took    time.Duration
+	Suites  []suiteRun // what each package's go test took
 }
 
-func run(root, only string, workers int, timeout time.Duration, w io.Writer) error {
+// cpu is the processor time of the job's go test commands and everything
+// they waited for (compiler, linker, test binary, the binaries its tests
+// built): on a shared machine it varies less than the wall time does.
+func (r result) cpu() time.Duration {
+	var d time.Duration
+	for _, s := range r.Suites {
+		d += s.CPU
+	}
+	return d
+}
+
+// suiteRun is one package's go test in a job.
+type suiteRun struct {
+	Pkg   string
+	Wall  time.Duration // the whole go test
+	Build time.Duration // until the test binary started
+	CPU   time.Duration
+	Tests map[string]float64 // seconds of each top-level test that ended
+}
+
+func run(root, only string, workers int, timeout time.Duration, timings string, record bool, w io.Writer) error {
 	root, err := filepath.Abs(root)
 	if err != nil {
 		return err
@@ -148,18 +177,30 @@ func run(root, only string, workers int, timeout time.Duration, w io.Writer) err
 			env = append(env, "PACT_TENUO_VECTORS="+vectors)
 		}
 	}
+	killersFile := filepath.Join(root, "docs", "proofs", "KILLERS")
+	last, err := readKillers(killersFile)
+	if err != nil {
+		return err
+	}
 	for i := range jobs {
 		jobs[i].Env = env
+		jobs[i].Last = last[jobs[i].Name]
+		if record {
+			// A run that records tries no test first: each patch's evidence
+			// runs in the Evidence line's order (commands' packages last), so
+			// a quicker test added to the line is found, not the old killer.
+			jobs[i].Last.Test = ""
+		}
 	}
 	files, err := sourceFiles(root)
 	if err != nil {
 		return err
 	}
 	workers = max(1, min(workers, len(jobs)))
-	// The likely long ones first (evidence only in commands' end-to-end
-	// tests, then some), so that no long patch is left to run alone at the
+	// The longest first (their seconds last time, else a guess from where
+	// their evidence is), so that no long patch is left to run alone at the
 	// end while the other workers idle.
-	slices.SortStableFunc(jobs, func(a, b job) int { return cmp.Compare(weight(b), weight(a)) })
+	slices.SortStableFunc(jobs, func(a, b job) int { return cmp.Compare(estimate(b), estimate(a)) })
 	// A fixed place per repository, so the next run's builds are
 	// incremental too.
 	base := filepath.Join(os.TempDir(), "pact-proofs", fmt.Sprintf("%x", hash(root)))
@@ -212,16 +253,18 @@ func run(root, only string, workers int, timeout time.Duration, w io.Writer) err
 	start := time.Now()
 	var all []result
 	for r := range results {
-		fmt.Fprintf(w, "%-12s %-14s %-8s %5.0fs %s\n", r.ID, r.Name, r.Outcome, r.Took.Seconds(), r.Detail)
+		fmt.Fprintf(w, "%-12s %-14s %-8s %5.0fs %5.0fs cpu %s\n", r.ID, r.Name, r.Outcome, r.Took.Seconds(), r.cpu().Seconds(), r.Detail)
 		all = append(all, r)
 	}
 	slices.SortFunc(all, func(a, b result) int { return strings.Compare(a.Name, b.Name) })
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CONTRACT\tPATCH\tOUTCOME\tSECONDS")
+	fmt.Fprintln(tw, "CONTRACT\tPATCH\tOUTCOME\tSECONDS\tCPU")
 	bad, skipped := 0, 0
+	var took, cpu time.Duration
 	for _, r := range all {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.0f\n", r.ID, r.Name, r.Outcome, r.Took.Seconds())
+		took, cpu = took+r.Took, cpu+r.cpu()
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.0f\t%.0f\n", r.ID, r.Name, r.Outcome, r.Took.Seconds(), r.cpu().Seconds())
 		switch r.Outcome {
 		case "killed":
 		case "skipped":
@@ -231,8 +274,13 @@ func run(root, only string, workers int, timeout time.Duration, w io.Writer) err
 		}
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "\n%d patches, %d killed, %d skipped, in %s\n", len(all), len(all)-bad-skipped, skipped,
-		time.Since(start).Round(time.Second))
+	fmt.Fprintf(w, "\n%d patches, %d killed, %d skipped, in %s (the patches' seconds add up to %s, their CPU time to %s)\n",
+		len(all), len(all)-bad-skipped, skipped, time.Since(start).Round(time.Second), took.Round(time.Second), cpu.Round(time.Second))
+	if timings != "" {
+		if err := writeTimings(timings, all); err != nil {
+			return err
+		}
+	}
 	for _, r := range all {
 		if r.Outcome == "skipped" {
 			fmt.Fprintf(w, "%s skipped: %s\n", r.Name, r.Detail)
@@ -240,6 +288,11 @@ func run(root, only string, workers int, timeout time.Duration, w io.Writer) err
 	}
 	if setupErr != nil {
 		return setupErr
+	}
+	if record {
+		if err := writeKillers(killersFile, last, all); err != nil {
+			return err
+		}
 	}
 	if bad > 0 {
 		for _, r := range all {
@@ -407,7 +460,7 @@ func try(root, dir string, j job, timeout time.Duration) (r result) {
 		r.Outcome, r.Detail = "broken", err.Error()
 		return r
 	}
-	r.Outcome, r.Detail = evidenceRun(dir, j.Evidence, timeout, j.Env)
+	r.Outcome, r.Detail, r.Suites = evidenceRun(dir, j.Evidence, j.Last, timeout, j.Env)
 	return r
 }
 
@@ -451,6 +504,103 @@ func suites(dir string, ev []evidence) []suite {
 	return out
 }
 
+// killer is the evidence test that killed a patch in the run that wrote
+// docs/proofs/KILLERS, and how long that patch took then.
+type killer struct {
+	Pkg, Test string // the package's path from the root ("cmd/pact-board"), the test
+	Seconds   float64
+}
+
+// suite returns the one-test suite of k when k's test is still on the
+// Evidence line, in the suite of its package.
+func (k killer) suite(all []suite) (suite, bool) {
+	if k.Test == "" {
+		return suite{}, false
+	}
+	for _, s := range all {
+		if path.Join(s.Module, s.Pkg) == k.Pkg && slices.Contains(s.Funcs, k.Test) {
+			return suite{Module: s.Module, Pkg: s.Pkg, Funcs: []string{k.Test}}, true
+		}
+	}
+	return suite{}, false
+}
+
+// readKillers reads docs/proofs/KILLERS: a line per patch, its name, its
+// seconds, the package and the test that killed it, tab-separated; #
+// starts a comment. A missing file is no hints.
+func readKillers(file string) (map[string]killer, error) {
+	out := map[string]killer{}
+	data, err := os.ReadFile(file)
+	if errors.Is(err, os.ErrNotExist) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if len(f) != 4 {
+			return nil, fmt.Errorf("%s: %q: a line is patch, seconds, package and test, tab-separated", file, line)
+		}
+		var secs float64
+		if _, err := fmt.Sscanf(f[1], "%g", &secs); err != nil {
+			return nil, fmt.Errorf("%s: %q: %v", file, line, err)
+		}
+		out[f[0]] = killer{Pkg: f[2], Test: f[3], Seconds: secs}
+	}
+	return out, nil
+}
+
+// writeKillers rewrites docs/proofs/KILLERS with this run's killed
+// patches, keeping the lines of patches it did not run that still exist.
+func writeKillers(file string, last map[string]killer, all []result) error {
+	now := maps.Clone(last)
+	for _, r := range all {
+		delete(now, r.Name)
+		if r.Outcome != "killed" || len(r.Suites) == 0 {
+			continue
+		}
+		s := r.Suites[len(r.Suites)-1]
+		// Of the tests that failed, the quickest.
+		test := ""
+		if failed, ok := strings.CutPrefix(r.Detail, "failed: "); ok {
+			for _, t := range strings.Fields(failed) {
+				if secs, ran := s.Tests[t]; ran && (test == "" || secs < s.Tests[test]) {
+					test = t
+				}
+			}
+		}
+		if test == "" {
+			continue // a timeout or a binary failing after its tests: no one test to name
+		}
+		now[r.Name] = killer{Pkg: s.Pkg, Test: test, Seconds: r.Took.Seconds()}
+	}
+	dir := filepath.Dir(file)
+	var b strings.Builder
+	b.WriteString("# Written by make proofs RECORD=1 (docs/proofs/README.md): each patch, its seconds, and the\n")
+	b.WriteString("# evidence test that killed it, which the next run tries first, and the longest patches first.\n")
+	for _, name := range slices.Sorted(maps.Keys(now)) {
+		if _, err := os.Stat(filepath.Join(dir, name+".patch")); err != nil {
+			continue
+		}
+		k := now[name]
+		fmt.Fprintf(&b, "%s\t%.0f\t%s\t%s\n", name, k.Seconds, k.Pkg, k.Test)
+	}
+	return os.WriteFile(file, []byte(b.String()), 0o644)
+}
+
+// estimate is how long a job is expected to run: its seconds last time,
+// else a guess from where its evidence is.
+func estimate(j job) float64 {
+	if j.Last.Seconds > 0 {
+		return j.Last.Seconds
+	}
+	return []float64{8, 15, 20}[weight(j)]
+}
+
 // weight guesses how long a job runs: 2 when all its evidence is in
 // commands' packages, 1 when some is, else 0.
 func weight(j job) int {
@@ -479,43 +629,59 @@ func isCommand(s suite) int {
 
 // event is a line of `go test -json`.
 type event struct {
+	Time       time.Time
 	Action     string
 	Package    string
 	ImportPath string
 	Test       string
 	Output     string
+	Elapsed    float64
 }
 
 // evidenceRun runs the evidence tests in dir and says what became of the
 // mutation there.
-func evidenceRun(dir string, ev []evidence, timeout time.Duration, extraEnv []string) (string, string) {
+func evidenceRun(dir string, ev []evidence, last killer, timeout time.Duration, extraEnv []string) (string, string, []suiteRun) {
 	var passed, skipped []string
+	var runs []suiteRun
+	all := suites(dir, ev)
+	// The evidence test that killed this patch last time, alone, first:
+	// when it fails again nothing else need be built or run. It is one of
+	// the Evidence line's tests, so the verdict is the one the whole line
+	// would give; when it passes now, the whole line runs.
+	if s, ok := last.suite(all); ok {
+		outcome, detail, _, _, sr := runSuite(dir, s, timeout, extraEnv)
+		runs = append(runs, sr)
+		if outcome != "" {
+			return outcome, detail, runs
+		}
+	}
 	// One package at a time, stopping at the first that fails: one failing
 	// evidence test kills the mutation, and the packages after it need not
 	// be built.
-	for _, s := range suites(dir, ev) {
-		outcome, detail, p, sk := runSuite(dir, s, timeout, extraEnv)
+	for _, s := range all {
+		outcome, detail, p, sk, sr := runSuite(dir, s, timeout, extraEnv)
+		runs = append(runs, sr)
 		if outcome != "" {
-			return outcome, detail
+			return outcome, detail, runs
 		}
 		passed, skipped = append(passed, p...), append(skipped, sk...)
 	}
 	switch {
 	case len(passed)+len(skipped) == 0:
-		return "broken", "no evidence test ran"
+		return "broken", "no evidence test ran", runs
 	case len(passed) == 0:
 		// The evidence could not run here (its inputs are missing, as make
 		// test says when it skips them): no verdict, reported, not failed.
-		return "skipped", "every evidence test skipped: " + strings.Join(skipped, " ")
+		return "skipped", "every evidence test skipped: " + strings.Join(skipped, " "), runs
 	default:
-		return "survived", "every evidence test passed"
+		return "survived", "every evidence test passed", runs
 	}
 }
 
 // runSuite runs one package's evidence tests. It returns the outcome when
 // they decide it (killed, broken), else "" and the tests that passed and
 // were skipped.
-func runSuite(dir string, s suite, timeout time.Duration, extraEnv []string) (outcome, detail string, passed, skipped []string) {
+func runSuite(dir string, s suite, timeout time.Duration, extraEnv []string) (outcome, detail string, passed, skipped []string, sr suiteRun) {
 	re := "^(" + strings.Join(s.Funcs, "|") + ")$"
 	ctx, cancel := context.WithTimeout(context.Background(), timeout+30*time.Second)
 	defer cancel()
@@ -525,14 +691,23 @@ func runSuite(dir string, s suite, timeout time.Duration, extraEnv []string) (ou
 	}
 	cmd := exec.CommandContext(ctx, "go", append(args, s.Pkg)...)
 	cmd.Dir = filepath.Join(dir, s.Module)
-	// The scratch repository has no commit to stamp binaries with.
-	cmd.Env = append(os.Environ(), "GOFLAGS=-buildvcs=false")
+	// The scratch repository has no commit to stamp binaries with. With
+	// -trimpath no build depends on the scratch copy's path, so the workers
+	// share what either compiled (and a run shares an earlier one's, when a
+	// package, mutated or not, is the same), the binaries the tests build
+	// included, since they read GOFLAGS too.
+	cmd.Env = append(os.Environ(), "GOFLAGS=-buildvcs=false -trimpath")
 	cmd.Env = append(cmd.Env, extraEnv...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
+	began := time.Now()
 	out, _ := cmd.Output()
+	sr = suiteRun{Pkg: path.Join(s.Module, s.Pkg), Wall: time.Since(began), Tests: map[string]float64{}}
+	if st := cmd.ProcessState; st != nil {
+		sr.CPU = st.UserTime() + st.SystemTime()
+	}
 	if ctx.Err() == context.DeadlineExceeded {
-		return "killed", fmt.Sprintf("%s timed out after %s (a hang counts as a failure)", s.Pkg, timeout), nil, nil
+		return "killed", fmt.Sprintf("%s timed out after %s (a hang counts as a failure)", s.Pkg, timeout), nil, nil, sr
 	}
 	var failed, buildFail, tail []string
 	sc := bufio.NewScanner(bytes.NewReader(out))
@@ -542,13 +717,19 @@ func runSuite(dir string, s suite, timeout time.Duration, extraEnv []string) (ou
 		if json.Unmarshal(sc.Bytes(), &e) != nil {
 			continue
 		}
+		if e.Action == "start" && e.Test == "" && sr.Build == 0 {
+			sr.Build = e.Time.Sub(began)
+		}
+		if e.Test != "" && !strings.Contains(e.Test, "/") && (e.Action == "pass" || e.Action == "fail" || e.Action == "skip") {
+			sr.Tests[e.Test] = e.Elapsed
+		}
 		switch {
 		case e.Action == "build-output" && len(tail) < 5:
 			tail = append(tail, strings.TrimSpace(e.Output))
 		case e.Action == "build-fail":
 			buildFail = append(buildFail, e.ImportPath)
 		case e.Action == "output" && strings.HasPrefix(e.Output, "panic: test timed out"):
-			return "killed", fmt.Sprintf("%s timed out after %s (a hang counts as a failure)", s.Pkg, timeout), nil, nil
+			return "killed", fmt.Sprintf("%s timed out after %s (a hang counts as a failure)", s.Pkg, timeout), nil, nil, sr
 		case e.Test != "" && !strings.Contains(e.Test, "/"):
 			switch e.Action {
 			case "fail":
@@ -564,17 +745,45 @@ func runSuite(dir string, s suite, timeout time.Duration, extraEnv []string) (ou
 	}
 	switch {
 	case len(buildFail) > 0:
-		return "broken", "does not compile: " + strings.Join(buildFail, ", ") + ": " + oneLine(strings.Join(tail, " ")), nil, nil
+		return "broken", "does not compile: " + strings.Join(buildFail, ", ") + ": " + oneLine(strings.Join(tail, " ")), nil, nil, sr
 	case len(failed) > 0:
-		return "killed", "failed: " + strings.Join(failed, " "), nil, nil
+		return "killed", "failed: " + strings.Join(failed, " "), nil, nil, sr
 	case cmd.ProcessState != nil && !cmd.ProcessState.Success() && len(passed)+len(skipped) == 0:
 		// Nothing ran (TestMain failed, or go test could not start): a
 		// mutation that breaks everything proves nothing about its contract.
-		return "broken", s.Pkg + ": no evidence test ran: " + oneLine(stderr.String()+" "+string(out)), nil, nil
+		return "broken", s.Pkg + ": no evidence test ran: " + oneLine(stderr.String()+" "+string(out)), nil, nil, sr
 	case cmd.ProcessState != nil && !cmd.ProcessState.Success():
-		return "killed", s.Pkg + ": the test binary failed after its evidence tests passed", nil, nil
+		return "killed", s.Pkg + ": the test binary failed after its evidence tests passed", nil, nil, sr
 	}
-	return "", "", passed, skipped
+	return "", "", passed, skipped, sr
+}
+
+// writeTimings writes what each patch's packages took, as JSON, for
+// finding where the time goes (-timings).
+func writeTimings(file string, all []result) error {
+	type suiteOut struct {
+		Pkg              string
+		Wall, Build, CPU float64
+		Tests            map[string]float64
+	}
+	type out struct {
+		Patch, Outcome, Detail string
+		Seconds, CPU           float64
+		Suites                 []suiteOut
+	}
+	var rows []out
+	for _, r := range all {
+		o := out{Patch: r.Name, Outcome: r.Outcome, Detail: r.Detail, Seconds: r.Took.Seconds(), CPU: r.cpu().Seconds()}
+		for _, s := range r.Suites {
+			o.Suites = append(o.Suites, suiteOut{Pkg: s.Pkg, Wall: s.Wall.Seconds(), Build: s.Build.Seconds(), CPU: s.CPU.Seconds(), Tests: s.Tests})
+		}
+		rows = append(rows, o)
+	}
+	data, err := json.MarshalIndent(rows, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(file, append(data, '\n'), 0o644)
 }
 
 func oneLine(s string) string {

@@ -48,3 +48,25 @@ func TestRestorePutsTouchedPathsBack(t *testing.T) {
 	_, err = os.Stat(filepath.Join(dir, "new.go"))
 	require.ErrorIs(t, err, os.ErrNotExist)
 }
+
+// The test that killed a patch last time is tried alone first, but only
+// while it is still on the patch's Evidence line.
+func TestTheLastKillerIsTriedOnlyFromTheEvidence(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "KILLERS")
+	require.NoError(t, os.WriteFile(file, []byte("# comment\nLOG-001-1\t12\tcore/ledger\tTestB\nLOG-001-2\t3\tcore/ledger\tTestGone\n"), 0o644))
+	last, err := readKillers(file)
+	require.NoError(t, err)
+	all := []suite{{Module: ".", Pkg: "./core/ledger", Funcs: []string{"TestA", "TestB"}}, {Module: "sdk", Pkg: "./errs", Funcs: []string{"TestD"}}}
+	s, ok := last["LOG-001-1"].suite(all)
+	require.True(t, ok)
+	require.Equal(t, suite{Module: ".", Pkg: "./core/ledger", Funcs: []string{"TestB"}}, s)
+	_, ok = last["LOG-001-2"].suite(all)
+	require.False(t, ok, "a test no longer on the Evidence line is not tried")
+	_, ok = last["LOG-001-3"].suite(all)
+	require.False(t, ok)
+	require.Equal(t, 12.0, estimate(job{Last: last["LOG-001-1"]}))
+
+	require.NoError(t, os.WriteFile(file, []byte("LOG-001-1 12 core/ledger TestB\n"), 0o644))
+	_, err = readKillers(file)
+	require.ErrorContains(t, err, "tab-separated")
+}

@@ -55,6 +55,9 @@ type Options struct {
 	// (30 s), and StreamRecheck how often a stream reads the feed without
 	// one (15 s): safety nets under the events hub.
 	Tick, StreamRecheck time.Duration
+	// NudgeEvery is how often the nudge worker looks for unread messages
+	// (the package's NudgeEvery, a minute).
+	NudgeEvery time.Duration
 	// Seal seals webhook addresses and secrets; Register uses the board's
 	// keyring.
 	Seal *seal.Box
@@ -95,6 +98,9 @@ func (o *Options) defaults() {
 	}
 	if o.StreamRecheck == 0 {
 		o.StreamRecheck = 15 * time.Second
+	}
+	if o.NudgeEvery == 0 {
+		o.NudgeEvery = NudgeEvery
 	}
 }
 

@@ -16,7 +16,8 @@ import (
 // (pact_person_settings, 30 minutes by default), the owner is told, at most
 // once an hour per pact and once per message (migration 019).
 
-// NudgeEvery is how often the worker looks for unread messages.
+// NudgeEvery is how often the worker looks for unread messages, unless
+// Options.NudgeEvery says otherwise.
 const NudgeEvery = time.Minute
 
 // SweepNudges tells each open pact's owner of the messages nobody else has
@@ -45,7 +46,7 @@ func (m *Module) SweepNudges(ctx context.Context) (int, error) {
 	return n, err
 }
 
-// nudgeLoop sweeps every NudgeEvery until ctx ends.
+// nudgeLoop sweeps every Options.NudgeEvery until ctx ends.
 func (m *Module) nudgeLoop(logger hclog.Logger) func(ctx context.Context) error {
 	return func(ctx context.Context) error {
 		for {
@@ -62,7 +63,7 @@ func (m *Module) nudgeLoop(logger hclog.Logger) func(ctx context.Context) error 
 			select {
 			case <-ctx.Done():
 				return nil
-			case <-time.After(NudgeEvery):
+			case <-time.After(m.dlv.opts.NudgeEvery):
 			}
 		}
 	}

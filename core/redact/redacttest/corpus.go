@@ -5,9 +5,9 @@ package redacttest
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 )
 
 // Secret is one corpus entry: Text as someone would write it, Secret the
@@ -18,10 +18,27 @@ type Secret struct {
 	Secret string `json:"secret"`
 }
 
-// Corpus reads core/redact/testdata/secrets.json, wherever the test runs.
+// Corpus reads core/redact/testdata/secrets.json, wherever the test runs:
+// go test runs a test in its package's directory, so the file is found
+// walking up from there (not from this file's compiled-in path, which
+// -trimpath, as make proofs builds, leaves relative).
 func Corpus() ([]Secret, error) {
-	_, here, _, _ := runtime.Caller(0)
-	raw, err := os.ReadFile(filepath.Join(filepath.Dir(here), "..", "testdata", "secrets.json"))
+	const rel = "core/redact/testdata/secrets.json"
+	dir, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, rel)); err == nil {
+			break
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return nil, fmt.Errorf("redacttest: no %s above the test's directory", rel)
+		}
+		dir = up
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, rel))
 	if err != nil {
 		return nil, err
 	}
