@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -21,6 +22,21 @@ type suite struct {
 	Module string // directory holding go.mod, relative to the root
 	Pkg    string // the package, relative to Module ("./core/ledger")
 	Funcs  []string
+	Sub    string // with one test in Funcs, only its subtest of this name ("sub/leaf") runs
+}
+
+// pattern is the suite's -run argument: its tests by their whole names,
+// and with Sub, each level of the subtest's name matched whole, as go
+// test matches a pattern level by level at each "/".
+func (s suite) pattern() string {
+	re := "^(" + strings.Join(s.Funcs, "|") + ")$"
+	if s.Sub == "" || len(s.Funcs) != 1 {
+		return re
+	}
+	for _, level := range strings.Split(s.Sub, "/") {
+		re += "/^" + regexp.QuoteMeta(level) + "$"
+	}
+	return re
 }
 
 // suites groups evidence by package, in the order the Evidence line names
@@ -111,7 +127,7 @@ func evidenceRun(dir string, ev []evidence, last killer, timeout time.Duration, 
 // they decide it (killed, broken), else "" and the tests that passed and
 // were skipped.
 func runSuite(dir string, s suite, timeout time.Duration, extraEnv []string) (outcome, detail string, passed, skipped []string, sr suiteRun) {
-	re := "^(" + strings.Join(s.Funcs, "|") + ")$"
+	re := s.pattern()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout+30*time.Second)
 	defer cancel()
 	args := []string{"test", "-json", "-count=1", "-failfast", "-vet=off", "-ldflags=-w", "-timeout", timeout.String(), "-run", re}
@@ -125,8 +141,7 @@ func runSuite(dir string, s suite, timeout time.Duration, extraEnv []string) (ou
 	// share what either compiled (and a run shares an earlier one's, when a
 	// package, mutated or not, is the same), the binaries the tests build
 	// included, since they read GOFLAGS too.
-	cmd.Env = append(os.Environ(), "GOFLAGS=-buildvcs=false -trimpath")
-	cmd.Env = append(cmd.Env, extraEnv...)
+	cmd.Env = append(goEnv(), extraEnv...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	began := time.Now()
@@ -151,6 +166,16 @@ func runSuite(dir string, s suite, timeout time.Duration, extraEnv []string) (ou
 		}
 		if e.Test != "" && !strings.Contains(e.Test, "/") && (e.Action == "pass" || e.Action == "fail" || e.Action == "skip") {
 			sr.Tests[e.Test] = e.Elapsed
+		}
+		if strings.Contains(e.Test, "/") {
+			// A subtest ends before its parents do, so the first to fail is
+			// the innermost of the first failing branch.
+			switch {
+			case e.Action == "fail" && sr.FailedSub == "":
+				sr.FailedSub = e.Test
+			case e.Action == "pass":
+				sr.PassedSubs = append(sr.PassedSubs, e.Test)
+			}
 		}
 		switch {
 		case e.Action == "build-output" && len(tail) < 5:
@@ -185,6 +210,28 @@ func runSuite(dir string, s suite, timeout time.Duration, extraEnv []string) (ou
 		return "killed", s.Pkg + ": the test binary failed after its evidence tests passed", nil, nil, sr
 	}
 	return "", "", passed, skipped, sr
+}
+
+// goEnv is the environment of every go command the run starts, so that
+// they share one another's builds: the scratch repository has no commit to
+// stamp binaries with, and with -trimpath no build depends on the scratch
+// copy's path.
+func goEnv() []string {
+	return append(os.Environ(), "GOFLAGS=-buildvcs=false -trimpath")
+}
+
+// warm compiles the unmutated tree's packages once, before the workers
+// start: each would otherwise compile the same packages at its first patch,
+// at the same time, since neither finds the other's in the build cache
+// until it is done.
+func warm(dir string) error {
+	cmd := exec.Command("go", "build", "./...")
+	cmd.Dir = dir
+	cmd.Env = goEnv()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build ./... of the unmutated tree: %v: %s", err, oneLine(string(out)))
+	}
+	return nil
 }
 
 // writeTimings writes what each patch's packages took, as JSON, for

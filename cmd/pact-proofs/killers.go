@@ -9,24 +9,30 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 )
 
 // killer is the evidence test that killed a patch in the run that wrote
-// docs/proofs/KILLERS, and how long that patch took then.
+// docs/proofs/KILLERS, and how long that patch took then. Test is a
+// top-level test's name, or its failing subtest's full name
+// ("TestA/sub/leaf") where that subtest was shown to pass alone on the
+// unmutated tree (narrowed, below).
 type killer struct {
 	Pkg, Test string // the package's path from the root ("cmd/pact-board"), the test
 	Seconds   float64
 }
 
 // suite returns the one-test suite of k when k's test is still on the
-// Evidence line, in the suite of its package.
+// Evidence line, in the suite of its package, narrowed to its subtest when
+// k names one.
 func (k killer) suite(all []suite) (suite, bool) {
-	if k.Test == "" {
+	top, sub, _ := strings.Cut(k.Test, "/")
+	if top == "" {
 		return suite{}, false
 	}
 	for _, s := range all {
-		if path.Join(s.Module, s.Pkg) == k.Pkg && slices.Contains(s.Funcs, k.Test) {
-			return suite{Module: s.Module, Pkg: s.Pkg, Funcs: []string{k.Test}}, true
+		if path.Join(s.Module, s.Pkg) == k.Pkg && slices.Contains(s.Funcs, top) {
+			return suite{Module: s.Module, Pkg: s.Pkg, Funcs: []string{top}, Sub: sub}, true
 		}
 	}
 	return suite{}, false
@@ -83,7 +89,11 @@ func writeKillers(file string, last map[string]killer, all []result) error {
 		if test == "" {
 			continue // a timeout or a binary failing after its tests: no one test to name
 		}
-		now[r.Name] = killer{Pkg: s.Pkg, Test: test, Seconds: r.Took.Seconds()}
+		secs := r.Took.Seconds()
+		if r.Narrowed != nil && strings.HasPrefix(r.Narrowed.Test, test+"/") {
+			test, secs = r.Narrowed.Test, r.Narrowed.Seconds
+		}
+		now[r.Name] = killer{Pkg: s.Pkg, Test: test, Seconds: secs}
 	}
 	dir := filepath.Dir(file)
 	var b strings.Builder
@@ -132,4 +142,32 @@ func isCommand(s suite) int {
 		return 1
 	}
 	return 0
+}
+
+// narrow returns the subtest that killed r, to be tried alone first next
+// time, when running that subtest alone on the unmutated tree (dir, which
+// try has restored) passes: so a subtest that fails alone for want of
+// what its siblings set up is never recorded, and a kill by it is a kill
+// by the whole test. nil when r was not killed by a subtest, or when the
+// subtest does not pass alone.
+func narrow(dir string, r result, timeout time.Duration) *killer {
+	if r.Outcome != "killed" || len(r.Suites) == 0 {
+		return nil
+	}
+	last := r.Suites[len(r.Suites)-1]
+	top, sub, ok := strings.Cut(last.FailedSub, "/")
+	if !ok {
+		return nil
+	}
+	i := slices.IndexFunc(suites(dir, r.Evidence), func(s suite) bool { return path.Join(s.Module, s.Pkg) == last.Pkg })
+	if i < 0 {
+		return nil
+	}
+	s := suites(dir, r.Evidence)[i]
+	s.Funcs, s.Sub = []string{top}, sub
+	outcome, _, passed, _, sr := runSuite(dir, s, timeout, r.Env)
+	if outcome != "" || !slices.Contains(passed, top) || !slices.Contains(sr.PassedSubs, last.FailedSub) {
+		return nil
+	}
+	return &killer{Pkg: last.Pkg, Test: last.FailedSub, Seconds: last.Build.Seconds() + (sr.Wall - sr.Build).Seconds()}
 }

@@ -104,6 +104,9 @@ type result struct {
 	Detail  string
 	Took    time.Duration
 	Suites  []suiteRun // what each package's go test took
+	// With -record, the failing subtest of the killing test, shown to pass
+	// alone on the unmutated tree, and what that run took (see narrow).
+	Narrowed *killer
 }
 
 // cpu is the processor time of the job's go test commands and everything
@@ -124,6 +127,9 @@ type suiteRun struct {
 	Build time.Duration // until the test binary started
 	CPU   time.Duration
 	Tests map[string]float64 // seconds of each top-level test that ended
+
+	FailedSub  string   // the first subtest that failed ("TestA/sub/leaf"), if any
+	PassedSubs []string // the subtests that passed
 }
 
 func run(root, only string, workers int, timeout time.Duration, timings string, record bool, w io.Writer) error {
@@ -202,6 +208,11 @@ func run(root, only string, workers int, timeout time.Duration, timings string, 
 	if err := scratch(root, src, files); err != nil {
 		return err
 	}
+	start := time.Now()
+	if err := warm(src); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "compiled the unmutated tree in %s\n", time.Since(start).Round(time.Second))
 	for i := range jobs {
 		patch, err := os.ReadFile(jobs[i].Path)
 		if err != nil {
@@ -230,7 +241,11 @@ func run(root, only string, workers int, timeout time.Duration, timings string, 
 				return
 			}
 			for j := range queue {
-				results <- try(src, dir, j, timeout)
+				r := try(src, dir, j, timeout)
+				if record {
+					r.Narrowed = narrow(dir, r, timeout)
+				}
+				results <- r
 			}
 		}()
 	}
@@ -242,7 +257,6 @@ func run(root, only string, workers int, timeout time.Duration, timings string, 
 	}()
 	go func() { wg.Wait(); close(results) }()
 
-	start := time.Now()
 	var all []result
 	for r := range results {
 		fmt.Fprintf(w, "%-12s %-14s %-8s %5.0fs %5.0fs cpu %s\n", r.ID, r.Name, r.Outcome, r.Took.Seconds(), r.cpu().Seconds(), r.Detail)

@@ -70,3 +70,20 @@ func TestTheLastKillerIsTriedOnlyFromTheEvidence(t *testing.T) {
 	_, err = readKillers(file)
 	require.ErrorContains(t, err, "tab-separated")
 }
+
+// A killer recorded as a subtest runs that subtest alone: each level of its
+// name is matched whole, as go test splits a -run pattern at each "/", and
+// a name's regexp characters match only themselves.
+func TestAKillerSubtestRunsAlone(t *testing.T) {
+	all := []suite{{Module: ".", Pkg: "./cmd/pact-board", Funcs: []string{"TestA", "TestB"}}}
+	s, ok := killer{Pkg: "cmd/pact-board", Test: "TestB/mcp:pact_wait/agent-disabled/ends#01"}.suite(all)
+	require.True(t, ok)
+	require.Equal(t, suite{Module: ".", Pkg: "./cmd/pact-board", Funcs: []string{"TestB"}, Sub: "mcp:pact_wait/agent-disabled/ends#01"}, s)
+	require.Equal(t, `^(TestB)$/^mcp:pact_wait$/^agent-disabled$/^ends#01$`, s.pattern())
+	require.Equal(t, `^(TestA|TestB)$`, all[0].pattern())
+
+	_, ok = killer{Pkg: "cmd/pact-board", Test: "TestGone/sub"}.suite(all)
+	require.False(t, ok, "a subtest of a test no longer on the Evidence line is not tried")
+	s, _ = killer{Pkg: "cmd/pact-board", Test: "TestA/a.b (c)"}.suite(all)
+	require.Equal(t, `^(TestA)$/^a\.b \(c\)$`, s.pattern())
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pactboard/pact/core/kernel/kerneltest"
+	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/modules/mandates"
 	"github.com/pactboard/pact/sdk/errs"
 )
@@ -76,4 +77,38 @@ func TestPeopleIssueAndRevokeMandates(t *testing.T) {
 	require.Equal(t, 0, r.DescendantMandates)
 	require.Empty(t, r.TasksStopped, "without a board no task hangs on a mandate")
 	require.Equal(t, 1, f.Count(`SELECT count(*) FROM mandates WHERE id = ? AND revoked_at IS NOT NULL`, m.ID))
+}
+
+// The list people read a root from says where an imported one came from:
+// its format, its outside id and the trusted root (the key) it answers to,
+// beside roots the board issued, which carry none of them (CONSOLE-019's
+// "answering to that key", served by this module).
+func TestTheListSaysWhichTrustedRootAnImportedMandateAnswersTo(t *testing.T) {
+	ctx := context.Background()
+	f := withPeople(t)
+	f.Agent("val", kerneltest.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
+	// The root modules/credentials' import issues (this module cannot call it).
+	imported, err := f.Mandates.IssueRoot(ctx, f.DB, mandate.RootInput{Issuer: "val", Holder: "code-web",
+		Scope: []string{"task.read@project:web"}, ExpiresAt: f.now.Add(time.Hour),
+		Imported: &mandate.Imported{Format: mandate.FormatTenuo, ExternalID: "tnu_wrt_1", Credential: []byte("stack"), IssuerPrincipal: "root-key"}})
+	require.NoError(t, err)
+
+	got := f.Admin("ana", "GET", "/mandates", "")
+	require.Equal(t, 200, got.Status, got.Raw)
+	seen := map[string]map[string]any{}
+	for _, m := range got.Body["mandates"].([]any) {
+		v := m.(map[string]any)
+		seen[v["id"].(string)] = v
+	}
+	require.Contains(t, seen, imported.ID.String())
+	v := seen[imported.ID.String()]
+	require.Equal(t, "tenuo", v["format"])
+	require.Equal(t, "tnu_wrt_1", v["external_id"])
+	require.Equal(t, "root-key", v["issuer_principal"], "the trusted root an imported mandate answers to")
+	require.Equal(t, "val", v["issuer"], "issued by the person the root stands for")
+	issued := seen[f.Root("code-web")]
+	require.NotNil(t, issued, "the agent's own root is listed too")
+	require.Equal(t, "pact", issued["format"])
+	require.Nil(t, issued["issuer_principal"], "a root the board issued answers to no outside key")
+	require.Nil(t, issued["external_id"])
 }
