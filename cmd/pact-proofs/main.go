@@ -17,9 +17,10 @@
 // Each worker keeps one scratch copy at a fixed path under the temporary
 // directory, and builds with -trimpath, so the Go build cache (keyed by
 // content) makes every build after the first incremental, across workers,
-// patches and runs. A patch first runs alone the evidence test that killed
-// it last time (docs/proofs/KILLERS), and the patches start longest first by
-// their seconds there. Then, or when that test passes, the evidence runs one
+// patches and runs; the unmutated tree is compiled once before the workers
+// start. A patch first runs alone the evidence test that killed it last
+// time, or that test's failing subtest (docs/proofs/KILLERS), and the
+// patches start longest first by their seconds there. Then, or when that test passes, the evidence runs one
 // package at a time with -failfast and stops at the first package that
 // fails: one failing test is all a kill needs. Two runs on one repository
 // at once would share those copies; run one at a time.
