@@ -90,8 +90,11 @@ func TestADroppedStreamResumesWithNothingLostOrDoubled(t *testing.T) {
 	for i := 9; i <= 12; i++ {
 		w.post(id, "after the cut")
 	}
+	// Up to the last message posted, which is the last to arrive when none
+	// is lost or doubled: a stream that lost some gets there early, and
+	// fails now rather than waiting for messages that never come.
 	var got []string
-	for range 11 {
+	for len(got) < 11 && (len(got) == 0 || got[len(got)-1] != "W-012") {
 		got = append(got, meta(p.next(t))["message_no"].(string))
 	}
 	require.Equal(t, numbers(2, 12), got, "each message once, in order")
