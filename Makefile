@@ -148,18 +148,20 @@ fmt-check:
 	@out=$$(gofmt -l .); \
 	if [ -n "$$out" ]; then echo "gofmt would change these files (run make fmt):"; echo "$$out"; exit 1; fi
 
-# vet builds with make proofs' flags (cmd/pact-proofs: goEnv), so that the
-# compiles vet makes are the ones the proofs start from, not made again.
+# vet and staticcheck build with make proofs' flags (cmd/pact-proofs:
+# goEnv), so that the compiles they make (staticcheck's through go list
+# -export) are the ones the proofs start from, not made again.
+LINT_GOFLAGS = GOFLAGS="$(strip $(GOFLAGS) -buildvcs=false -trimpath)"
 vet:
 	@for m in $(MODULES); do \
 		echo "== go vet $$m"; \
-		(cd $$m && GOFLAGS="$(strip $(GOFLAGS) -buildvcs=false -trimpath)" $(GO) vet ./...) || exit 1; \
+		(cd $$m && $(LINT_GOFLAGS) $(GO) vet ./...) || exit 1; \
 	done
 
 staticcheck:
 	@for m in $(MODULES); do \
 		echo "== staticcheck $$m"; \
-		(cd $$m && $(GO) run $(STATICCHECK) ./...) || exit 1; \
+		(cd $$m && $(LINT_GOFLAGS) $(GO) run $(STATICCHECK) ./...) || exit 1; \
 	done
 
 # Every contract's proof can fail (docs/proofs/README.md): each mutation
@@ -176,70 +178,20 @@ proofs:
 	$(GO) run ./cmd/pact-proofs -workers $(PROOFS_WORKERS) -only '$(ONLY)' $(if $(RECORD),-record)
 
 # Mutation testing (docs/mutants.md), outside CI and make test: gremlins
-# mutates the code holding the contracts of docs/invariants.md, one package
-# at a time, and runs that package's tests against each mutant on the same
-# real PostgreSQL the tests start (PG_BIN, PATH or /usr/lib/postgresql/*/bin,
-# as for make test). One worker: the 2 cores are shared. Results go to
-# .mutants/<pkg>.json (git-ignored); each package ends with a line of
-# killed, lived, timed out, not covered and efficacy.
-# PKG=core/redact runs one package. A package's whole run is bounded by
-# MUTANTS_TIMEOUT; a mutant's test run by the package's measured test time
-# times MUTANTS_COEFFICIENT. Subpackages (kerneltest, redacttest) are never
-# mutated; MUTANTS_ONLY_<dir> names the only files mutated in a package (the
-# contract-holding ones, where mutating all would take hours), the reason
-# beside each in docs/mutants.md. Every go command gremlins runs starts in
-# its own session (.mutants/bin/go, setsid): a mutant that signals its
-# process group (kill(0) in pluginhost, for one) then kills only its own
-# test run, not gremlins. gremlins is installed and run as a binary: under
-# go run, $GOROOT/bin comes first on its PATH and the wrapper is bypassed.
-GREMLINS := github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
-MUTANTS_PKGS := core/redact core/mandate core/ledger core/kernel core/pluginhost core/identity modules/board
+# mutates every package with rules (cmd/pact-mutants derives them from go
+# list, less the test harnesses it names), one slice of a package at a time
+# (docs/mutants.slices), each mutant against the tests whose coverage
+# reaches its file, on real PostgreSQL as make test's tests start it.
+# PKG=core/redact (comma-separated) runs some packages, SLICE=name one
+# slice of them; MUTANTS_BOUND bounds a slice's run, MUTANTS_COEFFICIENT a
+# mutant's (times its tests' unmutated time). Results go to .mutants/
+# (git-ignored), a line per slice to .mutants/summary.txt.
 PKG ?=
-MUTANTS_DIR := .mutants
-MUTANTS_TIMEOUT ?= 40m
+SLICE ?=
+MUTANTS_BOUND ?= 40m
 MUTANTS_COEFFICIENT ?= 4
-# One line per package from gremlins' results.
-MUTANTS_SUMMARY := docs/mutants.jq
-# The board's whole suite takes minutes a mutant; its mutants run only the
-# claim, report and handoff tests (MUTANTS_RUN_board, a go test -run).
-MUTANTS_RUN_board := ^(TestFiftyConcurrentClaimsHaveExactlyOneWinner|TestConcurrentExclusiveClaimsByOneAgentLeaveItOneTask|TestClaimRefusals|TestStaleClaimsAreReleased|TestOnlyWorkingTasksHaveAHeartbeat|TestEveryCallNamingTheTaskIsAHeartbeat|TestHandoffRule|TestClosingATaskRevokesItsDelegatedMandateAndCancelsSubtasks|TestInputRequiredAndBudgets|FuzzHandoff|TestHandoffValues|TestWithoutHandoffStopsAtTheNextHeading|TestReportResultForms|TestStoredResultsAreRedactedAndNullStaysNull|TestBriefDetail)$$
-MUTANTS_ONLY_board := tools_claim.go service_claim.go tools_report.go report_result.go service_report.go handoff.go store_task.go
-MUTANTS_ONLY_kernel := tools.go typedtool.go adminauth.go whoami.go kernel.go hold.go argnumbers.go refusedargs.go
-MUTANTS_ONLY_mandate := verify.go scope.go budget.go revoke.go keyring.go mandate.go
-MUTANTS_ONLY_ledger := append.go check.go checkpoint.go erase.go hash.go record.go verify.go witness.go query.go
-MUTANTS_ONLY_identity := agents.go tokens.go people.go caller.go
-
 mutants:
-	@command -v jq >/dev/null || { echo "make mutants reads gremlins' results with jq (apt-get install jq)" >&2; exit 1; }
-	@mkdir -p $(MUTANTS_DIR)/bin; rc=0; \
-	printf '#!/bin/sh\nexec setsid -w %s "$$@"\n' "$$(command -v $(GO))" > $(MUTANTS_DIR)/bin/go; \
-	chmod +x $(MUTANTS_DIR)/bin/go; export PATH="$(CURDIR)/$(MUTANTS_DIR)/bin:$$PATH"; \
-	GOBIN=$(CURDIR)/$(MUTANTS_DIR)/tools $(GO) install $(GREMLINS) || exit 1; \
-	for p in $(or $(PKG),$(MUTANTS_PKGS)); do \
-		run=; case $$p in \
-			modules/board) only="$(MUTANTS_ONLY_board)"; run='$(MUTANTS_RUN_board)';; \
-			core/kernel) only="$(MUTANTS_ONLY_kernel)";; \
-			core/mandate) only="$(MUTANTS_ONLY_mandate)";; \
-			core/identity) only="$(MUTANTS_ONLY_identity)";; \
-			core/ledger) only="$(MUTANTS_ONLY_ledger)";; \
-			*) only="";; \
-		esac; \
-		ex=(-E /); run=$${run:-.}; \
-		if [ -n "$$only" ]; then \
-			for f in $$p/*.go; do f=$${f##*/}; \
-				case $$f in *_test.go) continue;; esac; \
-				case " $$only " in *" $$f "*) ;; *) ex+=(-E "^$${f//./\\.}$$");; esac; \
-			done; \
-		fi; \
-		out=$(CURDIR)/$(MUTANTS_DIR)/$${p//\//_}.json; rm -f $$out; \
-		echo "== gremlins $$p$${only:+ (only $$only)}"; start=$$(date +%s); \
-		(cd $$p && GOFLAGS="-count=1 -run=$$run" timeout $(MUTANTS_TIMEOUT) $(CURDIR)/$(MUTANTS_DIR)/tools/gremlins unleash \
-			--workers 1 --timeout-coefficient $(MUTANTS_COEFFICIENT) -S lt "$${ex[@]}" -o $$out); \
-		took=$$(( $$(date +%s) - start )); \
-		if [ ! -s $$out ]; then echo "$$p: no results (gremlins failed or ran past MUTANTS_TIMEOUT=$(MUTANTS_TIMEOUT))"; rc=1; continue; fi; \
-		jq -r --arg p $$p --arg t $$took -f $(MUTANTS_SUMMARY) $$out \
-			| tee -a $(MUTANTS_DIR)/summary.txt; \
-	done; exit $$rc
+	$(GO) run ./cmd/pact-mutants -pkg '$(PKG)' -slice '$(SLICE)' -bound $(MUTANTS_BOUND) -coefficient $(MUTANTS_COEFFICIENT)
 
 # The fault harness at full size (docs/reliability.md): every scenario on
 # real pact-board processes and one throwaway PostgreSQL, over loopback;

@@ -28,6 +28,7 @@ import (
 // nothing imported under the key, the page says nothing of imported
 // mandates. The export table lists each agent holding a live mandate.
 func TestConsoleTrustsAndRevokesARoot(t *testing.T) {
+	t.Parallel() // a console journey: two run at once (docs/console-testing.md)
 	c := startConsoleBoard(t)
 	pub, _, err := ed25519.GenerateKey(rand.Reader)
 	require.NoError(t, err)
@@ -100,6 +101,7 @@ func withTenuoPlugin(t *testing.T) func(vars map[string]string) {
 // under it; revoking the key says first that it stops working, then that it
 // no longer acts, and code-web is refused under it.
 func TestConsoleImportsATenuoCredential(t *testing.T) {
+	t.Parallel() // a console journey: two run at once (docs/console-testing.md)
 	v := readTenuoVectors(t)
 	a8 := v.block(t, "A.8", "**Base64")
 	raw, err := tenuo.FromText(strings.Join(strings.Fields(a8), ""))

@@ -14,6 +14,7 @@ import (
 // From then on the answer is final: a change is refused in the page, and
 // after a reload the decision is gone from Needs you.
 func TestConsoleDecisionsKeepChangeAnswerUntilRead(t *testing.T) {
+	t.Parallel() // a console journey: two run at once (docs/console-testing.md)
 	c := startConsoleBoard(t)
 	pact := c.agent.ok("create_pact", map[string]any{"mandate_id": c.root, "project_id": "web", "name": "Launch",
 		"purpose": "Ship the web release together.", "prefix": "CW"})["pact_id"].(string)

@@ -38,6 +38,7 @@ func withWebhookPlugin(t *testing.T) func(vars map[string]string) {
 // destination in Settings, sees its secret once and the destination listed
 // by its hint, then disables it after a confirmation naming the effect.
 func TestConsoleDestinationsAddAndDisable(t *testing.T) {
+	t.Parallel() // a console journey: two run at once (docs/console-testing.md)
 	c := startConsoleBoardWith(t, withWebhookPlugin(t))
 	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
 	t.Cleanup(rcv.Close)

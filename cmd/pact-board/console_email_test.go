@@ -144,6 +144,7 @@ const unreadSwitch = "Email me when an agent hasn't read a pact message"
 // the board's own nudge worker finds them on its next round, and the
 // board's own delivery worker emails.
 func TestConsoleUnreadNudgeReachesTheBellAndTheEmailChosen(t *testing.T) {
+	t.Parallel() // a console journey: two run at once (docs/console-testing.md)
 	rcv := newSMTPReceiver(t)
 	setup, pin := withEmailPlugin(t, rcv)
 	c := startConsoleBoardWith(t, setup, pin, func(m *Main) { m.NudgeEvery = time.Second })
@@ -243,6 +244,7 @@ func TestConsoleUnreadNudgeReachesTheBellAndTheEmailChosen(t *testing.T) {
 // (one per kind of notice, outbox.Kinds()) is shown disabled; on a board
 // with it, the same switches are enabled.
 func TestConsoleSaysWhenTheBoardSendsNoEmail(t *testing.T) {
+	t.Parallel() // a console journey: two run at once (docs/console-testing.md)
 	c := startConsoleBoard(t)
 	p := c.signIn(ana, "Ana Approver")
 	p.Goto(c.public + "/console/settings")

@@ -17,6 +17,7 @@ import (
 // page passes axe), accepts it and is in the console
 // as that person, with the session cookie alone (no token in the browser).
 func TestConsoleAcceptsAnInvitation(t *testing.T) {
+	t.Parallel() // a console journey: two run at once (docs/console-testing.md)
 	c := startConsoleBoard(t)
 	ctx := context.Background()
 	_, err := c.ident.AddHuman(ctx, demoOwner, identity.HumanInput{ID: "cy", Name: "Cy Viewer", Role: identity.Viewer,
@@ -64,6 +65,7 @@ func TestConsoleAcceptsAnInvitation(t *testing.T) {
 // in the console as that organization's owner; the page passes axe at both
 // widths.
 func TestConsoleSignsUpWhenSignupIsOn(t *testing.T) {
+	t.Parallel() // a console journey: two run at once (docs/console-testing.md)
 	c := startConsoleBoardWith(t, func(vars map[string]string) { vars["PACT_SIGNUP_ENABLED"] = "on" })
 	p := c.signInAccount(cy)
 	p.ExpectText("No invitation is waiting for this email")

@@ -167,6 +167,7 @@ func (c *consoleBoard) post(title, action string) string {
 // OpenID provider, sees in Needs you a task an agent posted over MCP that
 // needs approval, approves it, and the agent's pact_claim then succeeds.
 func TestConsoleApprovalLetsTheAgentClaim(t *testing.T) {
+	t.Parallel() // a console journey: two run at once (docs/console-testing.md)
 	c := startConsoleBoard(t)
 	task := c.post("Ship the release", "deploy.web")
 	refusal, refused := c.agent.call("pact_claim", map[string]any{"task_id": task, "mandate_id": c.root})
@@ -188,6 +189,7 @@ func TestConsoleApprovalLetsTheAgentClaim(t *testing.T) {
 // question in Needs you; the agent's held pact_wait on the task returns the
 // answer word for word, and pact_events then offers the task with it.
 func TestConsoleAnswerReachesTheAgent(t *testing.T) {
+	t.Parallel() // a console journey: two run at once (docs/console-testing.md)
 	c := startConsoleBoard(t)
 	task := c.post("Pick the region", "")
 	c.agent.ok("pact_defer", map[string]any{"task_id": task, "mandate_id": c.root,
@@ -319,6 +321,7 @@ var filterPages = map[string]bool{"log": true}
 // viewer sees no button that writes and, but for the log's filters, no
 // field to type in, where an approver sees them.
 func TestConsoleViewerSeesNoWriteControls(t *testing.T) {
+	t.Parallel() // a console journey: two run at once (docs/console-testing.md)
 	c := startConsoleBoard(t)
 	task, pact := c.fill()
 	approver := c.signIn(ana, "Ana Approver")
@@ -363,6 +366,7 @@ func TestConsoleViewerSeesNoWriteControls(t *testing.T) {
 // owner in once; a second visit, in another browser, is refused and sets
 // no session.
 func TestConsoleLocalLinkWorksOnce(t *testing.T) {
+	t.Parallel() // a console journey: two run at once (docs/console-testing.md)
 	c := startConsoleBoard(t)
 	link := c.localLink()
 
@@ -405,6 +409,7 @@ func (c *consoleBoard) localLink() string {
 // an agent's mandate would stop, revokes it, and the agent's next call
 // under it is refused.
 func TestConsoleRevokesAMandateAfterItsImpact(t *testing.T) {
+	t.Parallel() // a console journey: two run at once (docs/console-testing.md)
 	c := startConsoleBoard(t)
 	c.post("Write the notes", "")
 	p := c.signIn(ana, "Ana Approver")
@@ -428,6 +433,7 @@ func TestConsoleRevokesAMandateAfterItsImpact(t *testing.T) {
 // the local link) halts every agent behind a confirmation naming the
 // effect; the agent's call is refused until the halt is lifted.
 func TestConsoleKillSwitchStopsAndRestoresAgents(t *testing.T) {
+	t.Parallel() // a console journey: two run at once (docs/console-testing.md)
 	c := startConsoleBoard(t)
 	p := c.page(1280, 800)
 	require.Equal(t, http.StatusOK, p.Goto(c.localLink()))
@@ -462,6 +468,7 @@ func hasSession(p *browsertest.Page) bool {
 // Tasks, a task, Pacts, a pact) at desktop and phone widths. With -update
 // it writes their screenshots to docs/console/.
 func TestConsolePagesPassAxe(t *testing.T) {
+	t.Parallel() // a console journey: two run at once (docs/console-testing.md)
 	requireEveryRouteChecked(t)
 	c := startConsoleBoard(t)
 	task, pact := c.fill()

@@ -13,6 +13,7 @@ import (
 // Escape alone: the confirmation dialog takes the focus, Escape leaves
 // everything as it was, and the confirmed rejection reaches the agent.
 func TestConsoleIsUsableWithTheKeyboard(t *testing.T) {
+	t.Parallel() // a console journey: two run at once (docs/console-testing.md)
 	c := startConsoleBoard(t)
 	ship := c.post("Ship the release", "deploy.web")
 	drop := c.post("Drop the cache", "deploy.web")

@@ -26,6 +26,7 @@ func documentLoads(p *browsertest.Page) int {
 // the notice read; the bell counts none, and the notice still waits on
 // her under Waiting on you.
 func TestConsoleBellShowsANoticeWithoutAReload(t *testing.T) {
+	t.Parallel() // a console journey: two run at once (docs/console-testing.md)
 	c := startConsoleBoard(t)
 	p := c.signIn(ana, "Ana Approver")
 	p.Click("link", "Notifications, 0 unread")

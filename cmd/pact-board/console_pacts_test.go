@@ -67,6 +67,7 @@ func listed(t *testing.T, a *agentClient, mandate, id string) map[string]any {
 // agents from the New pact dialog, whose prefixes are checked as she
 // types; both agents then see it through list_pacts, their seats waiting.
 func TestConsoleStartsAPactTheAgentsSee(t *testing.T) {
+	t.Parallel() // a console journey: two run at once (docs/console-testing.md)
 	c := startConsoleBoard(t)
 	api, apiRoot := c.secondAgent()
 	require.Nil(t, listed(t, c.agent, c.root, "none"))
@@ -124,6 +125,7 @@ func TestConsoleStartsAPactTheAgentsSee(t *testing.T) {
 // three with get_pact. Removing a seat says first what it does, and the
 // removed agent's writes are then refused.
 func TestConsolePostReachesTheAgents(t *testing.T) {
+	t.Parallel() // a console journey: two run at once (docs/console-testing.md)
 	c := startConsoleBoard(t)
 	api, apiRoot := c.secondAgent()
 	p := c.signIn(ana, "Ana Approver")
@@ -206,6 +208,7 @@ func (c *consoleBoard) sends(agent string) int {
 // it turns the webhook back on, and the next message is queued for it
 // where, before, none was.
 func TestConsoleWakeItTurnsDeliveriesBackOn(t *testing.T) {
+	t.Parallel() // a console journey: two run at once (docs/console-testing.md)
 	c := startConsoleBoard(t)
 	p := c.signIn(ana, "Ana Approver")
 	id := c.startPact(p, "Checkout", "Rebuild the checkout page.", "code-web")
@@ -247,6 +250,7 @@ const longPurpose = "Rebuild the checkout page.\nKeep the old one running until 
 // than two weeks ago are folded under their count, the recent ones shown;
 // a long purpose shows its start and Show all.
 func TestConsoleFoldsOlderQuestionsAndLongPurposes(t *testing.T) {
+	t.Parallel() // a console journey: two run at once (docs/console-testing.md)
 	c := startConsoleBoard(t)
 	id := c.agent.ok("create_pact", map[string]any{"mandate_id": c.root, "project_id": "web", "name": "Checkout",
 		"purpose": longPurpose, "prefix": "CW"})["pact_id"].(string)
@@ -346,6 +350,7 @@ func changeRow(tool string) string {
 // it will do, puts back the first write's text, which the agent's get_pact
 // then reads. A viewer sees the changes but no Undo (docs/pacts.md, "Undo").
 func TestConsoleUndoesAnAgentsZoneWrite(t *testing.T) {
+	t.Parallel() // a console journey: two run at once (docs/console-testing.md)
 	c := startConsoleBoard(t)
 	p := c.signIn(ana, "Ana Approver")
 	id := c.startPact(p, "Checkout", "Rebuild the checkout page.", "code-web")
@@ -406,6 +411,7 @@ func TestConsoleUndoesAnAgentsZoneWrite(t *testing.T) {
 // API's answer and on the Pacts page; the post, made before her approval,
 // says nobody needed to.
 func TestConsoleShowsWhoSaidYes(t *testing.T) {
+	t.Parallel() // a console journey: two run at once (docs/console-testing.md)
 	c := startConsoleBoard(t)
 	task := c.post("Ship the release", "deploy.web")
 	p := c.signIn(ana, "Ana Approver")

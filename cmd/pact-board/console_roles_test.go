@@ -172,6 +172,7 @@ func unfold(p *browsertest.Page, role, page string) {
 // decision; a hired agent, an agent key, a trusted root, a destination and
 // a pinned note.
 func TestConsoleWriteControlsFollowTheRoles(t *testing.T) {
+	t.Parallel() // a console journey: two run at once (docs/console-testing.md)
 	requireEveryRouteChecked(t)
 	ops, marked := adminOps(t), markedOps(t)
 	for op := range marked {

@@ -26,6 +26,7 @@ import (
 // that does; until the confirmation a Runner works there, after it the
 // Runner's pact_claim and pact_post there are refused.
 func TestConsoleProductionProjectRefusesRunners(t *testing.T) {
+	t.Parallel() // a console journey: two run at once (docs/console-testing.md)
 	c := startConsoleBoard(t)
 	ctx := context.Background()
 	p := c.page(1280, 800)
@@ -64,6 +65,7 @@ func TestConsoleProductionProjectRefusesRunners(t *testing.T) {
 // the pact-connect command to copy, and the agent's root mandate carries
 // the limit and the term. After a reload the code is gone from the page.
 func TestConsoleHireShowsTheSetupCodeOnce(t *testing.T) {
+	t.Parallel() // a console journey: two run at once (docs/console-testing.md)
 	c := startConsoleBoard(t)
 	ctx := context.Background()
 	p := c.signIn(ana, "Ana Approver")
@@ -107,6 +109,7 @@ func TestConsoleHireShowsTheSetupCodeOnce(t *testing.T) {
 // organization's language and her own from Settings; the board holds what
 // she chose.
 func TestConsoleEditsATaskAndSetsLanguages(t *testing.T) {
+	t.Parallel() // a console journey: two run at once (docs/console-testing.md)
 	c := startConsoleBoard(t)
 	ctx := context.Background()
 	task := c.post("Fix the header", "")
@@ -150,6 +153,7 @@ func TestConsoleEditsATaskAndSetsLanguages(t *testing.T) {
 // API logs it (admin.context.erase by the owner), and the chains still
 // verify.
 func TestConsoleOwnerErasesANote(t *testing.T) {
+	t.Parallel() // a console journey: two run at once (docs/console-testing.md)
 	c := startConsoleBoard(t)
 	ctx := context.Background()
 	const text = "Deploy from the blue runbook and ask Mina first."
@@ -222,6 +226,7 @@ func TestConsoleOwnerErasesANote(t *testing.T) {
 // runner hired from the role gets it in clear when it redeems its setup
 // code. Saved again with its field left blank, the role keeps it.
 func TestConsoleRoleSecretIsShownOnlyAsSet(t *testing.T) {
+	t.Parallel() // a console journey: two run at once (docs/console-testing.md)
 	c := startConsoleBoard(t)
 	ctx := context.Background()
 	const secret = "ghp_consoleRoleSecret42"
@@ -310,6 +315,7 @@ func (c *consoleBoard) hireAndRedeem(p *browsertest.Page, agent string) map[stri
 // mandate is revoked, and its new root works in shop under the role's
 // actions only: it posts in shop, is refused in web, and may not claim.
 func TestConsoleChangesAnAgentsRoleAndProjects(t *testing.T) {
+	t.Parallel() // a console journey: two run at once (docs/console-testing.md)
 	c := startConsoleBoard(t)
 	ctx := context.Background()
 	_, err := c.ident.AddProject(ctx, demoOwner, "shop", "Shop", false)

@@ -12,6 +12,7 @@ import (
 // with "Change answer"; the changed words are what the agent's pact_wait
 // returns, and once it has read them the card is gone.
 func TestConsoleTaskAnswerChangesUntilRead(t *testing.T) {
+	t.Parallel() // a console journey: two run at once (docs/console-testing.md)
 	c := startConsoleBoard(t)
 	task := c.post("Pick the region", "")
 	c.agent.ok("pact_defer", map[string]any{"task_id": task, "mandate_id": c.root,

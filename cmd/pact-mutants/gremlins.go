@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// gremlinsModule is the mutation tool make mutants installs and runs.
+const gremlinsModule = "github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0"
+
+// tools installs gremlins into work/tools and writes work/bin/go, a go that
+// starts each command in a session of its own (setsid -w): a mutant that
+// signals its process group (kill(0), as a pluginhost mutant does) then
+// kills only its own test run, not gremlins (docs/mutants.md). gremlins runs
+// as an installed binary: under go run, $GOROOT/bin would come first on its
+// PATH and the wrapper would be bypassed.
+func tools(root, work string) (gremlins string, env []string, err error) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		return "", nil, err
+	}
+	bin := filepath.Join(work, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		return "", nil, err
+	}
+	wrapper := fmt.Sprintf("#!/bin/sh\nexec setsid -w %s \"$@\"\n", goBin)
+	if err := os.WriteFile(filepath.Join(bin, "go"), []byte(wrapper), 0o755); err != nil {
+		return "", nil, err
+	}
+	install := exec.Command("go", "install", gremlinsModule)
+	install.Dir = root
+	install.Env = append(os.Environ(), "GOBIN="+filepath.Join(work, "tools"))
+	if out, err := install.CombinedOutput(); err != nil {
+		return "", nil, fmt.Errorf("go install %s: %v: %s", gremlinsModule, err, out)
+	}
+	env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return filepath.Join(work, "tools", "gremlins"), env, nil
+}
+
+// outcome is one slice's run: gremlins' counts of its mutants.
+type outcome struct {
+	Pkg, Slice                                              string
+	Killed, Lived, TimedOut, NotCovered, NotViable, Skipped int
+	Took                                                    time.Duration
+	Err                                                     string // gremlins failed, or ran past the bound
+}
+
+func (o outcome) efficacy() float64 {
+	if o.Killed+o.Lived == 0 {
+		return 100
+	}
+	return 100 * float64(o.Killed) / float64(o.Killed+o.Lived)
+}
+
+func (o outcome) String() string {
+	s := fmt.Sprintf("%s %s: mutants %d, killed %d, lived %d, timed out %d, not covered %d, not viable %d, efficacy %.2f%%, %s",
+		o.Pkg, o.Slice, o.Killed+o.Lived+o.TimedOut+o.NotCovered+o.NotViable+o.Skipped, o.Killed, o.Lived, o.TimedOut,
+		o.NotCovered, o.NotViable, o.efficacy(), o.Took.Round(time.Second))
+	if o.Err != "" {
+		s += " (" + o.Err + ")"
+	}
+	return s
+}
+
+// runSlice mutates s's files alone and runs, against each mutant, only the
+// tests that execute them (run, from testsByFile), writing gremlins'
+// results to out.
+func runSlice(root, gremlins string, env []string, s slice, all []string, run, out string, bound time.Duration, coefficient int) outcome {
+	o := outcome{Pkg: s.Pkg, Slice: s.Name}
+	start := time.Now()
+	defer func() { o.Took = time.Since(start) }()
+	// Everything but this slice's files is excluded, subpackages too.
+	args := []string{"unleash", "--workers", "1", "--timeout-coefficient", fmt.Sprint(coefficient), "-S", "lt", "-E", "/", "-o", out}
+	for _, f := range all {
+		if !slices.Contains(s.Files, f) {
+			args = append(args, "-E", "^"+regexp.QuoteMeta(f)+"$")
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, gremlins, args...)
+	cmd.Dir = filepath.Join(root, s.Pkg)
+	cmd.Env = append(env, "GOFLAGS=-count=1 -run="+run)
+	_ = os.Remove(out)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		o.Err = fmt.Sprintf("gremlins: %v: %s", err, tail(string(b)))
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			o.Err = fmt.Sprintf("ran past its bound of %s", bound)
+		}
+		return o
+	}
+	if err := o.read(out); err != nil {
+		o.Err = err.Error()
+	}
+	return o
+}
+
+// read counts the statuses of gremlins' -o results.
+func (o *outcome) read(file string) error {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	var r struct {
+		Files []struct {
+			Mutations []struct{ Status string } `json:"mutations"`
+		} `json:"files"`
+	}
+	if err := json.Unmarshal(data, &r); err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	for _, f := range r.Files {
+		for _, m := range f.Mutations {
+			switch strings.ToUpper(m.Status) {
+			case "KILLED":
+				o.Killed++
+			case "LIVED":
+				o.Lived++
+			case "TIMED OUT":
+				o.TimedOut++
+			case "NOT COVERED":
+				o.NotCovered++
+			case "NOT VIABLE":
+				o.NotViable++
+			default:
+				o.Skipped++
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,129 @@
+// Command pact-mutants is make mutants (docs/mutants.md): gremlins mutates
+// every comparison, boundary and arithmetic operator of the packages with
+// rules, and each mutant runs against the tests that execute its code.
+//
+//	pact-mutants [-list] [-pkg core/redact[,modules/notes]] [-slice NAME] [-bound 30m] [-coefficient 4]
+//
+// The population is every package go list finds under core/, modules/ and
+// cmd/pact-runner, less the test harnesses this command names with a
+// reason (harnesses). docs/mutants.slices divides a package's files into
+// slices, each a gremlins run that fits in about 30 minutes; a package it
+// does not name is one slice. Before a package's slices run, each of its
+// tests runs alone with coverage, and each slice's mutants then run only
+// the tests that execute one of its files: a test that never reaches a
+// mutant cannot kill it. Results go to .mutants/<pkg>.<slice>.json
+// (gremlins' -o format), and a line per slice to .mutants/summary.txt.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+func main() {
+	list := flag.Bool("list", false, "print the packages and their slices, and run nothing")
+	pkgs := flag.String("pkg", "", "comma-separated packages (core/redact); empty is the whole population")
+	only := flag.String("slice", "", "run only the slice of this name")
+	bound := flag.Duration("bound", 40*time.Minute, "bound on one slice's gremlins run")
+	coefficient := flag.Int("coefficient", 4, "a mutant's test run is bounded by its tests' time unmutated times this")
+	root := flag.String("root", ".", "the repository root")
+	flag.Parse()
+	if err := run(*root, *pkgs, *only, *list, *bound, *coefficient, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "pact-mutants:", err)
+		os.Exit(1)
+	}
+}
+
+func run(root, pkgs, only string, list bool, bound time.Duration, coefficient int, w io.Writer) error {
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return err
+	}
+	pop, err := population(root)
+	if err != nil {
+		return err
+	}
+	wanted := pop
+	if pkgs != "" {
+		wanted = strings.Split(pkgs, ",")
+		for _, p := range wanted {
+			if !slices.Contains(pop, p) {
+				return fmt.Errorf("%s is not in the population (pact-mutants -list)", p)
+			}
+		}
+	}
+	defs, err := readSlices(filepath.Join(root, "docs", "mutants.slices"))
+	if err != nil {
+		return err
+	}
+	type plan struct {
+		pkg    string
+		files  []string
+		slices []slice
+	}
+	var plans []plan
+	for _, p := range wanted {
+		files, err := goFiles(root, p)
+		if err != nil {
+			return err
+		}
+		ss, err := slicesOf(defs, p, files)
+		if err != nil {
+			return err
+		}
+		plans = append(plans, plan{p, files, ss})
+	}
+	if list {
+		for _, p := range plans {
+			for _, s := range p.slices {
+				fmt.Fprintf(w, "%s\t%s\t%s\n", p.pkg, s.Name, strings.Join(s.Files, " "))
+			}
+		}
+		return nil
+	}
+	work := filepath.Join(root, ".mutants")
+	gremlins, env, err := tools(root, work)
+	if err != nil {
+		return err
+	}
+	summary, err := os.OpenFile(filepath.Join(work, "summary.txt"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	defer summary.Close()
+	failed := 0
+	for _, p := range plans {
+		fmt.Fprintf(w, "== %s: which tests execute which files\n", p.pkg)
+		byFile, err := testsByFile(root, p.pkg, work)
+		if err != nil {
+			return err
+		}
+		for _, s := range p.slices {
+			if only != "" && s.Name != only {
+				continue
+			}
+			tests := testsFor(byFile, s.Files)
+			if tests == "" {
+				tests = "^$" // no test executes these files: gremlins reports them not covered
+			}
+			fmt.Fprintf(w, "== gremlins %s %s (%d files, tests %s)\n", p.pkg, s.Name, len(s.Files), tests)
+			out := filepath.Join(work, strings.ReplaceAll(p.pkg, "/", "_")+"."+s.Name+".json")
+			o := runSlice(root, gremlins, env, s, p.files, tests, out, bound, coefficient)
+			fmt.Fprintln(w, o)
+			fmt.Fprintln(summary, time.Now().UTC().Format(time.DateOnly), o)
+			if o.Err != "" {
+				failed++
+			}
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d slices gave no results", failed)
+	}
+	return nil
+}

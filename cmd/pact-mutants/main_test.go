@@ -1,0 +1,115 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+const repoRoot = "../.."
+
+// The population is what go list finds under the patterns, less the named
+// harnesses: every module and the Runner are in it, and a harness entry
+// that names no package found there is stale and fails, so the list of
+// what is left out cannot outlive the packages it excuses.
+func TestThePopulationIsEveryPackageWithRules(t *testing.T) {
+	all, err := listPackages(repoRoot, populationPatterns...)
+	require.NoError(t, err)
+	pop, err := population(repoRoot)
+	require.NoError(t, err)
+	for p, why := range harnesses() {
+		require.Contains(t, all, p, "harness %q is no package under %v: remove it", p, populationPatterns)
+		require.NotEmpty(t, strings.TrimSpace(why), "harness %s says why it is left out", p)
+		require.NotContains(t, pop, p)
+	}
+	require.Len(t, pop, len(all)-len(harnesses()))
+	modules, err := filepath.Glob(filepath.Join(repoRoot, "modules", "*", "module.go"))
+	require.NoError(t, err)
+	require.NotEmpty(t, modules)
+	for _, m := range modules {
+		require.Contains(t, pop, "modules/"+filepath.Base(filepath.Dir(m)))
+	}
+	require.Contains(t, pop, "cmd/pact-runner")
+	require.Contains(t, pop, "core/ledger")
+}
+
+// Every package of the population divides into slices with each of its
+// files in exactly one (docs/mutants.slices), and the file names no
+// package outside the population.
+func TestEveryFileOfThePopulationIsInOneSlice(t *testing.T) {
+	defs, err := readSlices(filepath.Join(repoRoot, "docs", "mutants.slices"))
+	require.NoError(t, err)
+	pop, err := population(repoRoot)
+	require.NoError(t, err)
+	for _, d := range defs {
+		require.Contains(t, pop, d.Pkg, "docs/mutants.slices names %s, which is not in the population", d.Pkg)
+	}
+	for _, p := range pop {
+		files, err := goFiles(repoRoot, p)
+		require.NoError(t, err)
+		ss, err := slicesOf(defs, p, files)
+		require.NoError(t, err)
+		var got []string
+		for _, s := range ss {
+			got = append(got, s.Files...)
+		}
+		slices.Sort(got)
+		require.Equal(t, files, got, "%s: each file in exactly one slice", p)
+	}
+}
+
+func TestSlicesRefuseAFileTwiceOrNone(t *testing.T) {
+	files := []string{"a.go", "b.go", "c.go"}
+	defs := []slice{{Pkg: "p", Name: "one", Files: []string{"a.go"}}, {Pkg: "p", Name: "rest"}}
+	ss, err := slicesOf(defs, "p", files)
+	require.NoError(t, err)
+	require.Equal(t, []string{"b.go", "c.go"}, ss[1].Files, "* takes what the others leave")
+	ss, err = slicesOf(defs, "q", files)
+	require.NoError(t, err)
+	require.Equal(t, []slice{{Pkg: "q", Name: "all", Files: files}}, ss)
+
+	_, err = slicesOf([]slice{{Pkg: "p", Name: "one", Files: []string{"a.go"}}}, "p", files)
+	require.ErrorContains(t, err, "b.go, c.go in no slice")
+	_, err = slicesOf([]slice{{Pkg: "p", Name: "one", Files: []string{"a.go"}}, {Pkg: "p", Name: "two", Files: []string{"a.go", "b.go", "c.go"}}}, "p", files)
+	require.ErrorContains(t, err, "a.go is in slices one and two")
+	_, err = slicesOf([]slice{{Pkg: "p", Name: "one", Files: []string{"gone.go"}}, {Pkg: "p", Name: "rest"}}, "p", files)
+	require.ErrorContains(t, err, "gone.go, which is no Go file")
+
+	file := filepath.Join(t.TempDir(), "slices")
+	require.NoError(t, os.WriteFile(file, []byte("# c\np\tone\ta.go b.go\np\trest\t*\n"), 0o644))
+	got, err := readSlices(file)
+	require.NoError(t, err)
+	require.Equal(t, []slice{{Pkg: "p", Name: "one", Files: []string{"a.go", "b.go"}}, {Pkg: "p", Name: "rest"}}, got)
+	require.NoError(t, os.WriteFile(file, []byte("p one a.go\n"), 0o644))
+	_, err = readSlices(file)
+	require.ErrorContains(t, err, "tab-separated")
+}
+
+// A slice's mutants run the tests whose coverage reached one of its files,
+// and only those.
+func TestASliceRunsTheTestsThatReachItsFiles(t *testing.T) {
+	profile := filepath.Join(t.TempDir(), "cover.out")
+	require.NoError(t, os.WriteFile(profile, []byte(`mode: set
+github.com/pactboard/pact/core/redact/redact.go:12.2,14.3 2 1
+github.com/pactboard/pact/core/redact/redact.go:15.2,16.3 1 0
+github.com/pactboard/pact/core/redact/scan.go:3.2,4.3 1 0
+github.com/pactboard/pact/core/redact/corpus.go:3.2,4.3 1 1
+github.com/pactboard/pact/core/redact/redacttest/t.go:3.2,4.3 1 1
+github.com/pactboard/pact/core/redactor/x.go:3.2,4.3 1 1
+`), 0o644))
+	got, err := coveredFiles(profile, "core/redact")
+	require.NoError(t, err)
+	require.Equal(t, []string{"redact.go", "corpus.go"}, got, "executed statements of the package's own files only")
+
+	byFile := map[string][]string{"a.go": {"TestB", "TestA"}, "b.go": {"TestA", "FuzzC"}}
+	require.Equal(t, "^(FuzzC|TestA|TestB)$", testsFor(byFile, []string{"a.go", "b.go"}))
+	require.Equal(t, "", testsFor(byFile, []string{"c.go"}))
+	re := regexp.MustCompile(testsFor(byFile, []string{"b.go"}))
+	require.True(t, re.MatchString("TestA"))
+	require.False(t, re.MatchString("TestB"))
+}
