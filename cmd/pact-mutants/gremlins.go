@@ -74,8 +74,8 @@ func (o outcome) String() string {
 // runSlice mutates s's files alone and runs, against each mutant, only the
 // tests that execute them (run, from testsByFile), writing gremlins'
 // results to out.
-func runSlice(root, gremlins string, env []string, s slice, all []string, run, out string, bound time.Duration, coefficient int) outcome {
-	o := outcome{Pkg: s.Pkg, Slice: s.Name}
+func runSlice(root, gremlins string, env []string, s slice, all []string, run, out string, bound time.Duration, coefficient int) (o outcome) {
+	o = outcome{Pkg: s.Pkg, Slice: s.Name}
 	start := time.Now()
 	defer func() { o.Took = time.Since(start) }()
 	// Everything but this slice's files is excluded, subpackages too.
