@@ -303,9 +303,10 @@ func TestComposeOIDCProfileIsDex(t *testing.T) {
 // developerTools are the directories of cmd/ the image leaves out, each
 // with the reason.
 var developerTools = map[string]string{
-	"benchratio":  "prints the speed goals' table of make bench",
-	"pact-faults": "the fault harness of make faults",
-	"pact-proofs": "runs the recorded mutations of make proofs",
+	"benchratio":   "prints the speed goals' table of make bench",
+	"pact-faults":  "the fault harness of make faults",
+	"pact-proofs":  "runs the recorded mutations of make proofs",
+	"pact-mutants": "runs gremlins over every package for make mutants",
 }
 
 // bundledGlobs are the plugins make build pins into pact-board.

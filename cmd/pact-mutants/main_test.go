@@ -113,3 +113,29 @@ github.com/pactboard/pact/core/redactor/x.go:3.2,4.3 1 1
 	require.True(t, re.MatchString("TestA"))
 	require.False(t, re.MatchString("TestB"))
 }
+
+// docs/invariants.md's per-package mutation score has a row for each
+// package of the population and none for another.
+func TestTheMutationScoreHasARowPerPackage(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(repoRoot, "docs", "invariants.md"))
+	require.NoError(t, err)
+	text := string(data)
+	start := strings.Index(text, "### Every package, every file")
+	require.GreaterOrEqual(t, start, 0, "docs/invariants.md has the section \"Every package, every file\"")
+	var rows []string
+	row := regexp.MustCompile("^\\| `([^`]+)` \\|")
+	for _, line := range strings.Split(text[start:], "\n")[1:] {
+		if strings.HasPrefix(line, "#") {
+			break
+		}
+		if m := row.FindStringSubmatch(line); m != nil {
+			rows = append(rows, m[1])
+		}
+	}
+	pop, err := population(repoRoot)
+	require.NoError(t, err)
+	slices.Sort(rows)
+	want := slices.Clone(pop)
+	slices.Sort(want)
+	require.Equal(t, want, rows, "a row per package of the population (pact-mutants -list), each once")
+}

@@ -78,3 +78,35 @@ func TestRotation(t *testing.T) {
 	require.ErrorIs(t, err, seal.ErrUnknownKey)
 	require.ErrorContains(t, err, "enter it again")
 }
+
+// The shortest sealed value is an empty one, nonce and tag alone: it opens.
+// A byte shorter is malformed, said as such, not taken for an altered one.
+func TestTheShortestSealedValueOpensAndShorterIsMalformed(t *testing.T) {
+	b := box(t, "k1="+seed('a'))
+	sealed, err := b.Seal("", place)
+	require.NoError(t, err)
+	plain, err := b.Open(sealed, place)
+	require.NoError(t, err)
+	require.Equal(t, "", plain)
+
+	kid, enc, _ := strings.Cut(strings.TrimPrefix(sealed, seal.Prefix), ":")
+	raw, err := base64.RawURLEncoding.DecodeString(enc)
+	require.NoError(t, err)
+	short := seal.Prefix + kid + ":" + base64.RawURLEncoding.EncodeToString(raw[:len(raw)-1])
+	_, err = b.Open(short, place)
+	require.ErrorContains(t, err, "malformed")
+	require.NotContains(t, err.Error(), "does not open")
+}
+
+// Reseal refuses what does not open, and seals nothing then.
+func TestResealRefusesWhatDoesNotOpen(t *testing.T) {
+	b := box(t, "k1="+seed('a'))
+	sealed, err := b.Seal("whsec_abc", place)
+	require.NoError(t, err)
+	again, err := b.Reseal(sealed, place)
+	require.NoError(t, err)
+	require.NotEqual(t, sealed, again)
+	out, err := b.Reseal(sealed, "notify_destinations.secret/other-org")
+	require.ErrorContains(t, err, "does not open")
+	require.Empty(t, out)
+}
