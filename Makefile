@@ -83,13 +83,13 @@ console:
 run: build
 	./bin/pact-board --demo
 
-# Four test binaries at once (-p 4), not one per core: most of a package's
-# test time is waiting on browsers, subprocesses and PostgreSQL, so two
-# leave the 2 cores a third idle (docs/proofs/README.md, "The CI budget").
+# One test binary per core (go test's default -p). Four at once was
+# measured faster (docs/proofs/README.md, "Within the budget") but made two
+# timing tests fail under the load; it waits until they are fixed.
 test: install-deps lint client-check
 	@for m in $(MODULES); do \
 		echo "== go test -race $$m"; \
-		(cd $$m && $(GO) test -p 4 -race -count=1 -timeout 30m ./...) || exit 1; \
+		(cd $$m && $(GO) test -race -count=1 -timeout 30m ./...) || exit 1; \
 	done
 
 # PostgreSQL server binaries (initdb, pg_ctl, postgres) for the embedded
