@@ -90,6 +90,27 @@ func signalPlugin(t *testing.T, s pluginhost.Status, sig syscall.Signal) {
 	require.NoError(t, syscall.Kill(s.PID, sig))
 }
 
+// allThreadsStopped says whether every thread of pid is stopped (state T
+// in /proc/<pid>/task/*/stat); true where there is no /proc to ask.
+func allThreadsStopped(pid int) bool {
+	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/stat", pid))
+	if err != nil || len(tasks) == 0 {
+		_, statErr := os.Stat("/proc/self")
+		return statErr != nil
+	}
+	for _, f := range tasks {
+		stat, err := os.ReadFile(f)
+		if err != nil {
+			return false
+		}
+		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(fields) == 0 || (fields[0] != "T" && fields[0] != "t") {
+			return false
+		}
+	}
+	return true
+}
+
 func status(h *pluginhost.Host, name string) pluginhost.Status {
 	for _, s := range h.Status() {
 		if s.Name == name {
@@ -398,6 +419,11 @@ func TestCloseKillsAFrozenPlugin(t *testing.T) {
 	require.NoError(t, err)
 	signalPlugin(t, s, syscall.SIGSTOP)
 	t.Cleanup(func() { _ = syscall.Kill(s.PID, syscall.SIGKILL) })
+	// A process stops thread by thread; on a loaded machine one of the
+	// plugin's could still answer the shutdown request unless every one
+	// has stopped first.
+	require.Eventually(t, func() bool { return allThreadsStopped(s.PID) }, 10*time.Second, 5*time.Millisecond,
+		"the plugin (pid %d) stops on SIGSTOP", s.PID)
 
 	closed := make(chan struct{})
 	go func() { _ = h.Close(); close(closed) }()
