@@ -155,7 +155,9 @@ func newEmailBoard(t *testing.T, refuse []string, later map[string]int) *emailBo
 	t.Helper()
 	box := newMailbox(t, refuse, later)
 	host := emailHost(t, box)
-	opts := notify.Options{Notifiers: host, ConsoleURL: "https://board.example.com/console", RetryBase: time.Millisecond}
+	// Retries wait an hour: a test makes them due itself (makeDue), so the
+	// board's own delivery worker never retries between two of its checks.
+	opts := notify.Options{Notifiers: host, ConsoleURL: "https://board.example.com/console", RetryBase: time.Hour}
 	b := newInboxBoardWith(t, notify.New(opts))
 	b.Exec(`UPDATE humans SET email = id || '@example.com'`)
 	return &emailBoard{inboxBoard: b, svc: notify.NewService(b.DB, nil, &opts), box: box}
