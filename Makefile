@@ -83,9 +83,9 @@ console:
 run: build
 	./bin/pact-board --demo
 
-# One test binary per core (go test's default -p). Four at once was
-# measured faster (docs/proofs/README.md, "Within the budget") but made two
-# timing tests fail under the load; it waits until they are fixed.
+# One test binary per core (go test's default -p). Four at once saved about
+# a minute but made timing tests fail under the load; .ci/run fits its
+# budget without it (docs/proofs/README.md, "Within the budget").
 test: install-deps lint client-check
 	@for m in $(MODULES); do \
 		echo "== go test -race $$m"; \
