@@ -3,7 +3,9 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path"
@@ -21,10 +23,16 @@ import (
 // Fuzz targets run their seed corpus, as go test does.
 func testsByFile(root, pkg, work string) (map[string][]string, error) {
 	bin := filepath.Join(work, strings.ReplaceAll(pkg, "/", "_")+".cover.test")
+	_ = os.Remove(bin) // a binary left by an earlier run is not this package's tests
 	build := exec.Command("go", "test", "-c", "-cover", "-covermode=set", "-coverpkg=./"+pkg, "-o", bin, "./"+pkg)
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("go test -c %s: %v: %s", pkg, err, out)
+	}
+	if _, err := os.Stat(bin); errors.Is(err, fs.ErrNotExist) {
+		// A package without test files: go test -c writes no binary, and
+		// every mutant of the package is not covered.
+		return map[string][]string{}, nil
 	}
 	list := exec.Command(bin, "-test.list", ".*")
 	list.Dir = filepath.Join(root, pkg)

@@ -4,6 +4,8 @@
 package redact
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -18,19 +20,11 @@ func Text(s string) string {
 	if s == "" {
 		return s
 	}
-	var found []span
-	for _, r := range rules {
-		for _, m := range r.re.FindAllStringSubmatchIndex(s, -1) {
-			if start, end := m[2*r.secret], m[2*r.secret+1]; start >= 0 && end > start {
-				found = append(found, span{start, end})
-			}
-		}
-	}
-	found = append(found, namedSecrets(s)...)
+	found := append(secretsOf(s, rules), namedSecrets(s)...)
 	if len(found) == 0 {
 		return s
 	}
-	sort.Slice(found, func(i, j int) bool { return found[i].start < found[j].start })
+	slices.SortFunc(found, func(a, b span) int { return cmp.Compare(a.start, b.start) })
 	var b strings.Builder
 	b.Grow(len(s))
 	at := 0 // s[:at] is written
@@ -47,12 +41,29 @@ func Text(s string) string {
 	return b.String()
 }
 
+// secretsOf finds what each of rs calls a secret in s. A secret group that
+// took part in no match, or matched nothing, is no secret: an empty one
+// would put a Mark where the text had nothing.
+func secretsOf(s string, rs []rule) []span {
+	var found []span
+	for _, r := range rs {
+		for _, m := range r.re.FindAllStringSubmatchIndex(s, -1) {
+			if start, end := m[2*r.secret], m[2*r.secret+1]; start >= 0 && end > start {
+				found = append(found, span{start, end})
+			}
+		}
+	}
+	return found
+}
+
 // namedSecrets finds the values of namedRules. Each value is matched within
 // valueWindow bytes of its name; one that fills the window runs on to the
-// next whitespace, found once per run, so the whole costs linear time.
+// next whitespace after the name, found by a search of the text's
+// whitespace, listed once, so the whole costs n log n however many names
+// share one long run.
 func namedSecrets(s string) []span {
 	var found []span
-	runStart, runEnd := -1, -1 // the last whitespace-free run scanned to its end
+	var runEnds []int // where each whitespace-free run of s ends; listed when first needed
 	for _, r := range namedRules {
 		for _, c := range r.context.FindAllStringIndex(s, -1) {
 			at := c[1]
@@ -62,18 +73,27 @@ func namedSecrets(s string) []span {
 			}
 			stop := at + end[1]
 			if stop == at+valueWindow {
-				if at < runStart || at >= runEnd {
-					runStart, runEnd = at, len(s)
-					if i := strings.IndexAny(s[at:], " \t\n\r\f"); i >= 0 {
-						runEnd = at + i
-					}
+				if runEnds == nil {
+					runEnds = whitespaceOf(s)
 				}
-				stop = max(stop, runEnd)
+				stop = max(stop, runEnds[sort.SearchInts(runEnds, at)])
 			}
 			found = append(found, span{at, stop})
 		}
 	}
 	return found
+}
+
+// whitespaceOf lists where s has whitespace, and len(s) last: the end of
+// the run that holds any offset i is the first entry at or after i.
+func whitespaceOf(s string) []int {
+	ends := []int{}
+	for i, c := range []byte(s) {
+		if strings.IndexByte(" \t\n\r\f", c) >= 0 {
+			ends = append(ends, i)
+		}
+	}
+	return append(ends, len(s))
 }
 
 // span is a secret's place in a text: s[start:end].
