@@ -88,17 +88,15 @@ func Enqueue(ctx context.Context, tx bun.IDB, n Notification) (int64, error) {
 	} else {
 		detail = clip(squeeze(redact.Text(firstLine(detail))), MaxDetail)
 	}
-	var in *string
-	if len(n.DetailIn) > 0 {
-		texts := map[string]string{}
-		for lang, d := range n.DetailIn {
-			texts[lang] = clip(squeeze(redact.Text(firstLine(d))), MaxDetail)
-		}
-		raw, err := json.Marshal(texts)
-		if err != nil {
-			return 0, fmt.Errorf("outbox.Enqueue: %w", err)
-		}
-		in = new(string(raw))
+	// The details in every language; without DetailIn an empty object,
+	// where every language looks up NULL, so Detail is kept.
+	texts := map[string]string{}
+	for lang, d := range n.DetailIn {
+		texts[lang] = clip(squeeze(redact.Text(firstLine(d))), MaxDetail)
+	}
+	in, err := json.Marshal(texts)
+	if err != nil {
+		return 0, fmt.Errorf("outbox.Enqueue: %w", err)
 	}
 	address, err := addressSQL(n.Kind)
 	if err != nil {
@@ -116,7 +114,7 @@ func Enqueue(ctx context.Context, tx bun.IDB, n Notification) (int64, error) {
 		i AS (INSERT INTO inbox (notification_id, human_id, org_id)
 		SELECT n.id, h.id, h.org_id FROM n JOIN humans h ON `+address+`)
 		SELECT id FROM n`,
-		n.Kind, nullable(n.TaskID), nullable(n.AgentID), nullable(n.HumanID), nullable(n.DecisionID), title, in, in,
+		n.Kind, nullable(n.TaskID), nullable(n.AgentID), nullable(n.HumanID), nullable(n.DecisionID), title, string(in), string(in),
 		nullable(detail), nullable(n.HumanID), n.ProjectID).Scan(ctx, &id)
 	if err != nil {
 		return 0, fmt.Errorf("outbox: enqueue %s for project %s: %w", n.Kind, n.ProjectID, err)
