@@ -74,8 +74,9 @@ func (o outcome) String() string {
 
 // runSlice mutates s's files alone and runs, against each mutant, only the
 // tests that execute them (run, from testsByFile), writing gremlins'
-// results to out.
-func runSlice(root, gremlins string, env []string, s slice, all []string, run, out string, bound time.Duration, coefficient int) (o outcome) {
+// results to out, with the string joins of the package's files (concats,
+// from stringConcats) marked not viable.
+func runSlice(root, gremlins string, env []string, s slice, all []string, concats map[string]bool, run, out string, bound time.Duration, coefficient int) (o outcome) {
 	o = outcome{Pkg: s.Pkg, Slice: s.Name}
 	start := time.Now()
 	defer func() { o.Took = time.Since(start) }()
@@ -99,14 +100,17 @@ func runSlice(root, gremlins string, env []string, s slice, all []string, run, o
 		}
 		return o
 	}
-	if err := o.read(out); err != nil {
+	if err := o.read(out, concats); err != nil {
 		o.Err = err.Error()
 	}
 	return o
 }
 
-// read counts the statuses of gremlins' -o results.
-func (o *outcome) read(file string) error {
+// read counts the statuses of gremlins' -o results, after marking not
+// viable the mutants gremlins could not have compiled: - for a + that joins
+// strings (concats, from stringConcats), which it reports killed where a
+// test covers them. The file is rewritten with the statuses counted.
+func (o *outcome) read(file string, concats map[string]bool) error {
 	data, err := os.ReadFile(file)
 	if errors.Is(err, fs.ErrNotExist) {
 		// gremlins writes no results where it found nothing to mutate
@@ -116,17 +120,24 @@ func (o *outcome) read(file string) error {
 	if err != nil {
 		return err
 	}
-	var r struct {
-		Files []struct {
-			Mutations []struct{ Status string } `json:"mutations"`
-		} `json:"files"`
-	}
+	var r map[string]any
 	if err := json.Unmarshal(data, &r); err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}
-	for _, f := range r.Files {
-		for _, m := range f.Mutations {
-			switch strings.ToUpper(m.Status) {
+	files, _ := r["files"].([]any)
+	for _, f := range files {
+		f, _ := f.(map[string]any)
+		name, _ := f["file_name"].(string)
+		muts, _ := f["mutations"].([]any)
+		for _, m := range muts {
+			m, _ := m.(map[string]any)
+			status, _ := m["status"].(string)
+			at := fmt.Sprintf("%s:%v:%v", filepath.Base(name), m["line"], m["column"])
+			if m["type"] == "ARITHMETIC_BASE" && concats[at] {
+				status = "NOT VIABLE"
+				m["status"] = status
+			}
+			switch strings.ToUpper(status) {
 			case "KILLED":
 				o.Killed++
 			case "LIVED":
@@ -142,5 +153,9 @@ func (o *outcome) read(file string) error {
 			}
 		}
 	}
-	return nil
+	out, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(file, out, 0o644)
 }

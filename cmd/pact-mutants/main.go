@@ -2,7 +2,7 @@
 // every comparison, boundary and arithmetic operator of the packages with
 // rules, and each mutant runs against the tests that execute its code.
 //
-//	pact-mutants [-list] [-pkg core/redact[,modules/notes]] [-slice NAME] [-bound 30m] [-coefficient 4]
+//	pact-mutants [-list] [-recount] [-pkg core/redact[,modules/notes]] [-slice NAME] [-bound 30m] [-coefficient 4]
 //
 // The population is every package go list finds under core/, modules/ and
 // cmd/pact-runner, less the test harnesses this command names with a
@@ -28,19 +28,20 @@ import (
 
 func main() {
 	list := flag.Bool("list", false, "print the packages and their slices, and run nothing")
+	recount := flag.Bool("recount", false, "count again the results of the last runs (.mutants/*.json), and run nothing")
 	pkgs := flag.String("pkg", "", "comma-separated packages (core/redact); empty is the whole population")
 	only := flag.String("slice", "", "run only the slice of this name")
 	bound := flag.Duration("bound", 40*time.Minute, "bound on one slice's gremlins run")
 	coefficient := flag.Int("coefficient", 4, "a mutant's test run is bounded by its tests' time unmutated times this")
 	root := flag.String("root", ".", "the repository root")
 	flag.Parse()
-	if err := run(*root, *pkgs, *only, *list, *bound, *coefficient, os.Stdout); err != nil {
+	if err := run(*root, *pkgs, *only, *list, *recount, *bound, *coefficient, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "pact-mutants:", err)
 		os.Exit(1)
 	}
 }
 
-func run(root, pkgs, only string, list bool, bound time.Duration, coefficient int, w io.Writer) error {
+func run(root, pkgs, only string, list, recount bool, bound time.Duration, coefficient int, w io.Writer) error {
 	root, err := filepath.Abs(root)
 	if err != nil {
 		return err
@@ -88,6 +89,24 @@ func run(root, pkgs, only string, list bool, bound time.Duration, coefficient in
 		return nil
 	}
 	work := filepath.Join(root, ".mutants")
+	if recount {
+		for _, p := range plans {
+			concats, err := stringConcats(root, p.pkg, p.files)
+			if err != nil {
+				return err
+			}
+			for _, s := range p.slices {
+				o := outcome{Pkg: p.pkg, Slice: s.Name}
+				if _, err := os.Stat(resultsFile(work, p.pkg, s.Name)); err != nil {
+					o.Err = "no results: not run yet"
+				} else if err := o.read(resultsFile(work, p.pkg, s.Name), concats); err != nil {
+					return err
+				}
+				fmt.Fprintln(w, o)
+			}
+		}
+		return nil
+	}
 	gremlins, env, err := tools(root, work)
 	if err != nil {
 		return err
@@ -104,6 +123,10 @@ func run(root, pkgs, only string, list bool, bound time.Duration, coefficient in
 		if err != nil {
 			return err
 		}
+		concats, err := stringConcats(root, p.pkg, p.files)
+		if err != nil {
+			return err
+		}
 		for _, s := range p.slices {
 			if only != "" && s.Name != only {
 				continue
@@ -113,8 +136,8 @@ func run(root, pkgs, only string, list bool, bound time.Duration, coefficient in
 				tests = "^$" // no test executes these files: gremlins reports them not covered
 			}
 			fmt.Fprintf(w, "== gremlins %s %s (%d files, tests %s)\n", p.pkg, s.Name, len(s.Files), tests)
-			out := filepath.Join(work, strings.ReplaceAll(p.pkg, "/", "_")+"."+s.Name+".json")
-			o := runSlice(root, gremlins, env, s, p.files, tests, out, bound, coefficient)
+			out := resultsFile(work, p.pkg, s.Name)
+			o := runSlice(root, gremlins, env, s, p.files, concats, tests, out, bound, coefficient)
 			fmt.Fprintln(w, o)
 			fmt.Fprintln(summary, time.Now().UTC().Format(time.DateOnly), o)
 			if o.Err != "" {
@@ -126,4 +149,9 @@ func run(root, pkgs, only string, list bool, bound time.Duration, coefficient in
 		return fmt.Errorf("%d slices gave no results", failed)
 	}
 	return nil
+}
+
+// resultsFile is where a slice's gremlins results go.
+func resultsFile(work, pkg, slice string) string {
+	return filepath.Join(work, strings.ReplaceAll(pkg, "/", "_")+"."+slice+".json")
 }

@@ -139,3 +139,29 @@ func TestTheMutationScoreHasARowPerPackage(t *testing.T) {
 	slices.Sort(want)
 	require.Equal(t, want, rows, "a row per package of the population (pact-mutants -list), each once")
 }
+
+// The + and += that join strings, named string types included, are found
+// at their operator; a + of numbers is not: gremlins' - for it compiles.
+func TestStringConcatsAreFoundAtTheirOperator(t *testing.T) {
+	got, err := stringConcats(".", "testdata/concat", []string{"concat.go"})
+	require.NoError(t, err)
+	require.Equal(t, map[string]bool{"concat.go:8:9": true, "concat.go:9:4": true, "concat.go:10:8": true}, got)
+}
+
+// A mutant gremlins reports killed where its - cannot compile is counted
+// not viable, and the results file says so; other statuses are counted as
+// gremlins gave them.
+func TestAMutantThatCannotCompileIsCountedNotViable(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "out.json")
+	require.NoError(t, os.WriteFile(file, []byte(`{"go_module":"x","files":[{"file_name":"concat.go","mutations":[
+		{"type":"ARITHMETIC_BASE","status":"KILLED","line":8,"column":9},
+		{"type":"ARITHMETIC_BASE","status":"KILLED","line":11,"column":14},
+		{"type":"CONDITIONALS_NEGATION","status":"LIVED","line":8,"column":9}]}]}`), 0o644))
+	var o outcome
+	require.NoError(t, o.read(file, map[string]bool{"concat.go:8:9": true}))
+	require.Equal(t, outcome{Killed: 1, Lived: 1, NotViable: 1}, o)
+	data, err := os.ReadFile(file)
+	require.NoError(t, err)
+	require.Contains(t, string(data), `"status": "NOT VIABLE"`)
+	require.Contains(t, string(data), `"go_module": "x"`)
+}

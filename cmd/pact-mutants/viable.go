@@ -1,0 +1,63 @@
+package main
+
+import (
+	"fmt"
+	"go/ast"
+	"go/importer"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"path/filepath"
+)
+
+// stringConcats finds where pkg's files join strings with + (or +=): the
+// places where gremlins' ARITHMETIC_BASE mutant (- for +) cannot compile.
+// gremlins tells a mutant that does not compile from one a test kills only
+// where it does not run it: a covered one it reports killed, since its
+// test run fails (docs/mutants.md). Keys are "file.go:line:column" of the
+// operator, as in gremlins' results.
+func stringConcats(root, pkg string, files []string) (map[string]bool, error) {
+	fset := token.NewFileSet()
+	var parsed []*ast.File
+	for _, f := range files {
+		af, err := parser.ParseFile(fset, filepath.Join(root, pkg, f), nil, parser.SkipObjectResolution)
+		if err != nil {
+			return nil, err
+		}
+		parsed = append(parsed, af)
+	}
+	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}}
+	conf := types.Config{Importer: importer.ForCompiler(fset, "source", nil)}
+	if _, err := conf.Check(pkg, fset, parsed, info); err != nil {
+		return nil, fmt.Errorf("type-check %s: %w", pkg, err)
+	}
+	isString := func(e ast.Expr) bool {
+		t := info.Types[e].Type
+		if t == nil {
+			return false
+		}
+		b, ok := t.Underlying().(*types.Basic)
+		return ok && b.Info()&types.IsString != 0
+	}
+	at := func(p token.Pos) string {
+		pos := fset.Position(p)
+		return fmt.Sprintf("%s:%d:%d", filepath.Base(pos.Filename), pos.Line, pos.Column)
+	}
+	found := map[string]bool{}
+	for _, af := range parsed {
+		ast.Inspect(af, func(n ast.Node) bool {
+			switch x := n.(type) {
+			case *ast.BinaryExpr:
+				if x.Op == token.ADD && isString(x.X) {
+					found[at(x.OpPos)] = true
+				}
+			case *ast.AssignStmt:
+				if x.Tok == token.ADD_ASSIGN && isString(x.Lhs[0]) {
+					found[at(x.TokPos)] = true
+				}
+			}
+			return true
+		})
+	}
+	return found, nil
+}
