@@ -93,6 +93,11 @@ func warnPooler(ctx context.Context, d *db.DB, cfg *Config, logger hclog.Logger)
 		logger.Warn("could not tell whether DATABASE_URL goes through a pooler", "error", err)
 		return
 	}
+	warnSession(s, cfg, logger)
+}
+
+// warnSession logs the warnings of warnPooler for the session s probed.
+func warnSession(s db.Session, cfg *Config, logger hclog.Logger) {
 	const see = "docs/operations.md, \"PostgreSQL behind a pooler\""
 	if s.Pooled && mode(cfg.DBStatements) == db.Prepared {
 		logger.Warn("DATABASE_URL goes through a pooler and PACT_DB_STATEMENTS is prepared: unless it is in session mode "+

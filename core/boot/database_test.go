@@ -84,12 +84,7 @@ func TestOpenDatabaseEmbedded(t *testing.T) {
 		t.Skip("starts a PostgreSQL cluster")
 	}
 	ctx := context.Background()
-	// Not t.TempDir: as root the server runs as postgres, which must be able
-	// to enter every parent directory.
-	dir, err := os.MkdirTemp("", "pact-boot-")
-	require.NoError(t, err)
-	require.NoError(t, os.Chmod(dir, 0o755))
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	dir := embeddedDataDir(t)
 	cfg := config(t, map[string]string{"PACT_DATA_DIR": dir})
 
 	var logs syncBuffer
@@ -98,6 +93,7 @@ func TestOpenDatabaseEmbedded(t *testing.T) {
 	require.Contains(t, logs.String(), "embedded PostgreSQL")
 	require.Contains(t, logs.String(), filepath.Join(dir, "pg"))
 	require.Contains(t, logs.String(), "applied migrations")
+	require.NotContains(t, logs.String(), "[WARN]", "DATABASE_LISTEN_URL is unset: nothing is ignored")
 	_, err = d.ExecContext(ctx, "INSERT INTO orgs (id, name, system_chain) VALUES ('kept', 'Kept', '_system:kept')")
 	require.NoError(t, err)
 	require.NoError(t, release())
@@ -114,6 +110,36 @@ func TestOpenDatabaseEmbedded(t *testing.T) {
 	var n int
 	require.NoError(t, d.QueryRowContext(ctx, "SELECT count(*) FROM orgs WHERE id = 'kept'").Scan(&n))
 	require.Equal(t, 1, n, "data survives a restart")
+}
+
+// embeddedDataDir is a PACT_DATA_DIR for an embedded cluster, removed when
+// t ends. Not t.TempDir: as root the server runs as postgres, which must be
+// able to enter every parent directory.
+func embeddedDataDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "pact-boot-")
+	require.NoError(t, err)
+	require.NoError(t, os.Chmod(dir, 0o755))
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	return dir
+}
+
+// On the embedded cluster DATABASE_LISTEN_URL is ignored, and the board says
+// so: the listeners reach the embedded database directly, so a listen URL
+// that leads nowhere does not stop the start.
+func TestEmbeddedDatabaseIgnoresTheListenURLAndSaysSo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a PostgreSQL cluster")
+	}
+	ctx := context.Background()
+	cfg := config(t, map[string]string{"PACT_DATA_DIR": embeddedDataDir(t),
+		"DATABASE_LISTEN_URL": "postgres://nobody@127.0.0.1:1/none?connect_timeout=2"})
+	var logs syncBuffer
+	d, release, err := boot.Connect(ctx, cfg, testLogger(&logs))
+	require.NoError(t, err)
+	defer func() { require.NoError(t, release()) }()
+	require.Equal(t, boot.EmbeddedDatabase, d.ListenConfig().Database)
+	require.Contains(t, logs.String(), "[WARN]  DATABASE_LISTEN_URL is ignored without DATABASE_URL")
 }
 
 func TestOpenDatabaseWithoutBinaries(t *testing.T) {

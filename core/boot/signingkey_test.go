@@ -95,3 +95,29 @@ func TestSigningKeyFileTooShort(t *testing.T) {
 	require.Error(t, err)
 	require.True(t, strings.Contains(err.Error(), "delete it"), err.Error())
 }
+
+// A key of exactly MinSigningKeyLen characters (runes, not bytes) is
+// accepted, from PACT_SIGNING_KEY and from the key file alike; one
+// character fewer is refused.
+func TestSigningKeyOfExactlyTheMinimumLength(t *testing.T) {
+	for _, key := range []string{strings.Repeat("k", boot.MinSigningKeyLen), strings.Repeat("é", boot.MinSigningKeyLen)} {
+		short := string([]rune(key)[1:])
+
+		got, err := boot.SigningKey(config(t, map[string]string{"PACT_SIGNING_KEY": key}))
+		require.NoError(t, err)
+		require.Equal(t, key, got)
+		_, err = boot.SigningKey(config(t, map[string]string{"PACT_SIGNING_KEY": short}))
+		require.ErrorContains(t, err, "PACT_SIGNING_KEY is too short")
+
+		dir := t.TempDir()
+		file := filepath.Join(dir, boot.SigningKeyFile)
+		require.NoError(t, os.WriteFile(file, []byte(key+"\n"), 0o600))
+		got, err = boot.SigningKey(config(t, map[string]string{"PACT_DATA_DIR": dir}))
+		require.NoError(t, err)
+		require.Equal(t, key, got)
+		require.NoError(t, os.WriteFile(file, []byte(short+"\n"), 0o600))
+		_, err = boot.SigningKey(config(t, map[string]string{"PACT_DATA_DIR": dir}))
+		require.Equal(t, errs.InvalidRequest, errs.CodeOf(err))
+		require.ErrorContains(t, err, "holds a key shorter than 32 characters")
+	}
+}

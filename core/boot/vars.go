@@ -298,8 +298,8 @@ func setLogLevel(c *Config, s string) error {
 
 func positive(s string, unit time.Duration) (time.Duration, error) {
 	n, err := strconv.Atoi(s)
-	if err != nil || n <= 0 || n > math.MaxInt32 {
-		return 0, fmt.Errorf("%q is not a positive whole number", s)
+	if most := most(unit); err != nil || n <= 0 || n > most {
+		return 0, fmt.Errorf("%q is not a positive whole number of at most %d", s, most)
 	}
 	return time.Duration(n) * unit, nil
 }
@@ -307,10 +307,17 @@ func positive(s string, unit time.Duration) (time.Duration, error) {
 // nonNegative is positive that also takes 0 (off).
 func nonNegative(s string, unit time.Duration) (time.Duration, error) {
 	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 || n > math.MaxInt32 {
-		return 0, fmt.Errorf("%q is not a whole number of 0 or more", s)
+	if most := most(unit); err != nil || n < 0 || n > most {
+		return 0, fmt.Errorf("%q is not a whole number from 0 to %d", s, most)
 	}
 	return time.Duration(n) * unit, nil
+}
+
+// most is the largest count of unit a variable takes: a 32-bit integer, and
+// never more than a time.Duration holds, since 2^31 minutes or hours would
+// overflow it into a negative lease or warning time.
+func most(unit time.Duration) int {
+	return int(min(math.MaxInt32, math.MaxInt64/int64(unit)))
 }
 
 // setWitnesses reads PACT_LOG_WITNESSES: absolute http(s) URLs.

@@ -169,6 +169,9 @@ func number(f float64) (json.Number, error) {
 }
 
 // pythonRepr formats a finite, non-integral float as Python's repr does.
+// Every float from 2^52 (below 1e16) on is integral, and the shortest digits
+// of a non-integral one never spell an integer, so of repr's forms only two
+// remain: positional with a fraction, and the exponent form below 1e-4.
 func pythonRepr(f float64) string {
 	// Shortest round-trip digits, as d.ddde±x.
 	s := strconv.FormatFloat(f, 'e', -1, 64)
@@ -177,24 +180,18 @@ func pythonRepr(f float64) string {
 	neg := strings.HasPrefix(mant, "-")
 	digits := strings.Replace(strings.TrimPrefix(mant, "-"), ".", "", 1)
 	var out string
-	if x >= -4 && x < 16 {
+	if x >= -4 {
 		if x < 0 {
 			out = "0." + strings.Repeat("0", -x-1) + digits
-		} else if x+1 < len(digits) {
-			out = digits[:x+1] + "." + digits[x+1:]
 		} else {
-			out = digits + strings.Repeat("0", x+1-len(digits)) + ".0"
+			out = digits[:x+1] + "." + digits[x+1:]
 		}
 	} else {
 		out = digits[:1]
 		if len(digits) > 1 {
 			out += "." + digits[1:]
 		}
-		sign := "+"
-		if x < 0 {
-			sign, x = "-", -x
-		}
-		out += fmt.Sprintf("e%s%02d", sign, x)
+		out += fmt.Sprintf("e-%02d", -x)
 	}
 	if neg {
 		out = "-" + out
