@@ -51,6 +51,7 @@ func tools(root, work string) (gremlins string, env []string, err error) {
 type outcome struct {
 	Pkg, Slice                                              string
 	Killed, Lived, TimedOut, NotCovered, NotViable, Skipped int
+	ByHand                                                  int // verdicts of byHand among the counts
 	Took                                                    time.Duration
 	Err                                                     string // gremlins failed, or ran past the bound
 }
@@ -66,6 +67,9 @@ func (o outcome) String() string {
 	s := fmt.Sprintf("%s %s: mutants %d, killed %d, lived %d, timed out %d, not covered %d, not viable %d, efficacy %.2f%%, %s",
 		o.Pkg, o.Slice, o.Killed+o.Lived+o.TimedOut+o.NotCovered+o.NotViable+o.Skipped, o.Killed, o.Lived, o.TimedOut,
 		o.NotCovered, o.NotViable, o.efficacy(), o.Took.Round(time.Second))
+	if o.ByHand > 0 {
+		s += fmt.Sprintf(" (%d not covered by gremlins, run by hand)", o.ByHand)
+	}
 	if o.Err != "" {
 		s += " (" + o.Err + ")"
 	}
@@ -136,6 +140,9 @@ func (o *outcome) read(file string, concats map[string]bool) error {
 			if m["type"] == "ARITHMETIC_BASE" && concats[at] {
 				status = "NOT VIABLE"
 				m["status"] = status
+			}
+			if m["by_hand"] == true {
+				o.ByHand++
 			}
 			switch strings.ToUpper(status) {
 			case "KILLED":

@@ -2,7 +2,7 @@
 // every comparison, boundary and arithmetic operator of the packages with
 // rules, and each mutant runs against the tests that execute its code.
 //
-//	pact-mutants [-list] [-recount] [-pkg core/redact[,modules/notes]] [-slice NAME] [-bound 30m] [-coefficient 4]
+//	pact-mutants [-list] [-recount] [-by-hand] [-pkg core/redact[,modules/notes]] [-slice NAME] [-bound 30m] [-coefficient 4]
 //
 // The population is every package go list finds under core/, modules/ and
 // cmd/pact-runner, less the test harnesses this command names with a
@@ -11,7 +11,9 @@
 // does not name is one slice. Before a package's slices run, each of its
 // tests runs alone with coverage, and each slice's mutants then run only
 // the tests that execute one of its files: a test that never reaches a
-// mutant cannot kill it. Results go to .mutants/<pkg>.<slice>.json
+// mutant cannot kill it. The mutants gremlins then calls not covered are
+// run by hand against the package's whole suite (byHand): Go's cover
+// profile does not see a switch's cases. Results go to .mutants/<pkg>.<slice>.json
 // (gremlins' -o format), and a line per slice to .mutants/summary.txt.
 package main
 
@@ -29,19 +31,24 @@ import (
 func main() {
 	list := flag.Bool("list", false, "print the packages and their slices, and run nothing")
 	recount := flag.Bool("recount", false, "count again the results of the last runs (.mutants/*.json), and run nothing")
+	handOnly := flag.Bool("by-hand", false, "run by hand the last runs' not covered mutants (.mutants/*.json), and run no gremlins")
 	pkgs := flag.String("pkg", "", "comma-separated packages (core/redact); empty is the whole population")
 	only := flag.String("slice", "", "run only the slice of this name")
 	bound := flag.Duration("bound", 40*time.Minute, "bound on one slice's gremlins run")
 	coefficient := flag.Int("coefficient", 4, "a mutant's test run is bounded by its tests' time unmutated times this")
 	root := flag.String("root", ".", "the repository root")
 	flag.Parse()
-	if err := run(*root, *pkgs, *only, *list, *recount, *bound, *coefficient, os.Stdout); err != nil {
+	if err := run(*root, *pkgs, *only, mode{*list, *recount, *handOnly}, *bound, *coefficient, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "pact-mutants:", err)
 		os.Exit(1)
 	}
 }
 
-func run(root, pkgs, only string, list, recount bool, bound time.Duration, coefficient int, w io.Writer) error {
+// mode says what run does besides running gremlins: list the slices,
+// recount the last results, or run their not covered mutants by hand.
+type mode struct{ list, recount, handOnly bool }
+
+func run(root, pkgs, only string, m mode, bound time.Duration, coefficient int, w io.Writer) error {
 	root, err := filepath.Abs(root)
 	if err != nil {
 		return err
@@ -80,7 +87,7 @@ func run(root, pkgs, only string, list, recount bool, bound time.Duration, coeff
 		}
 		plans = append(plans, plan{p, files, ss})
 	}
-	if list {
+	if m.list {
 		for _, p := range plans {
 			for _, s := range p.slices {
 				fmt.Fprintf(w, "%s\t%s\t%s\n", p.pkg, s.Name, strings.Join(s.Files, " "))
@@ -89,18 +96,30 @@ func run(root, pkgs, only string, list, recount bool, bound time.Duration, coeff
 		return nil
 	}
 	work := filepath.Join(root, ".mutants")
-	if recount {
+	if m.recount || m.handOnly {
 		for _, p := range plans {
 			concats, err := stringConcats(root, p.pkg, p.files)
 			if err != nil {
 				return err
 			}
 			for _, s := range p.slices {
+				if only != "" && s.Name != only {
+					continue
+				}
 				o := outcome{Pkg: p.pkg, Slice: s.Name}
-				if _, err := os.Stat(resultsFile(work, p.pkg, s.Name)); err != nil {
+				out := resultsFile(work, p.pkg, s.Name)
+				if _, err := os.Stat(out); err != nil {
 					o.Err = "no results: not run yet"
-				} else if err := o.read(resultsFile(work, p.pkg, s.Name), concats); err != nil {
+				} else if err := o.read(out, concats); err != nil {
 					return err
+				} else if m.handOnly && o.NotCovered > 0 {
+					if _, err := byHand(root, p.pkg, out, work, coefficient, w); err != nil {
+						return err
+					}
+					o = outcome{Pkg: p.pkg, Slice: s.Name}
+					if err := o.read(out, concats); err != nil {
+						return err
+					}
 				}
 				fmt.Fprintln(w, o)
 			}
@@ -138,6 +157,18 @@ func run(root, pkgs, only string, list, recount bool, bound time.Duration, coeff
 			fmt.Fprintf(w, "== gremlins %s %s (%d files, tests %s)\n", p.pkg, s.Name, len(s.Files), tests)
 			out := resultsFile(work, p.pkg, s.Name)
 			o := runSlice(root, gremlins, env, s, p.files, concats, tests, out, bound, coefficient)
+			if o.Err == "" && o.NotCovered > 0 {
+				start, took := time.Now(), o.Took
+				if _, err := byHand(root, p.pkg, out, work, coefficient, w); err != nil {
+					o.Err = "by hand: " + err.Error()
+				} else {
+					o = outcome{Pkg: p.pkg, Slice: s.Name}
+					if err := o.read(out, concats); err != nil {
+						o.Err = err.Error()
+					}
+				}
+				o.Took = took + time.Since(start)
+			}
 			fmt.Fprintln(w, o)
 			fmt.Fprintln(summary, time.Now().UTC().Format(time.DateOnly), o)
 			if o.Err != "" {

@@ -1,0 +1,22 @@
+package hand
+
+import (
+	"os"
+	"testing"
+	"time"
+)
+
+func TestSign(t *testing.T) {
+	for n, want := range map[int]string{-1: "negative", 0: "zero", 1: "positive"} {
+		if got := Sign(n); got != want {
+			t.Fatalf("Sign(%d) = %s, want %s", n, got, want)
+		}
+	}
+}
+
+// TestHangs hangs where pact-mutants' test asks it to, to be timed out.
+func TestHangs(t *testing.T) {
+	if os.Getenv("PACT_MUTANTS_HANG") != "" {
+		time.Sleep(time.Minute)
+	}
+}
