@@ -40,7 +40,7 @@ func StartThrowaway(ctx context.Context) (*Throwaway, error) {
 		return fail(err)
 	}
 	t.SocketDir = filepath.Join(t.Dir, "run")
-	if err := t.Init(); err != nil {
+	if err := t.initFromTemplate(); err != nil {
 		return fail(err)
 	}
 	if _, err := t.secure(); err != nil {
