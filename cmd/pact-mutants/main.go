@@ -2,6 +2,7 @@
 // every comparison, boundary and arithmetic operator of the packages with
 // rules, and each mutant runs against the tests that execute its code.
 //
+//	pact-mutants -draw all|ID[,ID]
 //	pact-mutants [-list] [-recount] [-by-hand] [-pkg core/redact[,modules/notes]] [-slice NAME] [-bound 30m] [-coefficient 4]
 //
 // The population is every package go list finds under core/, modules/ and
@@ -31,6 +32,7 @@ import (
 func main() {
 	list := flag.Bool("list", false, "print the packages and their slices, and run nothing")
 	recount := flag.Bool("recount", false, "count again the results of the last runs (.mutants/*.json), and run nothing")
+	drawFor := flag.String("draw", "", "draw a mutation for these contracts (comma-separated ids, or all) into docs/proofs, and run nothing else")
 	handOnly := flag.Bool("by-hand", false, "run by hand the last runs' not covered mutants (.mutants/*.json), and run no gremlins")
 	pkgs := flag.String("pkg", "", "comma-separated packages (core/redact); empty is the whole population")
 	only := flag.String("slice", "", "run only the slice of this name")
@@ -38,6 +40,13 @@ func main() {
 	coefficient := flag.Int("coefficient", 4, "a mutant's test run is bounded by its tests' time unmutated times this")
 	root := flag.String("root", ".", "the repository root")
 	flag.Parse()
+	if *drawFor != "" {
+		if err := runDraw(*root, *drawFor, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "pact-mutants:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*root, *pkgs, *only, mode{*list, *recount, *handOnly}, *bound, *coefficient, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "pact-mutants:", err)
 		os.Exit(1)
@@ -180,6 +189,24 @@ func run(root, pkgs, only string, m mode, bound time.Duration, coefficient int, 
 		return fmt.Errorf("%d slices gave no results", failed)
 	}
 	return nil
+}
+
+// runDraw is -draw: ids is comma-separated contract ids, or all.
+func runDraw(root, ids string, w io.Writer) error {
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return err
+	}
+	work := filepath.Join(root, ".mutants")
+	gremlins, env, err := tools(root, work)
+	if err != nil {
+		return err
+	}
+	var list []string
+	if ids != "all" {
+		list = strings.Split(ids, ",")
+	}
+	return draw(root, gremlins, env, list, work, w)
 }
 
 // resultsFile is where a slice's gremlins results go.

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// A patch's Go sites are its non-test Go files with the old file's lines
+// it changes; a line only added counts as the line it comes before.
+func TestAHandWrittenPatchsSitesAreItsChangedGoLines(t *testing.T) {
+	patch := `diff --git a/core/x/x.go b/core/x/x.go
+--- a/core/x/x.go
++++ b/core/x/x.go
+@@ -10,4 +10,4 @@ func f() {
+ 	a := 1
+-	if a > 0 {
++	if a >= 0 {
+ 		return
+ 	}
+@@ -30,2 +30,3 @@ func g() {
+ 	b := 2
++	b++
+ 	return
+diff --git a/core/x/x_test.go b/core/x/x_test.go
+--- a/core/x/x_test.go
++++ b/core/x/x_test.go
+@@ -1,1 +1,1 @@
+-package x
++package y
+diff --git a/migrations/001.sql b/migrations/001.sql
+--- a/migrations/001.sql
++++ b/migrations/001.sql
+@@ -1,1 +1,1 @@
+-select 1;
++select 2;
+`
+	require.Equal(t, []site{{File: "core/x/x.go", Lines: []int{11, 31}}}, goSites([]byte(patch)))
+}
+
+// The draw takes, in the function a hand-written patch changes, the
+// mutant least by sha256 of the contract's id and the mutant, never one on
+// a changed line, a string join's - or one listed equivalent; the same
+// tree and id draw the same mutant; the patch applies and says where it
+// came from.
+func TestADrawIsFixedAndChosenByNoOne(t *testing.T) {
+	file := "cmd/pact-mutants/testdata/hand/hand.go"
+	hand := []byte(`diff --git a/` + file + ` b/` + file + `
+--- a/` + file + `
++++ b/` + file + `
+@@ -9,1 +9,1 @@
+-	case n < 0:
++	case n <= 0:
+`)
+	all := map[string][]mutant{"hand.go": {
+		{9, 9, "CONDITIONALS_BOUNDARY"}, {9, 9, "CONDITIONALS_NEGATION"},
+		{11, 9, "CONDITIONALS_NEGATION"},
+		{18, 38, "CONDITIONALS_BOUNDARY"}, {18, 38, "CONDITIONALS_NEGATION"},
+		{21, 42, "ARITHMETIC_BASE"},
+	}}
+	of := sources{
+		mutants: func(pkg string) (map[string][]mutant, error) {
+			require.Equal(t, "cmd/pact-mutants/testdata/hand", pkg)
+			return all, nil
+		},
+		concats: func(pkg string) (map[string]bool, error) {
+			return stringConcats(repoRoot, pkg, []string{"hand.go"})
+		},
+	}
+	patch, why, err := drawOne(repoRoot, "LOG-001", [][]byte{hand}, nil, of)
+	require.NoError(t, err)
+	require.Empty(t, why)
+	require.Contains(t, string(patch), "CONDITIONALS_NEGATION mutant at "+file+":11:9, the least by sha256 of 1 candidates in "+file+", func Sign.")
+	require.Contains(t, string(patch), "-\tcase n == 0:\n+\tcase n != 0:\n")
+	again, _, err := drawOne(repoRoot, "LOG-001", [][]byte{hand}, nil, of)
+	require.NoError(t, err)
+	require.Equal(t, patch, again)
+
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, filepath.Dir(file)), 0o755))
+	src, err := os.ReadFile(filepath.Join(repoRoot, file))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, file), src, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "p.patch"), patch, 0o644))
+	apply := exec.Command("git", "apply", "p.patch")
+	apply.Dir = dir
+	out, err := apply.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+
+	// Sign's one other mutant listed equivalent: the file's are drawn
+	// from, less the string join's -, and the pick among them is the
+	// least by sha256 of the id, so another id may draw another.
+	skip := map[string]bool{file + ":11:9 CONDITIONALS_NEGATION": true}
+	picks := map[string]bool{}
+	for i := range 20 {
+		p, _, err := drawOne(repoRoot, fmt.Sprintf("LOG-%03d", i), [][]byte{hand}, skip, of)
+		require.NoError(t, err)
+		require.Contains(t, string(p), "of 2 candidates in "+file+".")
+		require.NotContains(t, string(p), "ARITHMETIC_BASE")
+		first, _, _ := strings.Cut(string(p), "\n\n")
+		picks[first[strings.Index(first, "v0.6.0's"):strings.Index(first, ", the least")]] = true
+	}
+	require.Len(t, picks, 2, "the two candidates are each drawn for some id")
+
+	_, why, err = drawOne(repoRoot, "LOG-001", [][]byte{hand}, map[string]bool{
+		file + ":11:9 CONDITIONALS_NEGATION": true, file + ":18:38 CONDITIONALS_BOUNDARY": true, file + ":18:38 CONDITIONALS_NEGATION": true}, of)
+	require.NoError(t, err)
+	require.Equal(t, "gremlins makes no mutant of "+file+" but those of its hand-written mutations", why)
+	_, why, err = drawOne(repoRoot, "LOG-001", [][]byte{[]byte("diff --git a/m.sql b/m.sql\n--- a/m.sql\n+++ b/m.sql\n@@ -1 +1 @@\n-a\n+b\n")}, nil, of)
+	require.NoError(t, err)
+	require.Contains(t, why, "change no Go code")
+}
