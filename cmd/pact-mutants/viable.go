@@ -20,8 +20,10 @@ import (
 // these takes a fraction of a second, where type-checking every dependency
 // from source took tens of seconds for a package that imports the board.
 func exportData(root, pkg string) (map[string]string, error) {
-	cmd := exec.Command("go", "list", "-export", "-deps", "-json=ImportPath,Export", "./"+pkg)
-	cmd.Dir = root
+	// From the package's directory: go finds the module that holds it
+	// (sdk/ is a module of its own).
+	cmd := exec.Command("go", "list", "-export", "-deps", "-json=ImportPath,Export", ".")
+	cmd.Dir = filepath.Join(root, pkg)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
