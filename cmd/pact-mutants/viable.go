@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"go/ast"
+	"go/build"
 	"go/importer"
 	"go/parser"
 	"go/token"
@@ -54,6 +55,11 @@ func stringConcats(root, pkg string, files []string) (map[string]bool, error) {
 	fset := token.NewFileSet()
 	var parsed []*ast.File
 	for _, f := range files {
+		// A file of another platform (//go:build !linux) is not compiled
+		// here, and would redeclare what this platform's file declares.
+		if ok, err := build.Default.MatchFile(filepath.Join(root, pkg), f); err != nil || !ok {
+			continue
+		}
 		af, err := parser.ParseFile(fset, filepath.Join(root, pkg, f), nil, parser.SkipObjectResolution)
 		if err != nil {
 			return nil, err
