@@ -172,14 +172,7 @@ func (m *Main) Run(ctx context.Context) error {
 // calls mcp parks while they wait, and its Shutdown is followed by waiting
 // for their answers, which it does not know.
 func (m *Main) serve(ctx context.Context, ln net.Listener, k *kernel.Kernel, mcp *mcpserve.Server) error {
-	srv := &http.Server{
-		Handler:           closeWhenDraining(k, k.Handler()),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       kernel.MaxRequestRead, // a slow body must not hold a connection (SEC-007)
-		IdleTimeout:       120 * time.Second,
-		WriteTimeout:      0, // MCP calls (pact_wait) last up to 50 s
-		ErrorLog:          m.Logger.Named("http").StandardLogger(&hclog.StandardLoggerOptions{InferLevels: true}),
-	}
+	srv := m.httpServer(closeWhenDraining(k, k.Handler()))
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 
@@ -212,6 +205,24 @@ func (m *Main) serve(ctx context.Context, ln net.Listener, k *kernel.Kernel, mcp
 	}
 	m.Logger.Info("stopped")
 	return errors.Join(serveErr, werr)
+}
+
+// httpServer is the board's server of h. Its timeouts: a request's headers
+// within 10 s and the whole request within kernel.MaxRequestRead, so a slow
+// client cannot hold a connection (SEC-007); no write timeout, since held
+// MCP calls (pact_wait, pact_events) answer up to 50 s later; and an idle
+// connection kept for two minutes, longer than any held call, so a client
+// between two held calls keeps its connection (REL-012: idle connections
+// stay open until the drain ends).
+func (m *Main) httpServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       kernel.MaxRequestRead,
+		IdleTimeout:       120 * time.Second,
+		WriteTimeout:      0,
+		ErrorLog:          m.Logger.Named("http").StandardLogger(&hclog.StandardLoggerOptions{InferLevels: true}),
+	}
 }
 
 // drain is the first step of a requested stop (SIGTERM): the board leaves

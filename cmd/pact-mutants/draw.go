@@ -164,10 +164,10 @@ func recvType(e ast.Expr) string {
 	return "?"
 }
 
-// drawOne picks, for contract id, one of gremlins' mutants of the function
-// its first hand-written patch changes (of that patch's file, where the
-// function has none left; then of the next site a hand-written patch
-// changes), never one on a line a hand-written patch changes, one listed as
+// drawOne picks, for contract id, one of gremlins' mutants of the functions
+// its first hand-written patch changes in its first Go file (where they
+// have none left, of the next file a hand-written patch changes), never
+// one on a line a hand-written patch changes, one listed as
 // equivalent (skip, "file:line:column type"), nor a - for a string + (it
 // does not compile). The pick is the candidate whose sha256 of "id
 // file:line:column type" is least: fixed for a tree, and chosen by no one.
@@ -220,7 +220,12 @@ func drawOne(root, id string, hand [][]byte, skip map[string]bool, of sources) (
 		files = append(files, f)
 	}
 	slices.Sort(files)
-	return nil, fmt.Sprintf("gremlins makes no mutant of %s but those of its hand-written mutations", strings.Join(files, ", ")), nil
+	if len(skip) > 0 {
+		return nil, fmt.Sprintf("gremlins makes no mutant of the functions its hand-written mutations change (in %s) "+
+			"but theirs and those in EQUIVALENT, which change nothing the contract names", strings.Join(files, ", ")), nil
+	}
+	return nil, fmt.Sprintf("gremlins makes no mutant of the functions its hand-written mutations change (in %s) "+
+		"but theirs", strings.Join(files, ", ")), nil
 }
 
 // sources says, per package, what gremlins mutates in it (by file name)
@@ -249,8 +254,9 @@ func memo[T any](f func(pkg string) (T, error)) func(pkg string) (T, error) {
 }
 
 // candidates are the mutants drawOne may pick at site s (src is its
-// file): those of the function holding its first changed line, or where
-// none is left, those of its file; scope says which.
+// file): those of the functions holding its changed lines. The rest of the
+// file is other contracts' code, so it is never drawn from. scope names the
+// functions.
 func candidates(s site, src []byte, changed []int, skip map[string]bool, of sources) (usable []mutant, scope string, err error) {
 	pkg := filepath.Dir(s.File)
 	concats, err := of.concats(pkg)
@@ -261,32 +267,26 @@ func candidates(s site, src []byte, changed []int, skip map[string]bool, of sour
 	if err != nil {
 		return nil, "", err
 	}
+	type span struct{ from, to int }
+	var funcs []span
+	var names []string
+	for _, l := range s.Lines {
+		name, from, to, ok := enclosing(src, l)
+		if ok && !slices.Contains(funcs, span{from, to}) {
+			funcs, names = append(funcs, span{from, to}), append(names, name)
+		}
+	}
 	base := filepath.Base(s.File)
 	for _, m := range all[base] {
+		inFunc := slices.ContainsFunc(funcs, func(f span) bool { return f.from <= m.Line && m.Line <= f.to })
 		switch {
-		case slices.Contains(changed, m.Line), skip[s.File+":"+m.String()]:
+		case !inFunc, slices.Contains(changed, m.Line), skip[s.File+":"+m.String()]:
 		case m.Type == "ARITHMETIC_BASE" && concats[fmt.Sprintf("%s:%d:%d", base, m.Line, m.Column)]:
 		default:
 			usable = append(usable, m)
 		}
 	}
-	if len(s.Lines) == 0 {
-		return usable, s.File, nil
-	}
-	name, from, to, ok := enclosing(src, s.Lines[0])
-	if !ok {
-		return usable, s.File, nil
-	}
-	var inFunc []mutant
-	for _, m := range usable {
-		if from <= m.Line && m.Line <= to {
-			inFunc = append(inFunc, m)
-		}
-	}
-	if len(inFunc) == 0 {
-		return usable, s.File, nil
-	}
-	return inFunc, s.File + ", func " + name, nil
+	return usable, s.File + ", func " + strings.Join(names, ", func "), nil
 }
 
 // unifiedDiff is git's diff of one file changed from before to after.
@@ -419,8 +419,8 @@ func readEquivalent(file string) (map[string]map[string]bool, error) {
 	return out, nil
 }
 
-// writeUndrawn adds the contracts of undrawn to the list, keeping its
-// other lines.
+// writeUndrawn writes the contracts of undrawn into the list with their
+// reasons, keeping its other lines.
 func writeUndrawn(file string, undrawn map[string]string) error {
 	if len(undrawn) == 0 {
 		return nil
@@ -437,9 +437,8 @@ func writeUndrawn(file string, undrawn map[string]string) error {
 		}
 	}
 	for id, why := range undrawn {
-		if !slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, id+" ") || strings.HasPrefix(l, id+"\t") }) {
-			lines = append(lines, id+"\t"+why)
-		}
+		lines = slices.DeleteFunc(lines, func(l string) bool { return strings.HasPrefix(l, id+" ") || strings.HasPrefix(l, id+"\t") })
+		lines = append(lines, id+"\t"+why)
 	}
 	head, body := lines[:0:0], []string{}
 	for _, l := range lines {

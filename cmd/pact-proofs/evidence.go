@@ -153,7 +153,7 @@ func runSuite(dir string, s suite, timeout time.Duration, extraEnv []string) (ou
 	if ctx.Err() == context.DeadlineExceeded {
 		return "killed", fmt.Sprintf("%s timed out after %s (a hang counts as a failure)", s.Pkg, timeout), nil, nil, sr
 	}
-	var failed, buildFail, tail []string
+	var failed, buildFail, tail, started []string
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	for sc.Scan() {
@@ -186,6 +186,8 @@ func runSuite(dir string, s suite, timeout time.Duration, extraEnv []string) (ou
 			return "killed", fmt.Sprintf("%s timed out after %s (a hang counts as a failure)", s.Pkg, timeout), nil, nil, sr
 		case e.Test != "" && !strings.Contains(e.Test, "/"):
 			switch e.Action {
+			case "run":
+				started = append(started, e.Test)
 			case "fail":
 				failed = append(failed, e.Test)
 			case "pass":
@@ -202,6 +204,12 @@ func runSuite(dir string, s suite, timeout time.Duration, extraEnv []string) (ou
 		return "broken", "does not compile: " + strings.Join(buildFail, ", ") + ": " + oneLine(strings.Join(tail, " ")), nil, nil, sr
 	case len(failed) > 0:
 		return "killed", "failed: " + strings.Join(failed, " "), nil, nil, sr
+	case cmd.ProcessState != nil && !cmd.ProcessState.Success() && len(unfinished(started, passed, skipped)) > 0:
+		// An evidence test started and the binary ended before it did: a
+		// panic (in the test or in a goroutine of the code it runs). The
+		// test did not pass; unlike a TestMain that fails, it ran.
+		crashed := unfinished(started, passed, skipped)
+		return "killed", "crashed during " + strings.Join(crashed, " ") + ": " + oneLine(lastLines(string(out), stderr.String())), nil, nil, sr
 	case cmd.ProcessState != nil && !cmd.ProcessState.Success() && len(passed)+len(skipped) == 0:
 		// Nothing ran (TestMain failed, or go test could not start): a
 		// mutation that breaks everything proves nothing about its contract.
@@ -268,4 +276,32 @@ func oneLine(s string) string {
 		s = s[:300] + "…"
 	}
 	return s
+}
+
+// unfinished are the tests of started that neither passed nor skipped.
+func unfinished(started, passed, skipped []string) []string {
+	var out []string
+	for _, t := range started {
+		if !slices.Contains(passed, t) && !slices.Contains(skipped, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// lastLines finds the panic's first line in go test -json's output, or the
+// end of stderr.
+func lastLines(jsonOut, stderr string) string {
+	sc := bufio.NewScanner(strings.NewReader(jsonOut))
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var e event
+		if json.Unmarshal(sc.Bytes(), &e) == nil && e.Action == "output" && strings.HasPrefix(e.Output, "panic: ") {
+			return strings.TrimSpace(e.Output)
+		}
+	}
+	if len(stderr) > 300 {
+		stderr = stderr[len(stderr)-300:]
+	}
+	return stderr
 }

@@ -64,7 +64,7 @@ type evidence struct {
 var (
 	headingRe  = regexp.MustCompile(`^## ([A-Z]+-[0-9]{3}) — (.+)$`)
 	evidenceRe = regexp.MustCompile(`^Evidence: (.+)$`)
-	patchRe    = regexp.MustCompile(`^([A-Z]+-[0-9]{3})-([0-9]+)\.patch$`)
+	patchRe    = regexp.MustCompile(`^([A-Z]+-[0-9]{3})-(g?[0-9]+)\.patch$`)
 )
 
 // parseEvidence reads the Evidence lines of the ledger, by contract id.
@@ -156,7 +156,7 @@ func run(root, only string, workers int, timeout time.Duration, timings string, 
 		base := filepath.Base(p)
 		m := patchRe.FindStringSubmatch(base)
 		if m == nil {
-			return fmt.Errorf("%s: a mutation is named <ID>-<n>.patch, e.g. LOG-001-1.patch", p)
+			return fmt.Errorf("%s: a mutation is named <ID>-<n>.patch, or <ID>-g<n>.patch where a tool drew it, e.g. LOG-001-1.patch", p)
 		}
 		name := strings.TrimSuffix(base, ".patch")
 		if wanted != nil && !slices.Contains(wanted, m[1]) && !slices.Contains(wanted, name) {

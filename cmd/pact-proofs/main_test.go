@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -86,4 +87,20 @@ func TestAKillerSubtestRunsAlone(t *testing.T) {
 	require.False(t, ok, "a subtest of a test no longer on the Evidence line is not tried")
 	s, _ = killer{Pkg: "cmd/pact-board", Test: "TestA/a.b (c)"}.suite(all)
 	require.Equal(t, `^(TestA)$/^a\.b \(c\)$`, s.pattern())
+}
+
+// A test binary that panics while an evidence test runs kills the
+// mutation: the test started and never passed. One whose TestMain fails
+// before any test runs is broken: it proves nothing about the contract.
+func TestACrashDuringAnEvidenceTestKillsAndOneBeforeItIsBroken(t *testing.T) {
+	s := suite{Pkg: "./testdata/crash", Funcs: []string{"TestWorkerRuns"}}
+	outcome, detail, _, _, _ := runSuite(".", s, time.Minute, []string{"PROOFS_CRASH=goroutine"})
+	require.Equal(t, "killed", outcome, detail)
+	require.Contains(t, detail, "crashed during TestWorkerRuns: panic: runtime error: index out of range")
+	outcome, detail, _, _, _ = runSuite(".", s, time.Minute, []string{"PROOFS_CRASH=main"})
+	require.Equal(t, "broken", outcome, detail)
+	require.Contains(t, detail, "no evidence test ran")
+	outcome, detail, passed, _, _ := runSuite(".", s, time.Minute, []string{"PROOFS_CRASH="})
+	require.Empty(t, outcome, detail)
+	require.Equal(t, []string{"TestWorkerRuns"}, passed)
 }

@@ -132,6 +132,18 @@ func TestRunnerStopsOnFatalCode(t *testing.T) {
 	require.Empty(t, w.file("ran"))
 }
 
+// A runner whose agent is paused before it starts is refused its first
+// call, pact_whoami, and stops there with the code, as it would later on.
+func TestARunnerPausedBeforeItStartsStopsWithTheCode(t *testing.T) {
+	w := newWorld(t)
+	w.Exec(`UPDATE agents SET status = 'paused' WHERE id = 'runner-web'`)
+	s := w.start(w.env("runner-web", fmt.Sprintf(`echo ran >> %s/ran`, w.dir)))
+	err := s.wait(t)
+	require.ErrorAs(t, err, &stopped{}, "%s", s.log)
+	require.Equal(t, "agent_paused", codeOf(err))
+	require.Empty(t, w.file("ran"))
+}
+
 // Every stop of an agent (kernel.Stops(kernel.AgentAudience)) that the
 // gate answers with a code RUNNER-003 names fatal (system_halted,
 // agent_paused, agent_unknown) stops a runner waiting for work with that

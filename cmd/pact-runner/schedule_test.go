@@ -112,3 +112,13 @@ func TestRunnerPostsSchedulesOnlyInItsProjects(t *testing.T) {
 	require.Contains(t, log, "schedule: not a project of this runner, or production; not posting")
 	require.Zero(t, w.Count(`SELECT count(*) FROM tasks WHERE created_by = 'runner-web'`))
 }
+
+// A schedule entry that names an action posts its task with that action;
+// one that names none, with the board's default (task.work, above).
+func TestAScheduledTaskKeepsItsAction(t *testing.T) {
+	w := newWorld(t)
+	sched := `[{"at":"07:30","title":"Brief {date}","body":"b","action":"report.brief"}]`
+	env := w.env("runner-web", fmt.Sprintf(`echo ran >> %s/ran`, w.dir), "PACT_RUNNER_SCHEDULE", sched)
+	log := w.onceAt(env, time.Date(2026, 11, 29, 7, 30, 0, 0, time.Local))
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM tasks WHERE created_by = 'runner-web' AND action = 'report.brief'`), log)
+}

@@ -72,3 +72,23 @@ func TestEveryToolIsClassifiedAsReadOrWrite(t *testing.T) {
 		require.True(t, pacts.KnownTool(tool.Name), "tool %s is not classified as a read or a write (service_record.go toolWrites)", tool.Name)
 	}
 }
+
+// A tool whose call is a read or a write by its arguments writes with a
+// body and reads without one; every served tool is tried both ways, and
+// those two are pact_note and pact_message, so a tool
+// added later that writes by its body is found, and one that turns it
+// round fails.
+func TestATaskToolWithAnOptionalBodyWritesOnlyWithIt(t *testing.T) {
+	f := setup(t)
+	var byBody []string
+	for _, tool := range boardTools(t, f) {
+		with, without := pacts.ToolWrites(tool.Name), pacts.ToolWritesWithoutABody(tool.Name)
+		if with == without {
+			continue
+		}
+		byBody = append(byBody, tool.Name)
+		require.True(t, with, "%s with a body is a write", tool.Name)
+		require.False(t, without, "%s without a body is a read", tool.Name)
+	}
+	require.ElementsMatch(t, []string{"pact_note", "pact_message"}, byBody)
+}

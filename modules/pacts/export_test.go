@@ -13,3 +13,10 @@ func ToolWrites(name string) bool {
 	w, _ := toolWrites(name, []byte(`{"body":""}`))
 	return w
 }
+
+// ToolWritesWithoutABody is whether toolWrites classifies a call of tool
+// name without a body as a write.
+func ToolWritesWithoutABody(name string) bool {
+	w, _ := toolWrites(name, []byte(`{"task_id":"t"}`))
+	return w
+}

@@ -112,6 +112,20 @@ func TestAStoppedAgentsWebhookIsNeitherSentNorQueued(t *testing.T) {
 	host := webhookPlugin(t, map[string]string{"PACT_WEBHOOK_ALLOW_PRIVATE": "1", "SSL_CERT_FILE": r.caFile})
 	f := setupWith(t, kerneltest.Options{Events: true}, pacts.Options{Notifiers: host})
 	ctx := context.Background()
+	// The control: an agent no stop reached hears the message, so what the
+	// stops below take away is hearing, not a webhook that never sends.
+	t.Run("no stop", func(t *testing.T) {
+		s := seatForStop(t, f, "control", kernel.Stops(kernel.AgentAudience)[0])
+		_, err := f.as(s.agent, pacts.ToolSetDelivery, map[string]any{"mode": "webhook", "url": r.URL + "/" + s.agent})
+		require.NoError(t, err)
+		_, err = f.as("wanda", pacts.ToolPost, map[string]any{"pact_id": s.pact, "body": "heard"})
+		require.NoError(t, err)
+		_, err = f.mod.DeliverDue(ctx)
+		require.NoError(t, err)
+		require.Equal(t, 1, f.Count(`SELECT count(*) FROM pact_sends WHERE agent_id = ? AND sent_at IS NOT NULL`, s.agent),
+			"the message is sent to an agent no stop reached")
+		require.Contains(t, string(r.next(t).body), "heard")
+	})
 	for i, stop := range kernel.Stops(kernel.AgentAudience) {
 		t.Run(string(stop), func(t *testing.T) {
 			s := seatForStop(t, f, fmt.Sprintf("s%d", i), stop)

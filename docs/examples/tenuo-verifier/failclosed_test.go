@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/pactboard/pact/sdk/tenuo"
 )
 
 // failsClosed asserts that a valid, never-used call is refused with 503.
@@ -47,6 +49,23 @@ func TestStaleListRefusesAll(t *testing.T) {
 	e := newEnv(t)
 	e.clock.advance(61 * time.Second)
 	failsClosed(t, e, "list 61 s old")
+}
+
+// A list signed in the future beyond the clock tolerance means a clock is
+// wrong: every call is refused. Up to the tolerance, calls pass.
+func TestAListSignedInTheFutureRefusesAll(t *testing.T) {
+	e := newEnv(t)
+	e.board.set(func(b *fakeBoard) { b.skew = tenuo.ClockTolerance })
+	if err := e.v.refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := stack(t, boardSeed, e.clock.now())
+	if code, msg := e.post(t, signedCall(t, st, "report", goodArgs(), e.clock.now())); code != http.StatusOK {
+		t.Fatalf("a list signed exactly the tolerance ahead: got %d %s, want 200", code, msg)
+	}
+	e.board.set(func(b *fakeBoard) { b.skew = tenuo.ClockTolerance + time.Second })
+	_ = e.v.refresh(context.Background())
+	failsClosed(t, e, "list signed 31 s in the future")
 }
 
 // Before any list has been fetched nothing is accepted.

@@ -46,6 +46,7 @@ type fakeBoard struct {
 	revoked []string
 	version uint64
 	down    bool
+	skew    time.Duration // how far ahead of the clock the board signs its list
 }
 
 func (b *fakeBoard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -60,7 +61,7 @@ func (b *fakeBoard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "down", http.StatusServiceUnavailable)
 			return
 		}
-		body, err := tenuo.SignSRL(&tenuo.SRL{RevokedIDs: b.revoked, Version: b.version, IssuedAt: b.clock.now()}, seed(b.srlSeed))
+		body, err := tenuo.SignSRL(&tenuo.SRL{RevokedIDs: b.revoked, Version: b.version, IssuedAt: b.clock.now().Add(b.skew)}, seed(b.srlSeed))
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
