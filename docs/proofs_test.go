@@ -12,10 +12,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var proofRe = regexp.MustCompile(`^([A-Z]+-[0-9]{3})-([0-9]+)\.patch$`)
+var proofRe = regexp.MustCompile(`^([A-Z]+-[0-9]{3})-(g?)([0-9]+)\.patch$`)
 
-// readMissing reads docs/proofs/MISSING: one contract id a line, first on
-// the line, then why it has no mutation yet; # starts a comment.
+// readMissing reads docs/proofs/MISSING (or UNDRAWN): one contract id a
+// line, first on the line, then why it has no mutation (drawn one) yet; #
+// starts a comment.
 func readMissing(text string) map[string]bool {
 	out := map[string]bool{}
 	for _, line := range strings.Split(text, "\n") {
@@ -30,9 +31,11 @@ func readMissing(text string) map[string]bool {
 // checkProofs returns every problem with the mutations (docs/proofs/README.md):
 // a Current contract with neither a patch nor a line in MISSING, a contract
 // in MISSING that has a patch (the list only shrinks), an id in MISSING that
-// is not a Current contract, and a patch whose name is not <ID>-<n>.patch
-// of a Current contract.
-func checkProofs(contracts []contract, patches []string, missing map[string]bool) []string {
+// is not a Current contract, a patch whose name is not <ID>-<n>.patch or
+// <ID>-g<n>.patch of a Current contract; and the same of the drawn ones
+// (<ID>-g<n>.patch) against UNDRAWN, for every contract with a
+// hand-written patch.
+func checkProofs(contracts []contract, patches []string, missing, undrawn map[string]bool) []string {
 	var problems []string
 	current := map[string]bool{}
 	for _, c := range contracts {
@@ -40,14 +43,16 @@ func checkProofs(contracts []contract, patches []string, missing map[string]bool
 			current[c.ID] = true
 		}
 	}
-	proved := map[string]bool{}
+	proved, drawn := map[string]bool{}, map[string]bool{}
 	for _, p := range patches {
 		m := proofRe.FindStringSubmatch(p)
 		switch {
 		case m == nil:
-			problems = append(problems, fmt.Sprintf("docs/proofs/%s: a mutation is named <ID>-<n>.patch", p))
+			problems = append(problems, fmt.Sprintf("docs/proofs/%s: a mutation is named <ID>-<n>.patch, or <ID>-g<n>.patch where a tool drew it", p))
 		case !current[m[1]]:
 			problems = append(problems, fmt.Sprintf("docs/proofs/%s: %s is not a Current contract", p, m[1]))
+		case m[2] == "g":
+			drawn[m[1]] = true
 		default:
 			proved[m[1]] = true
 		}
@@ -61,16 +66,22 @@ func checkProofs(contracts []contract, patches []string, missing map[string]bool
 			problems = append(problems, c.ID+": a Current contract needs a mutation its evidence kills (docs/proofs/"+c.ID+"-1.patch)")
 		case proved[c.ID] && missing[c.ID]:
 			problems = append(problems, c.ID+": has a mutation now; take it out of docs/proofs/MISSING")
+		case proved[c.ID] && !drawn[c.ID] && !undrawn[c.ID]:
+			problems = append(problems, c.ID+": needs a mutation drawn by a tool (go run ./cmd/pact-mutants -draw "+c.ID+"), or a line in docs/proofs/UNDRAWN saying why none can be")
+		case drawn[c.ID] && undrawn[c.ID]:
+			problems = append(problems, c.ID+": has a drawn mutation now; take it out of docs/proofs/UNDRAWN")
 		}
 	}
-	var ids []string
-	for id := range missing {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	for _, id := range ids {
-		if !current[id] {
-			problems = append(problems, "docs/proofs/MISSING: "+id+" is not a Current contract")
+	for list, ids := range map[string]map[string]bool{"MISSING": missing, "UNDRAWN": undrawn} {
+		var sorted []string
+		for id := range ids {
+			sorted = append(sorted, id)
+		}
+		slices.Sort(sorted)
+		for _, id := range sorted {
+			if !current[id] {
+				problems = append(problems, "docs/proofs/"+list+": "+id+" is not a Current contract")
+			}
 		}
 	}
 	return problems
@@ -95,7 +106,9 @@ func TestEveryCurrentContractHasAMutation(t *testing.T) {
 	}
 	missing, err := os.ReadFile(filepath.Join("proofs", "MISSING"))
 	require.NoError(t, err)
-	require.Empty(t, checkProofs(contracts, patches, readMissing(string(missing))))
+	undrawn, err := os.ReadFile(filepath.Join("proofs", "UNDRAWN"))
+	require.NoError(t, err)
+	require.Empty(t, checkProofs(contracts, patches, readMissing(string(missing)), readMissing(string(undrawn))))
 }
 
 func TestProofCheckerCatchesGaps(t *testing.T) {
@@ -117,13 +130,31 @@ Evidence: docs/docs_test.go TestInvariantLedgerEvidenceExists
 
 ## LOG-005 — proposed
 Status: Proposed
+
+## LOG-006 — proved, one drawn
+Status: Current
+Evidence: docs/docs_test.go TestInvariantLedgerEvidenceExists
+
+## LOG-007 — proved, undrawn and listed
+Status: Current
+Evidence: docs/docs_test.go TestInvariantLedgerEvidenceExists
+
+## LOG-008 — proved, drawn, and still listed undrawn
+Status: Current
+Evidence: docs/docs_test.go TestInvariantLedgerEvidenceExists
 `)
 	require.NoError(t, err)
 	missing := readMissing("# comment\nLOG-003 a note\nLOG-004   # why\nLOG-005\nLOG-999\n")
-	problems := checkProofs(contracts, []string{"LOG-001-1.patch", "LOG-003-2.patch", "LOG-005-1.patch", "log.patch"}, missing)
+	undrawn := readMissing("LOG-007 SQL only\nLOG-008 stale\nLOG-998 gone\n")
+	problems := checkProofs(contracts, []string{"LOG-001-1.patch", "LOG-003-2.patch", "LOG-005-1.patch", "log.patch",
+		"LOG-006-1.patch", "LOG-006-g1.patch", "LOG-007-1.patch", "LOG-008-1.patch", "LOG-008-g1.patch", "LOG-001-x1.patch"}, missing, undrawn)
 	joined := strings.Join(problems, "\n")
-	require.Len(t, problems, 6, "%q", problems)
+	require.Len(t, problems, 10, "%q", problems)
 	for _, want := range []string{
+		"LOG-001: needs a mutation drawn by a tool",
+		"LOG-008: has a drawn mutation now; take it out of docs/proofs/UNDRAWN",
+		"UNDRAWN: LOG-998 is not a Current contract",
+		"LOG-001-x1.patch: a mutation is named",
 		"LOG-002: a Current contract needs a mutation",
 		"LOG-003: has a mutation now",
 		"LOG-005-1.patch: LOG-005 is not a Current contract",

@@ -33,6 +33,9 @@ var (
 type site struct {
 	File  string
 	Lines []int
+	// Added holds, for each line the patch replaces, the lines it puts in
+	// its place: a mutant that writes one of them is the hand-written one.
+	Added map[int][]string
 }
 
 // goSites reads a unified diff and returns each non-test Go file it
@@ -40,40 +43,60 @@ type site struct {
 // line only added, the line it is added before).
 func goSites(patch []byte) []site {
 	var out []site
-	var cur *site
+	cur := -1 // index in out of the file being read; -1 for a file not mutated
 	old := 0
 	added, removed := false, false
+	var block []int        // the lines a run of - lines removes
+	var blockText []string // the + lines that follow them
+	flush := func() {
+		if cur >= 0 && len(block) > 0 && len(blockText) > 0 {
+			for _, l := range block {
+				out[cur].Added[l] = blockText
+			}
+		}
+		block, blockText = nil, nil
+	}
 	sc := bufio.NewScanner(strings.NewReader(string(patch)))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		l := sc.Text()
 		switch {
 		case strings.HasPrefix(l, "+++ "):
-			cur = nil
+			flush()
+			cur = -1
 			f := strings.TrimPrefix(strings.TrimPrefix(l, "+++ "), "b/")
 			if strings.HasSuffix(f, ".go") && !strings.HasSuffix(f, "_test.go") {
-				out = append(out, site{File: f})
-				cur = &out[len(out)-1]
+				out = append(out, site{File: f, Added: map[int][]string{}})
+				cur = len(out) - 1
 			}
 		case strings.HasPrefix(l, "--- "):
 		case hunkRe.MatchString(l):
+			flush()
 			n, _ := strconv.Atoi(hunkRe.FindStringSubmatch(l)[1])
 			old, added, removed = n, false, false
-		case cur == nil:
+		case cur < 0:
 		case strings.HasPrefix(l, "-"):
-			cur.Lines = append(cur.Lines, old)
+			if added {
+				flush()
+				added = false
+			}
+			out[cur].Lines = append(out[cur].Lines, old)
+			block = append(block, old)
 			old++
 			removed = true
 		case strings.HasPrefix(l, "+"):
 			if !added && !removed {
-				cur.Lines = append(cur.Lines, old)
+				out[cur].Lines = append(out[cur].Lines, old)
 			}
+			blockText = append(blockText, strings.TrimSpace(l[1:]))
 			added = true
 		default:
+			flush()
 			old++
 			added, removed = false, false
 		}
 	}
+	flush()
 	return out
 }
 
@@ -167,8 +190,8 @@ func recvType(e ast.Expr) string {
 // drawOne picks, for contract id, one of gremlins' mutants of the functions
 // its first hand-written patch changes in its first Go file (where they
 // have none left, of the next file a hand-written patch changes), never
-// one on a line a hand-written patch changes, one listed as
-// equivalent (skip, "file:line:column type"), nor a - for a string + (it
+// one on a line a hand-written patch changes, one passed over
+// (skip, "file:line:column type"), nor a - for a string + (it
 // does not compile). The pick is the candidate whose sha256 of "id
 // file:line:column type" is least: fixed for a tree, and chosen by no one.
 // It returns the patch's text, or why none could be drawn.
@@ -222,7 +245,7 @@ func drawOne(root, id string, hand [][]byte, skip map[string]bool, of sources) (
 	slices.Sort(files)
 	if len(skip) > 0 {
 		return nil, fmt.Sprintf("gremlins makes no mutant of the functions its hand-written mutations change (in %s) "+
-			"but theirs and those in EQUIVALENT, which change nothing the contract names", strings.Join(files, ", ")), nil
+			"but theirs and those passed over (docs/proofs/PASSED-OVER)", strings.Join(files, ", ")), nil
 	}
 	return nil, fmt.Sprintf("gremlins makes no mutant of the functions its hand-written mutations change (in %s) "+
 		"but theirs", strings.Join(files, ", ")), nil
@@ -277,16 +300,38 @@ func candidates(s site, src []byte, changed []int, skip map[string]bool, of sour
 		}
 	}
 	base := filepath.Base(s.File)
+	var onChanged []mutant
 	for _, m := range all[base] {
 		inFunc := slices.ContainsFunc(funcs, func(f span) bool { return f.from <= m.Line && m.Line <= f.to })
 		switch {
-		case !inFunc, slices.Contains(changed, m.Line), skip[s.File+":"+m.String()]:
+		case !inFunc, skip[s.File+":"+m.String()]:
 		case m.Type == "ARITHMETIC_BASE" && concats[fmt.Sprintf("%s:%d:%d", base, m.Line, m.Column)]:
+		case slices.Contains(changed, m.Line):
+			if !handWritten(src, m, s.Added[m.Line]) {
+				onChanged = append(onChanged, m)
+			}
 		default:
 			usable = append(usable, m)
 		}
 	}
-	return usable, s.File + ", func " + strings.Join(names, ", func "), nil
+	scope = s.File + ", func " + strings.Join(names, ", func ")
+	if len(usable) == 0 && len(onChanged) > 0 {
+		// The functions hold no other operator: another mutation of a line
+		// the hand-written patch changes is still the tool's choice.
+		return onChanged, scope + ", on the lines the hand-written patch changes (none else has a mutant)", nil
+	}
+	return usable, scope, nil
+}
+
+// handWritten reports whether mutant m of src writes one of the lines the
+// hand-written patch puts in place of m's line (added): the same mutation.
+func handWritten(src []byte, m mutant, added []string) bool {
+	mutated, err := mutate(src, m.Line, m.Column, m.Type)
+	if err != nil {
+		return true // one that cannot be made is never drawn
+	}
+	lines := strings.Split(string(mutated), "\n")
+	return m.Line <= len(lines) && slices.Contains(added, strings.TrimSpace(lines[m.Line-1]))
 }
 
 // unifiedDiff is git's diff of one file changed from before to after.
@@ -347,13 +392,17 @@ func draw(root, gremlins string, env []string, ids []string, work string, w io.W
 			return stringConcats(root, pkg, files)
 		}),
 	}
-	skip, err := readEquivalent(filepath.Join(dir, "EQUIVALENT"))
+	skip, err := readPassedOver(filepath.Join(dir, "PASSED-OVER"))
 	if err != nil {
 		return err
 	}
 	undrawn := map[string]string{}
+	byHand, err := undrawnByHand(filepath.Join(dir, "UNDRAWN"))
+	if err != nil {
+		return err
+	}
 	for _, id := range ids {
-		if drawn[id] {
+		if drawn[id] || byHand[id] {
 			continue
 		}
 		names := hand[id]
@@ -385,16 +434,18 @@ func draw(root, gremlins string, env []string, ids []string, work string, w io.W
 		if err := os.WriteFile(filepath.Join(dir, id+"-g1.patch"), patch, 0o644); err != nil {
 			return err
 		}
+		undrawn[id] = "" // drawn now: out of the list
 		first, _, _ := strings.Cut(string(patch), "\n\n")
 		fmt.Fprintf(w, "%s-g1: %s\n", id, strings.ReplaceAll(first, "\n", " "))
 	}
 	return writeUndrawn(filepath.Join(dir, "UNDRAWN"), undrawn)
 }
 
-// readEquivalent reads docs/proofs/EQUIVALENT: a drawn mutant found
-// equivalent a line, "ID file:line:column TYPE why", which -draw passes
-// over for that contract; # starts a comment.
-func readEquivalent(file string) (map[string]map[string]bool, error) {
+// readPassedOver reads docs/proofs/PASSED-OVER: a drawn mutant -draw passes
+// over a line, "ID file:line:column TYPE why": one that changes nothing the
+// contract names, or one its evidence kills only by hanging until the
+// proofs' bound; # starts a comment.
+func readPassedOver(file string) (map[string]map[string]bool, error) {
 	data, err := os.ReadFile(file)
 	if errors.Is(err, os.ErrNotExist) {
 		return map[string]map[string]bool{}, nil
@@ -419,8 +470,29 @@ func readEquivalent(file string) (map[string]map[string]bool, error) {
 	return out, nil
 }
 
+// undrawnByHand are the contracts UNDRAWN lists with a reason a person
+// wrote, starting "by hand:" (a contract about the code's structure, which
+// no operator's mutant can break): -draw leaves them alone.
+func undrawnByHand(file string) (map[string]bool, error) {
+	data, err := os.ReadFile(file)
+	if errors.Is(err, os.ErrNotExist) {
+		return map[string]bool{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, line := range strings.Split(string(data), "\n") {
+		if id, why, ok := strings.Cut(line, "\t"); ok && strings.HasPrefix(why, "by hand:") {
+			out[id] = true
+		}
+	}
+	return out, nil
+}
+
 // writeUndrawn writes the contracts of undrawn into the list with their
-// reasons, keeping its other lines.
+// reasons (one with none was drawn, and leaves the list), keeping its
+// other lines.
 func writeUndrawn(file string, undrawn map[string]string) error {
 	if len(undrawn) == 0 {
 		return nil
@@ -433,12 +505,16 @@ func writeUndrawn(file string, undrawn map[string]string) error {
 	if len(old) == 0 {
 		lines = []string{
 			"# Current contracts with a hand-written mutation but none drawn by a tool (docs/proofs/README.md,",
-			"# \"Drawn by a tool\"): the contract's id, then why. docs/proofs_test.go checks the list.",
+			"# \"Drawn by a tool\"): the contract's id, a tab, then why. pact-mutants -draw writes the lines it",
+			"# could not draw; a reason starting \"by hand:\" is a person's, and -draw leaves that contract alone.",
+			"# docs/proofs_test.go checks the list against the ledger and the patches.",
 		}
 	}
 	for id, why := range undrawn {
 		lines = slices.DeleteFunc(lines, func(l string) bool { return strings.HasPrefix(l, id+" ") || strings.HasPrefix(l, id+"\t") })
-		lines = append(lines, id+"\t"+why)
+		if why != "" {
+			lines = append(lines, id+"\t"+why)
+		}
 	}
 	head, body := lines[:0:0], []string{}
 	for _, l := range lines {

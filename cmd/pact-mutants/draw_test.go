@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,7 +41,7 @@ diff --git a/migrations/001.sql b/migrations/001.sql
 -select 1;
 +select 2;
 `
-	require.Equal(t, []site{{File: "core/x/x.go", Lines: []int{11, 31}}}, goSites([]byte(patch)))
+	require.Equal(t, []site{{File: "core/x/x.go", Lines: []int{11, 31}, Added: map[int][]string{11: {"if a >= 0 {"}}}}, goSites([]byte(patch)))
 }
 
 // The draw takes, in the function a hand-written patch changes, the
@@ -111,17 +112,48 @@ func TestADrawIsFixedAndChosenByNoOne(t *testing.T) {
 	}
 	require.GreaterOrEqual(t, len(picks), 2, "the candidates are drawn for different ids")
 
-	// Sign's one other mutant listed equivalent: none is left in the
-	// function, and the rest of the file is never drawn from.
-	_, why, err = drawOne(repoRoot, "LOG-001", [][]byte{hand}, map[string]bool{file + ":11:9 CONDITIONALS_NEGATION": true}, of)
+	// Sign's one other mutant passed over: the function has no other, so
+	// another mutation of the hand-written patch's line is drawn, never the
+	// hand-written one itself (9:9 CONDITIONALS_BOUNDARY, < to <=).
+	p, why, err := drawOne(repoRoot, "LOG-001", [][]byte{hand}, map[string]bool{file + ":11:9 CONDITIONALS_NEGATION": true}, of)
+	require.NoError(t, err)
+	require.Empty(t, why)
+	require.Contains(t, string(p), "CONDITIONALS_NEGATION mutant at "+file+":9:9, the least by sha256 of 1 candidates in "+file+
+		", func Sign, on the lines the hand-written patch changes (none else has a mutant).")
+	_, why, err = drawOne(repoRoot, "LOG-001", [][]byte{hand}, map[string]bool{
+		file + ":11:9 CONDITIONALS_NEGATION": true, file + ":9:9 CONDITIONALS_NEGATION": true}, of)
 	require.NoError(t, err)
 	require.Equal(t, "gremlins makes no mutant of the functions its hand-written mutations change (in "+file+") "+
-		"but theirs and those in EQUIVALENT, which change nothing the contract names", why)
+		"but theirs and those passed over (docs/proofs/PASSED-OVER)", why)
+	// Join's one mutant, - for its string +, does not compile.
 	_, why, err = drawOne(repoRoot, "LOG-001", [][]byte{[]byte(strings.Replace(string(hand), "@@ -9,1 +9,1 @@\n-\tcase n < 0:\n+\tcase n <= 0:\n",
-		"@@ -18,1 +18,1 @@\n-func Untested(n int) bool { return n > 1 }\n+func Untested(n int) bool { return n >= 1 }\n", 1))}, nil, of)
+		"@@ -21,1 +21,1 @@\n-func Join(a, b string) string { return a + b }\n+func Join(a, b string) string { return b + a }\n", 1))}, nil, of)
 	require.NoError(t, err)
 	require.Equal(t, "gremlins makes no mutant of the functions its hand-written mutations change (in "+file+") but theirs", why)
 	_, why, err = drawOne(repoRoot, "LOG-001", [][]byte{[]byte("diff --git a/m.sql b/m.sql\n--- a/m.sql\n+++ b/m.sql\n@@ -1 +1 @@\n-a\n+b\n")}, nil, of)
 	require.NoError(t, err)
 	require.Contains(t, why, "change no Go code")
+}
+
+// UNDRAWN keeps its comments and other lines, takes a contract with its
+// reason, replaces a reason, and drops a contract drawn since.
+func TestTheUndrawnListShrinksAndKeepsItsReasons(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "UNDRAWN")
+	require.NoError(t, writeUndrawn(file, map[string]string{"LOG-002": "SQL only", "LOG-001": "no mutant"}))
+	require.NoError(t, writeUndrawn(file, map[string]string{"LOG-001": "", "LOG-003": "no Go", "LOG-002": "still SQL only"}))
+	data, err := os.ReadFile(file)
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	require.True(t, strings.HasPrefix(lines[0], "#"))
+	require.Equal(t, []string{"LOG-002\tstill SQL only", "LOG-003\tno Go"},
+		slices.DeleteFunc(lines, func(l string) bool { return strings.HasPrefix(l, "#") }))
+}
+
+// A contract listed in UNDRAWN by hand is never drawn.
+func TestAContractUndrawnByHandIsLeftAlone(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "UNDRAWN")
+	require.NoError(t, os.WriteFile(file, []byte("# c\nARCH-005\tby hand: structural\nLOG-001\tno mutant\n"), 0o644))
+	got, err := undrawnByHand(file)
+	require.NoError(t, err)
+	require.Equal(t, map[string]bool{"ARCH-005": true}, got)
 }

@@ -135,20 +135,24 @@ func running(t *testing.T, b *board) {
 	t.Cleanup(func() { stop(); <-done })
 }
 
-// warm enqueues until live carries one: then the board's listener hears
+// warm enqueues until live carries two: then the board's listener hears
 // the outbox, and the stream is open.
 func warm(t *testing.T, b *board, live *consoletest.Live) {
 	deadline := time.After(15 * time.Second)
-	for {
+	// Two of them: a stream that ended after its first write would pass
+	// every test of its ending.
+	for carried := 0; ; {
 		id := enqueue(t, b, outbox.Notification{Kind: outbox.PactUnread, ProjectID: "rocket", HumanID: "bea", Title: "t"})
 		select {
 		case ev := <-live.Events:
 			if ev.ID == id {
-				return
+				if carried++; carried == 2 {
+					return
+				}
 			}
 		case <-time.After(200 * time.Millisecond):
 		case <-deadline:
-			t.Fatal("the live stream carries nothing")
+			t.Fatal("the live stream carried fewer than two events in 15 s")
 		}
 	}
 }
