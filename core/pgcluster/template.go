@@ -87,3 +87,11 @@ func (c *Cluster) writeTemplate(tmpl string) error {
 	}
 	return nil
 }
+
+// dropTemplate removes this cluster's template, so that the next
+// throwaway runs initdb again.
+func (c *Cluster) dropTemplate() {
+	if tmpl, err := c.templateDir(); err == nil {
+		_ = os.RemoveAll(tmpl)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -68,4 +69,35 @@ func TestASecondTemplateWriterKeepsTheFirstOnes(t *testing.T) {
 	left, err := filepath.Glob(filepath.Join(dir, "template.staging-*"))
 	require.NoError(t, err)
 	require.Empty(t, left)
+}
+
+// A template a server cannot start from (damaged on disk) is dropped when
+// the throwaway fails, and the next throwaway writes it again and starts.
+// TMPDIR points both at a directory of this test's, so no other test
+// binary's template is touched.
+func TestADamagedTemplateIsWrittenAgain(t *testing.T) {
+	root, err := os.MkdirTemp("", "pact-template-root-")
+	require.NoError(t, err)
+	require.NoError(t, os.Chmod(root, 0o755))
+	t.Cleanup(func() { _ = os.RemoveAll(root) })
+	t.Setenv("TMPDIR", root)
+	ctx := context.Background()
+	a, err := StartThrowaway(ctx)
+	require.NoError(t, err)
+	tmpl, err := a.templateDir()
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(tmpl, root), "the template is under this test's TMPDIR")
+	a.Destroy()
+	require.NoError(t, os.Remove(filepath.Join(tmpl, "data", "global", "pg_control")))
+
+	_, err = StartThrowaway(ctx)
+	require.ErrorContains(t, err, "exited before it accepted connections", "no server starts without pg_control, and it says so at once")
+	_, err = os.Stat(tmpl)
+	require.ErrorIs(t, err, os.ErrNotExist, "the damaged template is dropped")
+
+	b, err := StartThrowaway(ctx)
+	require.NoError(t, err)
+	defer b.Destroy()
+	_, err = os.Stat(filepath.Join(tmpl, "data", "global", "pg_control"))
+	require.NoError(t, err, "written again")
 }

@@ -49,11 +49,39 @@ func StartThrowaway(ctx context.Context) (*Throwaway, error) {
 	if err := t.spawn(); err != nil {
 		return fail(err)
 	}
-	if err := t.waitReady(ctx); err != nil {
+	if err := t.waitStarted(ctx); err != nil {
 		t.Destroy()
+		// A server that does not start from the template's copy may have
+		// met a damaged template: the next throwaway writes it again.
+		t.dropTemplate()
 		return nil, err
 	}
 	return t, nil
+}
+
+// waitStarted waits until the server accepts connections, or says at once
+// that it exited before it did, with the end of its log.
+func (t *Throwaway) waitStarted(ctx context.Context) error {
+	ready, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-t.done:
+			cancel()
+		case <-ready.Done():
+		}
+	}()
+	err := t.waitReady(ready)
+	select {
+	case <-t.done:
+		log, _ := os.ReadFile(filepath.Join(t.Dir, "postgres.log"))
+		if len(log) > 2000 {
+			log = log[len(log)-2000:]
+		}
+		return fmt.Errorf("throwaway PostgreSQL exited before it accepted connections:\n%s", log)
+	default:
+		return err
+	}
 }
 
 // Destroy stops the server (fast shutdown) and removes the directory.
