@@ -127,14 +127,19 @@ func TestLoadRefusesBadValues(t *testing.T) {
 		{"PACT_PPROF_ADDR", "6060", "expected host:port"},
 		{"PACT_PPROF_ADDR", "localhost:pprof", "expected host:port"},
 	} {
-		t.Run(tt.name+"="+tt.value, func(t *testing.T) {
-			_, err := boot.Load(env(map[string]string{tt.name: tt.value}))
-			require.Error(t, err)
-			require.Equal(t, errs.InvalidRequest, errs.CodeOf(err))
-			require.Contains(t, err.Error(), tt.name+":")
-			require.Contains(t, err.Error(), tt.want)
-		})
+		t.Run(tt.name+"="+tt.value, func(t *testing.T) { requireRefused(t, tt.name, tt.value, tt.want) })
 	}
+}
+
+// requireRefused checks that Load refuses name=value as invalid_request,
+// naming the variable and saying want.
+func requireRefused(t *testing.T, name, value, want string) {
+	t.Helper()
+	_, err := boot.Load(env(map[string]string{name: value}))
+	require.Error(t, err)
+	require.Equal(t, errs.InvalidRequest, errs.CodeOf(err))
+	require.Contains(t, err.Error(), name+":")
+	require.Contains(t, err.Error(), want)
 }
 
 func TestSMTPURL(t *testing.T) {
