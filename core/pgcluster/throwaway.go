@@ -64,16 +64,19 @@ func StartThrowaway(ctx context.Context) (*Throwaway, error) {
 func (t *Throwaway) waitStarted(ctx context.Context) error {
 	ready, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// The watcher holds this server's done channel: a later spawn replaces
+	// t.done while the watcher may not yet have run.
+	done := t.done
 	go func() {
 		select {
-		case <-t.done:
+		case <-done:
 			cancel()
 		case <-ready.Done():
 		}
 	}()
 	err := t.waitReady(ready)
 	select {
-	case <-t.done:
+	case <-done:
 		log, _ := os.ReadFile(filepath.Join(t.Dir, "postgres.log"))
 		if len(log) > 2000 {
 			log = log[len(log)-2000:]
