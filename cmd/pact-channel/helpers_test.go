@@ -143,7 +143,10 @@ func (w *world) start(env []string) *proc {
 		t.Fatalf("pact-channel did not answer initialize; its stderr:\n%s", p.stderr)
 	}
 	p.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	p.waitLog(t, "the pact stream is open", 1)
+	// On a board that is up the stream opens at the first try, within
+	// milliseconds: a refusal fails now, and a stream that never says it
+	// is open fails after 20 s, not after waitLog's minute.
+	p.waitLogUnless(t, "the pact stream is open", 1, "the pact stream did not open", 20*time.Second)
 	return p
 }
 
@@ -156,10 +159,23 @@ func (p *proc) send(t testing.TB, line string) {
 // waitLog waits until pact-channel's stderr holds what n times.
 func (p *proc) waitLog(t testing.TB, what string, n int) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for strings.Count(p.stderr.String(), what) < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("pact-channel never logged %q %d times; its stderr:\n%s", what, n, p.stderr)
+	p.waitLogUnless(t, what, n, "", time.Minute)
+}
+
+// waitLogUnless is waitLog that fails as soon as stderr holds unless (when
+// not empty) before what has come n times, and after bound.
+func (p *proc) waitLogUnless(t testing.TB, what string, n int, unless string, bound time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(bound)
+	for {
+		log := p.stderr.String()
+		switch {
+		case strings.Count(log, what) >= n:
+			return
+		case unless != "" && strings.Contains(log, unless):
+			t.Fatalf("pact-channel logged %q before %q; its stderr:\n%s", unless, what, log)
+		case time.Now().After(deadline):
+			t.Fatalf("pact-channel never logged %q %d times; its stderr:\n%s", what, n, log)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -281,6 +281,27 @@ func startProcess(w *world, env map[string]string, opts notify.Options) *kernelt
 }
 
 // eventually fails t unless cond holds within d.
+// fallsToZero waits until count is zero, for at most d, and fails at once
+// when count has not fallen for stall: work that makes no progress at all
+// is reported then, not at d.
+func fallsToZero(t testing.TB, d, stall time.Duration, count func() int, format string, args ...any) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	least, since := count(), time.Now()
+	for least > 0 {
+		switch {
+		case time.Now().After(deadline):
+			t.Fatalf("timed out after %v with %d left: %s", d, least, fmt.Sprintf(format, args...))
+		case time.Since(since) > stall:
+			t.Fatalf("%d left, and none settled in the last %v: %s", least, stall, fmt.Sprintf(format, args...))
+		}
+		time.Sleep(10 * time.Millisecond)
+		if n := count(); n < least {
+			least, since = n, time.Now()
+		}
+	}
+}
+
 func eventually(t testing.TB, d time.Duration, cond func() bool, format string, args ...any) {
 	t.Helper()
 	deadline := time.Now().Add(d)

@@ -144,6 +144,8 @@ type receiver struct {
 	*httptest.Server
 	status atomic.Int32
 	got    chan delivered
+	// accepted counts the deliveries answered 2xx, each before its answer.
+	accepted atomic.Int64
 	// caFile is its certificate, for the plugin's SSL_CERT_FILE.
 	caFile string
 }
@@ -154,7 +156,11 @@ func newReceiver(t *testing.T) *receiver {
 	r.Server = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, _ := io.ReadAll(req.Body)
 		r.got <- delivered{header: req.Header.Clone(), body: body}
-		w.WriteHeader(int(r.status.Load()))
+		status := int(r.status.Load())
+		if status < 300 {
+			r.accepted.Add(1)
+		}
+		w.WriteHeader(status)
 	}))
 	t.Cleanup(r.Close)
 	r.caFile = filepath.Join(t.TempDir(), "ca.pem")
@@ -174,6 +180,30 @@ func (r *receiver) next(t *testing.T) delivered {
 	case <-time.After(45 * time.Second):
 		t.Fatal("no delivery within 45 s")
 		return delivered{}
+	}
+}
+
+// nextNoneLost is next for a receiver that every webhook of f's agents
+// posts to: it fails as soon as f has marked more sends sent than the
+// receiver accepted, since a send marked sent that never arrived would
+// otherwise be found only at next's bound.
+func (r *receiver) nextNoneLost(t *testing.T, f *fixture) delivered {
+	t.Helper()
+	deadline := time.After(45 * time.Second)
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case d := <-r.got:
+			return d
+		case <-deadline:
+			t.Fatal("no delivery within 45 s")
+			return delivered{}
+		case <-tick.C:
+			if sent := f.Count(`SELECT count(*) FROM pact_sends WHERE sent_at IS NOT NULL`); int64(sent) > r.accepted.Load() {
+				t.Fatalf("%d sends are marked sent and the receiver accepted %d", sent, r.accepted.Load())
+			}
+		}
 	}
 }
 
