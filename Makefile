@@ -172,7 +172,7 @@ staticcheck:
 # longest go first (docs/proofs/KILLERS); RECORD=1 rewrites that file from
 # the run.
 ONLY ?=
-PROOFS_WORKERS ?= 2
+PROOFS_WORKERS ?= 3
 RECORD ?=
 proofs:
 	$(GO) run ./cmd/pact-proofs -workers $(PROOFS_WORKERS) -only '$(ONLY)' $(if $(RECORD),-record)

@@ -144,6 +144,15 @@ func TestAPersonTakesPartFromASeat(t *testing.T) {
 	f := setup(t)
 	id := ok(t, f.adm("ana", "POST", "/pacts", map[string]any{"project_id": "web", "name": "Mixed", "purpose": "p", "prefix": "A",
 		"invite": []any{map[string]any{"agent_id": "wanda", "prefix": "W"}, map[string]any{"human_id": "vic", "prefix": "V"}}}))["pact_id"].(string)
+	// The log says which pact a person set up; a refused set-up names none.
+	require.Equal(t, 1, f.Count(`SELECT count(*) FROM entries e JOIN payloads p ON p.id = e.payload_ref
+		WHERE e.action = 'admin.pact.create' AND e.outcome = 'ok' AND e.actor = 'human:ana' AND p.content->>'pact_id' = ?`, id),
+		"the set-up's entry names the new pact")
+	refused(t, f.adm("ana", "POST", "/pacts", map[string]any{"project_id": "web", "name": "Twice", "purpose": "p", "prefix": "A",
+		"invite": []any{map[string]any{"agent_id": "wanda", "prefix": "A"}}}), http.StatusConflict, "id_taken")
+	require.Equal(t, 1, f.Count(`SELECT count(*) FROM entries e JOIN payloads p ON p.id = e.payload_ref
+		WHERE e.action = 'admin.pact.create' AND e.outcome <> 'ok' AND p.content->>'pact_id' IS NULL`),
+		"a refused set-up's entry names no pact")
 	_, err := f.as("wanda", pacts.ToolJoin, map[string]any{"pact_id": id})
 	require.NoError(t, err)
 	refused(t, f.adm("vic", "POST", "/pacts/"+id+"/messages", map[string]any{"body": "hi"}), http.StatusForbidden, "forbidden")
