@@ -3,9 +3,10 @@ package credentials_test
 import (
 	"context"
 	"encoding/json"
-	"github.com/pactboard/pact/core/kernel/kerneltest"
 	"net/http"
 	"testing"
+
+	"github.com/pactboard/pact/core/kernel/kerneltest"
 
 	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
@@ -188,15 +189,8 @@ func TestAFailedExportLeavesTheClaimToCommit(t *testing.T) {
 // With no export format, a claim carries nothing of credentials: no
 // credential and no note (docs/specs/behavior.md §13, test_credential_conformance).
 func TestClaimsCarryNothingWithoutAnExportFormat(t *testing.T) {
-	ctx := context.Background()
 	f := setup(t, nil, noPlugins{})
-	_, err := f.mod.AddAgentKey(ctx, "ana", "code-web", pubKeyText("code-web"))
-	require.NoError(t, err)
-	out := map[string]any{}
-	require.NoError(t, f.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		publishClaim(t, f.Kernel, ctx, tx, seams.Claimed{AgentID: "code-web", MandateID: f.Root("code-web")}, out)
-		return nil
-	}))
+	out := claimAnswer(t, f)
 	require.Empty(t, out)
 }
 
