@@ -73,7 +73,10 @@ func (t *Tx) Pipeline(ctx context.Context, steps ...Step) error {
 }
 
 // Commit runs last and commits, in one round trip, and gives the connection
-// back. When a step fails nothing commits and its error is returned.
+// back. When a statement fails, this round trip's or an earlier one's,
+// nothing commits and its error is returned. A Rows func of last runs
+// after the server has committed: its error comes wrapped in
+// ErrReadAfterCommit, since the change is in the database.
 func (t *Tx) Commit(ctx context.Context, last ...Step) error {
 	if t.done {
 		return sql.ErrTxDone
@@ -149,14 +152,26 @@ func (t *Tx) send(ctx context.Context, begin string, steps []Step, commit string
 			label = append(label, commit)
 		}
 		t.d.trips.add(strings.Join(label, " ⏎ "))
-		return t.read(conn, conn.PgConn().ExecBatch(ctx, &b), begin != "", steps)
+		return t.read(conn, conn.PgConn().ExecBatch(ctx, &b), begin != "", steps, commit != "")
 	})
 }
 
+// ErrReadAfterCommit marks a Commit whose transaction did commit, but whose
+// last steps' rows a Rows func then failed to read: the change is in the
+// database, so the caller must not act as if it were not (by retrying it).
+var ErrReadAfterCommit = errors.New("db: the transaction committed, then reading a step's rows failed")
+
+// errCommitRolledBack is Commit's error when the server answered COMMIT with
+// ROLLBACK: an earlier statement failed and left the transaction aborted, so
+// nothing of it committed. (pgx's own Tx.Commit reports it the same way.)
+var errCommitRolledBack = fmt.Errorf("db: nothing committed, an earlier statement of the transaction failed: %w", pgx.ErrTxCommitRollback)
+
 // read reads a batch's results: BEGIN's (when hasBegin), one per step, and
-// COMMIT's. It returns the first error, the server's or a step's.
-func (t *Tx) read(conn *pgx.Conn, mrr *pgconn.MultiResultReader, hasBegin bool, steps []Step) error {
+// COMMIT's (when hasCommit). It returns the first error, the server's or a
+// step's Rows func's, naming the statement it came from.
+func (t *Tx) read(conn *pgx.Conn, mrr *pgconn.MultiResultReader, hasBegin bool, steps []Step, hasCommit bool) error {
 	var first error
+	unread, committed := false, false
 	i := 0
 	if hasBegin {
 		i = -1
@@ -166,26 +181,50 @@ func (t *Tx) read(conn *pgx.Conn, mrr *pgconn.MultiResultReader, hasBegin bool, 
 		var err error
 		if i >= 0 && i < len(steps) && steps[i].Rows != nil && first == nil {
 			rows := pgx.RowsFromResultReader(conn.TypeMap(), rr)
-			err = steps[i].Rows(t, rows)
+			ferr := steps[i].Rows(t, rows)
 			rows.Close()
-			if err == nil {
-				err = rows.Err()
+			// The server's error wins: after it nothing runs, so nothing commits.
+			if err = rows.Err(); err == nil && ferr != nil {
+				err, unread = ferr, true
 			}
 		} else {
-			_, err = rr.Close()
+			var tag pgconn.CommandTag
+			tag, err = rr.Close()
+			if hasCommit && i == len(steps) && err == nil {
+				committed = tag.String() == "COMMIT"
+				if !committed {
+					err = errCommitRolledBack
+				}
+			}
 		}
 		if err != nil && first == nil {
-			first = err
-			if i >= 0 && i < len(steps) {
-				first = fmt.Errorf("%w (in %s)", err, firstLine(steps[i].SQL))
-			}
+			first = named(err, i, steps, hasCommit)
 		}
 		i++
 	}
+	// A statement that fails before it yields a result (one without rows,
+	// or refused as it is bound) ends the batch here: it is the i-th.
 	if err := mrr.Close(); err != nil && first == nil {
-		first = err
+		first = named(err, i, steps, hasCommit)
+	}
+	if unread && committed {
+		return fmt.Errorf("%w: %w", ErrReadAfterCommit, first)
 	}
 	return first
+}
+
+// named adds the batch's statement at i (BEGIN at -1 when hasBegin, COMMIT
+// just past the steps when hasCommit) to err.
+func named(err error, i int, steps []Step, hasCommit bool) error {
+	switch {
+	case i >= 0 && i < len(steps):
+		return fmt.Errorf("%w (in %s)", err, firstLine(steps[i].SQL))
+	case i < 0:
+		return fmt.Errorf("%w (in begin)", err)
+	case i == len(steps) && hasCommit:
+		return fmt.Errorf("%w (in commit)", err)
+	}
+	return err
 }
 
 // queue adds s to b in the database's statement mode: prepared, a named

@@ -81,11 +81,11 @@ func TestAStepsRowsErrorFailsItsTransaction(t *testing.T) {
 	require.Equal(t, 0, count())
 }
 
-// A step whose statement returns rows and fails as it runs fails the call
-// with the server's error, which names the statement: its first line,
-// trimmed, cut to 80 characters; also when the error comes after rows the
-// step read. (A statement without rows, or one refused before it runs,
-// fails the call unnamed: pgx reports its error before any result.)
+// A step whose statement fails fails the call with the server's error,
+// which names the statement: its first line, trimmed, cut to 80
+// characters. So it does whether the statement returns rows or not (pgx
+// reports a statement without rows before any result of it), whether the
+// error comes after rows the step read, and for a COMMIT.
 func TestAFailedStepsErrorNamesItsStatement(t *testing.T) {
 	ctx := context.Background()
 	d, count := pipelineDB(t, db.Unprepared)
@@ -103,10 +103,21 @@ func TestAFailedStepsErrorNamesItsStatement(t *testing.T) {
 		require.Equal(t, 0, count())
 	}
 
+	// Without rows: the second insert fails, not the first or a later one.
+	_, err := d.Begin(ctx, insertThing("a"), insertThing("a"), insertThing("z"))
+	require.Equal(t, db.UniqueViolation, db.PgCode(err), "%v", err)
+	require.True(t, strings.HasSuffix(err.Error(), " (in "+insertThing("a").SQL+")"), "%v", err)
+	tx, err := d.Begin(ctx, insertThing("a"))
+	require.NoError(t, err)
+	err = tx.Commit(ctx, db.Step{SQL: `UPDATE things SET n = n / 0 WHERE id = $1`, Args: []any{"a"}})
+	require.Equal(t, "22012", db.PgCode(err), "%v", err)
+	require.True(t, strings.HasSuffix(err.Error(), " (in UPDATE things SET n = n / 0 WHERE id = $1)"), "%v", err)
+	require.Equal(t, 0, count())
+
 	// The error comes after the first row, which OneRow read.
 	n := 0
 	const late = `SELECT 10/(2-g) FROM generate_series(1, 3) g`
-	_, err := d.Begin(ctx, db.Step{SQL: late, Rows: db.OneRow(&n)}, insertThing("a"))
+	_, err = d.Begin(ctx, db.Step{SQL: late, Rows: db.OneRow(&n)}, insertThing("a"))
 	require.Equal(t, 10, n)
 	require.Equal(t, "22012", db.PgCode(err), "%v", err)
 	require.True(t, strings.HasSuffix(err.Error(), " (in "+late+")"), "%v", err)
@@ -127,6 +138,7 @@ func TestACommitTheServerRefusesCommitsNothing(t *testing.T) {
 	require.NoError(t, err, "the duplicate is accepted until COMMIT")
 	err = tx.Commit(ctx)
 	require.Equal(t, db.UniqueViolation, db.PgCode(err), "%v", err)
+	require.ErrorContains(t, err, "(in commit)")
 	require.Equal(t, 0, count())
 
 	tx, err = d.Begin(ctx, insertThing("b"))
@@ -134,6 +146,54 @@ func TestACommitTheServerRefusesCommitsNothing(t *testing.T) {
 	err = tx.Commit(ctx, insertThing("c"), insertThing("b"))
 	require.Equal(t, db.UniqueViolation, db.PgCode(err), "%v", err)
 	require.Equal(t, 0, count())
+}
+
+// A Commit after a round trip of the transaction failed reports that
+// nothing committed (the server answers COMMIT with ROLLBACK, no error of
+// its own), with last steps or without; the transaction's earlier work is
+// gone.
+func TestACommitAfterAFailedStatementReportsTheRollback(t *testing.T) {
+	for _, last := range [][]db.Step{nil, {insertThing("c")}} {
+		ctx := context.Background()
+		d, count := pipelineDB(t, db.Prepared)
+		tx, err := d.Begin(ctx, insertThing("a"))
+		require.NoError(t, err)
+		require.Equal(t, db.UniqueViolation, db.PgCode(tx.Pipeline(ctx, insertThing("a"))))
+		err = tx.Commit(ctx, last...)
+		require.Error(t, err, "a COMMIT the server rolled back")
+		if last == nil {
+			require.ErrorIs(t, err, pgx.ErrTxCommitRollback)
+			require.ErrorContains(t, err, "nothing committed")
+		} else {
+			require.Equal(t, "25P02", db.PgCode(err), "the last step is refused in the aborted transaction: %v", err)
+		}
+		require.Equal(t, 0, count())
+	}
+}
+
+// A Rows func of Commit's last steps runs after the server committed: its
+// error says so (ErrReadAfterCommit), and the change is there. Begin's and
+// Pipeline's Rows errors are not marked: their transaction has not committed.
+func TestARowsErrorAfterCommitSaysTheChangeCommitted(t *testing.T) {
+	ctx := context.Background()
+	d, count := pipelineDB(t, db.Unprepared)
+	boom := errors.New("boom")
+	refuse := db.Step{SQL: `SELECT $1::text`, Args: []any{"x"}, Rows: func(*db.Tx, pgx.Rows) error { return boom }}
+
+	tx, err := d.Begin(ctx, insertThing("a"))
+	require.NoError(t, err)
+	err = tx.Commit(ctx, insertThing("b"), refuse)
+	require.ErrorIs(t, err, boom)
+	require.ErrorIs(t, err, db.ErrReadAfterCommit)
+	require.Equal(t, 2, count(), "both inserts committed")
+
+	tx, err = d.Begin(ctx, insertThing("c"))
+	require.NoError(t, err)
+	err = tx.Pipeline(ctx, refuse)
+	require.ErrorIs(t, err, boom)
+	require.NotErrorIs(t, err, db.ErrReadAfterCommit)
+	tx.Rollback(ctx)
+	require.Equal(t, 2, count())
 }
 
 // In the prepared mode a step's statement stays prepared on its connection
