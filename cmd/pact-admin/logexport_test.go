@@ -155,8 +155,9 @@ func superuserRewrite(t *testing.T, d *db.DB, cp *ledger.Checkpoints, chain stri
 	}
 	_, err = tx.Exec(ctx, `UPDATE entries SET payload_hash = encode(sha256('{"forged":true}'::bytea), 'hex') WHERE id = $1`, target)
 	require.NoError(t, err)
-	rows, err := tx.Query(ctx, `SELECT id, project_id, task_id::text, agent_id, actor, mandate_chain::text[], action,
-		payload_hash, outcome, at FROM entries WHERE chain_key = $1 ORDER BY id`, chain)
+	rows, err := tx.Query(ctx, `SELECT e.id, e.project_id, e.task_id::text, e.agent_id, e.actor, e.mandate_chain::text[], e.action,
+		e.payload_hash, e.outcome, e.at FROM entries e JOIN entry_places pl ON pl.entry_id = e.id
+		WHERE pl.chain_key = $1 ORDER BY pl.seq`, chain)
 	require.NoError(t, err)
 	type row struct {
 		id                         int64
@@ -187,7 +188,7 @@ func superuserRewrite(t *testing.T, d *db.DB, cp *ledger.Checkpoints, chain stri
 			h.MandateChain = append(h.MandateChain, []byte(m))
 		}
 		sum := h.Sum()
-		_, err := tx.Exec(ctx, `UPDATE entries SET prev_hash = $1, hash = $2 WHERE id = $3`, prev, sum, x.id)
+		_, err := tx.Exec(ctx, `UPDATE entry_places SET prev_hash = $1, hash = $2 WHERE entry_id = $3`, prev, sum, x.id)
 		require.NoError(t, err)
 		prev = sum
 	}

@@ -298,12 +298,17 @@ func noIssuerMessage(localSignin bool) string {
 		"yet; set PACT_AUTH_ISSUER (docs/operations.md) or PACT_CONSOLE_LOCAL_SIGNIN=on"
 }
 
+// logSweep is how often a board integrates entries it was not told of
+// (docs/log-sequencing.md): those committed outside the log's own
+// transactions, and those of a board that died before placing its own.
+const logSweep = 250 * time.Millisecond
+
 // boardModules are the board's modules in their fixed order, all but the
 // MCP transport. The tests build their board from this list too, so what
 // they check is what pact-board serves. nudgeEvery is the pacts module's
 // Options.NudgeEvery (zero: its default).
 func boardModules(keys *mandate.Keyring, hub *events.Hub, notifiers notify.Notifiers, creds credentials.Plugins, nudgeEvery time.Duration) []kernel.Module {
-	return []kernel.Module{audit.WellKnown(keys), kernel.EventHub(hub), board.New(), mandates.New(), notes.New(),
+	return []kernel.Module{audit.WellKnown(keys), kernel.EventHub(hub), kernel.LogIntegrator(logSweep), board.New(), mandates.New(), notes.New(),
 		pacts.New(pacts.Options{Notifiers: notifiers, NudgeEvery: nudgeEvery}),
 		people.New(), audit.New(), notify.New(notify.Options{Notifiers: notifiers}),
 		credentials.New(credentials.Options{Plugins: creds, Keys: keys}),

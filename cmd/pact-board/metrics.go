@@ -20,6 +20,7 @@ import (
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/events"
 	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/metrics"
 	"github.com/pactboard/pact/core/outbox"
 	"github.com/pactboard/pact/core/pluginhost"
@@ -50,6 +51,7 @@ func observe(reg *metrics.Metrics, k *kernel.Kernel, d *db.DB, hub *events.Hub, 
 				n, oldest, err := outbox.Depth(ctx, d)
 				return metrics.OutboxState{Pending: n, Oldest: oldest}, err
 			}),
+			metrics.LogQueue(func(ctx context.Context) (metrics.QueueState, error) { return ledger.Queued(ctx, d) }),
 			metrics.Plugins(func() []metrics.PluginState {
 				var out []metrics.PluginState
 				if plugins == nil {

@@ -37,7 +37,8 @@ func TestMetricsAreServedOnlyOnTheirOwnListener(t *testing.T) {
 	code, body := status(t, metricsBase+"/metrics")
 	require.Equal(t, 200, code)
 	for _, name := range []string{"pact_db_pool_connections", "pact_held_waits 0", "pact_event_subscribers",
-		"pact_outbox_pending 0", "pact_outbox_delivery_attempts_total{outcome=\"sent\"} 0", "go_goroutines"} {
+		"pact_outbox_pending 0", "pact_outbox_delivery_attempts_total{outcome=\"sent\"} 0", "pact_log_queued_entries",
+		"pact_log_integration_lag_seconds_bucket", "go_goroutines"} {
 		require.Contains(t, body, name)
 	}
 	code, _ = status(t, metricsBase+"/healthz")

@@ -61,8 +61,9 @@ func TestTenancy(t *testing.T) {
 		INSERT INTO tasks (id, project_id, title, created_by, mandate_id, status) VALUES ('a0000000-0000-4000-8000-00000000000a',
 			'rocket', 'Acme task', 'tasker-rocket', 'a0000000-0000-4000-8000-0000000000aa', 'auth_required');
 		INSERT INTO payloads (id, content) VALUES ('a0000000-0000-4000-8000-0000000000ee', '{"secret": "acme"}');
-		INSERT INTO entries (id, org_id, chain_key, actor, action, payload_hash, payload_ref, outcome, at, prev_hash, hash)
-			VALUES (900000001, 'acme', '_system:acme', 'human:bo', 'seed', 'h', 'a0000000-0000-4000-8000-0000000000ee', 'ok', now(), 'p', 'h');`)
+		INSERT INTO entries (id, org_id, chain_key, actor, action, payload_hash, payload_ref, outcome, at)
+			VALUES (900000001, 'acme', '_system:acme', 'human:bo', 'seed', 'h', 'a0000000-0000-4000-8000-0000000000ee', 'ok', now());
+		INSERT INTO entry_places (chain_key, seq, entry_id, prev_hash, hash) VALUES ('_system:acme', 1000000, 900000001, 'p', 'h');`)
 	require.NoError(t, err)
 	// acme's hired agent and a role only acme has.
 	_, err = a.d.ExecContext(ctx, `INSERT INTO agent_roles (org_id, id, name, client, actions) VALUES ('acme', 'rocketeer', 'Rocketeer', 'code', '{task.read}');

@@ -40,12 +40,12 @@ type Entry struct {
 	Outcome      string // OK or an error code; "" means OK
 }
 
-// Appended is the receipt of an append.
+// Appended is the receipt of an append. The entry's place in its chain
+// and its hash come later, from the integrator (Integrate).
 type Appended struct {
 	ID       int64
 	ChainKey string
 	OrgID    string
-	Hash     string
 	At       time.Time
 }
 
@@ -65,11 +65,13 @@ type Log struct {
 	now     func() time.Time
 	mode    pgx.QueryExecMode // of Append's statement
 	metrics *metrics.Metrics
+	// committed wakes the integrator (Integrator.Run): an entry committed.
+	committed chan struct{}
 }
 
 // New returns a Log.
 func New(opts *Options) *Log {
-	l := &Log{now: time.Now, mode: pgx.QueryExecModeCacheStatement}
+	l := &Log{now: time.Now, mode: pgx.QueryExecModeCacheStatement, committed: make(chan struct{}, 1)}
 	if opts != nil && opts.Now != nil {
 		l.now = opts.Now
 	}
@@ -82,9 +84,10 @@ func New(opts *Options) *Log {
 	return l
 }
 
-// Append adds e at the end of its chain inside tx, in one round trip (the
-// SQL function ledger_append). The chain head is locked until tx ends, so
-// appends to one chain serialise and never fork.
+// Append stores e inside tx, in one round trip (the SQL function
+// ledger_append), and queues it for its chain: once tx commits, the
+// integrator gives it its place and its hash (Integrate). It takes no lock
+// another append waits for (docs/log-sequencing.md).
 func (l *Log) Append(ctx context.Context, tx bun.IDB, e Entry) (*Appended, error) {
 	sqlText, args, out, err := l.appendArgs(e)
 	if err != nil {
@@ -96,7 +99,7 @@ func (l *Log) Append(ctx context.Context, tx bun.IDB, e Entry) (*Appended, error
 	}
 	rows, err := sqlTx.QueryContext(ctx, sqlText, append([]any{l.mode}, args...)...)
 	if err == nil {
-		err = db.ScanOne(rows, &out.ID, &out.OrgID, &out.ChainKey, &out.Hash)
+		err = db.ScanOne(rows, &out.ID, &out.OrgID, &out.ChainKey)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("ledger: append %s: %w", e.Action, err)
@@ -129,7 +132,7 @@ func (l *Log) AppendStep(e Entry) (step db.Step, out *Appended, err error) {
 			}
 			return fmt.Errorf("ledger: append %s: no receipt", e.Action)
 		}
-		if err := rows.Scan(&out.ID, &out.OrgID, &out.ChainKey, &out.Hash); err != nil {
+		if err := rows.Scan(&out.ID, &out.OrgID, &out.ChainKey); err != nil {
 			return err
 		}
 		l.appended(e)
@@ -137,7 +140,7 @@ func (l *Log) AppendStep(e Entry) (step db.Step, out *Appended, err error) {
 	}}, out, nil
 }
 
-const appendSQL = `SELECT r_id, r_org, r_chain, r_hash FROM ledger_append(
+const appendSQL = `SELECT r_id, r_org, r_chain FROM ledger_append(
 		$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`
 
 // appendArgs checks e and hashes it: the statement that appends it, its
@@ -172,7 +175,7 @@ func (l *Log) appendArgs(e Entry) (string, []any, *Appended, error) {
 }
 
 // material is h's canonical JSON in three parts, around its chain key and
-// its previous hash, which ledger_append fills in under the chain's lock:
+// its previous hash, which the integrator fills in (ledger_integrate):
 // Sum() = sha256(before + chain key + between + prev hash + after). It
 // encodes h with one-letter stand-ins and finds each value where two
 // encodings that differ only in it first differ.

@@ -36,6 +36,8 @@ func TestVerifyReadsAChainInBatches(t *testing.T) {
 		}
 		return nil
 	}))
+	_, err = l.Integrate(ctx, d, true)
+	require.NoError(t, err)
 	verify := func(size int) Verdict {
 		t.Helper()
 		var v Verdict

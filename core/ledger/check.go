@@ -32,6 +32,7 @@ const (
 	brokenLink     = "prev_hash does not match the previous entry"
 	brokenContents = "entry contents do not match its hash"
 	brokenPayload  = "payload does not match payload_hash"
+	brokenOutside  = "entry is neither in its chain nor queued for it (left out of the chain)"
 )
 
 // pgEpoch is where PostgreSQL's binary timestamps count from, in Unix
@@ -41,7 +42,7 @@ const pgEpoch = 946684800 * 1000000
 // check checks one row and returns its id, and the reason it is broken or ""
 // when it is not. An error means the row is not what the query asked for.
 func (c *checker) check(v [][]byte) (int64, string, error) {
-	if len(v) != 14 || len(v[0]) != 8 || len(v[9]) != 8 || len(v[13]) != 1 {
+	if len(v) != 15 || len(v[0]) != 8 || len(v[9]) != 8 || len(v[13]) != 1 || len(v[14]) != 8 {
 		return 0, "", fmt.Errorf("unexpected row shape")
 	}
 	id := int64(binary.BigEndian.Uint64(v[0]))

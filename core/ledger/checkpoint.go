@@ -11,6 +11,7 @@ import (
 
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/logformat"
+	"github.com/pactboard/pact/core/metrics"
 )
 
 // Checkpoints signs the log's chains (docs/log-checkpoints.md).
@@ -23,6 +24,9 @@ type Checkpoints struct {
 	Entries int64
 	// Every is at most how long a chain that grew waits for one.
 	Every time.Duration
+	// Metrics records the integration lags of the entries Take integrates
+	// (nil: none).
+	Metrics *metrics.Metrics
 }
 
 // Signed is a checkpoint the board signed.
@@ -35,7 +39,8 @@ type Signed struct {
 // dueSQL lists the chains that grew since their last checkpoint by $1
 // entries or more, or at all when that checkpoint is older than $2 seconds
 // (or there is none), with their size and head. The head row is read as
-// it is: every append updates both under the chain's lock.
+// it is: the integrator updates both under the chain's lock, so a
+// checkpoint signs integrated entries only.
 const dueSQL = `SELECT h.chain_key, h.size, h.last_hash FROM entry_chain_heads h
 	LEFT JOIN LATERAL (SELECT size, taken_at FROM log_checkpoints c WHERE c.chain_key = h.chain_key
 		ORDER BY size DESC LIMIT 1) c ON true
@@ -45,7 +50,12 @@ const dueSQL = `SELECT h.chain_key, h.size, h.last_hash FROM entry_chain_heads h
 
 // Take signs a checkpoint of every chain that is due and stores it. Two
 // boards that sign the same chain at the same size store one: the first.
+// It integrates what has committed first, so a checkpoint states every
+// entry committed before it began; it never states one not integrated.
 func (c *Checkpoints) Take(ctx context.Context, d *db.DB, now time.Time) ([]Signed, error) {
+	if _, err := integrate(ctx, d, true, c.Metrics); err != nil {
+		return nil, err
+	}
 	rows, err := d.Pool.Query(ctx, dueSQL, c.Entries, c.Every.Seconds())
 	if err != nil {
 		return nil, fmt.Errorf("ledger: chains due a checkpoint: %w", err)

@@ -38,7 +38,10 @@ func TestCheckpointsFollowGrowthAndAge(t *testing.T) {
 	seed(t, d)
 	l := ledger.New(nil)
 	cp, vkey := checkpointer(t, 3, time.Hour)
-	post := func() { appendOne(t, d, l, ledger.Entry{ProjectID: "web", Actor: "human:ana", Action: "x"}) }
+	post := func() {
+		appendOne(t, d, l, ledger.Entry{ProjectID: "web", Actor: "human:ana", Action: "x"})
+		integrate(t, d, l)
+	}
 	take := func() []int64 {
 		signed, err := cp.Take(ctx, d, time.Now())
 		require.NoError(t, err)
@@ -98,6 +101,7 @@ func TestASavedCheckpointCatchesASuperuserRewrite(t *testing.T) {
 		a := appendOne(t, d, l, ledger.Entry{ProjectID: "web", Actor: "human:ana", Action: "pact_post",
 			Payload: map[string]any{"title": fmt.Sprintf("task %d", i)}})
 		ids = append(ids, a.ID)
+		integrate(t, d, l)
 		signed, err := cp.Take(ctx, d, time.Now())
 		require.NoError(t, err)
 		for _, s := range signed { // what a witness keeps
@@ -164,8 +168,9 @@ func rewrite(t *testing.T, d *db.DB, cp *ledger.Checkpoints, target int64) {
 	_, err = tx.Exec(ctx, `UPDATE entries SET payload_hash = $1 WHERE id = $2`, hash, target)
 	require.NoError(t, err)
 
-	rows, err := tx.Query(ctx, `SELECT id, project_id, task_id::text, agent_id, actor, mandate_chain::text[], action,
-		payload_hash, outcome, at, prev_hash FROM entries WHERE chain_key = 'web' ORDER BY id`)
+	rows, err := tx.Query(ctx, `SELECT e.id, e.project_id, e.task_id::text, e.agent_id, e.actor, e.mandate_chain::text[], e.action,
+		e.payload_hash, e.outcome, e.at, pl.prev_hash FROM entries e JOIN entry_places pl ON pl.entry_id = e.id
+		WHERE pl.chain_key = 'web' ORDER BY pl.seq`)
 	require.NoError(t, err)
 	type row struct {
 		id                               int64
@@ -197,7 +202,7 @@ func rewrite(t *testing.T, d *db.DB, cp *ledger.Checkpoints, target int64) {
 			h.MandateChain = append(h.MandateChain, []byte(m))
 		}
 		sum := h.Sum()
-		_, err = tx.Exec(ctx, `UPDATE entries SET prev_hash = $1, hash = $2 WHERE id = $3`, prev, sum, x.id)
+		_, err = tx.Exec(ctx, `UPDATE entry_places SET prev_hash = $1, hash = $2 WHERE entry_id = $3`, prev, sum, x.id)
 		require.NoError(t, err)
 		prev = sum
 	}
@@ -209,7 +214,7 @@ func rewrite(t *testing.T, d *db.DB, cp *ledger.Checkpoints, target int64) {
 	// Re-signed, one per size, as the board would have.
 	for n := 1; n <= len(all); n++ {
 		var head string
-		require.NoError(t, d.Pool.QueryRow(ctx, `SELECT hash FROM entries WHERE chain_key = 'web' ORDER BY id OFFSET $1 LIMIT 1`, n-1).Scan(&head))
+		require.NoError(t, d.Pool.QueryRow(ctx, `SELECT hash FROM entry_places WHERE chain_key = 'web' AND seq = $1`, n).Scan(&head))
 		note, err := logformat.Sign(logformat.Checkpoint{Origin: cp.Origin + "web", Size: int64(n), Head: head, Time: time.Now()}, cp.Signer)
 		require.NoError(t, err)
 		_, err = d.Pool.Exec(ctx, `INSERT INTO log_checkpoints (chain_key, size, head_hash, taken_at, note) VALUES ('web', $1, $2, now(), $3)`,
@@ -244,6 +249,7 @@ func TestWitnessesGetEveryCheckpointInOrder(t *testing.T) {
 	require.NoError(t, wit.Register(ctx, d))
 	for range 4 {
 		appendOne(t, d, l, ledger.Entry{ProjectID: "web", Actor: "human:ana", Action: "x"})
+		integrate(t, d, l)
 		_, err := cp.Take(ctx, d, time.Now())
 		require.NoError(t, err)
 	}
@@ -284,6 +290,7 @@ func TestASlowWitnessHoldsNoTransaction(t *testing.T) {
 	wit := &ledger.Witnesses{URLs: []string{srv.URL + "/witness"}}
 	require.NoError(t, wit.Register(ctx, d))
 	appendOne(t, d, l, ledger.Entry{ProjectID: "web", Actor: "human:ana", Action: "x"})
+	integrate(t, d, l)
 	_, err := cp.Take(ctx, d, time.Now())
 	require.NoError(t, err)
 

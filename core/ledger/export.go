@@ -34,11 +34,12 @@ type Exported struct {
 	Checkpoints int   `json:"checkpoints"`
 }
 
-// exportRows reads chain $1's entries after id $2, with their payloads.
+// exportRows reads chain $1's entries after place $2, in their places'
+// order, with their payloads.
 const exportRows = `SELECT e.id, e.org_id, e.project_id, e.task_id::text, e.agent_id, e.actor, e.mandate_chain::text[],
-		e.action, e.payload_hash, e.outcome, e.at, e.prev_hash, e.hash, p.content::text, p.erased_at IS NOT NULL
-	FROM entries e JOIN payloads p ON p.id = e.payload_ref
-	WHERE e.chain_key = $1 AND e.id > $2 ORDER BY e.id LIMIT $3`
+		e.action, e.payload_hash, e.outcome, e.at, pl.prev_hash, pl.hash, p.content::text, p.erased_at IS NOT NULL, pl.seq
+	FROM entry_places pl JOIN entries e ON e.id = pl.entry_id JOIN payloads p ON p.id = e.payload_ref
+	WHERE pl.chain_key = $1 AND pl.seq > $2 ORDER BY pl.seq LIMIT $3`
 
 // Export writes a bundle of scope's chains to w (docs/log-checkpoints.md,
 // "Bundles"), from one snapshot of the database, streaming: memory stays
@@ -47,6 +48,9 @@ const exportRows = `SELECT e.id, e.org_id, e.project_id, e.task_id::text, e.agen
 func (l *Log) Export(ctx context.Context, d *db.DB, scope Scope, vkeys []string, w *logformat.Writer,
 	progress Progress) (Exported, error) {
 	var out Exported
+	if _, err := l.Integrate(ctx, d, true); err != nil {
+		return out, fmt.Errorf("ledger: export %s: %w", scope, err)
+	}
 	err := pgx.BeginTxFunc(ctx, d.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
 		func(tx pgx.Tx) error {
 			chains := []string{scope.ProjectID}
@@ -130,7 +134,7 @@ func exportChain(ctx context.Context, tx pgx.Tx, chain string, w *logformat.Writ
 			var at time.Time
 			var payload *string
 			if err := rows.Scan(&e.ID, &e.OrgID, &e.ProjectID, &e.TaskID, &e.AgentID, &e.Actor, &e.MandateChain,
-				&e.Action, &e.PayloadHash, &e.Outcome, &at, &e.PrevHash, &e.Hash, &payload, &e.Erased); err != nil {
+				&e.Action, &e.PayloadHash, &e.Outcome, &at, &e.PrevHash, &e.Hash, &payload, &e.Erased, &after); err != nil {
 				rows.Close()
 				return written, err
 			}
@@ -149,7 +153,6 @@ func exportChain(ctx context.Context, tx pgx.Tx, chain string, w *logformat.Writ
 			if written%page == 0 && progress != nil {
 				progress(page)
 			}
-			after = e.ID
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {

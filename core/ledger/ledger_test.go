@@ -66,11 +66,16 @@ func TestDatabaseRefusesEditsToTheLog(t *testing.T) {
 	ctx := context.Background()
 	d := pgtest.New(t)
 	seed(t, d)
-	appendOne(t, d, ledger.New(nil), ledger.Entry{ProjectID: "web", Actor: "human:ana", Action: "x", Payload: map[string]any{"a": 1}})
+	l := ledger.New(nil)
+	appendOne(t, d, l, ledger.Entry{ProjectID: "web", Actor: "human:ana", Action: "x", Payload: map[string]any{"a": 1}})
+	integrate(t, d, l)
 	for _, stmt := range []string{
 		`UPDATE entries SET action = 'forged'`,
 		`DELETE FROM entries`,
 		`TRUNCATE entries CASCADE`,
+		`UPDATE entry_places SET hash = repeat('f', 64)`,
+		`DELETE FROM entry_places`,
+		`TRUNCATE entry_places`,
 		`DELETE FROM payloads`,
 		`UPDATE payloads SET content = '{"a": 2}'`,
 		// Setting erased_at in the same UPDATE does not make a rewrite an
@@ -83,9 +88,10 @@ func TestDatabaseRefusesEditsToTheLog(t *testing.T) {
 	}
 }
 
-// The unique (chain_key, prev_hash) is the backstop under the append's lock
-// (LOG-002): a second successor of an entry, written straight to the table
-// past ledger_append, cannot be stored.
+// The unique (chain_key, prev_hash) and (chain_key, seq) are the backstop
+// under the integrator's lock (LOG-002): a second successor of an entry,
+// or a second entry in one place, written straight to the table past
+// ledger_integrate, cannot be stored.
 func TestDatabaseRefusesASecondSuccessor(t *testing.T) {
 	ctx := context.Background()
 	d := pgtest.New(t)
@@ -93,13 +99,32 @@ func TestDatabaseRefusesASecondSuccessor(t *testing.T) {
 	l := ledger.New(nil)
 	appendOne(t, d, l, ledger.Entry{ProjectID: "web", Actor: "human:ana", Action: "x", Payload: map[string]any{"n": 1}})
 	appendOne(t, d, l, ledger.Entry{ProjectID: "web", Actor: "human:ana", Action: "x", Payload: map[string]any{"n": 2}})
-	_, err := d.ExecContext(ctx, `INSERT INTO entries (org_id, chain_key, project_id, actor, action, payload_hash,
-		payload_ref, outcome, at, prev_hash, hash)
-		SELECT org_id, chain_key, project_id, actor, 'forked', payload_hash, payload_ref, outcome, at, prev_hash,
-			repeat('f', 64)
-		FROM entries WHERE chain_key = 'web' ORDER BY id DESC LIMIT 1`)
-	require.Error(t, err)
-	require.Equal(t, db.UniqueViolation, db.PgCode(err))
+	integrate(t, d, l)
+	third := appendOne(t, d, l, ledger.Entry{ProjectID: "web", Actor: "human:ana", Action: "x", Payload: map[string]any{"n": 3}})
+	for _, forge := range []string{
+		`SELECT chain_key, seq + 10, ?, prev_hash, repeat('f', 64) FROM entry_places WHERE chain_key = 'web' AND seq = 2`,
+		`SELECT chain_key, seq, ?, repeat('e', 64), repeat('f', 64) FROM entry_places WHERE chain_key = 'web' AND seq = 2`,
+	} {
+		_, err := d.ExecContext(ctx, `INSERT INTO entry_places (chain_key, seq, entry_id, prev_hash, hash) `+forge, third.ID)
+		require.Error(t, err, forge)
+		require.Equal(t, db.UniqueViolation, db.PgCode(err), forge)
+	}
+}
+
+// integrate places every queued entry, as the board's integrator does.
+func integrate(t *testing.T, d *db.DB, l *ledger.Log) int {
+	t.Helper()
+	n, err := l.Integrate(context.Background(), d, true)
+	require.NoError(t, err)
+	return n
+}
+
+// hashOf is entry id's hash in its chain.
+func hashOf(t *testing.T, d *db.DB, id int64) string {
+	t.Helper()
+	var h string
+	require.NoError(t, d.NewRaw(`SELECT hash FROM entry_places WHERE entry_id = ?`, id).Scan(context.Background(), &h))
+	return h
 }
 
 func TestVerifyFindsTheFirstBrokenEntry(t *testing.T) {
@@ -110,8 +135,13 @@ func TestVerifyFindsTheFirstBrokenEntry(t *testing.T) {
 	}{
 		{"contents", `UPDATE entries SET action = 'forged' WHERE id = %[2]d`, "entry contents do not match its hash", true},
 		{"payload", `UPDATE payloads SET content = '{"n": 999}' WHERE id = (SELECT payload_ref FROM entries WHERE id = %[2]d)`, "payload does not match payload_hash", true},
-		{"link", `UPDATE entries SET prev_hash = '%[1]s' WHERE id = %[2]d`, "prev_hash does not match the previous entry", true},
-		{"missing tail", `DELETE FROM entries WHERE id = (SELECT max(id) FROM entries) -- %[1]s %[2]d`, "chain head does not match the last entry (entries missing?)", false},
+		{"link", `UPDATE entry_places SET prev_hash = '%[1]s' WHERE entry_id = %[2]d`, "prev_hash does not match the previous entry", true},
+		{"hash", `UPDATE entry_places SET hash = '%[1]s' WHERE entry_id = %[2]d`, "entry contents do not match its hash", true},
+		{"missing tail", `DELETE FROM entry_places WHERE entry_id = (SELECT max(entry_id) FROM entry_places);
+			DELETE FROM entries WHERE id = (SELECT max(id) FROM entries) -- %[1]s %[2]d`, "chain head does not match the last entry (entries missing?)", false},
+		{"left out", `DELETE FROM entry_places WHERE entry_id >= %[2]d; DELETE FROM entries WHERE id > %[2]d;
+			UPDATE entry_chain_heads SET last_hash = (SELECT hash FROM entry_places WHERE entry_id = %[2]d - 1),
+				size = size - 3 -- %[1]s`, "entry is neither in its chain nor queued for it (left out of the chain)", true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -125,7 +155,8 @@ func TestVerifyFindsTheFirstBrokenEntry(t *testing.T) {
 			v, err := l.VerifyChain(ctx, d, "web", nil)
 			require.NoError(t, err)
 			require.True(t, v.OK)
-			_, err = d.ExecContext(ctx, `ALTER TABLE entries DISABLE TRIGGER USER; ALTER TABLE payloads DISABLE TRIGGER USER`)
+			_, err = d.ExecContext(ctx, `ALTER TABLE entries DISABLE TRIGGER USER; ALTER TABLE payloads DISABLE TRIGGER USER;
+				ALTER TABLE entry_places DISABLE TRIGGER USER`)
 			require.NoError(t, err)
 			_, err = d.ExecContext(ctx, fmt.Sprintf(tc.tamper, strings.Repeat("f", 64), ids[2]))
 			require.NoError(t, err)
@@ -302,7 +333,8 @@ func TestHashIsPinned(t *testing.T) {
 	// Computed outside this code base, with Python's hashlib and json.dumps
 	// (sort_keys, compact separators, ensure_ascii=False) over the fields that
 	// docs/canonical-json.md lists: the Go hash must equal it byte for byte.
-	require.Equal(t, "e8b4b0887471848761631c83689b6244b8e71ba76c2defaeb2792a6e7fa749c6", a.Hash)
+	integrate(t, d, l)
+	require.Equal(t, "e8b4b0887471848761631c83689b6244b8e71ba76c2defaeb2792a6e7fa749c6", hashOf(t, d, a.ID))
 }
 
 // An organization with no log verifies to no verdicts, not to an error

@@ -24,7 +24,7 @@ type Record struct {
 	At            time.Time       `json:"at" bun:"at"`
 	Payload       json.RawMessage `json:"payload" bun:"payload,type:jsonb" doc:"The redacted payload; null once erased"`
 	PayloadErased bool            `json:"payload_erased" bun:"payload_erased"`
-	Hash          string          `json:"hash" bun:"hash"`
+	Hash          string          `json:"hash" bun:"hash" doc:"The entry's hash in its chain; empty between its commit and its place in the chain, which the integrator gives it within moments"`
 }
 
 // Filter selects entries of one organization. Zero fields do not filter.
@@ -51,8 +51,9 @@ type Filter struct {
 func (l *Log) Entries(ctx context.Context, d bun.IDB, f Filter) ([]Record, error) {
 	q := `SELECT e.id, e.chain_key, e.project_id, e.task_id::text AS task_id, e.agent_id, e.actor,
 			e.mandate_chain::text[] AS mandate_chain, e.action, e.outcome, e.at, p.content AS payload,
-			p.erased_at IS NOT NULL AS payload_erased, e.hash
-		FROM entries e JOIN payloads p ON p.id = e.payload_ref WHERE e.org_id = ?`
+			p.erased_at IS NOT NULL AS payload_erased, coalesce(pl.hash, '') AS hash
+		FROM entries e JOIN payloads p ON p.id = e.payload_ref LEFT JOIN entry_places pl ON pl.entry_id = e.id
+		WHERE e.org_id = ?`
 	args := []any{f.OrgID}
 	add := func(cond string, v any) {
 		q += ` AND ` + cond

@@ -28,6 +28,9 @@ func (l *Log) Record(ctx context.Context, d *db.DB, e Entry, fn func(ctx context
 		_, err := l.Append(ctx, tx, e)
 		return err
 	})
+	if err == nil {
+		l.Committed()
+	}
 	if err == nil || !errs.IsRefusal(err) {
 		return err
 	}
@@ -55,6 +58,9 @@ func (l *Log) RecordPipelined(ctx context.Context, d *db.DB, e Entry, first []db
 		}
 		return tx.Commit(ctx, step)
 	}()
+	if err == nil {
+		l.Committed()
+	}
 	if err == nil || !errs.IsRefusal(err) {
 		return err
 	}
@@ -77,6 +83,7 @@ func (l *Log) RecordRefusal(ctx context.Context, d *db.DB, e Entry, refusal erro
 	if err != nil {
 		return fmt.Errorf("log the refusal %v: %w", refusal, err)
 	}
+	l.Committed()
 	return refusal
 }
 

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -38,23 +39,29 @@ const page = 1000
 // batch to read and drop; a cursor's FETCH would first store its rows.
 const batch = 10000
 
-// chainRows reads the entries of chain $1 after id $2. The chain key is not
-// read back: it is the parameter, and equality of text is equality of bytes.
+// chainRows reads the entries of chain $1 after place $2, in their places'
+// order. The chain key is not read back: it is the parameter, and equality
+// of text is equality of bytes.
 const chainRows = `SELECT e.id, e.project_id, e.task_id, e.agent_id, e.actor, e.mandate_chain, e.action,
-		e.payload_hash, e.outcome, e.at, e.prev_hash, e.hash, p.content, p.erased_at IS NOT NULL
-	FROM entries e JOIN payloads p ON p.id = e.payload_ref
-	WHERE e.chain_key = $1 AND e.id > $2 ORDER BY e.id LIMIT $3`
+		e.payload_hash, e.outcome, e.at, pl.prev_hash, pl.hash, p.content, p.erased_at IS NOT NULL, pl.seq
+	FROM entry_places pl JOIN entries e ON e.id = pl.entry_id JOIN payloads p ON p.id = e.payload_ref
+	WHERE pl.chain_key = $1 AND pl.seq > $2 ORDER BY pl.seq LIMIT $3`
 
 // VerifyChain checks one chain from its first entry: each prev_hash links to
 // the entry before, each hash matches the entry's contents, each payload not
 // erased matches its payload_hash, and the chain head names the last entry.
-// It reads one snapshot, so appends during the run cannot look like damage.
+// It first integrates what has committed (Integrate, waiting for another
+// integrator of the chain), then reads one snapshot, so appends during the
+// run cannot look like damage.
 //
 // It reads with pgx rather than bun and checks each row in the driver's
 // buffer, in the binary format: scanning rows into structs by reflection,
 // and the text format, cost more than the hashing (docs/benchmarks.md).
 func (l *Log) VerifyChain(ctx context.Context, d *db.DB, chainKey string, progress Progress) (Verdict, error) {
 	v := Verdict{ChainKey: chainKey}
+	if _, err := l.Integrate(ctx, d, true); err != nil {
+		return v, err
+	}
 	err := pgx.BeginTxFunc(ctx, d.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
 		func(tx pgx.Tx) error {
 			var err error
@@ -76,7 +83,7 @@ func verifyChain(ctx context.Context, tx pgx.Tx, chainKey string, size int, prog
 	// description, which pgx caches per connection (one round trip, not two):
 	// chainRows is a constant, so its description cannot change under the
 	// cache.
-	formats := pgx.QueryResultFormats{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1}
+	formats := pgx.QueryResultFormats{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1}
 	// size is batch but in tests, which read short chains in many queries.
 	for after, n := int64(0), size; n == size; {
 		rows, err := tx.Query(ctx, chainRows, pgx.QueryExecModeCacheDescribe, formats, chainKey, after, size)
@@ -96,7 +103,7 @@ func verifyChain(ctx context.Context, tx pgx.Tx, chainKey string, size int, prog
 			if v.Checked++; v.Checked%page == 0 && progress != nil {
 				progress(page)
 			}
-			after = id
+			after = int64(binary.BigEndian.Uint64(rows.RawValues()[14]))
 		}
 		if rows.Close(); rows.Err() != nil {
 			return v, fmt.Errorf("ledger: read chain %s: %w", chainKey, rows.Err())
@@ -104,6 +111,19 @@ func verifyChain(ctx context.Context, tx pgx.Tx, chainKey string, size int, prog
 	}
 	if rest := int(v.Checked % page); rest > 0 && progress != nil {
 		progress(rest)
+	}
+	// Every entry of the chain is placed or still queued: one in neither
+	// was left out of the chain.
+	var outside *int64
+	err := tx.QueryRow(ctx, `SELECT min(e.id) FROM entries e WHERE e.chain_key = $1
+		AND NOT EXISTS (SELECT 1 FROM entry_places pl WHERE pl.entry_id = e.id)
+		AND NOT EXISTS (SELECT 1 FROM entry_queue q WHERE q.entry_id = e.id)`, chainKey).Scan(&outside)
+	if err != nil {
+		return v, fmt.Errorf("ledger: entries outside chain %s: %w", chainKey, err)
+	}
+	if outside != nil {
+		v.BrokenAt, v.Reason = outside, brokenOutside
+		return v, nil
 	}
 	if v.Checked > 0 {
 		var head string
@@ -121,10 +141,12 @@ func verifyChain(ctx context.Context, tx pgx.Tx, chainKey string, size int, prog
 }
 
 // ChainKeys returns the chains of organization org, in key order: its
-// projects' chains and its system chain, those that have entries.
+// projects' chains and its system chain, those that have entries, placed
+// or queued.
 func (l *Log) ChainKeys(ctx context.Context, d bun.IDB, org string) ([]string, error) {
 	var keys []string
-	err := d.NewRaw(`SELECT h.chain_key FROM entry_chain_heads h
+	err := d.NewRaw(`SELECT h.chain_key FROM (SELECT chain_key FROM entry_chain_heads
+			UNION SELECT chain_key FROM entry_queue) h
 		WHERE h.chain_key IN (SELECT id FROM projects WHERE org_id = ?)
 		   OR h.chain_key = (SELECT system_chain FROM orgs WHERE id = ?)
 		ORDER BY h.chain_key`, org, org).Scan(ctx, &keys)
@@ -168,6 +190,9 @@ func (l *Log) ChainLength(ctx context.Context, d bun.IDB, chain string) (int64, 
 // VerifyOrg verifies every chain of organization org. An organization with
 // no entries has no verdicts.
 func (l *Log) VerifyOrg(ctx context.Context, d *db.DB, org string, progress Progress) ([]Verdict, error) {
+	if _, err := l.Integrate(ctx, d, true); err != nil {
+		return nil, err
+	}
 	keys, err := l.ChainKeys(ctx, d, org)
 	if err != nil {
 		return nil, fmt.Errorf("ledger: chains of %s: %w", org, err)

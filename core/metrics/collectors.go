@@ -98,33 +98,49 @@ func (c *pluginCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// OutboxState is the outbox as the outbox collector reads it.
-type OutboxState struct {
-	// Pending counts notifications neither sent nor dead.
+// QueueState is a queue as its collector reads it: the outbox's
+// notifications, the log's entries waiting for their places.
+type QueueState struct {
+	// Pending counts what waits (notifications neither sent nor dead,
+	// entries not yet placed).
 	Pending int64
-	// Oldest is the age of the oldest pending one (0: none).
+	// Oldest is the age of the oldest waiting (0: none).
 	Oldest time.Duration
 }
 
-// outboxCollector reads the outbox at scrape time.
-type outboxCollector struct {
-	read            func(context.Context) (OutboxState, error)
+// OutboxState is the outbox as the outbox collector reads it.
+type OutboxState = QueueState
+
+// queueCollector reads a queue at scrape time.
+type queueCollector struct {
+	read            func(context.Context) (QueueState, error)
 	pending, oldest *prometheus.Desc
 }
 
 // Outbox returns the collector of the outbox read reads (outbox.Depth),
 // under a deadline of its own so a slow database cannot hold a scrape.
 func Outbox(read func(context.Context) (OutboxState, error)) prometheus.Collector {
-	return &outboxCollector{read: read,
+	return &queueCollector{read: read,
 		pending: prometheus.NewDesc(Namespace+"_outbox_pending", "Notifications waiting to be delivered (neither sent nor dead).", nil, nil),
 		oldest: prometheus.NewDesc(Namespace+"_outbox_oldest_pending_age_seconds",
 			"Age of the oldest notification waiting to be delivered: how far delivery lags behind the log.", nil, nil),
 	}
 }
 
-func (c *outboxCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.pending; ch <- c.oldest }
+// LogQueue returns the collector of the log's queue read reads
+// (ledger.Queued): committed entries the integrator has not placed yet.
+func LogQueue(read func(context.Context) (QueueState, error)) prometheus.Collector {
+	return &queueCollector{read: read,
+		pending: prometheus.NewDesc(Namespace+"_log_queued_entries",
+			"Committed log entries waiting for their place in their chain (docs/log-sequencing.md).", nil, nil),
+		oldest: prometheus.NewDesc(Namespace+"_log_oldest_queued_age_seconds",
+			"Age of the oldest log entry waiting for its place: a growing age means no integrator is running.", nil, nil),
+	}
+}
 
-func (c *outboxCollector) Collect(ch chan<- prometheus.Metric) {
+func (c *queueCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.pending; ch <- c.oldest }
+
+func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	s, err := c.read(ctx)

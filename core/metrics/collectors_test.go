@@ -41,6 +41,9 @@ func TestCollectorsReportTheirSourcesAtScrapeTime(t *testing.T) {
 		metrics.Outbox(func(context.Context) (metrics.OutboxState, error) {
 			return metrics.OutboxState{Pending: 4, Oldest: 90 * time.Second}, nil
 		}),
+		metrics.LogQueue(func(context.Context) (metrics.QueueState, error) {
+			return metrics.QueueState{Pending: 2, Oldest: 3 * time.Second}, nil
+		}),
 		metrics.Pool(pool.Stat),
 	))
 	body := scrape(t, m)
@@ -51,6 +54,8 @@ func TestCollectorsReportTheirSourcesAtScrapeTime(t *testing.T) {
 		`pact_plugin_restarts_total{kind="credential",plugin="tenuo"} 0`,
 		`pact_outbox_pending 4`,
 		`pact_outbox_oldest_pending_age_seconds 90`,
+		`pact_log_queued_entries 2`,
+		`pact_log_oldest_queued_age_seconds 3`,
 		`pact_db_pool_max_connections 7`,
 		`pact_db_pool_acquires_total 0`,
 	} {

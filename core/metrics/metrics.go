@@ -50,6 +50,7 @@ type Metrics struct {
 	adminCalls   *prometheus.CounterVec
 	adminSeconds *prometheus.HistogramVec
 	logAppends   *prometheus.CounterVec
+	logLag       prometheus.Histogram
 	deliveries   *prometheus.CounterVec
 	pluginCalls  *prometheus.HistogramVec
 }
@@ -68,12 +69,15 @@ func New() *Metrics {
 		Help: "Admin API call latency by operation id.", Buckets: latency()}, []string{"operation"})
 	m.logAppends = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "log_appends_total",
 		Help: "Entries appended to the log: outcome ok, or refused (a refusal's entry)."}, []string{"outcome"})
+	m.logLag = prometheus.NewHistogram(prometheus.HistogramOpts{Namespace: Namespace, Name: "log_integration_lag_seconds",
+		Help:    "How long a committed entry waited for its place and hash in its chain (docs/log-sequencing.md).",
+		Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}})
 	m.deliveries = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "outbox_delivery_attempts_total",
 		Help: "Notification delivery attempts by how they settled: sent, retry, dead."}, []string{"outcome"})
 	m.pluginCalls = prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: Namespace, Name: "plugin_call_duration_seconds",
 		Help: "Plugin call latency by plugin, method and outcome (ok or the error code).", Buckets: latency()},
 		[]string{"plugin", "method", "outcome"})
-	m.reg.MustRegister(m.toolCalls, m.toolSeconds, m.adminCalls, m.adminSeconds, m.logAppends, m.deliveries, m.pluginCalls,
+	m.reg.MustRegister(m.toolCalls, m.toolSeconds, m.adminCalls, m.adminSeconds, m.logAppends, m.logLag, m.deliveries, m.pluginCalls,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	for _, o := range []string{DeliverySent, DeliveryRetry, DeliveryDead} {
 		m.deliveries.WithLabelValues(o)
@@ -139,6 +143,15 @@ func (m *Metrics) LogAppend(outcome string) {
 		return
 	}
 	m.logAppends.WithLabelValues(outcome).Inc()
+}
+
+// LogIntegrated records how long one entry waited between its commit (its
+// append, which commits with it) and its place in its chain.
+func (m *Metrics) LogIntegrated(lag time.Duration) {
+	if m == nil {
+		return
+	}
+	m.logLag.Observe(lag.Seconds())
 }
 
 // Delivery records how one notification delivery attempt settled

@@ -57,7 +57,7 @@ func registerLog(h *kernel.Host, keys *mandate.Keyring) error {
 	if cfg.CheckpointEvery <= 0 {
 		return nil
 	}
-	cp.Entries, cp.Every = cfg.CheckpointEntries, cfg.CheckpointEvery
+	cp.Entries, cp.Every, cp.Metrics = cfg.CheckpointEntries, cfg.CheckpointEvery, h.Metrics()
 	wit := &ledger.Witnesses{URLs: cfg.Witnesses, Client: &http.Client{Timeout: 15 * time.Second}}
 	h.Worker("checkpoints", func(ctx context.Context) error {
 		if err := wit.Register(ctx, h.DB()); err != nil {

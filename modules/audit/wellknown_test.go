@@ -90,6 +90,8 @@ func TestTheWorkerSignsServesAndWitnessesCheckpoints(t *testing.T) {
 	w.Project("ana", "web", false)
 	var chain, head string
 	var size int64
+	_, err := w.Log.Integrate(t.Context(), w.DB, true)
+	require.NoError(t, err)
 	require.NoError(t, w.DB.Pool.QueryRow(t.Context(),
 		`SELECT chain_key, size, last_hash FROM entry_chain_heads WHERE chain_key = 'web'`).Scan(&chain, &size, &head))
 

@@ -1824,13 +1824,15 @@ type Record struct {
 	Action string `json:"action"`
 
 	// Actor Examples: human:ana
-	Actor        string    `json:"actor"`
-	AgentId      *string   `json:"agent_id"`
-	At           time.Time `json:"at"`
-	ChainKey     string    `json:"chain_key"`
-	Hash         string    `json:"hash"`
-	Id           int64     `json:"id"`
-	MandateChain []string  `json:"mandate_chain"`
+	Actor    string    `json:"actor"`
+	AgentId  *string   `json:"agent_id"`
+	At       time.Time `json:"at"`
+	ChainKey string    `json:"chain_key"`
+
+	// Hash The entry's hash in its chain; empty between its commit and its place in the chain, which the integrator gives it within moments
+	Hash         string   `json:"hash"`
+	Id           int64    `json:"id"`
+	MandateChain []string `json:"mandate_chain"`
 
 	// Outcome ok, or the error code of a refusal
 	Outcome string `json:"outcome"`
