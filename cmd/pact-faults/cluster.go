@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/identity"
@@ -137,6 +138,19 @@ func (s *shared) verifyLog(ctx context.Context) (entries int64, err error) {
 		}
 	}
 	return entries, nil
+}
+
+// queuedAfter waits up to wait for the boards' integrators to place every
+// committed log entry, and returns how many still wait.
+func (s *shared) queuedAfter(ctx context.Context, wait time.Duration) (int64, error) {
+	deadline := time.Now().Add(wait)
+	for {
+		q, err := ledger.Queued(ctx, s.db)
+		if err != nil || q.Pending == 0 || time.Now().After(deadline) {
+			return q.Pending, err
+		}
+		sleep(ctx, 50*time.Millisecond)
+	}
 }
 
 // audit is what the database holds of the acknowledged tasks.

@@ -94,9 +94,11 @@ func TestRunnerSwitchesToANewRootMandate(t *testing.T) {
 	s := w.start(w.env("runner-web", cmd))
 	eventually(t, "the runner waits", func() bool { return w.listening("runner-web") }, s.log)
 	old := w.Root("runner-web")
+	// The new root first: revoking the old one wakes the runner at once,
+	// and a runner that reads pact_whoami before a new root exists stops.
+	fresh := w.Mandate("ana", "runner-web", "task.read@project:web", "task.work@project:web")
 	r := w.Admin("ana", "POST", "/mandates/"+old+"/revoke", "")
 	require.Equal(t, 200, r.Status, r.Raw)
-	fresh := w.Mandate("ana", "runner-web", "task.read@project:web", "task.work@project:web")
 	w.post("After the switch", "runner-web", nil)
 	eventually(t, "the task ran", func() bool { return w.file("ran") == "After the switch\n" }, s.log)
 	require.Contains(t, s.log.String(), "switched to a new root mandate: from="+old+" to="+fresh)

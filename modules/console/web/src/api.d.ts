@@ -2557,6 +2557,7 @@ export interface components {
             /** Format: date-time */
             at: string;
             chain_key: string;
+            /** @description The entry's hash in its chain; empty between its commit and its place in the chain, which the integrator gives it within moments */
             hash: string;
             /** Format: int64 */
             id: number;
