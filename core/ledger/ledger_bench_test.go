@@ -6,11 +6,15 @@ import (
 	"runtime"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/hashicorp/go-hclog"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/uptrace/bun"
 
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/core/metrics"
 	"github.com/pactboard/pact/core/pgtest"
 )
 
@@ -141,4 +145,84 @@ func seedProjects(b *testing.B, d *db.DB, n int) {
 	if _, err := d.ExecContext(context.Background(), q); err != nil {
 		b.Fatal(err)
 	}
+}
+
+// Integration lag under load: eight writers record entries on one chain
+// (ledger.Record, which wakes the integrator after each commit) while a
+// board's integrator runs; reported are the p50 and p99 of how long the
+// entries waited for their places, from the lag histogram
+// (pact_log_integration_lag_seconds), interpolated within its buckets as
+// Prometheus' histogram_quantile does.
+func BenchmarkIntegrationLag(b *testing.B) {
+	ctx := context.Background()
+	d := pgtest.New(b)
+	seedProjects(b, d, 1)
+	m := metrics.New()
+	l := ledger.New(&ledger.Options{Metrics: m})
+	run, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	i := &ledger.Integrator{Log: l, DB: d, Every: 250 * time.Millisecond, Logger: hclog.NewNullLogger()}
+	go func() { defer close(done); _ = i.Run(run) }()
+	b.SetParallelism((8 + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		n := 0
+		for pb.Next() {
+			n++
+			err := l.Record(ctx, d, ledger.Entry{ProjectID: "p0", Actor: "agent:bench", Action: "pact_report",
+				Payload: map[string]any{"n": n}}, func(context.Context, bun.Tx, *ledger.Entry) error { return nil })
+			if err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.StopTimer()
+	for {
+		q, err := ledger.Queued(ctx, d)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if q.Pending == 0 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	stop()
+	<-done
+	h := lagHistogram(b, m)
+	b.ReportMetric(quantile(h, 0.5)*1000, "p50-lag-ms")
+	b.ReportMetric(quantile(h, 0.99)*1000, "p99-lag-ms")
+}
+
+func lagHistogram(b *testing.B, m *metrics.Metrics) *dto.Histogram {
+	families, err := m.Registry().Gather()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() == "pact_log_integration_lag_seconds" {
+			return f.GetMetric()[0].GetHistogram()
+		}
+	}
+	b.Fatal("no lag histogram")
+	return nil
+}
+
+// quantile is histogram_quantile over h: linear within the bucket that
+// holds the q-th observation.
+func quantile(h *dto.Histogram, q float64) float64 {
+	rank := q * float64(h.GetSampleCount())
+	lower, below := 0.0, 0.0
+	for _, bk := range h.GetBucket() {
+		upper, count := bk.GetUpperBound(), float64(bk.GetCumulativeCount())
+		if count >= rank {
+			if count == below {
+				return upper
+			}
+			return lower + (upper-lower)*(rank-below)/(count-below)
+		}
+		lower, below = upper, count
+	}
+	return lower
 }
