@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/logformat"
 )
 
@@ -37,6 +38,10 @@ func TestABoardPublishesAndWitnessesItsCheckpoints(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, http.StatusOK, status, "%v", body)
 	}
+	// Placed by the board's integrator at once; integrate here too, waiting
+	// for it, so that the head read is the one the checkpoint will state.
+	_, err := ledger.New(nil).Integrate(t.Context(), b.d, true)
+	require.NoError(t, err)
 	var size int64
 	var head string
 	require.NoError(t, b.d.Pool.QueryRow(t.Context(), `SELECT size, last_hash FROM entry_chain_heads WHERE chain_key = 'web'`).
