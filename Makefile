@@ -214,7 +214,7 @@ bench:
 # BENCHCOUNT=3 repeats each; the table then shows medians.
 BENCHTIME ?= 2s
 BENCHCOUNT ?= 1
-BENCH_REFS := '^Benchmark(MCPCalls|MCPFloor|PgbenchPost|PgbenchClaim)$$/^(pact_(whoami|list|post|claim)|clients=[0-9]+)$$'
+BENCH_REFS := '^Benchmark(MCPCalls|MCPFloor|PgbenchPost|PgbenchPostNoLock|PgbenchClaim)$$/^(pact_(whoami|list|post|claim)|clients=[0-9]+)$$'
 
 bench-ratios:
 	$(call with-ratios,$(GO) test -run '^$$' -bench $(BENCH_REFS) -benchtime $(BENCHTIME) -count $(BENCHCOUNT) ./cmd/pact-board/)

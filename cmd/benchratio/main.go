@@ -110,6 +110,7 @@ var ratioGoals = []ratioGoal{
 	{"pact_whoami", "BenchmarkMCPCalls/pact_whoami/clients=16", "go-sdk floor", "BenchmarkMCPFloor/clients=16", "calls/s"},
 	{"pact_list", "BenchmarkMCPCalls/pact_list/clients=16", "go-sdk floor", "BenchmarkMCPFloor/clients=16", "calls/s"},
 	{"pact_post", "BenchmarkMCPCalls/pact_post/clients=16", "pgbench post", "BenchmarkPgbenchPost/clients=16", "tx/s"},
+	{"pact_post", "BenchmarkMCPCalls/pact_post/clients=16", "pgbench post, no lock", "BenchmarkPgbenchPostNoLock/clients=16", "tx/s"},
 	{"pact_claim", "BenchmarkMCPCalls/pact_claim/clients=16", "pgbench claim", "BenchmarkPgbenchClaim/clients=16", "tx/s"},
 }
 

@@ -54,6 +54,7 @@ func TestReportShowsRatiosGoalsAndWhatWasNotRun(t *testing.T) {
 	}
 	require.Regexp(t, `pact_whoami\s+400\s+go-sdk floor\s+600\s+0\.67\s+met`, lines["pact_whoami"])
 	require.Regexp(t, `pact_post\s+180\s+pgbench post\s+400\s+0\.45\s+missed`, lines["pact_post"])
+	require.Regexp(t, `pact_post\s+180\s+pgbench post, no lock\s+-\s+-\s+not run`, lines["pact_post"])
 	require.Regexp(t, `pact_list\s+-\s+go-sdk floor\s+600\s+-\s+not run`, lines["pact_list"])
 	require.Regexp(t, `pact_claim\s+-\s+pgbench claim\s+-\s+-\s+not run`, lines["pact_claim"])
 	require.Regexp(t, `pact_whoami\s+6\.70\s+go-sdk floor\s+1\.60\s+missed`, lines["pact_whoami"])

@@ -110,6 +110,16 @@ func BenchmarkPgbenchPost(b *testing.B) {
 	})
 }
 
+// BenchmarkPgbenchPostNoLock is the database's own commit rate for the
+// pact_post transaction without the chain head's lock:
+// testdata/post-nolock.pgbench, the shape the board commits since the log
+// was sequenced (docs/log-sequencing.md).
+func BenchmarkPgbenchPostNoLock(b *testing.B) {
+	b.Run(fmt.Sprintf("clients=%d", pgbenchClients), func(b *testing.B) {
+		benchPgbench(b, pgbenchScript{file: "post-nolock.pgbench", done: `SELECT count(*) FROM entries WHERE action = 'pact_post'`})
+	})
+}
+
 // BenchmarkPgbenchClaim is the pact_claim reference: transactions per
 // second of testdata/claim.pgbench, each claiming a task of its own, as in
 // BenchmarkMCPCalls. Every claim scans the project's claimed tasks for stale
