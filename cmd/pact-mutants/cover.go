@@ -45,7 +45,8 @@ func testsByFile(root, pkg, work string) (map[string][]string, error) {
 		if strings.HasPrefix(test, "Benchmark") || strings.HasPrefix(test, "ok") {
 			continue
 		}
-		profile := filepath.Join(work, "cover.out")
+		// A profile per package: two packages' runs may measure at once.
+		profile := filepath.Join(work, strings.ReplaceAll(pkg, "/", "_")+".cover.out")
 		run := exec.Command(bin, "-test.run", "^"+regexp.QuoteMeta(test)+"$", "-test.count=1", "-test.coverprofile="+profile)
 		run.Dir = filepath.Join(root, pkg)
 		var stderr bytes.Buffer
