@@ -24,7 +24,7 @@ type taskView struct {
 	Deferred           bool            `json:"deferred" jsonschema:"Whether it waits for people."`
 	Result             json.RawMessage `json:"result" jsonschema:"What its last report said, or null."`
 	ParentTaskID       *string         `json:"parent_task_id" jsonschema:"The task it is a subtask of, if any."`
-	Seq                int64           `json:"seq" jsonschema:"Its change number: pact_list's next_since counts these."`
+	Seq                int64           `json:"seq" jsonschema:"Its change number: it grows with every change to the task. (next_since is not one: pass it back as it came.)"`
 	UpdatedAt          string          `json:"updated_at" jsonschema:"When it last changed."`
 	Answer             *string         `json:"answer,omitempty" jsonschema:"A person's answer, given when they resumed it."`
 	// The two pointers below are pointers to nullable values: a deferred
