@@ -77,7 +77,7 @@ func TestIntegratorsPlaceEveryCommittedEntryOnce(t *testing.T) {
 	l := ledger.New(&ledger.Options{Metrics: m})
 	const writers, each = 8, 25
 	chains := []string{"web", "rocket"}
-	var wg, integrators sync.WaitGroup
+	var integrators sync.WaitGroup
 	stop := make(chan struct{})
 	var mu sync.Mutex
 	total := 0
@@ -99,22 +99,7 @@ func TestIntegratorsPlaceEveryCommittedEntryOnce(t *testing.T) {
 			}
 		})
 	}
-	for w := range writers {
-		wg.Go(func() {
-			for i := range each {
-				err := d.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-					_, err := l.Append(ctx, tx, ledger.Entry{ProjectID: chains[w%2], Actor: "human:ana", Action: "x",
-						Payload: map[string]any{"w": w, "i": i}})
-					return err
-				})
-				if err != nil {
-					t.Error(err)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
+	appendConcurrently(t, d, l, writers, each, func(w int) string { return chains[w%2] })
 	close(stop)
 	integrators.Wait()
 	total += integrate(t, d, l)

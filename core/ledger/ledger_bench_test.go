@@ -43,41 +43,33 @@ func BenchmarkAppendOneChain(b *testing.B) {
 // Eight goroutines, each appending to its own project's chain: chains do
 // not queue behind each other.
 func BenchmarkAppendEightChainsParallel(b *testing.B) {
-	ctx := context.Background()
-	d := pgtest.New(b)
-	seedProjects(b, d, 8)
-	l := ledger.New(nil)
 	var next atomic.Int64
-	b.SetParallelism((8 + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		project := fmt.Sprintf("p%d", next.Add(1)%8)
-		i := 0
-		for pb.Next() {
-			i++
-			if err := d.InTx(ctx, func(ctx context.Context, tx bun.Tx) error { benchAppend(b, tx, l, project, i); return nil }); err != nil {
-				b.Error(err)
-				return
-			}
-		}
-	})
+	benchParallelAppends(b, 8, func() string { return fmt.Sprintf("p%d", next.Add(1)%8) })
 }
 
 // Eight goroutines appending to one chain: with the sequenced log
 // (docs/log-sequencing.md) they no longer queue on its head; the entries
 // wait in the queue, placed by BenchmarkIntegrate's work.
 func BenchmarkAppendOneChainParallel(b *testing.B) {
+	benchParallelAppends(b, 1, func() string { return "p0" })
+}
+
+// benchParallelAppends runs eight goroutines appending, one transaction
+// per entry, each to the chain of the project chain() gives it, among
+// projects p0 … p<projects-1>.
+func benchParallelAppends(b *testing.B, projects int, chain func() string) {
 	ctx := context.Background()
 	d := pgtest.New(b)
-	seedProjects(b, d, 1)
+	seedProjects(b, d, projects)
 	l := ledger.New(nil)
 	b.SetParallelism((8 + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
+		project := chain()
 		i := 0
 		for pb.Next() {
 			i++
-			if err := d.InTx(ctx, func(ctx context.Context, tx bun.Tx) error { benchAppend(b, tx, l, "p0", i); return nil }); err != nil {
+			if err := d.InTx(ctx, func(ctx context.Context, tx bun.Tx) error { benchAppend(b, tx, l, project, i); return nil }); err != nil {
 				b.Error(err)
 				return
 			}

@@ -217,33 +217,35 @@ func TestConcurrentAppendsNeverForkAChain(t *testing.T) {
 	seed(t, d)
 	l := ledger.New(nil)
 	const writers, each = 8, 15
-	var wg sync.WaitGroup
-	errc := make(chan error, writers)
-	for w := range writers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range each {
-				err := d.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-					_, err := l.Append(ctx, tx, ledger.Entry{ProjectID: "web", Actor: "human:ana", Action: "x", Payload: map[string]any{"w": w, "i": i}})
-					return err
-				})
-				if err != nil {
-					errc <- err
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errc)
-	for err := range errc {
-		require.NoError(t, err)
-	}
+	appendConcurrently(t, d, l, writers, each, func(int) string { return "web" })
 	v, err := l.VerifyChain(ctx, d, "web", nil)
 	require.NoError(t, err)
 	require.True(t, v.OK, v.Reason)
 	require.EqualValues(t, writers*each, v.Checked)
+}
+
+// appendConcurrently runs writers goroutines, each appending each entries,
+// one transaction per entry, writer w to project(w)'s chain, and returns
+// when all are done; an append that fails fails t.
+func appendConcurrently(t *testing.T, d *db.DB, l *ledger.Log, writers, each int, project func(w int) string) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := range each {
+				err := d.InTx(context.Background(), func(ctx context.Context, tx bun.Tx) error {
+					_, err := l.Append(ctx, tx, ledger.Entry{ProjectID: project(w), Actor: "human:ana", Action: "x",
+						Payload: map[string]any{"w": w, "i": i}})
+					return err
+				})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 func TestVerifyReadsLongChainsPageByPage(t *testing.T) {
