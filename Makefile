@@ -15,7 +15,7 @@ BUF := github.com/bufbuild/buf/cmd/buf@v1.75.0
 # walks them all from the root.
 MODULES := . sdk plugins/examples/notifier-hello docs/examples/tenuo-verifier
 
-.PHONY: build plugins proto client client-check console run test install-deps lint fmt-check vet staticcheck bench bench-ratios pgbouncer-check fuzz fmt clean faults proofs mutants
+.PHONY: build plugins proto client client-check console run test install-deps lint fmt-check vet staticcheck bench bench-ratios pgbouncer-check fuzz fmt clean faults load proofs mutants
 
 # pact-board embeds the SHA-256 of the first-party plugins built with it
 # (cmd/pact-board/bundled/README.md), so PACT_AUTH_ISSUER,
@@ -201,6 +201,14 @@ FAULTS_ARGS ?=
 faults: build
 	$(GO) build -o bin/pact-faults ./cmd/pact-faults
 	./bin/pact-faults -board-bin bin/pact-board $(FAULTS_ARGS)
+
+# A working day (docs/benchmarks.md, "A working day"): pact-faults' day
+# profile, 400 agents in 6 projects with 200 pacts for 60 s on two boards
+# sharing one PostgreSQL. Bigger machines: make load LOAD_ARGS='-agents 1000
+# -projects 50 -boards 4'.
+load: build
+	$(GO) build -o bin/pact-faults ./cmd/pact-faults
+	./bin/pact-faults -board-bin bin/pact-board -scenario day -boards 2 $(LOAD_ARGS)
 
 # Benchmarks measure, never assert (docs/benchmarks.md). One package at a
 # time (-p 1): two packages' benchmarks sharing the 2 cores would measure

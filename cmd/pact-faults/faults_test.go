@@ -73,6 +73,20 @@ func TestKillBoardUnderLoad(t *testing.T) {
 	}
 }
 
+// The day of make load runs at a small size: every call type of its mix is
+// answered and reported with its rate and latencies, and nothing is
+// refused or unanswered (the scenario fails on either).
+func TestADayOfLoadRunsEveryCallType(t *testing.T) {
+	out := runScenario(t, "-scenario", "day", "-boards", "2", "-agents", "24", "-projects", "2", "-pacts", "4",
+		"-for", "4s", "-pause", "300ms")
+	for _, want := range []string{"pact_list", "pact_post", "pact_note", "get_pact", "post_pact_message", "pact_events",
+		"wake latency", "log integration"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("the figures lack %q:\n%s", want, out)
+		}
+	}
+}
+
 // An agent waits through a SIGTERM restart of a board on the embedded
 // default: the data survives, and its re-issued call gets the work posted
 // after the restart.

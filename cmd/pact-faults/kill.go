@@ -89,13 +89,7 @@ type roaming struct {
 	cur     int
 }
 
-func (k *killRun) roam(a agentCreds, first int) *roaming {
-	r := &roaming{agent: a, cur: first % len(k.s.boards)}
-	for _, b := range k.s.boards {
-		r.clients = append(r.clients, newClient(a, b.url))
-	}
-	return r
-}
+func (k *killRun) roam(a agentCreds, first int) *roaming { return roamOver(k.s.boards, a, first) }
 
 // next moves r to the following board, and returns its client.
 func (r *roaming) next() *client {

@@ -42,6 +42,10 @@ type options struct {
 	reportMisses bool
 	// boardEnv is added to every board's variables (startShared).
 	boardEnv map[string]string
+	// The day (make load): agents in projects, pacts among them, how long
+	// it runs, and a worker's mean pause between calls.
+	agents, projects, pacts int
+	dayFor, dayPause        time.Duration
 }
 
 // scenario runs one fault scenario, printing its figures to out; an error
@@ -51,9 +55,11 @@ type scenario func(ctx context.Context, o options, out io.Writer) error
 // scenarios maps each -scenario name to its run, in the order "all" runs them.
 func scenarios() map[string]scenario {
 	return map[string]scenario{"claims": runClaims, "kill": runKill, "pgrestart": runPGRestart, "pool": runPool, "rolling": runRolling,
-		"restart": runRestart}
+		"restart": runRestart, "day": runDay}
 }
 
+// scenarioOrder is what "all" runs: the faults. The day is make load's,
+// run on its own.
 func scenarioOrder() []string {
 	return []string{"claims", "kill", "pgrestart", "pool", "rolling", "restart"}
 }
@@ -61,14 +67,16 @@ func scenarioOrder() []string {
 // fullSize are the defaults: the sizes docs/reliability.md reports.
 func fullSize() options {
 	return options{boardBin: "bin/pact-board", boards: 3, races: 10000, perTask: 8, parallel: 4,
-		rounds: 20, writers: 6, roundFor: 1500 * time.Millisecond}
+		rounds: 20, writers: 6, roundFor: 1500 * time.Millisecond,
+		agents: 400, projects: 6, pacts: 200, dayFor: time.Minute, dayPause: 2 * time.Second}
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
 	o := fullSize()
 	fs := flag.NewFlagSet("pact-faults", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.scenario, "scenario", "all", "claims, kill, pgrestart, pool, rolling, restart, or all ("+strings.Join(scenarioOrder(), ", ")+" in turn)")
+	fs.StringVar(&o.scenario, "scenario", "all", "claims, kill, pgrestart, pool, rolling, restart, or all ("+strings.Join(scenarioOrder(), ", ")+
+		" in turn); day: the load profile of make load, alone")
 	fs.StringVar(&o.boardBin, "board-bin", o.boardBin, "the pact-board binary to run (make build writes bin/pact-board)")
 	fs.IntVar(&o.boards, "boards", o.boards, "boards sharing the database (claims, kill, pgrestart, pool)")
 	fs.IntVar(&o.races, "races", o.races, "claims: tasks raced for")
@@ -77,6 +85,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.rounds, "rounds", o.rounds, "kill: boards killed in turn; pgrestart: PostgreSQL restarts, fast and immediate in turn (4 when not set); rolling: boards stopped by SIGTERM in turn (9 when not set); restart: restarts (default 20; restart uses at most 5)")
 	fs.IntVar(&o.writers, "writers", o.writers, "kill, pgrestart, rolling: agents posting tasks without pause")
 	fs.DurationVar(&o.roundFor, "round", o.roundFor, "kill: load before each kill, and again while the board is down; pgrestart: load before each restart, and after the last; rolling: load before each SIGTERM")
+	fs.IntVar(&o.agents, "agents", o.agents, "day: agents, a quarter of them holding pact_events")
+	fs.IntVar(&o.projects, "projects", o.projects, "day: projects the agents are spread over")
+	fs.IntVar(&o.pacts, "pacts", o.pacts, "day: open pacts, each of up to four of a project's agents")
+	fs.DurationVar(&o.dayFor, "for", o.dayFor, "day: how long the load runs")
+	fs.DurationVar(&o.dayPause, "pause", o.dayPause, "day: a working agent's mean pause between calls")
 	fs.BoolVar(&o.reportMisses, "report-cursor-misses", false,
 		"kill: report, without failing, acknowledged tasks a watcher's pact_events never returned (a known finding, docs/reliability.md)")
 	if err := fs.Parse(args); err != nil {

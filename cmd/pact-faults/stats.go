@@ -63,6 +63,31 @@ func (s *stats) print(w io.Writer) {
 	}
 }
 
+// printRates writes one line per tool: answered calls per second over
+// elapsed, p50 and p99 of their latencies, and the refusals by code.
+func (s *stats) printRates(w io.Writer, elapsed time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	tools := make([]string, 0, len(s.codes))
+	for t := range s.codes {
+		tools = append(tools, t)
+	}
+	sort.Strings(tools)
+	fmt.Fprintf(w, "  %-18s %8s %9s %9s  %s\n", "call", "calls/s", "p50", "p99", "refused")
+	for _, t := range tools {
+		var refused []string
+		for c, n := range s.codes[t] {
+			if c != "ok" {
+				refused = append(refused, fmt.Sprintf("%s=%d", c, n))
+			}
+		}
+		sort.Strings(refused)
+		p50, p99, _ := percentiles(s.lat[t])
+		fmt.Fprintf(w, "  %-18s %8.1f %9s %9s  %s\n", t, float64(s.codes[t]["ok"])/elapsed.Seconds(), round(p50), round(p99),
+			strings.Join(refused, " "))
+	}
+}
+
 func percentiles(ds []time.Duration) (p50, p99, top time.Duration) {
 	if len(ds) == 0 {
 		return 0, 0, 0

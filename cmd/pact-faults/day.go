@@ -1,0 +1,193 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/pactboard/pact/core/ledger"
+)
+
+// runDay is the load profile of make load (docs/benchmarks.md, "A working
+// day"): agents in projects on boards sharing one PostgreSQL, from this
+// process. A quarter hold pact_events and claim what they are offered,
+// tell its poster on the task and close it with a handoff; the rest pause
+// between calls of a working day's mix: lists, posts, notes, and pact reads
+// and posts in the pacts they sit in. It reports each call type's calls/s, p50 and p99,
+// how long a posted task took to reach a holder (the wake latency), and
+// how far the log's integration fell behind; it fails when a call is
+// refused as unavailable or goes unanswered.
+func runDay(ctx context.Context, o options, out io.Writer) (err error) {
+	s, err := startShared(ctx, o, o.boards)
+	if err != nil {
+		return err
+	}
+	defer func() { s.close(err != nil, out) }()
+	d := &dayRun{s: s, st: newStats(), o: o, posted: map[string]time.Time{}, told: map[string]time.Time{}}
+	if err := d.hire(ctx); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "  %d agents (%d holding pact_events) in %d projects, %d pacts, on %d boards, for %s\n",
+		len(d.workers)+len(d.holders), len(d.holders), o.projects, len(d.pacts), len(s.boards), o.dayFor)
+
+	run, stop := context.WithTimeout(ctx, o.dayFor)
+	defer stop()
+	var wg sync.WaitGroup
+	for _, h := range d.holders {
+		wg.Go(func() { d.hold(run, h) })
+	}
+	for _, w := range d.workers {
+		wg.Go(func() { d.work(run, w) })
+	}
+	lag := d.watchQueue(run)
+	start := time.Now()
+	wg.Wait()
+	elapsed := time.Since(start)
+	return d.report(out, elapsed, <-lag)
+}
+
+// dayRun is one run of the profile.
+type dayRun struct {
+	s  *shared
+	st *stats
+	o  options
+
+	workers, holders []*dayAgent
+	pacts            []dayPact
+
+	mu       sync.Mutex
+	posted   map[string]time.Time // task → when its post was answered, no holder told yet
+	told     map[string]time.Time // task → when a holder was told, its post not answered yet
+	wakes    []time.Duration      // post answered → a holder was told of it
+	problems []string
+}
+
+// dayAgent is one agent of the profile, with a session on every board.
+type dayAgent struct {
+	r       *roaming
+	project string
+	pacts   []string
+	cursor  int64
+	rng     *rand.Rand
+}
+
+type dayPact struct{ id, project string }
+
+func (d *dayRun) problem(format string, args ...any) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.problems) < 20 {
+		d.problems = append(d.problems, fmt.Sprintf(format, args...))
+	}
+}
+
+// hire makes the projects and the agents, a quarter of each project's
+// holders, and the pacts, each started by one worker with up to three of
+// its project's others seated.
+func (d *dayRun) hire(ctx context.Context) error {
+	byProject := map[string][]*dayAgent{}
+	for p := range d.o.projects {
+		if err := d.s.project(ctx, fmt.Sprintf("proj-%d", p)); err != nil {
+			return err
+		}
+	}
+	for i := range d.o.agents {
+		project := fmt.Sprintf("proj-%d", i%d.o.projects)
+		a, err := d.s.agent(ctx, fmt.Sprintf("agent-%04d", i), project)
+		if err != nil {
+			return err
+		}
+		ag := &dayAgent{r: roamOver(d.s.boards, a, i), project: project, rng: rand.New(rand.NewPCG(uint64(i), 7))}
+		if i%4 == 3 {
+			d.holders = append(d.holders, ag)
+			continue
+		}
+		d.workers = append(d.workers, ag)
+		byProject[project] = append(byProject[project], ag)
+	}
+	// The organization's limit of open pacts per project (10 by default) is
+	// raised as its owner would (the Admin API's pact settings), so that
+	// every project holds its share.
+	if _, err := d.s.db.ExecContext(ctx, `INSERT INTO pact_org_settings (org_id, open_limit, updated_by)
+		VALUES ('default', least(1000, greatest(10, ?)), ?) ON CONFLICT (org_id) DO UPDATE SET open_limit = excluded.open_limit`,
+		(d.o.pacts+d.o.projects-1)/d.o.projects, owner); err != nil {
+		return fmt.Errorf("raise the open pact limit: %w", err)
+	}
+	for n := range d.o.pacts {
+		project := fmt.Sprintf("proj-%d", n%d.o.projects)
+		seats := byProject[project]
+		if len(seats) == 0 {
+			continue
+		}
+		first := n / d.o.projects % len(seats)
+		if err := d.startPact(ctx, project, seats, first, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// startPact has seats[first] start pact n and up to three of the next
+// seats join it.
+func (d *dayRun) startPact(ctx context.Context, project string, seats []*dayAgent, first, n int) error {
+	starter := seats[first]
+	var invite []map[string]any
+	var joiners []*dayAgent
+	for k := 1; k <= 3 && k < len(seats); k++ {
+		j := seats[(first+k)%len(seats)]
+		invite = append(invite, map[string]any{"key": "@" + j.r.agent.id, "prefix": string(rune('A' + k))})
+		joiners = append(joiners, j)
+	}
+	got, code, err := starter.r.next().call(ctx, "create_pact", map[string]any{"mandate_id": starter.r.agent.mandate,
+		"project_id": project, "name": fmt.Sprintf("Pact %d", n), "purpose": "Ship the day's work together.", "prefix": "W",
+		"invite": invite})
+	if code != "" {
+		return fmt.Errorf("create_pact: %s: %w", code, err)
+	}
+	id, _ := got["pact_id"].(string)
+	starter.pacts = append(starter.pacts, id)
+	for _, j := range joiners {
+		if _, code, err := j.r.next().call(ctx, "join_pact", map[string]any{"mandate_id": j.r.agent.mandate, "pact_id": id}); code != "" {
+			return fmt.Errorf("join_pact: %s: %w", code, err)
+		}
+		j.pacts = append(j.pacts, id)
+	}
+	d.pacts = append(d.pacts, dayPact{id: id, project: project})
+	return nil
+}
+
+// roamOver is an agent with a client on every board, starting at board
+// first (mod their number).
+func roamOver(boards []*board, a agentCreds, first int) *roaming {
+	r := &roaming{agent: a, cur: first % len(boards)}
+	for _, b := range boards {
+		r.clients = append(r.clients, newClient(a, b.url))
+	}
+	return r
+}
+
+// watchQueue samples the log's queue every second until ctx ends, and
+// sends the longest wait it saw: how far integration fell behind.
+func (d *dayRun) watchQueue(ctx context.Context) <-chan time.Duration {
+	out := make(chan time.Duration, 1)
+	go func() {
+		var worst time.Duration
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				out <- worst
+				return
+			case <-tick.C:
+				if q, err := ledger.Queued(context.WithoutCancel(ctx), d.s.db); err == nil {
+					worst = max(worst, q.Oldest)
+				}
+			}
+		}
+	}()
+	return out
+}
