@@ -101,7 +101,9 @@ func (d *dayRun) hire(ctx context.Context) error {
 			return err
 		}
 		ag := &dayAgent{r: roamOver(d.s.boards, a, i), project: project, rng: rand.New(rand.NewPCG(uint64(i), 7))}
-		if i%4 == 3 {
+		// Every fourth agent of each project holds: agent i is the
+		// (i / projects)-th of its project.
+		if i/d.o.projects%4 == 3 {
 			d.holders = append(d.holders, ag)
 			continue
 		}

@@ -7,9 +7,12 @@ import (
 	"time"
 )
 
-// hold is a holder's day: pact_events on its project, and every task it is
-// offered claimed, its poster told on the task, and closed with a handoff. Losing a claim race is part
-// of the day (already_claimed); anything else refused is a problem.
+// hold is a holder's day, as pact-runner's (docs/runner.md): pact_events
+// on its project; of the tasks it is told of, the ones offered to it
+// first, then the others in random order, it claims until one claim wins,
+// tells the task's poster (pact_message) and closes it with a handoff.
+// Losing a claim race is part of the day (already_claimed); anything else
+// refused is a problem.
 func (d *dayRun) hold(ctx context.Context, a *dayAgent) {
 	for ctx.Err() == nil {
 		c := a.r.next()
@@ -22,10 +25,11 @@ func (d *dayRun) hold(ctx context.Context, a *dayAgent) {
 		if next, ok := got["next_since"].(float64); ok {
 			a.cursor = int64(next)
 		}
-		tasks, _ := got["tasks"].([]any)
-		for _, t := range tasks {
-			id, _ := t.(map[string]any)["id"].(string)
+		order := d.claimOrder(a, got)
+		for _, id := range order {
 			d.woken(id, now)
+		}
+		for _, id := range order {
 			_, code, err := c.timed(ctx, d.st, "pact_claim", map[string]any{"mandate_id": a.r.agent.mandate, "task_id": id})
 			if code == "already_claimed" || !d.fine(ctx, a, "pact_claim", code, err) {
 				continue
@@ -36,8 +40,34 @@ func (d *dayRun) hold(ctx context.Context, a *dayAgent) {
 			_, code, err = c.timed(ctx, d.st, "pact_report", map[string]any{"mandate_id": a.r.agent.mandate, "task_id": id,
 				"status": "completed", "result": "Done.\n\n## Handoff\n- Done: the task\n- Left / next: nothing"})
 			d.fine(ctx, a, "pact_report", code, err)
+			break
 		}
 	}
+}
+
+// claimOrder is the tasks of a pact_events answer in the order a holder
+// tries them: offered to it first (as listed), then the others shuffled.
+func (d *dayRun) claimOrder(a *dayAgent, got map[string]any) []string {
+	offered := map[string]bool{}
+	if list, ok := got["offered"].([]any); ok {
+		for _, id := range list {
+			if s, ok := id.(string); ok {
+				offered[s] = true
+			}
+		}
+	}
+	var first, rest []string
+	tasks, _ := got["tasks"].([]any)
+	for _, t := range tasks {
+		id, _ := t.(map[string]any)["id"].(string)
+		if offered[id] {
+			first = append(first, id)
+		} else {
+			rest = append(rest, id)
+		}
+	}
+	a.rng.Shuffle(len(rest), func(i, j int) { rest[i], rest[j] = rest[j], rest[i] })
+	return append(first, rest...)
 }
 
 // woken records how long task id took from its post's answer to a holder.
