@@ -43,10 +43,27 @@ func runDay(ctx context.Context, o options, out io.Writer) (err error) {
 		wg.Go(func() { d.work(run, w) })
 	}
 	lag := d.watchQueue(run)
+	boardsBefore, pgBefore := procUsage(d.boardPids()...), procUsage(s.pg.Pid())
 	start := time.Now()
 	wg.Wait()
 	elapsed := time.Since(start)
+	boards, pg := procUsage(d.boardPids()...), procUsage(s.pg.Pid())
+	fmt.Fprintf(out, "  boards (%d, with their plugins): %.2f cores, %d MB resident; PostgreSQL (server and backends): %.2f cores, "+
+		"%d MB resident (shared buffers counted in every backend)\n", len(s.boards),
+		(boards.cpu-boardsBefore.cpu).Seconds()/elapsed.Seconds(), boards.rss>>20,
+		(pg.cpu-pgBefore.cpu).Seconds()/elapsed.Seconds(), pg.rss>>20)
 	return d.report(out, elapsed, <-lag)
+}
+
+// boardPids are the running boards' process ids.
+func (d *dayRun) boardPids() []int {
+	var pids []int
+	for _, b := range d.s.boards {
+		if b.cmd != nil && b.cmd.Process != nil {
+			pids = append(pids, b.cmd.Process.Pid)
+		}
+	}
+	return pids
 }
 
 // dayRun is one run of the profile.

@@ -80,7 +80,7 @@ func TestADayOfLoadRunsEveryCallType(t *testing.T) {
 	out := runScenario(t, "-scenario", "day", "-boards", "2", "-agents", "24", "-projects", "2", "-pacts", "4",
 		"-for", "4s", "-pause", "300ms")
 	for _, want := range []string{"pact_list", "pact_post", "pact_note", "get_pact", "post_pact_message", "pact_events",
-		"wake latency", "log integration"} {
+		"wake latency", "log integration", "cores", "MB resident"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("the figures lack %q:\n%s", want, out)
 		}

@@ -87,6 +87,20 @@ func (t *Throwaway) waitStarted(ctx context.Context) error {
 	}
 }
 
+// Pid is the server's process id (its postmaster, whose children are the
+// backends), or 0 while it is down.
+func (t *Throwaway) Pid() int {
+	if t.cmd == nil || t.cmd.Process == nil {
+		return 0
+	}
+	select {
+	case <-t.done:
+		return 0
+	default:
+		return t.cmd.Process.Pid
+	}
+}
+
 // Destroy stops the server (fast shutdown) and removes the directory.
 func (t *Throwaway) Destroy() {
 	if t.cmd != nil && t.cmd.Process != nil {
