@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -44,6 +45,7 @@ func runDay(ctx context.Context, o options, out io.Writer) (err error) {
 	}
 	lag := d.watchQueue(run)
 	boardsBefore, pgBefore := procUsage(d.boardPids()...), procUsage(s.pg.Pid())
+	d.st.keepTimes()
 	start := time.Now()
 	wg.Wait()
 	elapsed := time.Since(start)
@@ -52,7 +54,27 @@ func runDay(ctx context.Context, o options, out io.Writer) (err error) {
 		"%d MB resident (shared buffers counted in every backend)\n", len(s.boards),
 		(boards.cpu-boardsBefore.cpu).Seconds()/elapsed.Seconds(), boards.rss>>20,
 		(pg.cpu-pgBefore.cpu).Seconds()/elapsed.Seconds(), pg.rss>>20)
+	if o.picture != "" {
+		if err := d.writePicture(elapsed); err != nil {
+			return err
+		}
+	}
 	return d.report(out, elapsed, <-lag)
+}
+
+// writePicture writes the SVG of latency over time to o.picture.
+func (d *dayRun) writePicture(elapsed time.Duration) error {
+	f, err := os.Create(d.o.picture)
+	if err != nil {
+		return err
+	}
+	title := fmt.Sprintf("make load: %d agents in %d projects, %d pacts, %d boards, %s",
+		d.o.agents, d.o.projects, d.o.pacts, len(d.s.boards), time.Now().UTC().Format("2006-01-02"))
+	if err := d.st.picture(f, title, elapsed); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // boardPids are the running boards' process ids.

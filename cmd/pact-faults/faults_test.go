@@ -77,12 +77,22 @@ func TestKillBoardUnderLoad(t *testing.T) {
 // answered and reported with its rate and latencies, and nothing is
 // refused or unanswered (the scenario fails on either).
 func TestADayOfLoadRunsEveryCallType(t *testing.T) {
+	picture := filepath.Join(t.TempDir(), "day.svg")
 	out := runScenario(t, "-scenario", "day", "-boards", "2", "-agents", "24", "-projects", "2", "-pacts", "4",
-		"-for", "4s", "-pause", "300ms")
+		"-for", "4s", "-pause", "300ms", "-picture", picture)
 	for _, want := range []string{"pact_list", "pact_post", "pact_note", "get_pact", "post_pact_message", "pact_events",
 		"wake latency", "log integration", "cores", "MB resident"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("the figures lack %q:\n%s", want, out)
+		}
+	}
+	svg, err := os.ReadFile(picture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<svg", "<polyline", ">pact_post<", ">pact_list<", "</svg>"} {
+		if !strings.Contains(string(svg), want) {
+			t.Fatalf("the picture lacks %q:\n%s", want, svg)
 		}
 	}
 }

@@ -46,6 +46,9 @@ type options struct {
 	// it runs, and a worker's mean pause between calls.
 	agents, projects, pacts int
 	dayFor, dayPause        time.Duration
+	// picture, when set, is where the day writes its SVG of latency over
+	// time.
+	picture string
 }
 
 // scenario runs one fault scenario, printing its figures to out; an error
@@ -90,6 +93,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.pacts, "pacts", o.pacts, "day: open pacts, each of up to four of a project's agents")
 	fs.DurationVar(&o.dayFor, "for", o.dayFor, "day: how long the load runs")
 	fs.DurationVar(&o.dayPause, "pause", o.dayPause, "day: a working agent's mean pause between calls")
+	fs.StringVar(&o.picture, "picture", "", "day: write an SVG of each call type's p99 latency over time to this file")
 	fs.BoolVar(&o.reportMisses, "report-cursor-misses", false,
 		"kill: report, without failing, acknowledged tasks a watcher's pact_events never returned (a known finding, docs/reliability.md)")
 	if err := fs.Parse(args); err != nil {

@@ -15,6 +15,23 @@ type stats struct {
 	mu    sync.Mutex
 	lat   map[string][]time.Duration
 	codes map[string]map[string]int
+	// since, when set (keepTimes), is the start every answered call's
+	// time is kept from, for the picture of latency over time.
+	since time.Time
+	times []timedCall
+}
+
+// timedCall is one answered call: when it ended, since the start.
+type timedCall struct {
+	tool    string
+	at, lat time.Duration
+}
+
+// keepTimes makes s keep every answered call's time from now on.
+func (s *stats) keepTimes() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.since = time.Now()
 }
 
 func newStats() *stats {
@@ -26,6 +43,9 @@ func (s *stats) record(tool string, d time.Duration, code string) {
 	defer s.mu.Unlock()
 	if code != transportErr {
 		s.lat[tool] = append(s.lat[tool], d)
+		if !s.since.IsZero() {
+			s.times = append(s.times, timedCall{tool: tool, at: time.Since(s.since), lat: d})
+		}
 	}
 	if code == "" {
 		code = "ok"
