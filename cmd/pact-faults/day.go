@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"math/rand/v2"
+	"os"
 	"sync"
 	"time"
 
