@@ -9,7 +9,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/uptrace/bun"
+
+	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/modules/pacts"
 )
 
 // runDay is the load profile of make load (docs/benchmarks.md, "A working
@@ -150,11 +154,14 @@ func (d *dayRun) hire(ctx context.Context) error {
 		byProject[project] = append(byProject[project], ag)
 	}
 	// The organization's limit of open pacts per project (10 by default) is
-	// raised as its owner would (the Admin API's pact settings), so that
-	// every project holds its share.
-	if _, err := d.s.db.ExecContext(ctx, `INSERT INTO pact_org_settings (org_id, open_limit, updated_by)
-		VALUES ('default', least(1000, greatest(10, ?)), ?) ON CONFLICT (org_id) DO UPDATE SET open_limit = excluded.open_limit`,
-		(d.o.pacts+d.o.projects-1)/d.o.projects, owner); err != nil {
+	// raised as its owner would through the Admin API (PUT /pact-settings):
+	// the pacts module's service, in a logged act of the owner.
+	limit := min(1000, max(10, (d.o.pacts+d.o.projects-1)/d.o.projects))
+	svc := pacts.NewService(d.s.db, ledger.New(nil), d.s.ident)
+	if err := d.s.ident.Act(ctx, owner, identity.Owner, "admin.pact.settings", map[string]any{"open_limit": limit},
+		func(ctx context.Context, tx bun.Tx, p *identity.Person, _ *ledger.Entry) error {
+			return svc.SetOpenLimit(ctx, tx, p.OrgID, "human:"+p.ID, limit)
+		}); err != nil {
 		return fmt.Errorf("raise the open pact limit: %w", err)
 	}
 	for n := range d.o.pacts {
