@@ -60,12 +60,7 @@ func (s *stats) record(tool string, d time.Duration, code string) {
 func (s *stats) print(w io.Writer) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	tools := make([]string, 0, len(s.codes))
-	for t := range s.codes {
-		tools = append(tools, t)
-	}
-	sort.Strings(tools)
-	for _, t := range tools {
+	for _, t := range s.tools() {
 		total := 0
 		var parts []string
 		codes := make([]string, 0, len(s.codes[t]))
@@ -83,18 +78,23 @@ func (s *stats) print(w io.Writer) {
 	}
 }
 
-// printRates writes one line per tool: answered calls per second over
-// elapsed, p50 and p99 of their latencies, and the refusals by code.
-func (s *stats) printRates(w io.Writer, elapsed time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// tools are the tools called, in name order (s.mu held).
+func (s *stats) tools() []string {
 	tools := make([]string, 0, len(s.codes))
 	for t := range s.codes {
 		tools = append(tools, t)
 	}
 	sort.Strings(tools)
+	return tools
+}
+
+// printRates writes one line per tool: answered calls per second over
+// elapsed, p50 and p99 of their latencies, and the refusals by code.
+func (s *stats) printRates(w io.Writer, elapsed time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	fmt.Fprintf(w, "  %-18s %8s %9s %9s  %s\n", "call", "calls/s", "p50", "p99", "refused")
-	for _, t := range tools {
+	for _, t := range s.tools() {
 		var refused []string
 		for c, n := range s.codes[t] {
 			if c != "ok" {
