@@ -60,9 +60,7 @@ func TestAnOpenAppendDoesNotHoldBackAnother(t *testing.T) {
 	ids, queued := placed(t, d, "web")
 	require.Equal(t, []int64{second.ID, first.ID}, ids, "the order is the integrator's, not the ids'")
 	require.Zero(t, queued)
-	v, err := l.VerifyChain(ctx, d, "web", nil)
-	require.NoError(t, err)
-	require.True(t, v.OK, v.Reason)
+	requireIntact(t, d, l, "web")
 }
 
 // LOG-013: appends from eight writers on two chains while two integrators
@@ -112,9 +110,7 @@ func TestIntegratorsPlaceEveryCommittedEntryOnce(t *testing.T) {
 		var size int64
 		require.NoError(t, d.NewRaw(`SELECT size FROM entry_chain_heads WHERE chain_key = ?`, c).Scan(ctx, &size))
 		require.EqualValues(t, writers*each/2, size, c)
-		v, err := l.VerifyChain(ctx, d, c, nil)
-		require.NoError(t, err)
-		require.True(t, v.OK, v.Reason)
+		requireIntact(t, d, l, c)
 	}
 	var entries int
 	require.NoError(t, d.NewRaw(`SELECT count(*) FROM entries`).Scan(ctx, &entries))
@@ -126,6 +122,14 @@ func TestIntegratorsPlaceEveryCommittedEntryOnce(t *testing.T) {
 		appendOne(t, d, l, ledger.Entry{ProjectID: c, Actor: "human:ana", Action: "x"})
 	}
 	require.Equal(t, len(chains), integrate(t, d, l))
+}
+
+// requireIntact verifies chain and fails t unless it is intact.
+func requireIntact(t *testing.T, d *db.DB, l *ledger.Log, chain string) {
+	t.Helper()
+	v, err := l.VerifyChain(context.Background(), d, chain, nil)
+	require.NoError(t, err)
+	require.True(t, v.OK, v.Reason)
 }
 
 func histogramCount(t *testing.T, m *metrics.Metrics, name string) uint64 {
@@ -191,9 +195,7 @@ func TestAnIntegratorThatDiesMidBatchLeavesItsEntriesToTheNext(t *testing.T) {
 	ids, queued := placed(t, d, "web")
 	require.Len(t, ids, 5)
 	require.Zero(t, queued)
-	v, err := l.VerifyChain(ctx, d, "web", nil)
-	require.NoError(t, err)
-	require.True(t, v.OK, v.Reason)
+	requireIntact(t, d, l, "web")
 }
 
 // A board's integrator places its own entries as soon as they commit
