@@ -3,7 +3,9 @@ package identity
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
@@ -15,17 +17,35 @@ import (
 // admitSQL reads the agent with its organization's and the platform's kill
 // switches and its projects. It writes nothing: last_seen is stamped after
 // the call commits (Service.Seen).
-const admitSQL = `SELECT a.org_id, a.client,
+const admitSQL = `SELECT ` + admitCols + admitFrom
+
+// admitCols and admitFrom are admitSQL's parts, which admitTokenSQL shares.
+const admitCols = `a.org_id, a.client,
 		coalesce((SELECT array_agg(project_id ORDER BY project_id) FROM agent_projects WHERE agent_id = a.id),
 			'{}') AS projects,
 		(SELECT coalesce(json_agg(p ORDER BY p.id), '[]') FROM (SELECT ` + projectCols + ` FROM projects
 			WHERE id IN (SELECT project_id FROM agent_projects WHERE agent_id = a.id)) p) AS project_rows,
-		a.status, a.replaced_by, (s.halted OR o.halted) AS halted
+		a.status, a.replaced_by, (s.halted OR o.halted) AS halted`
+
+const admitFrom = `
 	  FROM agents a JOIN orgs o ON o.id = a.org_id CROSS JOIN system_state s WHERE a.id = $1`
+
+// admitTokenSQL is admitSQL that also says whether the token hashed to $2
+// is live (not revoked, not expired at $3) and the agent's own.
+const admitTokenSQL = `SELECT ` + admitCols + `,
+		EXISTS (SELECT 1 FROM agent_tokens t WHERE t.token_hash = $2 AND t.agent_id = a.id
+			AND t.revoked_at IS NULL AND t.expires_at > $3) AS token_live` + admitFrom
+
+// ErrTokenRefused is AdmitTokenStep's answer for a token that is not a
+// live token of the agent (or an agent that does not exist). It is not a
+// refusal: the request was never authenticated, so nothing records it, and
+// the transport answers 401 as it does to a token it checks itself.
+var ErrTokenRefused = errors.New("identity: invalid or expired agent token")
 
 // admitted is admitSQL's row.
 type admitted struct {
 	found      bool
+	tokenLive  bool // AdmitTokenStep's: whether the token is live
 	OrgID      string
 	Client     string
 	Projects   []string
@@ -76,6 +96,29 @@ func AdmitStep(agent string) (step db.Step, admit func() (*Caller, error)) {
 		return scanErr
 	}}
 	return step, func() (*Caller, error) { return a.caller(agent) }
+}
+
+// AdmitTokenStep is AdmitStep that also checks, in the same statement,
+// that token is a live token of the agent, so a tool call's bearer token
+// costs no round trip of its own (docs/benchmarks.md, "Round trips"). A
+// token that is not is ErrTokenRefused, before every other answer: an
+// unauthenticated caller learns nothing of the agent.
+func (s *Service) AdmitTokenStep(agent, token string) (step db.Step, admit func() (*Caller, error)) {
+	var a admitted
+	var scanErr error
+	step = db.Step{SQL: admitTokenSQL, Args: []any{agent, HashToken(token), s.now()}, Rows: func(_ *db.Tx, rows pgx.Rows) error {
+		if rows.Next() {
+			a.found = true
+			scanErr = rows.Scan(&a.OrgID, &a.Client, &a.Projects, &a.Rows, &a.Status, &a.ReplacedBy, &a.Halted, &a.tokenLive)
+		}
+		return scanErr
+	}}
+	return step, func() (*Caller, error) {
+		if !strings.HasPrefix(token, TokenPrefix) || !a.found || !a.tokenLive {
+			return nil, ErrTokenRefused
+		}
+		return a.caller(agent)
+	}
 }
 
 // caller is the Caller a and the refusal, if any.

@@ -112,6 +112,7 @@ func New(deps Deps) *Kernel {
 	k.tools = NewTools(deps.DB, deps.Log, deps.Mandates)
 	if deps.Identity != nil {
 		k.tools.seen = deps.Identity.Seen
+		k.tools.identity = deps.Identity
 	}
 	k.tools.drain = k.drain
 	k.tools.hub = deps.Events

@@ -106,6 +106,9 @@ type Tools struct {
 	hub   *events.Hub        // wakes held waits on stops; nil: never
 	drain *drain             // the kernel's; nil (never drains) for a bare registry
 	seen  func(agent string) // stamps last_seen after a call commits; nil: never
+	// identity checks the agent tokens calls carry unchecked
+	// (WithAgentToken); nil refuses every such call.
+	identity *identity.Service
 	// metrics counts and times the calls of registered tools; nil records
 	// nothing.
 	metrics *metrics.Metrics
@@ -221,25 +224,39 @@ func (r *Tools) Call(ctx context.Context, agent, name string, args json.RawMessa
 	t, ok := r.tools[name]
 	schema := r.resolved[name]
 	r.mu.Unlock()
+	if len(args) == 0 || string(args) == "null" { // no arguments at all
+		args = json.RawMessage(`{}`)
+	}
+	var numbersErr error
+	if json.Valid(args) {
+		numbersErr = checkArgNumbers(args)
+	}
+	if token, unchecked := agentTokenFrom(ctx); unchecked &&
+		(!ok || t.Wait != nil || GrantFrom(ctx) != nil || numbersErr != nil) {
+		// These answer, log or wait before the gate, so the token cannot
+		// wait for the gate's statement.
+		if err := r.authenticatedApart(ctx, agent, token); err != nil {
+			return nil, err
+		}
+		ctx = context.WithValue(ctx, agentTokenKey{}, nil)
+	}
 	if !ok {
 		return nil, errs.E(errs.InvalidRequest, "there is no tool %s", name)
 	}
 	start := time.Now()
 	defer func() {
 		// A wait handed to the transport (ErrHeld) is counted once, by the
-		// call that ends it after the wait (Waited).
-		if !errors.Is(err, ErrHeld) {
+		// call that ends it after the wait (Waited); a refused token was
+		// never a call.
+		if !errors.Is(err, ErrHeld) && !errors.Is(err, identity.ErrTokenRefused) {
 			r.metrics.ToolCall(name, Outcome(err), time.Since(start))
 		}
 	}()
-	if len(args) == 0 || string(args) == "null" { // no arguments at all
-		args = json.RawMessage(`{}`)
-	}
 	var result any
 	e := ledger.Entry{Actor: "agent:" + agent, AgentID: agent, Action: name, Payload: args}
 	if !json.Valid(args) {
 		e.Payload = argsDigest(args) // still logged, by digest and first bytes
-	} else if err := checkArgNumbers(args); err != nil {
+	} else if err := numbersErr; err != nil {
 		// Before the gate and any transaction of the call: the check needs
 		// no database, and a number nobody can read alike (or cheaply) gets
 		// no pool connection of its own. Whatever the agent's status, the
@@ -271,7 +288,7 @@ func (r *Tools) Call(ctx context.Context, agent, name string, args json.RawMessa
 	// then for the schema check, which refuses only after the gate.
 	var decoded any
 	decodeErr := json.Unmarshal(args, &decoded)
-	admitStep, admitted := identity.AdmitStep(agent)
+	admitStep, admitted := r.admitStep(ctx, agent)
 	first := []db.Step{admitStep}
 	if ahead, ok := r.readAhead(t, agent, decoded); ok {
 		first = append(first, ahead)

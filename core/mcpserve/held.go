@@ -36,27 +36,35 @@ import (
 // When the client goes away during the wait, there is no second pass, as
 // there would be nothing to answer.
 
-// maxHeldBody bounds the body heldTool reads: a call that waits is a few
-// hundred bytes, and a larger body goes to the SDK as it came.
-const maxHeldBody = 64 << 10
+// maxPeekedBody bounds the body peek reads: a tool call is a few hundred
+// bytes, and a larger body goes to the SDK as it came.
+const maxPeekedBody = 64 << 10
 
-// heldTool returns the body of a POST and the tool it calls when it is one
-// JSON-RPC tools/call of a tool with a Wait phase. It reads the body (up to
-// maxHeldBody), as the SDK would, and replaces r.Body so the SDK reads the
-// same bytes, then the rest or the same error. Telling a request wrongly
-// only changes where a wait happens: the SDK still judges the request.
-func (s *Server) heldTool(r *http.Request) (body []byte, tool string) {
-	if r.Method != http.MethodPost || r.Body == nil || len(s.waits) == 0 {
-		return nil, ""
+// peeked is what peek read of a request before the SDK reads it.
+type peeked struct {
+	body   []byte // nil when the request was not read (too large, not a POST)
+	method string // the JSON-RPC method of a single request
+	tool   string // the tool a tools/call names
+}
+
+// peek reads the body of a POST (up to maxPeekedBody), as the SDK would,
+// and replaces r.Body so the SDK reads the same bytes, then the rest or the
+// same error. It tells the JSON-RPC method and the tool it calls. What it
+// tells only chooses a path: where a wait happens (serveHeld), or whether
+// the token is checked in the call (calltoken.go), which the SDK's own
+// reading of the request confirms; the SDK still judges the request.
+func peek(r *http.Request) peeked {
+	if r.Method != http.MethodPost || r.Body == nil {
+		return peeked{}
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxHeldBody+1))
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxPeekedBody+1))
 	var rest io.Reader = errReader{err}
-	if len(body) > maxHeldBody {
+	if len(body) > maxPeekedBody {
 		rest = r.Body
 	}
 	r.Body = readCloser{io.MultiReader(bytes.NewReader(body), rest), r.Body}
-	if err != nil || len(body) > maxHeldBody {
-		return nil, ""
+	if err != nil || len(body) > maxPeekedBody {
+		return peeked{}
 	}
 	var msg struct {
 		Method string `json:"method"`
@@ -64,13 +72,18 @@ func (s *Server) heldTool(r *http.Request) (body []byte, tool string) {
 			Name string `json:"name"`
 		} `json:"params"`
 	}
-	if json.Unmarshal(body, &msg) != nil || msg.Method != "tools/call" || !s.waits[msg.Params.Name] {
-		return nil, ""
+	if json.Unmarshal(body, &msg) != nil {
+		return peeked{body: body}
 	}
-	return body, msg.Params.Name
+	return peeked{body: body, method: msg.Method, tool: msg.Params.Name}
 }
 
-// readCloser reads the body heldTool replayed and closes the original.
+// held reports whether p is a tools/call of a tool with a Wait phase.
+func (s *Server) held(p peeked) bool {
+	return p.method == "tools/call" && s.waits[p.tool]
+}
+
+// readCloser reads the body peek replayed and closes the original.
 type readCloser struct {
 	io.Reader
 	io.Closer
@@ -86,7 +99,7 @@ func (e errReader) Read([]byte) (int, error) {
 	return 0, e.err
 }
 
-// serveHeld serves a call heldTool found, in the two passes above. The
+// serveHeld serves a call peek found held, in the two passes above. The
 // wait parks this goroutine 2.7 kB deep, which keeps it an 8 kB stack; from
 // 3.3 kB deep it would keep 16 kB: keep serveHeld's frame small. Each
 // pass waits for one of s.passes' slots, so that when thousands of agents

@@ -27,6 +27,7 @@ import (
 	"net/http"
 	"regexp"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -214,18 +215,24 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 		useAgentURL(w, r)
 		return
 	}
-	grant, ok := s.authenticate(w, r, agent)
-	if !ok {
-		return
-	}
 	h, err := s.build()
 	if err != nil {
 		kernel.WriteError(w, http.StatusInternalServerError, errs.Public(err))
 		return
 	}
+	p := peek(r)
+	if token, ok := s.checkedInCall(r, p); ok {
+		c := &caller{agent: agent, req: r.Context(), unchecked: token, tool: p.tool}
+		s.serveUnchecked(w, r, h, c)
+		return
+	}
+	grant, ok := s.authenticate(w, r, agent)
+	if !ok {
+		return
+	}
 	c := &caller{agent: agent, req: r.Context(), grant: grant}
-	if body, tool := s.heldTool(r); tool != "" {
-		s.serveHeld(w, r, h, c, body, tool)
+	if s.held(p) {
+		s.serveHeld(w, r, h, c, p.body, p.tool)
 		return
 	}
 	h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callerKey{}, c)))
@@ -243,7 +250,7 @@ func (s *Server) build() (http.Handler, error) {
 				// listChanged); no logging: the board sends no log messages.
 				Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Resources: &mcp.ResourceCapabilities{}},
 			})
-		srv.AddReceivingMiddleware(narrowLists)
+		srv.AddReceivingMiddleware(narrowLists, s.checkUnchecked)
 		if s.err = s.addTools(srv); s.err != nil {
 			s.opts.Logger.Error("cannot serve MCP", "error", s.err)
 			return
@@ -280,6 +287,14 @@ type caller struct {
 	// grant narrows the call when it is made with a per-run credential;
 	// nil for the agent's own credential.
 	grant *kernel.Grant
+	// unchecked is the agent token of a tools/call of tool whose check
+	// the call makes in its first round trip (calltoken.go); "" when the
+	// token was checked before the SDK saw the request.
+	unchecked, tool string
+	// tokenRefused is set when the check found the token is not the
+	// agent's: the answer becomes a 401. tokenChecked is set when it found
+	// it is.
+	tokenRefused, tokenChecked atomic.Bool
 }
 
 type callerKey struct{}

@@ -17,7 +17,7 @@ import (
 
 // A call parked: when the server can take connections back
 // (Options.Conns), a call of a tool with a Wait phase leaves net/http as
-// soon as heldTool has found it, before its passes, which may queue for a
+// soon as peek has found it, before its passes, which may queue for a
 // slot (a herd of agents reconnecting at once) and then wait up to 50 s.
 // The HTTP/1.1 connection is taken over (Hijack) and net/http's goroutine
 // returns, which frees what net/http keeps per request in progress: its

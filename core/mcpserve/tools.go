@@ -17,6 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/sdk/errs"
 )
@@ -56,9 +57,21 @@ func (s *Server) callTool(name string) mcp.ToolHandler {
 		}
 		ctx, cancel := bound(ctx, c)
 		defer cancel()
+		if c.unchecked != "" {
+			ctx = kernel.WithAgentToken(ctx, c.unchecked)
+		}
 		out, err := s.opts.Tools.Call(ctx, c.agent, name, req.Params.Arguments)
 		if errors.Is(err, kernel.ErrHeld) {
 			return heldResult(), nil // dropped: the call is answered after its wait (held.go)
+		}
+		if errors.Is(err, identity.ErrTokenRefused) {
+			// Answered as a 401 (calltoken.go); this result is what a
+			// transport that had already started its answer would send.
+			c.tokenRefused.Store(true)
+			return refused(errs.E(errs.Unauthorized, "invalid or expired agent token")), nil
+		}
+		if err == nil || errs.IsRefusal(err) { // the gate, or a check apart, took the token
+			c.tokenChecked.Store(true)
 		}
 		if err != nil {
 			return s.toolError(ctx, c.agent, name, err), nil
