@@ -30,7 +30,8 @@ func rpcBody(method string, params map[string]any) string {
 // the gate's statement: calltoken.go), a token that is not a live token of
 // the URL's agent gets the same 401, challenge and message, and leaves
 // nothing in the log. The paths are every branch serveMCP and Tools.Call
-// take a request down: a call checked in its gate, a call of a tool with
+// take a request down: a call checked in its gate, one the SDK refuses
+// on its own (its Mcp-Name header names another tool), a call of a tool with
 // a Wait phase, a number refused before the gate, a tool that does not
 // exist, a method other than tools/call, and a body peek and the SDK
 // could read differently (a repeated "method"), both ways round (both read
@@ -47,44 +48,46 @@ func TestEveryPathAnswersARefusedTokenAlike(t *testing.T) {
 		return `{"jsonrpc":"2.0","id":7,"method":"` + first + `","params":{"name":"test_echo","arguments":{"x":1},` +
 			meta + `},"method":"` + last + `"}`
 	}
-	paths := map[string]string{
-		"a call checked in its gate":     call("test_echo", map[string]any{"x": 1}),
-		"a call of a tool that waits":    call("test_wait", map[string]any{"ms": 10}),
-		"a number refused before a gate": strings.Replace(call("test_echo", map[string]any{"x": 1}), `"x":1`, `"x":9007199254740993`, 1),
-		"a tool that does not exist":     call("test_nothing", map[string]any{}),
-		"tools/list":                     rpcBody("tools/list", nil),
-		"read as tools/list, then call":  twoWays("tools/list", "tools/call"),
-		"read as tools/call, then list":  twoWays("tools/call", "tools/list"),
+	echo := call("test_echo", map[string]any{"x": 1})
+	paths := []struct {
+		name, body string
+		header     map[string]string // beside postRPC's
+		live       int               // the live token's status
+	}{
+		{"a call checked in its gate", echo, nil, http.StatusOK},
+		{"a call the SDK refuses on its own", echo, map[string]string{"Mcp-Name": "test_greet"}, http.StatusBadRequest},
+		{"a call of a tool that waits", call("test_wait", map[string]any{"ms": 10}), nil, http.StatusOK},
+		{"a number refused before a gate", strings.Replace(echo, `"x":1`, `"x":9007199254740993`, 1), nil, http.StatusOK},
+		{"a tool that does not exist", call("test_nothing", map[string]any{}), nil, http.StatusBadRequest},
+		{"tools/list", rpcBody("tools/list", nil), nil, http.StatusOK},
+		{"read as tools/list, then call", twoWays("tools/list", "tools/call"), nil, http.StatusOK},
+		{"read as tools/call, then list", twoWays("tools/call", "tools/list"), nil, http.StatusOK},
 	}
 	tokens := map[string]string{"unknown": "pact_nobody", "another agent's": f.other, "expired": f.expired,
 		"revoked": f.revoked, "not an agent token": "eyJhbGciOi.x.y", "a per-run credential's": "pact_run_nothing"}
 	want := `Bearer resource_metadata="https://board.example/.well-known/oauth-protected-resource/mcp/a/code-web", scope="pact", error="invalid_token"`
-	for path, body := range paths {
+	for _, p := range paths {
 		for name, token := range tokens {
-			resp, got := f.postRPC(t, body, "Bearer "+token)
-			require.Equal(t, http.StatusUnauthorized, resp.StatusCode, "%s, %s token: %s", path, name, got)
-			require.Equal(t, want, resp.Header.Get("WWW-Authenticate"), "%s, %s token", path, name)
+			resp, got := f.postRPC(t, p.body, "Bearer "+token, p.header)
+			require.Equal(t, http.StatusUnauthorized, resp.StatusCode, "%s, %s token: %s", p.name, name, got)
+			require.Equal(t, want, resp.Header.Get("WWW-Authenticate"), "%s, %s token", p.name, name)
 			message := "invalid or expired agent token"
 			if name == "a per-run credential's" {
 				message = "this board issues no per-run credentials"
 			}
-			require.JSONEq(t, `{"error":"unauthorized","message":"`+message+`"}`, got, "%s, %s token", path, name)
+			require.JSONEq(t, `{"error":"unauthorized","message":"`+message+`"}`, got, "%s, %s token", p.name, name)
 		}
 	}
 	require.Empty(t, f.outcomes(t, "code-web"), "no refused token left an entry")
 	require.Empty(t, f.outcomes(t, "code-api"), "no refused token left an entry")
-	for path, body := range paths {
-		resp, got := f.postRPC(t, body, "Bearer "+f.live)
-		want := http.StatusOK
-		if path == "a tool that does not exist" { // the SDK's own answer
-			want = http.StatusBadRequest
-		}
-		require.Equal(t, want, resp.StatusCode, "%s, the live token: %s", path, got)
+	for _, p := range paths {
+		resp, got := f.postRPC(t, p.body, "Bearer "+f.live, p.header)
+		require.Equal(t, p.live, resp.StatusCode, "%s, the live token: %s", p.name, got)
 	}
 }
 
 // postRPC posts body to code-web's URL as a 2026-07-28 client would.
-func (f *fixture) postRPC(t *testing.T, body, auth string) (*http.Response, string) {
+func (f *fixture) postRPC(t *testing.T, body, auth string, header map[string]string) (*http.Response, string) {
 	t.Helper()
 	var msg struct {
 		Method string `json:"method"`
@@ -97,6 +100,9 @@ func (f *fixture) postRPC(t *testing.T, body, auth string) (*http.Response, stri
 	require.NoError(t, err)
 	for k, v := range map[string]string{"Authorization": auth, "Content-Type": "application/json",
 		"Accept": "application/json, text/event-stream", "Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": msg.Method, "Mcp-Name": msg.Params.Name} {
+		req.Header.Set(k, v)
+	}
+	for k, v := range header {
 		req.Header.Set(k, v)
 	}
 	resp, err := http.DefaultClient.Do(req)
