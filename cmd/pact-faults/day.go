@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"sync"
@@ -19,24 +20,35 @@ import (
 // runDay is the load profile of make load (docs/benchmarks.md, "A working
 // day"): agents in projects on boards sharing one PostgreSQL, from this
 // process. A quarter hold pact_events and claim what they are offered,
-// tell its poster on the task and close it with a handoff; the rest pause
-// between calls of a working day's mix: lists, posts, notes, and pact reads
-// and posts in the pacts they sit in. It reports each call type's calls/s, p50 and p99,
+// tell its poster on the task and close it with a handoff, or defer one in
+// ten to a person; the rest pause between calls of a working day's mix:
+// lists, posts, notes, and pact reads, posts and decisions in the pacts
+// they sit in. People in the console (day_people.go) answer the deferred
+// tasks and the decisions. It reports each call type's calls/s, p50 and p99,
 // how long a posted task took to reach a holder (the wake latency), and
 // how far the log's integration fell behind; it fails when a call is
 // refused as unavailable or goes unanswered.
 func runDay(ctx context.Context, o options, out io.Writer) (err error) {
+	// The people sign in to the console through local sign-in links,
+	// which a board with DATABASE_URL refuses unless told otherwise.
+	env := map[string]string{"PACT_CONSOLE_LOCAL_SIGNIN": "on"}
+	maps.Copy(env, o.boardEnv)
+	o.boardEnv = env
 	s, err := startShared(ctx, o, o.boards)
 	if err != nil {
 		return err
 	}
 	defer func() { s.close(err != nil, out) }()
-	d := &dayRun{s: s, st: newStats(), o: o, posted: map[string]time.Time{}, told: map[string]time.Time{}}
+	d := &dayRun{s: s, st: newStats(), o: o, posted: map[string]time.Time{}, told: map[string]time.Time{},
+		deferred: map[string]time.Time{}}
 	if err := d.hire(ctx); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "  %d agents (%d holding pact_events) in %d projects, %d pacts, on %d boards, for %s\n",
-		len(d.workers)+len(d.holders), len(d.holders), o.projects, len(d.pacts), len(s.boards), o.dayFor)
+	if err := d.seatPeople(ctx); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "  %d agents (%d holding pact_events) in %d projects, %d pacts, %d people in the console, on %d boards, for %s\n",
+		len(d.workers)+len(d.holders), len(d.holders), o.projects, len(d.pacts), len(d.people), len(s.boards), o.dayFor)
 
 	run, stop := context.WithTimeout(ctx, o.dayFor)
 	defer stop()
@@ -46,6 +58,9 @@ func runDay(ctx context.Context, o options, out io.Writer) (err error) {
 	}
 	for _, w := range d.workers {
 		wg.Go(func() { d.work(run, w) })
+	}
+	for _, p := range d.people {
+		wg.Go(func() { d.attend(run, p) })
 	}
 	lag := d.watchQueue(run)
 	boardsBefore, pgBefore := procUsage(d.boardPids()...), procUsage(s.pg.Pid())
@@ -100,11 +115,14 @@ type dayRun struct {
 
 	workers, holders []*dayAgent
 	pacts            []dayPact
+	people           []*dayPerson
 
 	mu       sync.Mutex
 	posted   map[string]time.Time // task → when its post was answered, no holder told yet
 	told     map[string]time.Time // task → when a holder was told, its post not answered yet
 	wakes    []time.Duration      // post answered → a holder was told of it
+	deferred map[string]time.Time // task → when its deferral was answered, not resumed yet
+	waits    []time.Duration      // deferral answered → a person's resumption answered
 	problems []string
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 )
 
@@ -11,8 +12,9 @@ import (
 // on its project; of the tasks it is told of, the ones offered to it
 // first, then the others in random order, it claims until one claim wins,
 // tells the task's poster (pact_message) and closes it with a handoff.
-// Losing a claim race is part of the day (already_claimed); anything else
-// refused is a problem.
+// Losing a claim race is part of the day (lostClaim); anything else
+// refused is a problem. One claimed task in ten is deferred to a person
+// instead, who resumes it from the console (day_people.go).
 func (d *dayRun) hold(ctx context.Context, a *dayAgent) {
 	for ctx.Err() == nil {
 		c := a.r.next()
@@ -31,8 +33,16 @@ func (d *dayRun) hold(ctx context.Context, a *dayAgent) {
 		}
 		for _, id := range order {
 			_, code, err := c.timed(ctx, d.st, "pact_claim", map[string]any{"mandate_id": a.r.agent.mandate, "task_id": id})
-			if code == "already_claimed" || !d.fine(ctx, a, "pact_claim", code, err) {
+			if lostClaim(code, err) || !d.fine(ctx, a, "pact_claim", code, err) {
 				continue
+			}
+			if a.rng.IntN(10) == 0 { // a person decides: the console's people resume it (day_people.go)
+				_, code, err = c.timed(ctx, d.st, "pact_defer", map[string]any{"mandate_id": a.r.agent.mandate, "task_id": id,
+					"reason": "Needs a person's go-ahead before it ships."})
+				if d.fine(ctx, a, "pact_defer", code, err) {
+					d.deferredAt(id, time.Now())
+				}
+				break
 			}
 			_, code, err = c.timed(ctx, d.st, "pact_message", map[string]any{"mandate_id": a.r.agent.mandate, "task_id": id,
 				"body": "On it."})
@@ -43,6 +53,14 @@ func (d *dayRun) hold(ctx context.Context, a *dayAgent) {
 			break
 		}
 	}
+}
+
+// lostClaim reports whether a claim was refused because another agent's
+// claim, a deferral or a person's resumption got to the task first: the
+// day's races, not problems.
+func lostClaim(code string, err error) bool {
+	return code == "already_claimed" || code == "invalid_request" && err != nil &&
+		(strings.Contains(err.Error(), "(deferred) and cannot be claimed") || strings.Contains(err.Error(), "claim it again"))
 }
 
 // claimOrder is the tasks of a pact_events answer in the order a holder
@@ -117,8 +135,8 @@ func (d *dayRun) work(ctx context.Context, a *dayAgent) {
 }
 
 // pick draws a call of the mix: of 100, 30 pact_list, 20 pact_post, 15
-// pact_note (the project's notes, or one of them), 15 get_pact and 20
-// post_pact_message in a pact it sits in. A call it cannot make (no pact)
+// pact_note (the project's notes, or one of them), 15 get_pact, 18
+// post_pact_message and 2 raise_pact_decision in a pact it sits in. A call it cannot make (no pact)
 // is a pact_list. (Messages on tasks come from the holders, which work
 // them.)
 func (d *dayRun) pick(a *dayAgent) (string, map[string]any) {
@@ -133,9 +151,12 @@ func (d *dayRun) pick(a *dayAgent) (string, map[string]any) {
 		return "pact_note", map[string]any{"mandate_id": m, "project_id": a.project}
 	case n < 80 && len(a.pacts) > 0:
 		return "get_pact", map[string]any{"mandate_id": m, "pact_id": a.pacts[a.rng.IntN(len(a.pacts))]}
-	case n < 100 && len(a.pacts) > 0:
+	case n < 98 && len(a.pacts) > 0:
 		return "post_pact_message", map[string]any{"mandate_id": m, "pact_id": a.pacts[a.rng.IntN(len(a.pacts))],
 			"body": "An update on my part."}
+	case n < 100 && len(a.pacts) > 0:
+		return "raise_pact_decision", map[string]any{"mandate_id": m, "pact_id": a.pacts[a.rng.IntN(len(a.pacts))],
+			"question": "Ship the change today or wait for the review?", "options": []string{"Ship today", "Wait for the review"}}
 	}
 	return "pact_list", map[string]any{"mandate_id": m, "project_id": a.project, "limit": 20}
 }
@@ -164,6 +185,9 @@ func (d *dayRun) report(out io.Writer, elapsed time.Duration, worstQueue time.Du
 	p50, p99, top := percentiles(d.wakes)
 	fmt.Fprintf(out, "  wake latency (post answered → a holder told): n=%d p50=%s p99=%s max=%s; posted tasks no holder was told of within the run: %d\n",
 		len(d.wakes), round(p50), round(p99), round(top), len(d.posted))
+	p50, p99, top = percentiles(d.waits)
+	fmt.Fprintf(out, "  a person's answer (deferral answered → resumed in the console): n=%d p50=%s p99=%s max=%s; deferred tasks no person resumed within the run: %d\n",
+		len(d.waits), round(p50), round(p99), round(top), len(d.deferred))
 	fmt.Fprintf(out, "  log integration: the oldest entry waiting, sampled every second, waited at most %s\n", round(worstQueue))
 	if len(d.problems) > 0 {
 		return fmt.Errorf("%d problems, first: %v", len(d.problems), d.problems)

@@ -73,15 +73,20 @@ func TestKillBoardUnderLoad(t *testing.T) {
 	}
 }
 
-// The day of make load runs at a small size: every call type of its mix is
-// answered and reported with its rate and latencies, and nothing is
-// refused or unanswered (the scenario fails on either).
+// The day of make load runs at a small size: every call type of its mix,
+// the agents' and the people's in the console, is answered and reported
+// with its rate and latencies, and nothing is refused or unanswered (the
+// scenario fails on either). Deferrals (one claim in ten) and decisions
+// (two calls in a hundred) are drawn at random: 8 s makes a run without
+// one about as likely as one in five thousand.
 func TestADayOfLoadRunsEveryCallType(t *testing.T) {
 	picture := filepath.Join(t.TempDir(), "day.svg")
 	out := runScenario(t, "-scenario", "day", "-boards", "2", "-agents", "24", "-projects", "2", "-pacts", "4",
-		"-for", "4s", "-pause", "300ms", "-picture", picture)
+		"-people", "2", "-for", "8s", "-pause", "300ms", "-picture", picture)
 	for _, want := range []string{"pact_list", "pact_post", "pact_note", "get_pact", "post_pact_message", "pact_events",
-		"wake latency", "log integration", "cores", "MB resident"} {
+		"pact_claim", "pact_message", "pact_report", "pact_defer", "raise_pact_decision",
+		"console: deferred", "console: resume", "console: decisions", "console: answer", "2 people in the console",
+		"wake latency", "a person's answer", "log integration", "cores", "MB resident"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("the figures lack %q:\n%s", want, out)
 		}

@@ -42,10 +42,11 @@ type options struct {
 	reportMisses bool
 	// boardEnv is added to every board's variables (startShared).
 	boardEnv map[string]string
-	// The day (make load): agents in projects, pacts among them, how long
-	// it runs, and a worker's mean pause between calls.
-	agents, projects, pacts int
-	dayFor, dayPause        time.Duration
+	// The day (make load): agents in projects, pacts among them, people in
+	// the console, how long it runs, and a worker's mean pause between
+	// calls.
+	agents, projects, pacts, people int
+	dayFor, dayPause                time.Duration
 	// picture, when set, is where the day writes its SVG of latency over
 	// time.
 	picture string
@@ -71,7 +72,7 @@ func scenarioOrder() []string {
 func fullSize() options {
 	return options{boardBin: "bin/pact-board", boards: 3, races: 10000, perTask: 8, parallel: 4,
 		rounds: 20, writers: 6, roundFor: 1500 * time.Millisecond,
-		agents: 400, projects: 6, pacts: 200, dayFor: time.Minute, dayPause: 2 * time.Second}
+		agents: 400, projects: 6, pacts: 200, people: 3, dayFor: time.Minute, dayPause: 2 * time.Second}
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -91,6 +92,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.agents, "agents", o.agents, "day: agents, a quarter of them holding pact_events")
 	fs.IntVar(&o.projects, "projects", o.projects, "day: projects the agents are spread over")
 	fs.IntVar(&o.pacts, "pacts", o.pacts, "day: open pacts, each of up to four of a project's agents")
+	fs.IntVar(&o.people, "people", o.people, "day: people signed in to the console who answer deferred tasks and pact decisions")
 	fs.DurationVar(&o.dayFor, "for", o.dayFor, "day: how long the load runs")
 	fs.DurationVar(&o.dayPause, "pause", o.dayPause, "day: a working agent's mean pause between calls")
 	fs.StringVar(&o.picture, "picture", "", "day: write an SVG of each call type's p99 latency over time to this file")

@@ -93,7 +93,7 @@ func (s *stats) tools() []string {
 func (s *stats) printRates(w io.Writer, elapsed time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	fmt.Fprintf(w, "  %-18s %8s %9s %9s  %s\n", "call", "calls/s", "p50", "p99", "refused")
+	fmt.Fprintf(w, "  %-20s %8s %9s %9s  %s\n", "call", "calls/s", "p50", "p99", "refused")
 	for _, t := range s.tools() {
 		var refused []string
 		for c, n := range s.codes[t] {
@@ -103,7 +103,7 @@ func (s *stats) printRates(w io.Writer, elapsed time.Duration) {
 		}
 		sort.Strings(refused)
 		p50, p99, _ := percentiles(s.lat[t])
-		fmt.Fprintf(w, "  %-18s %8.1f %9s %9s  %s\n", t, float64(s.codes[t]["ok"])/elapsed.Seconds(), round(p50), round(p99),
+		fmt.Fprintf(w, "  %-20s %8.1f %9s %9s  %s\n", t, float64(s.codes[t]["ok"])/elapsed.Seconds(), round(p50), round(p99),
 			strings.Join(refused, " "))
 	}
 }

@@ -239,3 +239,30 @@ func mustJSON(t *testing.T, v any) []byte {
 	require.NoError(t, err)
 	return raw
 }
+
+// TestALostClaimSaysWhyAsTheTaskIsNow: a claim whose statement found the
+// task taken, deferred or closed says what the task is when it looks again;
+// one that is open again by then (a person resumed it between the two) is
+// a race lost to that change, to be tried again, not a task that cannot be
+// claimed.
+func TestALostClaimSaysWhyAsTheTaskIsNow(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	cases := []struct {
+		set, code, message string
+	}{
+		{`status = 'submitted', assignee = NULL, deferred = false`, string(errs.InvalidRequest), "changed while you claimed it and is open again; claim it again"},
+		{`status = 'input_required', deferred = true`, string(errs.InvalidRequest), "is input_required (deferred) and cannot be claimed"},
+		{`status = 'working', assignee = 'gemini-web', assignee_mandate_id = mandate_id`, string(errs.AlreadyClaimed), "is already claimed by gemini-web"},
+		{`status = 'completed'`, string(errs.InvalidRequest), "is completed and cannot be claimed"},
+	}
+	for _, c := range cases {
+		id := w.post("code-web", "web", "Raced", nil)
+		w.Exec(`UPDATE tasks SET `+c.set+` WHERE id = ?`, id)
+		err := w.board.NotClaimable(ctx, w.DB, id)
+		e, ok := errs.As(err)
+		require.True(t, ok, "%s: %v", c.set, err)
+		require.Equal(t, c.code, string(e.Code), c.set)
+		require.Contains(t, e.Message, c.message, c.set)
+	}
+}

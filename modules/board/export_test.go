@@ -15,3 +15,9 @@ func (m *Module) LockTask(ctx context.Context, tx bun.IDB, id string) error {
 	_, err := m.svc.st.getTask(ctx, tx, id, true)
 	return err
 }
+
+// NotClaimable is why a claim that found task id taken or closed was
+// refused, as the task is now.
+func (m *Module) NotClaimable(ctx context.Context, tx bun.IDB, id string) error {
+	return m.svc.notClaimable(ctx, tx, id)
+}

@@ -111,6 +111,13 @@ func (s *Service) notClaimable(ctx context.Context, tx bun.IDB, id string) error
 	if now.Assignee != nil {
 		return errs.E(errs.AlreadyClaimed, "task %s is already claimed by %s", id, *now.Assignee)
 	}
+	if now.Status == submitted && !now.Deferred {
+		// The claim's statement found it taken, deferred or closed, and it
+		// is open again since (a person resumed it, a stale claim was
+		// released): a race lost to that change, not a task that cannot be
+		// claimed.
+		return errs.E(errs.InvalidRequest, "task %s changed while you claimed it and is open again; claim it again", id)
+	}
 	state := now.Status
 	if now.Deferred {
 		state += " (deferred)"

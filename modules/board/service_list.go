@@ -12,6 +12,14 @@ import (
 	"github.com/pactboard/pact/sdk/errs"
 )
 
+// defaultPage is how many tasks pact_list answers when the caller names no
+// limit. An agent reads the whole answer into its context, and a task's
+// body may hold 100,000 characters, so the page is sized for a model
+// choosing what to do next, not for a dump: has_more and next_since page
+// the rest (docs/benchmarks.md, "Pages sized for agents"). The original
+// answered 50.
+const defaultPage = 20
+
 // TaskQuery is which tasks Tasks lists. An agent's list (pact_list) is
 // relative to it; a person's (the Admin API's task list, pact-admin
 // task-list) is their organization's, through People.
@@ -24,7 +32,7 @@ type TaskQuery struct {
 	// Since is the NextSince of the agent's previous list: only tasks
 	// changed after it.
 	Since int64
-	// Limit is how many tasks at most (1-200; nil: 50).
+	// Limit is how many tasks at most (1-200; nil: defaultPage).
 	Limit *int
 	// ParentTaskID lists only that task's subtasks.
 	ParentTaskID string
@@ -87,7 +95,7 @@ func (s *Service) Tasks(ctx context.Context, tx *db.Tx, by Actor, q TaskQuery) (
 	if len(readable) == 1 {
 		by.found(readable[0], "")
 	}
-	n := 50
+	n := defaultPage
 	if q.Limit != nil {
 		n = min(max(*q.Limit, 1), 200)
 	}

@@ -27,7 +27,7 @@ type listIn struct {
 	Filter       listFilter `json:"filter,omitempty" jsonschema:"open (claimable by you), mine (yours, not closed), done (yours, closed) or all."`
 	ProjectID    *string    `json:"project_id,omitempty" jsonschema:"Only this project."`
 	Since        *int64     `json:"since,omitempty" jsonschema:"The next_since of your previous pact_list: only tasks changed after it."`
-	Limit        *int       `json:"limit,omitempty" jsonschema:"How many tasks at most (1-200, default 50)."`
+	Limit        *int       `json:"limit,omitempty" jsonschema:"How many tasks at most (1-200, default 20)."`
 	ParentTaskID *string    `json:"parent_task_id,omitempty" jsonschema:"Only the subtasks of this task."`
 }
 
