@@ -39,46 +39,68 @@ func runDay(ctx context.Context, o options, out io.Writer) (err error) {
 		return err
 	}
 	defer func() { s.close(err != nil, out) }()
-	d := &dayRun{s: s, st: newStats(), o: o, posted: map[string]time.Time{}, told: map[string]time.Time{},
-		deferred: map[string]time.Time{}}
+	d := newDay(s, o, "", nil)
 	if err := d.hire(ctx); err != nil {
 		return err
 	}
 	if err := d.seatPeople(ctx); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "  %d agents (%d holding pact_events) in %d projects, %d pacts, %d people in the console, on %d boards, for %s\n",
-		len(d.workers)+len(d.holders), len(d.holders), o.projects, len(d.pacts), len(d.people), len(s.boards), o.dayFor)
-
+	d.describe(out)
 	run, stop := context.WithTimeout(ctx, o.dayFor)
 	defer stop()
-	var wg sync.WaitGroup
-	for _, h := range d.holders {
-		wg.Go(func() { d.hold(run, h) })
-	}
-	for _, w := range d.workers {
-		wg.Go(func() { d.work(run, w) })
-	}
-	for _, p := range d.people {
-		wg.Go(func() { d.attend(run, p) })
-	}
-	lag := d.watchQueue(run)
-	boardsBefore, pgBefore := procUsage(d.boardPids()...), procUsage(s.pg.Pid())
-	d.st.keepTimes()
-	start := time.Now()
-	wg.Wait()
-	elapsed := time.Since(start)
-	boards, pg := procUsage(d.boardPids()...), procUsage(s.pg.Pid())
-	fmt.Fprintf(out, "  boards (%d, with their plugins): %.2f cores, %d MB resident; PostgreSQL (server and backends): %.2f cores, "+
-		"%d MB resident (shared buffers counted in every backend)\n", len(s.boards),
-		(boards.cpu-boardsBefore.cpu).Seconds()/elapsed.Seconds(), boards.rss>>20,
-		(pg.cpu-pgBefore.cpu).Seconds()/elapsed.Seconds(), pg.rss>>20)
+	elapsed, lag := d.play(run, out)
 	if o.picture != "" {
 		if err := d.writePicture(elapsed); err != nil {
 			return err
 		}
 	}
-	return d.report(out, elapsed, <-lag)
+	return d.report(out, elapsed, lag)
+}
+
+// newDay is a day on s's boards. Its projects, agents and people are
+// named with prefix; its agents reach the boards at entry (nil: each
+// board's own URL, roaming over them).
+func newDay(s *shared, o options, prefix string, entry []string) *dayRun {
+	if entry == nil {
+		entry = boardURLs(s.boards)
+	}
+	return &dayRun{s: s, st: newStats(), o: o, prefix: prefix, entry: entry, posted: map[string]time.Time{},
+		told: map[string]time.Time{}, deferred: map[string]time.Time{}}
+}
+
+// describe prints what the day runs.
+func (d *dayRun) describe(out io.Writer) {
+	fmt.Fprintf(out, "  %d agents (%d holding pact_events) in %d projects, %d pacts, %d people in the console, on %d boards, for %s\n",
+		len(d.workers)+len(d.holders), len(d.holders), d.o.projects, len(d.pacts), len(d.people), len(d.s.boards), d.o.dayFor)
+}
+
+// play runs the day until ctx ends and prints the boards' and
+// PostgreSQL's CPU and memory over it; it returns how long it ran and the
+// longest the log's queue held an entry.
+func (d *dayRun) play(ctx context.Context, out io.Writer) (time.Duration, time.Duration) {
+	var wg sync.WaitGroup
+	for _, h := range d.holders {
+		wg.Go(func() { d.hold(ctx, h) })
+	}
+	for _, w := range d.workers {
+		wg.Go(func() { d.work(ctx, w) })
+	}
+	for _, p := range d.people {
+		wg.Go(func() { d.attend(ctx, p) })
+	}
+	lag := d.watchQueue(ctx)
+	boardsBefore, pgBefore := procUsage(d.boardPids()...), procUsage(d.s.pg.Pid())
+	d.st.keepTimes()
+	start := time.Now()
+	wg.Wait()
+	elapsed := time.Since(start)
+	boards, pg := procUsage(d.boardPids()...), procUsage(d.s.pg.Pid())
+	fmt.Fprintf(out, "  boards (%d, with their plugins): %.2f cores, %d MB resident; PostgreSQL (server and backends): %.2f cores, "+
+		"%d MB resident (shared buffers counted in every backend)\n", len(d.s.boards),
+		(boards.cpu-boardsBefore.cpu).Seconds()/elapsed.Seconds(), boards.rss>>20,
+		(pg.cpu-pgBefore.cpu).Seconds()/elapsed.Seconds(), pg.rss>>20)
+	return elapsed, <-lag
 }
 
 // writePicture writes the SVG of latency over time to o.picture.
@@ -109,9 +131,12 @@ func (d *dayRun) boardPids() []int {
 
 // dayRun is one run of the profile.
 type dayRun struct {
-	s  *shared
-	st *stats
-	o  options
+	s      *shared
+	st     *stats
+	o      options
+	prefix string             // of its projects', agents' and people's ids
+	entry  []string           // the URLs its agents call
+	placed func(agent string) // told of each agent registered (a router's directory); nil: nobody
 
 	workers, holders []*dayAgent
 	pacts            []dayPact
@@ -151,17 +176,20 @@ func (d *dayRun) problem(format string, args ...any) {
 func (d *dayRun) hire(ctx context.Context) error {
 	byProject := map[string][]*dayAgent{}
 	for p := range d.o.projects {
-		if err := d.s.project(ctx, fmt.Sprintf("proj-%d", p)); err != nil {
+		if err := d.s.project(ctx, d.projectID(p)); err != nil {
 			return err
 		}
 	}
 	for i := range d.o.agents {
-		project := fmt.Sprintf("proj-%d", i%d.o.projects)
-		a, err := d.s.agent(ctx, fmt.Sprintf("agent-%04d", i), project)
+		project := d.projectID(i % d.o.projects)
+		a, err := d.s.agent(ctx, fmt.Sprintf("%sagent-%04d", d.prefix, i), project)
 		if err != nil {
 			return err
 		}
-		ag := &dayAgent{r: roamOver(d.s.boards, a, i), project: project, rng: rand.New(rand.NewPCG(uint64(i), 7))}
+		if d.placed != nil {
+			d.placed(a.id)
+		}
+		ag := &dayAgent{r: roamOver(d.entry, a, i), project: project, rng: rand.New(rand.NewPCG(uint64(i), 7))}
 		// Every fourth agent of each project holds: agent i is the
 		// (i / projects)-th of its project.
 		if i/d.o.projects%4 == 3 {
@@ -183,7 +211,7 @@ func (d *dayRun) hire(ctx context.Context) error {
 		return fmt.Errorf("raise the open pact limit: %w", err)
 	}
 	for n := range d.o.pacts {
-		project := fmt.Sprintf("proj-%d", n%d.o.projects)
+		project := d.projectID(n % d.o.projects)
 		seats := byProject[project]
 		if len(seats) == 0 {
 			continue
@@ -225,14 +253,26 @@ func (d *dayRun) startPact(ctx context.Context, project string, seats []*dayAgen
 	return nil
 }
 
-// roamOver is an agent with a client on every board, starting at board
-// first (mod their number).
-func roamOver(boards []*board, a agentCreds, first int) *roaming {
-	r := &roaming{agent: a, cur: first % len(boards)}
-	for _, b := range boards {
-		r.clients = append(r.clients, newClient(a, b.url))
+// projectID is the id of the day's project n.
+func (d *dayRun) projectID(n int) string { return fmt.Sprintf("%sproj-%d", d.prefix, n) }
+
+// roamOver is an agent with a client on every board (by URL), starting at
+// board first (mod their number).
+func roamOver(urls []string, a agentCreds, first int) *roaming {
+	r := &roaming{agent: a, cur: first % len(urls)}
+	for _, u := range urls {
+		r.clients = append(r.clients, newClient(a, u))
 	}
 	return r
+}
+
+// boardURLs are the boards' own URLs.
+func boardURLs(boards []*board) []string {
+	urls := make([]string, len(boards))
+	for i, b := range boards {
+		urls[i] = b.url
+	}
+	return urls
 }
 
 // watchQueue samples the log's queue every second until ctx ends, and

@@ -13,8 +13,9 @@ import (
 // first, then the others in random order, it claims until one claim wins,
 // tells the task's poster (pact_message) and closes it with a handoff.
 // Losing a claim race is part of the day (lostClaim); anything else
-// refused is a problem. One claimed task in ten is deferred to a person
-// instead, who resumes it from the console (day_people.go).
+// refused is a problem. When the day has people, one claimed task in ten
+// is deferred to a person instead, who resumes it from the console
+// (day_people.go).
 func (d *dayRun) hold(ctx context.Context, a *dayAgent) {
 	for ctx.Err() == nil {
 		c := a.r.next()
@@ -36,7 +37,7 @@ func (d *dayRun) hold(ctx context.Context, a *dayAgent) {
 			if lostClaim(code, err) || !d.fine(ctx, a, "pact_claim", code, err) {
 				continue
 			}
-			if a.rng.IntN(10) == 0 { // a person decides: the console's people resume it (day_people.go)
+			if d.o.people > 0 && a.rng.IntN(10) == 0 { // a person decides: the console's people resume it (day_people.go)
 				_, code, err = c.timed(ctx, d.st, "pact_defer", map[string]any{"mandate_id": a.r.agent.mandate, "task_id": id,
 					"reason": "Needs a person's go-ahead before it ships."})
 				if d.fine(ctx, a, "pact_defer", code, err) {
@@ -185,9 +186,11 @@ func (d *dayRun) report(out io.Writer, elapsed time.Duration, worstQueue time.Du
 	p50, p99, top := percentiles(d.wakes)
 	fmt.Fprintf(out, "  wake latency (post answered → a holder told): n=%d p50=%s p99=%s max=%s; posted tasks no holder was told of within the run: %d\n",
 		len(d.wakes), round(p50), round(p99), round(top), len(d.posted))
-	p50, p99, top = percentiles(d.waits)
-	fmt.Fprintf(out, "  a person's answer (deferral answered → resumed in the console): n=%d p50=%s p99=%s max=%s; deferred tasks no person resumed within the run: %d\n",
-		len(d.waits), round(p50), round(p99), round(top), len(d.deferred))
+	if d.o.people > 0 {
+		p50, p99, top = percentiles(d.waits)
+		fmt.Fprintf(out, "  a person's answer (deferral answered → resumed in the console): n=%d p50=%s p99=%s max=%s; deferred tasks no person resumed within the run: %d\n",
+			len(d.waits), round(p50), round(p99), round(top), len(d.deferred))
+	}
 	fmt.Fprintf(out, "  log integration: the oldest entry waiting, sampled every second, waited at most %s\n", round(worstQueue))
 	if len(d.problems) > 0 {
 		return fmt.Errorf("%d problems, first: %v", len(d.problems), d.problems)

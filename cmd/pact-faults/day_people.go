@@ -39,7 +39,7 @@ type dayPerson struct {
 // a board (through a local sign-in link, as one printed at start is).
 func (d *dayRun) seatPeople(ctx context.Context) error {
 	for i := range d.o.people {
-		id := fmt.Sprintf("person-%02d", i)
+		id := fmt.Sprintf("%sperson-%02d", d.prefix, i)
 		if _, err := d.s.ident.AddHuman(ctx, owner, identity.HumanInput{ID: id, Name: "Person " + fmt.Sprint(i),
 			Role: identity.Approver}); err != nil {
 			return fmt.Errorf("add %s: %w", id, err)
@@ -49,7 +49,7 @@ func (d *dayRun) seatPeople(ctx context.Context) error {
 				return http.ErrUseLastResponse
 			}}}
 		for n := i; n < d.o.projects; n += d.o.people {
-			p.projects[fmt.Sprintf("proj-%d", n)] = true
+			p.projects[d.projectID(n)] = true
 		}
 		if err := p.signIn(ctx, d); err != nil {
 			return fmt.Errorf("sign %s in: %w", id, err)

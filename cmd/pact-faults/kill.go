@@ -89,7 +89,9 @@ type roaming struct {
 	cur     int
 }
 
-func (k *killRun) roam(a agentCreds, first int) *roaming { return roamOver(k.s.boards, a, first) }
+func (k *killRun) roam(a agentCreds, first int) *roaming {
+	return roamOver(boardURLs(k.s.boards), a, first)
+}
 
 // next moves r to the following board, and returns its client.
 func (r *roaming) next() *client {

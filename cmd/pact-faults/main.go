@@ -59,7 +59,7 @@ type scenario func(ctx context.Context, o options, out io.Writer) error
 // scenarios maps each -scenario name to its run, in the order "all" runs them.
 func scenarios() map[string]scenario {
 	return map[string]scenario{"claims": runClaims, "kill": runKill, "pgrestart": runPGRestart, "pool": runPool, "rolling": runRolling,
-		"restart": runRestart, "day": runDay}
+		"restart": runRestart, "day": runDay, "cells": runCells}
 }
 
 // scenarioOrder is what "all" runs: the faults. The day is make load's,
@@ -80,7 +80,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("pact-faults", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.scenario, "scenario", "all", "claims, kill, pgrestart, pool, rolling, restart, or all ("+strings.Join(scenarioOrder(), ", ")+
-		" in turn); day: the load profile of make load, alone")
+		" in turn); day: the load profile of make load, alone; cells: the day in two cells behind one router (docs/scaling.md)")
 	fs.StringVar(&o.boardBin, "board-bin", o.boardBin, "the pact-board binary to run (make build writes bin/pact-board)")
 	fs.IntVar(&o.boards, "boards", o.boards, "boards sharing the database (claims, kill, pgrestart, pool)")
 	fs.IntVar(&o.races, "races", o.races, "claims: tasks raced for")
