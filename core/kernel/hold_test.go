@@ -25,7 +25,7 @@ type waitTool struct {
 
 func (w *waitTool) tool() kernel.Tool {
 	return kernel.Tool{
-		Name: "demo_wait", Title: "Wait", Description: "Waits up to ms milliseconds for ready.",
+		Name: "demo_wait", Effect: kernel.Reads, Title: "Wait", Description: "Waits up to ms milliseconds for ready.",
 		Input: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{
 			"ms": {Type: "integer"}, "refuse": {Type: "boolean"},
 		}, AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}},

@@ -215,7 +215,7 @@ func TestPanicsBecomeInternalErrors(t *testing.T) {
 func TestToolsMustRefuseUnknownArguments(t *testing.T) {
 	r := kernel.NewTools(nil, nil, nil)
 	run := func(context.Context, *kernel.Call) (any, error) { return nil, nil }
-	open := kernel.Tool{Name: "demo_open", Title: "Open", Description: "Takes anything.", Run: run,
+	open := kernel.Tool{Name: "demo_open", Effect: kernel.Reads, Title: "Open", Description: "Takes anything.", Run: run,
 		Input: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"x": {Type: "string"}}}}
 	require.ErrorContains(t, r.Add(open), "must refuse unknown arguments")
 	closed := open

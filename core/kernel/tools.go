@@ -36,6 +36,11 @@ type Tool struct {
 	// Title and Description are shown to agents; the description says what
 	// the tool does and when to use it.
 	Title, Description string
+	// Effect is what a call does to the board (effect.go), and Idempotent
+	// says that calling it again with the same arguments changes nothing
+	// more: together, the tool's MCP annotations (Tool.Hints).
+	Effect     Effect
+	Idempotent bool
 	// Input is the JSON schema of the arguments; every property has a
 	// description an agent can act on.
 	Input *jsonschema.Schema
@@ -136,6 +141,10 @@ func (r *Tools) Add(t Tool) error {
 		return fmt.Errorf("tool name %q must match %s", t.Name, toolName)
 	case t.Description == "" || t.Title == "":
 		return fmt.Errorf("tool %s needs a title and a description", t.Name)
+	case t.Effect < Reads || t.Effect > Updates:
+		return fmt.Errorf("tool %s must declare its effect (kernel.Reads, Adds or Updates), not %s", t.Name, t.Effect)
+	case t.Effect == Reads && t.Idempotent:
+		return fmt.Errorf("tool %s only reads, which is idempotent already: Idempotent is for a tool that changes something", t.Name)
 	case t.Input == nil:
 		return fmt.Errorf("tool %s needs an input schema", t.Name)
 	case t.Run == nil:

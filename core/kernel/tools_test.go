@@ -22,7 +22,7 @@ import (
 // shows whether the body's writes survived.
 func freezeTool() kernel.Tool {
 	return kernel.Tool{
-		Name: "demo_freeze", Title: "Freeze", Description: "Freezes project web; refuses when refuse is true.",
+		Name: "demo_freeze", Effect: kernel.Updates, Title: "Freeze", Description: "Freezes project web; refuses when refuse is true.",
 		Input: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{
 			"refuse": {Type: "boolean"}, "crash": {Type: "boolean"},
 		}, AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}},
@@ -169,7 +169,7 @@ func TestReadsAheadRideWithTheGate(t *testing.T) {
 	ctx := context.Background()
 	var took []any
 	require.NoError(t, r.Add(kernel.Tool{
-		Name: "demo_ahead", Title: "Read ahead", Description: "Reads a project ahead and answers it.",
+		Name: "demo_ahead", Effect: kernel.Reads, Title: "Read ahead", Description: "Reads a project ahead and answers it.",
 		Input: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"project": {Type: "string"}},
 			AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}},
 		ReadAhead: func(args map[string]any) []db.Step {
@@ -223,7 +223,7 @@ func TestKillSwitchesStopOnlyTheirOrganization(t *testing.T) {
 		INSERT INTO agents (id, org_id, owner, client) VALUES ('code-rocket', 'acme', 'bo', 'code');`)
 	require.NoError(t, err)
 	require.NoError(t, r.Add(kernel.Tool{
-		Name: "demo_org", Title: "Organization", Description: "Answers the caller's organization.",
+		Name: "demo_org", Effect: kernel.Reads, Title: "Organization", Description: "Answers the caller's organization.",
 		Input: &jsonschema.Schema{Type: "object", AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}},
 		Run: func(ctx context.Context, c *kernel.Call) (any, error) {
 			return map[string]string{"org": c.OrgID}, nil

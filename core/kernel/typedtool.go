@@ -18,8 +18,10 @@ import (
 // schemas are derived from Go types, so the schema agents read and the
 // struct the body decodes cannot drift apart.
 type ToolSpec struct {
-	// Name, Title and Description are as in Tool.
+	// Name, Title, Description, Effect and Idempotent are as in Tool.
 	Name, Title, Description string
+	Effect                   Effect
+	Idempotent               bool
 	// Types gives the schema of the named types jsonschema.For cannot
 	// describe on its own, such as a string enum; a field of such a type
 	// still takes its description from its jsonschema tag.
@@ -68,7 +70,8 @@ func TypedTool[In, Out any](spec ToolSpec, run func(ctx context.Context, c *Call
 	if err != nil {
 		return Tool{}, err
 	}
-	return Tool{Name: spec.Name, Title: spec.Title, Description: spec.Description, Input: in, Output: out, Wait: spec.Wait,
+	return Tool{Name: spec.Name, Title: spec.Title, Description: spec.Description, Effect: spec.Effect, Idempotent: spec.Idempotent,
+		Input: in, Output: out, Wait: spec.Wait,
 		RoundTrips: spec.RoundTrips, MandateArg: spec.MandateArg, ReadAhead: spec.ReadAhead,
 		Run: func(ctx context.Context, c *Call) (any, error) {
 			a, err := decodeArgs[In](spec.Name, c.Args)

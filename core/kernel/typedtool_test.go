@@ -31,7 +31,7 @@ type paintOut struct {
 
 func paintTool(t *testing.T) kernel.Tool {
 	t.Helper()
-	tool, err := kernel.TypedTool(kernel.ToolSpec{Name: "demo_paint", Title: "Paint", Description: "Paints project web.",
+	tool, err := kernel.TypedTool(kernel.ToolSpec{Name: "demo_paint", Effect: kernel.Updates, Title: "Paint", Description: "Paints project web.",
 		Types: map[reflect.Type]*jsonschema.Schema{reflect.TypeFor[color](): {Type: "string", Enum: []any{"red", "blue"}}}},
 		func(_ context.Context, c *kernel.Call, in paintIn) (paintOut, error) {
 			if in.Color == "blue" {
@@ -83,7 +83,7 @@ func TestTypedToolRunsInThePipeline(t *testing.T) {
 }
 
 func TestTypedToolNeedsStructs(t *testing.T) {
-	spec := kernel.ToolSpec{Name: "demo_bad", Title: "Bad", Description: "Has no object types."}
+	spec := kernel.ToolSpec{Name: "demo_bad", Effect: kernel.Reads, Title: "Bad", Description: "Has no object types."}
 	_, err := kernel.TypedTool(spec, func(context.Context, *kernel.Call, string) (paintOut, error) { return paintOut{}, nil })
 	require.ErrorContains(t, err, "input type must be a struct")
 	_, err = kernel.TypedTool(spec, func(context.Context, *kernel.Call, paintIn) ([]int, error) { return nil, nil })

@@ -64,34 +64,34 @@ func object(props map[string]*jsonschema.Schema, required ...string) *jsonschema
 func (m testModule) Register(h *kernel.Host) error {
 	str := &jsonschema.Schema{Type: "string", Description: "any text"}
 	tools := []kernel.Tool{
-		{Name: "test_echo", Title: "Echo", Description: "Returns the caller and the arguments.",
+		{Name: "test_echo", Effect: kernel.Reads, Title: "Echo", Description: "Returns the caller and the arguments.",
 			Input: object(map[string]*jsonschema.Schema{"agent": str, "x": {Type: "integer"}}),
 			Run: func(_ context.Context, c *kernel.Call) (any, error) {
 				var args map[string]any
 				_ = json.Unmarshal(c.Args, &args)
 				return map[string]any{"agent": c.AgentID, "org": c.OrgID, "args": args, "note": "a <b> & c"}, nil
 			}},
-		{Name: "test_refuse", Title: "Refuse", Description: "Always refuses, naming a mandate.",
+		{Name: "test_refuse", Effect: kernel.Reads, Title: "Refuse", Description: "Always refuses, naming a mandate.",
 			Input: object(nil),
 			Run: func(context.Context, *kernel.Call) (any, error) {
 				return nil, errs.Mandate(errs.ScopeExceeded, "m-1", "mandate m-1 does not cover task.post:<web>")
 			}},
-		{Name: "test_greet", Title: "Greet", Description: "Greets name.",
+		{Name: "test_greet", Effect: kernel.Reads, Title: "Greet", Description: "Greets name.",
 			Input: object(map[string]*jsonschema.Schema{"name": {Type: "string", Description: "who to greet"}}, "name"),
 			Run: func(_ context.Context, c *kernel.Call) (any, error) {
 				var in struct{ Name string }
 				_ = json.Unmarshal(c.Args, &in)
 				return map[string]string{"greeting": "hello " + in.Name}, nil
 			}},
-		{Name: "test_crash", Title: "Crash", Description: "Fails with an internal error.",
+		{Name: "test_crash", Effect: kernel.Reads, Title: "Crash", Description: "Fails with an internal error.",
 			Input: object(nil),
 			Run: func(context.Context, *kernel.Call) (any, error) {
 				return nil, errors.New("disk on fire at /secret/path")
 			}},
-		{Name: "test_list", Title: "List", Description: "Returns an array.",
+		{Name: "test_list", Effect: kernel.Reads, Title: "List", Description: "Returns an array.",
 			Input: object(nil),
 			Run:   func(context.Context, *kernel.Call) (any, error) { return []int{1, 2}, nil }},
-		{Name: "test_block", Title: "Block", Description: "Waits until its call is abandoned (at most 30 s).",
+		{Name: "test_block", Effect: kernel.Reads, Title: "Block", Description: "Waits until its call is abandoned (at most 30 s).",
 			Input: object(nil),
 			Run: func(ctx context.Context, _ *kernel.Call) (any, error) {
 				m.f.calls <- blocked{done: ctx.Done()}
@@ -102,7 +102,7 @@ func (m testModule) Register(h *kernel.Host) error {
 					return map[string]bool{"finished": true}, nil
 				}
 			}},
-		{Name: "test_wait", Title: "Wait", Description: "Waits up to ms milliseconds for the fixture's ready.",
+		{Name: "test_wait", Effect: kernel.Reads, Title: "Wait", Description: "Waits up to ms milliseconds for the fixture's ready.",
 			Input: object(map[string]*jsonschema.Schema{"ms": {Type: "integer"}, "refuse": {Type: "boolean"}}),
 			Wait:  m.wait,
 			Run: func(_ context.Context, c *kernel.Call) (any, error) {
@@ -120,7 +120,7 @@ func (m testModule) Register(h *kernel.Host) error {
 	type whom struct {
 		Name string `json:"name" jsonschema:"who to greet"`
 	}
-	if err := kernel.AddTool(h, kernel.ToolSpec{Name: "test_typed", Title: "Typed greet", Description: "Greets name, typed."},
+	if err := kernel.AddTool(h, kernel.ToolSpec{Name: "test_typed", Effect: kernel.Reads, Title: "Typed greet", Description: "Greets name, typed."},
 		func(_ context.Context, _ *kernel.Call, in whom) (greeting, error) {
 			return greeting{Greeting: "hello " + in.Name}, nil
 		}); err != nil {

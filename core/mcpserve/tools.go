@@ -38,13 +38,23 @@ func (s *Server) addTools(srv *mcp.Server) error {
 		if err != nil {
 			return fmt.Errorf("tool %s: input schema: %w", t.Name, err)
 		}
-		tool := &mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: json.RawMessage(input)}
+		tool := &mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: json.RawMessage(input),
+			Annotations: annotations(t)}
 		if t.Output != nil { // a nil *Schema in the interface would read as a schema
 			tool.OutputSchema = t.Output
 		}
 		srv.AddTool(tool, s.callTool(t.Name))
 	}
 	return nil
+}
+
+// annotations are t's MCP annotations, every hint given explicitly: the
+// specification's defaults (destructive, open world) are the opposite of
+// most board tools'.
+func annotations(t *kernel.Tool) *mcp.ToolAnnotations {
+	h := t.Hints()
+	return &mcp.ToolAnnotations{Title: t.Title, ReadOnlyHint: h.ReadOnly, DestructiveHint: &h.Destructive,
+		IdempotentHint: h.Idempotent, OpenWorldHint: &h.OpenWorld}
 }
 
 // callTool runs one call through kernel.Tools.Call as the agent of the URL,

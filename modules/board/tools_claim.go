@@ -9,7 +9,7 @@ import (
 
 func (m *Module) addClaim(h *kernel.Host) error {
 	return kernel.AddTool(h, kernel.ToolSpec{
-		Name: "pact_claim", RoundTrips: 3, MandateArg: "mandate_id", ReadAhead: readTaskAhead, Title: "Claim a task",
+		Name: "pact_claim", Effect: kernel.Updates, RoundTrips: 3, MandateArg: "mandate_id", ReadAhead: readTaskAhead, Title: "Claim a task",
 		Description: "Claim an open task before you start on it: exactly one agent wins, others get " +
 			"already_claimed (then move on quietly). Use the task's delegated mandate when it has one. Keep the " +
 			"claim alive with pact_report status=working at least every 20 minutes. reserve takes budget " +

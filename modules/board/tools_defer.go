@@ -8,7 +8,7 @@ import (
 
 func (m *Module) addDefer(h *kernel.Host) error {
 	return kernel.AddTool(h, kernel.ToolSpec{
-		Name: "pact_defer", RoundTrips: 5, MandateArg: "mandate_id", ReadAhead: readTaskAhead, Title: "Defer to a human",
+		Name: "pact_defer", Effect: kernel.Updates, RoundTrips: 5, MandateArg: "mandate_id", ReadAhead: readTaskAhead, Title: "Defer to a human",
 		Description: "Hand a task back to people when you lack the authority for it (a refusal you must not " +
 			"work around, a decision that is theirs): one you hold, or an open one you could claim (your " +
 			"mandate covers its action; a delegated task only by its delegate). Say why and, if you know, " +

@@ -11,7 +11,7 @@ import (
 
 func (m *Module) addList(h *kernel.Host) error {
 	return kernel.AddTool(h, kernel.ToolSpec{
-		Name: "pact_list", RoundTrips: 3, MandateArg: "mandate_id", Title: "List tasks",
+		Name: "pact_list", Effect: kernel.Reads, RoundTrips: 3, MandateArg: "mandate_id", Title: "List tasks",
 		Description: "List tasks of your projects: open ones you may claim (filter open, the default), yours " +
 			"(mine), closed ones (done) or everything (all), plus tasks deferred to people and your unread " +
 			"messages (inbox). Pass next_since back as since to see only what changed.",

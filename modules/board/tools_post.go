@@ -10,7 +10,7 @@ import (
 
 func (m *Module) addPost(h *kernel.Host) error {
 	return kernel.AddTool(h, kernel.ToolSpec{
-		Name: "pact_post", RoundTrips: 5, MandateArg: "mandate_id", Title: "Post a task",
+		Name: "pact_post", Effect: kernel.Adds, RoundTrips: 5, MandateArg: "mandate_id", Title: "Post a task",
 		Description: "Post a task to a project's board. Name an agent in delegate_to to hand it the task " +
 			"together with a narrower mandate (child_scope, child_limits) cut from yours; it starts when that " +
 			"agent next pulls work. Actions a person must approve (deploys, finance, customer messages) wait " +

@@ -13,7 +13,7 @@ import (
 
 func (m *Module) addReport(h *kernel.Host) error {
 	return kernel.AddTool(h, kernel.ToolSpec{
-		Name: "pact_report", RoundTrips: 8, MandateArg: "mandate_id", ReadAhead: readTaskAhead, Title: "Report on a task",
+		Name: "pact_report", Effect: kernel.Updates, RoundTrips: 8, MandateArg: "mandate_id", ReadAhead: readTaskAhead, Title: "Report on a task",
 		Description: "Report on a task you hold: status working is a heartbeat (send one at least every 20 " +
 			"minutes); completed, failed or canceled close it and need a Handoff in result (a markdown section " +
 			"headed Handoff, or an object with a handoff key); input_required asks people a question and hands " +

@@ -10,7 +10,7 @@ import (
 
 func (m *Module) addRevoke(h *kernel.Host) error {
 	return kernel.AddTool(h, kernel.ToolSpec{
-		Name: "pact_revoke", RoundTrips: 10, Title: "Revoke a mandate you issued",
+		Name: "pact_revoke", Effect: kernel.Updates, Idempotent: true, RoundTrips: 10, Title: "Revoke a mandate you issued",
 		Description: "Revoke a mandate you issued by delegating (pact_post with delegate_to), and everything " +
 			"under it; the open tasks hanging on it are canceled. Root mandates are revoked by people only.",
 	}, m.revoke)

@@ -12,7 +12,7 @@ const toolRunCredential = "pact_run_credential"
 
 func (m *Module) addRunCredential(h *kernel.Host) error {
 	return kernel.AddTool(h, kernel.ToolSpec{
-		Name: toolRunCredential, RoundTrips: 3, MandateArg: "mandate_id", ReadAhead: readTaskAhead, Title: "Credential for one run",
+		Name: toolRunCredential, Effect: kernel.Adds, RoundTrips: 3, MandateArg: "mandate_id", ReadAhead: readTaskAhead, Title: "Credential for one run",
 		Description: "For a Runner that has claimed a task and starts a session to do it: returns a token that acts as " +
 			"you for this run only. The board lets it call only the tools you list (never pact_claim, pact_report, " +
 			"pact_defer, pact_revoke or this tool: those stay with you), each under mandate_id, and refuses it once " +

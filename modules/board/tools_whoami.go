@@ -14,7 +14,7 @@ func (m *Module) addWhoami(h *kernel.Host) error {
 		return err
 	}
 	return kernel.AddTool(h, kernel.ToolSpec{
-		Name: "pact_whoami", RoundTrips: 3, Title: "Who am I",
+		Name: "pact_whoami", Effect: kernel.Reads, RoundTrips: 3, Title: "Who am I",
 		Description: "Who you are on the board: your agent, your preferences (follow them), your projects and " +
 			"their shared notes, the mandates you hold, the agents you can delegate to, and how many unread " +
 			"messages wait for you. Call it first in every session.",

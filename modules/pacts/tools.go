@@ -124,7 +124,7 @@ func (m *Module) addTools(h *kernel.Host) error {
 }
 
 func (m *Module) addReads(h *kernel.Host) error {
-	err := kernel.AddTool(h, kernel.ToolSpec{Name: ToolList, Title: "List pacts", RoundTrips: 3, MandateArg: "mandate_id",
+	err := kernel.AddTool(h, kernel.ToolSpec{Name: ToolList, Effect: kernel.Reads, Title: "List pacts", RoundTrips: 3, MandateArg: "mandate_id",
 		Description: "The pacts you sit in and the ones with a seat waiting for you (take it with join_pact). A pact is a shared " +
 			"page for one job: a frozen rules section, one zone per participant, an append-only thread and decisions only a person answers."},
 		func(ctx context.Context, c *kernel.Call, in listIn) (listOut, error) {
@@ -138,7 +138,7 @@ func (m *Module) addReads(h *kernel.Host) error {
 	if err != nil {
 		return err
 	}
-	return kernel.AddTool(h, kernel.ToolSpec{Name: ToolGet, Title: "Read a pact", RoundTrips: 10, MandateArg: "mandate_id",
+	return kernel.AddTool(h, kernel.ToolSpec{Name: ToolGet, Effect: kernel.Reads, Title: "Read a pact", RoundTrips: 10, MandateArg: "mandate_id",
 		Description: "Read a pact: its participants and their handshake notes, every zone, the thread (with its total count) and " +
 			"every open decision. Pass since (the cursor of your last answer) to get only what is new. Reading marks a person's answer " +
 			"to your decision as read, after which it is final."},

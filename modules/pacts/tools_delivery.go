@@ -36,7 +36,7 @@ type deliveryOut struct {
 }
 
 func (m *Module) addDeliveryTool(h *kernel.Host) error {
-	return kernel.AddTool(h, kernel.ToolSpec{Name: ToolSetDelivery, Title: "Choose how you hear of pact activity", RoundTrips: 3,
+	return kernel.AddTool(h, kernel.ToolSpec{Name: ToolSetDelivery, Effect: kernel.Updates, Title: "Choose how you hear of pact activity", RoundTrips: 3,
 		MandateArg: "mandate_id",
 		Types: map[reflect.Type]*jsonschema.Schema{reflect.TypeFor[deliveryMode](): {Type: "string",
 			Enum: []any{ModeStream, ModeChannel, ModeWebhook, ModeNone}}},

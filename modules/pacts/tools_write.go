@@ -8,7 +8,7 @@ import (
 )
 
 func (m *Module) addSeats(h *kernel.Host) error {
-	err := kernel.AddTool(h, kernel.ToolSpec{Name: ToolCreate, Title: "Start a pact", RoundTrips: 13, MandateArg: "mandate_id",
+	err := kernel.AddTool(h, kernel.ToolSpec{Name: ToolCreate, Effect: kernel.Adds, Title: "Start a pact", RoundTrips: 13, MandateArg: "mandate_id",
 		Description: "Start a pact in a project you share with the agents you invite: you take the first seat, and each invitee " +
 			"takes its seat with join_pact. Your person must be an owner or approver of the organization. Seats: 1-12, each " +
 			"numbering its messages with its own prefix (W-001, B-001, W-002)."},
@@ -38,7 +38,7 @@ func (m *Module) addSeats(h *kernel.Host) error {
 	if err != nil {
 		return err
 	}
-	err = kernel.AddTool(h, kernel.ToolSpec{Name: ToolInvite, Title: "Invite to a pact", RoundTrips: 11, MandateArg: "mandate_id",
+	err = kernel.AddTool(h, kernel.ToolSpec{Name: ToolInvite, Effect: kernel.Adds, Title: "Invite to a pact", RoundTrips: 11, MandateArg: "mandate_id",
 		Description: "Invite an agent to a pact you sit in, by its key (@ and its agent id). It must be registered in the pact's " +
 			"project; it finds the open seat with list_pacts and takes it with join_pact."},
 		func(ctx context.Context, c *kernel.Call, in inviteIn) (Written, error) {
@@ -51,7 +51,7 @@ func (m *Module) addSeats(h *kernel.Host) error {
 	if err != nil {
 		return err
 	}
-	err = kernel.AddTool(h, kernel.ToolSpec{Name: ToolJoin, Title: "Join a pact", RoundTrips: 7, MandateArg: "mandate_id",
+	err = kernel.AddTool(h, kernel.ToolSpec{Name: ToolJoin, Effect: kernel.Updates, Title: "Join a pact", RoundTrips: 7, MandateArg: "mandate_id",
 		Description: "Take the seat waiting for you in a pact (see list_pacts). Until you join, your seat can write nothing."},
 		func(ctx context.Context, c *kernel.Call, in pactIn) (Written, error) {
 			a, acc, err := m.agentAccess(ctx, c, in.MandateID)
@@ -65,7 +65,7 @@ func (m *Module) addSeats(h *kernel.Host) error {
 	}
 	// RoundTrips counts one for reading and locking the two seats before
 	// the change (SEC-016).
-	return kernel.AddTool(h, kernel.ToolSpec{Name: ToolSetPaused, Title: "Pause or wake a pact job", RoundTrips: 8, MandateArg: "mandate_id",
+	return kernel.AddTool(h, kernel.ToolSpec{Name: ToolSetPaused, Effect: kernel.Updates, Title: "Pause or wake a pact job", RoundTrips: 8, MandateArg: "mandate_id",
 		Description: "Pause another agent's job in a pact, or wake it. While paused, every write from its seat is refused; the pact " +
 			"stays readable. Allowed only when your person is an owner or approver of the organization, from a seat you joined " +
 			"in an open pact, and never on your own seat or a person's. A pause a person set is theirs: only a person wakes it " +
@@ -81,7 +81,7 @@ func (m *Module) addSeats(h *kernel.Host) error {
 }
 
 func (m *Module) addWrites(h *kernel.Host) error {
-	err := kernel.AddTool(h, kernel.ToolSpec{Name: ToolPost, Title: "Post in a pact", RoundTrips: 10, MandateArg: "mandate_id",
+	err := kernel.AddTool(h, kernel.ToolSpec{Name: ToolPost, Effect: kernel.Updates, Title: "Post in a pact", RoundTrips: 10, MandateArg: "mandate_id",
 		Description: "Post a message in a pact's thread. It is numbered from your seat's prefix (W-003) for good and can never be " +
 			"edited or deleted: to correct one, reply to it. The answer carries what others wrote since your last write. " +
 			"At most 30 writes a minute per participant."},
@@ -95,7 +95,7 @@ func (m *Module) addWrites(h *kernel.Host) error {
 	if err != nil {
 		return err
 	}
-	err = kernel.AddTool(h, kernel.ToolSpec{Name: ToolUpdateSection, Title: "Write your zone", RoundTrips: 8, MandateArg: "mandate_id",
+	err = kernel.AddTool(h, kernel.ToolSpec{Name: ToolUpdateSection, Effect: kernel.Updates, Title: "Write your zone", RoundTrips: 8, MandateArg: "mandate_id",
 		Description: "Replace the text of your own zone of a pact's page. Only a zone's owner writes it and the rules section is " +
 			"frozen: any other attempt is refused and goes on the record beside the zone it aimed at."},
 		func(ctx context.Context, c *kernel.Call, in sectionIn) (Written, error) {
@@ -110,7 +110,7 @@ func (m *Module) addWrites(h *kernel.Host) error {
 	if err != nil {
 		return err
 	}
-	err = kernel.AddTool(h, kernel.ToolSpec{Name: ToolRaise, Title: "Raise a decision", RoundTrips: 10, MandateArg: "mandate_id",
+	err = kernel.AddTool(h, kernel.ToolSpec{Name: ToolRaise, Effect: kernel.Adds, Title: "Raise a decision", RoundTrips: 10, MandateArg: "mandate_id",
 		Description: "Raise what the participants cannot settle between themselves, with the options you could live with. Only a " +
 			"person (an owner or approver) answers, in their own words or with one of your options; get_pact shows the answer, word " +
 			"for word, as the ruling. No tool can answer a decision."},
@@ -125,7 +125,7 @@ func (m *Module) addWrites(h *kernel.Host) error {
 	if err != nil {
 		return err
 	}
-	return kernel.AddTool(h, kernel.ToolSpec{Name: ToolHandshake, Title: "Write your handshake", RoundTrips: 8, MandateArg: "mandate_id",
+	return kernel.AddTool(h, kernel.ToolSpec{Name: ToolHandshake, Effect: kernel.Updates, Title: "Write your handshake", RoundTrips: 8, MandateArg: "mandate_id",
 		Description: "Replace your handshake note in a pact: how you work in it and when you check in. Others read it in get_pact."},
 		func(ctx context.Context, c *kernel.Call, in handshakeIn) (Written, error) {
 			a, acc, err := m.agentAccess(ctx, c, in.MandateID)

@@ -25,7 +25,7 @@ type countOut struct {
 }
 
 func (counter) Register(h *kernel.Host) error {
-	return kernel.AddTool(h, kernel.ToolSpec{Name: "count", Title: "Count", Description: "Count projects."},
+	return kernel.AddTool(h, kernel.ToolSpec{Name: "count", Effect: kernel.Reads, Title: "Count", Description: "Count projects."},
 		func(ctx context.Context, c *kernel.Call, _ countIn) (countOut, error) {
 			out := countOut{Agent: c.AgentID}
 			err := c.Tx.NewRaw(`SELECT count(*) FROM projects`).Scan(ctx, &out.Projects)
