@@ -3,7 +3,9 @@ package pgcluster
 import (
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -106,4 +108,59 @@ func TestChownTreeGivesEveryFileToTheServerUser(t *testing.T) {
 	for p, owner := range owners() {
 		require.Equal(t, [2]uint32{4242, 4243}, owner, "%s", p)
 	}
+}
+
+// newestChild marks the run of TestTheNewestInstalledVersionIsUsed inside
+// its mount namespace.
+const newestChild = "PACT_TEST_NEWEST_VERSION_CHILD"
+
+// Without PG_BIN or a pg_ctl on PATH, the newest /usr/lib/postgresql/<version>
+// that holds the tools is used, newest by number (15 before 10 and 9.6; 16
+// has no tools). No test may change the machine's /usr/lib/postgresql, so
+// the test runs itself again in a mount namespace of its own (root only),
+// where a directory of versions made here stands in for it. Its tools are
+// symlinks to the installed ones, reached there through .real.
+func TestTheNewestInstalledVersionIsUsed(t *testing.T) {
+	const lib = "/usr/lib/postgresql"
+	if os.Getenv(newestChild) != "" {
+		t.Setenv("PG_BIN", "")
+		t.Setenv("PATH", t.TempDir())
+		got, err := FindBinaries()
+		require.NoError(t, err)
+		require.Equal(t, lib+"/15/bin", got)
+		return
+	}
+	unshare, err := exec.LookPath("unshare")
+	if os.Geteuid() != 0 || err != nil {
+		t.Skip("needs root and unshare(1) to stand a directory in for " + lib)
+	}
+	if _, err := os.Stat(lib); err != nil {
+		t.Skipf("no %s to stand a directory in for", lib)
+	}
+	installed, err := FindBinaries()
+	require.NoError(t, err)
+	if rel, err := filepath.Rel(lib, installed); err == nil && !strings.HasPrefix(rel, "..") {
+		installed = filepath.Join(lib, ".real", rel)
+	}
+	versions := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(versions, ".real"), 0o755))
+	for _, v := range []string{"9.6", "10", "15", "16"} {
+		bin := filepath.Join(versions, v, "bin")
+		require.NoError(t, os.MkdirAll(bin, 0o755))
+		for _, tool := range serverTools {
+			if v != "16" {
+				require.NoError(t, os.Symlink(filepath.Join(installed, tool), filepath.Join(bin, tool)))
+			}
+		}
+	}
+	cmd := exec.Command(unshare, "--mount", "--propagation", "private", "sh", "-c",
+		`mount --bind "$1" "$2/.real" && mount --rbind "$2" "$1" && exec "$3" -test.run "$4" -test.count=1 -test.v`,
+		"sh", lib, versions, os.Args[0], "^TestTheNewestInstalledVersionIsUsed$")
+	cmd.Env = append(os.Environ(), newestChild+"=1")
+	out, err := cmd.CombinedOutput()
+	if !strings.Contains(string(out), "=== RUN") {
+		t.Skipf("no mount namespace to run in (%v):\n%s", err, out)
+	}
+	require.NoError(t, err, "%s", out)
+	require.Contains(t, string(out), "--- PASS: TestTheNewestInstalledVersionIsUsed")
 }
