@@ -9,13 +9,12 @@ import "fmt"
 // (Tools.Add refuses a tool without), next to its title.
 type Effect int
 
+// The zero Effect is undeclared, which Tools.Add refuses.
 const (
-	effectUndeclared Effect = iota
 	// Reads changes nothing the caller or anyone else would see as a
 	// change: the board's own bookkeeping (a read mark, a waiting agent's
-	// presence, stale claims released as any call in the project releases
-	// them) is not a change (docs/mcp-tools.md lists it).
-	Reads
+	// presence) is not a change (docs/mcp-tools.md lists it).
+	Reads Effect = iota + 1
 	// Adds only adds: a task, a message, a note's new version (the old ones
 	// stay), a pact; nothing that existed changes.
 	Adds
