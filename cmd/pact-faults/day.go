@@ -92,14 +92,19 @@ func (d *dayRun) play(ctx context.Context, out io.Writer) (time.Duration, time.D
 	lag := d.watchQueue(ctx)
 	boardsBefore, pgBefore := procUsage(d.boardPids()...), procUsage(d.s.pg.Pid())
 	d.st.keepTimes()
+	callsBefore := d.st.answered()
 	start := time.Now()
 	wg.Wait()
 	elapsed := time.Since(start)
 	boards, pg := procUsage(d.boardPids()...), procUsage(d.s.pg.Pid())
+	boardCPU, pgCPU := boards.cpu-boardsBefore.cpu, pg.cpu-pgBefore.cpu
 	fmt.Fprintf(out, "  boards (%d, with their plugins): %.2f cores, %d MB resident; PostgreSQL (server and backends): %.2f cores, "+
 		"%d MB resident (shared buffers counted in every backend)\n", len(d.s.boards),
-		(boards.cpu-boardsBefore.cpu).Seconds()/elapsed.Seconds(), boards.rss>>20,
-		(pg.cpu-pgBefore.cpu).Seconds()/elapsed.Seconds(), pg.rss>>20)
+		boardCPU.Seconds()/elapsed.Seconds(), boards.rss>>20, pgCPU.Seconds()/elapsed.Seconds(), pg.rss>>20)
+	if calls := d.st.answered() - callsBefore; calls > 0 {
+		fmt.Fprintf(out, "  CPU per answered call (%d calls): boards %s, PostgreSQL %s\n", calls,
+			round(boardCPU/time.Duration(calls)), round(pgCPU/time.Duration(calls)))
+	}
 	return elapsed, <-lag
 }
 

@@ -86,7 +86,7 @@ func TestADayOfLoadRunsEveryCallType(t *testing.T) {
 	for _, want := range []string{"pact_list", "pact_post", "pact_note", "get_pact", "post_pact_message", "pact_events",
 		"pact_claim", "pact_message", "pact_report", "pact_defer", "raise_pact_decision",
 		"console: deferred", "console: resume", "console: decisions", "console: answer", "2 people in the console",
-		"wake latency", "a person's answer", "log integration", "cores", "MB resident"} {
+		"wake latency", "a person's answer", "log integration", "cores", "MB resident", "CPU per answered call"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("the figures lack %q:\n%s", want, out)
 		}

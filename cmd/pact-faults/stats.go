@@ -56,6 +56,22 @@ func (s *stats) record(tool string, d time.Duration, code string) {
 	s.codes[tool][code]++
 }
 
+// answered is how many calls were answered so far, refusals included
+// (the board did their work too); pact_events holds are counted once each.
+func (s *stats) answered() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, codes := range s.codes {
+		for code, c := range codes {
+			if code != transportErr {
+				n += c
+			}
+		}
+	}
+	return n
+}
+
 // print writes one line per tool: calls, outcomes by code, p50/p99/max.
 func (s *stats) print(w io.Writer) {
 	s.mu.Lock()
