@@ -171,16 +171,17 @@ func peerUsers(cred *syscall.Credential) ([]string, error) {
 			"peer authentication needs: give the uid a name in /etc/passwd, or set DATABASE_URL: %w", os.Geteuid(), err)
 	}
 	users := []string{me.Username}
-	if cred == nil {
-		return users, nil
+	if cred != nil {
+		server, err := user.LookupId(strconv.Itoa(int(cred.Uid)))
+		if err != nil {
+			return nil, fmt.Errorf("name the server's user (uid %d): %w", cred.Uid, err)
+		}
+		if server.Username != me.Username {
+			users = append(users, server.Username)
+		}
 	}
-	server, err := user.LookupId(strconv.Itoa(int(cred.Uid)))
-	if err != nil {
-		return nil, fmt.Errorf("name the server's user (uid %d): %w", cred.Uid, err)
-	}
-	if server.Username != me.Username {
-		users = append(users, server.Username)
-	}
+	// Whoever's they are: this process's name is written to pg_ident.conf
+	// too, so a server run as this process's user is no exception.
 	for _, u := range users {
 		if u == "" || strings.ContainsAny(u, " \t\n#\"") {
 			return nil, errors.New("user name " + strconv.Quote(u) + " cannot be written to pg_ident.conf; set DATABASE_URL")

@@ -32,6 +32,9 @@ func TestASocketDirectoryOfUpTo81BytesIsTheClustersOwn(t *testing.T) {
 
 	// Through New: a cluster whose DIR/run is 81 bytes uses it.
 	dir := filepath.Join(t.TempDir(), "pg")
+	if len(dir+"/run") > 81 {
+		t.Skipf("the temporary directory %s is too long to make an 81-byte path under", dir)
+	}
 	dir += strings.Repeat("d", 81-len(dir+"/run"))
 	c, err := New(dir)
 	require.NoError(t, err)

@@ -10,22 +10,33 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// startPgBouncer starts PgBouncer ($PACT_PGBOUNCER, as core/pgtest runs
-// it; the test is skipped without it) in front of a throwaway server.
-func startPgBouncer(t *testing.T, mode string) *PgBouncer {
+// pgBouncerBinary is $PACT_PGBOUNCER, as core/pgtest reads it: the test is
+// skipped without it.
+func pgBouncerBinary(t *testing.T) string {
 	t.Helper()
 	bin := os.Getenv("PACT_PGBOUNCER")
 	if bin == "" {
 		t.Skip("PACT_PGBOUNCER is unset: set it to a pgbouncer binary (make pgbouncer-check)")
 	}
-	ctx := context.Background()
-	tw, err := StartThrowaway(ctx)
-	require.NoError(t, err)
-	t.Cleanup(tw.Destroy)
-	p, err := StartPgBouncer(ctx, PgBouncerOptions{Binary: bin, Host: tw.SocketDir, Port: uint16(tw.Port), PoolMode: mode})
+	return bin
+}
+
+// startPgBouncer starts PgBouncer in front of a throwaway server.
+func startPgBouncer(t *testing.T, bin string, tw *Throwaway, mode string) *PgBouncer {
+	t.Helper()
+	p, err := StartPgBouncer(context.Background(),
+		PgBouncerOptions{Binary: bin, Host: tw.SocketDir, Port: uint16(tw.Port), PoolMode: mode})
 	require.NoError(t, err)
 	t.Cleanup(p.Stop)
 	return p
+}
+
+func startThrowaway(t *testing.T) *Throwaway {
+	t.Helper()
+	tw, err := StartThrowaway(context.Background())
+	require.NoError(t, err)
+	t.Cleanup(tw.Destroy)
+	return tw
 }
 
 // poolMode is the pool_mode PgBouncer runs with, as its admin console says.
@@ -53,14 +64,16 @@ func poolMode(t *testing.T, p *PgBouncer) string {
 // No PoolMode is transaction pooling, the board's usual pooler; a mode
 // given is kept.
 func TestPgBouncerPoolsTransactionsUnlessToldOtherwise(t *testing.T) {
-	require.Equal(t, "transaction", poolMode(t, startPgBouncer(t, "")))
-	require.Equal(t, "session", poolMode(t, startPgBouncer(t, "session")))
+	bin := pgBouncerBinary(t)
+	tw := startThrowaway(t)
+	require.Equal(t, "transaction", poolMode(t, startPgBouncer(t, bin, tw, "")))
+	require.Equal(t, "session", poolMode(t, startPgBouncer(t, bin, tw, "session")))
 }
 
 // Stop returns once PgBouncer has exited on its SIGTERM (not killed), its
 // directory removed: nothing of it is left behind for the next test.
 func TestPgBouncerStopWaitsUntilItHasExited(t *testing.T) {
-	p := startPgBouncer(t, "")
+	p := startPgBouncer(t, pgBouncerBinary(t), startThrowaway(t), "")
 	cmd, done := p.cmd, p.done
 	// Were Stop to leave it running, it is not left to the end of the
 	// test binary.
