@@ -15,7 +15,8 @@ import (
 // Losing a claim race is part of the day (lostClaim); anything else
 // refused is a problem. When the day has people, one claimed task in ten
 // is deferred to a person instead, who resumes it from the console
-// (day_people.go).
+// (day_people.go); the person's answer comes back as a message, which the
+// holder reads.
 func (d *dayRun) hold(ctx context.Context, a *dayAgent) {
 	for ctx.Err() == nil {
 		c := a.r.next()
@@ -27,6 +28,12 @@ func (d *dayRun) hold(ctx context.Context, a *dayAgent) {
 		now := time.Now()
 		if next, ok := got["next_since"].(float64); ok {
 			a.cursor = int64(next)
+		}
+		// A person's answer to a deferral comes as a message, which wakes
+		// every pact_events until it is read: the holder reads it.
+		for _, task := range messageTasks(got) {
+			_, code, err := c.timed(ctx, d.st, "pact_message", map[string]any{"mandate_id": a.r.agent.mandate, "task_id": task})
+			d.fine(ctx, a, "pact_message", code, err)
 		}
 		order := d.claimOrder(a, got)
 		for _, id := range order {
@@ -54,6 +61,22 @@ func (d *dayRun) hold(ctx context.Context, a *dayAgent) {
 			break
 		}
 	}
+}
+
+// messageTasks are the tasks of a pact_events answer's unread messages,
+// each once, in the order they came.
+func messageTasks(got map[string]any) []string {
+	var tasks []string
+	seen := map[string]bool{}
+	list, _ := got["messages"].([]any)
+	for _, m := range list {
+		id, _ := m.(map[string]any)["task_id"].(string)
+		if id != "" && !seen[id] {
+			seen[id] = true
+			tasks = append(tasks, id)
+		}
+	}
+	return tasks
 }
 
 // lostClaim reports whether a claim was refused because another agent's
