@@ -61,13 +61,21 @@ type (
 		DelegatedMandateID *string         `json:"delegated_mandate_id"`
 		Status             string          `json:"status"`
 		Result             json.RawMessage `json:"result"`
+		// Answer is a person's answer, given when they resumed the task
+		// after it was deferred to them.
+		Answer *string `json:"answer"`
 	}
 	eventsOut struct {
-		Tasks     []taskView `json:"tasks"`
-		Offered   []string   `json:"offered"`
-		Messages  []any      `json:"messages"`
-		NextSince int64      `json:"next_since"`
-		TimedOut  bool       `json:"timed_out"`
+		Tasks     []taskView    `json:"tasks"`
+		Offered   []string      `json:"offered"`
+		Messages  []messageView `json:"messages"`
+		NextSince int64         `json:"next_since"`
+		TimedOut  bool          `json:"timed_out"`
+	}
+	messageView struct {
+		TaskID string `json:"task_id"`
+		From   string `json:"from"`
+		Body   string `json:"body"`
 	}
 	listOut struct {
 		Tasks     []taskView `json:"tasks"`

@@ -90,19 +90,24 @@ func taskEnv(env []string, agent string, t taskView, turns int) []string {
 		"PACT_PROJECT_ID="+t.ProjectID, "PACT_MAX_TURNS="+strconv.Itoa(turns))
 }
 
-// prompt frames the task as a request from another agent.
+// prompt frames the task as a request from another agent, with a
+// person's answer when the task was deferred to people and resumed.
 func prompt(t taskView, agent string, turns int) string {
+	answer := ""
+	if t.Answer != nil && *t.Answer != "" {
+		answer = "\n## A person's answer\n\nThis task waited for people, and a person answered:\n\n" + *t.Answer + "\n"
+	}
 	return fmt.Sprintf(`You are %s, a headless agent of PACT Board. Another agent (%s) asks you to do this task in project %s.
 
 # %s
 
 %s
-
+%s
 ---
 Task id: %s. You have at most %d turns. When you are done, end your answer with a section headed
 "## Handoff" saying what you did, where it is (repo, branch, PR, commit), the checks you ran, what is
 left, and what needs a human. Your answer is reported to the board as the task's result.
-`, agent, t.CreatedBy, t.ProjectID, t.Title, t.Body, t.ID, turns)
+`, agent, t.CreatedBy, t.ProjectID, t.Title, t.Body, answer, t.ID, turns)
 }
 
 // handoffHeading is a markdown heading "Handoff", the board's own rule

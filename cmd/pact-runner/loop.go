@@ -106,10 +106,10 @@ func (r *runner) serve(ctx context.Context) error {
 		if r.cfg.Once {
 			return nil
 		}
-		if len(ev.Tasks) == 0 && !ev.TimedOut {
-			// Only unread messages woke the call, and the runner does not
-			// read them: wait a little rather than spin on them.
-			sleep(ctx, 5*time.Second)
+		if len(ev.Messages) > 0 && !r.readMessages(ctx, ev.Messages) && len(ev.Tasks) == 0 {
+			// Only unread messages woke the call, and they could not be
+			// read: wait a little rather than spin on them.
+			sleep(ctx, messageWait)
 		}
 	}
 	return nil

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/core/kernel/kerneltest"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -300,4 +301,49 @@ func TestARunnerNeverMeetsAnUnknownAgent(t *testing.T) {
 	var pgErr *pgconn.PgError
 	require.ErrorAs(t, err, &pgErr)
 	require.Equal(t, "23503", pgErr.Code, "a foreign key keeps the agent's row: %v", err)
+}
+
+// A message to the runner's agent is read, which marks it read, and
+// logged for the operator: unread, it would wake every pact_events at
+// once, and the runner would poll instead of waiting (docs/runner.md).
+func TestRunnerReadsTheMessagesThatWakeIt(t *testing.T) {
+	w := newWorld(t)
+	w.Agent("ana", kerneltest.AgentInput{ID: "code-api", Client: "code", Projects: []string{"web"}})
+	id := w.post("Not the runner's", "code-api", nil)
+	s := w.start(w.env("runner-web", "true"))
+	eventually(t, "the runner waits in pact_events", func() bool { return w.listening("runner-web") }, s.log)
+	w.OK("code-web", "pact_message", map[string]any{"task_id": id, "mandate_id": w.Root("code-web"), "to": "runner-web",
+		"body": "The header is blue now."})
+	unread := func() int {
+		return w.Count(`SELECT count(*) FROM task_messages WHERE to_agent = 'runner-web' AND read_at IS NULL`)
+	}
+	eventually(t, "the runner read the message", func() bool { return unread() == 0 }, s.log)
+	eventually(t, "the runner logged it", func() bool { return s.log.has("The header is blue now.") }, s.log)
+	eventually(t, "the runner waits in pact_events again", func() bool { return w.listening("runner-web") }, s.log)
+	calls := func() int {
+		return w.Count(`SELECT count(*) FROM entries WHERE agent_id = 'runner-web' AND action = 'pact_events'`)
+	}
+	before := calls()
+	time.Sleep(2 * time.Second)
+	require.LessOrEqual(t, calls()-before, 1, "the runner waits instead of polling: %s", s.log)
+	require.NoError(t, s.stop(t))
+}
+
+// A task a person resumed after it was deferred to them reaches the
+// session with the person's answer, which the board gives on the task.
+func TestRunnerGivesTheSessionAPersonsAnswer(t *testing.T) {
+	w := newWorld(t)
+	id := w.post("Deploy the site", "runner-web", nil)
+	w.Exec(`UPDATE tasks SET answer = 'Yes, deploy it on Friday.' WHERE id = ?`, id)
+	log, err := w.runOnce(w.env("runner-web", fmt.Sprintf("cat > %s/stdin", w.dir)))
+	require.NoError(t, err, log)
+	stdin := w.file("stdin")
+	require.Contains(t, stdin, "## A person's answer")
+	require.Contains(t, stdin, "Yes, deploy it on Friday.")
+
+	plain := w.post("Fix the footer", "runner-web", nil)
+	log, err = w.runOnce(w.env("runner-web", fmt.Sprintf("cat > %s/stdin", w.dir)))
+	require.NoError(t, err, log)
+	require.Equal(t, "completed", w.status(plain))
+	require.NotContains(t, w.file("stdin"), "A person's answer", "a task nobody answered has no answer section")
 }
