@@ -317,7 +317,10 @@ func TestRunnerReadsTheMessagesThatWakeIt(t *testing.T) {
 	unread := func() int {
 		return w.Count(`SELECT count(*) FROM task_messages WHERE to_agent = 'runner-web' AND read_at IS NULL`)
 	}
-	eventually(t, "the runner read the message", func() bool { return unread() == 0 }, s.log)
+	// Within 15 s: a runner that does not read it waits 5 s between calls
+	// for good, and the message stays unread.
+	require.Eventually(t, func() bool { return unread() == 0 }, 15*time.Second, 20*time.Millisecond,
+		"the runner read the message: %s", s.log)
 	eventually(t, "the runner logged it", func() bool { return s.log.has("The header is blue now.") }, s.log)
 	eventually(t, "the runner waits in pact_events again", func() bool { return w.listening("runner-web") }, s.log)
 	calls := func() int {
