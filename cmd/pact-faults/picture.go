@@ -58,8 +58,9 @@ func (s *stats) picture(w io.Writer, title string, elapsed time.Duration) error 
 		fmt.Fprintf(w, `<text x="%.1f" y="%g" text-anchor="middle">%gs</text>`+"\n", x(sec), height-bottom+18, sec)
 	}
 	for i, t := range tools {
-		color := colors[i%len(colors)]
-		fmt.Fprintf(w, `<polyline fill="none" stroke="%s" stroke-width="1.5" points="`, color)
+		// Past the colors, the same colors dashed: no two lines look alike.
+		color, dash := colors[i%len(colors)], []string{"none", "6 3", "2 2"}[i/len(colors)%3]
+		fmt.Fprintf(w, `<polyline fill="none" stroke="%s" stroke-width="1.5" stroke-dasharray="%s" points="`, color, dash)
 		for wi, lats := range byTool[t] {
 			if len(lats) == 0 {
 				continue
@@ -69,8 +70,8 @@ func (s *stats) picture(w io.Writer, title string, elapsed time.Duration) error 
 			fmt.Fprintf(w, "%.1f,%.1f ", x((float64(wi)+0.5)*pictureWindow.Seconds()), y(p99))
 		}
 		fmt.Fprintf(w, `"/>`+"\n")
-		fmt.Fprintf(w, `<rect x="%g" y="%g" width="12" height="3" fill="%s"/><text x="%g" y="%g">%s</text>`+"\n",
-			width-right+12, top+float64(i)*18, color, width-right+30, top+float64(i)*18+5, t)
+		fmt.Fprintf(w, `<line x1="%g" x2="%g" y1="%g" y2="%g" stroke="%s" stroke-width="2" stroke-dasharray="%s"/><text x="%g" y="%g">%s</text>`+"\n",
+			width-right+8, width-right+26, top+float64(i)*18+1.5, top+float64(i)*18+1.5, color, dash, width-right+30, top+float64(i)*18+5, t)
 	}
 	fmt.Fprintf(w, `<text x="%g" y="%g">p99 per %s window</text>`+"\n", width-right+12, top+float64(len(tools))*18+10, pictureWindow)
 	_, err := fmt.Fprintln(w, `</svg>`)
