@@ -236,8 +236,9 @@ func (r *Tools) Call(ctx context.Context, agent, name string, args json.RawMessa
 	if len(args) == 0 || string(args) == "null" { // no arguments at all
 		args = json.RawMessage(`{}`)
 	}
+	valid := json.Valid(args)
 	var numbersErr error
-	if json.Valid(args) {
+	if valid {
 		numbersErr = checkArgNumbers(args)
 	}
 	if token, unchecked := agentTokenFrom(ctx); unchecked &&
@@ -263,7 +264,7 @@ func (r *Tools) Call(ctx context.Context, agent, name string, args json.RawMessa
 	}()
 	var result any
 	e := ledger.Entry{Actor: "agent:" + agent, AgentID: agent, Action: name, Payload: args}
-	if !json.Valid(args) {
+	if !valid {
 		e.Payload = argsDigest(args) // still logged, by digest and first bytes
 	} else if err := numbersErr; err != nil {
 		// Before the gate and any transaction of the call: the check needs
@@ -274,7 +275,7 @@ func (r *Tools) Call(ctx context.Context, agent, name string, args json.RawMessa
 		e.Payload = argsDigest(args)
 		return nil, r.log.RecordRefusal(context.WithoutCancel(ctx), r.db, e, err)
 	}
-	if g := GrantFrom(ctx); g != nil && json.Valid(args) {
+	if g := GrantFrom(ctx); g != nil && valid {
 		// A per-run credential (grants.go): its tools only, under its
 		// mandate only, refused and logged before the gate like any
 		// refusal; the entry records the mandate the call acts under.
