@@ -24,7 +24,7 @@ import (
 // public URL the router's, as behind any reverse proxy. Half of the day's
 // agents, projects and pacts work in each cell, through the router, with
 // holders woken by their own cell's LISTEN. It fails unless both cells'
-// logs verify, each cluster holds only its own cell's agents and work,
+// logs verify, each cluster holds only its own cell's work,
 // and the router never met an agent its directory lacks; it shows the
 // board-wide sequences overlapping across the cells.
 func runCells(ctx context.Context, o options, out io.Writer) (err error) {
@@ -84,26 +84,26 @@ func runCells(ctx context.Context, o options, out io.Writer) (err error) {
 }
 
 // checkCells checks each cell's log and that no cluster holds another
-// cell's agents or work, and shows where the clusters' sequences stand.
+// cell's work (tasks posted by its agents, which are named by cell), and
+// shows where the clusters' sequences stand.
 func checkCells(ctx context.Context, days []*dayRun, r *router, out io.Writer) error {
 	for i, d := range days {
 		entries, err := d.s.verifyLog(ctx)
 		if err != nil {
 			return fmt.Errorf("cell %d: %w", i, err)
 		}
-		var own, others, tasks, maxEntry int64
+		var own, others, maxEntry int64
 		if err := d.s.db.NewRaw(`SELECT
-				(SELECT count(*) FROM agents WHERE id LIKE ?),
-				(SELECT count(*) FROM agents WHERE id NOT LIKE ?),
-				(SELECT count(*) FROM tasks),
+				(SELECT count(*) FROM tasks WHERE created_by LIKE ?),
+				(SELECT count(*) FROM tasks WHERE created_by NOT LIKE ?),
 				(SELECT coalesce(max(id), 0) FROM entries)`, d.prefix+"%", d.prefix+"%").
-			Scan(ctx, &own, &others, &tasks, &maxEntry); err != nil {
+			Scan(ctx, &own, &others, &maxEntry); err != nil {
 			return fmt.Errorf("cell %d: %w", i, err)
 		}
-		fmt.Fprintf(out, "  cell %d: %d routed requests, its log verifies (%d entries), its cluster holds %d agents of its own and %d of other cells, %d tasks; entries.id up to %d\n",
-			i, r.routed(d.s.boards[0].url), entries, own, others, tasks, maxEntry)
-		if others != 0 || own == 0 || tasks == 0 {
-			return fmt.Errorf("cell %d: its cluster holds %d agents of its own, %d of other cells and %d tasks", i, own, others, tasks)
+		fmt.Fprintf(out, "  cell %d: %d routed requests, its log verifies (%d entries), its cluster holds %d tasks of its own agents and %d of other cells'; entries.id up to %d\n",
+			i, r.routed(d.s.boards[0].url), entries, own, others, maxEntry)
+		if others != 0 || own == 0 {
+			return fmt.Errorf("cell %d: its cluster holds %d tasks of its own agents and %d of other cells'", i, own, others)
 		}
 	}
 	fmt.Fprintf(out, "  the cells' entry ids overlap (each cluster numbers from 1: docs/scaling.md, \"Sequences clients see\"); requests for agents the directory lacks: %d\n",

@@ -172,13 +172,13 @@ func TestPoolRunsOut(t *testing.T) {
 // The first simulation of docs/scaling.md: the day in two cells, each a
 // board on a PostgreSQL of its own, behind one router with a directory.
 // Every call is answered through the router in both cells, each cell's
-// log verifies, and neither cluster holds the other cell's agents (the
+// log verifies, and neither cluster holds the other cell's work (the
 // scenario fails otherwise).
 func TestTwoCellsBehindOneRouter(t *testing.T) {
 	out := runScenario(t, "-scenario", "cells", "-agents", "32", "-projects", "2", "-pacts", "4",
 		"-for", "4s", "-pause", "300ms")
 	for _, want := range []string{"== cell 0", "== cell 1", "pact_post", "pact_events", "wake latency",
-		"its log verifies", "0 of other cells", "requests for agents the directory lacks: 0"} {
+		"its log verifies", "and 0 of other cells'", "requests for agents the directory lacks: 0"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("the figures lack %q:\n%s", want, out)
 		}
