@@ -36,27 +36,34 @@ func tokenFixture(t *testing.T) (d *db.DB, r *kernel.Tools, live, others, expire
 // having written and logged nothing, on every path the call can take: the
 // gate's statement, and the checks made apart for calls that answer or
 // log before their gate (an unknown tool, a number refused before any
-// transaction). ID-006.
+// transaction, a wait's preparation, a per-run credential's grant). ID-006.
 func TestAnUncheckedTokenIsCheckedBeforeAnythingRuns(t *testing.T) {
 	d, r, live, others, expired := tokenFixture(t)
 	ctx := context.Background()
+	w := &waitTool{}
+	require.NoError(t, r.Add(w.tool()))
+	underGrant := kernel.WithGrant(ctx, &kernel.Grant{Tools: []string{"demo_wait"}})
 	paths := []struct {
 		name, tool string
 		args       json.RawMessage
+		ctx        context.Context
 	}{
-		{"in the gate", "demo_freeze", nil},
-		{"a refusal before the gate", "demo_freeze", json.RawMessage(`{"refuse": 9007199254740993}`)},
-		{"no such tool", "demo_nothing", nil},
+		{"in the gate", "demo_freeze", nil, ctx},
+		{"a refusal before the gate", "demo_freeze", json.RawMessage(`{"refuse": 9007199254740993}`), ctx},
+		{"no such tool", "demo_nothing", nil, ctx},
+		{"a wait's refusal before the gate", "demo_wait", json.RawMessage(`{"refuse": true}`), ctx},
+		{"a grant's refusal before the gate", "demo_freeze", nil, underGrant},
 	}
 	for _, p := range paths {
 		for name, token := range map[string]string{"another agent's": others, "expired": expired,
 			"unknown": "pact_nobody", "not an agent token": "eyJhbGciOi.x.y", "empty": ""} {
-			_, err := r.Call(kernel.WithAgentToken(ctx, token), "code-web", p.tool, p.args)
+			_, err := r.Call(kernel.WithAgentToken(p.ctx, token), "code-web", p.tool, p.args)
 			require.ErrorIs(t, err, identity.ErrTokenRefused, "%s, %s token", p.name, name)
 		}
-		_, err := r.Call(kernel.WithAgentToken(ctx, others), "code-nobody", p.tool, p.args)
+		_, err := r.Call(kernel.WithAgentToken(p.ctx, others), "code-nobody", p.tool, p.args)
 		require.ErrorIs(t, err, identity.ErrTokenRefused, "%s, an agent that does not exist", p.name)
 	}
+	require.Zero(t, w.prepared.Load(), "no wait was prepared for a refused token")
 	s := snapshot(t, d)
 	require.False(t, s.Frozen, "no body ran")
 	require.Zero(t, s.Entries, "nothing was logged")

@@ -130,8 +130,11 @@ func (m testModule) Register(h *kernel.Host) error {
 		URITemplate: "pact://projects/{project_id}/context/{key}", Name: "Project note", Title: "Project note",
 		Description: "One note.", MIMEType: "application/json",
 		Read: func(_ context.Context, agent, uri string, p map[string]string) (string, error) {
-			if p["key"] == "secret" {
+			switch p["key"] {
+			case "secret":
 				return "", errs.E(errs.NotFound, "note secret does not exist")
+			case "broken":
+				return "", errors.New("the notes' disk is on fire")
 			}
 			b, _ := json.Marshal(map[string]any{"agent": agent, "uri": uri, "params": p})
 			return string(b), nil
@@ -163,11 +166,19 @@ func newFixture(t *testing.T) *fixture { return newFixtureParking(t, true) }
 // waiting on their request's goroutine.
 func newFixtureParking(t *testing.T, park bool) *fixture {
 	t.Helper()
+	return newFixtureWith(t, park)
+}
+
+// newFixtureWith is newFixtureParking with more modules registered after
+// the test tools.
+func newFixtureWith(t *testing.T, park bool, extra ...kernel.Module) *fixture {
+	t.Helper()
 	ctx := context.Background()
 	f := &fixture{logs: &syncBuffer{}, calls: make(chan blocked, 4)}
 	logger := hclog.New(&hclog.LoggerOptions{Output: f.logs, Level: hclog.Debug})
 	f.World = kerneltest.New(t, kerneltest.Options{Logger: logger, NoPark: !park,
-		MCP: func(*kerneltest.World) mcpserve.Options { return mcpserve.Options{PublicURL: publicURL} }}, testModule{f})
+		MCP: func(*kerneltest.World) mcpserve.Options { return mcpserve.Options{PublicURL: publicURL} }},
+		append([]kernel.Module{testModule{f}}, extra...)...)
 	f.Person("", "ana", identity.Owner)
 	f.Project("ana", "web", false)
 	f.revoked = f.Agent("ana", kerneltest.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}}).Token
