@@ -148,11 +148,11 @@ func byFlag(fs *flag.FlagSet) *string {
 
 func agentRegister() command {
 	return command{name: "agent-register", positionals: 1, needsDB: true,
-		args:    "<id> --by approver --client <chat|cowork|design|code|gemini|runner> --projects a,b [--scope s1,s2] [--limits JSON] [--delegations 2] [--days 30] [--owner human]",
+		args:    "<id> --by approver --client <chat|cowork|design|code|gemini|runner|a2a|a2a-remote> --projects a,b [--scope s1,s2] [--limits JSON] [--delegations 2] [--days 30] [--owner human]",
 		summary: "register an agent; prints its root mandate and its token (shown once)",
 		setup: func(fs *flag.FlagSet) runner {
 			by := byFlag(fs)
-			client := fs.String("client", "", "chat, cowork, design, code, gemini or runner")
+			client := fs.String("client", "", "chat, cowork, design, code, gemini, runner, a2a or a2a-remote")
 			projects := fs.String("projects", "", "comma-separated project ids (code and runner: exactly one)")
 			scope := fs.String("scope", "", "comma-separated scopes (default task.read, task.post, task.work on each project)")
 			limits := fs.String("limits", "", `budgets as a JSON object, e.g. '{"runs": 50, "turns": 2000}'`)

@@ -63,13 +63,13 @@ func hireCommands() []command {
 
 func roleSave() command {
 	return command{name: "role-save", positionals: 1, needsDB: true,
-		args: "<role> --by approver --name text --client <chat|cowork|design|code|gemini|runner> --actions a,b " +
+		args: "<role> --by approver --name text --client <chat|cowork|design|code|gemini|runner|a2a|a2a-remote> --actions a,b " +
 			"[--description text] [--limits JSON] [--delegations n] [--mandate-days d] [--token-days d] " +
 			"[--setting KEY=value]... [--instructions text] [--position n]",
 		summary: "create or replace a role, with every setting (saving an archived role un-archives it)",
 		setup: func(fs *flag.FlagSet) runner {
 			by := byFlag(fs)
-			name, client := fs.String("name", "", "the role's name"), fs.String("client", "", "chat, cowork, design, code, gemini or runner")
+			name, client := fs.String("name", "", "the role's name"), fs.String("client", "", "chat, cowork, design, code, gemini, runner, a2a or a2a-remote")
 			actions := fs.String("actions", "", "comma-separated project-relative actions its mandate grants, e.g. task.read,task.work")
 			description, instructions := fs.String("description", "", "what the role is for"), fs.String("instructions", "", "what its agents are told")
 			limits := fs.String("limits", "", "budgets as a JSON object")

@@ -126,6 +126,7 @@ func withoutCommand() map[string]string {
 		"people-change-agent-role":  reasonNext,
 		"pacts-wake-delivery":       reasonNext,
 		"people-set-approval-rules": reasonNext,
+		"board-set-a2a-remote":      reasonNext,
 		"notes-erase-version":       reasonNext,
 		"people-update-human":       reasonNext,
 		"board-replace-mandate":     reasonNext,

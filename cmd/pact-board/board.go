@@ -308,7 +308,8 @@ const logSweep = 250 * time.Millisecond
 // they check is what pact-board serves. nudgeEvery is the pacts module's
 // Options.NudgeEvery (zero: its default).
 func boardModules(keys *mandate.Keyring, hub *events.Hub, notifiers notify.Notifiers, creds credentials.Plugins, nudgeEvery time.Duration) []kernel.Module {
-	return []kernel.Module{audit.WellKnown(keys), kernel.EventHub(hub), kernel.LogIntegrator(logSweep), board.New(), mandates.New(), notes.New(),
+	return []kernel.Module{audit.WellKnown(keys), kernel.EventHub(hub), kernel.LogIntegrator(logSweep),
+		board.New(board.Options{Notifiers: notifiers}), mandates.New(), notes.New(),
 		pacts.New(pacts.Options{Notifiers: notifiers, NudgeEvery: nudgeEvery}),
 		people.New(), audit.New(), notify.New(notify.Options{Notifiers: notifiers}),
 		credentials.New(credentials.Options{Plugins: creds, Keys: keys}),

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pactboard/pact/core/browsertest"
+	"github.com/pactboard/pact/modules/people"
 )
 
 // CONSOLE-014: every write control of the console is shown only to the
@@ -126,11 +127,13 @@ func unfold(p *browsertest.Page, role, page string) {
 	case "agents":
 		p.Expand("Manage code-web")
 		p.Expand("Manage runner-one")
+		p.Expand("Manage remote-web")
 		p.ExpectText("added by owner") // code-web's key
 		p.ExpectText("No keys.")       // runner-one's
 		if role != "viewer" {
 			p.ExpectText("Change code-web's role or projects")
 			p.ExpectText("Renew from its role")
+			p.ExpectText("Save remote-web's card")
 		}
 	case "project":
 		if role == "viewer" {
@@ -169,8 +172,8 @@ func unfold(p *browsertest.Page, role, page string) {
 //
 // The states the controls need are made first: a task waiting for
 // approval, one deferred, one answered, one held by an agent; a pact
-// decision; a hired agent, an agent key, a trusted root, a destination and
-// a pinned note.
+// decision; a hired agent, a remote A2A agent, an agent key, a trusted
+// root, a destination and a pinned note.
 func TestConsoleWriteControlsFollowTheRoles(t *testing.T) {
 	t.Parallel() // a console journey: two run at once (docs/console-testing.md)
 	requireEveryRouteChecked(t)
@@ -188,6 +191,10 @@ func TestConsoleWriteControlsFollowTheRoles(t *testing.T) {
 	t.Cleanup(rcv.Close)
 	c := startConsoleBoardWith(t, withWebhookPlugin(t))
 	api, apiRoot := c.secondAgent()
+	// A remote A2A agent, whose Manage names its card.
+	_, err := registerAgent(context.Background(), c.d, c.ident, demoOwner, people.AgentInput{ID: "remote-web", Client: "a2a-remote",
+		Projects: []string{"web"}})
+	require.NoError(t, err)
 	task, launch := c.fill()
 	// What the agent leaves for people: a question in Launch, a task it
 	// holds (Release) and a second note (pinned below: Unpin).

@@ -65,6 +65,10 @@ var peopleSteps = map[string]func(*logBoard) logCall{
 		return logCall{as: "ana", body: `{"halted": true}`, action: "admin.kill_switch",
 			then: func() { b.ok("ana", "POST", "/kill-switch", `{"halted": false}`) }}
 	},
+	"board-set-a2a-remote": func(b *logBoard) logCall {
+		return logCall{as: "ana", params: map[string]string{"agent_id": "remote-web"},
+			body: jsonOf(map[string]any{"card_url": b.card}), action: "admin.agent.a2a_remote"}
+	},
 	"people-set-approval-rules": func(*logBoard) logCall {
 		return logCall{as: "ana", body: `{"actions": ["deploy.*", "finance.*", "customer.message", "data.delete"]}`,
 			action: "admin.approval_rules.update"}

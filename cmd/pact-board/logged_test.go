@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -138,6 +139,8 @@ type logBoard struct {
 	*kerneltest.World
 	// hook is a loopback address that accepts webhooks.
 	hook string
+	// card is a remote A2A agent's card on loopback.
+	card string
 	// n numbers fresh ids; lastAgent is the agent agent made last.
 	n         int
 	lastAgent string
@@ -145,14 +148,21 @@ type logBoard struct {
 
 func newLogBoard(t *testing.T) *logBoard {
 	host := stopWebhookPlugin(t, map[string]string{"PACT_WEBHOOK_ALLOW_PRIVATE": "1"})
-	w := kerneltest.New(t, kerneltest.Options{Env: map[string]string{"PACT_SIGNUP_ENABLED": "on"},
+	w := kerneltest.New(t, kerneltest.Options{Env: map[string]string{"PACT_SIGNUP_ENABLED": "on", "PACT_A2A_ALLOW_PRIVATE": "on"},
 		Modules: func(w *kerneltest.World) []kernel.Module {
 			return boardModules(w.Mandates.Keys(), nil, host, stubCredentials{}, 0)
 		}})
-	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/card" { // a remote A2A agent's card (board-set-a2a-remote)
+			_, _ = io.WriteString(w, `{"name":"R","supportedInterfaces":[{"url":"`+"http://"+r.Host+`/rpc","protocolBinding":"JSONRPC","protocolVersion":"1.0"}],"capabilities":{}}`)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
 	t.Cleanup(recv.Close)
 	w.Office()
-	b := &logBoard{World: w, hook: recv.URL + "/hook"}
+	b := &logBoard{World: w, hook: recv.URL + "/hook", card: recv.URL + "/card"}
+	w.Agent("ana", kerneltest.AgentInput{ID: "remote-web", Client: "a2a-remote", Projects: []string{"web"}})
 	// Every pacts step starts a pact of its own in web.
 	b.ok("ana", "PUT", "/pact-settings", `{"open_limit": 1000}`)
 	return b

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"io"
@@ -19,7 +17,6 @@ import (
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
 
@@ -87,12 +84,16 @@ type subject struct {
 	lead, leadRoot string
 }
 
-// newSubject registers a fresh agent in web and ops; for revoke-link its
-// authority is a link delegated by a lead agent, its own root revoked.
-func (s *stopWorld) newSubject(t *testing.T, stop kernel.Stop) *subject {
+// newSubject registers a fresh agent of client in web and ops; for
+// revoke-link its authority is a link delegated by a lead agent, its own
+// root revoked.
+func (s *stopWorld) newSubject(t *testing.T, stop kernel.Stop, client string) *subject {
 	s.n++
 	sub := &subject{agent: fmt.Sprintf("x%d", s.n)}
-	s.Agent("ana", kerneltest.AgentInput{ID: sub.agent, Client: "gemini", Projects: []string{"web", "ops"}, Scope: agentScope})
+	if client == "" {
+		client = "gemini"
+	}
+	s.Agent("ana", kerneltest.AgentInput{ID: sub.agent, Client: client, Projects: []string{"web", "ops"}, Scope: agentScope})
 	sub.mandate = s.Root(sub.agent)
 	if stop == kernel.StopRevokeLink {
 		sub.lead = fmt.Sprintf("lead%d", s.n)
@@ -182,8 +183,14 @@ func (s *stopWorld) newContent(t *testing.T, sub *subject, stop kernel.Stop, wor
 // check runs after the stop and the content that followed it.
 type agentDriver func(t *testing.T, s *stopWorld, sub *subject) (check func(t *testing.T, stopped time.Time, word string))
 
+// subjectClients are the clients a channel serves, where it serves one
+// only; any other channel's subject is a Gemini CLI agent.
+var subjectClients = map[string]string{"a2a": "a2a", "a2a-push": "a2a"}
+
 func agentDrivers() map[string]agentDriver {
 	return map[string]agentDriver{
+		"a2a":             driveA2A,
+		"a2a-push":        drivePush,
 		"pact-stream":     driveStream,
 		"pact-webhook":    driveWebhook,
 		"hooks":           driveHooks,
@@ -208,7 +215,7 @@ func TestAStopReachesEveryChannel(t *testing.T) {
 		drive, ok := drivers[c.Name]
 		require.True(t, ok, "channel %q has no driver in stops_test.go: add one, so that every stop is shown to reach it", c.Name)
 		eachPair(t, c, func(t *testing.T, stop kernel.Stop, content bool) {
-			sub := s.newSubject(t, stop)
+			sub := s.newSubject(t, stop, subjectClients[c.Name])
 			check := drive(t, s, sub)
 			undo := s.applyStop(t, sub, stop)
 			stopped := time.Now()
@@ -328,143 +335,6 @@ func driveNotifications(t *testing.T, s *stopWorld, p *person) func(*testing.T, 
 	}
 }
 
-// driveStream opens the subject's pact stream; after the stop the stream
-// must end within the bound without carrying the word.
-func driveStream(t *testing.T, s *stopWorld, sub *subject) func(*testing.T, time.Time, string) {
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, s.URL+"/pacts/stream", nil)
-	require.NoError(t, err)
-	req.Header.Set("Authorization", "Bearer "+s.Token(sub.agent))
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, resp.StatusCode)
-	t.Cleanup(func() { resp.Body.Close() })
-	lines := make(chan string, 100)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(resp.Body)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-	}()
-	return func(t *testing.T, stopped time.Time, word string) {
-		deadline := time.After(time.Until(stopped.Add(stopBound)))
-		for {
-			select {
-			case line, open := <-lines:
-				if !open {
-					return // ended in time
-				}
-				if word != "" {
-					require.NotContains(t, line, word, "the stream carried content written after the stop")
-				}
-			case <-deadline:
-				t.Fatalf("the pact stream was still open %s after the stop", stopBound)
-			}
-		}
-	}
-}
-
-// driveWebhook points the subject's pact delivery at the receiver; after
-// the stop nothing carrying the word may be delivered to it. The check
-// waits until no send of the subject's is pending, so a queued send had
-// its chance to go out.
-func driveWebhook(t *testing.T, s *stopWorld, sub *subject) func(*testing.T, time.Time, string) {
-	_, err := s.Call(sub.agent, "set_pact_delivery", map[string]any{"mode": "webhook", "url": s.recv.URL + "/" + sub.agent,
-		"mandate_id": sub.mandate})
-	require.NoError(t, err)
-	// A message before the stop is delivered: the webhook works.
-	r := s.Admin("ana", "POST", "/pacts/"+sub.pact+"/messages", `{"body":"before"}`)
-	require.Equal(t, http.StatusOK, r.Status, "%s", r.Raw)
-	require.Eventually(t, func() bool { return s.recv.has(sub.agent, "before") }, 45*time.Second, 20*time.Millisecond,
-		"the webhook gets a message written before the stop")
-	return func(t *testing.T, _ time.Time, word string) {
-		require.Eventually(t, func() bool {
-			return s.Count(`SELECT count(*) FROM pact_sends WHERE agent_id = ? AND sent_at IS NULL AND dead_at IS NULL`, sub.agent) == 0
-		}, 45*time.Second, 20*time.Millisecond, "the subject's sends are settled")
-		require.True(t, word == "" || !s.recv.has(sub.agent, word), "a webhook delivery carried content written after the stop")
-	}
-}
-
-// driveHooks: after the stop, the subject's hook call hands it nothing
-// written after the stop (it may be refused).
-func driveHooks(t *testing.T, s *stopWorld, sub *subject) func(*testing.T, time.Time, string) {
-	hook := func() string {
-		req, err := http.NewRequest(http.MethodPost, s.URL+"/hooks/a/"+sub.agent+"/user-prompt-submit",
-			strings.NewReader(`{"session_id":"s1","prompt":"go on"}`))
-		require.NoError(t, err)
-		req.Header.Set("Authorization", "Bearer "+s.Token(sub.agent))
-		resp, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		return string(body)
-	}
-	// Before the stop, a person's message reaches it through the hook.
-	r := s.Admin("ana", "POST", "/tasks/"+sub.task+"/message", fmt.Sprintf(`{"body":"before","to":%q}`, sub.agent))
-	require.Equal(t, http.StatusOK, r.Status, "%s", r.Raw)
-	require.Contains(t, hook(), "before", "the hook hands the subject a message written before the stop")
-	return func(t *testing.T, _ time.Time, word string) {
-		if answer := hook(); word != "" {
-			require.NotContains(t, answer, word, "a hook's answer carried content written after the stop")
-		}
-	}
-}
-
-// driveHeld holds the tool (pact_wait or pact_events) as the subject;
-// after the stop the held call must end within the bound, answering a
-// refusal or without the word.
-func driveHeld(tool string) agentDriver {
-	return func(t *testing.T, s *stopWorld, sub *subject) func(*testing.T, time.Time, string) {
-		cs, err := s.Connect(sub.agent)
-		require.NoError(t, err)
-		args := map[string]any{"mandate_id": sub.mandate, "seconds": 50}
-		if tool == "pact_events" {
-			// Read up to now, so only what comes next answers it.
-			first, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: map[string]any{
-				"mandate_id": sub.mandate, "seconds": 0}})
-			require.NoError(t, err)
-			var v map[string]any
-			require.NoError(t, json.Unmarshal([]byte(first.Content[0].(*mcp.TextContent).Text), &v))
-			args["since"] = v["next_since"]
-		}
-		type answer struct {
-			text  string
-			err   error
-			ended time.Time
-		}
-		done := make(chan answer, 1)
-		held := make(chan struct{})
-		// A call the stop failed to end is given up when the test ends, so
-		// that the board's close need not wait out its 50 seconds.
-		ctx, cancel := context.WithCancel(context.Background())
-		t.Cleanup(cancel)
-		go func() {
-			close(held)
-			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-			a := answer{err: err, ended: time.Now()}
-			if err == nil {
-				a.text = res.Content[0].(*mcp.TextContent).Text
-			}
-			done <- a
-		}()
-		<-held
-		require.Eventually(t, func() bool { return s.Kernel.Tools().Waiting() > 0 }, 10*time.Second, 5*time.Millisecond,
-			"%s is held", tool)
-		return func(t *testing.T, stopped time.Time, word string) {
-			select {
-			case a := <-done:
-				require.NoError(t, a.err)
-				if word != "" {
-					require.NotContains(t, a.text, word, "the held %s answered with content written after the stop", tool)
-				}
-				require.LessOrEqual(t, a.ended.Sub(stopped), stopBound, "the held %s ended %s after the stop", tool, a.ended.Sub(stopped))
-			case <-time.After(time.Until(stopped.Add(stopBound))):
-				t.Fatalf("the held %s was still waiting %s after the stop", tool, stopBound)
-			}
-		}
-	}
-}
-
 // stopReceiver records what each agent's webhook got: a path per agent.
 type stopReceiver struct {
 	*httptest.Server
@@ -518,6 +388,7 @@ func stopWebhookPlugin(t *testing.T, env map[string]string) *pluginhost.Host {
 // new route is classified when it is added.
 var notChannels = map[string]string{
 	"/": "the mux's fallback: a 404",
+	"/a2a/a/{agent}/.well-known/agent-card.json":              "the public A2A agent card: the same for every id, how to call",
 	"/.well-known/oauth-protected-resource/mcp/a/{agent}":     "public OAuth metadata of an MCP URL",
 	"/.well-known/oauth-protected-resource/mcp/a/{agent}/{$}": "public OAuth metadata of an MCP URL",
 	"/.well-known/pact-keys.json":                             "the board's public keys",

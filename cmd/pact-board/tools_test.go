@@ -154,7 +154,14 @@ func callEveryTool(roots map[string]string, call func(name string, args map[stri
 		"result": "## Handoff\n- Done: the header"})
 	other := call("pact_post", map[string]any{"project_id": "web", "title": "Deploy", "mandate_id": root})["task_id"]
 	call("pact_defer", map[string]any{"task_id": other, "mandate_id": root, "reason": "A person deploys."})
+	asked := call("pact_post", map[string]any{"project_id": "web", "title": "Pick the font", "mandate_id": root})["task_id"]
+	call("pact_claim", map[string]any{"task_id": asked, "mandate_id": root})
+	call("pact_report", map[string]any{"task_id": asked, "mandate_id": root, "status": "input_required", "result": "Serif?"})
+	call("pact_reply", map[string]any{"task_id": asked, "mandate_id": root, "reply": "Sans."})
 	call("pact_list", map[string]any{"mandate_id": root, "filter": "all"}) // now with a deferred task
+	withdrawn := call("pact_post", map[string]any{"project_id": "web", "title": "Rename the button", "mandate_id": root,
+		"delegate_to": "code-api"})["task_id"]
+	call("pact_cancel", map[string]any{"task_id": withdrawn, "mandate_id": root, "reason": "Not needed after all."})
 	call("pact_revoke", map[string]any{"mandate_id": delegated})
 	call("pact_wait", map[string]any{"mandate_id": root, "seconds": 0})
 	call("pact_events", map[string]any{"mandate_id": root, "seconds": 0})

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -148,6 +150,38 @@ func TestRunnerHireWritesItsEnvFile(t *testing.T) {
 	require.NotContains(t, out, "s3cret")
 	_, err = os.Stat(filepath.Join(m.dir, ".mcp.json"))
 	require.ErrorIs(t, err, os.ErrNotExist, "a runner gets no .mcp.json")
+}
+
+// An A2A agent's machine gets an env file with its A2A URL, its card's
+// and its token, for the A2A client to read (docs/a2a.md); the token
+// works there.
+func TestA2AHireWritesItsEnvFile(t *testing.T) {
+	b, m := newRealBoard(t), newMachine(t)
+	got := b.Admin("ana", "PUT", "/roles/liaison", `{"name": "Liaison", "client": "a2a", "actions": ["task.read", "task.post"]}`)
+	require.Equal(t, 200, got.Status, got.Raw)
+	code := b.hire(t, `{"role": "liaison", "project": "web", "id": "a2a-web"}`)
+	rc, out, errOut := m.connect(b.URL, code)
+	require.Equal(t, 0, rc, errOut)
+	file := filepath.Join(m.home, ".config", "pact", "a2a-web.env")
+	vars := readEnv(t, file)
+	token := vars["PACT_TOKEN"]
+	require.Regexp(t, `^pact_`, token)
+	require.Equal(t, map[string]string{"PACT_A2A_URL": b.URL + "/a2a/a/a2a-web", "PACT_TOKEN": token, "PACT_AGENT_ID": "a2a-web",
+		"PACT_A2A_CARD_URL": b.URL + "/a2a/a/a2a-web/.well-known/agent-card.json"}, vars)
+	requireMode(t, file, 0o600)
+	require.NotContains(t, out, token)
+	require.Contains(t, out, "next: give your A2A client")
+	req, err := http.NewRequest(http.MethodPost, vars["PACT_A2A_URL"],
+		strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"GetExtendedAgentCard"}`))
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("A2A-Version", "1.0")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	require.Equal(t, 200, resp.StatusCode, string(body))
+	require.Contains(t, string(body), `"name":"a2a-web"`)
 }
 
 // $PACT_HOOK_DIR, where the hook script looks, is where the env file goes.

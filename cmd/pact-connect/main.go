@@ -90,6 +90,8 @@ agent's token into its client's configuration (docs/pact-connect.md):
           it prints the command pact-runner will run (PACT_RUNNER_COMMAND)
           on a line of its own; on macOS also
           ~/Library/LaunchAgents/com.pactboard.runner.<agent>.plist
+  a2a     ~/.config/pact/<agent>.env: PACT_A2A_URL, PACT_A2A_CARD_URL and
+          PACT_TOKEN, for an A2A client (docs/a2a.md)
 Every file holding a token is mode 600; directories it creates are 700.
 $PACT_HOOK_DIR replaces ~/.config/pact.
 

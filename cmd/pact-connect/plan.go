@@ -98,6 +98,19 @@ func plan(c *connected, base string, o options, e env) ([]write, error) {
 		return geminiWrites(c, o, e, mcpURL, headers)
 	case "runner":
 		return runnerWrites(c, base, o, e, hooks)
+	case "a2a-remote":
+		return nil, fmt.Errorf("agent %s is a remote A2A agent: the board drives it, so nothing runs on this machine; "+
+			"name its card in the console (its Manage, Remote card) or with PUT /admin/api/agents/%s/a2a-remote (docs/a2a.md); nothing was written", c.AgentID, c.AgentID)
+	case "a2a":
+		// An A2A client takes the agent's URL and token (docs/a2a.md):
+		// they go to an env file, not into any client's own settings.
+		env, err := envWrite(envPath, "A2A env file", c, []setting{{"PACT_A2A_URL", base + "/a2a/a/" + c.AgentID},
+			{"PACT_A2A_CARD_URL", base + "/a2a/a/" + c.AgentID + "/.well-known/agent-card.json"},
+			{"PACT_TOKEN", c.Token}, {"PACT_AGENT_ID", c.AgentID}}, "")
+		if err != nil {
+			return nil, err
+		}
+		return []write{env}, nil
 	}
 	return nil, fmt.Errorf("agent %s is a %s agent: it connects in its Claude app with %s, not with pact-connect; "+
 		"nothing was written", c.AgentID, c.Client, mcpURL)

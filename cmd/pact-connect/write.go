@@ -137,6 +137,9 @@ func next(c *connected, o options, e env, first string) string {
 		return "next: start Claude Code in " + o.dir + " (claude mcp list shows " + o.name + "); keep .mcp.json out of git: it holds the token"
 	case "gemini":
 		return "next: start gemini again (/mcp lists " + o.name + ")"
+	case "a2a":
+		return "next: give your A2A client the agent's URL ($PACT_A2A_URL) and its token ($PACT_TOKEN) from " +
+			shellQuote(first) + " (docs/a2a.md)"
 	}
 	if e.GOOS == "darwin" {
 		plist := filepath.Join(e.Home, "Library", "LaunchAgents", launchLabel(c.AgentID)+".plist")

@@ -115,6 +115,9 @@ type Config struct {
 	// OfferLease is how long a task offered to one holder of pact_events
 	// waits for its claim (PACT_OFFER_LEASE_SECONDS).
 	OfferLease time.Duration
+	// A2AAllowPrivate lets the board reach remote A2A agents on loopback
+	// and private addresses (PACT_A2A_ALLOW_PRIVATE).
+	A2AAllowPrivate bool
 
 	// CheckpointEvery is at most how long a chain that grew waits for its
 	// next signed checkpoint; 0 signs none (PACT_LOG_CHECKPOINT_SECONDS).

@@ -140,6 +140,9 @@ func vars() []variable {
 		{doc("PACT_OFFER_LEASE_SECONDS", "10", "how long a task offered to one agent holding pact_events waits for its claim "+
 			"before it is offered to the next (docs/events.md, Offers)"),
 			"10", func(c *Config, s string) (err error) { c.OfferLease, err = positive(s, time.Second); return }},
+		{doc("PACT_A2A_ALLOW_PRIVATE", "off", "on/off: let the board reach remote A2A agents (client a2a-remote) on "+
+			"loopback and private addresses too; off reaches public addresses only (docs/a2a.md, Remote agents)"),
+			"off", func(c *Config, s string) (err error) { c.A2AAllowPrivate, err = parseSwitch(s); return }},
 		{doc("PACT_EXPIRY_WARN_HOURS", "48", "warn this long before a mandate or token expires"),
 			"48", func(c *Config, s string) (err error) { c.ExpiryWarn, err = positive(s, time.Hour); return }},
 		{doc("PACT_SIGNUP_ENABLED", "off", "on/off: open self-service sign-up"),

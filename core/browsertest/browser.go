@@ -9,7 +9,9 @@
 //     MCP call, a database check) between any two steps.
 //   - StartProvider runs oidc-provider on a loopback port with one client,
 //     RS256 JWT access tokens for the board's audience and a sign-in form
-//     that accepts the users the test names.
+//     that accepts the users the test names; for an MCP client's sign-in,
+//     also dynamic client registration and tokens for the resource a
+//     client names.
 //
 // The npm packages are pinned by the lock files under js/ and installed by
 // sdk/npmtest. Without Node.js, npm or Chromium the test fails with how to

@@ -27,8 +27,12 @@ type User struct {
 	AMR      []string `json:"amr"`
 }
 
-// ProviderConfig configures StartProvider: one client and its users.
+// ProviderConfig configures StartProvider: one client and its users, and
+// what an MCP client's sign-in needs besides.
 type ProviderConfig struct {
+	// ClientID and RedirectURIs make the one static client; with
+	// Registration on they may be left empty, for a provider whose clients
+	// all register themselves.
 	ClientID string
 	// ClientSecret makes a confidential client (client_secret_basic); empty
 	// makes a public one (a browser app authenticating with PKCE alone).
@@ -38,6 +42,16 @@ type ProviderConfig struct {
 	// PACT_ADMIN_AUDIENCE (<PACT_PUBLIC_URL>/admin by default).
 	Audience string
 	Users    []User
+	// Registration turns on dynamic client registration (RFC 7591) at the
+	// discovery document's registration_endpoint, open to any client (no
+	// initial access token), as an MCP client registers itself.
+	Registration bool
+	// ResourceScope, when set, makes every resource indicator (RFC 8707)
+	// other than Audience a resource server offering this one scope (pact
+	// for the board's MCP URLs), which clients may also register with: a
+	// token asked for such a resource is an RS256 JWT whose aud is the
+	// resource and whose scope is what was granted of this one.
+	ResourceScope string
 }
 
 // Provider is oidc-provider (npm) on a loopback port, stopped when the test
@@ -47,6 +61,7 @@ type Provider struct {
 	Issuer                string
 	AuthorizationEndpoint string
 	TokenEndpoint         string
+	RegistrationEndpoint  string // empty without Registration
 	cfg                   ProviderConfig
 }
 
@@ -55,18 +70,22 @@ type Provider struct {
 func StartProvider(t testing.TB, cfg ProviderConfig) *Provider {
 	t.Helper()
 	dir, script := install(t, "oidc", "pact-browsertest-oidc", "oidc-provider/package.json", "provider")
-	if cfg.ClientID == "" || cfg.Audience == "" || len(cfg.RedirectURIs) == 0 || len(cfg.Users) == 0 {
-		t.Fatalf("browsertest: StartProvider needs a client id, redirect URIs, an audience and users")
+	if cfg.Audience == "" || len(cfg.Users) == 0 || (cfg.ClientID == "") != (len(cfg.RedirectURIs) == 0) ||
+		(cfg.ClientID == "" && !cfg.Registration) {
+		t.Fatalf("browsertest: StartProvider needs an audience, users, and a client id with its redirect URIs " +
+			"(which only Registration makes optional)")
 	}
-	conf, err := json.Marshal(map[string]any{
-		"client":   map[string]any{"id": cfg.ClientID, "secret": cfg.ClientSecret, "redirectUris": cfg.RedirectURIs},
-		"audience": cfg.Audience, "users": cfg.Users,
-	})
+	conf := map[string]any{"audience": cfg.Audience, "users": cfg.Users,
+		"registration": cfg.Registration, "resourceScope": cfg.ResourceScope}
+	if cfg.ClientID != "" {
+		conf["client"] = map[string]any{"id": cfg.ClientID, "secret": cfg.ClientSecret, "redirectUris": cfg.RedirectURIs}
+	}
+	raw, err := json.Marshal(conf)
 	if err != nil {
 		t.Fatalf("browsertest: %v", err)
 	}
 	file := filepath.Join(t.TempDir(), "provider.json")
-	if err := os.WriteFile(file, conf, 0o600); err != nil {
+	if err := os.WriteFile(file, raw, 0o600); err != nil {
 		t.Fatalf("browsertest: %v", err)
 	}
 	cmd := exec.Command("node", script, file)
@@ -117,9 +136,11 @@ func StartProvider(t testing.TB, cfg ProviderConfig) *Provider {
 	var meta struct {
 		Authorization string `json:"authorization_endpoint"`
 		Token         string `json:"token_endpoint"`
+		Registration  string `json:"registration_endpoint"`
 	}
 	getJSON(t, p.Issuer+"/.well-known/openid-configuration", &meta)
 	p.AuthorizationEndpoint, p.TokenEndpoint = meta.Authorization, meta.Token
+	p.RegistrationEndpoint = meta.Registration
 	return p
 }
 
@@ -159,7 +180,35 @@ func (p *Provider) AuthorizeURL(redirectURI, state, challenge string) string {
 func (p *Provider) SignIn(t testing.TB, page *Page, user User, redirectURI string) Tokens {
 	t.Helper()
 	verifier, challenge := PKCE()
-	page.Goto(p.AuthorizeURL(redirectURI, "st8", challenge))
+	code := p.signIn(t, page, user, redirectURI, p.AuthorizeURL(redirectURI, "st8", challenge))
+	return p.Exchange(t, code, verifier, redirectURI)
+}
+
+// SignInFor is SignIn asking, for the configured client, for an access
+// token for resource (RFC 8707) with scope ResourceScope: what an MCP
+// client asks for an MCP server's URL, minted here for whichever resource
+// the test names.
+func (p *Provider) SignInFor(t testing.TB, page *Page, user User, redirectURI, resource string) Tokens {
+	t.Helper()
+	if p.cfg.ResourceScope == "" || p.cfg.ClientID == "" {
+		t.Fatalf("browsertest: SignInFor needs a provider started with a ResourceScope and a client")
+	}
+	verifier, challenge := PKCE()
+	q := url.Values{
+		"client_id": {p.cfg.ClientID}, "response_type": {"code"}, "redirect_uri": {redirectURI},
+		"scope": {p.cfg.ResourceScope}, "state": {"st8"}, "resource": {resource},
+		"code_challenge": {challenge}, "code_challenge_method": {"S256"},
+	}
+	code := p.signIn(t, page, user, redirectURI, p.AuthorizationEndpoint+"?"+q.Encode())
+	return p.token(t, url.Values{"grant_type": {"authorization_code"}, "code": {code},
+		"code_verifier": {verifier}, "redirect_uri": {redirectURI}, "resource": {resource}})
+}
+
+// signIn opens authorize (state st8) on page, fills the provider's form
+// and returns the code the redirect to redirectURI carries.
+func (p *Provider) signIn(t testing.TB, page *Page, user User, redirectURI, authorize string) string {
+	t.Helper()
+	page.Goto(authorize)
 	page.Fill("Email", user.Email)
 	page.Fill("Password", user.Password)
 	page.Click("button", "Sign in")
@@ -171,7 +220,7 @@ func (p *Provider) SignIn(t testing.TB, page *Page, user User, redirectURI strin
 	if q.Get("state") != "st8" || q.Get("code") == "" {
 		t.Fatalf("browsertest: sign-in came back without a code: %s", back)
 	}
-	return p.Exchange(t, q.Get("code"), verifier, redirectURI)
+	return q.Get("code")
 }
 
 // Exchange trades an authorization code for tokens at the token endpoint.

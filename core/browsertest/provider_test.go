@@ -88,3 +88,31 @@ func TestProviderPublicClient(t *testing.T) {
 	require.Equal(t, "https://board.example/admin", claims["aud"])
 	require.Equal(t, []any{"pwd"}, claims["amr"])
 }
+
+// For an MCP client's sign-in: a client registers itself (RFC 7591), and a
+// token asked for a resource (RFC 8707) carries that resource as aud and
+// the resource scope; the default audience's tokens are as before.
+func TestProviderRegistersClientsAndMintsForAResource(t *testing.T) {
+	cb := callback(t)
+	cy := browsertest.User{Email: "cy@example.com", Password: "pw", AMR: []string{"pwd"}}
+	p := browsertest.StartProvider(t, browsertest.ProviderConfig{ClientID: "minter", RedirectURIs: []string{cb.URL + "/"},
+		Audience: "https://board.example/admin", Users: []browsertest.User{cy}, Registration: true, ResourceScope: "pact"})
+	require.True(t, strings.HasPrefix(p.RegistrationEndpoint, p.Issuer+"/"), p.RegistrationEndpoint)
+	resp, err := http.Post(p.RegistrationEndpoint, "application/json", strings.NewReader(
+		`{"redirect_uris":["`+cb.URL+`/"],"token_endpoint_auth_method":"none","scope":"pact"}`))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var registered map[string]any
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&registered))
+	require.Equal(t, http.StatusCreated, resp.StatusCode, "%v", registered)
+	require.NotEmpty(t, registered["client_id"])
+	require.Equal(t, "pact", registered["scope"])
+
+	b := browsertest.Start(t)
+	_, claims := jwtParts(t, p.SignInFor(t, b.Page(1280, 800), cy, cb.URL+"/", "https://board.example/mcp/a/chat-web").AccessToken)
+	require.Equal(t, "https://board.example/mcp/a/chat-web", claims["aud"])
+	require.Equal(t, "pact", claims["scope"])
+	require.Equal(t, cy.Email, claims["email"])
+	_, claims = jwtParts(t, p.SignIn(t, b.Page(1280, 800), cy, cb.URL+"/").AccessToken)
+	require.Equal(t, "https://board.example/admin", claims["aud"])
+}

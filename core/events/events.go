@@ -62,6 +62,10 @@ const (
 	// StopsPerson). AgentID or HumanID names whom it concerns; OrgID alone
 	// means everyone in the organization; no id at all, everyone.
 	KindStop = "stop"
+	// KindTaskState: a task's status, result or deferral changed; TaskID
+	// names it. A trigger raises it from the row (migration 038), for the
+	// A2A streams that follow a task.
+	KindTaskState = "task_state"
 )
 
 // maxPayload is PostgreSQL's limit on a notification payload, less a margin.
@@ -70,7 +74,7 @@ const maxPayload = 7900
 // Event says what a commit concerns. It carries ids only: waiters read the
 // rows themselves.
 type Event struct {
-	// Kind is KindTask, KindMessage, KindPact or KindStop.
+	// Kind is KindTask, KindMessage, KindPact, KindStop or KindTaskState.
 	Kind string `json:"kind"`
 	// OrgID and ProjectID locate the change.
 	OrgID     string `json:"org_id,omitempty"`

@@ -15,7 +15,8 @@ import (
 )
 
 // Clients an agent can be.
-var clients = map[string]bool{"chat": true, "cowork": true, "design": true, "code": true, "gemini": true, "runner": true}
+var clients = map[string]bool{"chat": true, "cowork": true, "design": true, "code": true, "gemini": true, "runner": true,
+	"a2a": true, "a2a-remote": true}
 
 // singleProject clients work in exactly one project.
 var singleProject = map[string]bool{"code": true, "runner": true}

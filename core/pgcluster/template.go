@@ -22,7 +22,7 @@ func (c *Cluster) initFromTemplate() error {
 	if err != nil {
 		return err
 	}
-	if _, err := os.Stat(filepath.Join(tmpl, "data", "PG_VERSION")); err != nil {
+	if !whole(tmpl) {
 		if err := c.writeTemplate(tmpl); err != nil {
 			return err
 		}
@@ -78,14 +78,28 @@ func (c *Cluster) writeTemplate(tmpl string) error {
 		_ = os.RemoveAll(staging)
 		return err
 	}
-	if err := os.Rename(staging, tmpl); err != nil {
+	err = os.Rename(staging, tmpl)
+	if err != nil && !whole(tmpl) {
+		// What is there is no template another wrote first but the rest
+		// of one (a drop cut short leaves part of it): it goes, and this
+		// one takes its place.
+		_ = os.RemoveAll(tmpl)
+		err = os.Rename(staging, tmpl)
+	}
+	if err != nil {
 		_ = os.RemoveAll(staging)
-		if _, serr := os.Stat(filepath.Join(tmpl, "data", "PG_VERSION")); serr == nil {
+		if whole(tmpl) {
 			return nil
 		}
 		return errors.Join(errors.New("keep the initdb template"), err)
 	}
 	return nil
+}
+
+// whole reports whether tmpl holds a template initdb finished.
+func whole(tmpl string) bool {
+	_, err := os.Stat(filepath.Join(tmpl, "data", "PG_VERSION"))
+	return err == nil
 }
 
 // dropTemplate removes this cluster's template, so that the next

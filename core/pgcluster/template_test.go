@@ -101,3 +101,31 @@ func TestADamagedTemplateIsWrittenAgain(t *testing.T) {
 	_, err = os.Stat(filepath.Join(tmpl, "data", "global", "pg_control"))
 	require.NoError(t, err, "written again")
 }
+
+// A template directory without a finished initdb in it (what a drop cut
+// short leaves, or an empty directory) is no template another wrote
+// first: the next throwaway replaces it instead of failing for good.
+func TestTheRestOfATemplateIsReplaced(t *testing.T) {
+	root, err := os.MkdirTemp("", "pact-template-root-")
+	require.NoError(t, err)
+	require.NoError(t, os.Chmod(root, 0o755))
+	t.Cleanup(func() { _ = os.RemoveAll(root) })
+	t.Setenv("TMPDIR", root)
+	a, err := StartThrowaway(context.Background())
+	require.NoError(t, err)
+	tmpl, err := a.templateDir()
+	require.NoError(t, err)
+	a.Destroy()
+	for _, rest := range []string{"empty", "partial"} {
+		require.NoError(t, os.RemoveAll(tmpl))
+		require.NoError(t, os.MkdirAll(filepath.Join(tmpl, "data", "base"), 0o755))
+		if rest == "empty" {
+			require.NoError(t, os.RemoveAll(filepath.Join(tmpl, "data")))
+		}
+		b, err := StartThrowaway(context.Background())
+		require.NoError(t, err, "%s: a throwaway starts over the rest of a template", rest)
+		b.Destroy()
+		_, err = os.Stat(filepath.Join(tmpl, "data", "PG_VERSION"))
+		require.NoError(t, err, "%s: the template is written whole", rest)
+	}
+}

@@ -212,9 +212,11 @@ func TestEveryCallNamingTheTaskIsAHeartbeat(t *testing.T) {
 		"pact_message": {"task_id": id, "to": "code-web", "body": "on it", "mandate_id": root},
 		"pact_wait":    {"task_id": id, "seconds": 0, "mandate_id": root},
 	}
-	// pact_claim starts the lease and pact_defer ends it; a Runner asks
-	// pact_run_credential once, right after its claim.
-	others := []string{"pact_claim", "pact_defer", "pact_run_credential"}
+	// pact_claim starts the lease and pact_defer ends it, as pact_cancel
+	// does; pact_reply is for a task nobody holds (both are its poster's,
+	// never the assignee's); a Runner asks pact_run_credential once, right
+	// after its claim.
+	others := []string{"pact_claim", "pact_defer", "pact_cancel", "pact_reply", "pact_run_credential"}
 	res, err := w.Session("gemini-web").ListTools(context.Background(), nil)
 	require.NoError(t, err)
 	for _, tool := range res.Tools {

@@ -2,6 +2,9 @@ package board
 
 import (
 	"context"
+	"time"
+
+	"github.com/pactboard/pact/core/a2a"
 
 	"github.com/uptrace/bun"
 )
@@ -20,4 +23,22 @@ func (m *Module) LockTask(ctx context.Context, tx bun.IDB, id string) error {
 // refused, as the task is now.
 func (m *Module) NotClaimable(ctx context.Context, tx bun.IDB, id string) error {
 	return m.svc.notClaimable(ctx, tx, id)
+}
+
+// RemoteAuth is the Authorization header remote agent agent's card was
+// named with, unsealed as the driver unseals it.
+func (m *Module) RemoteAuth(ctx context.Context, agent string) (string, error) {
+	r, err := m.svc.st.remote(ctx, m.db, agent)
+	if err != nil {
+		return "", err
+	}
+	return openRemoteAuth(m.remote.box, r)
+}
+
+// DriveRemotes sets how this board drives remote A2A agents, for tests
+// whose remote listens on loopback: private addresses allowed, and the
+// follower's lease and the poll period of a remote that does not stream.
+func (m *Module) DriveRemotes(lease, poll time.Duration) {
+	m.remote.http = a2a.HTTPClient(true)
+	m.remote.lease, m.remote.poll = lease, poll
 }

@@ -120,3 +120,53 @@ func briefDetail(result json.RawMessage) string {
 	}
 	return withoutHandoff(resultText(result))
 }
+
+// handoffOf is a closing result's Handoff, as A2A hands it back as an
+// artifact (docs/a2a.md): a text result's Handoff section, heading
+// included (what withoutHandoff removes), or an object's "handoff" value
+// (any case of the key). ok is false when the result carries none.
+func handoffOf(result json.RawMessage) (text string, value json.RawMessage, ok bool) {
+	var s string
+	if json.Unmarshal(result, &s) == nil {
+		section := handoffSection(s)
+		return section, nil, section != ""
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(result, &obj) != nil {
+		return "", nil, false
+	}
+	for k, v := range obj {
+		var decoded any
+		if strings.EqualFold(k, "handoff") && json.Unmarshal(v, &decoded) == nil && truthy(decoded) {
+			if str, isText := decoded.(string); isText {
+				return str, nil, true
+			}
+			return "", v, true
+		}
+	}
+	return "", nil, false
+}
+
+// handoffSection is s's Handoff section: from its heading to the next
+// heading of the same or a higher level, or the end; "" when s has none.
+func handoffSection(s string) string {
+	var out []string
+	inside, level := false, 0
+	for _, l := range strings.Split(s, "\n") {
+		h := handoffLine.FindStringSubmatch(l)
+		m := headingRe.FindStringSubmatch(l)
+		if m == nil && h != nil {
+			m = h
+		}
+		if inside && m != nil && len(m[1]) <= level {
+			break
+		}
+		if !inside && h != nil {
+			inside, level = true, len(h[1])
+		}
+		if inside {
+			out = append(out, l)
+		}
+	}
+	return trimBlankLines(strings.Join(out, "\n"))
+}

@@ -25,7 +25,12 @@ type world struct {
 // newWorld registers extra modules, then the board.
 func newWorld(t *testing.T, extra ...kernel.Module) *world {
 	t.Helper()
-	b := board.New()
+	return newWorldOf(t, board.New(), extra...)
+}
+
+// newWorldOf is newWorld with the board module b.
+func newWorldOf(t *testing.T, b *board.Module, extra ...kernel.Module) *world {
+	t.Helper()
 	w := &world{World: kerneltest.New(t, kerneltest.Options{Events: true}, append(extra, b)...), board: b}
 	w.Office()
 	w.agent("code-web", "code", nil, "web")

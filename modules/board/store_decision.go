@@ -40,6 +40,15 @@ func (store) cancelTask(ctx context.Context, tx bun.IDB, id, by, reason string) 
 	return err
 }
 
+// withdrawTask closes task id as canceled by its poster, agent by, for
+// reason.
+func (store) withdrawTask(ctx context.Context, tx bun.IDB, id, by, reason string) error {
+	_, err := tx.ExecContext(ctx, `UPDATE tasks SET status = 'canceled', deferred = false, assignee = NULL,
+		assignee_mandate_id = NULL, result = jsonb_build_object('reason', 'canceled_by_poster', 'by', ?::text, 'note', ?::text)
+		WHERE id = ?`, by, reason, id)
+	return err
+}
+
 // unreadAnswerOf is the condition on task t and message m that m carries
 // the answer a person gave on resuming t, which the agent who asked has
 // neither read (the message) nor acted on (the task is still back on the

@@ -45,7 +45,7 @@ const claimTaskSQL = `WITH c AS (
 func taskColumns(a string) string {
 	return strings.NewReplacer("$.", a+".").Replace(`$.id::text AS id, $.project_id, $.title, $.body, $.action,
 	$.created_by, $.mandate_id::text AS mandate_id, $.delegate_to, $.delegated_mandate_id::text AS delegated_mandate_id,
-	$.assignee, $.assignee_mandate_id::text AS assignee_mandate_id, $.status, $.deferred, $.defer_reason,
+	$.assignee, $.assignee_mandate_id::text AS assignee_mandate_id, $.status, $.deferred, $.asked, $.defer_reason,
 	$.needed_scope, $.result, $.answer, $.parent_task_id::text AS parent_task_id, $.change_seq, $.change_xact, $.updated_at,
 	$.created_at`)
 }
@@ -53,7 +53,7 @@ func taskColumns(a string) string {
 // fields are t's fields in taskColumns' order, for a pgx scan.
 func (t *Task) fields() []any {
 	return []any{&t.ID, &t.ProjectID, &t.Title, &t.Body, &t.Action, &t.CreatedBy, &t.MandateID, &t.DelegateTo,
-		&t.DelegatedMandateID, &t.Assignee, &t.AssigneeMandateID, &t.Status, &t.Deferred, &t.DeferReason,
+		&t.DelegatedMandateID, &t.Assignee, &t.AssigneeMandateID, &t.Status, &t.Deferred, &t.Asked, &t.DeferReason,
 		&t.NeededScope, &t.Result, &t.Answer, &t.ParentTaskID, &t.ChangeSeq, &t.ChangeXact, &t.UpdatedAt, &t.CreatedAt}
 }
 

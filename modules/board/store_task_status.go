@@ -32,7 +32,7 @@ func (store) deferTask(ctx context.Context, tx bun.IDB, taskID, by, reason strin
 	if len(needed) > 0 {
 		scopes = pgdialect.Array(needed)
 	}
-	_, err := tx.ExecContext(ctx, `UPDATE tasks SET status = 'input_required', deferred = true, defer_reason = ?,
+	_, err := tx.ExecContext(ctx, `UPDATE tasks SET status = 'input_required', deferred = true, asked = false, defer_reason = ?,
 		needed_scope = ?, deferred_by = ?, assignee = NULL, assignee_mandate_id = NULL WHERE id = ?`, redact.Text(reason), scopes, by, taskID)
 	return err
 }
@@ -40,7 +40,7 @@ func (store) deferTask(ctx context.Context, tx bun.IDB, taskID, by, reason strin
 // askTask hands a task to people with a question: as deferTask, with the
 // result that asks it (nil for none).
 func (store) askTask(ctx context.Context, tx bun.IDB, taskID, by, question string, result *string) error {
-	_, err := tx.ExecContext(ctx, `UPDATE tasks SET status = 'input_required', result = ?::jsonb, deferred = true,
+	_, err := tx.ExecContext(ctx, `UPDATE tasks SET status = 'input_required', result = ?::jsonb, deferred = true, asked = true,
 		defer_reason = ?, needed_scope = NULL, deferred_by = ?, assignee = NULL, assignee_mandate_id = NULL WHERE id = ?`,
 		redactedJSON(result), redact.Text(question), by, taskID)
 	return err

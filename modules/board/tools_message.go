@@ -24,13 +24,14 @@ type threadIn struct {
 }
 
 // threadOut answers both uses of pact_message: sending (ok, message_id,
-// to, note) and reading a thread (task_id, title, messages, note).
+// to, note) and reading a thread (task_id, title, task, messages, note).
 type threadOut struct {
 	OK        bool          `json:"ok,omitzero" jsonschema:"Sending: always true, the message was sent."`
 	MessageID int64         `json:"message_id,omitzero" jsonschema:"Sending: the message's id."`
 	To        string        `json:"to,omitempty" jsonschema:"Sending: its recipient, an agent or human."`
 	TaskID    string        `json:"task_id,omitempty" jsonschema:"Reading: the task."`
 	Title     string        `json:"title,omitempty" jsonschema:"Reading: its title."`
+	Task      *taskView     `json:"task,omitempty" jsonschema:"Reading: the task as it stands now: its status, who holds it, its result."`
 	Messages  []messageView `json:"messages,omitzero" jsonschema:"Reading: the thread, oldest first (at most 200); yours are now marked read."`
 	Note      string        `json:"note" jsonschema:"Who sees the message and when (sending), or how to take messages (reading)."`
 }
@@ -45,7 +46,8 @@ func (m *Module) message(ctx context.Context, c *kernel.Call, a threadIn) (threa
 		if err != nil {
 			return threadOut{}, err
 		}
-		return threadOut{TaskID: t.ID, Title: t.Title, Messages: messageViews(msgs, false), Note: messageFrame}, nil
+		view := t.summary()
+		return threadOut{TaskID: t.ID, Title: t.Title, Task: &view, Messages: messageViews(msgs, false), Note: messageFrame}, nil
 	}
 	msg, err := m.svc.Message(ctx, c.Tx, by, a.TaskID, *a.Body, a.To)
 	if err != nil {

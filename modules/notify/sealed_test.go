@@ -103,10 +103,35 @@ func TestSecretsAreSealedAtRest(t *testing.T) {
 		pactURL, pactSecret)
 	require.NoError(t, err)
 
+	// An A2A push config and its agent's signing key, as modules/board
+	// seals them (per config, per agent).
+	const config = "33333333-3333-4333-8333-333333333333"
+	var pushValues []any
+	for _, v := range [][2]string{{rcv.URL + "/hooks/pushsecret", "a2a_push_configs.url/" + config},
+		{"pushsecret-token", "a2a_push_configs.token/" + config}, {"pushsecret-credentials", "a2a_push_configs.credentials/" + config},
+		{"whsec_pushsecret", "a2a_push_signing.signing_key/code-web"}} {
+		sealed, err := seal.New(keys).Seal(v[0], v[1])
+		require.NoError(t, err)
+		pushValues = append(pushValues, sealed)
+	}
+	_, err = d.ExecContext(ctx, `INSERT INTO a2a_push_configs (id, org_id, agent_id, task_id, url, token, auth_scheme, credentials)
+		VALUES (?, 'default', 'code-web', ?, ?, ?, 'Bearer', ?)`, config, w.task, pushValues[0], pushValues[1], pushValues[2])
+	require.NoError(t, err)
+	_, err = d.ExecContext(ctx, `INSERT INTO a2a_push_signing (agent_id, org_id, signing_key) VALUES ('code-web', 'default', ?)`, pushValues[3])
+	require.NoError(t, err)
+
+	// A remote A2A agent's credentials, as modules/board seals them.
+	remoteAuth, err := seal.New(keys).Seal("Bearer pushsecret-remote", "a2a-remote:code-web")
+	require.NoError(t, err)
+	_, err = d.ExecContext(ctx, `INSERT INTO a2a_remotes (agent_id, org_id, card_url, auth_header, set_by)
+		VALUES ('code-web', 'default', 'https://agent.example.com/card', ?, 'ana')`, remoteAuth)
+	require.NoError(t, err)
+
 	cols := sealedColumns(t, d)
 	require.Equal(t, map[string]bool{"orgs.slack_webhook_url": true, "notify_destinations.url": true,
 		"notify_destinations.secret": true, "agent_roles.settings": true,
-		"pact_delivery.url": true, "pact_delivery.secret": true}, cols)
+		"pact_delivery.url": true, "pact_delivery.secret": true, "a2a_push_configs.url": true, "a2a_push_configs.token": true,
+		"a2a_push_configs.credentials": true, "a2a_push_signing.signing_key": true, "a2a_remotes.auth_header": true}, cols)
 	var all []string
 	require.NoError(t, d.NewRaw(`SELECT table_name || '.' || column_name FROM information_schema.columns
 		WHERE table_schema = current_schema()`).Scan(ctx, &all))
@@ -138,7 +163,7 @@ func TestSecretsAreSealedAtRest(t *testing.T) {
 		require.NotEmpty(t, values, "%s holds a value to check", c)
 		for _, v := range values {
 			require.True(t, strings.HasPrefix(v, seal.Prefix+"k1:"), "%s holds %q, not sealed", c, v)
-			for _, clear := range []string{"slacksecretpath", "pathsecret", added.Secret, "rolesecret", "pactsecret"} {
+			for _, clear := range []string{"slacksecretpath", "pathsecret", added.Secret, "rolesecret", "pactsecret", "pushsecret"} {
 				require.NotContains(t, v, clear)
 			}
 		}

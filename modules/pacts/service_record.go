@@ -34,7 +34,7 @@ func toolWrites(name string, payload json.RawMessage) (writes, known bool) {
 		_ = json.Unmarshal(payload, &args)
 		return args.Body != nil, true
 	case ToolCreate, ToolInvite, ToolJoin, ToolPost, ToolUpdateSection, ToolRaise, ToolHandshake, ToolSetPaused,
-		ToolSetDelivery, "pact_claim", "pact_defer", "pact_post", "pact_report", "pact_revoke":
+		ToolSetDelivery, "pact_claim", "pact_defer", "pact_post", "pact_report", "pact_revoke", "pact_cancel", "pact_reply":
 		return true, true
 	}
 	return true, false

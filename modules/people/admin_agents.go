@@ -29,7 +29,7 @@ type agentPath struct {
 type registerIn struct {
 	Body struct {
 		ID          string             `json:"id" pattern:"^[a-z0-9][a-z0-9-]{0,62}$" example:"code-web"`
-		Client      string             `json:"client,omitempty" enum:"chat,cowork,design,code,gemini,runner" default:"code"`
+		Client      string             `json:"client,omitempty" enum:"chat,cowork,design,code,gemini,runner,a2a,a2a-remote" default:"code"`
 		Projects    []string           `json:"projects" doc:"At least one; code and runner agents exactly one"`
 		Scope       []string           `json:"scope,omitempty" doc:"Default: task.read, task.post, task.work, pact.read and pact.write on each project"`
 		Limits      map[string]float64 `json:"limits,omitempty"`

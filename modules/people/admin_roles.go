@@ -31,7 +31,7 @@ type saveRoleIn struct {
 	Body   struct {
 		Name         string             `json:"name" maxLength:"80"`
 		Description  string             `json:"description,omitempty" maxLength:"2000"`
-		Client       string             `json:"client" enum:"chat,cowork,design,code,gemini,runner"`
+		Client       string             `json:"client" enum:"chat,cowork,design,code,gemini,runner,a2a,a2a-remote"`
 		Actions      []string           `json:"actions" doc:"Project-relative actions its mandate grants, e.g. task.work; at least one"`
 		Limits       map[string]float64 `json:"limits,omitempty"`
 		Delegations  *int               `json:"delegations,omitempty" minimum:"0" maximum:"5" doc:"Default 1"`

@@ -22,7 +22,7 @@ import (
 type Agent struct {
 	ID             string         `json:"id" bun:"id" example:"code-web"`
 	Owner          string         `json:"owner" bun:"owner"`
-	Client         string         `json:"client" bun:"client" enum:"chat,cowork,design,code,gemini,runner"`
+	Client         string         `json:"client" bun:"client" enum:"chat,cowork,design,code,gemini,runner,a2a,a2a-remote"`
 	Status         string         `json:"status" bun:"status" enum:"active,paused,banned"`
 	LastSeen       *time.Time     `json:"last_seen" bun:"last_seen"`
 	CreatedAt      time.Time      `json:"created_at" bun:"created_at"`

@@ -73,7 +73,7 @@ func (s *Service) register(ctx context.Context, tx bun.Tx, p *identity.Person, e
 		return nil, errs.E(errs.InvalidRequest, "agent id %q must be 1-63 characters of a-z, 0-9 and '-', starting with a letter or digit", in.ID)
 	}
 	if !identity.ValidClient(in.Client) {
-		return nil, errs.E(errs.InvalidRequest, "client must be one of chat, cowork, design, code, gemini, runner, not %q", in.Client)
+		return nil, errs.E(errs.InvalidRequest, "client must be one of chat, cowork, design, code, gemini, runner, a2a, a2a-remote, not %q", in.Client)
 	}
 	if identity.SingleProject(in.Client) && len(in.Projects) != 1 {
 		return nil, errs.E(errs.InvalidRequest, "%s agents work in exactly one project; got %d", in.Client, len(in.Projects))

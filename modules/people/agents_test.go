@@ -184,6 +184,23 @@ func TestHireFromOAuthAndRunnerRoles(t *testing.T) {
 	require.Contains(t, settings["PACT_RUNNER_SCHEDULE"], `project_id=\"web\"`)
 }
 
+// A remote A2A agent connects to nothing (docs/a2a.md, "Remote agents"):
+// hiring one, or asking for its connection again, mints no setup code and
+// says where its card is named.
+func TestHireARemoteA2AAgentNamesWhereItsCardGoes(t *testing.T) {
+	b := newBoard(t)
+	got := b.Admin("val", "PUT", "/roles/painter", `{"name": "Painter", "client": "a2a-remote", "actions": ["task.read", "task.work"]}`)
+	require.Equal(t, http.StatusOK, got.Status, got.Raw)
+	got = b.Admin("val", "POST", "/agents/hire", `{"role": "painter", "project": "web"}`)
+	require.Equal(t, http.StatusCreated, got.Status, got.Raw)
+	want := map[string]any{"kind": "remote_card", "url": b.Config.BoardURL + "/admin/api/agents/painter-web/a2a-remote"}
+	require.Equal(t, want, got.Body["connect"])
+	got = b.Admin("val", "POST", "/agents/painter-web/setup-code", "")
+	require.Equal(t, http.StatusOK, got.Status, got.Raw)
+	require.Equal(t, want, got.Body)
+	require.Equal(t, 0, b.Count(`SELECT count(*) FROM setup_codes`), "no setup code is minted for it")
+}
+
 // TestAgentListHasTheDocumentedFields: GET /agents answers each agent with
 // the fields docs/specs/behavior.md §10.6 lists, under those names (it
 // named the live-key count live_keys once: audit item 4).

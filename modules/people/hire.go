@@ -17,6 +17,10 @@ import (
 // the rest hold a token, handed over through a setup code.
 var oauthClients = map[string]bool{"chat": true, "cowork": true, "design": true}
 
+// remoteClient is a remote A2A agent's client: the board drives it, and a
+// person names its card (board-set-a2a-remote) instead of connecting it.
+const remoteClient = "a2a-remote"
+
 // HireInput describes an agent to hire from a role. Zero values take the
 // role's: id <role>-<project>, its limits, delegations and mandate term.
 type HireInput struct {
@@ -32,8 +36,8 @@ type HireInput struct {
 
 // Connect says how a hired agent connects; it never holds a token.
 type Connect struct {
-	Kind      string     `json:"kind" enum:"oauth,setup_code"`
-	URL       string     `json:"url,omitempty" doc:"The connector URL to add in the Claude app (oauth)"`
+	Kind      string     `json:"kind" enum:"oauth,setup_code,remote_card" doc:"oauth: add the connector URL in a Claude app; setup_code: run the command on the agent's machine; remote_card: nothing connects, name the remote A2A agent's card at url (PUT, board-set-a2a-remote)"`
+	URL       string     `json:"url,omitempty" doc:"The connector URL to add in the Claude app (oauth), or the Admin API operation that names the remote agent's card (remote_card)"`
 	Code      string     `json:"code,omitempty" doc:"One-time setup code, valid 15 minutes (setup_code)"`
 	ExpiresAt *time.Time `json:"expires_at,omitempty"`
 	Command   string     `json:"command,omitempty" doc:"What to run on the agent's machine"`

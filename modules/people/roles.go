@@ -203,7 +203,7 @@ func validRole(in RoleInput) error {
 		return errs.E(errs.InvalidRequest, "a role needs a name")
 	}
 	if !identity.ValidClient(in.Client) {
-		return errs.E(errs.InvalidRequest, "client must be one of chat, cowork, design, code, gemini, runner, not %q", in.Client)
+		return errs.E(errs.InvalidRequest, "client must be one of chat, cowork, design, code, gemini, runner, a2a, a2a-remote, not %q", in.Client)
 	}
 	if len(in.Actions) == 0 {
 		return errs.E(errs.InvalidRequest, "a role needs at least one action")

@@ -27,10 +27,15 @@ const SetupCodeTTL = 15 * time.Minute
 const RedeemRefused = "this setup code is unknown, used or expired; get a new one in the Admin UI"
 
 // connect is how agent (of client) connects; for a token client it mints
-// a setup code, created by person by, of which only the hash is kept.
+// a setup code, created by person by, of which only the hash is kept. A
+// remote A2A agent connects to nothing: the board calls it, once a person
+// names its card (docs/a2a.md, "Remote agents").
 func (s *Service) connect(ctx context.Context, tx bun.IDB, by, agent, client string) (*Connect, error) {
-	if oauthClients[client] {
+	switch {
+	case oauthClients[client]:
 		return &Connect{Kind: "oauth", URL: s.boardURL + "/mcp/a/" + agent}, nil
+	case client == remoteClient:
+		return &Connect{Kind: "remote_card", URL: s.boardURL + "/admin/api/agents/" + agent + "/a2a-remote"}, nil
 	}
 	b := make([]byte, 18)
 	if _, err := io.ReadFull(s.rand, b); err != nil {

@@ -2,7 +2,10 @@
 // it posts each notification as JSON to an HTTPS endpoint, signed per the
 // Standard Webhooks specification (https://www.standardwebhooks.com), so any
 // receiver with a Standard Webhooks library can verify it and drop repeats by
-// webhook-id. The board's plugin host runs it as a subprocess.
+// webhook-id. The board's plugin host runs it as a subprocess. A
+// destination's options (options.go) may make the body the notification's
+// data, as the board's A2A push notifications need, and add an
+// Authorization or X-A2A-Notification-Token header.
 //
 // Environment (passed explicitly by the host):
 //

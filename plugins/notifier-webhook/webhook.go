@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -106,11 +105,11 @@ func (w *Webhook) Capabilities(ctx context.Context) (*notifier.Capabilities, err
 }
 
 // PrepareDestination checks d's URL (https; a host that resolves only to
-// public addresses unless the operator allowed others) and completes its
-// secret: an empty Secret gets a fresh whsec_ secret, which the board shows
-// once; a given one must be a valid whsec_ secret. Refusals are
-// errs.InvalidRequest; a DNS failure other than "no such host" is
-// errs.Unavailable.
+// public addresses unless the operator allowed others) and its options
+// (options.go), and completes its secret: an empty Secret gets a fresh
+// whsec_ secret, which the board shows once; a given one must be a valid
+// whsec_ secret. Refusals are errs.InvalidRequest; a DNS failure other
+// than "no such host" is errs.Unavailable.
 func (w *Webhook) PrepareDestination(ctx context.Context, d notifier.Destination) (*notifier.Destination, error) {
 	u, err := w.parseURL(strings.TrimSpace(d.URL))
 	if err != nil {
@@ -122,6 +121,9 @@ func (w *Webhook) PrepareDestination(ctx context.Context, d notifier.Destination
 			return nil, errs.E(errs.InvalidRequest, "webhook destination refused: %v", blocked)
 		}
 		return nil, errs.E(errs.Unavailable, "could not resolve the webhook host %s: %v", u.Hostname(), err)
+	}
+	if _, err := parseOptions(d.Options); err != nil {
+		return nil, err
 	}
 	secret := d.Secret
 	if secret == "" {
@@ -155,6 +157,9 @@ func (w *Webhook) parseURL(raw string) (*url.URL, error) {
 
 // Deliver posts n to d, signed with d's secret. webhook-id is n's
 // idempotency key, identical on every retry, so receivers drop repeats.
+// d's options (options.go) may make the body n's data and add an
+// Authorization or X-A2A-Notification-Token header; the signature covers
+// the body either way.
 // A blocked address, a bad destination or a 4xx answer is
 // errs.InvalidRequest; a timeout, a network failure, 408, 429 or 5xx is
 // errs.Unavailable. Messages keep the receiver's answer, e.g. "receiver
@@ -175,10 +180,14 @@ func (w *Webhook) Deliver(ctx context.Context, d notifier.Destination, n notifie
 	if id == "" {
 		return nil, errs.E(errs.InvalidRequest, "the notification has neither an idempotency key nor an id for webhook-id")
 	}
-	now := w.now()
-	body, err := json.Marshal(newPayload(n, id, now))
+	opts, err := parseOptions(d.Options)
 	if err != nil {
-		return nil, errs.Wrap(err, "encode the webhook payload")
+		return nil, err
+	}
+	now := w.now()
+	body, err := opts.body(n, id, now)
+	if err != nil {
+		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, deliverTimeout)
 	defer cancel()
@@ -187,7 +196,13 @@ func (w *Webhook) Deliver(ctx context.Context, d notifier.Destination, n notifie
 		return nil, errs.Wrap(err, "build the webhook request")
 	}
 	ts := now.Unix()
-	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Content-Type", opts.contentType)
+	if opts.authorization != "" {
+		req.Header.Set("Authorization", opts.authorization)
+	}
+	if opts.token != "" {
+		req.Header.Set(tokenHeader, opts.token)
+	}
 	req.Header.Set("User-Agent", "pact-notifier-webhook/"+version)
 	req.Header.Set("webhook-id", id)
 	req.Header.Set("webhook-timestamp", strconv.FormatInt(ts, 10))

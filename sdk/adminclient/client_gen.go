@@ -56,17 +56,23 @@ func (e AdminTaskStatus) Valid() bool {
 
 // Defines values for AgentClient.
 const (
-	AgentClientChat   AgentClient = "chat"
-	AgentClientCode   AgentClient = "code"
-	AgentClientCowork AgentClient = "cowork"
-	AgentClientDesign AgentClient = "design"
-	AgentClientGemini AgentClient = "gemini"
-	AgentClientRunner AgentClient = "runner"
+	AgentClientA2a       AgentClient = "a2a"
+	AgentClientA2aRemote AgentClient = "a2a-remote"
+	AgentClientChat      AgentClient = "chat"
+	AgentClientCode      AgentClient = "code"
+	AgentClientCowork    AgentClient = "cowork"
+	AgentClientDesign    AgentClient = "design"
+	AgentClientGemini    AgentClient = "gemini"
+	AgentClientRunner    AgentClient = "runner"
 )
 
 // Valid indicates whether the value is a known member of the AgentClient enum.
 func (e AgentClient) Valid() bool {
 	switch e {
+	case AgentClientA2a:
+		return true
+	case AgentClientA2aRemote:
+		return true
 	case AgentClientChat:
 		return true
 	case AgentClientCode:
@@ -107,16 +113,19 @@ func (e AgentStatus) Valid() bool {
 
 // Defines values for ConnectKind.
 const (
-	Oauth     ConnectKind = "oauth"
-	SetupCode ConnectKind = "setup_code"
+	ConnectKindOauth      ConnectKind = "oauth"
+	ConnectKindRemoteCard ConnectKind = "remote_card"
+	ConnectKindSetupCode  ConnectKind = "setup_code"
 )
 
 // Valid indicates whether the value is a known member of the ConnectKind enum.
 func (e ConnectKind) Valid() bool {
 	switch e {
-	case Oauth:
+	case ConnectKindOauth:
 		return true
-	case SetupCode:
+	case ConnectKindRemoteCard:
+		return true
+	case ConnectKindSetupCode:
 		return true
 	default:
 		return false
@@ -407,17 +416,23 @@ func (e PendingInvitationRole) Valid() bool {
 
 // Defines values for RegisterInBodyClient.
 const (
-	RegisterInBodyClientChat   RegisterInBodyClient = "chat"
-	RegisterInBodyClientCode   RegisterInBodyClient = "code"
-	RegisterInBodyClientCowork RegisterInBodyClient = "cowork"
-	RegisterInBodyClientDesign RegisterInBodyClient = "design"
-	RegisterInBodyClientGemini RegisterInBodyClient = "gemini"
-	RegisterInBodyClientRunner RegisterInBodyClient = "runner"
+	RegisterInBodyClientA2a       RegisterInBodyClient = "a2a"
+	RegisterInBodyClientA2aRemote RegisterInBodyClient = "a2a-remote"
+	RegisterInBodyClientChat      RegisterInBodyClient = "chat"
+	RegisterInBodyClientCode      RegisterInBodyClient = "code"
+	RegisterInBodyClientCowork    RegisterInBodyClient = "cowork"
+	RegisterInBodyClientDesign    RegisterInBodyClient = "design"
+	RegisterInBodyClientGemini    RegisterInBodyClient = "gemini"
+	RegisterInBodyClientRunner    RegisterInBodyClient = "runner"
 )
 
 // Valid indicates whether the value is a known member of the RegisterInBodyClient enum.
 func (e RegisterInBodyClient) Valid() bool {
 	switch e {
+	case RegisterInBodyClientA2a:
+		return true
+	case RegisterInBodyClientA2aRemote:
+		return true
 	case RegisterInBodyClientChat:
 		return true
 	case RegisterInBodyClientCode:
@@ -437,17 +452,23 @@ func (e RegisterInBodyClient) Valid() bool {
 
 // Defines values for SaveRoleInBodyClient.
 const (
-	SaveRoleInBodyClientChat   SaveRoleInBodyClient = "chat"
-	SaveRoleInBodyClientCode   SaveRoleInBodyClient = "code"
-	SaveRoleInBodyClientCowork SaveRoleInBodyClient = "cowork"
-	SaveRoleInBodyClientDesign SaveRoleInBodyClient = "design"
-	SaveRoleInBodyClientGemini SaveRoleInBodyClient = "gemini"
-	SaveRoleInBodyClientRunner SaveRoleInBodyClient = "runner"
+	SaveRoleInBodyClientA2a       SaveRoleInBodyClient = "a2a"
+	SaveRoleInBodyClientA2aRemote SaveRoleInBodyClient = "a2a-remote"
+	SaveRoleInBodyClientChat      SaveRoleInBodyClient = "chat"
+	SaveRoleInBodyClientCode      SaveRoleInBodyClient = "code"
+	SaveRoleInBodyClientCowork    SaveRoleInBodyClient = "cowork"
+	SaveRoleInBodyClientDesign    SaveRoleInBodyClient = "design"
+	SaveRoleInBodyClientGemini    SaveRoleInBodyClient = "gemini"
+	SaveRoleInBodyClientRunner    SaveRoleInBodyClient = "runner"
 )
 
 // Valid indicates whether the value is a known member of the SaveRoleInBodyClient enum.
 func (e SaveRoleInBodyClient) Valid() bool {
 	switch e {
+	case SaveRoleInBodyClientA2a:
+		return true
+	case SaveRoleInBodyClientA2aRemote:
+		return true
 	case SaveRoleInBodyClientChat:
 		return true
 	case SaveRoleInBodyClientCode:
@@ -901,15 +922,17 @@ type Connect struct {
 	Code *string `json:"code,omitempty"`
 
 	// Command What to run on the agent's machine
-	Command   *string     `json:"command,omitempty"`
-	ExpiresAt *time.Time  `json:"expires_at,omitempty"`
-	Kind      ConnectKind `json:"kind"`
+	Command   *string    `json:"command,omitempty"`
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
 
-	// Url The connector URL to add in the Claude app (oauth)
+	// Kind oauth: add the connector URL in a Claude app; setup_code: run the command on the agent's machine; remote_card: nothing connects, name the remote A2A agent's card at url (PUT, board-set-a2a-remote)
+	Kind ConnectKind `json:"kind"`
+
+	// Url The connector URL to add in the Claude app (oauth), or the Admin API operation that names the remote agent's card (remote_card)
 	Url *string `json:"url,omitempty"`
 }
 
-// ConnectKind defines model for Connect.Kind.
+// ConnectKind oauth: add the connector URL in a Claude app; setup_code: run the command on the agent's machine; remote_card: nothing connects, name the remote A2A agent's card at url (PUT, board-set-a2a-remote)
 type ConnectKind string
 
 // Connection defines model for Connection.
@@ -1885,6 +1908,33 @@ type Registered struct {
 	TokenExpiresAt   time.Time `json:"token_expires_at"`
 }
 
+// RemoteCard defines model for RemoteCard.
+type RemoteCard struct {
+	// AgentId The agent.
+	AgentId string `json:"agent_id"`
+
+	// CardUrl Its card.
+	CardUrl string `json:"card_url"`
+
+	// InterfaceUrl Where the board calls it: the card's JSON-RPC interface of A2A 1.0.
+	InterfaceUrl string `json:"interface_url"`
+
+	// Name The remote agent's name, from its card.
+	Name string `json:"name"`
+
+	// Streaming Whether it streams its tasks' changes (else the board reads them every few seconds).
+	Streaming bool `json:"streaming"`
+}
+
+// RemoteInBody defines model for RemoteInBody.
+type RemoteInBody struct {
+	// Authorization The Authorization header the remote agent takes, e.g. Bearer …; sealed, never shown again. Empty keeps the one set before; - clears it.
+	Authorization *string `json:"authorization,omitempty"`
+
+	// CardUrl The remote agent's card (https; http with PACT_A2A_ALLOW_PRIVATE).
+	CardUrl string `json:"card_url"`
+}
+
 // Renewed defines model for Renewed.
 type Renewed struct {
 	AgentId   string    `json:"agent_id"`
@@ -2411,6 +2461,9 @@ type PeopleHireAgentJSONRequestBody = HireInBody
 // PeopleUpdateAgentJSONRequestBody defines body for PeopleUpdateAgent for application/json ContentType.
 type PeopleUpdateAgentJSONRequestBody = UpdateAgentInBody
 
+// BoardSetA2aRemoteJSONRequestBody defines body for BoardSetA2aRemote for application/json ContentType.
+type BoardSetA2aRemoteJSONRequestBody = RemoteInBody
+
 // CredentialsImportJSONRequestBody defines body for CredentialsImport for application/json ContentType.
 type CredentialsImportJSONRequestBody = ImportInBody
 
@@ -2642,6 +2695,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with PATCH /admin/api/agents/{agent_id} (the `PeopleUpdateAgent` operationId).
 	PeopleUpdateAgent(ctx context.Context, agentId string, body PeopleUpdateAgentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BoardSetA2aRemoteWithBody Name a remote A2A agent's card and credentials
+	//
+	// The board reads the card at once, and refuses one it cannot read or that offers no JSON-RPC interface of A2A 1.0. From then on, what is delegated to the agent is sent to the remote agent.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /admin/api/agents/{agent_id}/a2a-remote (the `BoardSetA2aRemote` operationId).
+	BoardSetA2aRemoteWithBody(ctx context.Context, agentId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BoardSetA2aRemote Name a remote A2A agent's card and credentials
+	//
+	// The board reads the card at once, and refuses one it cannot read or that offers no JSON-RPC interface of A2A 1.0. From then on, what is delegated to the agent is sent to the remote agent.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /admin/api/agents/{agent_id}/a2a-remote (the `BoardSetA2aRemote` operationId).
+	BoardSetA2aRemote(ctx context.Context, agentId string, body BoardSetA2aRemoteJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PeopleGetAgentConnection Whether a hired agent has connected
 	//
@@ -3583,6 +3654,44 @@ func (c *Client) PeopleUpdateAgentWithBody(ctx context.Context, agentId string, 
 // Corresponds with PATCH /admin/api/agents/{agent_id} (the `PeopleUpdateAgent` operationId).
 func (c *Client) PeopleUpdateAgent(ctx context.Context, agentId string, body PeopleUpdateAgentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPeopleUpdateAgentRequest(c.Server, agentId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BoardSetA2aRemoteWithBody Name a remote A2A agent's card and credentials
+//
+// The board reads the card at once, and refuses one it cannot read or that offers no JSON-RPC interface of A2A 1.0. From then on, what is delegated to the agent is sent to the remote agent.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /admin/api/agents/{agent_id}/a2a-remote (the `BoardSetA2aRemote` operationId).
+func (c *Client) BoardSetA2aRemoteWithBody(ctx context.Context, agentId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBoardSetA2aRemoteRequestWithBody(c.Server, agentId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BoardSetA2aRemote Name a remote A2A agent's card and credentials
+//
+// The board reads the card at once, and refuses one it cannot read or that offers no JSON-RPC interface of A2A 1.0. From then on, what is delegated to the agent is sent to the remote agent.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /admin/api/agents/{agent_id}/a2a-remote (the `BoardSetA2aRemote` operationId).
+func (c *Client) BoardSetA2aRemote(ctx context.Context, agentId string, body BoardSetA2aRemoteJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBoardSetA2aRemoteRequest(c.Server, agentId, body)
 	if err != nil {
 		return nil, err
 	}
@@ -5910,6 +6019,53 @@ func NewPeopleUpdateAgentRequestWithBody(server string, agentId string, contentT
 	}
 
 	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewBoardSetA2aRemoteRequest calls the generic BoardSetA2aRemote builder with application/json body
+func NewBoardSetA2aRemoteRequest(server string, agentId string, body BoardSetA2aRemoteJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewBoardSetA2aRemoteRequestWithBody(server, agentId, "application/json", bodyReader)
+}
+
+// NewBoardSetA2aRemoteRequestWithBody constructs an http.Request for the BoardSetA2aRemote method, with any body, and a specified content type
+func NewBoardSetA2aRemoteRequestWithBody(server string, agentId string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "agent_id", agentId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/api/agents/%s/a2a-remote", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
 	if err != nil {
 		return nil, err
 	}
@@ -10114,6 +10270,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /admin/api/agents/{agent_id} (the `PeopleUpdateAgent` operationId).
 	PeopleUpdateAgentWithResponse(ctx context.Context, agentId string, body PeopleUpdateAgentJSONRequestBody, reqEditors ...RequestEditorFn) (*PeopleUpdateAgentResponse, error)
 
+	// BoardSetA2aRemoteWithBodyWithResponse Name a remote A2A agent's card and credentials
+	//
+	// The board reads the card at once, and refuses one it cannot read or that offers no JSON-RPC interface of A2A 1.0. From then on, what is delegated to the agent is sent to the remote agent.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /admin/api/agents/{agent_id}/a2a-remote (the `BoardSetA2aRemote` operationId).
+	BoardSetA2aRemoteWithBodyWithResponse(ctx context.Context, agentId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BoardSetA2aRemoteResponse, error)
+
+	// BoardSetA2aRemoteWithResponse Name a remote A2A agent's card and credentials
+	//
+	// The board reads the card at once, and refuses one it cannot read or that offers no JSON-RPC interface of A2A 1.0. From then on, what is delegated to the agent is sent to the remote agent.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /admin/api/agents/{agent_id}/a2a-remote (the `BoardSetA2aRemote` operationId).
+	BoardSetA2aRemoteWithResponse(ctx context.Context, agentId string, body BoardSetA2aRemoteJSONRequestBody, reqEditors ...RequestEditorFn) (*BoardSetA2aRemoteResponse, error)
+
 	// PeopleGetAgentConnectionWithResponse Whether a hired agent has connected
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -11435,6 +11609,103 @@ func (r PeopleUpdateAgentResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r PeopleUpdateAgentResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type BoardSetA2aRemoteResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RemoteCard
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AdminError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *AdminError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *AdminError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *AdminError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *AdminError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *AdminError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *AdminError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r BoardSetA2aRemoteResponse) GetJSON200() *RemoteCard {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r BoardSetA2aRemoteResponse) GetJSON400() *AdminError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r BoardSetA2aRemoteResponse) GetJSON401() *AdminError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r BoardSetA2aRemoteResponse) GetJSON403() *AdminError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r BoardSetA2aRemoteResponse) GetJSON404() *AdminError {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r BoardSetA2aRemoteResponse) GetJSON413() *AdminError {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r BoardSetA2aRemoteResponse) GetJSON422() *AdminError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r BoardSetA2aRemoteResponse) GetJSON500() *AdminError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r BoardSetA2aRemoteResponse) GetJSON503() *AdminError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r BoardSetA2aRemoteResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r BoardSetA2aRemoteResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r BoardSetA2aRemoteResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r BoardSetA2aRemoteResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -20038,6 +20309,36 @@ func (c *ClientWithResponses) PeopleUpdateAgentWithResponse(ctx context.Context,
 	return ParsePeopleUpdateAgentResponse(rsp)
 }
 
+// BoardSetA2aRemoteWithBodyWithResponse Name a remote A2A agent's card and credentials
+//
+// The board reads the card at once, and refuses one it cannot read or that offers no JSON-RPC interface of A2A 1.0. From then on, what is delegated to the agent is sent to the remote agent.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /admin/api/agents/{agent_id}/a2a-remote (the `BoardSetA2aRemote` operationId).
+func (c *ClientWithResponses) BoardSetA2aRemoteWithBodyWithResponse(ctx context.Context, agentId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BoardSetA2aRemoteResponse, error) {
+	rsp, err := c.BoardSetA2aRemoteWithBody(ctx, agentId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBoardSetA2aRemoteResponse(rsp)
+}
+
+// BoardSetA2aRemoteWithResponse Name a remote A2A agent's card and credentials
+//
+// The board reads the card at once, and refuses one it cannot read or that offers no JSON-RPC interface of A2A 1.0. From then on, what is delegated to the agent is sent to the remote agent.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /admin/api/agents/{agent_id}/a2a-remote (the `BoardSetA2aRemote` operationId).
+func (c *ClientWithResponses) BoardSetA2aRemoteWithResponse(ctx context.Context, agentId string, body BoardSetA2aRemoteJSONRequestBody, reqEditors ...RequestEditorFn) (*BoardSetA2aRemoteResponse, error) {
+	rsp, err := c.BoardSetA2aRemote(ctx, agentId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBoardSetA2aRemoteResponse(rsp)
+}
+
 // PeopleGetAgentConnectionWithResponse Whether a hired agent has connected
 //
 // Returns a wrapper object for the known response body format(s).
@@ -22042,6 +22343,88 @@ func ParsePeopleUpdateAgentResponse(rsp *http.Response) (*PeopleUpdateAgentRespo
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest AgentUpdated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest AdminError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseBoardSetA2aRemoteResponse parses an HTTP response from a BoardSetA2aRemoteWithResponse call
+func ParseBoardSetA2aRemoteResponse(rsp *http.Response) (*BoardSetA2aRemoteResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &BoardSetA2aRemoteResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RemoteCard
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

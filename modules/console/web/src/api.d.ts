@@ -53,6 +53,26 @@ export interface paths {
         patch: operations["people-update-agent"];
         trace?: never;
     };
+    "/admin/api/agents/{agent_id}/a2a-remote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Name a remote A2A agent's card and credentials
+         * @description The board reads the card at once, and refuses one it cannot read or that offers no JSON-RPC interface of A2A 1.0. From then on, what is delegated to the agent is sent to the remote agent.
+         */
+        put: operations["board-set-a2a-remote"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/api/agents/{agent_id}/connection": {
         parameters: {
             query?: never;
@@ -1576,7 +1596,7 @@ export interface components {
         };
         Agent: {
             /** @enum {string} */
-            client: "chat" | "cowork" | "design" | "code" | "gemini" | "runner";
+            client: "chat" | "cowork" | "design" | "code" | "gemini" | "runner" | "a2a" | "a2a-remote";
             /** Format: date-time */
             created_at: string;
             /** @example code-web */
@@ -1740,9 +1760,12 @@ export interface components {
             command?: string;
             /** Format: date-time */
             expires_at?: string;
-            /** @enum {string} */
-            kind: "oauth" | "setup_code";
-            /** @description The connector URL to add in the Claude app (oauth) */
+            /**
+             * @description oauth: add the connector URL in a Claude app; setup_code: run the command on the agent's machine; remote_card: nothing connects, name the remote A2A agent's card at url (PUT, board-set-a2a-remote)
+             * @enum {string}
+             */
+            kind: "oauth" | "setup_code" | "remote_card";
+            /** @description The connector URL to add in the Claude app (oauth), or the Admin API operation that names the remote agent's card (remote_card) */
             url?: string;
         };
         Connection: {
@@ -2580,7 +2603,7 @@ export interface components {
              * @default code
              * @enum {string}
              */
-            client: "chat" | "cowork" | "design" | "code" | "gemini" | "runner";
+            client: "chat" | "cowork" | "design" | "code" | "gemini" | "runner" | "a2a" | "a2a-remote";
             /**
              * Format: double
              * @description Term of the mandate and the token, in days; default 30
@@ -2610,6 +2633,24 @@ export interface components {
             token: string;
             /** Format: date-time */
             token_expires_at: string;
+        };
+        RemoteCard: {
+            /** @description The agent. */
+            agent_id: string;
+            /** @description Its card. */
+            card_url: string;
+            /** @description Where the board calls it: the card's JSON-RPC interface of A2A 1.0. */
+            interface_url: string;
+            /** @description The remote agent's name, from its card. */
+            name: string;
+            /** @description Whether it streams its tasks' changes (else the board reads them every few seconds). */
+            streaming: boolean;
+        };
+        RemoteInBody: {
+            /** @description The Authorization header the remote agent takes, e.g. Bearer …; sealed, never shown again. Empty keeps the one set before; - clears it. */
+            authorization?: string;
+            /** @description The remote agent's card (https; http with PACT_A2A_ALLOW_PRIVATE). */
+            card_url: string;
         };
         Renewed: {
             agent_id: string;
@@ -2688,7 +2729,7 @@ export interface components {
             /** @description Project-relative actions its mandate grants, e.g. task.work; at least one */
             actions: string[] | null;
             /** @enum {string} */
-            client: "chat" | "cowork" | "design" | "code" | "gemini" | "runner";
+            client: "chat" | "cowork" | "design" | "code" | "gemini" | "runner" | "a2a" | "a2a-remote";
             /**
              * Format: int64
              * @description Default 1
@@ -3268,6 +3309,105 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AgentUpdated"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    "board-set-a2a-remote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An agent of client a2a-remote. */
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RemoteInBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RemoteCard"];
                 };
             };
             /** @description Bad Request */

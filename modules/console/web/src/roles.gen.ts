@@ -22,6 +22,7 @@ export const leastRole = {
   "board-replace-mandate": "approver",
   "board-resume-task": "approver",
   "board-revoke-mandate": "approver",
+  "board-set-a2a-remote": "approver",
   "console-live": "viewer",
   "credentials-import": "approver",
   "notes-archive-note": "approver",

@@ -7,6 +7,7 @@ import { api, type Schemas } from "../client";
 import { useCan, usePerson } from "../session";
 import { Ago } from "../time";
 import { Alert, ConfirmButton, Status, useAction, useLoad, usePages } from "../ui";
+import { RemoteCardForm } from "./remotecard";
 
 type Agent = Schemas["Agent"];
 type Connect = Schemas["Connect"];
@@ -78,6 +79,7 @@ function AgentCard({ a, onDone }: { a: Agent; onDone: (what: string) => void }) 
             <RoleAndProjects a={a} onDone={onDone} />
             <Renew a={a} onDone={onDone} />
             <Tokens a={a} onDone={onDone} />
+            {a.client === "a2a-remote" && <RemoteCardForm agent={a.id} />}
             <Keys a={a} onDone={onDone} />
             <Preferences a={a} onDone={onDone} />
           </>
@@ -114,7 +116,9 @@ function ConnectPanel({ agent, c }: { agent: string; c: Connect }) {
   return (
     <div class="zone connect" role="region" aria-label={`Connect ${agent}`}>
       <h3>Connect {agent}</h3>
-      {c.kind === "setup_code" ? (
+      {c.kind === "remote_card" ? (
+        <RemoteCardForm agent={agent} />
+      ) : c.kind === "setup_code" ? (
         <>
           <p>
             Setup code <code>{c.code}</code>, valid until <Ago at={c.expires_at} />, once. Run this on the agent's machine:
@@ -284,10 +288,12 @@ function Hire({ onHired }: { onHired: () => void }) {
       {hired && (
         <>
           <ConnectPanel agent={hired.agent} c={hired.connect} />
-          <p class="meta">The setup code is shown this once: the board keeps only its hash. A new one can be made from the agent's Manage.</p>
+          {hired.connect.kind === "setup_code" && (
+            <p class="meta">The setup code is shown this once: the board keeps only its hash. A new one can be made from the agent's Manage.</p>
+          )}
           <div class="actions">
             <button type="button" onClick={() => setHired(undefined)}>
-              Done, hide the setup code
+              {hired.connect.kind === "setup_code" ? "Done, hide the setup code" : "Done"}
             </button>
           </div>
         </>
@@ -423,7 +429,7 @@ function StatusControls({ a, onDone }: { a: Agent; onDone: (what: string) => voi
             onConfirm={() => set("active", `${a.id}'s ban is undone.`)}
           />
         )}
-        {canSetup && a.status !== "banned" && (
+        {canSetup && a.status !== "banned" && a.client !== "a2a-remote" && (
           <button
             type="button"
             data-op="people-create-setup-code"

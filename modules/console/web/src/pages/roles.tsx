@@ -13,7 +13,7 @@ type AgentRole = Schemas["AgentRole"];
 type SaveRole = Schemas["SaveRoleInBody"];
 type Client = SaveRole["client"];
 
-const clients: Client[] = ["code", "runner", "chat", "cowork", "design", "gemini"];
+const clients: Client[] = ["code", "runner", "chat", "cowork", "design", "gemini", "a2a", "a2a-remote"];
 
 // The settings the board keeps sealed, as modules/people/rolesecrets.go
 // names them; the Admin API reads each back as redacted when it is set.
