@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pactboard/pact/core/boot"
-	"github.com/pactboard/pact/core/kernel"
+	"github.com/pactboard/pact/core/kernel/kerneltest"
 	"github.com/pactboard/pact/core/mcpserve"
 )
 
@@ -23,7 +23,7 @@ func (anyToken) Authenticate(context.Context, string, string) error { return nil
 // call without a token names. It refuses options it cannot serve with:
 // no resources, or agent tokens with nothing to check them against.
 func TestRegisterTakesWhatTheHostHasAndRefusesWhatItLacks(t *testing.T) {
-	k := kernel.New(kernel.Deps{Config: &boot.Config{PublicURL: "https://configured.example"}})
+	k := kerneltest.Bare(&boot.Config{PublicURL: "https://configured.example"})
 	require.NoError(t, k.Register(mcpserve.New(mcpserve.Options{Resources: k.Resources(), Auth: anyToken{}})))
 	req := httptest.NewRequest(http.MethodPost, "/mcp/a/code-web", strings.NewReader(rpcBody("tools/list", nil)))
 	req.Host = "configured.example" // the host the board answers as (rebinding.go)
@@ -33,10 +33,10 @@ func TestRegisterTakesWhatTheHostHasAndRefusesWhatItLacks(t *testing.T) {
 	require.Contains(t, rec.Header().Get("WWW-Authenticate"),
 		`resource_metadata="https://configured.example/.well-known/oauth-protected-resource/mcp/a/code-web"`)
 
-	bare := kernel.New(kernel.Deps{})
+	bare := kerneltest.Bare(nil)
 	require.ErrorContains(t, bare.Register(mcpserve.New(mcpserve.Options{Auth: anyToken{}})),
 		"mcpserve: Options.Resources is required (pass kernel.Kernel.Resources())")
-	bare = kernel.New(kernel.Deps{})
+	bare = kerneltest.Bare(nil)
 	require.ErrorContains(t, bare.Register(mcpserve.New(mcpserve.Options{Resources: bare.Resources()})),
 		"mcpserve: agent tokens need the identity service and the database")
 }

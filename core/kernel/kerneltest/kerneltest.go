@@ -160,3 +160,8 @@ func New(t testing.TB, opts Options, modules ...kernel.Module) *World {
 
 // Close stops the HTTP server early (it also stops at the test's end).
 func (w *World) Close() { w.server.Close() }
+
+// Bare is a kernel with no database, log or services, for a test of what
+// registering a module takes from the host or refuses without them. cfg
+// may be nil.
+func Bare(cfg *boot.Config) *kernel.Kernel { return kernel.New(kernel.Deps{Config: cfg}) }
