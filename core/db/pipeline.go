@@ -64,6 +64,20 @@ func (d *DB) Begin(ctx context.Context, first ...Step) (*Tx, error) {
 	return t, nil
 }
 
+// Once runs steps as one transaction in one round trip: BEGIN, the steps
+// and COMMIT in one batch, on a connection given back at once. A statement
+// that fails commits nothing and returns its error, as Commit does.
+func (d *DB) Once(ctx context.Context, steps ...Step) error {
+	c, err := d.DB.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	t := &Tx{Conn: c, d: d}
+	err = t.send(ctx, "begin", steps, "commit")
+	t.release(context.WithoutCancel(ctx))
+	return err
+}
+
 // Pipeline runs steps in one round trip, in order, inside t.
 func (t *Tx) Pipeline(ctx context.Context, steps ...Step) error {
 	if t.done {

@@ -93,6 +93,16 @@ func TestPipelinedTransaction(t *testing.T) {
 			require.Equal(t, 3, count())
 			require.ErrorIs(t, tx.Commit(ctx), sql.ErrTxDone)
 
+			// Once: one round trip that commits every step, or none of them.
+			before := d.RoundTrips()
+			require.NoError(t, d.Once(ctx, insert("h", 8), list))
+			require.Equal(t, int64(1), d.RoundTrips()-before, "BEGIN, the steps and COMMIT in one batch")
+			require.Contains(t, seen, "h", "a step of Once reads what an earlier one wrote")
+			require.Equal(t, 4, count())
+			err = d.Once(ctx, insert("i", 9), insert("j", 0))
+			require.Equal(t, "23514", db.PgCode(err), "the refusal comes back as itself: %v", err)
+			require.Equal(t, 4, count(), "i was rolled back with j")
+
 			// Nesting is refused, not sent.
 			tx, err = d.Begin(ctx)
 			require.NoError(t, err)

@@ -242,9 +242,10 @@ func (r *Tools) Call(ctx context.Context, agent, name string, args json.RawMessa
 		numbersErr = checkArgNumbers(args)
 	}
 	if token, unchecked := agentTokenFrom(ctx); unchecked &&
-		(!ok || t.Wait != nil || GrantFrom(ctx) != nil || numbersErr != nil) {
-		// These answer, log or wait before the gate, so the token cannot
-		// wait for the gate's statement.
+		(!ok || GrantFrom(ctx) != nil || numbersErr != nil) {
+		// These answer or log before the gate, so the token cannot wait for
+		// the gate's statement. (A waiting tool checks it in the statement
+		// that admits the agent before the wait: wait.)
 		if err := r.authenticatedApart(ctx, agent, token); err != nil {
 			return nil, err
 		}
@@ -486,17 +487,16 @@ func (r *Tools) wait(ctx context.Context, t *Tool, schema *jsonschema.Resolved, 
 			stops.Close()
 		}
 	}()
-	var orgErr error
-	var caller *identity.Caller
-	err := r.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		caller, orgErr = identity.Admit(ctx, r.db, tx, agent)
-		return nil
-	})
-	if err != nil {
+	// One round trip admits the agent and checks the call's token, if it
+	// carries one unchecked: a refused token (identity.ErrTokenRefused) is
+	// not a refusal, so it ends the call unlogged, as in the gate.
+	step, admitted := r.admitStep(ctx, agent)
+	if err := r.db.Once(ctx, step); err != nil {
 		return err
 	}
-	if orgErr != nil {
-		return orgErr
+	caller, err := admitted()
+	if err != nil {
+		return err
 	}
 	org.Store(&caller.OrgID)
 	if err := validArgs(schema, args); err != nil {

@@ -29,6 +29,15 @@ func waitFor(seconds *float64, def time.Duration) time.Duration {
 	return min(max(d, 0), MaxWait)
 }
 
+// chainAhead is the step that reads the chain of mandateID with the wait's
+// BEGIN, which waitScope's Verify then takes (none when the id is not one).
+func (s *Service) chainAhead(agent, mandateID string) []db.Step {
+	if step, ok := s.mandates.ReadAhead(mandateID, agent); ok {
+		return []db.Step{step}
+	}
+	return nil
+}
+
 func (s *Service) waitScope(ctx context.Context, tx bun.IDB, agent, mandateID, taskID string) (mandate.Chain, *caller, []string, error) {
 	chain, err := s.mandates.Verify(ctx, tx, mandateID, agent)
 	if err != nil {
@@ -62,13 +71,16 @@ func (s *Service) waitScope(ctx context.Context, tx bun.IDB, agent, mandateID, t
 // then returns the wait, at most d, for a message to it, committed in any
 // board process.
 func (s *Service) WaitForMessage(ctx context.Context, agent, mandateID, taskID string, d time.Duration) (*events.Wait, error) {
-	var projects []string
-	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		var err error
-		_, _, projects, err = s.waitScope(ctx, tx, agent, mandateID, taskID)
-		return err
-	})
+	tx, err := s.db.Begin(ctx, s.chainAhead(agent, mandateID)...)
 	if err != nil {
+		return nil, err
+	}
+	_, _, projects, err := s.waitScope(ctx, tx, agent, mandateID, taskID)
+	if err != nil {
+		tx.Rollback(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	if err := tx.Commit(ctx); err != nil {
 		return nil, err
 	}
 	match := func(ev events.Event) bool {
@@ -173,21 +185,22 @@ func (s *Service) WaitForWork(ctx context.Context, agent string, in EventsInput)
 	// Not cut short by the client: a transaction that committed while its
 	// answer was cut off would leave the agent recorded as holding (and
 	// listening) with no wait to take it out. Once made, the wait ends,
-	// whatever ends it, and takes the agent out.
-	err := s.db.RunInTx(context.WithoutCancel(ctx), nil, func(ctx context.Context, tx bun.Tx) error {
-		var err error
-		if _, projects, watchOnly, err = s.eventsScope(ctx, tx, agent, in); err != nil {
-			return err
-		}
-		if err := s.ident.ListenUntil(ctx, tx, agent, in.Wait); err != nil {
-			return err
-		}
-		if watchOnly { // chat agents never claim: nothing is offered to them
-			return nil
-		}
-		return s.st.hold(ctx, tx, agent, projects, in.Wait+5*time.Second)
-	})
+	// whatever ends it, and takes the agent out. Three round trips: the
+	// chain read with BEGIN, the caller, and the marks with COMMIT.
+	wctx := context.WithoutCancel(ctx)
+	tx, err := s.db.Begin(wctx, s.chainAhead(agent, in.MandateID)...)
 	if err != nil {
+		return nil, err
+	}
+	if _, projects, watchOnly, err = s.eventsScope(wctx, tx, agent, in); err != nil {
+		tx.Rollback(wctx)
+		return nil, err
+	}
+	marks := []db.Step{s.ident.ListenStep(agent, in.Wait)}
+	if !watchOnly { // chat agents never claim: nothing is offered to them
+		marks = append(marks, holdStep(agent, projects, in.Wait+5*time.Second))
+	}
+	if err := tx.Commit(wctx, marks...); err != nil {
 		return nil, err
 	}
 	match := func(ev events.Event) bool {
@@ -210,12 +223,11 @@ func (s *Service) WaitForWork(ctx context.Context, agent string, in EventsInput)
 		return ready, nil
 	}
 	stop := func(ctx context.Context) error {
+		marks := []db.Step{s.ident.ListenStep(agent, 0)}
 		if !watchOnly {
-			if err := s.st.releaseHold(ctx, agent); err != nil {
-				return err
-			}
+			marks = append(marks, releaseStep(agent))
 		}
-		return s.ident.ListenUntil(ctx, s.db, agent, 0)
+		return s.db.Once(ctx, marks...)
 	}
 	return s.hub.NewWait(match, in.Wait, ready, stop), nil
 }

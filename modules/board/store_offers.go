@@ -7,6 +7,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
+
+	"github.com/pactboard/pact/core/db"
 )
 
 // Offers and the holders of pact_events they go to (service_offers.go), in pgx's
@@ -55,17 +57,16 @@ const (
 		AND NOT (t.status = 'submitted' AND t.assignee IS NULL AND NOT t.deferred AND t.delegate_to IS NULL)`
 )
 
-// hold records that agent holds a pact_events call on projects for at
-// most d.
-func (st store) hold(ctx context.Context, tx bun.IDB, agent string, projects []string, d time.Duration) error {
-	_, err := st.db.Write(ctx, tx, holdSQL, agent, projects, d.Seconds())
-	return err
+// holdStep records that agent holds a pact_events call on projects for at
+// most d, as a step of the transaction that starts the wait.
+func holdStep(agent string, projects []string, d time.Duration) db.Step {
+	return db.Step{SQL: holdSQL, Args: []any{agent, projects, d.Seconds()}}
 }
 
-// releaseHold records that one of agent's pact_events calls ended.
-func (st store) releaseHold(ctx context.Context, agent string) error {
-	_, err := st.db.Write(ctx, st.db, releaseSQL, agent)
-	return err
+// releaseStep records that one of agent's pact_events calls ended, as a
+// step of the transaction that ends the wait.
+func releaseStep(agent string) db.Step {
+	return db.Step{SQL: releaseSQL, Args: []any{agent}}
 }
 
 // reoffer offers each task whose offer's lease ran out to the next holder,

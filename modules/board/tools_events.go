@@ -9,7 +9,7 @@ import (
 
 func (m *Module) addEvents(h *kernel.Host) error {
 	return kernel.AddTool(h, kernel.ToolSpec{
-		Name: "pact_events", Effect: kernel.Reads, RoundTrips: 17, MandateArg: "mandate_id", Title: "Wait for work",
+		Name: "pact_events", Effect: kernel.Reads, RoundTrips: 11, MandateArg: "mandate_id", Title: "Wait for work",
 		Description: "For a program that keeps running (a Runner): hold this call open instead of polling " +
 			"pact_list. It returns as soon as there is a task you may claim (delegated to you, open, or resumed " +
 			"by a person) or an unread message to you, or after at most 50 seconds with nothing. Pass the " +

@@ -10,7 +10,7 @@ import (
 
 func (m *Module) addWait(h *kernel.Host) error {
 	return kernel.AddTool(h, kernel.ToolSpec{
-		Name: "pact_wait", Effect: kernel.Reads, RoundTrips: 13, MandateArg: "mandate_id", Title: "Wait for a message",
+		Name: "pact_wait", Effect: kernel.Reads, RoundTrips: 10, MandateArg: "mandate_id", Title: "Wait for a message",
 		Description: "Wait up to 50 seconds for a message to you (optionally on one task) and return it, so two " +
 			"running agents can talk almost in real time. Returns at once when one is already waiting.",
 		Wait: kernel.WaitFor("pact_wait", m.waitForMessage),
