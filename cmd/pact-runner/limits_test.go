@@ -111,3 +111,27 @@ func TestRunnerSwitchesToANewRootMandate(t *testing.T) {
 	require.ErrorContains(t, err, "no live root mandate left")
 	require.Equal(t, "After the switch\n", w.file("ran"))
 }
+
+// A task runs only while its mandate's budget has a turn and, when it
+// caps money, some money left: a budget of exactly one turn, or of any
+// money, runs; none of either reports the task failed, nothing run,
+// saying which budget is spent.
+func TestRunnerRunsOnlyWithATurnAndMoneyLeft(t *testing.T) {
+	w := newWorld(t)
+	for _, c := range []struct {
+		limits map[string]float64
+		status string
+		result string
+	}{
+		{map[string]float64{"runs": 1, "turns": 1}, "completed", "ran in 1 turns"},
+		{map[string]float64{"runs": 1, "turns": 0}, "failed", "No turns left in the mandate's budget; nothing ran."},
+		{map[string]float64{"runs": 1, "usd": 0.5}, "completed", "ran in 200 turns"},
+		{map[string]float64{"runs": 1, "usd": 0}, "failed", "No money left in the mandate's budget (usd); nothing ran."},
+	} {
+		id := w.post("Budget", "runner-web", map[string]any{"child_limits": c.limits})
+		out, err := w.runOnce(w.env("runner-web", `echo "ran in $PACT_MAX_TURNS turns"`, "PACT_RUNNER_MAX_TURNS", "200"))
+		require.NoError(t, err, out)
+		require.Equal(t, c.status, w.status(id), "limits %v: %s", c.limits, out)
+		require.Contains(t, w.result(id), c.result, "limits %v", c.limits)
+	}
+}

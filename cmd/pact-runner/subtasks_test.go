@@ -82,3 +82,36 @@ func TestRunnerWaitsForSubtasksAtMostMaxWait(t *testing.T) {
 	require.Contains(t, w.result(id), ": not finished\n\nIt was not done within PACT_RUNNER_MAX_WAIT_HOURS (1h0m0s)")
 	require.Equal(t, 1, w.Count(`SELECT count(*) FROM tasks WHERE parent_task_id = ? AND status = 'submitted'`, id))
 }
+
+// Each subtask gets an equal share of the turns the run left, rounded
+// down, and none is posted when that share is less than one turn: a share
+// of exactly one is posted, a share of none is refused saying why.
+func TestRunnerSharesOnlyTheTurnsLeft(t *testing.T) {
+	w := newWorld(t)
+	w.runnerAgent("worker-web", 50)
+	split := `printf '{"title":"Part A"}\n{"title":"Part B"}\n' > "$PACT_SUBTASKS_FILE"; echo PACT_TURNS=1`
+
+	// 3 turns, 1 used, 2 subtasks: one turn each. The wait for them is cut
+	// short by a clock that moves 40 minutes each time it is read.
+	one := w.post("One turn each", "runner-web", map[string]any{"child_limits": map[string]float64{"runs": 1, "turns": 3}})
+	cfg, err := loadConfig([]string{"--once"}, getenv(w.env("runner-web", split, "PACT_RUNNER_WORKERS", "worker-web",
+		"PACT_RUNNER_MAX_WAIT_HOURS", "1")), &syncBuffer{})
+	require.NoError(t, err)
+	var ticks atomic.Int64
+	cfg.now = func() time.Time {
+		return time.Date(2026, 11, 30, 12, 0, 0, 0, time.Local).Add(time.Duration(ticks.Add(1)) * 40 * time.Minute)
+	}
+	log := &syncBuffer{}
+	require.NoError(t, newRunner(cfg, newLogger(cfg, log)).serve(context.Background()), log.String())
+	require.Equal(t, 2, w.Count(`SELECT count(*) FROM tasks t JOIN mandates m ON m.id = t.delegated_mandate_id
+		WHERE t.parent_task_id = ? AND (m.limits->>'turns')::float8 = 1`, one), "(3 - 1) / 2 = 1 turn each: %s", log)
+	require.NotContains(t, w.result(one), "no turns left to share")
+
+	// 2 turns, 1 used, 2 subtasks: no whole turn each, so none is posted.
+	none := w.post("No turn each", "runner-web", map[string]any{"child_limits": map[string]float64{"runs": 1, "turns": 2}})
+	out, err := w.runOnce(w.env("runner-web", split, "PACT_RUNNER_WORKERS", "worker-web"))
+	require.NoError(t, err, out)
+	require.Equal(t, "failed", w.status(none))
+	require.Contains(t, w.result(none), "### Part A: not posted\n\nno turns left to share (1 of 2 used)")
+	require.Zero(t, w.Count(`SELECT count(*) FROM tasks WHERE parent_task_id = ?`, none))
+}
