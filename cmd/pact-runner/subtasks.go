@@ -179,12 +179,13 @@ func terminal(status string) bool {
 // resultText is a task's result as text: a JSON string unquoted, anything
 // else as JSON.
 func resultText(raw json.RawMessage) string {
+	// null first: it decodes into a string without an error, as "".
+	if len(raw) == 0 || string(raw) == "null" {
+		return "(no result)"
+	}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return s
-	}
-	if len(raw) == 0 || string(raw) == "null" {
-		return "(no result)"
 	}
 	return string(raw)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -114,4 +115,17 @@ func TestRunnerSharesOnlyTheTurnsLeft(t *testing.T) {
 	require.Equal(t, "failed", w.status(none))
 	require.Contains(t, w.result(none), "### Part A: not posted\n\nno turns left to share (1 of 2 used)")
 	require.Zero(t, w.Count(`SELECT count(*) FROM tasks WHERE parent_task_id = ?`, none))
+}
+
+// A subtask's result is shown as its text when it is a string, as
+// "(no result)" when it has none, and as its JSON otherwise.
+func TestASubtasksResultIsShownAsText(t *testing.T) {
+	for raw, want := range map[string]string{
+		`"done, see the PR"`:    "done, see the PR",
+		``:                      "(no result)",
+		`null`:                  "(no result)",
+		`{"handoff":"## Done"}`: `{"handoff":"## Done"}`,
+	} {
+		require.Equal(t, want, resultText(json.RawMessage(raw)), "result %q", raw)
+	}
 }
