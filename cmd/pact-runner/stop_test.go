@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -127,4 +128,24 @@ func TestRunnerKillsTheRunOfACanceledTaskAndGoesOn(t *testing.T) {
 	require.Equal(t, "canceled", w.status(id))
 	require.Empty(t, w.file("after"))
 	require.Equal(t, "next\n", w.file("next"))
+}
+
+// A task whose claim is gone before its run's session opens (the board
+// refuses the run's credential with claim_lost) is left alone: nothing
+// runs and nothing is reported, since the task is no longer this agent's.
+func TestAClaimLostBeforeTheSessionIsNotReported(t *testing.T) {
+	w := newWorld(t)
+	id := w.post("Someone else's now", "", nil)
+	w.OK("code-web", "pact_claim", map[string]any{"task_id": id, "mandate_id": w.Root("code-web")})
+	cfg, err := loadConfig([]string{"--once"}, getenv(w.env("runner-web", "echo ran")), &syncBuffer{})
+	require.NoError(t, err)
+	log := &syncBuffer{}
+	r := newRunner(cfg, newLogger(cfg, log))
+	defer r.board.Close()
+	ctx := context.Background()
+	require.NoError(t, r.whoami(ctx, ""))
+	require.NoError(t, r.runTask(ctx, r.log, taskView{ID: id, ProjectID: "web", Title: "Someone else's now"}, r.root, nil), log.String())
+	require.Contains(t, log.String(), "the claim is gone before the run started; not reporting")
+	require.NotContains(t, log.String(), "run ended", "nothing ran")
+	require.Equal(t, "working", w.status(id), "still code-web's claim")
 }
