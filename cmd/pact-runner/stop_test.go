@@ -149,3 +149,14 @@ func TestAClaimLostBeforeTheSessionIsNotReported(t *testing.T) {
 	require.NotContains(t, log.String(), "run ended", "nothing ran")
 	require.Equal(t, "working", w.status(id), "still code-web's claim")
 }
+
+// A heartbeat that loses the task kills the run; one that fails otherwise
+// (the board unreachable, a limit) is logged and the run goes on.
+func TestAHeartbeatLosesTheTaskOnlyForTheCodesThatSaySo(t *testing.T) {
+	for _, code := range []string{"claim_lost", "not_found", "mandate_revoked", "mandate_expired", "chain_broken"} {
+		require.True(t, heartbeatLost(code), code)
+	}
+	for _, code := range []string{"", "unavailable", "rate_limited", "internal", "invalid_request", "forbidden"} {
+		require.False(t, heartbeatLost(code), code)
+	}
+}

@@ -103,6 +103,14 @@ func (r *runner) runTask(ctx context.Context, log hclog.Logger, t taskView, m st
 
 const lostClaim = "claim lost"
 
+// heartbeatLost reports whether a heartbeat's refusal code means the task
+// is no longer the run's: the claim was lost, the mandate refused (the task
+// canceled and its mandate revoked), or the task is out of the agent's
+// sight. Any other failure is logged and the run goes on.
+func heartbeatLost(code string) bool {
+	return code == "claim_lost" || isMandate(code) || code == "not_found"
+}
+
 // heartbeat renews the claim every PACT_RUNNER_HEARTBEAT_SECONDS until the
 // returned stop is called; claim_lost, or a mandate refusal (the task was
 // canceled and its mandate revoked), kills the run.
@@ -124,7 +132,7 @@ func (r *runner) heartbeat(ctx context.Context, log hclog.Logger, t taskView, m 
 			switch {
 			case err == nil:
 				log.Debug("heartbeat")
-			case code == "claim_lost" || isMandate(code) || code == "not_found":
+			case heartbeatLost(code):
 				log.Warn("the claim is gone; killing the run", "error", err)
 				kill(lostClaim)
 				return
