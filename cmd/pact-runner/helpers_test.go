@@ -18,7 +18,17 @@ import (
 	"github.com/pactboard/pact/modules/notes"
 )
 
-func TestMain(m *testing.M) { kerneltest.Main(m) }
+// TestMain runs the tests; with PACT_RUNNER_AS_MAIN=1 the test binary is
+// pact-runner itself (main, with the arguments it was given), so a test
+// can run the command as a person or Claude Code's hook does
+// (main_test.go).
+func TestMain(m *testing.M) {
+	if os.Getenv("PACT_RUNNER_AS_MAIN") == "1" {
+		main()
+		os.Exit(0)
+	}
+	kerneltest.Main(m)
+}
 
 // world is a real board (the board and mandates modules on kerneltest's
 // World, over real PostgreSQL and MCP): the Office, code-web, and the
