@@ -87,7 +87,7 @@ func (r *runner) serve(ctx context.Context) error {
 			if codeOf(err) == "" {
 				r.log.Warn("pact_events failed; trying again", "error", err, "in", backoff)
 				sleep(ctx, backoff)
-				backoff = min(backoff*2, 30*time.Second)
+				backoff = nextBackoff(backoff)
 			}
 			continue
 		}
@@ -241,4 +241,10 @@ func sleep(ctx context.Context, d time.Duration) {
 	case <-ctx.Done():
 	case <-t.C:
 	}
+}
+
+// nextBackoff is the wait after d before pact_events is tried again while
+// the board cannot be reached: twice d, at most 30 seconds.
+func nextBackoff(d time.Duration) time.Duration {
+	return min(d*2, 30*time.Second)
 }

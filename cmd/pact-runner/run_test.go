@@ -350,3 +350,14 @@ func TestRunnerGivesTheSessionAPersonsAnswer(t *testing.T) {
 	require.Equal(t, "completed", w.status(plain))
 	require.NotContains(t, w.file("stdin"), "A person's answer", "a task nobody answered has no answer section")
 }
+
+// While the board cannot be reached, the runner waits twice as long before
+// each try, from a second up to 30 seconds.
+func TestTheRunnerBacksOffToThirtySeconds(t *testing.T) {
+	var waits []time.Duration
+	for d := time.Second; len(waits) < 8; d = nextBackoff(d) {
+		waits = append(waits, d)
+	}
+	require.Equal(t, []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 16 * time.Second,
+		30 * time.Second, 30 * time.Second, 30 * time.Second}, waits)
+}
