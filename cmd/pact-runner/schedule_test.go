@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -121,4 +123,28 @@ func TestAScheduledTaskKeepsItsAction(t *testing.T) {
 	env := w.env("runner-web", fmt.Sprintf(`echo ran >> %s/ran`, w.dir), "PACT_RUNNER_SCHEDULE", sched)
 	log := w.onceAt(env, time.Date(2026, 11, 29, 7, 30, 0, 0, time.Local))
 	require.Equal(t, 1, w.Count(`SELECT count(*) FROM tasks WHERE created_by = 'runner-web' AND action = 'report.brief'`), log)
+}
+
+// A schedule's failed call stops the runner only for a refusal that stops
+// it anywhere (a kill switch, a paused agent); anything else is tried
+// again on the next pass, and once the runner is stopping nothing is.
+func TestAScheduleFailureStopsTheRunnerOnlyWhenItMust(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "logs")
+	require.NoError(t, os.Mkdir(dir, 0o700))
+	cfg, err := loadConfig([]string{"--once"}, getenv(map[string]string{"PACT_URL": "http://board.test",
+		"PACT_TOKEN": "pact_x", "PACT_AGENT_ID": "runner-web", "PACT_RUNNER_COMMAND": "true",
+		"PACT_RUNNER_LOG_DIR": dir}), &syncBuffer{})
+	require.NoError(t, err)
+	log := &syncBuffer{}
+	r := newRunner(cfg, newLogger(cfg, log))
+	ctx := context.Background()
+	var s stopped
+	require.ErrorAs(t, r.scheduleFailed(ctx, r.log, &refusal{Code: "agent_paused", Message: "paused"}), &s)
+	require.ErrorAs(t, r.scheduleFailed(ctx, r.log, &refusal{Code: "system_halted", Message: "halted"}), &s)
+	require.NoError(t, r.scheduleFailed(ctx, r.log, &refusal{Code: "rate_limited", Message: "slow down"}))
+	require.Contains(t, log.String(), "trying again on the next pass")
+	ended, cancel := context.WithCancel(ctx)
+	cancel()
+	require.NoError(t, r.scheduleFailed(ended, r.log, &refusal{Code: "agent_paused", Message: "paused"}),
+		"a runner already stopping is stopped by nothing more")
 }
