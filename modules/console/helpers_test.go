@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
+	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pactboard/pact/core/auth/authtest"
@@ -54,28 +55,59 @@ func (probe) Register(h *kernel.Host) error {
 type board struct {
 	*kerneltest.World
 	skew *atomic.Int64
+	// base is the clock skew shifts: time.Now, or a fixed instant for a
+	// board whose clock stands still (boardOptions.still).
+	base func() time.Time
 }
+
+// now is the board's time: the console's, and the issuer's once later
+// (or a still board) has set it.
+func (b *board) now() time.Time { return b.base().Add(time.Duration(b.skew.Load())) }
 
 func (b *board) later(d time.Duration) {
 	b.skew.Add(int64(d))
-	now := func() time.Time { return time.Now().Add(time.Duration(b.skew.Load())) }
-	b.Issuer.Now = now
+	b.Issuer.Now = b.now
 }
 
-func newBoard(t *testing.T, env map[string]string) *board { return newBoardHub(t, env, true) }
+// boardOptions shape a board beyond its environment.
+type boardOptions struct {
+	env map[string]string
+	// noHub leaves the events hub out: a board whose stops reach no
+	// channel, as if every notification of them were lost.
+	noHub bool
+	// still stops the board's clock at a whole second, the console's and
+	// the issuer's: only later moves it, so a test can stand at an exact
+	// instant.
+	still bool
+	// logger receives the kernel's and the console's logs (nil: none).
+	logger hclog.Logger
+}
 
-// newBoardHub is newBoard, with an events hub or (hub false) without one:
-// a board whose stops reach no channel, as if every notification of them
-// were lost.
+func newBoard(t *testing.T, env map[string]string) *board {
+	return newBoardWith(t, boardOptions{env: env})
+}
+
+// newBoardHub is newBoard, with an events hub or (hub false) without one.
 func newBoardHub(t *testing.T, env map[string]string, hub bool) *board {
+	return newBoardWith(t, boardOptions{env: env, noHub: !hub})
+}
+
+func newBoardWith(t *testing.T, o boardOptions) *board {
 	keys, err := mandate.ParseKeyring("", strings.Repeat("k", 40))
 	require.NoError(t, err)
-	skew := &atomic.Int64{}
-	w := kerneltest.New(t, kerneltest.Options{Env: env, Events: hub, Modules: func(*kerneltest.World) []kernel.Module {
-		return []kernel.Module{probe{}, console.New(console.Options{Keys: keys,
-			Now: func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }})}
-	}})
-	return &board{World: w, skew: skew}
+	b := &board{skew: &atomic.Int64{}, base: time.Now}
+	if o.still {
+		start := time.Now().Truncate(time.Second)
+		b.base = func() time.Time { return start }
+	}
+	b.World = kerneltest.New(t, kerneltest.Options{Env: o.env, Events: !o.noHub, Logger: o.logger,
+		Modules: func(*kerneltest.World) []kernel.Module {
+			return []kernel.Module{probe{}, console.New(console.Options{Keys: keys, Now: b.now})}
+		}})
+	if o.still {
+		b.Issuer.Now = b.now
+	}
+	return b
 }
 
 // reply is one answer the browser got.

@@ -140,3 +140,35 @@ func TestLocalSessionOfDisabledPerson(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, http.StatusForbidden, br.get(b.URL+"/admin/api/probe").Status)
 }
+
+// A local sign-in code is kept a day after it ends, then dropped when the
+// next one is issued.
+func TestLocalCodesAreDroppedADayAfterTheyEnd(t *testing.T) {
+	b := newBoard(t, nil)
+	b.Org("acme", "ann")
+	now := time.Now()
+	for _, at := range []time.Time{
+		now.Add(-24*time.Hour - console.LocalCodeTTL - time.Minute), // ended a day and a minute ago
+		now.Add(-2 * time.Hour), // ended less than two hours ago
+		now,
+	} {
+		_, err := console.IssueLocalCode(context.Background(), b.DB, "ann", at)
+		require.NoError(t, err)
+	}
+	require.Equal(t, 1, b.Count(`SELECT count(*) FROM console_codes WHERE expires_at < ?`, now), "the code that ended within the day is kept")
+	require.Equal(t, 2, b.Count(`SELECT count(*) FROM console_codes`), "the code that ended over a day ago is dropped")
+}
+
+// A local session whose person cannot be read (the database fails) is
+// answered as the board's failure, not as an ended session: the console
+// must not send its person to sign in again for it.
+func TestALocalSessionWhosePersonCannotBeReadIsNotEnded(t *testing.T) {
+	b := newBoard(t, nil)
+	b.Org("acme", "ann")
+	br := newBrowser(t)
+	require.Equal(t, http.StatusFound, br.get(localLink(t, b, "ann", time.Now())).Status)
+	b.Exec(`ALTER TABLE humans RENAME TO humans_unreadable`)
+	got := br.get(b.URL + "/admin/api/probe")
+	require.GreaterOrEqual(t, got.Status, http.StatusInternalServerError, got.Body)
+	require.NotContains(t, got.Body, `"error":"unauthorized"`)
+}

@@ -33,9 +33,13 @@ func signIn(t *testing.T, b *board, br *browser, next string) (url.Values, reply
 	return q, br.get(b.URL + back.Path + "?" + back.RawQuery)
 }
 
-func oidcBoard(t *testing.T) (*board, *authtest.Server) {
+func oidcBoard(t *testing.T) (*board, *authtest.Server) { return oidcBoardWith(t, boardOptions{}) }
+
+// oidcBoardWith is oidcBoard shaped by o (its env is the issuer's).
+func oidcBoardWith(t *testing.T, o boardOptions) (*board, *authtest.Server) {
 	srv, env := issuerServer(t)
-	b := newBoard(t, env)
+	o.env = env
+	b := newBoardWith(t, o)
 	srv.Issuer, srv.Subject, srv.Email = b.Issuer, "sub-ann", "ann@example.com"
 	b.Org("acme", "ann")
 	return b, srv

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/outbox"
 	"github.com/pactboard/pact/modules/console"
 	"github.com/pactboard/pact/modules/console/consoletest"
@@ -180,7 +181,12 @@ var openAs = map[string]func(t *testing.T, b *board, s *consoletest.Session) *co
 // streamBoard is a running board where bea, a viewer of acme, is signed
 // in to the console.
 func streamBoard(t *testing.T, hub bool) (*board, *consoletest.Session) {
-	b := newBoardHub(t, nil, hub)
+	return streamBoardWith(t, boardOptions{noHub: !hub})
+}
+
+// streamBoardWith is streamBoard shaped by o.
+func streamBoardWith(t *testing.T, o boardOptions) (*board, *consoletest.Session) {
+	b := newBoardWith(t, o)
 	b.Org("acme", "ann")
 	b.Project("ann", "rocket", false)
 	b.Person("ann", "bea", identity.Viewer)
@@ -229,4 +235,24 @@ func TestLiveStreamChecksBeforeWriting(t *testing.T) {
 			require.True(t, ended, "the live stream outlived the stop and the event after it")
 		})
 	}
+}
+
+// Signing out deletes the session cookie in the browser at once
+// (Max-Age=0), not after a delay.
+func TestSignOutDeletesTheCookieAtOnce(t *testing.T) {
+	b := newBoard(t, nil)
+	b.Org("acme", "ann")
+	s := consoletest.SignIn(t, b.DB, b.URL, "ann")
+	out := newBrowser(t).do(http.MethodPost, b.URL+"/console/auth/logout",
+		map[string]string{"Cookie": s.Cookie, kernel.CSRFHeader: s.CSRF})
+	require.Equal(t, http.StatusNoContent, out.Status, out.Body)
+	var found bool
+	for _, c := range (&http.Response{Header: out.Header}).Cookies() {
+		if c.Name == console.CookieName {
+			found = true
+			require.Empty(t, c.Value)
+			require.Negative(t, c.MaxAge, "Max-Age=0 deletes the cookie at once: %s", c.Raw)
+		}
+	}
+	require.True(t, found, "no %s cookie in %q", console.CookieName, out.Header.Values("Set-Cookie"))
 }
