@@ -38,6 +38,8 @@ func TestThePushGuardRefusesPushesToProtectedBranchesAndForcePushes(t *testing.T
 		{onBranch, "git push origin +fix-header", "force-pushes"},
 		{onBranch, "make test && git -C /repo push origin main", "protected branch main"},
 		{onBranch, `echo ok; GIT_TRACE=1 git push "origin" 'main'`, "protected branch main"},
+		{onBranch, "command git push origin main", "protected branch main"},
+		{onBranch, "GIT_TRACE=1 exec /usr/bin/git push origin main", "protected branch main"},
 		{onBranch, "git commit -m 'push to main' && git push origin fix-header", ""},
 		{onBranch, "git push", ""},
 		{onBranch, "git push -u origin fix-header", ""},
