@@ -87,11 +87,6 @@ func newBoard(t *testing.T, env map[string]string) *board {
 	return newBoardWith(t, boardOptions{env: env})
 }
 
-// newBoardHub is newBoard, with an events hub or (hub false) without one.
-func newBoardHub(t *testing.T, env map[string]string, hub bool) *board {
-	return newBoardWith(t, boardOptions{env: env, noHub: !hub})
-}
-
 func newBoardWith(t *testing.T, o boardOptions) *board {
 	keys, err := mandate.ParseKeyring("", strings.Repeat("k", 40))
 	require.NoError(t, err)

@@ -2,11 +2,14 @@ package notify_test
 
 import (
 	"context"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/outbox"
 	"github.com/pactboard/pact/modules/notify"
 	"github.com/pactboard/pact/sdk/errs"
@@ -240,4 +243,255 @@ func TestSecretsInErrorsAreNotKept(t *testing.T) {
 	_, err := svc.DeliverDue(ctx)
 	require.NoError(t, err)
 	require.Equal(t, `Slack webhook: unavailable: Post "<destination URL>": dial tcp: timeout`, *state(t, d, id).LastError)
+}
+
+// stopper is a notifier whose deliveries stop their worker: it cancels the
+// context its caller runs under, as a board shutting down would, and never
+// answers.
+type stopper struct{ stop context.CancelFunc }
+
+func (s *stopper) Capabilities(context.Context) (*notifier.Capabilities, error) {
+	return &notifier.Capabilities{Name: "stopper", Version: "1"}, nil
+}
+
+func (s *stopper) PrepareDestination(_ context.Context, d notifier.Destination) (*notifier.Destination, error) {
+	return &d, nil
+}
+
+func (s *stopper) Deliver(ctx context.Context, _ notifier.Destination, _ notifier.Notification) (*notifier.Receipt, error) {
+	s.stop()
+	return nil, ctx.Err()
+}
+
+// expireLeases ends every lease on a pending row, as time passing would.
+func expireLeases(t testing.TB, d *db.DB) {
+	t.Helper()
+	_, err := d.ExecContext(context.Background(), `UPDATE notifications SET lease_expires_at = now()
+		WHERE lease_expires_at IS NOT NULL AND sent_at IS NULL AND dead_at IS NULL`)
+	require.NoError(t, err)
+}
+
+// stopDuringDelivery runs one delivery pass with opts whose worker stops
+// while delivering, and checks it left the row in hand, unsettled.
+func stopDuringDelivery(t *testing.T, d *db.DB, opts notify.Options, id int64) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	opts.Notifiers = plugins{"slack": &stopper{stop: cancel}}
+	_, err := notify.NewService(d, nil, &opts).DeliverDue(ctx)
+	require.ErrorIs(t, err, context.Canceled)
+	st := state(t, d, id)
+	require.Nil(t, st.SentAt)
+	require.Nil(t, st.DeadAt)
+	require.NotNil(t, st.LeaseOwner, "the stopped worker's lease is left to expire")
+}
+
+// A row whose last attempt never finished (its worker stopped) is set
+// aside as dead by the worker that takes it next, without another
+// delivery; its error says so, and keeps the error of the attempt before
+// when there was one.
+func TestARowWhoseLastAttemptNeverFinishedIsDeadWithTheErrorBeforeIt(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	d := w.DB
+	slack := &recorder{fail: 1, err: errs.E(errs.Unavailable, "slack answered 503: try later")}
+	opts := notify.Options{SlackWebhookURL: envSlack, MaxAttempts: 2, Notifiers: plugins{"slack": slack}}
+	svc := notify.NewService(d, nil, &opts)
+	id := enqueue(t, d, outbox.Notification{Kind: outbox.Message, ProjectID: "web", Title: "hello"})
+	_, err := svc.DeliverDue(ctx)
+	require.NoError(t, err)
+	makeDue(t, d)
+	stopDuringDelivery(t, d, opts, id) // the last attempt
+	require.Equal(t, 2, state(t, d, id).Attempts)
+	expireLeases(t, d)
+
+	n, err := svc.DeliverDue(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	st := state(t, d, id)
+	require.NotNil(t, st.DeadAt)
+	require.Nil(t, st.SentAt)
+	require.Equal(t, "the last attempt did not finish (its worker stopped); before that: "+
+		"Slack webhook: unavailable: slack answered 503: try later", *st.LastError)
+	require.Equal(t, 1, slack.calls, "a dead row is not delivered again")
+
+	// One attempt only, stopped: there is no error before it.
+	one := opts
+	one.MaxAttempts = 1
+	id = enqueue(t, d, outbox.Notification{Kind: outbox.Message, ProjectID: "web", Title: "again"})
+	stopDuringDelivery(t, d, one, id)
+	expireLeases(t, d)
+	_, err = notify.NewService(d, nil, &one).DeliverDue(ctx)
+	require.NoError(t, err)
+	st = state(t, d, id)
+	require.NotNil(t, st.DeadAt)
+	require.Equal(t, "the last attempt did not finish (its worker stopped)", *st.LastError)
+	require.Equal(t, 1, slack.calls)
+}
+
+// leaseWatch is a notifier that notes, as each of its deliveries begins,
+// when the lease on the row it delivers expires.
+type leaseWatch struct {
+	d    *db.DB
+	mu   sync.Mutex
+	seen []time.Time
+}
+
+func (l *leaseWatch) Capabilities(context.Context) (*notifier.Capabilities, error) {
+	return &notifier.Capabilities{Name: "lease-watch", Version: "1"}, nil
+}
+
+func (l *leaseWatch) PrepareDestination(_ context.Context, d notifier.Destination) (*notifier.Destination, error) {
+	return &d, nil
+}
+
+func (l *leaseWatch) Deliver(ctx context.Context, _ notifier.Destination, n notifier.Notification) (*notifier.Receipt, error) {
+	var at time.Time
+	if err := l.d.NewRaw(`SELECT lease_expires_at FROM notifications WHERE idempotency_key = ?`, n.IdempotencyKey).
+		Scan(ctx, &at); err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.seen = append(l.seen, at)
+	return &notifier.Receipt{Status: 200}, nil
+}
+
+// Each destination after the first starts with a full lease of its own: the
+// lease is renewed before it, so a row with several slow destinations is
+// not taken over while still in hand.
+func TestEachFurtherDestinationGetsItsOwnLease(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	d := w.DB
+	watch := &leaseWatch{d: d}
+	svc := notify.NewService(d, nil, &notify.Options{SlackWebhookURL: envSlack, Lease: time.Hour,
+		Notifiers: plugins{"slack": watch, "webhook": watch}})
+	_, err := svc.AddDestination(ctx, "ana", notify.DestinationInput{Notifier: "webhook", URL: "https://example.com/hook"})
+	require.NoError(t, err)
+	id := enqueue(t, d, outbox.Notification{Kind: outbox.Message, ProjectID: "web", Title: "hello"})
+
+	_, err = svc.DeliverDue(ctx)
+	require.NoError(t, err)
+	require.NotNil(t, state(t, d, id).SentAt)
+	require.Len(t, watch.seen, 2)
+	require.True(t, watch.seen[1].After(watch.seen[0]), "renewed before the second destination: %v", watch.seen)
+	require.WithinDuration(t, time.Now().Add(time.Hour), watch.seen[1], time.Minute)
+}
+
+// outcome is a notification's record of one destination
+// (notification_deliveries).
+type outcome struct {
+	Destination string  `bun:"destination"`
+	Sent        bool    `bun:"sent"`
+	Status      *int    `bun:"status"`
+	Detail      *string `bun:"detail"`
+}
+
+func outcomes(t testing.TB, d *db.DB, id int64) []outcome {
+	t.Helper()
+	got := []outcome{}
+	require.NoError(t, d.NewRaw(`SELECT destination, sent_at IS NOT NULL AS sent, status, detail FROM notification_deliveries
+		WHERE notification_id = ? ORDER BY destination`, id).Scan(context.Background(), &got))
+	return got
+}
+
+// A destination that refused a notification for good is recorded with why,
+// and is not tried again while another destination is retried; one that
+// took it is recorded with the receiver's status.
+func TestADestinationThatRefusedForGoodIsNotTriedAgainWhileAnotherIsRetried(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	d := w.DB
+	slack := &recorder{fail: 1000, err: errs.E(errs.InvalidRequest, "slack answered 404: no_service")}
+	hook := &recorder{fail: 1, err: errs.E(errs.Unavailable, "receiver answered 503")}
+	svc := notify.NewService(d, nil, &notify.Options{SlackWebhookURL: envSlack,
+		Notifiers: plugins{"slack": slack, "webhook": hook}})
+	added, err := svc.AddDestination(ctx, "ana", notify.DestinationInput{Notifier: "webhook", URL: "https://example.com/hook"})
+	require.NoError(t, err)
+	id := enqueue(t, d, outbox.Notification{Kind: outbox.Message, ProjectID: "web", Title: "hello"})
+
+	_, err = svc.DeliverDue(ctx)
+	require.NoError(t, err)
+	st := state(t, d, id)
+	require.Nil(t, st.SentAt)
+	require.Nil(t, st.DeadAt, "the webhook's outage is worth retrying")
+	makeDue(t, d)
+	_, err = svc.DeliverDue(ctx)
+	require.NoError(t, err)
+
+	st = state(t, d, id)
+	require.NotNil(t, st.SentAt)
+	refusal := "Slack webhook: invalid_request: slack answered 404: no_service"
+	require.Equal(t, refusal, *st.LastError, "what the refusing destination said is kept")
+	require.Equal(t, 1, slack.calls, "Slack refused it for good and is not asked again")
+	require.Len(t, hook.deliveries(), 1)
+	ok := 200
+	require.Equal(t, []outcome{
+		{Destination: fmt.Sprintf("d%d", added.ID), Sent: true, Status: &ok},
+		{Destination: "slack", Detail: &refusal},
+	}, outcomes(t, d, id))
+}
+
+// A notification with a single destination keeps no record per
+// destination, sent or refused: its own row says it all.
+func TestANotificationWithOneDestinationKeepsNoOutcomePerDestination(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	d := w.DB
+	slack := &recorder{fail: 1, err: errs.E(errs.InvalidRequest, "slack answered 404: no_service")}
+	svc := notify.NewService(d, nil, &notify.Options{SlackWebhookURL: envSlack, Notifiers: plugins{"slack": slack}})
+	refused := enqueue(t, d, outbox.Notification{Kind: outbox.Message, ProjectID: "web", Title: "one"})
+	_, err := svc.DeliverDue(ctx)
+	require.NoError(t, err)
+	sent := enqueue(t, d, outbox.Notification{Kind: outbox.Message, ProjectID: "web", Title: "two"})
+	_, err = svc.DeliverDue(ctx)
+	require.NoError(t, err)
+
+	require.NotNil(t, state(t, d, refused).DeadAt)
+	require.NotNil(t, state(t, d, sent).SentAt)
+	require.Empty(t, outcomes(t, d, refused))
+	require.Empty(t, outcomes(t, d, sent))
+}
+
+// silent is a notifier that delivers and answers with no receipt.
+type silent struct{ calls int }
+
+func (s *silent) Capabilities(context.Context) (*notifier.Capabilities, error) {
+	return &notifier.Capabilities{Name: "silent", Version: "1"}, nil
+}
+
+func (s *silent) PrepareDestination(_ context.Context, d notifier.Destination) (*notifier.Destination, error) {
+	return &d, nil
+}
+
+func (s *silent) Deliver(context.Context, notifier.Destination, notifier.Notification) (*notifier.Receipt, error) {
+	s.calls++
+	return nil, nil
+}
+
+// A notifier that delivers without a receipt has delivered: the row is
+// sent, and a destination among several is recorded sent with no status.
+func TestANotifierThatAnswersWithoutAReceiptHasDelivered(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	d := w.DB
+	quiet := &silent{}
+	svc := notify.NewService(d, nil, &notify.Options{SlackWebhookURL: envSlack, Notifiers: plugins{"slack": quiet, "webhook": quiet}})
+	alone := enqueue(t, d, outbox.Notification{Kind: outbox.Message, ProjectID: "web", Title: "one"})
+	_, err := svc.DeliverDue(ctx)
+	require.NoError(t, err)
+	st := state(t, d, alone)
+	require.NotNil(t, st.SentAt)
+	require.Nil(t, st.LastError)
+
+	added, err := svc.AddDestination(ctx, "ana", notify.DestinationInput{Notifier: "webhook", URL: "https://example.com/hook"})
+	require.NoError(t, err)
+	several := enqueue(t, d, outbox.Notification{Kind: outbox.Message, ProjectID: "web", Title: "two"})
+	_, err = svc.DeliverDue(ctx)
+	require.NoError(t, err)
+	require.NotNil(t, state(t, d, several).SentAt)
+	require.Equal(t, []outcome{{Destination: fmt.Sprintf("d%d", added.ID), Sent: true}, {Destination: "slack", Sent: true}},
+		outcomes(t, d, several))
+	require.Equal(t, 3, quiet.calls)
 }
