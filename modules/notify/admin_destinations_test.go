@@ -1,10 +1,13 @@
 package notify_test
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
+	"sync"
 	"testing"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pactboard/pact/core/identity"
@@ -94,4 +97,43 @@ func TestDestinationWritesNeedAnOwner(t *testing.T) {
 	require.Equal(t, 2, w.Count(`SELECT count(*) FROM entries WHERE action = 'admin.destination.add' AND outcome = 'forbidden'`))
 	require.Equal(t, 2, w.Count(`SELECT count(*) FROM entries e JOIN payloads p ON p.id = e.payload_ref
 		WHERE e.action = 'admin.destination.disable' AND e.outcome = 'forbidden' AND p.content->>'destination_id' IS NOT NULL`))
+}
+
+// logBuffer keeps what a logger writes, for a test to read.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// A destination write the role gate refuses is recorded on the log, and
+// having recorded it is no failure: the board's own log reports no error
+// about recording it.
+func TestAGateRefusalRecordedOnTheLogIsNoFailureToRecordIt(t *testing.T) {
+	logs := &logBuffer{}
+	w := kerneltest.New(t, kerneltest.Options{NoMCP: true,
+		Logger: hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Info})},
+		notify.New(notify.Options{Notifiers: plugins{"webhook": &recorder{}}}))
+	w.Office()
+	got := w.Admin("vic", "POST", "/destinations", `{"notifier": "webhook", "url": "https://example.com/hook"}`)
+	kerneltest.RequireBelowRole(t, got, kerneltest.Member{ID: "vic", Role: identity.Viewer}, identity.Owner)
+	got = w.Admin("vic", "POST", "/destinations/7/disable", "")
+	kerneltest.RequireBelowRole(t, got, kerneltest.Member{ID: "vic", Role: identity.Viewer}, identity.Owner)
+
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM entries WHERE action = 'admin.destination.add' AND outcome = 'forbidden'
+		AND actor = 'human:vic'`))
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM entries e JOIN payloads p ON p.id = e.payload_ref
+		WHERE e.action = 'admin.destination.disable' AND e.outcome = 'forbidden' AND p.content->>'destination_id' = '7'`))
+	require.NotContains(t, logs.String(), "record a refused admin call")
 }
