@@ -38,14 +38,18 @@ func (s *Service) chainAhead(agent, mandateID string) []db.Step {
 	return nil
 }
 
-func (s *Service) waitScope(ctx context.Context, tx bun.IDB, agent, mandateID, taskID string) (mandate.Chain, *caller, []string, error) {
+// waitScope verifies the chain of mandateID for agent and returns it, the
+// caller (who, as the call's gate read it, or read here when nil) and the
+// projects it may read; naming a task, the task must be in one of them.
+func (s *Service) waitScope(ctx context.Context, tx bun.IDB, agent string, who *caller, mandateID, taskID string) (mandate.Chain, *caller, []string, error) {
 	chain, err := s.mandates.Verify(ctx, tx, mandateID, agent)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	who, err := loadCaller(ctx, tx, agent)
-	if err != nil {
-		return nil, nil, nil, err
+	if who == nil {
+		if who, err = loadCaller(ctx, tx, agent); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	readable := readableProjects(who, chain)
 	if who.Client == "runner" && len(readable) > 0 {
@@ -75,7 +79,7 @@ func (s *Service) WaitForMessage(ctx context.Context, agent, mandateID, taskID s
 	if err != nil {
 		return nil, err
 	}
-	_, _, projects, err := s.waitScope(ctx, tx, agent, mandateID, taskID)
+	_, _, projects, err := s.waitScope(ctx, tx, agent, nil, mandateID, taskID)
 	if err != nil {
 		tx.Rollback(context.WithoutCancel(ctx))
 		return nil, err
@@ -101,13 +105,14 @@ type Taken struct {
 	Messages  []TaskMessage
 }
 
-// TakeMessages returns the unread messages to agent that the chain of
-// mandateID lets it read (only on task taskID unless it is ""), up to 50,
-// oldest first, and marks them read; naming a task, it is the agent's
-// heartbeat on it.
-func (s *Service) TakeMessages(ctx context.Context, tx bun.IDB, agent, mandateID, taskID string) (Taken, error) {
+// TakeMessages returns the unread messages to the caller who (as the
+// call's gate read it) that the chain of mandateID lets it read (only on
+// task taskID unless it is ""), up to 50, oldest first, and marks them
+// read; naming a task, it is the agent's heartbeat on it.
+func (s *Service) TakeMessages(ctx context.Context, tx bun.IDB, who *caller, mandateID, taskID string) (Taken, error) {
 	var out Taken
-	chain, _, projects, err := s.waitScope(ctx, tx, agent, mandateID, taskID)
+	agent := who.ID
+	chain, _, projects, err := s.waitScope(ctx, tx, agent, who, mandateID, taskID)
 	if err != nil {
 		return out, err
 	}
@@ -160,9 +165,10 @@ type EventsInput struct {
 }
 
 // eventsScope verifies the chain and returns it, the projects watched, and
-// whether the agent only watches (a chat agent never claims).
-func (s *Service) eventsScope(ctx context.Context, tx bun.IDB, agent string, in EventsInput) (mandate.Chain, []string, bool, error) {
-	chain, who, projects, err := s.waitScope(ctx, tx, agent, in.MandateID, "")
+// whether the agent only watches (a chat agent never claims); who is the
+// caller as the call's gate read it (nil: read here).
+func (s *Service) eventsScope(ctx context.Context, tx bun.IDB, agent string, who *caller, in EventsInput) (mandate.Chain, []string, bool, error) {
+	chain, who, projects, err := s.waitScope(ctx, tx, agent, who, in.MandateID, "")
 	if err != nil {
 		return nil, nil, false, err
 	}
@@ -192,7 +198,7 @@ func (s *Service) WaitForWork(ctx context.Context, agent string, in EventsInput)
 	if err != nil {
 		return nil, err
 	}
-	if _, projects, watchOnly, err = s.eventsScope(wctx, tx, agent, in); err != nil {
+	if _, projects, watchOnly, err = s.eventsScope(wctx, tx, agent, nil, in); err != nil {
 		tx.Rollback(wctx)
 		return nil, err
 	}
@@ -247,12 +253,13 @@ type Work struct {
 	NextSince int64
 }
 
-// Work is pact_events' logged part: the tasks agent may claim after the
-// cursor and its unread messages (not marked read: pact_message or
-// pact_wait read them).
-func (s *Service) Work(ctx context.Context, tx *db.Tx, agent string, in EventsInput) (Work, error) {
+// Work is pact_events' logged part: the tasks the caller who (as the
+// call's gate read it) may claim after the cursor and its unread messages
+// (not marked read: pact_message or pact_wait read them).
+func (s *Service) Work(ctx context.Context, tx *db.Tx, who *caller, in EventsInput) (Work, error) {
 	var out Work
-	chain, projects, watchOnly, err := s.eventsScope(ctx, tx, agent, in)
+	agent := who.ID
+	chain, projects, watchOnly, err := s.eventsScope(ctx, tx, agent, who, in)
 	if err != nil {
 		return out, err
 	}

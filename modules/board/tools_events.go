@@ -9,7 +9,7 @@ import (
 
 func (m *Module) addEvents(h *kernel.Host) error {
 	return kernel.AddTool(h, kernel.ToolSpec{
-		Name: "pact_events", Effect: kernel.Reads, RoundTrips: 11, MandateArg: "mandate_id", Title: "Wait for work",
+		Name: "pact_events", Effect: kernel.Reads, RoundTrips: 10, MandateArg: "mandate_id", Title: "Wait for work",
 		Description: "For a program that keeps running (a Runner): hold this call open instead of polling " +
 			"pact_list. It returns as soon as there is a task you may claim (delegated to you, open, or resumed " +
 			"by a person) or an unread message to you, or after at most 50 seconds with nothing. Pass the " +
@@ -54,7 +54,7 @@ func (m *Module) waitForWork(ctx context.Context, agent string, a eventsIn) (*ev
 
 // work is pact_events' logged part.
 func (m *Module) work(ctx context.Context, c *kernel.Call, a eventsIn) (eventsOut, error) {
-	got, err := m.svc.Work(ctx, c.Tx, c.AgentID, a.input())
+	got, err := m.svc.Work(ctx, c.Tx, c.Caller, a.input())
 	if got.Chain != nil {
 		c.Entry.MandateChain = got.Chain.IDs()
 		if len(got.Projects) == 1 {

@@ -10,7 +10,7 @@ import (
 
 func (m *Module) addWait(h *kernel.Host) error {
 	return kernel.AddTool(h, kernel.ToolSpec{
-		Name: "pact_wait", Effect: kernel.Reads, RoundTrips: 10, MandateArg: "mandate_id", Title: "Wait for a message",
+		Name: "pact_wait", Effect: kernel.Reads, RoundTrips: 9, MandateArg: "mandate_id", Title: "Wait for a message",
 		Description: "Wait up to 50 seconds for a message to you (optionally on one task) and return it, so two " +
 			"running agents can talk almost in real time. Returns at once when one is already waiting.",
 		Wait: kernel.WaitFor("pact_wait", m.waitForMessage),
@@ -47,7 +47,7 @@ func (m *Module) waitForMessage(ctx context.Context, agent string, a waitIn) (*e
 // takeMessages is pact_wait's logged part: the unread messages, marked read.
 func (m *Module) takeMessages(ctx context.Context, c *kernel.Call, a waitIn) (waitOut, error) {
 	c.Entry.Payload = map[string]any{"mandate_id": a.MandateID, "seconds": a.deadline(30 * time.Second).Seconds(), "task_id": a.TaskID}
-	got, err := m.svc.TakeMessages(ctx, c.Tx, c.AgentID, a.MandateID, a.task())
+	got, err := m.svc.TakeMessages(ctx, c.Tx, c.Caller, a.MandateID, a.task())
 	if got.Chain != nil {
 		c.Entry.MandateChain = got.Chain.IDs()
 		if a.task() != "" {
