@@ -208,3 +208,16 @@ func (s *syncBuffer) String() string {
 func (s *syncBuffer) has(sub string) bool { return strings.Contains(s.String(), sub) }
 
 func ptr[T any](v T) *T { return &v }
+
+// requireNoPolling fails unless runner-web, run as s, calls pact_events at
+// most once in the next 2 seconds: it waits in the call, or between
+// calls, rather than polling.
+func (w *world) requireNoPolling(s *started) {
+	w.T.Helper()
+	calls := func() int {
+		return w.Count(`SELECT count(*) FROM entries WHERE agent_id = 'runner-web' AND action = 'pact_events'`)
+	}
+	before := calls()
+	time.Sleep(2 * time.Second)
+	require.LessOrEqual(w.T, calls()-before, 1, "the runner waits instead of polling: %s", s.log)
+}

@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -71,11 +70,6 @@ func TestAMessageTheRunnerCannotReadIsNotPolledFor(t *testing.T) {
 	w.OK("code-web", "pact_message", map[string]any{"task_id": id, "mandate_id": w.Root("code-web"), "to": "runner-web",
 		"body": "Can you look?"})
 	eventually(t, "the runner tried to read it", func() bool { return s.log.has("cannot read the messages on a task") }, s.log)
-	calls := func() int {
-		return w.Count(`SELECT count(*) FROM entries WHERE agent_id = 'runner-web' AND action = 'pact_events'`)
-	}
-	before := calls()
-	time.Sleep(2 * time.Second)
-	require.LessOrEqual(t, calls()-before, 1, "the runner waits instead of polling: %s", s.log)
+	w.requireNoPolling(s)
 	require.NoError(t, s.stop(t))
 }

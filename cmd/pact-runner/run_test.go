@@ -323,12 +323,7 @@ func TestRunnerReadsTheMessagesThatWakeIt(t *testing.T) {
 		"the runner read the message: %s", s.log)
 	eventually(t, "the runner logged it", func() bool { return s.log.has("The header is blue now.") }, s.log)
 	eventually(t, "the runner waits in pact_events again", func() bool { return w.listening("runner-web") }, s.log)
-	calls := func() int {
-		return w.Count(`SELECT count(*) FROM entries WHERE agent_id = 'runner-web' AND action = 'pact_events'`)
-	}
-	before := calls()
-	time.Sleep(2 * time.Second)
-	require.LessOrEqual(t, calls()-before, 1, "the runner waits instead of polling: %s", s.log)
+	w.requireNoPolling(s)
 	require.NoError(t, s.stop(t))
 }
 

@@ -69,19 +69,28 @@ func TestRunnerWaitsForSubtasksAtMostMaxWait(t *testing.T) {
 	w := newWorld(t)
 	w.runnerAgent("worker-web", 50)
 	id := w.post("Job", "runner-web", nil)
-	cmd := `echo '{"title":"Never done"}' > "$PACT_SUBTASKS_FILE"; echo did`
-	cfg, err := loadConfig([]string{"--once"}, getenv(w.env("runner-web", cmd, "PACT_RUNNER_WORKERS", "worker-web",
+	w.onceHurried(`echo '{"title":"Never done"}' > "$PACT_SUBTASKS_FILE"; echo did`)
+	require.Equal(t, "failed", w.status(id))
+	require.Contains(t, w.result(id), ": not finished\n\nIt was not done within PACT_RUNNER_MAX_WAIT_HOURS (1h0m0s)")
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM tasks WHERE parent_task_id = ? AND status = 'submitted'`, id))
+}
+
+// onceHurried runs runner-web once with command, worker-web its worker
+// and PACT_RUNNER_MAX_WAIT_HOURS 1, on a clock that moves 40 minutes each
+// time it is read, so that a wait for subtasks ends at once; it returns
+// the runner's log.
+func (w *world) onceHurried(command string) *syncBuffer {
+	w.T.Helper()
+	cfg, err := loadConfig([]string{"--once"}, getenv(w.env("runner-web", command, "PACT_RUNNER_WORKERS", "worker-web",
 		"PACT_RUNNER_MAX_WAIT_HOURS", "1")), &syncBuffer{})
-	require.NoError(t, err)
+	require.NoError(w.T, err)
 	var ticks atomic.Int64
 	cfg.now = func() time.Time {
 		return time.Date(2026, 11, 30, 12, 0, 0, 0, time.Local).Add(time.Duration(ticks.Add(1)) * 40 * time.Minute)
 	}
 	log := &syncBuffer{}
-	require.NoError(t, newRunner(cfg, newLogger(cfg, log)).serve(context.Background()), log.String())
-	require.Equal(t, "failed", w.status(id))
-	require.Contains(t, w.result(id), ": not finished\n\nIt was not done within PACT_RUNNER_MAX_WAIT_HOURS (1h0m0s)")
-	require.Equal(t, 1, w.Count(`SELECT count(*) FROM tasks WHERE parent_task_id = ? AND status = 'submitted'`, id))
+	require.NoError(w.T, newRunner(cfg, newLogger(cfg, log)).serve(context.Background()), log.String())
+	return log
 }
 
 // Each subtask gets an equal share of the turns the run left, rounded
@@ -95,15 +104,7 @@ func TestRunnerSharesOnlyTheTurnsLeft(t *testing.T) {
 	// 3 turns, 1 used, 2 subtasks: one turn each. The wait for them is cut
 	// short by a clock that moves 40 minutes each time it is read.
 	one := w.post("One turn each", "runner-web", map[string]any{"child_limits": map[string]float64{"runs": 1, "turns": 3}})
-	cfg, err := loadConfig([]string{"--once"}, getenv(w.env("runner-web", split, "PACT_RUNNER_WORKERS", "worker-web",
-		"PACT_RUNNER_MAX_WAIT_HOURS", "1")), &syncBuffer{})
-	require.NoError(t, err)
-	var ticks atomic.Int64
-	cfg.now = func() time.Time {
-		return time.Date(2026, 11, 30, 12, 0, 0, 0, time.Local).Add(time.Duration(ticks.Add(1)) * 40 * time.Minute)
-	}
-	log := &syncBuffer{}
-	require.NoError(t, newRunner(cfg, newLogger(cfg, log)).serve(context.Background()), log.String())
+	log := w.onceHurried(split)
 	require.Equal(t, 2, w.Count(`SELECT count(*) FROM tasks t JOIN mandates m ON m.id = t.delegated_mandate_id
 		WHERE t.parent_task_id = ? AND (m.limits->>'turns')::float8 = 1`, one), "(3 - 1) / 2 = 1 turn each: %s", log)
 	require.NotContains(t, w.result(one), "no turns left to share")
