@@ -34,9 +34,10 @@ func tokenFixture(t *testing.T) (d *db.DB, r *kernel.Tools, live, others, expire
 // token unchecked (kernel.WithAgentToken) runs only with a live token of
 // its own agent; any other token ends it with identity.ErrTokenRefused,
 // having written and logged nothing, on every path the call can take: the
-// gate's statement, and the checks made apart for calls that answer or
-// log before their gate (an unknown tool, a number refused before any
-// transaction, a wait's preparation, a per-run credential's grant). ID-006.
+// gate's statement, the statement that admits the agent before a wait,
+// and the checks made apart for calls that answer or log before their
+// gate (an unknown tool, a number refused before any transaction, a
+// per-run credential's grant). ID-006.
 func TestAnUncheckedTokenIsCheckedBeforeAnythingRuns(t *testing.T) {
 	d, r, live, others, expired := tokenFixture(t)
 	ctx := context.Background()
