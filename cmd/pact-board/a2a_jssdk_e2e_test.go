@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -223,14 +224,7 @@ func startA2AClient(t *testing.T, logs *syncBuffer, conf map[string]string) *a2a
 	stdout, err := c.cmd.StdoutPipe()
 	require.NoError(t, err)
 	require.NoError(t, c.cmd.Start())
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(make([]byte, 64<<10), 8<<20)
-		for sc.Scan() {
-			c.lines <- sc.Text()
-		}
-		close(c.lines)
-	}()
+	go sendLines(stdout, c.lines)
 	t.Cleanup(func() { cancel(); _ = c.cmd.Wait() })
 	return c
 }
@@ -289,4 +283,15 @@ func mustMarshal(t *testing.T, v any) string {
 	b, err := json.Marshal(v)
 	require.NoError(t, err)
 	return strings.TrimSpace(string(b))
+}
+
+// sendLines sends each line a Node script writes on stdout (up to 8 MiB a
+// line) to lines, and closes it when the script's output ends.
+func sendLines(stdout io.Reader, lines chan<- string) {
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 64<<10), 8<<20)
+	for sc.Scan() {
+		lines <- sc.Text()
+	}
+	close(lines)
 }

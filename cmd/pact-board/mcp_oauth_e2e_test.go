@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -200,14 +199,7 @@ func startOAuthClient(t *testing.T, agentURL, redirect string) *oauthClient {
 	stdout, err := c.cmd.StdoutPipe()
 	require.NoError(t, err)
 	require.NoError(t, c.cmd.Start())
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(make([]byte, 64<<10), 8<<20)
-		for sc.Scan() {
-			c.lines <- sc.Text()
-		}
-		close(c.lines)
-	}()
+	go sendLines(stdout, c.lines)
 	t.Cleanup(func() { _ = c.stdin.Close(); cancel(); _ = c.cmd.Wait() })
 	return c
 }
