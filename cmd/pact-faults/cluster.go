@@ -69,6 +69,9 @@ func startShared(ctx context.Context, o options, n int) (*shared, error) {
 		for k, v := range o.boardEnv {
 			env[k] = v
 		}
+		if err := profiledEnv(o, env); err != nil {
+			return fail(err)
+		}
 		b, err := newBoard(name, o.boardBin, filepath.Join(dir, name+".log"), env)
 		if err != nil {
 			return fail(err)

@@ -90,6 +90,10 @@ func (d *dayRun) play(ctx context.Context, out io.Writer) (time.Duration, time.D
 		wg.Go(func() { d.attend(ctx, p) })
 	}
 	lag := d.watchQueue(ctx)
+	var profiled <-chan []string
+	if d.o.profileDir != "" {
+		profiled = d.profileBoards(ctx)
+	}
 	boardsBefore, pgBefore := procUsage(d.boardPids()...), procUsage(d.s.pg.Pid())
 	d.st.keepTimes()
 	callsBefore := d.st.answered()
@@ -104,6 +108,11 @@ func (d *dayRun) play(ctx context.Context, out io.Writer) (time.Duration, time.D
 	if calls := d.st.answered() - callsBefore; calls > 0 {
 		fmt.Fprintf(out, "  CPU per answered call (%d calls): boards %s, PostgreSQL %s\n", calls,
 			round(boardCPU/time.Duration(calls)), round(pgCPU/time.Duration(calls)))
+	}
+	if profiled != nil {
+		for _, line := range <-profiled {
+			fmt.Fprintf(out, "  %s\n", line)
+		}
 	}
 	return elapsed, <-lag
 }

@@ -81,8 +81,9 @@ func TestKillBoardUnderLoad(t *testing.T) {
 // one about as likely as one in five thousand.
 func TestADayOfLoadRunsEveryCallType(t *testing.T) {
 	picture := filepath.Join(t.TempDir(), "day.svg")
+	profiles := t.TempDir()
 	out := runScenario(t, "-scenario", "day", "-boards", "2", "-agents", "24", "-projects", "2", "-pacts", "4",
-		"-people", "2", "-for", "8s", "-pause", "300ms", "-picture", picture)
+		"-people", "2", "-for", "8s", "-pause", "300ms", "-picture", picture, "-profile", profiles)
 	for _, want := range []string{"pact_list", "pact_post", "pact_note", "get_pact", "post_pact_message", "pact_events",
 		"pact_claim", "pact_message", "pact_report", "pact_defer", "raise_pact_decision",
 		"console: deferred", "console: resume", "console: decisions", "console: answer", "2 people in the console",
@@ -94,6 +95,13 @@ func TestADayOfLoadRunsEveryCallType(t *testing.T) {
 	svg, err := os.ReadFile(picture)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, board := range []string{"board-0", "board-1"} {
+		// Each board's CPU profile, as net/http/pprof writes one: gzipped.
+		raw, err := os.ReadFile(filepath.Join(profiles, board+".cpu.pprof"))
+		if err != nil || len(raw) < 2 || raw[0] != 0x1f || raw[1] != 0x8b {
+			t.Fatalf("%s's CPU profile is not a gzipped profile (%v, %d bytes):\n%s", board, err, len(raw), out)
+		}
 	}
 	for _, want := range []string{"<svg", "<polyline", ">pact_post<", ">pact_list<", "</svg>"} {
 		if !strings.Contains(string(svg), want) {

@@ -50,6 +50,9 @@ type options struct {
 	// picture, when set, is where the day writes its SVG of latency over
 	// time.
 	picture string
+	// profileDir, when set, is where the day writes a CPU profile of each
+	// board over the middle half of its run (day_profile.go).
+	profileDir string
 }
 
 // scenario runs one fault scenario, printing its figures to out; an error
@@ -96,6 +99,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&o.dayFor, "for", o.dayFor, "day: how long the load runs")
 	fs.DurationVar(&o.dayPause, "pause", o.dayPause, "day: a working agent's mean pause between calls")
 	fs.StringVar(&o.picture, "picture", "", "day: write an SVG of each call type's p99 latency over time to this file")
+	fs.StringVar(&o.profileDir, "profile", "", "day: write a CPU profile of each board over the middle half of the run to this directory (<board>.cpu.pprof)")
 	fs.BoolVar(&o.reportMisses, "report-cursor-misses", false,
 		"kill: report, without failing, acknowledged tasks a watcher's pact_events never returned (a known finding, docs/reliability.md)")
 	if err := fs.Parse(args); err != nil {
