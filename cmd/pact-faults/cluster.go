@@ -44,7 +44,7 @@ func startShared(ctx context.Context, o options, n int) (*shared, error) {
 	}
 	s := &shared{dir: dir}
 	fail := func(err error) (*shared, error) { s.close(true, os.Stderr); return nil, err }
-	if s.pg, err = pgcluster.StartThrowaway(ctx); err != nil {
+	if s.pg, err = pgcluster.StartThrowaway(ctx, throwawaySettings(o)...); err != nil {
 		return fail(err)
 	}
 	if err := s.pg.CreateDatabase(ctx, "pact", ""); err != nil {

@@ -47,6 +47,9 @@ func runDay(ctx context.Context, o options, out io.Writer) (err error) {
 		return err
 	}
 	d.describe(out)
+	if err := resetStatements(ctx, o, s.db); err != nil {
+		return err
+	}
 	run, stop := context.WithTimeout(ctx, o.dayFor)
 	defer stop()
 	elapsed, lag := d.play(run, out)
@@ -54,6 +57,9 @@ func runDay(ctx context.Context, o options, out io.Writer) (err error) {
 		if err := d.writePicture(elapsed); err != nil {
 			return err
 		}
+	}
+	if err := reportStatements(ctx, o, s.db, out); err != nil {
+		return err
 	}
 	return d.report(out, elapsed, lag)
 }

@@ -83,11 +83,12 @@ func TestADayOfLoadRunsEveryCallType(t *testing.T) {
 	picture := filepath.Join(t.TempDir(), "day.svg")
 	profiles := t.TempDir()
 	out := runScenario(t, "-scenario", "day", "-boards", "2", "-agents", "24", "-projects", "2", "-pacts", "4",
-		"-people", "2", "-for", "8s", "-pause", "300ms", "-picture", picture, "-profile", profiles)
+		"-people", "2", "-for", "8s", "-pause", "300ms", "-picture", picture, "-profile", profiles, "-pg-statements", "5")
 	for _, want := range []string{"pact_list", "pact_post", "pact_note", "get_pact", "post_pact_message", "pact_events",
 		"pact_claim", "pact_message", "pact_report", "pact_defer", "raise_pact_decision",
 		"console: deferred", "console: resume", "console: decisions", "console: answer", "2 people in the console",
-		"wake latency", "a person's answer", "log integration", "cores", "MB resident", "CPU per answered call"} {
+		"wake latency", "a person's answer", "log integration", "cores", "MB resident", "CPU per answered call",
+		"PostgreSQL's statements over the day", "the 5 longest"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("the figures lack %q:\n%s", want, out)
 		}

@@ -53,6 +53,10 @@ type options struct {
 	// profileDir, when set, is where the day writes a CPU profile of each
 	// board over the middle half of its run (day_profile.go).
 	profileDir string
+	// pgStatements, when positive, loads pg_stat_statements into the
+	// day's PostgreSQL and prints that many of its longest statements
+	// (day_statements.go).
+	pgStatements int
 }
 
 // scenario runs one fault scenario, printing its figures to out; an error
@@ -100,6 +104,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&o.dayPause, "pause", o.dayPause, "day: a working agent's mean pause between calls")
 	fs.StringVar(&o.picture, "picture", "", "day: write an SVG of each call type's p99 latency over time to this file")
 	fs.StringVar(&o.profileDir, "profile", "", "day: write a CPU profile of each board over the middle half of the run to this directory (<board>.cpu.pprof)")
+	fs.IntVar(&o.pgStatements, "pg-statements", 0, "day: count PostgreSQL's statements over the run (pg_stat_statements) and print this many of the longest")
 	fs.BoolVar(&o.reportMisses, "report-cursor-misses", false,
 		"kill: report, without failing, acknowledged tasks a watcher's pact_events never returned (a known finding, docs/reliability.md)")
 	if err := fs.Parse(args); err != nil {

@@ -141,3 +141,19 @@ func TestEachServerUserHasATemplateOfItsOwn(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, ta, again, "one user's is always the same")
 }
+
+// A throwaway started with settings runs with them, after its own, and
+// keeps them when it comes back up.
+func TestAThrowawayKeepsTheSettingsItWasStartedWith(t *testing.T) {
+	ctx := context.Background()
+	tw, err := StartThrowaway(ctx, "work_mem=7MB", "max_connections=40")
+	require.NoError(t, err)
+	defer tw.Destroy()
+	const workMem = "SELECT setting::int FROM pg_settings WHERE name = 'work_mem'"      // in kB
+	const conns = "SELECT setting::int FROM pg_settings WHERE name = 'max_connections'" // the caller's, not 300
+	require.Equal(t, 7*1024, scalar(t, tw.DSN("postgres"), workMem))
+	require.Equal(t, 40, scalar(t, tw.DSN("postgres"), conns))
+	require.NoError(t, tw.Restart(ctx, "fast"))
+	require.Equal(t, 7*1024, scalar(t, tw.DSN("postgres"), workMem), "Up keeps them")
+	require.Equal(t, 40, scalar(t, tw.DSN("postgres"), conns))
+}

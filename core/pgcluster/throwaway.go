@@ -16,12 +16,14 @@ import (
 // crashed test binary leaves no server behind.
 type Throwaway struct {
 	*Cluster
-	cmd  *exec.Cmd
-	done chan struct{} // closed when cmd has exited
+	cmd      *exec.Cmd
+	done     chan struct{} // closed when cmd has exited
+	settings []string      // the caller's server settings, kept for Up
 }
 
-// StartThrowaway creates and starts a throwaway cluster.
-func StartThrowaway(ctx context.Context) (*Throwaway, error) {
+// StartThrowaway creates and starts a throwaway cluster. settings are
+// further server settings (name=value), after the throwaway's own.
+func StartThrowaway(ctx context.Context, settings ...string) (*Throwaway, error) {
 	// Not t.TempDir: its parent is private to root, and the server may run as
 	// the postgres user.
 	dir, err := os.MkdirTemp("", "pact-pgtest-")
@@ -46,6 +48,7 @@ func StartThrowaway(ctx context.Context) (*Throwaway, error) {
 	if _, err := t.secure(); err != nil {
 		return fail(err)
 	}
+	t.settings = settings
 	if err := t.spawn(); err != nil {
 		return fail(err)
 	}
@@ -121,9 +124,13 @@ func (t *Throwaway) spawn() error {
 		return err
 	}
 	defer log.Close()
-	cmd := exec.Command(filepath.Join(t.bin, "postgres"), "-D", t.dataDir(), "-k", t.SocketDir,
+	args := []string{"-D", t.dataDir(), "-k", t.SocketDir,
 		"-p", strconv.Itoa(t.Port), "-c", "listen_addresses=", "-c", "unix_socket_permissions=0700", "-c", "fsync=off",
-		"-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=300")
+		"-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=300"}
+	for _, setting := range t.settings {
+		args = append(args, "-c", setting)
+	}
+	cmd := exec.Command(filepath.Join(t.bin, "postgres"), args...)
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: t.cred, Pdeathsig: syscall.SIGQUIT}
 	if err := cmd.Start(); err != nil {

@@ -127,17 +127,20 @@ const pushDue = `c.dead_at IS NULL AND (t.change_seq > c.delivered_seq
 // now, counts the attempt, and leases it for lease (its next attempt
 // moves past the lease, so another board takes it only when this one died
 // on it); nil when none is.
-func (store) claimPush(ctx context.Context, tx bun.IDB, lease time.Duration) (*pushClaim, error) {
+//
+// Like nextPushIn, it runs at every task and message event, so both are
+// prepared statements (db.DB.Fetch), planned once per connection.
+func (st store) claimPush(ctx context.Context, tx bun.IDB, lease time.Duration) (*pushClaim, error) {
 	var rows []pushClaim
-	err := tx.NewRaw(`UPDATE a2a_push_configs q SET attempts = q.attempts + 1,
-			next_attempt_at = now() + make_interval(secs => ?)
+	err := st.db.Fetch(ctx, tx, &rows, `UPDATE a2a_push_configs q SET attempts = q.attempts + 1,
+			next_attempt_at = now() + make_interval(secs => $1::float8)
 		FROM (SELECT c.id, (SELECT count(*) FROM task_messages m WHERE m.task_id = c.task_id) AS messages
 		      FROM a2a_push_configs c JOIN tasks t ON t.id = c.task_id
 		      WHERE c.next_attempt_at <= now() AND `+pushDue+`
 		      ORDER BY c.next_attempt_at LIMIT 1 FOR UPDATE OF c SKIP LOCKED) d
 		WHERE q.id = d.id
 		RETURNING q.id::text AS id, q.org_id, q.agent_id, q.task_id::text AS task_id, q.url, q.token, q.auth_scheme,
-			q.credentials, q.created_at, q.attempts, d.messages`, lease.Seconds()).Scan(ctx, &rows)
+			q.credentials, q.created_at, q.attempts, d.messages`, lease.Seconds())
 	if err != nil {
 		return nil, fmt.Errorf("board: claim a push config: %w", err)
 	}
@@ -172,10 +175,10 @@ func (store) pushDead(ctx context.Context, tx bun.IDB, c *pushClaim, why string)
 
 // nextPushIn is how long until the next config that is due may be tried;
 // nil when none is due.
-func (store) nextPushIn(ctx context.Context, tx bun.IDB) (*time.Duration, error) {
+func (st store) nextPushIn(ctx context.Context, tx bun.IDB) (*time.Duration, error) {
 	var secs []float64
-	err := tx.NewRaw(`SELECT greatest(0, extract(epoch FROM min(c.next_attempt_at) - now()))::float8
-		FROM a2a_push_configs c JOIN tasks t ON t.id = c.task_id WHERE `+pushDue+` HAVING count(*) > 0`).Scan(ctx, &secs)
+	err := st.db.Fetch(ctx, tx, &secs, `SELECT greatest(0, extract(epoch FROM min(c.next_attempt_at) - now()))::float8
+		FROM a2a_push_configs c JOIN tasks t ON t.id = c.task_id WHERE `+pushDue+` HAVING count(*) > 0`)
 	if err != nil || len(secs) == 0 {
 		return nil, err
 	}

@@ -58,15 +58,20 @@ func (store) remote(ctx context.Context, tx bun.IDB, agent string) (*remoteAgent
 // now (paused, banned, replaced, a kill switch on, out of the project) has
 // none, so that its work waits without a refused call every round. At
 // most limit.
-func (store) remoteWork(ctx context.Context, tx bun.IDB, limit int) ([]remoteTask, error) {
+//
+// A board looks at every task event, so this is sent as a prepared
+// statement (db.DB.Fetch): bun's text, planned afresh each time, cost
+// PostgreSQL three times its execution in make load's day
+// (docs/benchmarks.md, "A working day").
+func (st store) remoteWork(ctx context.Context, tx bun.IDB, limit int) ([]remoteTask, error) {
 	var out []remoteTask
-	err := tx.NewRaw(`SELECT t.id::text AS task_id, r.agent_id, r.org_id, rt.remote_task_id, rt.remote_context_id, rt.question, rt.answered
+	err := st.db.Fetch(ctx, tx, &out, `SELECT t.id::text AS task_id, r.agent_id, r.org_id, rt.remote_task_id, rt.remote_context_id, rt.question, rt.answered
 		FROM a2a_remotes r JOIN tasks t ON t.delegate_to = r.agent_id
 		LEFT JOIN a2a_remote_tasks rt ON rt.task_id = t.id
 		WHERE ((t.status = 'submitted' AND NOT t.deferred) OR (t.status = 'working' AND t.assignee = r.agent_id))
 		  AND (rt.lease_until IS NULL OR rt.lease_until < now())
 		  AND `+identity.StandsSQL("r.agent_id", "t.project_id")+`
-		ORDER BY t.updated_at LIMIT ?`, limit).Scan(ctx, &out)
+		ORDER BY t.updated_at LIMIT $1`, limit)
 	return out, err
 }
 
