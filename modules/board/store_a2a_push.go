@@ -117,39 +117,6 @@ func (st store) addPushSecret(ctx context.Context, tx bun.IDB, agent, org, seale
 	return st.pushSecret(ctx, tx, agent)
 }
 
-// pushDue is the condition under which config c (joined to its task t) has
-// something to deliver: the task changed, or its thread grew, since the
-// last delivery the receiver acknowledged.
-const pushDue = `c.dead_at IS NULL AND (t.change_seq > c.delivered_seq
-	OR (SELECT count(*) FROM task_messages m WHERE m.task_id = c.task_id) > c.delivered_messages)`
-
-// claimPush takes the next config that is due and whose next attempt is
-// now, counts the attempt, and leases it for lease (its next attempt
-// moves past the lease, so another board takes it only when this one died
-// on it); nil when none is.
-//
-// Like nextPushIn, it runs at every task and message event, so both are
-// prepared statements (db.DB.Fetch), planned once per connection.
-func (st store) claimPush(ctx context.Context, tx bun.IDB, lease time.Duration) (*pushClaim, error) {
-	var rows []pushClaim
-	err := st.db.Fetch(ctx, tx, &rows, `UPDATE a2a_push_configs q SET attempts = q.attempts + 1,
-			next_attempt_at = now() + make_interval(secs => $1::float8)
-		FROM (SELECT c.id, (SELECT count(*) FROM task_messages m WHERE m.task_id = c.task_id) AS messages
-		      FROM a2a_push_configs c JOIN tasks t ON t.id = c.task_id
-		      WHERE c.next_attempt_at <= now() AND `+pushDue+`
-		      ORDER BY c.next_attempt_at LIMIT 1 FOR UPDATE OF c SKIP LOCKED) d
-		WHERE q.id = d.id
-		RETURNING q.id::text AS id, q.org_id, q.agent_id, q.task_id::text AS task_id, q.url, q.token, q.auth_scheme,
-			q.credentials, q.created_at, q.attempts, d.messages`, lease.Seconds())
-	if err != nil {
-		return nil, fmt.Errorf("board: claim a push config: %w", err)
-	}
-	if len(rows) == 0 {
-		return nil, nil
-	}
-	return &rows[0], nil
-}
-
 // pushDelivered settles claim c as delivered up to the task's change seq
 // and c's messages.
 func (store) pushDelivered(ctx context.Context, tx bun.IDB, c *pushClaim, seq int64) error {
@@ -171,19 +138,6 @@ func (store) pushDead(ctx context.Context, tx bun.IDB, c *pushClaim, why string)
 	_, err := tx.ExecContext(ctx, `UPDATE a2a_push_configs SET dead_at = now(), last_error = ?
 		WHERE id = ? AND attempts = ? AND dead_at IS NULL`, why, c.ID, c.Attempts)
 	return err
-}
-
-// nextPushIn is how long until the next config that is due may be tried;
-// nil when none is due.
-func (st store) nextPushIn(ctx context.Context, tx bun.IDB) (*time.Duration, error) {
-	var secs []float64
-	err := st.db.Fetch(ctx, tx, &secs, `SELECT greatest(0, extract(epoch FROM min(c.next_attempt_at) - now()))::float8
-		FROM a2a_push_configs c JOIN tasks t ON t.id = c.task_id WHERE `+pushDue+` HAVING count(*) > 0`)
-	if err != nil || len(secs) == 0 {
-		return nil, err
-	}
-	d := time.Duration(secs[0] * float64(time.Second))
-	return &d, nil
 }
 
 // sealedA2A reads every sealed value of A2A's: the push configs, the

@@ -5,8 +5,6 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
-
-	"github.com/pactboard/pact/core/identity"
 )
 
 // Remote A2A agents and the tasks sent to them (a2a_remotes,
@@ -50,29 +48,6 @@ func (store) remote(ctx context.Context, tx bun.IDB, agent string) (*remoteAgent
 		return nil, err
 	}
 	return &rs[0], nil
-}
-
-// remoteWork lists, oldest first, the tasks remote agents may take now:
-// delegated to one and claimable, or held by one and followed by no live
-// lease (its follower died, or it was stopped). An agent that may not work
-// now (paused, banned, replaced, a kill switch on, out of the project) has
-// none, so that its work waits without a refused call every round. At
-// most limit.
-//
-// A board looks at every task event, so this is sent as a prepared
-// statement (db.DB.Fetch): bun's text, planned afresh each time, cost
-// PostgreSQL three times its execution in make load's day
-// (docs/benchmarks.md, "A working day").
-func (st store) remoteWork(ctx context.Context, tx bun.IDB, limit int) ([]remoteTask, error) {
-	var out []remoteTask
-	err := st.db.Fetch(ctx, tx, &out, `SELECT t.id::text AS task_id, r.agent_id, r.org_id, rt.remote_task_id, rt.remote_context_id, rt.question, rt.answered
-		FROM a2a_remotes r JOIN tasks t ON t.delegate_to = r.agent_id
-		LEFT JOIN a2a_remote_tasks rt ON rt.task_id = t.id
-		WHERE ((t.status = 'submitted' AND NOT t.deferred) OR (t.status = 'working' AND t.assignee = r.agent_id))
-		  AND (rt.lease_until IS NULL OR rt.lease_until < now())
-		  AND `+identity.StandsSQL("r.agent_id", "t.project_id")+`
-		ORDER BY t.updated_at LIMIT $1`, limit)
-	return out, err
 }
 
 // leaseRemoteTask takes task's following for follower until now + lease,
