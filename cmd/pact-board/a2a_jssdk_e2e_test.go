@@ -22,6 +22,7 @@ import (
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/core/logtest"
 	"github.com/pactboard/pact/core/pgtest"
 	"github.com/pactboard/pact/modules/people"
 	"github.com/pactboard/pact/sdk/npmtest"
@@ -199,12 +200,12 @@ func TestA2AJSSDKWorksABoardAgent(t *testing.T) {
 type a2aJSClient struct {
 	t      *testing.T
 	cmd    *exec.Cmd
-	logs   *syncBuffer
+	logs   *logtest.Buffer
 	lines  chan string
-	stderr *syncBuffer
+	stderr *logtest.Buffer
 }
 
-func startA2AClient(t *testing.T, logs *syncBuffer, conf map[string]string) *a2aJSClient {
+func startA2AClient(t *testing.T, logs *logtest.Buffer, conf map[string]string) *a2aJSClient {
 	t.Helper()
 	dir := installNodePackage(t, filepath.Join("testdata", "a2aclient"), "pact-a2a-client",
 		filepath.Join("@a2a-js", "sdk", "package.json"))
@@ -219,7 +220,7 @@ func startA2AClient(t *testing.T, logs *syncBuffer, conf map[string]string) *a2a
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	t.Cleanup(cancel)
 	c := &a2aJSClient{t: t, cmd: exec.CommandContext(ctx, "node", script, file), logs: logs,
-		lines: make(chan string, 16), stderr: &syncBuffer{}}
+		lines: make(chan string, 16), stderr: &logtest.Buffer{}}
 	c.cmd.Dir, c.cmd.Stderr = dir, c.stderr
 	stdout, err := c.cmd.StdoutPipe()
 	require.NoError(t, err)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/pactboard/pact/core/logtest"
 	"github.com/pactboard/pact/sdk/npmtest"
 )
 
@@ -27,8 +28,8 @@ import (
 type remoteA2AAgent struct {
 	t      *testing.T
 	cmd    *exec.Cmd
-	logs   *syncBuffer // the board's, shown when a wait fails
-	stderr *syncBuffer
+	logs   *logtest.Buffer // the board's, shown when a wait fails
+	stderr *logtest.Buffer
 	ended  chan struct{}
 
 	mu    sync.Mutex
@@ -39,7 +40,7 @@ type remoteA2AAgent struct {
 
 // startRemoteA2AAgent runs the agent, taking token as its bearer token,
 // and waits until it listens.
-func startRemoteA2AAgent(t *testing.T, logs *syncBuffer, token string) *remoteA2AAgent {
+func startRemoteA2AAgent(t *testing.T, logs *logtest.Buffer, token string) *remoteA2AAgent {
 	t.Helper()
 	dir := installNodePackage(t, filepath.Join("testdata", "a2aremote"), "pact-a2a-remote",
 		filepath.Join("express", "package.json"))
@@ -52,7 +53,7 @@ func startRemoteA2AAgent(t *testing.T, logs *syncBuffer, token string) *remoteA2
 	require.NoError(t, os.WriteFile(file, raw, 0o600))
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	a := &remoteA2AAgent{t: t, cmd: exec.CommandContext(ctx, "node", script, file), logs: logs, stderr: &syncBuffer{},
+	a := &remoteA2AAgent{t: t, cmd: exec.CommandContext(ctx, "node", script, file), logs: logs, stderr: &logtest.Buffer{},
 		ended: make(chan struct{}), taken: map[int]bool{}, wake: make(chan struct{}, 1)}
 	a.cmd.Dir, a.cmd.Stderr = dir, a.stderr
 	stdout, err := a.cmd.StdoutPipe()
@@ -147,7 +148,7 @@ type remoteBoard struct {
 	t     *testing.T
 	base  string
 	token string
-	logs  *syncBuffer
+	logs  *logtest.Buffer
 }
 
 // admin calls the Admin API as the person; it returns the status and the

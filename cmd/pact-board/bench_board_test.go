@@ -14,6 +14,7 @@ import (
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/core/logtest"
 	"github.com/pactboard/pact/core/pgtest"
 	"github.com/pactboard/pact/modules/people"
 )
@@ -23,7 +24,7 @@ type benchBoard struct {
 	base   string
 	dsn    string // the board's database
 	d      *db.DB // the benchmark's own handle on the board's database
-	logs   *syncBuffer
+	logs   *logtest.Buffer
 	agents []benchAgent
 }
 
@@ -41,7 +42,7 @@ func startBenchBoard(b testing.TB, client string, ids ...string) *benchBoard {
 	if err != nil {
 		b.Fatal(err)
 	}
-	logs := &syncBuffer{}
+	logs := &logtest.Buffer{}
 	m := NewMain(cfg, hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Info}))
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)

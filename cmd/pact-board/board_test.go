@@ -19,6 +19,7 @@ import (
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/core/logtest"
 	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/core/pgtest"
 	"github.com/pactboard/pact/modules/people"
@@ -31,42 +32,24 @@ func TestMain(m *testing.M) {
 
 const testSigningKey = "test-signing-key-0123456789abcdefghijkl"
 
-// syncBuffer is a log sink the server's goroutines may share.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // startBoard runs the real board in-process on a free port, against a fresh
 // test database. stop cancels its context (what SIGTERM does) and returns
 // Run's error.
-func startBoard(t *testing.T, extra map[string]string) (base string, logs *syncBuffer, stop func() error) {
+func startBoard(t *testing.T, extra map[string]string) (base string, logs *logtest.Buffer, stop func() error) {
 	t.Helper()
 	m, logs, stop := startMain(t, extra)
 	return "http://" + m.Addr().String(), logs, stop
 }
 
 // startMain is startBoard returning the running Main.
-func startMain(t *testing.T, extra map[string]string) (m *Main, logs *syncBuffer, stop func() error) {
+func startMain(t *testing.T, extra map[string]string) (m *Main, logs *logtest.Buffer, stop func() error) {
 	t.Helper()
 	return startMainWith(t, extra, nil)
 }
 
 // startMainWith is startMain with setup changing the Main before it runs
 // (Demo, Out).
-func startMainWith(t *testing.T, extra map[string]string, setup func(*Main)) (m *Main, logs *syncBuffer, stop func() error) {
+func startMainWith(t *testing.T, extra map[string]string, setup func(*Main)) (m *Main, logs *logtest.Buffer, stop func() error) {
 	t.Helper()
 	vars := map[string]string{
 		"DATABASE_URL":     pgtest.NewDSN(t),
@@ -81,7 +64,7 @@ func startMainWith(t *testing.T, extra map[string]string, setup func(*Main)) (m 
 	}
 	cfg, err := boot.Load(func(k string) string { return vars[k] })
 	require.NoError(t, err)
-	logs = &syncBuffer{}
+	logs = &logtest.Buffer{}
 	m = NewMain(cfg, hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Debug}))
 	if setup != nil {
 		setup(m)

@@ -18,6 +18,7 @@ import (
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/core/logtest"
 	"github.com/pactboard/pact/core/pgtest"
 	"github.com/pactboard/pact/core/pluginhost"
 )
@@ -59,7 +60,7 @@ func TestBundledIssuerRunsWithOnlyTheVariable(t *testing.T) {
 	ctx := context.Background()
 	iss := newOIDCIssuer(t)
 	token := iss.token(t, "oidc-sub-ana", "ana@example.com", "http://127.0.0.1:8787/admin")
-	start := func(t *testing.T, manifest []pluginhost.Spec, dir string) (string, *syncBuffer) {
+	start := func(t *testing.T, manifest []pluginhost.Spec, dir string) (string, *logtest.Buffer) {
 		dsn := pgtest.NewDSN(t)
 		m, logs, _ := startMainWith(t, map[string]string{"DATABASE_URL": dsn, "PACT_AUTH_ISSUER": iss.URL,
 			"PACT_PLUGIN_DIR": dir, "PACT_PUBLIC_URL": "http://127.0.0.1:8787"}, func(m *Main) { m.Manifest = manifest })

@@ -18,6 +18,7 @@ import (
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/core/logtest"
 	"github.com/pactboard/pact/modules/people"
 )
 
@@ -42,7 +43,7 @@ type consoleBoard struct {
 	d       *db.DB
 	op      *browsertest.Provider
 	browser *browsertest.Browser
-	out     *syncBuffer // what pact-board printed
+	out     *logtest.Buffer // what pact-board printed
 	agent   *agentClient
 	root    string // code-web's root mandate
 	ident   *identity.Service
@@ -80,7 +81,7 @@ func startConsoleBoardWith(t *testing.T, setup func(vars map[string]string), mai
 	if setup != nil {
 		setup(vars)
 	}
-	out := &syncBuffer{}
+	out := &logtest.Buffer{}
 	// As `pact-board --demo` starts: the first owner, then the console link.
 	startMainWith(t, vars, func(m *Main) {
 		m.Demo, m.Out = true, out

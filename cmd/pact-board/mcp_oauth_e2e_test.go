@@ -23,6 +23,7 @@ import (
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/core/logtest"
 	"github.com/pactboard/pact/modules/people"
 	"github.com/pactboard/pact/sdk/npmtest"
 )
@@ -175,7 +176,7 @@ type oauthClient struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	lines  chan string
-	stderr *syncBuffer
+	stderr *logtest.Buffer
 }
 
 func startOAuthClient(t *testing.T, agentURL, redirect string) *oauthClient {
@@ -192,7 +193,7 @@ func startOAuthClient(t *testing.T, agentURL, redirect string) *oauthClient {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	t.Cleanup(cancel)
-	c := &oauthClient{t: t, cmd: exec.CommandContext(ctx, "node", script, file), lines: make(chan string, 4), stderr: &syncBuffer{}}
+	c := &oauthClient{t: t, cmd: exec.CommandContext(ctx, "node", script, file), lines: make(chan string, 4), stderr: &logtest.Buffer{}}
 	c.cmd.Dir, c.cmd.Stderr = dir, c.stderr
 	c.stdin, err = c.cmd.StdinPipe()
 	require.NoError(t, err)
@@ -207,7 +208,7 @@ func startOAuthClient(t *testing.T, agentURL, redirect string) *oauthClient {
 // next is the client's next line; it fails the test, with the client's
 // stderr and the board's log, when the client ends or says nothing for a
 // minute.
-func (c *oauthClient) next(logs *syncBuffer) map[string]any {
+func (c *oauthClient) next(logs *logtest.Buffer) map[string]any {
 	c.t.Helper()
 	select {
 	case line, ok := <-c.lines:

@@ -15,6 +15,7 @@ import (
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/ledger"
+	"github.com/pactboard/pact/core/logtest"
 	"github.com/pactboard/pact/modules/people"
 )
 
@@ -22,7 +23,7 @@ import (
 // agents made directly on the database at dsn: code-web and code-api as
 // callEveryTool wants them, and w1…w4 that call every tool at once.
 type poolerBoard struct {
-	logs     *syncBuffer
+	logs     *logtest.Buffer
 	roots    map[string]string
 	sessions map[string]*mcp.ClientSession
 }

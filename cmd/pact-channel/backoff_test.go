@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/pactboard/pact/core/logtest"
 )
 
 // A board that answers the stream's opening with an error the contract
@@ -21,7 +23,7 @@ func TestAStreamThatDoesNotOpenBacksOffDoubling(t *testing.T) {
 		http.Error(w, "halted", http.StatusServiceUnavailable)
 	}))
 	t.Cleanup(board.Close)
-	log := &syncBuffer{}
+	log := &logtest.Buffer{}
 	ps := &pactStream{cfg: &config{URL: board.URL, Token: "pact_t", Agent: "a"}, client: board.Client(),
 		logger: slog.New(slog.NewTextHandler(log, nil)), last: -1}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pactboard/pact/core/kernel/kerneltest"
+	"github.com/pactboard/pact/core/logtest"
 	"github.com/pactboard/pact/modules/audit"
 	boardmod "github.com/pactboard/pact/modules/board"
 	"github.com/pactboard/pact/modules/pacts"
@@ -88,7 +89,7 @@ type proc struct {
 	in     io.WriteCloser
 	notes  chan map[string]any // params of notifications/claude/channel
 	other  chan map[string]any // every other message
-	stderr *syncBuffer
+	stderr *logtest.Buffer
 }
 
 // start runs pact-channel with env, initializes it and sends
@@ -97,7 +98,7 @@ func (w *world) start(env []string) *proc {
 	t := w.T
 	t.Helper()
 	p := &proc{cmd: exec.Command(w.bin), notes: make(chan map[string]any, 10000), other: make(chan map[string]any, 100),
-		stderr: &syncBuffer{}}
+		stderr: &logtest.Buffer{}}
 	p.cmd.Env = env
 	p.cmd.Stderr = p.stderr
 	var err error
@@ -204,25 +205,6 @@ func (p *proc) none(t testing.TB, d time.Duration) {
 }
 
 func meta(n map[string]any) map[string]any { return n["meta"].(map[string]any) }
-
-// syncBuffer is a bytes.Buffer safe for a process's writes and the test's
-// reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // proxy is a TCP proxy to the board that the test can cut: cut closes
 // every open connection and refuses new ones until restore.

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pactboard/pact/core/kernel/kerneltest"
+	"github.com/pactboard/pact/core/logtest"
 	"github.com/pactboard/pact/modules/pacts"
 )
 
@@ -46,7 +47,7 @@ func TestEveryStopAndRefusalOfTheStreamWaitsAMinute(t *testing.T) {
 		name, agent, token, url string
 		stops                   bool
 		requests                *counting
-		log                     *syncBuffer
+		log                     *logtest.Buffer
 	}
 	streams := []*stream{
 		{name: "stop line", agent: "a-stop", token: w.Token("a-stop"), url: w.URL, stops: true},
@@ -63,7 +64,7 @@ func TestEveryStopAndRefusalOfTheStreamWaitsAMinute(t *testing.T) {
 		}
 	})
 	for _, s := range streams {
-		s.requests, s.log = &counting{}, &syncBuffer{}
+		s.requests, s.log = &counting{}, &logtest.Buffer{}
 		ps := &pactStream{cfg: &config{URL: s.url, Token: s.token, Agent: s.agent}, client: &http.Client{Transport: s.requests},
 			logger: slog.New(slog.NewTextHandler(s.log, nil)), last: -1}
 		go func() {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/pactboard/pact/core/logtest"
 	"github.com/pactboard/pact/sdk/npmtest"
 )
 
@@ -43,7 +44,7 @@ func TestTheTypeScriptClientReceivesTheChannelNotification(t *testing.T) {
 	cmd := exec.Command("node", script, w.bin)
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "PACT_HOOK_DIR=" + hooks}
-	stderr := &syncBuffer{}
+	stderr := &logtest.Buffer{}
 	cmd.Stderr = stderr
 	in, err := cmd.StdinPipe()
 	require.NoError(t, err)

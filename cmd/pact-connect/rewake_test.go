@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pactboard/pact/core/kernel/kerneltest"
+	"github.com/pactboard/pact/core/logtest"
 	"github.com/pactboard/pact/modules/board"
 	"github.com/pactboard/pact/modules/pacts"
 )
@@ -54,28 +54,9 @@ func hookScript(t *testing.T) string {
 // rewakeRun is one rewake hook, started: Wait waits for its exit.
 type rewakeRun struct {
 	cmd    *exec.Cmd
-	stderr lockedBuffer
-	stdout lockedBuffer
+	stderr logtest.Buffer
+	stdout logtest.Buffer
 	done   chan error
-}
-
-// lockedBuffer is a bytes.Buffer that the test may read while the hook
-// still writes to it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 func startRewake(t *testing.T, script, hookDir, agent, session string) *rewakeRun {

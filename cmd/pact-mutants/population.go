@@ -30,6 +30,7 @@ func harnesses() map[string]string {
 		"core/auth/authtest":          "test helper: an in-process OpenID issuer",
 		"core/i18n/i18ntest":          "test helper: checks catalogs in tests",
 		"core/redact/redacttest":      "test helper: the redaction corpus",
+		"core/logtest":                "test helper: a log sink tests read while servers write it",
 		"modules/console/consoletest": "test helper: signs a person in to the console",
 		"core/mcpserve/tsclient":      "test harness: the official TypeScript MCP client",
 		"core/mcpserve/plaincall":     "test and load helper: one stateless MCP call; the board never imports it",

@@ -1,18 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/pactboard/pact/core/kernel/kerneltest"
+	"github.com/pactboard/pact/core/logtest"
 	"github.com/pactboard/pact/modules/board"
 	"github.com/pactboard/pact/modules/mandates"
 	"github.com/pactboard/pact/modules/notes"
@@ -81,13 +79,13 @@ func (w *world) env(agent, command string, more ...string) map[string]string {
 type started struct {
 	cancel context.CancelFunc
 	done   chan error
-	log    *syncBuffer
+	log    *logtest.Buffer
 }
 
 // start runs the runner with env and args until stop or its own end.
 func (w *world) start(env map[string]string, args ...string) *started {
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &started{cancel: cancel, done: make(chan error, 1), log: &syncBuffer{}}
+	s := &started{cancel: cancel, done: make(chan error, 1), log: &logtest.Buffer{}}
 	go func() { s.done <- run(ctx, args, getenv(env), s.log) }()
 	w.T.Cleanup(func() { cancel(); <-s.done })
 	return s
@@ -130,7 +128,7 @@ func (s *started) stop(t *testing.T) error {
 
 // runOnce runs the runner with --once and returns its log and error.
 func (w *world) runOnce(env map[string]string) (string, error) {
-	var log syncBuffer
+	var log logtest.Buffer
 	err := run(context.Background(), []string{"--once"}, getenv(env), &log)
 	return log.String(), err
 }
@@ -141,7 +139,7 @@ func getenv(env map[string]string) func(string) string {
 
 // eventually polls cond until it holds; the deadline only keeps a broken
 // runner from hanging the test.
-func eventually(t *testing.T, what string, cond func() bool, log *syncBuffer) {
+func eventually(t *testing.T, what string, cond func() bool, log *logtest.Buffer) {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)
 	for !cond() {
@@ -186,26 +184,6 @@ func (w *world) file(name string) string {
 func (w *world) listening(agent string) bool {
 	return w.Count(`SELECT count(*) FROM agent_presence WHERE agent_id = ? AND listening_until > now()`, agent) == 1
 }
-
-// syncBuffer is a log both the runner and the test use.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func (s *syncBuffer) has(sub string) bool { return strings.Contains(s.String(), sub) }
 
 func ptr[T any](v T) *T { return &v }
 

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/pactboard/pact/core/logtest"
 )
 
 // TestAKilledRunnersTaskIsFinishedByAnother: kill -9 of a runner in the
@@ -30,7 +32,7 @@ func TestAKilledRunnersTaskIsFinishedByAnother(t *testing.T) {
 		first.Env = append(first.Env, k+"="+v)
 	}
 	first.Env = append(first.Env, "PATH="+os.Getenv("PATH"), "HOME="+w.dir)
-	var log syncBuffer
+	var log logtest.Buffer
 	first.Stdout, first.Stderr = &log, &log
 	require.NoError(t, first.Start())
 	t.Cleanup(func() { _ = first.Process.Kill(); _ = first.Wait() })

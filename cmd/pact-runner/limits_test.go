@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/pactboard/pact/core/logtest"
 )
 
 // The daily cap: after PACT_RUNNER_MAX_RUNS_PER_DAY claims the runner
@@ -16,7 +18,7 @@ func TestRunnerKeepsTheDailyCap(t *testing.T) {
 	ids := []string{w.post("One", "runner-web", nil), w.post("Two", "runner-web", nil), w.post("Three", "runner-web", nil)}
 	cmd := fmt.Sprintf(`echo "$PACT_TASK_TITLE" >> %s/ran`, w.dir)
 	s := w.start(w.env("runner-web", cmd, "PACT_RUNNER_MAX_RUNS_PER_DAY", "2"))
-	eventually(t, "the cap is reached", func() bool { return s.log.has("waiting: daily run cap reached") }, s.log)
+	eventually(t, "the cap is reached", func() bool { return s.log.Contains("waiting: daily run cap reached") }, s.log)
 	require.Equal(t, "One\nTwo\n", w.file("ran"))
 	require.Equal(t, "submitted", w.status(ids[2]))
 	require.NoError(t, s.stop(t))
@@ -34,15 +36,15 @@ func TestRunnerKeepsQuietHours(t *testing.T) {
 		if once {
 			args = append(args, "--once")
 		}
-		cfg, err := loadConfig(args, getenv(w.env("runner-web", "echo ran", "PACT_RUNNER_QUIET_HOURS", "22-07")), &syncBuffer{})
+		cfg, err := loadConfig(args, getenv(w.env("runner-web", "echo ran", "PACT_RUNNER_QUIET_HOURS", "22-07")), &logtest.Buffer{})
 		require.NoError(t, err)
 		cfg.now = night
-		log := &syncBuffer{}
+		log := &logtest.Buffer{}
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() { done <- newRunner(cfg, newLogger(cfg, log)).serve(ctx) }()
 		if !once {
-			eventually(t, "it waits", func() bool { return log.has("waiting: quiet hours") }, log)
+			eventually(t, "it waits", func() bool { return log.Contains("waiting: quiet hours") }, log)
 			require.Contains(t, log.String(), "until=2026-12-01T07:00:00")
 			cancel()
 		}
@@ -51,10 +53,10 @@ func TestRunnerKeepsQuietHours(t *testing.T) {
 		require.Equal(t, "submitted", w.status(id), "once=%v", once)
 	}
 	day := func() time.Time { return time.Date(2026, 11, 30, 12, 0, 0, 0, time.Local) }
-	cfg, err := loadConfig([]string{"--once"}, getenv(w.env("runner-web", "echo ran", "PACT_RUNNER_QUIET_HOURS", "22-07")), &syncBuffer{})
+	cfg, err := loadConfig([]string{"--once"}, getenv(w.env("runner-web", "echo ran", "PACT_RUNNER_QUIET_HOURS", "22-07")), &logtest.Buffer{})
 	require.NoError(t, err)
 	cfg.now = day
-	require.NoError(t, newRunner(cfg, newLogger(cfg, &syncBuffer{})).serve(context.Background()))
+	require.NoError(t, newRunner(cfg, newLogger(cfg, &logtest.Buffer{})).serve(context.Background()))
 	require.Equal(t, "completed", w.status(id), "outside quiet hours it runs")
 }
 

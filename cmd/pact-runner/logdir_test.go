@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/pactboard/pact/core/logtest"
 )
 
 // SEC-019: the runner's log directory is the user's own. Without
@@ -37,7 +39,7 @@ func TestRunnerKeepsItsLogsInAPerUserStateDirectory(t *testing.T) {
 			for k, v := range tc.env {
 				env[k] = v
 			}
-			cfg, err := loadConfig(nil, getenv(env), &syncBuffer{})
+			cfg, err := loadConfig(nil, getenv(env), &logtest.Buffer{})
 			require.NoError(t, err)
 			require.Equal(t, tc.want, cfg.LogDir)
 			require.False(t, strings.HasPrefix(cfg.LogDir, os.TempDir()+"/pact-runner"), "not the shared temporary directory")

@@ -16,6 +16,7 @@ import (
 
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/kernel/kerneltest"
+	"github.com/pactboard/pact/core/logtest"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -220,17 +221,17 @@ func TestRunnerReadsTheEnvFile(t *testing.T) {
 	require.NoError(t, os.WriteFile(file, []byte(fmt.Sprintf("# written by pact-connect\nPACT_URL=%s\nexport PACT_TOKEN='%s'\n"+
 		"PACT_AGENT_ID=runner-web\nPACT_RUNNER_COMMAND=\"echo from-file\"\n", w.URL, w.Token("runner-web"))), 0o600))
 	err := run(context.Background(), []string{"--once", "--env-file", file}, getenv(map[string]string{
-		"PACT_RUNNER_LOG_DIR": filepath.Join(w.dir, "logs"), "PACT_RUNNER_COMMAND": "echo from-env"}), &syncBuffer{})
+		"PACT_RUNNER_LOG_DIR": filepath.Join(w.dir, "logs"), "PACT_RUNNER_COMMAND": "echo from-env"}), &logtest.Buffer{})
 	require.NoError(t, err)
 	require.True(t, strings.HasPrefix(w.result(id), "from-env\n"), w.result(id))
 
-	err = run(context.Background(), nil, getenv(map[string]string{"PACT_URL": w.URL}), &syncBuffer{})
+	err = run(context.Background(), nil, getenv(map[string]string{"PACT_URL": w.URL}), &logtest.Buffer{})
 	require.ErrorContains(t, err, "PACT_TOKEN is not set")
 }
 
 // --help and docs/runner.md name every setting the runner reads.
 func TestHelpAndDocsNameEverySetting(t *testing.T) {
-	var help syncBuffer
+	var help logtest.Buffer
 	_, err := loadConfig([]string{"--help"}, getenv(nil), &help)
 	require.ErrorIs(t, err, flag.ErrHelp)
 	doc, err := os.ReadFile("../../docs/runner.md")
@@ -321,7 +322,7 @@ func TestRunnerReadsTheMessagesThatWakeIt(t *testing.T) {
 	// for good, and the message stays unread.
 	require.Eventually(t, func() bool { return unread() == 0 }, 15*time.Second, 20*time.Millisecond,
 		"the runner read the message: %s", s.log)
-	eventually(t, "the runner logged it", func() bool { return s.log.has("The header is blue now.") }, s.log)
+	eventually(t, "the runner logged it", func() bool { return s.log.Contains("The header is blue now.") }, s.log)
 	eventually(t, "the runner waits in pact_events again", func() bool { return w.listening("runner-web") }, s.log)
 	w.requireNoPolling(s)
 	require.NoError(t, s.stop(t))

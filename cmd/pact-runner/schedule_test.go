@@ -9,15 +9,17 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/pactboard/pact/core/logtest"
 )
 
 // onceAt runs the runner with --once and env, its clock stopped at now.
 func (w *world) onceAt(env map[string]string, now time.Time) string {
 	w.T.Helper()
-	cfg, err := loadConfig([]string{"--once"}, getenv(env), &syncBuffer{})
+	cfg, err := loadConfig([]string{"--once"}, getenv(env), &logtest.Buffer{})
 	require.NoError(w.T, err)
 	cfg.now = func() time.Time { return now }
-	log := &syncBuffer{}
+	log := &logtest.Buffer{}
 	require.NoError(w.T, newRunner(cfg, newLogger(cfg, log)).serve(context.Background()), log.String())
 	return log.String()
 }
@@ -80,7 +82,7 @@ func TestRunnerRefusesAnInvalidSchedule(t *testing.T) {
 		require.ErrorContains(t, err, "PACT_RUNNER_SCHEDULE", bad)
 	}
 	cfg, err := loadConfig(nil, getenv(w.env("runner-web", "true", "PACT_RUNNER_SCHEDULE",
-		`[{"at":"07:30","title":"ok","action":"report.brief","body":"b","project":"web"}]`)), &syncBuffer{})
+		`[{"at":"07:30","title":"ok","action":"report.brief","body":"b","project":"web"}]`)), &logtest.Buffer{})
 	require.NoError(t, err)
 	require.Equal(t, []scheduleEntry{{At: "07:30", Title: "ok", Action: "report.brief", Body: "b", Project: "web", hour: 7, minute: 30}}, cfg.Schedule)
 }
@@ -90,10 +92,10 @@ func TestRunnerRefusesAnInvalidSchedule(t *testing.T) {
 func TestRunnerRunsItsScheduleWhileWaiting(t *testing.T) {
 	w := newWorld(t)
 	cmd := fmt.Sprintf(`echo "$PACT_TASK_TITLE" >> %s/ran`, w.dir)
-	cfg, err := loadConfig(nil, getenv(w.env("runner-web", cmd, "PACT_RUNNER_SCHEDULE", `[{"at":"07:30","title":"Brief"}]`)), &syncBuffer{})
+	cfg, err := loadConfig(nil, getenv(w.env("runner-web", cmd, "PACT_RUNNER_SCHEDULE", `[{"at":"07:30","title":"Brief"}]`)), &logtest.Buffer{})
 	require.NoError(t, err)
 	cfg.now = func() time.Time { return time.Date(2026, 11, 29, 9, 0, 0, 0, time.Local) }
-	log := &syncBuffer{}
+	log := &logtest.Buffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- newRunner(cfg, newLogger(cfg, log)).serve(ctx) }()
@@ -133,9 +135,9 @@ func TestAScheduleFailureStopsTheRunnerOnlyWhenItMust(t *testing.T) {
 	require.NoError(t, os.Mkdir(dir, 0o700))
 	cfg, err := loadConfig([]string{"--once"}, getenv(map[string]string{"PACT_URL": "http://board.test",
 		"PACT_TOKEN": "pact_x", "PACT_AGENT_ID": "runner-web", "PACT_RUNNER_COMMAND": "true",
-		"PACT_RUNNER_LOG_DIR": dir}), &syncBuffer{})
+		"PACT_RUNNER_LOG_DIR": dir}), &logtest.Buffer{})
 	require.NoError(t, err)
-	log := &syncBuffer{}
+	log := &logtest.Buffer{}
 	r := newRunner(cfg, newLogger(cfg, log))
 	ctx := context.Background()
 	var s stopped

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/pactboard/pact/core/logtest"
 )
 
 // slowCommand writes its process group's id to <dir>/pid, then sleeps for
@@ -52,7 +54,7 @@ func TestRunnerKillsTheRunOnClaimLost(t *testing.T) {
 	id := w.post("Long", "runner-web", nil)
 	s := w.start(w.env("runner-web", slowCommand(w.dir, 60), "PACT_RUNNER_HEARTBEAT_SECONDS", "0.2"), "--once")
 	eventually(t, "the command started", func() bool { return w.file("pid") != "" }, s.log)
-	eventually(t, "a heartbeat", func() bool { return s.log.has("heartbeat") }, s.log)
+	eventually(t, "a heartbeat", func() bool { return s.log.Contains("heartbeat") }, s.log)
 	require.True(t, w.alive(), "the command runs")
 	r := w.Admin("ana", "POST", "/tasks/"+id+"/release", "")
 	require.Equal(t, 200, r.Status, r.Raw)
@@ -137,9 +139,9 @@ func TestAClaimLostBeforeTheSessionIsNotReported(t *testing.T) {
 	w := newWorld(t)
 	id := w.post("Someone else's now", "", nil)
 	w.OK("code-web", "pact_claim", map[string]any{"task_id": id, "mandate_id": w.Root("code-web")})
-	cfg, err := loadConfig([]string{"--once"}, getenv(w.env("runner-web", "echo ran")), &syncBuffer{})
+	cfg, err := loadConfig([]string{"--once"}, getenv(w.env("runner-web", "echo ran")), &logtest.Buffer{})
 	require.NoError(t, err)
-	log := &syncBuffer{}
+	log := &logtest.Buffer{}
 	r := newRunner(cfg, newLogger(cfg, log))
 	defer r.board.Close()
 	ctx := context.Background()

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/pactboard/pact/core/logtest"
 )
 
 // A command asks for subtasks in PACT_SUBTASKS_FILE: the runner posts each
@@ -79,16 +81,16 @@ func TestRunnerWaitsForSubtasksAtMostMaxWait(t *testing.T) {
 // and PACT_RUNNER_MAX_WAIT_HOURS 1, on a clock that moves 40 minutes each
 // time it is read, so that a wait for subtasks ends at once; it returns
 // the runner's log.
-func (w *world) onceHurried(command string) *syncBuffer {
+func (w *world) onceHurried(command string) *logtest.Buffer {
 	w.T.Helper()
 	cfg, err := loadConfig([]string{"--once"}, getenv(w.env("runner-web", command, "PACT_RUNNER_WORKERS", "worker-web",
-		"PACT_RUNNER_MAX_WAIT_HOURS", "1")), &syncBuffer{})
+		"PACT_RUNNER_MAX_WAIT_HOURS", "1")), &logtest.Buffer{})
 	require.NoError(w.T, err)
 	var ticks atomic.Int64
 	cfg.now = func() time.Time {
 		return time.Date(2026, 11, 30, 12, 0, 0, 0, time.Local).Add(time.Duration(ticks.Add(1)) * 40 * time.Minute)
 	}
-	log := &syncBuffer{}
+	log := &logtest.Buffer{}
 	require.NoError(w.T, newRunner(cfg, newLogger(cfg, log)).serve(context.Background()), log.String())
 	return log
 }

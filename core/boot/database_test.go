@@ -1,12 +1,10 @@
 package boot_test
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/hashicorp/go-hclog"
@@ -14,37 +12,20 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pactboard/pact/core/boot"
+	"github.com/pactboard/pact/core/logtest"
 	"github.com/pactboard/pact/core/pgcluster"
 	"github.com/pactboard/pact/core/pgtest"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
-// syncBuffer is a log sink the server's goroutines may share.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-func testLogger(out *syncBuffer) hclog.Logger {
+func testLogger(out *logtest.Buffer) hclog.Logger {
 	return hclog.New(&hclog.LoggerOptions{Output: out, Level: hclog.Debug})
 }
 
 func TestOpenDatabaseExternal(t *testing.T) {
 	ctx := context.Background()
-	var logs syncBuffer
+	var logs logtest.Buffer
 	cfg := config(t, map[string]string{"DATABASE_URL": pgtest.NewDSN(t)})
 	d, release, err := boot.OpenDatabase(ctx, cfg, testLogger(&logs))
 	require.NoError(t, err)
@@ -87,7 +68,7 @@ func TestOpenDatabaseEmbedded(t *testing.T) {
 	dir := embeddedDataDir(t)
 	cfg := config(t, map[string]string{"PACT_DATA_DIR": dir})
 
-	var logs syncBuffer
+	var logs logtest.Buffer
 	d, release, err := boot.OpenDatabase(ctx, cfg, testLogger(&logs))
 	require.NoError(t, err)
 	require.Contains(t, logs.String(), "embedded PostgreSQL")
@@ -102,7 +83,7 @@ func TestOpenDatabaseEmbedded(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, c.Running(ctx), "the last user stops the server")
 
-	logs = syncBuffer{}
+	logs = logtest.Buffer{}
 	d, release, err = boot.OpenDatabase(ctx, cfg, testLogger(&logs))
 	require.NoError(t, err)
 	defer func() { require.NoError(t, release()) }()
@@ -134,7 +115,7 @@ func TestEmbeddedDatabaseIgnoresTheListenURLAndSaysSo(t *testing.T) {
 	ctx := context.Background()
 	cfg := config(t, map[string]string{"PACT_DATA_DIR": embeddedDataDir(t),
 		"DATABASE_LISTEN_URL": "postgres://nobody@127.0.0.1:1/none?connect_timeout=2"})
-	var logs syncBuffer
+	var logs logtest.Buffer
 	d, release, err := boot.Connect(ctx, cfg, testLogger(&logs))
 	require.NoError(t, err)
 	defer func() { require.NoError(t, release()) }()
@@ -153,7 +134,7 @@ func TestOpenDatabaseWithoutBinaries(t *testing.T) {
 
 func TestConnectDoesNotMigrate(t *testing.T) {
 	ctx := context.Background()
-	var logs syncBuffer
+	var logs logtest.Buffer
 	cfg := config(t, map[string]string{"DATABASE_URL": pgtest.NewDSN(t)})
 	d, release, err := boot.Connect(ctx, cfg, testLogger(&logs))
 	require.NoError(t, err)

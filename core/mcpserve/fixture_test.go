@@ -1,14 +1,12 @@
 package mcpserve_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -22,6 +20,7 @@ import (
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/kernel/kerneltest"
+	"github.com/pactboard/pact/core/logtest"
 	"github.com/pactboard/pact/core/mcpserve"
 	"github.com/pactboard/pact/sdk/errs"
 )
@@ -37,7 +36,7 @@ const publicURL = "https://board.example"
 // agent.
 type fixture struct {
 	*kerneltest.World
-	logs  *syncBuffer
+	logs  *logtest.Buffer
 	calls chan blocked // test_block announces each call here
 	since int64        // the last log entry of the set-up
 	// ready is what test_wait waits for; prepared and ended count its
@@ -174,7 +173,7 @@ func newFixtureParking(t *testing.T, park bool) *fixture {
 func newFixtureWith(t *testing.T, park bool, extra ...kernel.Module) *fixture {
 	t.Helper()
 	ctx := context.Background()
-	f := &fixture{logs: &syncBuffer{}, calls: make(chan blocked, 4)}
+	f := &fixture{logs: &logtest.Buffer{}, calls: make(chan blocked, 4)}
 	logger := hclog.New(&hclog.LoggerOptions{Output: f.logs, Level: hclog.Debug})
 	f.World = kerneltest.New(t, kerneltest.Options{Logger: logger, NoPark: !park,
 		MCP: func(*kerneltest.World) mcpserve.Options { return mcpserve.Options{PublicURL: publicURL} }},
@@ -269,21 +268,4 @@ func text(t *testing.T, res *mcp.CallToolResult) string {
 	tc, ok := res.Content[0].(*mcp.TextContent)
 	require.True(t, ok, "content is %T", res.Content[0])
 	return tc.Text
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pactboard/pact/core/boot"
+	"github.com/pactboard/pact/core/logtest"
 	"github.com/pactboard/pact/core/pluginhost"
 	"github.com/pactboard/pact/sdk/errs"
 )
@@ -230,7 +231,7 @@ func TestBundledOffersTakeTheirVariables(t *testing.T) {
 // FromConfig runs the catalog Catalog builds, logs its warnings, and
 // refuses an invalid PACT_PLUGINS: the board does not start with it.
 func TestFromConfig(t *testing.T) {
-	logs := &logBuffer{}
+	logs := &logtest.Buffer{}
 	logger := hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Debug})
 	vars := map[string]string{
 		"PACT_PLUGINS":           `[{"name": "test", "kind": "notifier", "binary": "` + testBin + `"}]`,

@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pactboard/pact/core/logtest"
 	"github.com/pactboard/pact/core/metrics"
 	"github.com/pactboard/pact/core/pluginhost"
 	"github.com/pactboard/pact/sdk/errs"
@@ -26,9 +27,9 @@ import (
 
 // newHost runs specs with short timeouts, closed when the test ends; its
 // logs go to the returned buffer.
-func newHost(t *testing.T, specs []pluginhost.Spec, tune func(*pluginhost.Options)) (*pluginhost.Host, *logBuffer) {
+func newHost(t *testing.T, specs []pluginhost.Spec, tune func(*pluginhost.Options)) (*pluginhost.Host, *logtest.Buffer) {
 	t.Helper()
-	logs := &logBuffer{}
+	logs := &logtest.Buffer{}
 	opts := &pluginhost.Options{
 		Dir:            binDir,
 		Logger:         hclog.New(&hclog.LoggerOptions{Name: "board", Output: logs, Level: hclog.Debug}),

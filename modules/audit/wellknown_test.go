@@ -1,7 +1,6 @@
 package audit_test
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"net/http"
@@ -18,28 +17,10 @@ import (
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/kernel/kerneltest"
 	"github.com/pactboard/pact/core/logformat"
+	"github.com/pactboard/pact/core/logtest"
 	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/modules/audit"
 )
-
-// lockedBuffer is a log sink the kernel's goroutines write to while the
-// test reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 func get(t *testing.T, url string) (int, string) {
 	t.Helper()
@@ -53,11 +34,11 @@ func get(t *testing.T, url string) (int, string) {
 
 // wellKnownWorld is a World with the WellKnown module under env, its logs
 // at debug level in the returned buffer.
-func wellKnownWorld(t *testing.T, env map[string]string) (*kerneltest.World, *lockedBuffer) {
+func wellKnownWorld(t *testing.T, env map[string]string) (*kerneltest.World, *logtest.Buffer) {
 	t.Helper()
 	keys, err := mandate.ParseKeyring("", strings.Repeat("k", 40))
 	require.NoError(t, err)
-	logs := &lockedBuffer{}
+	logs := &logtest.Buffer{}
 	w := kerneltest.New(t, kerneltest.Options{NoMCP: true, Env: env,
 		Logger:  hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Debug}),
 		Modules: func(*kerneltest.World) []kernel.Module { return []kernel.Module{audit.WellKnown(keys)} }})

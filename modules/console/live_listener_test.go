@@ -2,43 +2,18 @@ package console_test
 
 import (
 	"context"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pactboard/pact/core/logtest"
 	"github.com/pactboard/pact/core/outbox"
 )
 
-// logBuffer is a log's output that a test reads while the board writes it.
-type logBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-// line is the first line of the log that contains s, or "".
-func (l *logBuffer) line(s string) string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for line := range strings.Lines(l.b.String()) {
-		if strings.Contains(line, s) {
-			return line
-		}
-	}
-	return ""
-}
-
-func logTo(level hclog.Level) (*logBuffer, hclog.Logger) {
-	logs := &logBuffer{}
+func logTo(level hclog.Level) (*logtest.Buffer, hclog.Logger) {
+	logs := &logtest.Buffer{}
 	return logs, hclog.New(&hclog.LoggerOptions{Output: logs, Level: level})
 }
 
@@ -62,7 +37,7 @@ func TestADeliveredNotificationLogsNoWarning(t *testing.T) {
 	logs, logger := logTo(hclog.Warn)
 	b, s := streamBoardWith(t, boardOptions{logger: logger})
 	warm(t, b, s.Live(t))
-	require.Empty(t, logs.line("live stream: read a notification"))
+	require.Empty(t, logs.Line("live stream: read a notification"))
 }
 
 // When a live stream ends because its standing failed, the log says why:
@@ -76,7 +51,7 @@ func TestAnEndedLiveStreamsLogSaysWhy(t *testing.T) {
 	personStops["disabled"](t, b, s)
 	ended, _ := live.Ended(2 * time.Second)
 	require.True(t, ended, "the live stream outlived the stop by 2 s")
-	line := logs.line("live stream ended: its standing failed")
+	line := logs.Line("live stream ended: its standing failed")
 	require.NotEmpty(t, line, "the end was not logged")
 	require.Contains(t, line, "account is disabled")
 }

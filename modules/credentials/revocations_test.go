@@ -1,7 +1,6 @@
 package credentials_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/kernel/kerneltest"
+	"github.com/pactboard/pact/core/logtest"
 	"github.com/pactboard/pact/core/mandate"
 	"github.com/pactboard/pact/modules/credentials"
 	"github.com/pactboard/pact/sdk/credential"
@@ -102,25 +102,6 @@ func TestTheRevocationListIsSignedOverTheRevokedIDs(t *testing.T) {
 	require.EqualValues(t, 1, signer.last().Version)
 }
 
-// lockedBuffer is a log destination the server's goroutines may write
-// while the test reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // A revocation list that cannot be served because a plugin or the database
 // is unavailable answers 503 and stays out of the error log (verifiers
 // refetch often, and an unconfigured plugin is no fault); any other failure
@@ -136,7 +117,7 @@ func TestOnlyAnUnexpectedRevocationListFailureIsLogged(t *testing.T) {
 		{"PluginFails", &listSigner{err: fmt.Errorf("the signer crashed")}, http.StatusInternalServerError, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			logs := &lockedBuffer{}
+			logs := &logtest.Buffer{}
 			w := kerneltest.New(t, kerneltest.Options{NoMCP: true,
 				Logger: hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Info}),
 				Modules: func(w *kerneltest.World) []kernel.Module {

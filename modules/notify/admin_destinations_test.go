@@ -1,10 +1,8 @@
 package notify_test
 
 import (
-	"bytes"
 	"fmt"
 	"net/http"
-	"sync"
 	"testing"
 
 	"github.com/hashicorp/go-hclog"
@@ -12,6 +10,7 @@ import (
 
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel/kerneltest"
+	"github.com/pactboard/pact/core/logtest"
 	"github.com/pactboard/pact/modules/notify"
 )
 
@@ -99,29 +98,11 @@ func TestDestinationWritesNeedAnOwner(t *testing.T) {
 		WHERE e.action = 'admin.destination.disable' AND e.outcome = 'forbidden' AND p.content->>'destination_id' IS NOT NULL`))
 }
 
-// logBuffer keeps what a logger writes, for a test to read.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // A destination write the role gate refuses is recorded on the log, and
 // having recorded it is no failure: the board's own log reports no error
 // about recording it.
 func TestAGateRefusalRecordedOnTheLogIsNoFailureToRecordIt(t *testing.T) {
-	logs := &logBuffer{}
+	logs := &logtest.Buffer{}
 	w := kerneltest.New(t, kerneltest.Options{NoMCP: true,
 		Logger: hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Info})},
 		notify.New(notify.Options{Notifiers: plugins{"webhook": &recorder{}}}))
