@@ -215,7 +215,7 @@ load: build
 # each other. Both targets end with benchratio's table: the speed goals
 # beside the references measured in the same run.
 bench:
-	$(call with-ratios,$(GO) test -p 1 -run '^$$' -bench . -benchmem -timeout 60m ./...)
+	$(call with-ratios,$(BENCH_ENV) $(GO) test -p 1 -run '^$$' -bench . -benchmem -timeout 60m ./...)
 
 # Only what the table needs: the board's four tools, the go-sdk floor and
 # the pgbench references, in one test binary on one test cluster.
@@ -224,8 +224,13 @@ BENCHTIME ?= 2s
 BENCHCOUNT ?= 1
 BENCH_REFS := '^Benchmark(MCPCalls|MCPFloor|PgbenchPost|PgbenchPostNoLock|PgbenchClaim)$$/^(pact_(whoami|list|post|claim)|clients=[0-9]+)$$'
 
+# BENCH_DURABLE=1: the benchmarks' PostgreSQL flushes every commit to
+# disk (fsync, synchronous_commit and full_page_writes on), where the
+# tests' cluster has all three off (core/pgtest, PACT_TEST_PG_SETTINGS).
+BENCH_ENV := $(if $(BENCH_DURABLE),PACT_TEST_PG_SETTINGS='fsync=on synchronous_commit=on full_page_writes=on')
+
 bench-ratios:
-	$(call with-ratios,$(GO) test -run '^$$' -bench $(BENCH_REFS) -benchtime $(BENCHTIME) -count $(BENCHCOUNT) ./cmd/pact-board/)
+	$(call with-ratios,$(BENCH_ENV) $(GO) test -run '^$$' -bench $(BENCH_REFS) -benchtime $(BENCHTIME) -count $(BENCHCOUNT) ./cmd/pact-board/)
 
 # with-ratios runs a go test command, showing its output as it comes, then
 # prints cmd/benchratio's table of it; it fails when the command does.

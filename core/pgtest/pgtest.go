@@ -15,6 +15,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -46,9 +47,16 @@ func Main(m *testing.M) {
 	os.Exit(code)
 }
 
+// SettingsEnv names further server settings for the test binary's cluster,
+// space-separated name=value pairs applied after the throwaway's own: a
+// benchmark run with "fsync=on synchronous_commit=on full_page_writes=on"
+// measures commits that reach the disk (make bench-ratios BENCH_DURABLE=1,
+// docs/benchmarks.md).
+const SettingsEnv = "PACT_TEST_PG_SETTINGS"
+
 func start() {
 	ctx := context.Background()
-	c, err := pgcluster.StartThrowaway(ctx)
+	c, err := pgcluster.StartThrowaway(ctx, strings.Fields(os.Getenv(SettingsEnv))...)
 	if err != nil {
 		server.err = err
 		return

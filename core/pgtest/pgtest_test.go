@@ -2,6 +2,9 @@ package pgtest_test
 
 import (
 	"context"
+	"os"
+	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -28,4 +31,27 @@ func TestEachTestGetsItsOwnMigratedDatabase(t *testing.T) {
 	var tz string
 	require.NoError(t, a.QueryRowContext(ctx, "SHOW timezone").Scan(&tz))
 	require.Equal(t, "UTC", tz)
+}
+
+// The settings PACT_TEST_PG_SETTINGS names reach the test binary's
+// cluster. The test runs itself again with them set (fsync on, which the
+// throwaway turns off, and a work_mem of its own); in that run, and in any
+// run where they are set, each is the server's setting.
+func TestSettingsFromTheEnvironmentReachTheCluster(t *testing.T) {
+	ctx := context.Background()
+	if settings := os.Getenv(pgtest.SettingsEnv); settings != "" {
+		d := pgtest.New(t)
+		for _, pair := range strings.Fields(settings) {
+			name, want, _ := strings.Cut(pair, "=")
+			var got string
+			require.NoError(t, d.QueryRowContext(ctx, "SELECT current_setting(?)", name).Scan(&got))
+			require.Equal(t, want, got, "%s", name)
+		}
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSettingsFromTheEnvironmentReachTheCluster$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), pgtest.SettingsEnv+"=fsync=on work_mem=5MB")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.Contains(t, string(out), "--- PASS: TestSettingsFromTheEnvironmentReachTheCluster")
 }
