@@ -33,6 +33,19 @@ func TestPreferences(t *testing.T) {
 	a, err := w.Identity.GetAgent(ctx, w.DB, "code-web", "")
 	require.NoError(t, err)
 	require.JSONEq(t, `{"language":"en","style":{"short":true}}`, string(a.Preferences), "refusals leave preferences as they were")
+
+	// The limit is inclusive: preferences of exactly MaxPreferences
+	// characters as compact JSON ({"a":"…"} is 8 around the value) are
+	// kept; one character more is refused.
+	atLimit := `{"a":"` + strings.Repeat("x", people.MaxPreferences-8) + `"}`
+	got, err = mod.Service().SetPreferences(ctx, "val", "code-web", []byte(atLimit))
+	require.NoError(t, err, "exactly the limit is allowed")
+	require.Equal(t, atLimit, string(got))
+	_, err = mod.Service().SetPreferences(ctx, "val", "code-web", []byte(`{"a":"`+strings.Repeat("x", people.MaxPreferences-7)+`"}`))
+	require.Equal(t, errs.InvalidRequest, errs.CodeOf(err), "one over the limit is refused")
+	a, err = w.Identity.GetAgent(ctx, w.DB, "code-web", "")
+	require.NoError(t, err)
+	require.JSONEq(t, atLimit, string(a.Preferences), "the preferences at the limit were stored")
 	_, err = mod.Service().SetPreferences(ctx, "bo", "code-web", []byte(`{}`))
 	require.Equal(t, errs.NotFound, errs.CodeOf(err))
 }

@@ -454,3 +454,70 @@ func TestMovingAnAgentToProjectsReissuesItsRoot(t *testing.T) {
 	}
 	require.Equal(t, 1, b.Count(`SELECT count(*) FROM mandates WHERE holder = 'chat-web' AND revoked_at IS NULL`), "refusals change nothing")
 }
+
+// POST /agents registers the agent with the client the body names; only a
+// body naming none gets a code agent (docs/specs/behavior.md §10.6).
+func TestRegisterAgentKeepsTheClientItNames(t *testing.T) {
+	b := newBoard(t)
+	got := b.Admin("val", "POST", "/agents", `{"id": "chat-web", "client": "chat", "projects": ["web"]}`)
+	require.Equal(t, http.StatusCreated, got.Status, got.Raw)
+	got = b.Admin("val", "POST", "/agents", `{"id": "plain-web", "projects": ["web"]}`)
+	require.Equal(t, http.StatusCreated, got.Status, got.Raw)
+	clients := map[string]any{}
+	for _, a := range b.Admin("vic", "GET", "/agents", "").Body["agents"].([]any) {
+		clients[a.(map[string]any)["id"].(string)] = a.(map[string]any)["client"]
+	}
+	require.Equal(t, map[string]any{"chat-web": "chat", "plain-web": "code"}, clients)
+}
+
+// PUT /agents/{id}/preferences answers with the preferences now stored and
+// refuses oversize ones with invalid_request, storing nothing; DELETE
+// /agents/{id}/tokens answers how many tokens it revoked. Callers act on
+// these answers, so an empty 200 would be wrong.
+func TestPreferencesAndTokenRevocationAnswerWhatTheyDid(t *testing.T) {
+	b := newBoard(t)
+	withAgents(t, b)
+	got := b.Admin("val", "PUT", "/agents/reg-web/preferences", `{"preferences": {"language": "th", "style": {"short": true}}}`)
+	require.Equal(t, 200, got.Status, got.Raw)
+	require.JSONEq(t, `{"ok": true, "preferences": {"language": "th", "style": {"short": true}}}`, got.Raw)
+
+	got = b.Admin("val", "PUT", "/agents/reg-web/preferences", `{"preferences": {"a": "`+strings.Repeat("x", people.MaxPreferences)+`"}}`)
+	require.Equal(t, http.StatusBadRequest, got.Status, got.Raw)
+	require.Equal(t, "invalid_request", got.Body["error"], got.Raw)
+	require.Contains(t, got.Body["message"], "the limit is 4000")
+	require.Equal(t, 1, b.Count(`SELECT count(*) FROM agents WHERE id = 'reg-web' AND preferences = '{"language": "th", "style": {"short": true}}'::jsonb`),
+		"a refusal keeps what was stored")
+
+	require.Equal(t, 200, b.Admin("val", "POST", "/agents/reg-web/tokens", `{"days": 1}`).Status)
+	got = b.Admin("val", "DELETE", "/agents/reg-web/tokens", "")
+	require.Equal(t, 200, got.Status, got.Raw)
+	require.JSONEq(t, `{"revoked": 2}`, got.Raw, "the token registering gave and the one issued since")
+	got = b.Admin("val", "DELETE", "/agents/reg-web/tokens", "")
+	require.Equal(t, 200, got.Status, got.Raw)
+	require.JSONEq(t, `{"revoked": 0}`, got.Raw, "none are left")
+	got = b.Admin("val", "DELETE", "/agents/no-bot/tokens", "")
+	require.Equal(t, http.StatusNotFound, got.Status, got.Raw)
+	require.Equal(t, "not_found", got.Body["error"], got.Raw)
+}
+
+// Runners never work on production projects: moving a runner to one is
+// refused with project_mismatch and changes nothing, while any other
+// client may move there (docs/specs/behavior.md §10.2 update_agent).
+func TestMovingARunnerToAProductionProjectIsRefused(t *testing.T) {
+	b := newBoard(t)
+	b.Project("ana", "live", true)
+	for _, role := range []string{"runner", "chat"} {
+		got := b.Admin("val", "POST", "/agents/hire", `{"role": "`+role+`", "project": "web"}`)
+		require.Equal(t, http.StatusCreated, got.Status, got.Raw)
+	}
+
+	got := b.Admin("val", "PATCH", "/agents/runner-web", `{"projects": ["live"]}`)
+	require.Equal(t, http.StatusBadRequest, got.Status, got.Raw)
+	require.Equal(t, map[string]any{"error": "project_mismatch", "message": "runners never work on production projects"}, got.Body)
+	require.Equal(t, 1, b.Count(`SELECT count(*) FROM mandates WHERE holder = 'runner-web' AND revoked_at IS NULL
+		AND NOT EXISTS (SELECT 1 FROM unnest(scope) s WHERE s LIKE '%@project:live')`), "the runner keeps its root over web only")
+
+	got = b.Admin("val", "PATCH", "/agents/chat-web", `{"projects": ["web", "live"]}`)
+	require.Equal(t, 200, got.Status, got.Raw)
+	require.ElementsMatch(t, []any{"web", "live"}, got.Body["agent"].(map[string]any)["projects"])
+}

@@ -35,6 +35,12 @@ func TestHumans(t *testing.T) {
 	require.Equal(t, 200, b.Admin("zoe", "POST", "/invitations/zoe/accept", "").Status, "the account with the verified email accepts")
 	require.Equal(t, 200, b.Admin("zoe", "GET", "/me", "").Status)
 
+	// A role the invitation names is the role the person gets.
+	got = b.Admin("ana", "POST", "/humans", `{"id": "amy", "name": "Amy", "role": "approver", "email": "amy@example.com"}`)
+	require.Equal(t, http.StatusCreated, got.Status, got.Raw)
+	require.Equal(t, "approver", got.Body["role"])
+	require.Equal(t, 1, b.Count(`SELECT count(*) FROM humans WHERE id = 'amy' AND role = 'approver'`))
+
 	got = b.Admin("ana", "POST", "/humans", `{"id": "bo", "name": "Bo", "email": "bo2@example.com"}`)
 	require.Equal(t, http.StatusConflict, got.Status)
 	require.Equal(t, "id_taken", got.Body["error"], "ids are global")
