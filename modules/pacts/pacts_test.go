@@ -76,3 +76,45 @@ func TestOnlyOwnersAndApproversAgentsStartPacts(t *testing.T) {
 	_, err := f.as("vera", pacts.ToolCreate, map[string]any{"project_id": "web", "name": "x", "purpose": "y", "prefix": "V"})
 	require.Equal(t, errs.Forbidden, errs.CodeOf(err))
 }
+
+// A reply marks its author's own earlier message done or superseded, in
+// the statement that posts the reply (postMessage): the feed row, the
+// message on it and the mark commit together, and the mark passes the
+// trigger that lets only a message's author change it. Another seat's
+// message cannot be marked, and that refusal posts nothing: its number is
+// never used.
+func TestAReplyMarksItsAuthorsOwnMessageAndNoOneElses(t *testing.T) {
+	f := setup(t)
+	id := f.pact(t)
+	_, err := f.as("wanda", pacts.ToolPost, map[string]any{"pact_id": id, "body": "Draft one."})
+	require.NoError(t, err)
+	_, err = f.as("bram", pacts.ToolPost, map[string]any{"pact_id": id, "body": "Noted."})
+	require.NoError(t, err)
+	out, err := f.as("wanda", pacts.ToolPost, map[string]any{"pact_id": id, "body": "Draft two.", "reply_to": "W-001", "mark": "superseded"})
+	require.NoError(t, err)
+	require.Equal(t, "W-002", out["number"])
+	posted := out["cursor"]
+
+	_, err = f.as("wanda", pacts.ToolPost, map[string]any{"pact_id": id, "body": "Closing yours.", "reply_to": "B-001", "mark": "done"})
+	require.Equal(t, errs.Forbidden, errs.CodeOf(err))
+
+	got, err := f.as("bram", pacts.ToolGet, map[string]any{"pact_id": id})
+	require.NoError(t, err)
+	require.EqualValues(t, 3, got["message_count"], "the refused reply posted nothing")
+	status := map[string]any{}
+	for _, m := range got["messages"].([]any) {
+		msg := m.(map[string]any)
+		status[msg["number"].(string)] = msg["status"]
+		if msg["number"] == "W-002" {
+			require.Equal(t, "W-001", msg["reply_to"])
+			require.Equal(t, "Draft two.", msg["body"])
+			require.Equal(t, posted, msg["cursor"], "the message sits on the feed row its post answered")
+		}
+	}
+	require.Equal(t, map[string]any{"W-001": "superseded", "B-001": "open", "W-002": "open"}, status)
+
+	out, err = f.as("wanda", pacts.ToolPost, map[string]any{"pact_id": id, "body": "Draft three."})
+	require.NoError(t, err)
+	require.Equal(t, "W-003", out["number"], "numbers stay gap-free past a refusal")
+	f.VerifyLog()
+}

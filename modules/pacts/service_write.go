@@ -60,17 +60,10 @@ func (s *Service) Post(ctx context.Context, tx bun.IDB, a Actor, acc Access, pac
 		}
 	}
 	number := fmt.Sprintf("%s-%03d", seat.Prefix, seat.NextNumber)
-	pos, err := appendFeed(ctx, tx, feedItem{PactID: p.ID, Kind: "message", Ref: number, SeatKey: &seat.Key, Actor: a.String(), Excerpt: m.Body})
+	pos, err := postMessage(ctx, tx, seat, feedItem{PactID: p.ID, Kind: "message", Ref: number, SeatKey: &seat.Key, Actor: a.String(), Excerpt: m.Body},
+		number, m.Body, m.ReplyTo, m.Mark)
 	if err != nil {
 		return Posted{}, err
-	}
-	if err := insertMessage(ctx, tx, seat, number, a.String(), m.Body, m.ReplyTo, pos.ID); err != nil {
-		return Posted{}, err
-	}
-	if m.Mark != "" {
-		if err := markMessage(ctx, tx, p.ID, m.ReplyTo, m.Mark); err != nil {
-			return Posted{}, err
-		}
 	}
 	w, err := wrote(ctx, tx, seat, pos)
 	return Posted{Number: number, Written: w}, err

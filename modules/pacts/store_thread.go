@@ -120,26 +120,25 @@ func messageAuthor(ctx context.Context, tx bun.IDB, pact, number string) (author
 	return authors[0], true, nil
 }
 
-// insertMessage appends message number of seat, by author, to its pact's
-// thread with its feed row feed, and moves the seat to its next number.
-func insertMessage(ctx context.Context, tx bun.IDB, seat *seatRow, number, author, body, replyTo string, feed int64) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO pact_messages (pact_id, number, seat_key, prefix, seq, author, body, reply_to, feed_id)
-		VALUES (?, ?, ?, ?, ?, ?, ?, nullif(?, ''), ?);
-		UPDATE pact_seats SET next_number = next_number + 1 WHERE pact_id = ? AND key = ?`,
-		seat.PactID, number, seat.Key, seat.Prefix, seat.NextNumber, author, body, replyTo, feed, seat.PactID, seat.Key)
+// postMessage appends message number of seat, body by f.Actor, to its pact's
+// thread with the feed row f that records it, in one statement
+// (appendFeedWith): the row, the message with the row's id, the seat moved
+// to its next number and, when mark is set, the seat's message replyTo
+// marked with it (the trigger of migration 017 checks it is the actor's).
+func postMessage(ctx context.Context, tx bun.IDB, seat *seatRow, f feedItem, number, body, replyTo, mark string) (feedPos, error) {
+	with := `, posted AS (INSERT INTO pact_messages (pact_id, number, seat_key, prefix, seq, author, body, reply_to, feed_id)
+			SELECT ?, ?, ?, ?, ?, ?, ?, nullif(?, ''), f.id FROM f),
+		numbered AS (UPDATE pact_seats s SET next_number = s.next_number + 1 FROM f WHERE s.pact_id = ? AND s.key = ?)`
+	args := []any{seat.PactID, number, seat.Key, seat.Prefix, seat.NextNumber, f.Actor, body, replyTo, seat.PactID, seat.Key}
+	if mark != "" {
+		with += `, marked AS (UPDATE pact_messages m SET status = ? FROM f WHERE m.pact_id = ? AND m.number = ?)`
+		args = append(args, mark, seat.PactID, replyTo)
+	}
+	pos, err := appendFeedWith(ctx, tx, f, with, args...)
 	if err != nil {
-		return fmt.Errorf("pacts: post %s in %s: %w", number, seat.PactID, err)
+		return feedPos{}, fmt.Errorf("pacts: post %s in %s: %w", number, seat.PactID, err)
 	}
-	return nil
-}
-
-// markMessage sets the status of message number of pact.
-func markMessage(ctx context.Context, tx bun.IDB, pact, number, status string) error {
-	if _, err := tx.ExecContext(ctx, `UPDATE pact_messages SET status = ? WHERE pact_id = ? AND number = ?`,
-		status, pact, number); err != nil {
-		return fmt.Errorf("pacts: mark %s %s: %w", number, status, err)
-	}
-	return nil
+	return pos, nil
 }
 
 // insertDecision records seat's decision, raised by by, with its feed row

@@ -81,7 +81,7 @@ func (m *Module) addSeats(h *kernel.Host) error {
 }
 
 func (m *Module) addWrites(h *kernel.Host) error {
-	err := kernel.AddTool(h, kernel.ToolSpec{Name: ToolPost, Effect: kernel.Updates, Title: "Post in a pact", RoundTrips: 10, MandateArg: "mandate_id",
+	err := kernel.AddTool(h, kernel.ToolSpec{Name: ToolPost, Effect: kernel.Updates, Title: "Post in a pact", RoundTrips: 8, MandateArg: "mandate_id",
 		Description: "Post a message in a pact's thread. It is numbered from your seat's prefix (W-003) for good and can never be " +
 			"edited or deleted: to correct one, reply to it. The answer carries what others wrote since your last write. " +
 			"At most 30 writes a minute per participant."},
