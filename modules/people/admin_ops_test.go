@@ -120,3 +120,19 @@ func TestSetProjectFlagsConfinedToTheOrganization(t *testing.T) {
 	_, err = mod.Service().SetProjectFlags(ctx, "ana", "web", people.ProjectFlags{})
 	require.Equal(t, errs.InvalidRequest, errs.CodeOf(err))
 }
+
+// A person's name is 1-200 characters, counted as characters, not bytes:
+// an owner may rename someone to a Thai name of exactly 200 (600 bytes);
+// one of 201 is refused with invalid_request and changes nothing.
+func TestUpdateHumanNameIsAtMostTwoHundredCharacters(t *testing.T) {
+	ctx := context.Background()
+	w, mod := office(t)
+	atLimit := strings.Repeat("ก", 200)
+	p, err := mod.Service().UpdateHuman(ctx, "ana", "vic", people.HumanUpdate{Name: ptr(atLimit)})
+	require.NoError(t, err, "exactly 200 characters is allowed")
+	require.Equal(t, atLimit, p.Name)
+
+	_, err = mod.Service().UpdateHuman(ctx, "ana", "vic", people.HumanUpdate{Name: ptr(atLimit + "ก")})
+	require.EqualError(t, err, "invalid_request: a person needs a name of 1-200 characters")
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM humans WHERE id = 'vic' AND name = ?`, atLimit), "a refusal keeps the name")
+}

@@ -215,3 +215,19 @@ func TestKillSwitches(t *testing.T) {
 	require.Equal(t, errs.NotFound, errs.CodeOf(mod.Service().RenameOrg(ctx, "nope", "Nope")))
 	w.VerifyLog()
 }
+
+// An organization's name is 1-80 characters, counted as characters, not
+// bytes: the operator's rename keeps a Thai name of exactly 80 (240 bytes)
+// and refuses one of 81 with invalid_request, leaving the name as it was.
+func TestTheOperatorRenamesAnOrganizationToAtMostEightyCharacters(t *testing.T) {
+	ctx := context.Background()
+	w, mod := office(t)
+	atLimit := strings.Repeat("ก", 80)
+	require.NoError(t, mod.Service().RenameOrg(ctx, "acme", atLimit), "exactly 80 characters is allowed")
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM orgs WHERE id = 'acme' AND name = ?`, atLimit))
+
+	err := mod.Service().RenameOrg(ctx, "acme", atLimit+"ก")
+	require.Equal(t, errs.InvalidRequest, errs.CodeOf(err), "81 characters is one too many: %v", err)
+	require.EqualError(t, err, "invalid_request: an organization's name is 1-80 characters")
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM orgs WHERE id = 'acme' AND name = ?`, atLimit), "a refusal keeps the name")
+}

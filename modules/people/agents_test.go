@@ -35,7 +35,15 @@ func withAgents(t *testing.T, b *board) {
 // connectCode posts body to POST /connect on the board (no token).
 func (b *board) connectCode(t *testing.T, body string) kerneltest.Reply {
 	t.Helper()
-	resp, err := http.Post(b.URL+"/connect", "application/json", strings.NewReader(body))
+	return b.postConnect(t, strings.NewReader(body))
+}
+
+// postConnect posts body to POST /connect on the board (no token); a body
+// whose length net/http cannot tell beforehand is sent chunked, with no
+// Content-Length.
+func (b *board) postConnect(t *testing.T, body io.Reader) kerneltest.Reply {
+	t.Helper()
+	resp, err := http.Post(b.URL+"/connect", "application/json", body)
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
@@ -520,4 +528,42 @@ func TestMovingARunnerToAProductionProjectIsRefused(t *testing.T) {
 	got = b.Admin("val", "PATCH", "/agents/chat-web", `{"projects": ["web", "live"]}`)
 	require.Equal(t, 200, got.Status, got.Raw)
 	require.ElementsMatch(t, []any{"web", "live"}, got.Body["agent"].(map[string]any)["projects"])
+}
+
+// A hire's root mandate lasts the days the hire names, or else its role's
+// mandate_days: with a role of 60 days, a hire naming none gets 60 days (not
+// the 30 of a registration) and one naming 7 gets 7.
+func TestAHiresMandateLastsItsDaysOrElseItsRoles(t *testing.T) {
+	b := newBoard(t)
+	got := b.Admin("val", "PUT", "/roles/long", `{"name": "Long", "client": "code", "actions": ["task.read"], "mandate_days": 60}`)
+	require.Equal(t, http.StatusOK, got.Status, got.Raw)
+	root := `SELECT count(*) FROM agents a JOIN mandates m ON m.id = a.root_mandate_id WHERE a.id = ?
+		AND m.expires_at BETWEEN now() + ?::interval - interval '1 hour' AND now() + ?::interval + interval '1 hour'`
+
+	got = b.Admin("val", "POST", "/agents/hire", `{"role": "long", "project": "web", "id": "role-days"}`)
+	require.Equal(t, http.StatusCreated, got.Status, got.Raw)
+	require.Equal(t, 1, b.Count(root, "role-days", "60 days", "60 days"), "no days: the role's 60")
+
+	got = b.Admin("val", "POST", "/agents/hire", `{"role": "long", "project": "web", "id": "own-days", "days": 7}`)
+	require.Equal(t, http.StatusCreated, got.Status, got.Raw)
+	require.Equal(t, 1, b.Count(root, "own-days", "7 days", "7 days"), "days 7: 7, whatever the role says")
+}
+
+// GET /agents shows each agent's preferences as stored: the object set, or
+// an empty object for an agent that has none, never null.
+func TestTheAgentListShowsEachAgentsPreferences(t *testing.T) {
+	b := newBoard(t)
+	withAgents(t, b)
+	got := b.Admin("val", "PUT", "/agents/reg-web/preferences", `{"preferences": {"language": "th", "style": {"short": true}}}`)
+	require.Equal(t, http.StatusOK, got.Status, got.Raw)
+	list := b.Admin("vic", "GET", "/agents", "")
+	require.Equal(t, http.StatusOK, list.Status, list.Raw)
+	prefs := map[string]any{}
+	for _, a := range list.Body["agents"].([]any) {
+		prefs[a.(map[string]any)["id"].(string)] = a.(map[string]any)["preferences"]
+	}
+	require.Equal(t, map[string]any{
+		"reg-web":   map[string]any{"language": "th", "style": map[string]any{"short": true}},
+		"hired-web": map[string]any{},
+	}, prefs)
 }

@@ -177,3 +177,16 @@ func TestAnotherOrganizationsIDsAnswerLikeMissingOnes(t *testing.T) {
 	require.Equal(t, 1, b.Count(`SELECT count(*) FROM humans WHERE id = 'bo' AND name = 'Bo'`))
 	require.Equal(t, 0, b.Count(`SELECT count(*) FROM projects WHERE frozen`))
 }
+
+// Giving someone an email another person of the organization has, in any
+// case, is refused with id_taken naming the email, the answer an owner can
+// act on (not the database's "human vic is already taken"), and logged as
+// that refusal; vic keeps the address they had.
+func TestUpdateHumanToATakenEmailSaysTheEmailIsTaken(t *testing.T) {
+	b := newBoard(t)
+	got := b.Admin("ana", "PATCH", "/humans/vic", `{"email": "ANA@example.com"}`)
+	require.Equal(t, 409, got.Status, got.Raw)
+	require.Equal(t, map[string]any{"error": "id_taken", "message": "email ANA@example.com is already someone's in this organization"}, got.Body)
+	require.Equal(t, 1, b.Count(`SELECT count(*) FROM humans WHERE id = 'vic' AND email = 'vic@example.com'`))
+	require.Equal(t, 1, b.Count(`SELECT count(*) FROM entries WHERE action = 'admin.human.update' AND outcome = 'id_taken'`))
+}

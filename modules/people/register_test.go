@@ -194,3 +194,19 @@ func TestRowsNeedTheirOwnOrganization(t *testing.T) {
 	_, err = f.DB.ExecContext(ctx, `UPDATE agents SET role_id = 'rocketeer' WHERE id = 'code-web'`)
 	require.Equal(t, db.ForeignKeyViolation, db.PgCode(err), "a role of another organization")
 }
+
+// A registration's log entry names the agent's project when it has exactly
+// one, so it is in that project's chain of the log; an agent over several
+// projects names none, and its entry is in the organization's own chain.
+func TestARegistrationIsLoggedInItsOneProject(t *testing.T) {
+	ctx := context.Background()
+	f := withPeople(t)
+	_, err := f.mod.Service().RegisterAgent(ctx, "val", people.AgentInput{ID: "code-web", Client: "code", Projects: []string{"web"}})
+	require.NoError(t, err)
+	_, err = f.mod.Service().RegisterAgent(ctx, "val", people.AgentInput{ID: "chat-two", Client: "chat", Projects: []string{"web", "prod"}})
+	require.NoError(t, err)
+	registered := `SELECT count(*) FROM entries WHERE action = 'admin.agent.register' AND outcome = 'ok' AND agent_id = ?`
+	require.Equal(t, 1, f.count(t, registered+` AND project_id = 'web' AND chain_key = 'web'`, "code-web"), "one project: the entry is web's")
+	require.Equal(t, 1, f.count(t, registered+` AND project_id IS NULL
+		AND chain_key = (SELECT system_chain FROM orgs WHERE id = 'default')`, "chat-two"), "two projects: the entry names neither")
+}

@@ -106,3 +106,38 @@ func TestABlankSecretSettingShowsAsUnset(t *testing.T) {
 	require.Equal(t, http.StatusOK, got.Status, got.Raw)
 	require.Equal(t, "", got.Body["settings"].(map[string]any)["PACT_RUNNER_GITHUB_TOKEN"])
 }
+
+// A sealed setting opens only in its own organization, role and key: one
+// copied into another role (by hand in the database, say) cannot be read.
+// Redeeming the code of an agent hired from that role is then answered 400
+// invalid_request saying an approver must set it again, not 403 as if the
+// code were bad: the code stays good, and once an approver sets the
+// setting again it redeems, with the new value.
+func TestASecretSettingThatDoesNotOpenAsksForItAgain(t *testing.T) {
+	b := newBoard(t)
+	for _, role := range []string{"first", "second"} {
+		got := b.Admin("val", "PUT", "/roles/"+role, `{"name": "R", "client": "runner", "actions": ["task.work"],
+			"settings": {"DATABASE_URL": "postgres://app:`+role+`pw@db/app"}}`)
+		require.Equal(t, http.StatusOK, got.Status, got.Raw)
+	}
+	got := b.Admin("val", "POST", "/agents/hire", `{"role": "second", "project": "web"}`)
+	require.Equal(t, http.StatusCreated, got.Status, got.Raw)
+	code := got.Body["connect"].(map[string]any)["code"].(string)
+	b.Exec(`UPDATE agent_roles SET settings = jsonb_set(settings, '{DATABASE_URL}',
+		(SELECT settings->'DATABASE_URL' FROM agent_roles WHERE id = 'first')) WHERE id = 'second'`)
+
+	got = b.connectCode(t, `{"code": "`+code+`"}`)
+	require.Equal(t, http.StatusBadRequest, got.Status, got.Raw)
+	require.Equal(t, "invalid_request", got.Body["error"], got.Raw)
+	require.Regexp(t, `^role second: setting DATABASE_URL cannot be read \(.*\); an approver must set it again$`, got.Body["message"])
+	require.NotContains(t, got.Raw, "pw@db")
+	require.Zero(t, b.Count(`SELECT count(*) FROM agent_tokens WHERE agent_id = 'second-web'`), "no token was handed out")
+
+	got = b.Admin("val", "PUT", "/roles/second", `{"name": "R", "client": "runner", "actions": ["task.work"],
+		"settings": {"DATABASE_URL": "postgres://app:newpw@db/app"}}`)
+	require.Equal(t, http.StatusOK, got.Status, got.Raw)
+	got = b.connectCode(t, `{"code": "`+code+`"}`)
+	require.Equal(t, http.StatusOK, got.Status, got.Raw)
+	require.Equal(t, "second-web", got.Body["agent_id"])
+	require.Equal(t, "postgres://app:newpw@db/app", got.Body["settings"].(map[string]any)["DATABASE_URL"])
+}
