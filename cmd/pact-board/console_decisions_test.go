@@ -2,7 +2,9 @@ package main
 
 import (
 	"net/http"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -44,6 +46,25 @@ func TestConsoleDecisionsKeepChangeAnswerUntilRead(t *testing.T) {
 	needs()
 	p.ExpectText(words)
 	require.Contains(t, p.Texts("button"), "Change answer")
+	// The page reads its decisions again when its live stream opens
+	// (main.tsx), which on a loaded machine can be seconds after it
+	// loaded. A read after the agent's would drop the decision before the
+	// page could show the refusal, so the agent reads only once the page
+	// has asked twice since it loaded: as it mounted, and as its stream
+	// opened.
+	require.Eventually(t, func() bool {
+		asked := 0
+		for _, r := range p.Requests() {
+			if r.Navigation {
+				asked = 0
+			}
+			if strings.Contains(r.URL, "/admin/api/pact-decisions") {
+				asked++
+			}
+		}
+		return asked >= 2
+	}, 15*time.Second, 20*time.Millisecond, "the page did not read its decisions again as its live stream opened")
+	p.ExpectText(words)
 
 	// The agent reads the answer: the changed words, and now final.
 	view := c.agent.ok("get_pact", map[string]any{"mandate_id": c.root, "pact_id": pact})
