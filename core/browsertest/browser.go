@@ -32,6 +32,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pactboard/pact/core/logtest"
 	"github.com/pactboard/pact/sdk/npmtest"
 )
 
@@ -69,8 +70,8 @@ type Browser struct {
 
 	mu     sync.Mutex // one command at a time: the driver answers in order
 	stdin  io.WriteCloser
-	lines  chan []byte // stdout, a line each; closed when the driver exits
-	stderr *lockedWriter
+	lines  chan []byte     // stdout, a line each; closed when the driver exits
+	stderr *logtest.Buffer // the subprocess's stderr, read while it writes
 	cmd    *exec.Cmd
 	nextID int
 	pages  int
@@ -84,7 +85,7 @@ func Start(t testing.TB) *Browser {
 	dir, script := install(t, "browser", "pact-browsertest-driver", "playwright-core/package.json", "driver")
 	cmd := exec.Command("node", script, chromium, strconv.Itoa(int(Timeout/time.Millisecond)))
 	cmd.Dir = dir
-	b := &Browser{t: t, cmd: cmd, stderr: &lockedWriter{}, lines: make(chan []byte, 1)}
+	b := &Browser{t: t, cmd: cmd, stderr: &logtest.Buffer{}, lines: make(chan []byte, 1)}
 	cmd.Stderr = b.stderr
 	var err error
 	if b.stdin, err = cmd.StdinPipe(); err != nil {
@@ -217,22 +218,4 @@ func install(t testing.TB, sub, name, marker, stem string) (dir, script string) 
 		t.Fatalf("browsertest: %v", err)
 	}
 	return dir, npmtest.WriteScript(t, dir, stem, body)
-}
-
-// lockedWriter lets a test read a subprocess's stderr while it writes.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  bytes.Buffer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
-func (l *lockedWriter) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.String()
 }

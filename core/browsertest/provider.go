@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pactboard/pact/core/logtest"
 )
 
 // User is one person the provider's sign-in form accepts. Email is also
@@ -90,7 +92,7 @@ func StartProvider(t testing.TB, cfg ProviderConfig) *Provider {
 	}
 	cmd := exec.Command("node", script, file)
 	cmd.Dir = dir
-	stderr := &lockedWriter{}
+	stderr := &logtest.Buffer{}
 	cmd.Stderr = stderr
 	// The provider runs until its stdin closes: when this process ends,
 	// however it ends, the provider does too.
