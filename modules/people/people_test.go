@@ -36,7 +36,13 @@ func newBoard(t *testing.T) *board {
 // newBoardWith is newBoard on a World made with opts.
 func newBoardWith(t *testing.T, opts kerneltest.Options) *board {
 	t.Helper()
-	b := &board{mod: people.New(), stand: &standIn{}}
+	return newBoardOf(t, opts, people.New())
+}
+
+// newBoardOf is newBoardWith on the module mod.
+func newBoardOf(t *testing.T, opts kerneltest.Options, mod *people.Module) *board {
+	t.Helper()
+	b := &board{mod: mod, stand: &standIn{}}
 	b.World = kerneltest.New(t, opts, b.mod, b.stand)
 	b.Person("", "ana", identity.Owner)
 	b.Person("ana", "val", identity.Approver)

@@ -144,7 +144,7 @@ func (s *Service) createOrg(ctx context.Context, tx bun.Tx, in SignUpInput) (*Si
 }
 
 // freeID returns base if taken says it is free (and always suffixed when
-// suffixAlways), else base-<n hex digits>, trying a few random suffixes.
+// suffixAlways), else base-<n hex digits>, trying eight random suffixes.
 func (s *Service) freeID(ctx context.Context, tx bun.IDB, taken func(context.Context, bun.IDB, string) (bool, error),
 	base string, n int, suffixAlways bool) (string, error) {
 	for try := 0; try < 8; try++ {
