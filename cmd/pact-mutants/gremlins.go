@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,13 +8,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"slices"
 	"strings"
 	"time"
 )
 
-// gremlinsModule is the mutation tool make mutants installs and runs.
+// gremlinsModule is the mutation tool whose mutants make mutants runs:
+// its --dry-run lists them (dryRun).
 const gremlinsModule = "github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0"
 
 // tools installs gremlins into work/tools and writes work/bin/go, a go that
@@ -47,13 +45,13 @@ func tools(root, work string) (gremlins string, env []string, err error) {
 	return filepath.Join(work, "tools", "gremlins"), env, nil
 }
 
-// outcome is one slice's run: gremlins' counts of its mutants.
+// outcome is one slice's run: the counts of its mutants' verdicts.
 type outcome struct {
 	Pkg, Slice                                              string
 	Killed, Lived, TimedOut, NotCovered, NotViable, Skipped int
-	ByHand                                                  int // verdicts of byHand among the counts
+	ByHand                                                  int // mutants run against the whole suite, among the counts
 	Took                                                    time.Duration
-	Err                                                     string // gremlins failed, or ran past the bound
+	Err                                                     string // the run failed, or ran past the bound
 }
 
 func (o outcome) efficacy() float64 {
@@ -68,46 +66,12 @@ func (o outcome) String() string {
 		o.Pkg, o.Slice, o.Killed+o.Lived+o.TimedOut+o.NotCovered+o.NotViable+o.Skipped, o.Killed, o.Lived, o.TimedOut,
 		o.NotCovered, o.NotViable, o.efficacy(), o.Took.Round(time.Second))
 	if o.ByHand > 0 {
-		s += fmt.Sprintf(" (%d not covered by gremlins, run by hand)", o.ByHand)
+		s += fmt.Sprintf(" (%d run against the whole suite: no test executes their function)", o.ByHand)
 	}
 	if o.Err != "" {
 		s += " (" + o.Err + ")"
 	}
 	return s
-}
-
-// runSlice mutates s's files alone and runs, against each mutant, only the
-// tests that execute them (run, from testsByFile), writing gremlins'
-// results to out, with the string joins of the package's files (concats,
-// from stringConcats) marked not viable.
-func runSlice(root, gremlins string, env []string, s slice, all []string, concats map[string]bool, run, out string, bound time.Duration, coefficient int) (o outcome) {
-	o = outcome{Pkg: s.Pkg, Slice: s.Name}
-	start := time.Now()
-	defer func() { o.Took = time.Since(start) }()
-	// Everything but this slice's files is excluded, subpackages too.
-	args := []string{"unleash", "--workers", "1", "--timeout-coefficient", fmt.Sprint(coefficient), "-S", "lt", "-E", "/", "-o", out}
-	for _, f := range all {
-		if !slices.Contains(s.Files, f) {
-			args = append(args, "-E", "^"+regexp.QuoteMeta(f)+"$")
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), bound)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, gremlins, args...)
-	cmd.Dir = filepath.Join(root, s.Pkg)
-	cmd.Env = append(env, "GOFLAGS=-count=1 -run="+run)
-	_ = os.Remove(out)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		o.Err = fmt.Sprintf("gremlins: %v: %s", err, tail(string(b)))
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			o.Err = fmt.Sprintf("ran past its bound of %s", bound)
-		}
-		return o
-	}
-	if err := o.read(out, concats); err != nil {
-		o.Err = err.Error()
-	}
-	return o
 }
 
 // read counts the statuses of gremlins' -o results, after marking not

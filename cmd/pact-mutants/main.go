@@ -33,10 +33,9 @@ func main() {
 	list := flag.Bool("list", false, "print the packages and their slices, and run nothing")
 	recount := flag.Bool("recount", false, "count again the results of the last runs (.mutants/*.json), and run nothing")
 	drawFor := flag.String("draw", "", "draw a mutation for these contracts (comma-separated ids, or all) into docs/proofs, and run nothing else")
-	handOnly := flag.Bool("by-hand", false, "run by hand the last runs' not covered mutants (.mutants/*.json), and run no gremlins")
 	pkgs := flag.String("pkg", "", "comma-separated packages (core/redact); empty is the whole population")
 	only := flag.String("slice", "", "run only the slice of this name")
-	bound := flag.Duration("bound", 40*time.Minute, "bound on one slice's gremlins run")
+	bound := flag.Duration("bound", 40*time.Minute, "bound on one slice's run: the mutants not reached by then are skipped")
 	coefficient := flag.Int("coefficient", 4, "a mutant's test run is bounded by its tests' time unmutated times this")
 	root := flag.String("root", ".", "the repository root")
 	flag.Parse()
@@ -47,15 +46,15 @@ func main() {
 		}
 		return
 	}
-	if err := run(*root, *pkgs, *only, mode{*list, *recount, *handOnly}, *bound, *coefficient, os.Stdout); err != nil {
+	if err := run(*root, *pkgs, *only, mode{*list, *recount}, *bound, *coefficient, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "pact-mutants:", err)
 		os.Exit(1)
 	}
 }
 
-// mode says what run does besides running gremlins: list the slices,
-// recount the last results, or run their not covered mutants by hand.
-type mode struct{ list, recount, handOnly bool }
+// mode says what run does instead of running mutants: list the slices, or
+// recount the last results.
+type mode struct{ list, recount bool }
 
 func run(root, pkgs, only string, m mode, bound time.Duration, coefficient int, w io.Writer) error {
 	root, err := filepath.Abs(root)
@@ -105,7 +104,7 @@ func run(root, pkgs, only string, m mode, bound time.Duration, coefficient int, 
 		return nil
 	}
 	work := filepath.Join(root, ".mutants")
-	if m.recount || m.handOnly {
+	if m.recount {
 		for _, p := range plans {
 			concats, err := stringConcats(root, p.pkg, p.files)
 			if err != nil {
@@ -121,14 +120,6 @@ func run(root, pkgs, only string, m mode, bound time.Duration, coefficient int, 
 					o.Err = "no results: not run yet"
 				} else if err := o.read(out, concats); err != nil {
 					return err
-				} else if m.handOnly && o.NotCovered > 0 {
-					if _, err := byHand(root, p.pkg, out, work, coefficient, w); err != nil {
-						return err
-					}
-					o = outcome{Pkg: p.pkg, Slice: s.Name}
-					if err := o.read(out, concats); err != nil {
-						return err
-					}
 				}
 				fmt.Fprintln(w, o)
 			}
@@ -146,8 +137,12 @@ func run(root, pkgs, only string, m mode, bound time.Duration, coefficient int, 
 	defer summary.Close()
 	failed := 0
 	for _, p := range plans {
-		fmt.Fprintf(w, "== %s: which tests execute which files\n", p.pkg)
-		byFile, err := testsByFile(root, p.pkg, work)
+		fmt.Fprintf(w, "== %s: which tests execute which statements\n", p.pkg)
+		cov, err := measureCoverage(root, p.pkg, work)
+		if err != nil {
+			return err
+		}
+		muts, err := dryRun(root, gremlins, env, p.pkg, work)
 		if err != nil {
 			return err
 		}
@@ -159,25 +154,8 @@ func run(root, pkgs, only string, m mode, bound time.Duration, coefficient int, 
 			if only != "" && s.Name != only {
 				continue
 			}
-			tests := testsFor(byFile, s.Files)
-			if tests == "" {
-				tests = "^$" // no test executes these files: gremlins reports them not covered
-			}
-			fmt.Fprintf(w, "== gremlins %s %s (%d files, tests %s)\n", p.pkg, s.Name, len(s.Files), tests)
-			out := resultsFile(work, p.pkg, s.Name)
-			o := runSlice(root, gremlins, env, s, p.files, concats, tests, out, bound, coefficient)
-			if o.Err == "" && o.NotCovered > 0 {
-				start, took := time.Now(), o.Took
-				if _, err := byHand(root, p.pkg, out, work, coefficient, w); err != nil {
-					o.Err = "by hand: " + err.Error()
-				} else {
-					o = outcome{Pkg: p.pkg, Slice: s.Name}
-					if err := o.read(out, concats); err != nil {
-						o.Err = err.Error()
-					}
-				}
-				o.Took = took + time.Since(start)
-			}
+			fmt.Fprintf(w, "== %s %s (%d files, reached by %d tests)\n", p.pkg, s.Name, len(s.Files), len(cov.testsOf(s.Files)))
+			o := runSlice(root, s, muts, cov, concats, resultsFile(work, p.pkg, s.Name), work, bound, coefficient, w)
 			fmt.Fprintln(w, o)
 			fmt.Fprintln(summary, time.Now().UTC().Format(time.DateOnly), o)
 			if o.Err != "" {

@@ -90,8 +90,8 @@ func TestSlicesRefuseAFileTwiceOrNone(t *testing.T) {
 	require.ErrorContains(t, err, "tab-separated")
 }
 
-// A slice's mutants run the tests whose coverage reached one of its files,
-// and only those.
+// A mutant runs the tests whose coverage reached its statement, else its
+// function, else the whole suite; a slice is reached by its files' tests.
 func TestASliceRunsTheTestsThatReachItsFiles(t *testing.T) {
 	profile := filepath.Join(t.TempDir(), "cover.out")
 	require.NoError(t, os.WriteFile(profile, []byte(`mode: set
@@ -102,16 +102,37 @@ github.com/pactboard/pact/core/redact/corpus.go:3.2,4.3 1 1
 github.com/pactboard/pact/core/redact/redacttest/t.go:3.2,4.3 1 1
 github.com/pactboard/pact/core/redactor/x.go:3.2,4.3 1 1
 `), 0o644))
-	got, err := coveredFiles(profile, "core/redact")
+	got, err := coveredSpans(profile, "core/redact")
 	require.NoError(t, err)
-	require.Equal(t, []string{"redact.go", "corpus.go"}, got, "executed statements of the package's own files only")
+	require.Equal(t, map[string][]span{"redact.go": {{12, 2, 14, 3}}, "corpus.go": {{3, 2, 4, 3}}}, got,
+		"executed blocks of the package's own files only")
 
-	byFile := map[string][]string{"a.go": {"TestB", "TestA"}, "b.go": {"TestA", "FuzzC"}}
-	require.Equal(t, "^(FuzzC|TestA|TestB)$", testsFor(byFile, []string{"a.go", "b.go"}))
-	require.Equal(t, "", testsFor(byFile, []string{"c.go"}))
-	re := regexp.MustCompile(testsFor(byFile, []string{"b.go"}))
+	cov := &coverage{Tests: []string{"TestA", "TestB", "FuzzC"}, Files: map[string][]spanTests{
+		"a.go": {{span{3, 2, 5, 10}, []int{1, 0}}, {span{7, 2, 7, 20}, []int{2}}},
+		"b.go": {{span{3, 2, 4, 3}, []int{0, 2}}}}}
+	require.Equal(t, []string{"FuzzC", "TestA", "TestB"}, cov.testsOf([]string{"a.go", "b.go"}))
+	require.Empty(t, cov.testsOf([]string{"c.go"}))
+	for _, tt := range []struct {
+		line, column int
+		from, to     int
+		inFunc       bool
+		tests        []int
+		by           string
+	}{
+		{4, 1, 1, 9, true, []int{0, 1}, "statement"},    // inside the first block
+		{5, 10, 1, 9, true, []int{0, 1}, "statement"},   // its last column
+		{5, 11, 1, 9, true, []int{0, 1, 2}, "function"}, // past it: the function's blocks
+		{6, 1, 6, 6, true, nil, "suite"},                // a function no test executes
+		{1, 1, 0, 0, false, nil, "suite"},               // in no function
+	} {
+		tests, by := cov.reach("a.go", tt.line, tt.column, tt.from, tt.to, tt.inFunc)
+		require.Equal(t, tt.tests, tests, "%d:%d", tt.line, tt.column)
+		require.Equal(t, tt.by, by, "%d:%d", tt.line, tt.column)
+	}
+	re := regexp.MustCompile(runPattern(cov.testsOf([]string{"b.go"})))
 	require.True(t, re.MatchString("TestA"))
 	require.False(t, re.MatchString("TestB"))
+	require.Equal(t, "", runPattern(nil))
 }
 
 // docs/invariants.md's per-package mutation score has a row for each

@@ -14,6 +14,12 @@ func TestSign(t *testing.T) {
 	}
 }
 
+func TestDouble(t *testing.T) {
+	if Double(3) != 6 {
+		t.Fatal("Double(3) is not 6")
+	}
+}
+
 // TestHangs hangs where pact-mutants' test asks it to, to be timed out.
 func TestHangs(t *testing.T) {
 	if os.Getenv("PACT_MUTANTS_HANG") != "" {
