@@ -177,11 +177,11 @@ RECORD ?=
 proofs:
 	$(GO) run ./cmd/pact-proofs -workers $(PROOFS_WORKERS) -only '$(ONLY)' $(if $(RECORD),-record)
 
-# Mutation testing (docs/mutants.md), outside CI and make test: gremlins
-# mutates every package with rules (cmd/pact-mutants derives them from go
+# Mutation testing (docs/mutants.md), outside CI and make test: gremlins'
+# mutants of every package with rules (cmd/pact-mutants derives them from go
 # list, less the test harnesses it names), one slice of a package at a time
 # (docs/mutants.slices), each mutant against the tests whose coverage
-# reaches its file, on real PostgreSQL as make test's tests start it.
+# reaches its statement, on real PostgreSQL as make test's tests start it.
 # PKG=core/redact (comma-separated) runs some packages, SLICE=name one
 # slice of them; MUTANTS_BOUND bounds a slice's run, MUTANTS_COEFFICIENT a
 # mutant's (times its tests' unmutated time). Results go to .mutants/

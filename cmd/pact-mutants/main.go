@@ -1,21 +1,21 @@
-// Command pact-mutants is make mutants (docs/mutants.md): gremlins mutates
-// every comparison, boundary and arithmetic operator of the packages with
-// rules, and each mutant runs against the tests that execute its code.
+// Command pact-mutants is make mutants (docs/mutants.md): each of gremlins'
+// mutants of the packages with rules (every comparison, boundary and
+// arithmetic operator) runs against the tests that execute its code.
 //
 //	pact-mutants -draw all|ID[,ID]
-//	pact-mutants [-list] [-recount] [-by-hand] [-pkg core/redact[,modules/notes]] [-slice NAME] [-bound 30m] [-coefficient 4]
+//	pact-mutants [-list] [-recount] [-pkg core/redact[,modules/notes]] [-slice NAME] [-bound 30m] [-coefficient 4]
 //
 // The population is every package go list finds under core/, modules/ and
 // cmd/pact-runner, less the test harnesses this command names with a
 // reason (harnesses). docs/mutants.slices divides a package's files into
-// slices, each a gremlins run that fits in about 30 minutes; a package it
-// does not name is one slice. Before a package's slices run, each of its
-// tests runs alone with coverage, and each slice's mutants then run only
-// the tests that execute one of its files: a test that never reaches a
-// mutant cannot kill it. The mutants gremlins then calls not covered are
-// run by hand against the package's whole suite (byHand): Go's cover
-// profile does not see a switch's cases. Results go to .mutants/<pkg>.<slice>.json
-// (gremlins' -o format), and a line per slice to .mutants/summary.txt.
+// slices, each a run that fits in about 30 minutes; a package it does not
+// name is one slice. Before a package's slices run, each of its tests runs
+// alone with coverage (measureCoverage); gremlins --dry-run lists the
+// mutants (dryRun), and each then runs, compiled through go's -overlay,
+// against the tests that execute its statement, else its function, else
+// the whole suite (runSlice): a test that never reaches a mutant cannot
+// kill it. Results go to .mutants/<pkg>.<slice>.json (gremlins' -o
+// format), and a line per slice to .mutants/summary.txt.
 package main
 
 import (
