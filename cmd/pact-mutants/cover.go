@@ -230,20 +230,41 @@ func runPattern(tests []string) string {
 	return "^(" + strings.Join(tests, "|") + ")$"
 }
 
-// treeKey names the tree a coverage was measured on: the Go version, pkg,
-// and every file git would commit (tracked, or new and not ignored). A
-// change anywhere (a migration, a test's data) may change what a test
-// executes, so any change measures again.
+// treeKey names what a package's coverage and its mutants' verdicts were
+// measured on: the Go version, pkg, and every file (Go, SQL, test data,
+// embedded assets) under the repository's directories of the packages
+// pkg's tests build from (go list -deps -test), that git would commit. A change there may change what
+// a test executes or finds, so it measures again; a change elsewhere (the
+// docs, another module) does not. A plugin a test builds from plugins/ is
+// not among them: a change there alone keeps the measure.
 func treeKey(root, pkg string) (string, error) {
-	ls := exec.Command("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	list := exec.Command("go", "list", "-deps", "-test", "-f", "{{.Dir}}", "./"+pkg)
+	list.Dir = root
+	var stderr bytes.Buffer
+	list.Stderr = &stderr
+	out, err := list.Output()
+	if err != nil {
+		return "", fmt.Errorf("go list -deps %s: %v: %s", pkg, err, stderr.String())
+	}
+	var dirs []string
+	for _, d := range strings.Fields(string(out)) {
+		if rel, err := filepath.Rel(root, d); err == nil && !strings.HasPrefix(rel, "..") && !slices.Contains(dirs, rel) {
+			dirs = append(dirs, rel)
+		}
+	}
+	slices.Sort(dirs)
+	ls := exec.Command("git", append([]string{"ls-files", "-z", "--cached", "--others", "--exclude-standard", "--"}, dirs...)...)
 	ls.Dir = root
-	out, err := ls.Output()
+	files, err := ls.Output()
 	if err != nil {
 		return "", fmt.Errorf("git ls-files: %w", err)
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00", runtime.Version(), pkg)
-	for _, rel := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+	for _, rel := range strings.Split(strings.TrimRight(string(files), "\x00"), "\x00") {
+		if rel == "" {
+			continue
+		}
 		data, err := os.ReadFile(filepath.Join(root, rel))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // deleted, not yet committed

@@ -27,6 +27,7 @@ type job struct {
 // tests were found.
 type results struct {
 	Engine string        `json:"engine"`
+	Key    string        `json:"key"` // the coverage's (treeKey): verdicts hold for that tree
 	Files  []fileResults `json:"files"`
 }
 
@@ -56,7 +57,9 @@ type result struct {
 // tests' time unmutated times coefficient (at least 10 s), the slice by
 // bound: mutants not reached by then are written skipped. A - for a + that
 // joins strings (concats) is not viable and not compiled. The results file
-// out is written after each verdict, so a stopped run keeps what it found.
+// out is written after each verdict, so a stopped run keeps what it found,
+// and a run of the same tree (cov.Key) takes up from it: a mutant with a
+// verdict there is not run again.
 func runSlice(root string, s slice, muts map[string][]mutant, cov *coverage, concats map[string]bool, out, work string,
 	bound time.Duration, coefficient int, w io.Writer) (o outcome) {
 	o = outcome{Pkg: s.Pkg, Slice: s.Name}
@@ -72,6 +75,9 @@ func runSlice(root string, s slice, muts map[string][]mutant, cov *coverage, con
 	if err != nil {
 		o.Err = err.Error()
 		return o
+	}
+	if n := resume(out, cov.Key, jobs); n > 0 {
+		fmt.Fprintf(w, "   %d verdicts kept from the last run of this tree\n", n)
 	}
 	scratch, err := os.MkdirTemp(work, "slice-")
 	if err != nil {
@@ -144,7 +150,7 @@ func runSlice(root string, s slice, muts map[string][]mutant, cov *coverage, con
 		}
 		fmt.Fprintf(w, "   %s:%d:%d %s: %s (%d tests by %s, %s)\n", j.file, j.m.Line, j.m.Column, j.m.Type, j.status,
 			len(j.tests), j.by, j.took.Round(time.Second))
-		if err := writeResults(out, jobs); err != nil {
+		if err := writeResults(out, cov.Key, jobs); err != nil {
 			o.Err = err.Error()
 			cancel()
 			break
@@ -164,7 +170,7 @@ func runSlice(root string, s slice, muts map[string][]mutant, cov *coverage, con
 			}
 		}
 	}
-	if err := writeResults(out, jobs); err != nil && o.Err == "" {
+	if err := writeResults(out, cov.Key, jobs); err != nil && o.Err == "" {
 		o.Err = err.Error()
 	}
 	if err := o.read(out, concats); err != nil && o.Err == "" {
@@ -253,10 +259,45 @@ func compileMutant(root, pkg string, j job, scratch string, i int) (bin string, 
 	return bin, true, nil
 }
 
-// writeResults writes jobs to out, replacing it whole.
-func writeResults(out string, jobs []job) error {
+// resume gives each job the verdict the results file out holds for it, if
+// out was written for the tree key and the verdict is one (not skipped),
+// and returns how many it gave.
+func resume(out, key string, jobs []job) int {
+	data, err := os.ReadFile(out)
+	if err != nil {
+		return 0
+	}
 	var r results
-	r.Engine = "pact-mutants (gremlins v0.6.0's mutants)"
+	if json.Unmarshal(data, &r) != nil || r.Key != key || key == "" {
+		return 0
+	}
+	type place struct {
+		file         string
+		line, column int
+		kind         string
+	}
+	had := map[place]result{}
+	for _, f := range r.Files {
+		for _, m := range f.Mutations {
+			had[place{f.FileName, m.Line, m.Column, m.Type}] = m
+		}
+	}
+	n := 0
+	for i := range jobs {
+		j := &jobs[i]
+		m, ok := had[place{j.file, j.m.Line, j.m.Column, j.m.Type}]
+		if !ok || j.status != "" || m.Status == "SKIPPED" || m.Status == "" {
+			continue
+		}
+		j.status, j.took = m.Status, time.Duration(m.Seconds)*time.Second
+		n++
+	}
+	return n
+}
+
+// writeResults writes jobs to out, replacing it whole.
+func writeResults(out, key string, jobs []job) error {
+	r := results{Engine: "pact-mutants (gremlins v0.6.0's mutants)", Key: key}
 	for _, j := range jobs {
 		if len(r.Files) == 0 || r.Files[len(r.Files)-1].FileName != j.file {
 			r.Files = append(r.Files, fileResults{FileName: j.file})

@@ -84,7 +84,8 @@ func withoutSeconds(r result) result {
 }
 
 // A slice past its bound stops: the mutants it did not reach are written
-// skipped, and the outcome says why (here, before the first).
+// skipped, and the outcome says why (here, before the first). A run of the
+// same tree takes up from there.
 func TestASlicePastItsBoundSkipsTheRest(t *testing.T) {
 	root, pkg := "../..", "cmd/pact-mutants/testdata/hand"
 	work := t.TempDir()
@@ -98,4 +99,21 @@ func TestASlicePastItsBoundSkipsTheRest(t *testing.T) {
 	data, err := os.ReadFile(out)
 	require.NoError(t, err)
 	require.Equal(t, 2, bytes.Count(data, []byte(`"status": "SKIPPED"`)))
+
+	// Run again on the same tree, it runs what was skipped; a third time,
+	// nothing: every verdict is kept. On another tree, all run again.
+	var log bytes.Buffer
+	o = runSlice(root, slice{Pkg: pkg, Name: "all", Files: []string{"hand.go"}}, muts, cov, nil, out, work, time.Minute, 4, &log)
+	require.Equal(t, outcome{Pkg: pkg, Slice: "all", Killed: 2}, withoutTook(o), log.String())
+	require.NotContains(t, log.String(), "kept")
+	log.Reset()
+	o = runSlice(root, slice{Pkg: pkg, Name: "all", Files: []string{"hand.go"}}, muts, cov, nil, out, work, time.Minute, 4, &log)
+	require.Equal(t, outcome{Pkg: pkg, Slice: "all", Killed: 2}, withoutTook(o))
+	require.Equal(t, "   2 verdicts kept from the last run of this tree\n", log.String())
+	log.Reset()
+	other := *cov
+	other.Key = "another tree"
+	o = runSlice(root, slice{Pkg: pkg, Name: "all", Files: []string{"hand.go"}}, muts, &other, nil, out, work, time.Minute, 4, &log)
+	require.Equal(t, outcome{Pkg: pkg, Slice: "all", Killed: 2}, withoutTook(o))
+	require.Contains(t, log.String(), "hand.go:24:35 ARITHMETIC_BASE: KILLED")
 }
