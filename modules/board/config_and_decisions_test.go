@@ -18,7 +18,6 @@ import (
 	"github.com/pactboard/pact/core/events"
 	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/core/kernel/kerneltest"
-	"github.com/pactboard/pact/core/ledger"
 	"github.com/pactboard/pact/core/logtest"
 	"github.com/pactboard/pact/modules/board"
 )
@@ -231,8 +230,7 @@ func (squatter) Register(h *kernel.Host) error {
 // it.
 func TestABoardWhosePushChannelIsTakenFailsToRegister(t *testing.T) {
 	w := kerneltest.New(t, kerneltest.Options{NoMCP: true})
-	k := kernel.New(kernel.Deps{DB: w.DB, Log: ledger.New(nil), Mandates: w.Mandates, Identity: w.Identity, Config: w.Config})
-	err := k.Register(squatter{}, board.New())
+	err := w.Kernel.Register(squatter{}, board.New())
 	require.ErrorContains(t, err, `channel "a2a-push" is registered twice`)
 }
 
