@@ -17,6 +17,14 @@ import (
 // slowRemote is a remote A2A agent that does not stream: every message
 // becomes task r-1, working until done is set, then completed with an
 // artifact.
+// painterCard is the card of a remote painter served at url: JSON-RPC at
+// url/rpc, text in and out, no skills.
+func painterCard(name, url string) a2a.AgentCard {
+	return a2a.AgentCard{Name: name, Version: "1",
+		SupportedInterfaces: []a2a.AgentInterface{{URL: url + "/rpc", ProtocolBinding: "JSONRPC", ProtocolVersion: a2a.Version}},
+		DefaultInputModes:   []string{"text/plain"}, DefaultOutputModes: []string{"text/plain"}, Skills: []a2a.AgentSkill{}}
+}
+
 type slowRemote struct {
 	*httptest.Server
 	sends, gets atomic.Int32
@@ -28,9 +36,7 @@ func newSlowRemote(t *testing.T) *slowRemote {
 	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		if req.Method == http.MethodGet && req.URL.Path == a2a.CardPath {
-			_ = json.NewEncoder(w).Encode(a2a.AgentCard{Name: "Slow painter", Version: "1",
-				SupportedInterfaces: []a2a.AgentInterface{{URL: r.URL + "/rpc", ProtocolBinding: "JSONRPC", ProtocolVersion: a2a.Version}},
-				DefaultInputModes:   []string{"text/plain"}, DefaultOutputModes: []string{"text/plain"}, Skills: []a2a.AgentSkill{}})
+			_ = json.NewEncoder(w).Encode(painterCard("Slow painter", r.URL))
 			return
 		}
 		var call struct {

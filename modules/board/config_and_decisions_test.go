@@ -126,9 +126,7 @@ func newFlakyRemote(t *testing.T, down int32) *flakyRemote {
 				return
 			}
 			w.Header().Set("Content-Type", "application/json")
-			_ = json.NewEncoder(w).Encode(a2a.AgentCard{Name: "Flaky painter", Version: "1",
-				SupportedInterfaces: []a2a.AgentInterface{{URL: r.URL + "/rpc", ProtocolBinding: "JSONRPC", ProtocolVersion: a2a.Version}},
-				DefaultInputModes:   []string{"text/plain"}, DefaultOutputModes: []string{"text/plain"}, Skills: []a2a.AgentSkill{}})
+			_ = json.NewEncoder(w).Encode(painterCard("Flaky painter", r.URL))
 			return
 		}
 		var call struct {
