@@ -237,7 +237,10 @@ func TestConsoleAnswerReachesTheAgent(t *testing.T) {
 	require.Equal(t, answer, wait.Messages[0].Body, "word for word")
 	require.Equal(t, "human:ana", wait.Messages[0].From)
 
-	events := c.agent.ok("pact_events", map[string]any{"mandate_id": c.root, "since": since, "seconds": 0})
+	// Waited for, as an agent does: the cursor hands out a change only
+	// once every older transaction in the cluster has ended (horizonSQL,
+	// modules/board/store_cursor.go), and parallel tests share the cluster.
+	events := c.agent.ok("pact_events", map[string]any{"mandate_id": c.root, "since": since, "seconds": 20})
 	tasks, _ := events["tasks"].([]any)
 	require.Len(t, tasks, 1, "%v", events)
 	require.Equal(t, task, tasks[0].(map[string]any)["id"])

@@ -82,6 +82,11 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, agent stri
 		s.challenge(w, agent, true, e.Message)
 	case e != nil && e.Code == errs.Forbidden:
 		kernel.WriteError(w, http.StatusForbidden, errs.Public(err))
+	case r.Context().Err() != nil:
+		// The client hung up while its token was checked (a cancelled
+		// call's stream, say): no failure of the board's, and nobody to
+		// answer.
+		s.opts.Logger.Debug("request abandoned by its client", "agent", agent, "error", err)
 	default:
 		// PostgreSQL down or restarting answers 503 unavailable, which
 		// clients retry, rather than 500 (kernel.Public).

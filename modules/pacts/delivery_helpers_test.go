@@ -197,7 +197,7 @@ func (r *receiver) nextNoneLost(t *testing.T, f *fixture) delivered {
 		case d := <-r.got:
 			return d
 		case <-deadline:
-			t.Fatal("no delivery within 45 s")
+			t.Fatalf("no delivery within 45 s; the sends: %s", sendsNow(t, f))
 			return delivered{}
 		case <-tick.C:
 			if sent := f.Count(`SELECT count(*) FROM pact_sends WHERE sent_at IS NOT NULL`); int64(sent) > r.accepted.Load() {
@@ -205,6 +205,28 @@ func (r *receiver) nextNoneLost(t *testing.T, f *fixture) delivered {
 			}
 		}
 	}
+}
+
+// sendsNow describes f's webhook sends as they stand, so a delivery that
+// never came says where its send is: leased, waiting, dead, and why.
+func sendsNow(t *testing.T, f *fixture) string {
+	t.Helper()
+	rows, err := f.DB.QueryContext(context.Background(), `SELECT format('send %s: %s attempts, sent %s, dead %s, last error %L, lease ends in %s, next attempt in %s',
+		id, attempts, sent_at IS NOT NULL, dead_at IS NOT NULL, last_error, lease_expires_at - now(), next_attempt_at - now())
+		FROM pact_sends ORDER BY id`)
+	if err != nil {
+		return err.Error()
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return err.Error()
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "; ")
 }
 
 // eventOf is the pact event a delivery carries (data.event).
