@@ -130,7 +130,7 @@ func (m *Module) reofferWorker(ctx context.Context) error {
 	tick := time.NewTicker(reofferEvery)
 	defer tick.Stop()
 	for {
-		if _, err := m.svc.reoffer(ctx); err != nil && ctx.Err() == nil {
+		if err := m.svc.reoffer(ctx); err != nil && ctx.Err() == nil {
 			m.logger.Warn("offers whose lease ran out wait for the next round", "error", err)
 		}
 		select {

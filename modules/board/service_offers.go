@@ -36,12 +36,10 @@ func (s *Service) wakeTask(ctx context.Context, tx bun.IDB, taskID, projectID, o
 }
 
 // reoffer offers each task whose offer's lease ran out to the next holder,
-// and forgets the offers of tasks claimed or closed meanwhile. It returns
-// how many it offered again.
-func (s *Service) reoffer(ctx context.Context) (int, error) {
-	n, err := s.st.reoffer(ctx, s.offerLease)
-	if err != nil {
-		return n, fmt.Errorf("board: offer again: %w", err)
+// and forgets the offers of tasks claimed or closed meanwhile.
+func (s *Service) reoffer(ctx context.Context) error {
+	if err := s.st.reoffer(ctx, s.offerLease); err != nil {
+		return fmt.Errorf("board: offer again: %w", err)
 	}
-	return n, nil
+	return nil
 }

@@ -85,28 +85,19 @@ const peopleCapLockSQL = `SELECT pg_advisory_xact_lock(hashtext($1))`
 // unansweredToPeople counts, once the task's messages to the people take
 // turns (peopleCapLockSQL), those agents sent since a person last wrote on
 // it. The count is a statement of its own after the lock, so its snapshot
-// is taken once the lock is held; in a pipelined call both travel in one
-// round trip.
+// is taken once the lock is held; both travel in one round trip. Only an
+// agent's message is counted, and an agent's call runs in the kernel's
+// *db.Tx (kernel.Call.Tx).
 func (st store) unansweredToPeople(ctx context.Context, tx bun.IDB, taskID string) (int, error) {
-	var n int
-	if p, ok := tx.(*db.Tx); ok {
-		err := p.Pipeline(ctx, db.Step{SQL: peopleCapLockSQL, Args: []any{"people-cap:" + taskID}},
-			db.Step{SQL: unansweredToPeopleSQL, Args: []any{taskID}, Rows: db.OneRow(&n)})
-		if err != nil {
-			return 0, fmt.Errorf("board.checkPeopleCap: %w", err)
-		}
-		return n, nil
+	p, ok := tx.(*db.Tx)
+	if !ok {
+		return 0, fmt.Errorf("board.checkPeopleCap: an agent's message runs in its call's transaction, not a %T", tx)
 	}
-	if _, err := st.db.Write(ctx, tx, peopleCapLockSQL, "people-cap:"+taskID); err != nil {
+	var n int
+	err := p.Pipeline(ctx, db.Step{SQL: peopleCapLockSQL, Args: []any{"people-cap:" + taskID}},
+		db.Step{SQL: unansweredToPeopleSQL, Args: []any{taskID}, Rows: db.OneRow(&n)})
+	if err != nil {
 		return 0, fmt.Errorf("board.checkPeopleCap: %w", err)
 	}
-	h, err := db.Handle(tx)
-	if err != nil {
-		return 0, err
-	}
-	rows, err := h.QueryContext(ctx, unansweredToPeopleSQL, taskID)
-	if err == nil {
-		err = db.ScanOne(rows, &n)
-	}
-	return n, err
+	return n, nil
 }

@@ -71,10 +71,8 @@ func releaseStep(agent string) db.Step {
 
 // reoffer offers each task whose offer's lease ran out to the next holder,
 // with lease, and forgets the offers of tasks claimed or closed meanwhile.
-// It returns how many it offered again.
-func (st store) reoffer(ctx context.Context, lease time.Duration) (int, error) {
-	n := 0
-	err := pgx.BeginFunc(ctx, st.db.Pool, func(tx pgx.Tx) error {
+func (st store) reoffer(ctx context.Context, lease time.Duration) error {
+	return pgx.BeginFunc(ctx, st.db.Pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, dropSQL); err != nil {
 			return err
 		}
@@ -99,9 +97,7 @@ func (st store) reoffer(ctx context.Context, lease time.Duration) (int, error) {
 			if _, err := tx.Exec(ctx, offerSQL, e.taskID, e.project, nil, lease.Seconds(), nullableText(e.agent)); err != nil {
 				return err
 			}
-			n++
 		}
 		return nil
 	})
-	return n, err
 }
