@@ -155,11 +155,16 @@ func newReceiver(t *testing.T) *receiver {
 	r.status.Store(http.StatusOK)
 	r.Server = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, _ := io.ReadAll(req.Body)
-		r.got <- delivered{header: req.Header.Clone(), body: body}
+		// The answer is fixed before the test hears of the delivery: a
+		// test that changes status once it has one changes the next
+		// answers only (read after, a test's switch to 200 on seeing a
+		// 503 could turn that very answer into a 200, and its retry never
+		// came: seen in CI).
 		status := int(r.status.Load())
 		if status < 300 {
 			r.accepted.Add(1)
 		}
+		r.got <- delivered{header: req.Header.Clone(), body: body}
 		w.WriteHeader(status)
 	}))
 	t.Cleanup(r.Close)
