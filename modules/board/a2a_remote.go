@@ -270,10 +270,13 @@ func (r *remoteRun) send(ctx context.Context) (*a2a.Task, error) {
 // getTask reads the remote task, retrying while the remote is unreachable.
 func (r *remoteRun) getTask(ctx context.Context, id string) (*a2a.Task, error) {
 	var task *a2a.Task
-	return task, r.retry(ctx, func(ctx context.Context) (err error) {
+	// The retry runs first, in a statement of its own: Go leaves unsaid
+	// whether task in "return task, r.retry(…)" is read before the call.
+	err := r.retry(ctx, func(ctx context.Context) (err error) {
 		task, err = r.client.GetTask(ctx, id)
 		return err
 	})
+	return task, err
 }
 
 // report reports the outcome of the remote task; a question is recorded
