@@ -83,6 +83,13 @@ func changed(known *a2a.Task, ev a2a.StreamResponse) bool {
 	return false
 }
 
+// heartbeatDue says whether the next heartbeat is due at now: half a beat
+// after the last, so that one lands within every beat even when a wait
+// ends a window late.
+func (r *remoteRun) heartbeatDue(now time.Time) bool {
+	return now.Sub(r.beaten) >= r.m.remote.beat/2
+}
+
 // keepAlive renews the lease, and sends the board a heartbeat when one is
 // due or force (a stop may have come): its refusal means the agent may go
 // on no more.
@@ -93,7 +100,7 @@ func (r *remoteRun) keepAlive(ctx context.Context, force bool) error {
 		return err
 	case !ok:
 		return errLeaseLost
-	case !force && time.Since(r.beaten) < r.m.remote.beat/2:
+	case !force && !r.heartbeatDue(time.Now()):
 		return nil
 	}
 	r.beaten = time.Now()
