@@ -45,20 +45,20 @@ func TestOneRoundOffersAgainEveryOfferWhoseLeaseRanOut(t *testing.T) {
 	w.holdEvents("holder-2")
 	tasks := []string{w.post("code-web", "web", "One", nil), w.post("code-web", "web", "Two", nil),
 		w.post("code-web", "web", "Three", nil)}
-	require.Equal(t, 3, w.Count(`SELECT count(*) FROM task_offers WHERE task_id IN (?)`, bun.In(tasks)))
+	require.Equal(t, 3, w.Count(`SELECT count(*) FROM task_offers WHERE task_id IN (?)`, bun.List(tasks)))
 	before := map[string]string{}
 	for _, task := range tasks {
 		var holder string
 		require.NoError(t, w.DB.NewRaw(`SELECT agent_id FROM task_offers WHERE task_id = ?`, task).Scan(t.Context(), &holder))
 		before[task] = holder
 	}
-	w.Exec(`UPDATE task_offers SET lease_until = now() - interval '1 second' WHERE task_id IN (?)`, bun.In(tasks))
+	w.Exec(`UPDATE task_offers SET lease_until = now() - interval '1 second' WHERE task_id IN (?)`, bun.List(tasks))
 	runKernel(t, w.Kernel)
 
 	again := `SELECT count(*) FROM task_offers WHERE task_id IN (?) AND offers > 1`
 	var seen int
 	require.Eventually(t, func() bool {
-		seen = w.Count(again, bun.In(tasks))
+		seen = w.Count(again, bun.List(tasks))
 		return seen > 0
 	}, 15*time.Second, 10*time.Millisecond, "a round offered the tasks again")
 	require.Equal(t, 3, seen, "the first round that offered one again offered all three")
