@@ -3,7 +3,6 @@ package board_test
 import (
 	"bufio"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -21,25 +20,11 @@ func (w *world) a2a(agent, method string, params any) (int, map[string]any) {
 	return w.a2aRaw(agent, w.Token(agent), string(body), map[string]string{"A2A-Version": "1.0"})
 }
 
+// a2aRaw is a2aPost without the response's headers.
 func (w *world) a2aRaw(agent, token, body string, headers map[string]string) (int, map[string]any) {
 	w.T.Helper()
-	req, err := http.NewRequest(http.MethodPost, w.URL+"/a2a/a/"+agent, strings.NewReader(body))
-	require.NoError(w.T, err)
-	req.Header.Set("Content-Type", "application/json")
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	for k, v := range headers {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(w.T, err)
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	require.NoError(w.T, err)
-	var out map[string]any
-	require.NoError(w.T, json.Unmarshal(raw, &out), string(raw))
-	return resp.StatusCode, out
+	status, _, out := w.a2aPost(agent, token, body, headers)
+	return status, out
 }
 
 // a2aEvents is a stream's whole answer: each event's JSON-RPC response.
