@@ -1,8 +1,6 @@
 package board_test
 
 import (
-	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -20,23 +18,11 @@ import (
 // its decoded JSON-RPC response.
 func (w *world) a2aPost(agent, token, body string, headers map[string]string) (int, http.Header, map[string]any) {
 	w.T.Helper()
-	req, err := http.NewRequest(http.MethodPost, w.URL+"/a2a/a/"+agent, strings.NewReader(body))
-	require.NoError(w.T, err)
-	req.Header.Set("Content-Type", "application/json")
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
+	all := map[string]string{"Content-Type": "application/json"}
 	for k, v := range headers {
-		req.Header.Set(k, v)
+		all[k] = v
 	}
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(w.T, err)
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	require.NoError(w.T, err)
-	var out map[string]any
-	require.NoError(w.T, json.Unmarshal(raw, &out), string(raw))
-	return resp.StatusCode, resp.Header, out
+	return w.request(http.MethodPost, "/a2a/a/"+agent, token, body, all)
 }
 
 // a2aErrorOf is the JSON-RPC error of out, failing the test when it has

@@ -14,7 +14,15 @@ import (
 // returns the status and the answer.
 func (w *world) hook(method, agent, event, token, body string, headers map[string]string) (int, map[string]any) {
 	w.T.Helper()
-	req, err := http.NewRequest(method, w.URL+"/hooks/a/"+agent+"/"+event, strings.NewReader(body))
+	status, _, out := w.request(method, "/hooks/a/"+agent+"/"+event, token, body, headers)
+	return status, out
+}
+
+// request sends body to path with token (none when empty) and headers, and
+// returns the HTTP status, the response's headers and its decoded JSON.
+func (w *world) request(method, path, token, body string, headers map[string]string) (int, http.Header, map[string]any) {
+	w.T.Helper()
+	req, err := http.NewRequest(method, w.URL+path, strings.NewReader(body))
 	require.NoError(w.T, err)
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
@@ -29,7 +37,7 @@ func (w *world) hook(method, agent, event, token, body string, headers map[strin
 	require.NoError(w.T, err)
 	var out map[string]any
 	require.NoError(w.T, json.Unmarshal(raw, &out), string(raw))
-	return resp.StatusCode, out
+	return resp.StatusCode, resp.Header, out
 }
 
 // ok is a hook answered 200.
