@@ -1,0 +1,27 @@
+package board
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Options left zero take the push timings docs/a2a.md ("Push
+// notifications") states: a failed post tried again after 5 seconds, 30
+// seconds, 2 minutes and 10 minutes, a config leased for a minute while it
+// is posted, the worker awake at least every 30 s, and the "webhook"
+// notifier. The retries are minutes long, so they are checked here rather
+// than waited for; a value set in the options is kept.
+func TestPushOptionsLeftZeroTakeTheDocumentedTimings(t *testing.T) {
+	var o Options
+	o.defaults()
+	require.Equal(t, []time.Duration{5 * time.Second, 30 * time.Second, 2 * time.Minute, 10 * time.Minute}, o.PushRetries)
+	require.Equal(t, time.Minute, o.PushLease, "a config being posted is leased for a minute")
+	require.Equal(t, 30*time.Second, o.PushTick, "the worker sleeps at most 30 s without a wake")
+	require.Equal(t, "webhook", o.WebhookNotifier)
+
+	set := Options{PushRetries: []time.Duration{time.Millisecond}, PushTick: time.Second, PushLease: 2 * time.Second, WebhookNotifier: "other"}
+	set.defaults()
+	require.Equal(t, Options{PushRetries: []time.Duration{time.Millisecond}, PushTick: time.Second, PushLease: 2 * time.Second, WebhookNotifier: "other"}, set)
+}
