@@ -214,8 +214,9 @@ func (r *Tools) Names() []string {
 //     not exist; system_halted when the platform's or its organization's
 //     kill switch is on; agent_paused when it is paused, banned or replaced;
 //  2. the arguments are checked against the tool's input schema
-//     (invalid_request naming what is wrong), and a refusal rolls the
-//     stamp back with everything else;
+//     (invalid_request naming what is wrong), and for a NUL character in
+//     any string (withoutNUL); a refusal rolls the stamp back with
+//     everything else;
 //  3. the tool body runs;
 //  4. on success the entry (actor agent:<id>, action = the tool's name,
 //     outcome ok) is appended in the same transaction, which then commits,
@@ -459,7 +460,7 @@ func validDecoded(schema *jsonschema.Resolved, v any, decodeErr error) error {
 	if err := schema.Validate(v); err != nil {
 		return errs.E(errs.InvalidRequest, "invalid arguments: %v", err)
 	}
-	return nil
+	return withoutNUL(obj)
 }
 
 // wait runs a tool's Wait phase after the gate and the argument check that

@@ -1,0 +1,47 @@
+package kernel_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pactboard/pact/sdk/errs"
+)
+
+// PostgreSQL cannot store U+0000 in text or jsonb, so a NUL anywhere in a
+// call's arguments (a value, an item of a list, a key or value of a nested
+// object, or JSON kept as sent) is refused as the caller's mistake, naming
+// where it is, before the tool's body runs: nothing changes but the
+// refusal's entry. A backslash followed by "u0000" is plain text and passes.
+func TestArgumentsHoldingANULCharacterAreRefused(t *testing.T) {
+	d, r := toolFixture(t)
+	tool := freezeTool()
+	tool.Name = "demo_note"
+	tool.Input = &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{
+		"text": {Type: "string"}, "list": {Type: "array", Items: &jsonschema.Schema{Type: "string"}}, "kept": {},
+	}, AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}}
+	require.NoError(t, r.Add(tool))
+
+	for args, where := range map[string]string{
+		`{"text": "a\u0000b"}`:                  "arguments.text",
+		`{"list": ["fine", "\u0000"]}`:          "arguments.list[]",
+		`{"kept": {"deep": [{"x": "\u0000"}]}}`: "arguments.kept.deep[].x",
+		`{"kept": {"k\u0000": 1}}`:              "a key of arguments.kept",
+	} {
+		_, err := r.Call(context.Background(), "code-web", "demo_note", json.RawMessage(args))
+		require.Equal(t, errs.InvalidRequest, errs.CodeOf(err), args)
+		e, _ := errs.As(err)
+		require.Equal(t, where+` holds a NUL character (\u0000), which the board cannot store: remove it`, e.Message, args)
+	}
+	s := snapshot(t, d)
+	require.False(t, s.Frozen, "no refused call's body ran")
+	require.Equal(t, 4, s.Entries, "each refusal is logged")
+	require.Equal(t, "invalid_request", *s.Outcome)
+
+	_, err := r.Call(context.Background(), "code-web", "demo_note", json.RawMessage(`{"text": "a\\u0000b", "kept": {"n": 0}}`))
+	require.NoError(t, err, "an escaped backslash before u0000 is text, not a NUL")
+	require.True(t, snapshot(t, d).Frozen)
+}
