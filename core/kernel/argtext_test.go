@@ -3,6 +3,8 @@ package kernel_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -44,4 +46,26 @@ func TestArgumentsHoldingANULCharacterAreRefused(t *testing.T) {
 	_, err := r.Call(context.Background(), "code-web", "demo_note", json.RawMessage(`{"text": "a\\u0000b", "kept": {"n": 0}}`))
 	require.NoError(t, err, "an escaped backslash before u0000 is text, not a NUL")
 	require.True(t, snapshot(t, d).Frozen)
+}
+
+// The Admin API refuses U+0000 as the tools do, wherever a request carries
+// text: in its JSON body (400, the detail naming where), its path or its
+// query (%00). An escaped backslash before "u0000" in a body is text.
+func TestAdminRequestsHoldingANULCharacterAreRefused(t *testing.T) {
+	h := adminHandler(t)
+	code, body := do(t, h, "POST", "/admin/api/things", `{"name": "a\u0000b"}`)
+	require.Equal(t, http.StatusBadRequest, code, "%v", body)
+	require.Equal(t, "invalid_request", body["error"])
+	require.Contains(t, fmt.Sprint(body["details"]), `body.name holds a NUL character (\u0000), which the board cannot store: remove it`)
+
+	for _, path := range []string{"/admin/api/things/a%00b", "/admin/api/things/ok?x=%00"} {
+		code, body = do(t, h, "GET", path, "")
+		require.Equal(t, http.StatusBadRequest, code, path)
+		require.Equal(t, "invalid_request", body["error"], path)
+		require.Contains(t, body["message"], "holds a NUL character (%00)", path)
+	}
+
+	code, body = do(t, h, "POST", "/admin/api/things", `{"name": "a\\u0000b"}`)
+	require.Equal(t, http.StatusOK, code, "%v", body)
+	require.Equal(t, `a\u0000b`, body["id"])
 }

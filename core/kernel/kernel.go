@@ -11,9 +11,11 @@ package kernel
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -126,7 +128,7 @@ func New(deps Deps) *Kernel {
 	k.api = humago.New(recordingMux{k}, adminConfig())
 	admin := huma.NewGroup(k.api, AdminPrefix)
 	admin.UseModifier(checkAdminOperation)
-	admin.UseMiddleware(k.adminMetrics, k.adminContext, k.adminGate)
+	admin.UseMiddleware(k.adminMetrics, k.adminContext, k.adminGate, k.adminNUL)
 	k.admin = admin
 	k.builtins()
 	return k
@@ -138,6 +140,12 @@ func adminConfig() huma.Config {
 	cfg.SchemasPath = ""
 	cfg.DocsPath = "" // the default docs page loads scripts from a CDN
 	cfg.OpenAPIPath = AdminPrefix + "/openapi"
+	cfg.Formats = maps.Clone(cfg.Formats)
+	for name, f := range cfg.Formats {
+		if strings.Contains(name, "json") {
+			cfg.Formats[name] = nulFreeJSON(f)
+		}
+	}
 	cfg.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
 		"bearer": {Type: "http", Scheme: "bearer", Description: "An admin token from the board's OAuth issuer."},
 		ConsoleSecurity: {Type: "apiKey", In: "cookie", Name: "pact_console",
