@@ -55,6 +55,10 @@ type Options struct {
 	// (30 s), and StreamRecheck how often a stream reads the feed without
 	// one (15 s): safety nets under the events hub.
 	Tick, StreamRecheck time.Duration
+	// StreamHeartbeat is how often an idle pact stream writes a heartbeat
+	// and checks its agent's token again (25 s): under the 30 s at which
+	// common proxies close an idle connection.
+	StreamHeartbeat time.Duration
 	// NudgeEvery is how often the nudge worker looks for unread messages
 	// (the package's NudgeEvery, a minute).
 	NudgeEvery time.Duration
@@ -98,6 +102,9 @@ func (o *Options) defaults() {
 	}
 	if o.StreamRecheck == 0 {
 		o.StreamRecheck = 15 * time.Second
+	}
+	if o.StreamHeartbeat == 0 {
+		o.StreamHeartbeat = 25 * time.Second
 	}
 	if o.NudgeEvery == 0 {
 		o.NudgeEvery = NudgeEvery

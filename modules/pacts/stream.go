@@ -31,10 +31,6 @@ const (
 	streamBatch = 200
 	// maxStreamFilter is the most pact ids ?pacts= may name.
 	maxStreamFilter = 50
-	// heartbeat keeps proxies from closing an idle stream; each one also
-	// checks the token and the agent again, so a revoked token or a paused
-	// agent loses its stream within one.
-	heartbeat = 25 * time.Second
 )
 
 // serveStream answers GET /pacts/stream.
@@ -92,7 +88,10 @@ func (m *Module) serveStream(w http.ResponseWriter, r *http.Request) {
 	if _, err := fmt.Fprintf(w, ": pact stream of %s from %d\nretry: 3000\n\n", agent, cursor); err != nil || rc.Flush() != nil {
 		return
 	}
-	beat := time.NewTicker(heartbeat)
+	// The heartbeat keeps proxies from closing an idle stream; each one
+	// also checks the token and the agent again, so a revoked token or a
+	// paused agent loses its stream within one (Options.StreamHeartbeat).
+	beat := time.NewTicker(m.dlv.opts.StreamHeartbeat)
 	defer beat.Stop()
 	recheck := time.NewTicker(m.dlv.opts.StreamRecheck)
 	defer recheck.Stop()
