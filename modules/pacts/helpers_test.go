@@ -1,6 +1,7 @@
 package pacts_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/pactboard/pact/core/identity"
@@ -61,3 +62,8 @@ func (f *fixture) pact(t *testing.T) string {
 	}
 	return id
 }
+
+// textOf is a text of n characters and more than n bytes (é is two bytes,
+// ✓ three), for limits counted in characters: a check counting bytes
+// refuses it.
+func textOf(n int) string { return strings.Repeat("é", n-1) + "✓" }

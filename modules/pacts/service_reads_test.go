@@ -3,7 +3,6 @@ package pacts_test
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -74,7 +73,7 @@ func TestAPersonsAnswerIsLoggedOnThePactsProject(t *testing.T) {
 func TestAnAnswerInOwnWordsTakesUpTo4000Characters(t *testing.T) {
 	f := setup(t)
 	id := f.pact(t)
-	longest := strings.Repeat("é", 3999) + "✓"
+	longest := textOf(4000)
 	d := f.raise(t, "wanda", id, "Why?", "Because")
 	ok(t, f.adm("ana", "PUT", "/pact-decisions/"+d+"/answer", map[string]any{"answer": longest}))
 	answer, kind := f.storedAnswer(t, d)

@@ -3,7 +3,6 @@ package pacts_test
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -151,7 +150,7 @@ func TestUndoSaysWhatItDidAndWhereTheFeedIs(t *testing.T) {
 func TestMessagesAndZonesTakeUpTo20000Characters(t *testing.T) {
 	f := setup(t)
 	id := f.pact(t)
-	longest := strings.Repeat("é", 19999) + "✓"
+	longest := textOf(20000)
 
 	_, err := f.as("wanda", pacts.ToolPost, map[string]any{"pact_id": id, "body": longest})
 	require.NoError(t, err, "a message of 20,000 characters")
@@ -174,11 +173,10 @@ func TestMessagesAndZonesTakeUpTo20000Characters(t *testing.T) {
 func TestADecisionsLimitsAreInclusive(t *testing.T) {
 	f := setup(t)
 	id := f.pact(t)
-	longest := func(n int) string { return strings.Repeat("é", n-1) + "✓" }
 	options := func(n, chars int) []any {
 		out := make([]any, n)
 		for i := range out {
-			out[i] = fmt.Sprintf("%d", i) + longest(chars-1)
+			out[i] = fmt.Sprintf("%d", i) + textOf(chars-1)
 		}
 		return out
 	}
@@ -187,16 +185,16 @@ func TestADecisionsLimitsAreInclusive(t *testing.T) {
 		return err
 	}
 
-	require.NoError(t, raise(longest(2000), options(8, 500)), "the longest question, the most options, each the longest")
+	require.NoError(t, raise(textOf(2000), options(8, 500)), "the longest question, the most options, each the longest")
 	require.Equal(t, 1, f.Count(`SELECT count(*) FROM pact_decisions WHERE pact_id = ? AND question = ? AND cardinality(options) = 8`,
-		id, longest(2000)))
+		id, textOf(2000)))
 
 	third := options(8, 500)
 	third[2] = options(3, 501)[2]
 	for what, err := range map[string]error{
-		"a question of 2,001 characters": raise(longest(2001), options(8, 500)),
-		"nine options":                   raise(longest(2000), options(9, 500)),
-		"an option of 501 characters":    raise(longest(2000), third),
+		"a question of 2,001 characters": raise(textOf(2001), options(8, 500)),
+		"nine options":                   raise(textOf(2000), options(9, 500)),
+		"an option of 501 characters":    raise(textOf(2000), third),
 	} {
 		require.Equal(t, errs.InvalidRequest, errs.CodeOf(err), "%s: %v", what, err)
 	}
@@ -210,7 +208,7 @@ func TestADecisionsLimitsAreInclusive(t *testing.T) {
 func TestAHandshakeNoteTakesUpTo2000Characters(t *testing.T) {
 	f := setup(t)
 	id := f.pact(t)
-	longest := strings.Repeat("é", 1999) + "✓"
+	longest := textOf(2000)
 	_, err := f.as("wanda", pacts.ToolHandshake, map[string]any{"pact_id": id, "handshake": longest})
 	require.NoError(t, err, "a note of 2,000 characters")
 	_, err = f.as("wanda", pacts.ToolHandshake, map[string]any{"pact_id": id, "handshake": longest + "x"})
