@@ -10,6 +10,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -68,4 +69,30 @@ func TestAdminRequestsHoldingANULCharacterAreRefused(t *testing.T) {
 	code, body = do(t, h, "POST", "/admin/api/things", `{"name": "a\\u0000b"}`)
 	require.Equal(t, http.StatusOK, code, "%v", body)
 	require.Equal(t, `a\u0000b`, body["id"])
+}
+
+// A plain route (a module's, not the Admin API's) refuses U+0000 in its
+// path or query before its handler runs, as the Admin API does: 400,
+// invalid_request. Its own answers are untouched.
+func TestPlainRoutesRefuseANULCharacterInTheirPathOrQuery(t *testing.T) {
+	k := kernel.New(kernel.Deps{})
+	ran := 0
+	require.NoError(t, k.Register(moduleFunc{"plain", func(h *kernel.Host) error {
+		h.Handle("GET /plain/{id}", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			ran++
+			kernel.WriteJSON(w, http.StatusOK, map[string]string{"id": r.PathValue("id")})
+		}))
+		return nil
+	}}))
+	h := k.Handler()
+	for _, path := range []string{"/plain/a%00b", "/plain/%00", "/plain/ok?x=%00", "/plain/ok?%00=x"} {
+		code, body := do(t, h, "GET", path, "")
+		require.Equal(t, http.StatusBadRequest, code, path)
+		require.Equal(t, map[string]any{"error": "invalid_request",
+			"message": "the request's path or query holds a NUL character (%00), which the board cannot store: remove it"}, body, path)
+	}
+	require.Zero(t, ran, "no refused request reached the route")
+	code, body := do(t, h, "GET", "/plain/ok?x=0", "")
+	require.Equal(t, http.StatusOK, code)
+	require.Equal(t, map[string]any{"id": "ok"}, body)
 }

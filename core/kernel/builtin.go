@@ -70,7 +70,7 @@ func (k *Kernel) gate(next http.Handler) http.Handler {
 	cfg := k.deps.Config
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
-		admin := p == AdminPrefix || strings.HasPrefix(p, AdminPrefix+"/")
+		admin := isAdminPath(p)
 		switch {
 		case admin && !cfg.AdminAPI:
 			WriteError(w, http.StatusNotFound, errs.E(errs.NotFound, "the Admin API runs as its own service"))

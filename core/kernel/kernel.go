@@ -225,9 +225,10 @@ func (k *Kernel) Resources() *Resources { return k.res }
 func (k *Kernel) OpenAPI() *huma.OpenAPI { return k.api.OpenAPI() }
 
 // Handler serves everything registered, behind the role gate (PACT_ROLE,
-// PACT_ADMIN_API) and a panic guard.
+// PACT_ADMIN_API), a panic guard and the refusal of a NUL character in a
+// plain route's path or query (urlWithoutNUL).
 func (k *Kernel) Handler() http.Handler {
-	return k.gate(k.guard(k.mux))
+	return k.gate(k.guard(urlWithoutNUL(k.mux)))
 }
 
 // handle registers pattern on the mux (which panics on a conflict) and

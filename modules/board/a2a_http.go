@@ -10,6 +10,7 @@ import (
 
 	"github.com/pactboard/pact/core/a2a"
 	"github.com/pactboard/pact/core/identity"
+	"github.com/pactboard/pact/core/kernel"
 	"github.com/pactboard/pact/sdk/errs"
 )
 
@@ -71,6 +72,13 @@ func (m *Module) serveA2A(w http.ResponseWriter, r *http.Request) {
 	if perr != nil {
 		writeA2A(w, http.StatusOK, a2a.Failure(req.ID, perr))
 		return
+	}
+	var params any
+	if json.Unmarshal(req.Params, &params) == nil {
+		if err := kernel.RefuseNUL(params, "params"); err != nil {
+			writeA2A(w, http.StatusOK, a2a.Failure(req.ID, m.a2aError(c, req.Method, err)))
+			return
+		}
 	}
 	switch req.Method {
 	case a2a.MethodSendStreamingMessage, a2a.MethodSubscribeToTask:

@@ -73,6 +73,13 @@ func (m *Module) serveHook(w http.ResponseWriter, r *http.Request) {
 		writeHook(w, http.StatusBadRequest, errs.E(errs.InvalidRequest, "the body must be the hook's JSON object (what Claude Code writes on the hook's stdin)"))
 		return
 	}
+	// The session id is kept as text; what a tool did (post-tool-use) is
+	// Claude Code's record, kept in the log with any NUL replaced.
+	if err := kernel.RefuseNUL(c.hook["session_id"], "session_id"); err != nil {
+		e, _ := errs.As(err)
+		writeHook(w, http.StatusBadRequest, e)
+		return
+	}
 	c.session, _ = c.hook["session_id"].(string)
 	if event != "post-tool-use" && (c.session == "" || len(c.session) > 200) {
 		writeHook(w, http.StatusBadRequest, errs.E(errs.InvalidRequest, "%s needs the hook's session_id (1-200 characters)", event))

@@ -53,6 +53,11 @@ func (m *Module) serveConnect(w http.ResponseWriter, r *http.Request) {
 		kernel.WriteError(w, http.StatusBadRequest, errs.E(errs.InvalidRequest, `send {"code": "pcs_..."}`))
 		return
 	}
+	if err := kernel.RefuseNUL(body.Code, "code"); err != nil {
+		e, _ := errs.As(err)
+		kernel.WriteError(w, http.StatusBadRequest, e)
+		return
+	}
 	red, err := m.svc.RedeemSetupCode(r.Context(), body.Code)
 	if err != nil {
 		if e, ok := errs.As(err); ok && e.Code == errs.Forbidden {
