@@ -67,6 +67,9 @@ func TestHookRefusals(t *testing.T) {
 		{"NotJSON", "POST", "code-web", "stop", token, `{`, 400, "invalid_request", "JSON object"},
 		{"NoSession", "POST", "code-web", "stop", token, `{}`, 400, "invalid_request", "session_id"},
 		{"LongSession", "POST", "code-web", "session-start", token, `{"session_id": "` + strings.Repeat("s", 201) + `"}`, 400, "invalid_request", "session_id"},
+		{"NULInSession", "POST", "code-web", "session-start", token, `{"session_id": "\u0000s"}`, 400, "invalid_request",
+			`session_id holds a NUL character (\u0000), which the board cannot store: remove it`},
+		{"NULInToolUsesSession", "POST", "code-web", "post-tool-use", token, `{"session_id": "s\u0000"}`, 400, "invalid_request", "session_id holds a NUL"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			status, out := w.hook(tc.method, tc.agent, tc.event, tc.token, tc.body, nil)

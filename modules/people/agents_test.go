@@ -372,6 +372,7 @@ func TestAgentBadInput(t *testing.T) {
 		{"Oversize", `{"code": "pcs_` + strings.Repeat("a", 5000) + `"}`, 413, `the body is at most 4096 bytes: send {"code": "pcs_..."}`},
 		{"NotACode", `{"code": "pact_abc"}`, 400, `send {"code": "pcs_..."}`},
 		{"Malformed", `{"code": `, 400, `send {"code": "pcs_..."}`},
+		{"NUL", `{"code": "pcs_a\u0000b"}`, 400, `code holds a NUL character (\u0000), which the board cannot store: remove it`},
 	} {
 		t.Run("Connect"+tc.name, func(t *testing.T) {
 			got := b.connectCode(t, tc.body)
