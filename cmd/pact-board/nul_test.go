@@ -1,10 +1,8 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
 	"net/http"
 	"regexp"
@@ -106,7 +104,7 @@ func TestEveryDoorRefusesTextHoldingANULCharacter(t *testing.T) {
 			if target == pattern {
 				target += "?nul=a%00b"
 			}
-			status, reply := httpCall(t, method, a.URL+target, nil, "")
+			status, reply := jsonCall(t, method, a.URL+target, nil, "")
 			requireNULRefused(t, status, reply, route+": "+target)
 
 			door, reads := bodyDoors[route]
@@ -126,18 +124,18 @@ func TestEveryDoorRefusesTextHoldingANULCharacter(t *testing.T) {
 var bodyDoors = map[string]func(*testing.T, *adminBoard, map[string]string){
 	"/hooks/a/{agent}/{event}": func(t *testing.T, a *adminBoard, _ map[string]string) {
 		for _, event := range []string{"session-start", "stop", "user-prompt-submit", "post-tool-use"} {
-			status, reply := httpCall(t, http.MethodPost, a.URL+"/hooks/a/code-web/"+event,
+			status, reply := jsonCall(t, http.MethodPost, a.URL+"/hooks/a/code-web/"+event,
 				http.Header{"Authorization": {"Bearer " + a.Token("code-web")}},
 				`{"session_id": "s\u0000", "prompt": "p", "tool_name": "Edit", "tool_input": {"file_path": "a"}}`)
 			requireNULRefused(t, status, reply, "hook "+event)
 		}
-		status, reply := httpCall(t, http.MethodPost, a.URL+"/hooks/a/code-web/post-tool-use",
+		status, reply := jsonCall(t, http.MethodPost, a.URL+"/hooks/a/code-web/post-tool-use",
 			http.Header{"Authorization": {"Bearer " + a.Token("code-web")}},
 			`{"session_id": "s", "tool_name": "Edit", "tool_input": {"file_path": "a", "old_string": "\u0000", "new_string": "b"}}`)
 		require.Equal(t, http.StatusOK, status, "what a tool did is Claude Code's record, kept: %v", reply)
 	},
 	"POST /connect": func(t *testing.T, a *adminBoard, _ map[string]string) {
-		status, reply := httpCall(t, http.MethodPost, a.URL+"/connect", nil, `{"code": "pcs_a\u0000b"}`)
+		status, reply := jsonCall(t, http.MethodPost, a.URL+"/connect", nil, `{"code": "pcs_a\u0000b"}`)
 		requireNULRefused(t, status, reply, "connect")
 	},
 	"/a2a/a/{agent}": func(t *testing.T, a *adminBoard, _ map[string]string) {
@@ -146,7 +144,7 @@ var bodyDoors = map[string]func(*testing.T, *adminBoard, map[string]string){
 			`{"message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "a\u0000b"}]}}`,
 			`{"id": "a\u0000b"}`,
 		} {
-			status, reply := httpCall(t, http.MethodPost, a.URL+"/a2a/a/a2a-web",
+			status, reply := jsonCall(t, http.MethodPost, a.URL+"/a2a/a/a2a-web",
 				http.Header{"Authorization": {"Bearer " + a.Token("a2a-web")}, "A2A-Version": {"1.0"}},
 				`{"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": `+params+`}`)
 			require.Equal(t, http.StatusOK, status, "%v", reply)
@@ -209,28 +207,11 @@ func requireNULRefused(t *testing.T, status int, reply map[string]any, what stri
 		"%s: %v", what, reply)
 }
 
-// httpCall sends a request to a plain route and returns the status and
-// the JSON answer (nil when it is not JSON).
-func httpCall(t *testing.T, method, url string, header http.Header, body string) (int, map[string]any) {
+// jsonCall is httpCall with the answer decoded (nil when it is not JSON).
+func jsonCall(t *testing.T, method, url string, header http.Header, body string) (int, map[string]any) {
 	t.Helper()
-	var r io.Reader
-	if body != "" {
-		r = strings.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(context.Background(), method, url, r)
-	require.NoError(t, err)
-	for k, v := range header {
-		req.Header[k] = v
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
+	status, raw := httpCall(t, method, url, header, body)
 	var out map[string]any
-	_ = json.Unmarshal(raw, &out)
-	return resp.StatusCode, out
+	_ = json.Unmarshal([]byte(raw), &out)
+	return status, out
 }

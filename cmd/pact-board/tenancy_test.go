@@ -232,15 +232,25 @@ func sample(s schema) any {
 	return "Sample"
 }
 
+// send calls path on base with token and returns the status and the body.
 func send(t *testing.T, base, token, method, path, body string) (int, string) {
+	t.Helper()
+	return httpCall(t, method, base+path, http.Header{"Authorization": {"Bearer " + token}}, body)
+}
+
+// httpCall sends body (JSON, "" for none) to url with header and returns
+// the status and the body.
+func httpCall(t *testing.T, method, url string, header http.Header, body string) (int, string) {
 	t.Helper()
 	var r io.Reader
 	if body != "" {
 		r = strings.NewReader(body)
 	}
-	req, err := http.NewRequest(method, base+path, r)
+	req, err := http.NewRequestWithContext(context.Background(), method, url, r)
 	require.NoError(t, err)
-	req.Header.Set("Authorization", "Bearer "+token)
+	for k, v := range header {
+		req.Header[k] = v
+	}
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}

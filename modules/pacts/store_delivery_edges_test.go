@@ -1,10 +1,8 @@
 package pacts_test
 
 import (
-	"bytes"
 	"net/http"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pactboard/pact/core/kernel/kerneltest"
+	"github.com/pactboard/pact/core/logtest"
 	"github.com/pactboard/pact/modules/pacts"
 )
 
@@ -36,25 +35,6 @@ func TestAPersonPausingOrWakingARemovedOrUnknownSeatIsRefusedAsNotFound(t *testi
 	require.Equal(t, 0, f.Count(`SELECT count(*) FROM pact_seats WHERE pact_id = ? AND paused_at IS NOT NULL`, id), "no seat is paused")
 }
 
-// lockedBuffer is a log output that the test may read while the workers
-// write to it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // The webhook worker, having nothing pending, looks for its next due send
 // and goes to sleep: that look succeeding with no send to find is the
 // ordinary idle state, not a failure, so the worker keeps running (it is
@@ -62,7 +42,7 @@ func (b *lockedBuffer) String() string {
 // second look, after a pact event wakes it, shows the first look's outcome
 // was handled.
 func TestAnIdleWebhookWorkerWithNothingPendingSleepsWithoutFailing(t *testing.T) {
-	logs := &lockedBuffer{}
+	logs := &logtest.Buffer{}
 	logger := hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Error})
 	f := setupWith(t, kerneltest.Options{Events: true, Logger: logger}, pacts.Options{Tick: time.Hour})
 
