@@ -258,3 +258,17 @@ func eventually(t *testing.T, what string, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// watchLooks counts the webhook worker's looks for its next due send (its
+// one query of pact_sends' earliest due time) from now until stop or the
+// test's end.
+func watchLooks(t *testing.T, f *fixture) (looks *atomic.Int64, stop func()) {
+	looks = new(atomic.Int64)
+	stop = f.DB.Watch(func(sql string) {
+		if strings.Contains(sql, "min(greatest(next_attempt_at") {
+			looks.Add(1)
+		}
+	})
+	t.Cleanup(stop)
+	return looks, stop
+}

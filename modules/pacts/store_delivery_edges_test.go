@@ -2,8 +2,6 @@ package pacts_test
 
 import (
 	"net/http"
-	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -46,13 +44,7 @@ func TestAnIdleWebhookWorkerWithNothingPendingSleepsWithoutFailing(t *testing.T)
 	logger := hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Error})
 	f := setupWith(t, kerneltest.Options{Events: true, Logger: logger}, pacts.Options{Tick: time.Hour})
 
-	var looks atomic.Int64
-	stop := f.DB.Watch(func(sql string) {
-		if strings.Contains(sql, "min(greatest(next_attempt_at") {
-			looks.Add(1)
-		}
-	})
-	t.Cleanup(stop)
+	looks, _ := watchLooks(t, f)
 	runWorkers(t, f)
 	eventually(t, "the worker looks for its next send", func() bool { return looks.Load() >= 1 })
 	f.pact(t)

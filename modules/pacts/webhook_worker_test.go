@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -85,12 +84,7 @@ func TestAnIdleWebhookWorkerDoesNotPollWhileItsOnlySendIsAnHourAway(t *testing.T
 			AND lease_expires_at IS NULL AND next_attempt_at > now() + interval '50 minutes'`) == 1
 	})
 
-	var looks atomic.Int64
-	stop := f.DB.Watch(func(sql string) {
-		if strings.Contains(sql, "min(greatest(next_attempt_at") {
-			looks.Add(1)
-		}
-	})
+	looks, stop := watchLooks(t, f)
 	<-time.After(time.Second) // a window to watch, not a wait for an outcome
 	stop()
 	require.LessOrEqual(t, looks.Load(), int64(5), "an idle worker looked for its next send %d times in a second", looks.Load())
