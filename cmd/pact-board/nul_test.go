@@ -169,8 +169,10 @@ var bodyDoors = map[string]func(*testing.T, *adminBoard, map[string]string){
 	},
 }
 
-// readsNoBody are the plain routes that read no body, each with why; the
-// MCP routes other than an agent's own are the same transport.
+// readsNoBody are the plain routes sent no body here, each with why: most
+// read none; the MCP routes other than an agent's own are the same
+// transport as /mcp/a/{agent}, whose tool arguments the registry's subtest
+// covers and whose resource reads bodyDoors does.
 var readsNoBody = map[string]string{
 	"/": "the mux's fallback: a 404",
 	"/.well-known/oauth-protected-resource/mcp/a/{agent}":     "public metadata, GET",
@@ -182,17 +184,17 @@ var readsNoBody = map[string]string{
 	"/mcp":                           "the MCP transport, as /mcp/a/{agent}: tool arguments are the registry's, above",
 	"/mcp/":                          "as /mcp",
 	"/mcp/a/{agent}/{$}":             "as /mcp/a/{agent}",
-	"GET /.well-known/pact-log/keys": "GET",
-	"GET /.well-known/pact-log/{chain}/checkpoint": "GET",
-	"GET /.well-known/pact-revocations/{format}":   "GET",
-	"GET /console":               "GET",
-	"GET /console/auth/callback": "GET",
-	"GET /console/auth/local":    "GET",
-	"GET /console/auth/login":    "GET",
-	"GET /console/session":       "GET",
-	"GET /healthz":               "GET",
-	"GET /pacts/stream":          "GET",
-	"GET /readyz":                "GET",
+	"GET /.well-known/pact-log/keys": "a GET: reads no body",
+	"GET /.well-known/pact-log/{chain}/checkpoint": "a GET: reads no body",
+	"GET /.well-known/pact-revocations/{format}":   "a GET: reads no body",
+	"GET /console":               "a GET: reads no body",
+	"GET /console/auth/callback": "a GET: reads no body",
+	"GET /console/auth/local":    "a GET: reads no body",
+	"GET /console/auth/login":    "a GET: reads no body",
+	"GET /console/session":       "a GET: reads no body",
+	"GET /healthz":               "a GET: reads no body",
+	"GET /pacts/stream":          "a GET: reads no body",
+	"GET /readyz":                "a GET: reads no body",
 	"POST /console/auth/logout":  "ends the session; reads no body",
 }
 
