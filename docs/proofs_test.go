@@ -3,6 +3,7 @@ package docs
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -164,4 +165,57 @@ Evidence: docs/docs_test.go TestInvariantLedgerEvidenceExists
 	} {
 		require.Contains(t, joined, want)
 	}
+}
+
+// patchesThatDoNotApply names each patch in dir/docs/proofs that git apply
+// --check refuses against the tree at dir, with git's reason. A patch
+// that no longer applies is reported "broken" by make proofs only after
+// every other patch has run; this says so in seconds, in make test.
+func patchesThatDoNotApply(t *testing.T, dir string, patches []string) []string {
+	t.Helper()
+	var problems []string
+	for _, p := range patches {
+		cmd := exec.Command("git", "apply", "--check", filepath.Join("docs", "proofs", p))
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			problems = append(problems, fmt.Sprintf("docs/proofs/%s no longer applies (rewrite it against the code, or delete a drawn one and run go run ./cmd/pact-mutants -draw ID): %s", p, strings.TrimSpace(string(out))))
+		}
+	}
+	return problems
+}
+
+// Every recorded mutation applies to the tree as it is: the code a patch
+// mutates was edited since it was written, and its contract's proof would
+// otherwise be lost until make proofs ends (docs/proofs/README.md).
+func TestEveryMutationAppliesToTheTree(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed: make proofs, which needs it too, checks the patches")
+	}
+	entries, err := os.ReadDir("proofs")
+	require.NoError(t, err)
+	var patches []string
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".patch") {
+			patches = append(patches, e.Name())
+		}
+	}
+	require.NotEmpty(t, patches)
+	require.Empty(t, patchesThatDoNotApply(t, "..", patches))
+}
+
+// The check can fail: a patch whose context the tree does not hold is named.
+func TestPatchCheckerCatchesAPatchThatNoLongerApplies(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "docs", "proofs"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "code.go"), []byte("package code\n\nconst answer = 42\n"), 0o644))
+	applies := "--- a/code.go\n+++ b/code.go\n@@ -3 +3 @@\n-const answer = 42\n+const answer = 41\n"
+	stale := "--- a/code.go\n+++ b/code.go\n@@ -3 +3 @@\n-const answer = 7\n+const answer = 8\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "docs", "proofs", "LOG-001-1.patch"), []byte(applies), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "docs", "proofs", "LOG-001-g1.patch"), []byte(stale), 0o644))
+	problems := patchesThatDoNotApply(t, dir, []string{"LOG-001-1.patch", "LOG-001-g1.patch"})
+	require.Len(t, problems, 1)
+	require.Contains(t, problems[0], "docs/proofs/LOG-001-g1.patch no longer applies")
 }
