@@ -15,6 +15,18 @@ BUF := github.com/bufbuild/buf/cmd/buf@v1.75.0
 # walks them all from the root.
 MODULES := . sdk plugins/examples/notifier-hello docs/examples/tenuo-verifier
 
+# Scratch space in memory where the machine has it. make test, make proofs
+# and make mutants write gigabytes that are thrown away: test binaries (go
+# test's GOTMPDIR), throwaway PostgreSQL clusters and each proof's copy of
+# the tree (TMPDIR). On /dev/shm, when it is a tmpfs that allows executing
+# files and has 8 GiB free, none of it reaches the disk (docs/proofs/README.md,
+# "Scratch in memory"). SCRATCH= (empty) keeps the system's temporary directory.
+SCRATCH ?= $(shell d=/dev/shm; \
+	if awk '$$2 == "/dev/shm" && $$3 == "tmpfs" && $$4 !~ /(^|,)noexec(,|$$)/ { f = 1 } END { exit !f }' /proc/mounts 2>/dev/null && \
+		[ -w $$d ] && [ "$$(df -Pk $$d | awk 'NR == 2 { print $$4 }')" -ge 8388608 ] && \
+		mkdir -p $$d/pact-scratch-$$(id -u) 2>/dev/null; then echo $$d/pact-scratch-$$(id -u); fi)
+IN_SCRATCH = $(if $(SCRATCH),TMPDIR=$(SCRATCH) GOTMPDIR=$(SCRATCH))
+
 .PHONY: build plugins proto client client-check console run test install-deps lint fmt-check vet staticcheck bench bench-ratios pgbouncer-check fuzz fmt clean faults load proofs mutants
 
 # pact-board embeds the SHA-256 of the first-party plugins built with it
@@ -89,7 +101,7 @@ run: build
 test: install-deps lint client-check
 	@for m in $(MODULES); do \
 		echo "== go test -race $$m"; \
-		(cd $$m && $(GO) test -race -count=1 -timeout 30m ./...) || exit 1; \
+		(cd $$m && $(IN_SCRATCH) $(GO) test -race -count=1 -timeout 30m ./...) || exit 1; \
 	done
 
 # PostgreSQL server binaries (initdb, pg_ctl, postgres) for the embedded
@@ -175,7 +187,7 @@ ONLY ?=
 PROOFS_WORKERS ?= 3
 RECORD ?=
 proofs:
-	$(GO) run ./cmd/pact-proofs -workers $(PROOFS_WORKERS) -only '$(ONLY)' $(if $(RECORD),-record)
+	$(IN_SCRATCH) $(GO) run ./cmd/pact-proofs -workers $(PROOFS_WORKERS) -only '$(ONLY)' $(if $(RECORD),-record)
 
 # Mutation testing (docs/mutants.md), outside CI and make test: gremlins'
 # mutants of every package with rules (cmd/pact-mutants derives them from go
@@ -191,7 +203,7 @@ SLICE ?=
 MUTANTS_BOUND ?= 40m
 MUTANTS_COEFFICIENT ?= 4
 mutants:
-	$(GO) run ./cmd/pact-mutants -pkg '$(PKG)' -slice '$(SLICE)' -bound $(MUTANTS_BOUND) -coefficient $(MUTANTS_COEFFICIENT)
+	$(IN_SCRATCH) $(GO) run ./cmd/pact-mutants -pkg '$(PKG)' -slice '$(SLICE)' -bound $(MUTANTS_BOUND) -coefficient $(MUTANTS_COEFFICIENT)
 
 # The fault harness at full size (docs/reliability.md): every scenario on
 # real pact-board processes and one throwaway PostgreSQL, over loopback;
