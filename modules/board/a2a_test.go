@@ -2,6 +2,7 @@ package board_test
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -29,16 +30,10 @@ func (w *world) a2aRaw(agent, token, body string, headers map[string]string) (in
 
 // a2aEvents is a stream's whole answer: each event's JSON-RPC response.
 func (w *world) a2aEvents(agent, method string, params any) []map[string]any {
-	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 7, "method": method, "params": params})
+	req, err := w.a2aStreamRequest(context.Background(), agent, method, params)
 	if err != nil {
 		return nil
 	}
-	req, err := http.NewRequest(http.MethodPost, w.URL+"/a2a/a/"+agent, strings.NewReader(string(body)))
-	if err != nil {
-		return nil
-	}
-	req.Header.Set("Authorization", "Bearer "+w.Token(agent))
-	req.Header.Set("A2A-Version", "1.0")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return nil
@@ -56,6 +51,23 @@ func (w *world) a2aEvents(agent, method string, params any) []map[string]any {
 		}
 	}
 	return out
+}
+
+// a2aStreamRequest is agent's JSON-RPC request of method with params, as
+// an A2A client sends one; it returns errors rather than failing the test,
+// so a goroutine may build it.
+func (w *world) a2aStreamRequest(ctx context.Context, agent, method string, params any) (*http.Request, error) {
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 7, "method": method, "params": params})
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL+"/a2a/a/"+agent, strings.NewReader(string(body)))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+w.Token(agent))
+	req.Header.Set("A2A-Version", "1.0")
+	return req, nil
 }
 
 // a2aResult is a successful call's result.
