@@ -88,6 +88,20 @@ func checkProofs(contracts []contract, patches []string, missing, undrawn map[st
 	return problems
 }
 
+// recordedPatches names the mutations in docs/proofs (<ID>-<n>.patch).
+func recordedPatches(t *testing.T) []string {
+	t.Helper()
+	entries, err := os.ReadDir("proofs")
+	require.NoError(t, err)
+	var patches []string
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".patch") {
+			patches = append(patches, e.Name())
+		}
+	}
+	return patches
+}
+
 // The population is the ledger itself: every Current contract, including
 // one added later, has a recorded mutation or is listed, visibly, in
 // docs/proofs/MISSING. cmd/pact-proofs (make proofs) checks that each
@@ -97,14 +111,7 @@ func TestEveryCurrentContractHasAMutation(t *testing.T) {
 	require.NoError(t, err)
 	contracts, err := parseLedger(string(raw))
 	require.NoError(t, err)
-	entries, err := os.ReadDir("proofs")
-	require.NoError(t, err)
-	var patches []string
-	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), ".patch") {
-			patches = append(patches, e.Name())
-		}
-	}
+	patches := recordedPatches(t)
 	missing, err := os.ReadFile(filepath.Join("proofs", "MISSING"))
 	require.NoError(t, err)
 	undrawn, err := os.ReadFile(filepath.Join("proofs", "UNDRAWN"))
@@ -191,14 +198,7 @@ func TestEveryMutationAppliesToTheTree(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed: make proofs, which needs it too, checks the patches")
 	}
-	entries, err := os.ReadDir("proofs")
-	require.NoError(t, err)
-	var patches []string
-	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), ".patch") {
-			patches = append(patches, e.Name())
-		}
-	}
+	patches := recordedPatches(t)
 	require.NotEmpty(t, patches)
 	require.Empty(t, patchesThatDoNotApply(t, "..", patches))
 }
