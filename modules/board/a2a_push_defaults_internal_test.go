@@ -10,8 +10,8 @@ import (
 // Options left zero take the push timings docs/a2a.md ("Push
 // notifications") states: a failed post tried again after 5 seconds, 30
 // seconds, 2 minutes and 10 minutes, a config leased for a minute while it
-// is posted, the worker awake at least every 30 s, and the "webhook"
-// notifier. The retries are minutes long, so they are checked here rather
+// is posted, the worker awake at least every 30 s, the "webhook"
+// notifier, and an idle A2A stream's keepalive every 25 s ("Streams"). The retries are minutes long, so they are checked here rather
 // than waited for; a value set in the options is kept.
 func TestPushOptionsLeftZeroTakeTheDocumentedTimings(t *testing.T) {
 	var o Options
@@ -20,8 +20,9 @@ func TestPushOptionsLeftZeroTakeTheDocumentedTimings(t *testing.T) {
 	require.Equal(t, time.Minute, o.PushLease, "a config being posted is leased for a minute")
 	require.Equal(t, 30*time.Second, o.PushTick, "the worker sleeps at most 30 s without a wake")
 	require.Equal(t, "webhook", o.WebhookNotifier)
+	require.Equal(t, 25*time.Second, o.StreamBeat, "an idle stream sends a keepalive every 25 s")
 
-	set := Options{PushRetries: []time.Duration{time.Millisecond}, PushTick: time.Second, PushLease: 2 * time.Second, WebhookNotifier: "other"}
+	set := Options{PushRetries: []time.Duration{time.Millisecond}, PushTick: time.Second, PushLease: 2 * time.Second, WebhookNotifier: "other", StreamBeat: time.Second}
 	set.defaults()
-	require.Equal(t, Options{PushRetries: []time.Duration{time.Millisecond}, PushTick: time.Second, PushLease: 2 * time.Second, WebhookNotifier: "other"}, set)
+	require.Equal(t, Options{PushRetries: []time.Duration{time.Millisecond}, PushTick: time.Second, PushLease: 2 * time.Second, WebhookNotifier: "other", StreamBeat: time.Second}, set)
 }

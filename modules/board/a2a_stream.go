@@ -10,13 +10,10 @@ import (
 	"github.com/pactboard/pact/core/events"
 )
 
-// a2aBeat is how often an idle A2A stream sends a comment, so proxies keep
-// it open; a2aRecheck how often a follower reads its task with no wake (a
-// missed notification costs at most that).
-const (
-	a2aBeat    = 25 * time.Second
-	a2aRecheck = time.Minute
-)
+// a2aRecheck is how often a follower reads its task with no wake (a missed
+// notification costs at most that). How often an idle stream sends a
+// keepalive is Options.StreamBeat.
+const a2aRecheck = time.Minute
 
 // a2aStream is SendStreamingMessage and SubscribeToTask: the task first,
 // then its messages, artifacts and status changes as they happen, until it
@@ -80,7 +77,7 @@ func a2aStreamEnds(th threadOut) bool {
 // first read, so no commit after from's read is missed (core/events: the
 // waiter's contract). Each read is a pact_message call through the
 // pipeline: a stop of the agent ends the stream with the gate's refusal.
-// beat, when set, is called every a2aBeat. It returns nil when changed
+// beat, when set, is called every Options.StreamBeat. It returns nil when changed
 // ends it, the refusal or failure of a read, or ctx's error; when the
 // board drains, it returns nil and the client follows again elsewhere.
 func (m *Module) a2aFollow(ctx context.Context, c *a2aCaller, from threadOut, changed func(threadOut) bool, beat func(string) error) error {
@@ -95,7 +92,7 @@ func (m *Module) a2aFollow(ctx context.Context, c *a2aCaller, from threadOut, ch
 		return false
 	})
 	defer sub.Close()
-	beats, recheck := time.NewTicker(a2aBeat), time.NewTicker(a2aRecheck)
+	beats, recheck := time.NewTicker(m.opts.StreamBeat), time.NewTicker(a2aRecheck)
 	defer beats.Stop()
 	defer recheck.Stop()
 	last := from

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pactboard/pact/modules/board"
 	"github.com/stretchr/testify/require"
 )
 
@@ -260,10 +261,12 @@ func TestAStreamSendsTheArtifactsOfAResultTheTaskAlreadyCarried(t *testing.T) {
 	require.Equal(t, []any{"result", "handoff"}, got)
 }
 
-// An idle stream sends a keepalive comment every so often (25 s), so
-// proxies keep it open, and goes on following its task after it.
+// An idle stream sends a keepalive comment every so often (25 s; this
+// board's Options.StreamBeat makes it 200 ms), so proxies keep it open, and
+// goes on following its task after it.
 func TestAnIdleA2AStreamKeepsAliveAndGoesOn(t *testing.T) {
-	w := newA2AWorld(t)
+	w := newWorldOf(t, board.New(board.Options{StreamBeat: 200 * time.Millisecond}))
+	w.agent("a2a-web", "a2a", nil, "web")
 	id := postOverA2A(w, "Paint the fence", nil)["id"].(string)
 	lines := w.a2aLines("a2a-web", "SubscribeToTask", map[string]any{"id": id})
 	require.Contains(t, nextA2AEvent(t, lines, 20*time.Second)["result"], "task")
@@ -271,8 +274,8 @@ func TestAnIdleA2AStreamKeepsAliveAndGoesOn(t *testing.T) {
 	case line, ok := <-lines:
 		require.True(t, ok, "the idle stream ended")
 		require.Equal(t, ": keepalive", line)
-	case <-time.After(60 * time.Second):
-		t.Fatal("no keepalive within 60 s")
+	case <-time.After(20 * time.Second):
+		t.Fatal("no keepalive within 20 s, where one is due every 200 ms")
 	}
 	w.OK("code-web", "pact_claim", map[string]any{"task_id": id, "mandate_id": w.Root("code-web")})
 	require.Equal(t, "TASK_STATE_WORKING", a2aState(t, nextA2AEvent(t, lines, 20*time.Second)))

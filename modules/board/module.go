@@ -62,6 +62,7 @@ func New(opts ...Options) *Module {
 	if len(opts) > 0 {
 		m.opts = opts[0]
 	}
+	m.opts.defaults()
 	return m
 }
 

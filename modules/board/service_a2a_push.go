@@ -41,6 +41,9 @@ type Options struct {
 	// PushLease how long a config claimed for a delivery stays with its
 	// board (1 min).
 	PushTick, PushLease time.Duration
+	// StreamBeat is how often an idle A2A stream sends a comment, so
+	// proxies keep it open (25 s).
+	StreamBeat time.Duration
 }
 
 // Notifiers finds the notifier plugins by their name in PACT_PLUGINS: the
@@ -62,6 +65,9 @@ func (o *Options) defaults() {
 	}
 	if o.PushLease == 0 {
 		o.PushLease = time.Minute
+	}
+	if o.StreamBeat == 0 {
+		o.StreamBeat = 25 * time.Second
 	}
 }
 
