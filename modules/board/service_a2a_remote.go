@@ -85,10 +85,13 @@ func (s *Service) SetRemote(ctx context.Context, tx bun.IDB, by Actor, box *seal
 	return s.st.setRemote(ctx, tx, r, by.PersonID)
 }
 
-// checkRemoteAuthorization refuses what cannot be one header value.
+// checkRemoteAuthorization refuses what cannot be one header value. The
+// admin API bounds it at 4000 characters; a header is bytes, so this bounds
+// the bytes (a value of non-ASCII characters can pass the first and not
+// this).
 func checkRemoteAuthorization(auth string) error {
 	if len(auth) > maxRemoteAuthorization || strings.ContainsAny(auth, "\r\n") {
-		return errs.E(errs.InvalidRequest, "authorization is one header value of at most %d characters", maxRemoteAuthorization)
+		return errs.E(errs.InvalidRequest, "authorization is one header value of at most %d bytes", maxRemoteAuthorization)
 	}
 	return nil
 }
