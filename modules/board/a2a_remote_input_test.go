@@ -62,3 +62,33 @@ func TestARemoteAuthorizationIsAtMost4000Bytes(t *testing.T) {
 	_, auth = remote.got("card")
 	require.Equal(t, longest, auth, "the one set before is kept")
 }
+
+// Naming a card is refused, reading no card, for an agent the board has
+// not got: none of that name (not_found), one banned (not_found, as if
+// gone), and when the database cannot read the agent (here a table it
+// reads is gone) an internal error, not a claim that the agent does not
+// exist.
+func TestNamingARemoteCardRefusesAnAgentTheBoardCannotTake(t *testing.T) {
+	w := configWorld(t, kerneltest.Options{}, func(c *boot.Config) { c.A2AAllowPrivate = true })
+	remote := newStreamingRemote(t, false)
+	w.agent("remote-web", "a2a-remote", nil, "web")
+	body := `{"card_url": "` + remote.URL + a2a.CardPath + `"}`
+
+	got := w.Admin("ana", "PUT", "/agents/nosuch-web/a2a-remote", body)
+	require.Equal(t, http.StatusNotFound, got.Status, got.Raw)
+	require.Contains(t, got.Raw, "agent nosuch-web does not exist")
+
+	w.Exec(`UPDATE agents SET status = 'banned' WHERE id = 'remote-web'`)
+	got = w.Admin("ana", "PUT", "/agents/remote-web/a2a-remote", body)
+	require.Equal(t, http.StatusNotFound, got.Status, got.Raw)
+	require.Contains(t, got.Raw, "agent remote-web does not exist")
+
+	w.Exec(`UPDATE agents SET status = 'active' WHERE id = 'remote-web'`)
+	w.Exec(`ALTER TABLE agent_presence RENAME TO agent_presence_gone`)
+	got = w.Admin("ana", "PUT", "/agents/remote-web/a2a-remote", body)
+	require.Equal(t, http.StatusInternalServerError, got.Status, got.Raw)
+	require.NotContains(t, got.Raw, "does not exist")
+	n, _ := remote.got("card")
+	require.Zero(t, n, "no card is read for an agent the board cannot take")
+	require.Zero(t, w.Count(`SELECT count(*) FROM a2a_remotes`))
+}
