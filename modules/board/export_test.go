@@ -42,3 +42,9 @@ func (m *Module) DriveRemotes(lease, poll time.Duration) {
 	m.remote.http = a2a.HTTPClient(true)
 	m.remote.lease, m.remote.poll = lease, poll
 }
+
+// NextPushIn is how long until the next due push config may be tried, as
+// the push worker reads it before it sleeps (nil when none is due).
+func (m *Module) NextPushIn(ctx context.Context) (*time.Duration, error) {
+	return m.push.st.nextPushIn(ctx, m.db)
+}

@@ -97,11 +97,17 @@ type pushService struct {
 	box    *seal.Box
 	opts   Options
 	logger hclog.Logger
+	// added wakes this board's push worker when a config is made: its
+	// first delivery is due at once, and no change of the task may follow
+	// to wake the worker (a config made after the change that posted the
+	// task, or on a task that does not change).
+	added chan struct{}
 }
 
 func newPushService(h *kernel.Host, opts Options) *pushService {
 	opts.defaults()
-	return &pushService{db: h.DB(), st: store{db: h.DB()}, box: seal.New(h.Mandates().Keys()), opts: opts, logger: h.Logger()}
+	return &pushService{db: h.DB(), st: store{db: h.DB()}, box: seal.New(h.Mandates().Keys()), opts: opts, logger: h.Logger(),
+		added: make(chan struct{}, 1)}
 }
 
 // the places a config's values and an agent's signing key are sealed for
@@ -246,6 +252,10 @@ func (p *pushService) add(ctx context.Context, c *a2aCaller, task string, d push
 	})
 	if err != nil {
 		return a2a.TaskPushNotificationConfig{}, err
+	}
+	select {
+	case p.added <- struct{}{}:
+	default: // the worker has a wake pending already
 	}
 	return p.view(r)
 }

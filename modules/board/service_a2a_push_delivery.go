@@ -29,7 +29,8 @@ import (
 // is acknowledged.
 
 // pushWorker delivers every due config, then sleeps until a task changes
-// or gets a message, the next retry is due, or PushTick passes.
+// or gets a message, a config is made here, the next retry is due, or
+// PushTick passes.
 func (m *Module) pushWorker(ctx context.Context) error {
 	var wake <-chan struct{}
 	if m.events != nil {
@@ -52,6 +53,7 @@ func (m *Module) pushWorker(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 		case <-wake:
+		case <-p.added:
 		case <-t.C:
 		}
 		t.Stop()
