@@ -1,0 +1,110 @@
+package notify_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pactboard/pact/core/kernel/kerneltest"
+	"github.com/pactboard/pact/core/logtest"
+	"github.com/pactboard/pact/core/outbox"
+	"github.com/pactboard/pact/modules/notify"
+)
+
+// A delivery worker leases what it delivers under the process's name and
+// its own number, counted from one as the log counts them
+// (notify.deliver1): the lease names the worker holding it.
+func TestADeliveryWorkerLeasesUnderItsNumberFromOne(t *testing.T) {
+	w := newWorld(t)
+	stuck := &hanging{entered: make(chan string, 1), release: make(chan error), honour: true}
+	p := startProcess(w, map[string]string{"PACT_SLACK_WEBHOOK_URL": envSlack}, notify.Options{Notifiers: plugins{"slack": stuck}, Workers: 1})
+	id := enqueue(t, w.DB, outbox.Notification{Kind: outbox.Question, ProjectID: "web", Title: "Which colour?"})
+	select {
+	case <-stuck.entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the worker never started the delivery")
+	}
+	owner := state(t, w.DB, id).LeaseOwner
+	require.NotNil(t, owner)
+	require.True(t, strings.HasSuffix(*owner, "/w1"), "leased by %s", *owner)
+	p.Stop()
+}
+
+// An idle worker sleeps until the next row is due, at least 20 ms (a row
+// another worker is claiming at this instant is looked at again shortly,
+// never in a tight loop) and at most Tick.
+func TestAnIdleWorkerSleepsUntilTheNextRowIsDueWithinItsBounds(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	svc := notify.NewService(w.DB, nil, &notify.Options{Tick: time.Minute})
+	wait, err := svc.NextDue(ctx)
+	require.NoError(t, err)
+	require.Equal(t, time.Minute, wait, "nothing pending: Tick")
+
+	id := enqueue(t, w.DB, outbox.Notification{Kind: outbox.Message, ProjectID: "web", Title: "hello"})
+	wait, err = svc.NextDue(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 20*time.Millisecond, wait, "a row due now")
+
+	w.Exec(`UPDATE notifications SET next_attempt_at = now() + interval '30 seconds' WHERE id = ?`, id)
+	wait, err = svc.NextDue(ctx)
+	require.NoError(t, err)
+	require.InDelta(t, 30*time.Second, wait, float64(5*time.Second), "a row due in 30 s")
+
+	w.Exec(`UPDATE notifications SET next_attempt_at = now() + interval '1 hour' WHERE id = ?`, id)
+	wait, err = svc.NextDue(ctx)
+	require.NoError(t, err)
+	require.Equal(t, time.Minute, wait, "a row due in an hour: Tick")
+}
+
+// The outbox listener, when it loses its connection, reconnects after
+// 100 ms, and after each failed attempt waits twice as long (up to 5 s):
+// here the database refuses new connections while its connection is cut.
+func TestTheListenerReconnectsAfterADoublingDelay(t *testing.T) {
+	logs := &logtest.Buffer{}
+	logger := hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Info})
+	w := kerneltest.New(t, kerneltest.Options{NoMCP: true, Logger: logger}, notify.New(notify.Options{Notifiers: plugins{}}))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = w.Kernel.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	listener := func() int {
+		return w.Count(`SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN ' || ?`, outbox.Channel)
+	}
+	eventually(t, 10*time.Second, func() bool { return listener() == 1 }, "the listener listens")
+
+	// A database cannot refuse connections to itself: another one of the
+	// cluster's says so.
+	cfg, err := pgx.ParseConfig(w.DSN)
+	require.NoError(t, err)
+	db := cfg.Database
+	cfg.Database = "postgres"
+	admin, err := pgx.ConnectConfig(ctx, cfg)
+	require.NoError(t, err)
+	allow := func(on bool) {
+		_, err := admin.Exec(context.Background(), fmt.Sprintf(`ALTER DATABASE %q ALLOW_CONNECTIONS %t`, db, on))
+		require.NoError(t, err)
+	}
+	t.Cleanup(func() { allow(true); _ = admin.Close(context.Background()) })
+	allow(false)
+	w.Exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN ' || ?`, outbox.Channel)
+	const lost = "outbox listener lost its connection; reconnecting"
+	eventually(t, 10*time.Second, func() bool { return strings.Count(logs.String(), lost) >= 3 }, "three lost connections: %s", logs.String())
+	var delays []string
+	for line := range strings.Lines(logs.String()) {
+		if strings.Contains(line, lost) {
+			_, in, _ := strings.Cut(strings.TrimSpace(line), " in=")
+			delays = append(delays, in)
+		}
+	}
+	require.Equal(t, []string{"100ms", "200ms", "400ms"}, delays[:3])
+
+	allow(true)
+	eventually(t, 10*time.Second, func() bool { return listener() == 1 }, "the listener listens again")
+}
