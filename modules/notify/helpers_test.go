@@ -15,12 +15,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
 
 	"github.com/pactboard/pact/core/db"
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel/kerneltest"
+	"github.com/pactboard/pact/core/logtest"
 	"github.com/pactboard/pact/core/outbox"
 	"github.com/pactboard/pact/modules/notify"
 	"github.com/pactboard/pact/sdk/errs"
@@ -311,4 +313,22 @@ func eventually(t testing.TB, d time.Duration, cond func() bool, format string, 
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// runLogged runs a board of the notify module alone, with opts, on a fresh
+// database that prepare (when given) readies before it starts, until the
+// test ends; the board logs to the buffer returned, from Info up.
+func runLogged(t *testing.T, opts notify.Options, prepare func(w *kerneltest.World)) (*kerneltest.World, *logtest.Buffer) {
+	t.Helper()
+	logs := &logtest.Buffer{}
+	logger := hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Info})
+	w := kerneltest.New(t, kerneltest.Options{NoMCP: true, Logger: logger}, notify.New(opts))
+	if prepare != nil {
+		prepare(w)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = w.Kernel.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return w, logs
 }

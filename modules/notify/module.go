@@ -102,6 +102,10 @@ type Options struct {
 	// SweepEvery is the expiry sweep's period and lease (10 min);
 	// SweepCheck how often each process tries to take the lease (1 min).
 	SweepEvery, SweepCheck time.Duration
+	// ListenIdle is how long the outbox listener waits for a notification
+	// before it pings its connection, since a dead peer would leave it
+	// waiting for ever (30 s).
+	ListenIdle time.Duration
 }
 
 // Module is the notify module.

@@ -5,12 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pactboard/pact/core/identity"
 	"github.com/pactboard/pact/core/kernel/kerneltest"
-	"github.com/pactboard/pact/core/logtest"
 	"github.com/pactboard/pact/core/metrics"
 	"github.com/pactboard/pact/core/outbox"
 	"github.com/pactboard/pact/modules/notify"
@@ -67,15 +65,9 @@ func TestTheModuleCountsDeliveriesInTheBoardsMetrics(t *testing.T) {
 // board's log says which of them failed and is being restarted. With the
 // notifications table gone, every worker's first look fails.
 func TestTheLogNamesEachDeliveryWorkerThatFails(t *testing.T) {
-	logs := &logtest.Buffer{}
-	logger := hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Info})
-	mod := notify.New(notify.Options{Notifiers: plugins{"slack": &recorder{}}, Workers: 2})
-	w := kerneltest.New(t, kerneltest.Options{NoMCP: true, Logger: logger}, mod)
-	w.Exec(`ALTER TABLE notifications RENAME TO notifications_elsewhere`)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); _ = w.Kernel.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	_, logs := runLogged(t, notify.Options{Notifiers: plugins{"slack": &recorder{}}, Workers: 2}, func(w *kerneltest.World) {
+		w.Exec(`ALTER TABLE notifications RENAME TO notifications_elsewhere`)
+	})
 	eventually(t, 10*time.Second, func() bool {
 		return logs.Contains("worker=notify.deliver1") && logs.Contains("worker=notify.deliver2")
 	}, "both delivery workers' failures are logged by name: %s", logs.String())

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pactboard/pact/core/kernel/kerneltest"
@@ -17,19 +16,13 @@ import (
 
 const sealedLine = "sealed stored secrets under the board's active key"
 
-// startLogging runs a board of the notify module alone on w's database
-// (made by prepare) until the test ends, logging to the buffer it returns,
-// and waits for its reseal worker to finish.
-func startLogging(t *testing.T, prepare func(w *kerneltest.World)) *logtest.Buffer {
-	logs := &logtest.Buffer{}
-	logger := hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Info})
-	w := kerneltest.New(t, kerneltest.Options{NoMCP: true, Logger: logger}, notify.New(notify.Options{Notifiers: plugins{}}))
-	w.Person("", "ana", "owner")
-	prepare(w)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); _ = w.Kernel.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+// startResealing runs a board of the notify module (runLogged) and waits
+// for its reseal worker to finish.
+func startResealing(t *testing.T, prepare func(w *kerneltest.World)) *logtest.Buffer {
+	_, logs := runLogged(t, notify.Options{Notifiers: plugins{}}, func(w *kerneltest.World) {
+		w.Person("", "ana", "owner")
+		prepare(w)
+	})
 	eventually(t, 30*time.Second, func() bool { return logs.Contains("notify.reseal: worker finished") },
 		"the reseal worker finishes: %s", logs.String())
 	return logs
@@ -39,7 +32,7 @@ func startLogging(t *testing.T, prepare func(w *kerneltest.World)) *logtest.Buff
 // it sealed, an operator's sign that a key rotation took; one that finds
 // nothing to seal says nothing of it.
 func TestTheBoardSaysWhatItSealedAtStartAndNothingWhenNothingWas(t *testing.T) {
-	logs := startLogging(t, func(w *kerneltest.World) {
+	logs := startResealing(t, func(w *kerneltest.World) {
 		// In clear, as a board before sealing wrote them: no service writes
 		// a secret unsealed.
 		w.Exec(`UPDATE orgs SET slack_webhook_url = 'https://hooks.slack.com/services/T/B/plain' WHERE id = 'default';
@@ -51,7 +44,7 @@ func TestTheBoardSaysWhatItSealedAtStartAndNothingWhenNothingWas(t *testing.T) {
 	require.Contains(t, line, "slack_webhooks=1")
 	require.Contains(t, line, "destinations=1")
 
-	logs = startLogging(t, func(*kerneltest.World) {})
+	logs = startResealing(t, func(*kerneltest.World) {})
 	require.False(t, logs.Contains(sealedLine), "nothing was sealed: %s", logs.String())
 }
 

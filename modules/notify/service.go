@@ -33,6 +33,7 @@ const (
 	DefaultSweepEvery     = 10 * time.Minute
 	DefaultSweepCheck     = time.Minute
 	DefaultExpiryWarn     = 48 * time.Hour
+	DefaultListenIdle     = 30 * time.Second
 )
 
 // Service delivers the outbox, manages destinations and sweeps expiries.
@@ -73,6 +74,7 @@ func NewService(d *db.DB, log *ledger.Log, opts *Options) *Service {
 	o.SweepEvery = cmpOr(o.SweepEvery, DefaultSweepEvery)
 	o.SweepCheck = cmpOr(o.SweepCheck, DefaultSweepCheck)
 	o.ExpiryWarn = cmpOr(o.ExpiryWarn, DefaultExpiryWarn)
+	o.ListenIdle = cmpOr(o.ListenIdle, DefaultListenIdle)
 	o.AdminUIURL = strings.TrimRight(o.AdminUIURL, "/")
 	if o.Location == nil {
 		o.Location = time.Local

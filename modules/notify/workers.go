@@ -11,13 +11,13 @@ import (
 	"github.com/pactboard/pact/core/outbox"
 )
 
-// Listener reconnect backoff and idle check, and the shortest sleep of an
-// idle worker (so a row another worker is claiming at this instant is
-// looked at again shortly, never in a tight loop).
+// Listener reconnect backoff, and the shortest sleep of an idle worker (so
+// a row another worker is claiming at this instant is looked at again
+// shortly, never in a tight loop). How long the listener waits before it
+// pings its connection is Options.ListenIdle.
 const (
 	listenRetryMin = 100 * time.Millisecond
 	listenRetryMax = 5 * time.Second
-	listenIdlePing = 30 * time.Second
 	minWait        = 20 * time.Millisecond
 )
 
@@ -103,7 +103,7 @@ func (s *Service) listenOnce(ctx context.Context) (listened bool, err error) {
 	}
 	s.wakeAll()
 	for {
-		wctx, cancel := context.WithTimeout(ctx, listenIdlePing)
+		wctx, cancel := context.WithTimeout(ctx, s.opts.ListenIdle)
 		n, err := conn.WaitForNotification(wctx)
 		cancel()
 		switch {

@@ -7,12 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pactboard/pact/core/kernel/kerneltest"
-	"github.com/pactboard/pact/core/logtest"
 	"github.com/pactboard/pact/core/outbox"
 	"github.com/pactboard/pact/modules/notify"
 )
@@ -66,14 +63,10 @@ func TestAnIdleWorkerSleepsUntilTheNextRowIsDueWithinItsBounds(t *testing.T) {
 // The outbox listener, when it loses its connection, reconnects after
 // 100 ms, and after each failed attempt waits twice as long (up to 5 s):
 // here the database refuses new connections while its connection is cut.
+// Each warning says why the connection was lost.
 func TestTheListenerReconnectsAfterADoublingDelay(t *testing.T) {
-	logs := &logtest.Buffer{}
-	logger := hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Info})
-	w := kerneltest.New(t, kerneltest.Options{NoMCP: true, Logger: logger}, notify.New(notify.Options{Notifiers: plugins{}}))
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); _ = w.Kernel.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	ctx := context.Background()
+	w, logs := runLogged(t, notify.Options{Notifiers: plugins{}}, nil)
 	listener := func() int {
 		return w.Count(`SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN ' || ?`, outbox.Channel)
 	}
@@ -94,7 +87,6 @@ func TestTheListenerReconnectsAfterADoublingDelay(t *testing.T) {
 	t.Cleanup(func() { allow(true); _ = admin.Close(context.Background()) })
 	allow(false)
 	w.Exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN ' || ?`, outbox.Channel)
-	const lost = "outbox listener lost its connection; reconnecting"
 	eventually(t, 10*time.Second, func() bool { return strings.Count(logs.String(), lost) >= 3 }, "three lost connections: %s", logs.String())
 	var delays []string
 	for line := range strings.Lines(logs.String()) {
@@ -104,7 +96,42 @@ func TestTheListenerReconnectsAfterADoublingDelay(t *testing.T) {
 		}
 	}
 	require.Equal(t, []string{"100ms", "200ms", "400ms"}, delays[:3])
+	require.Contains(t, logs.Line(lost), "terminating connection due to administrator command", "the warning says why")
 
 	allow(true)
 	eventually(t, 10*time.Second, func() bool { return listener() == 1 }, "the listener listens again")
+}
+
+const lost = "outbox listener lost its connection; reconnecting"
+
+// An idle listener pings its connection after each Options.ListenIdle and,
+// finding it alive, keeps it: the same connection pings again, and nothing
+// is logged.
+func TestAnIdleListenerPingsItsConnectionAndKeepsIt(t *testing.T) {
+	w, logs := runLogged(t, notify.Options{Notifiers: plugins{}, ListenIdle: 100 * time.Millisecond}, nil)
+	var pid int
+	eventually(t, 10*time.Second, func() bool {
+		var pids []int
+		require.NoError(t, w.DB.NewRaw(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN ' || ?`,
+			outbox.Channel).Scan(context.Background(), &pids))
+		if len(pids) == 1 {
+			pid = pids[0]
+		}
+		return pid != 0
+	}, "the listener listens")
+	// A ping's start, as its connection shows it: two different ones on
+	// the same connection are two pings it kept the connection through.
+	pinged := func() (at time.Time) {
+		var starts []time.Time
+		require.NoError(t, w.DB.NewRaw(`SELECT query_start FROM pg_stat_activity WHERE pid = ? AND query = '-- ping'`, pid).
+			Scan(context.Background(), &starts))
+		if len(starts) == 1 {
+			at = starts[0]
+		}
+		return at
+	}
+	var first time.Time
+	eventually(t, 10*time.Second, func() bool { first = pinged(); return !first.IsZero() }, "the listener pings its connection when idle")
+	eventually(t, 10*time.Second, func() bool { return pinged().After(first) }, "the listener pings the same connection again")
+	require.False(t, logs.Contains(lost), "a connection that answers its ping is kept: %s", logs.String())
 }
