@@ -28,13 +28,7 @@ const (
 func (s *Service) work(ctx context.Context, i int) error {
 	owner := fmt.Sprintf("%s/w%d", s.owner, i+1)
 	for {
-		if _, err := s.drain(ctx, owner); err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return err
-		}
-		wait, err := s.nextDue(ctx)
+		wait, err := s.round(ctx, owner)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
@@ -51,6 +45,15 @@ func (s *Service) work(ctx context.Context, i int) error {
 		}
 		t.Stop()
 	}
+}
+
+// round delivers every due row under owner's leases, then says how long
+// to sleep before the next round (nextDue).
+func (s *Service) round(ctx context.Context, owner string) (time.Duration, error) {
+	if _, err := s.drain(ctx, owner); err != nil {
+		return 0, err
+	}
+	return s.nextDue(ctx)
 }
 
 // nextDue is how long until a pending row becomes claimable (its retry time,

@@ -33,16 +33,16 @@ func TestADeliveryWorkerLeasesUnderItsNumberFromOne(t *testing.T) {
 	p.Stop()
 }
 
-// An idle worker sleeps until the next row is due, at least 20 ms (a row
-// another worker is claiming at this instant is looked at again shortly,
-// never in a tight loop) and at most Tick.
+// After a round, a delivery worker sleeps until the next row is due, at
+// least 20 ms (a row another worker is claiming at this instant is looked
+// at again shortly, never in a tight loop) and at most Tick.
 func TestAnIdleWorkerSleepsUntilTheNextRowIsDueWithinItsBounds(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t)
 	svc := notify.NewService(w.DB, nil, &notify.Options{Tick: time.Minute})
-	wait, err := svc.NextDue(ctx)
+	wait, err := svc.Round(ctx, "w1")
 	require.NoError(t, err)
-	require.Equal(t, time.Minute, wait, "nothing pending: Tick")
+	require.Equal(t, time.Minute, wait, "a round with nothing pending sleeps Tick")
 
 	id := enqueue(t, w.DB, outbox.Notification{Kind: outbox.Message, ProjectID: "web", Title: "hello"})
 	wait, err = svc.NextDue(ctx)
@@ -50,9 +50,10 @@ func TestAnIdleWorkerSleepsUntilTheNextRowIsDueWithinItsBounds(t *testing.T) {
 	require.Equal(t, 20*time.Millisecond, wait, "a row due now")
 
 	w.Exec(`UPDATE notifications SET next_attempt_at = now() + interval '30 seconds' WHERE id = ?`, id)
-	wait, err = svc.NextDue(ctx)
+	wait, err = svc.Round(ctx, "w1")
 	require.NoError(t, err)
-	require.InDelta(t, 30*time.Second, wait, float64(5*time.Second), "a row due in 30 s")
+	require.InDelta(t, 30*time.Second, wait, float64(5*time.Second), "a round sleeps until a row due in 30 s")
+	require.Zero(t, state(t, w.DB, id).Attempts, "the round did not take the row before it was due")
 
 	w.Exec(`UPDATE notifications SET next_attempt_at = now() + interval '1 hour' WHERE id = ?`, id)
 	wait, err = svc.NextDue(ctx)
