@@ -26,3 +26,14 @@ func TestPushOptionsLeftZeroTakeTheDocumentedTimings(t *testing.T) {
 	set.defaults()
 	require.Equal(t, Options{PushRetries: []time.Duration{time.Millisecond}, PushTick: time.Second, PushLease: 2 * time.Second, WebhookNotifier: "other", StreamBeat: time.Second}, set)
 }
+
+// The push worker sleeps until the next config is due, at least 10 ms
+// (never a tight loop over a config another board is claiming) and at
+// most its tick; with none due, the tick.
+func TestThePushWorkerSleepsUntilTheNextConfigWithinItsBounds(t *testing.T) {
+	in := func(d time.Duration) *time.Duration { return &d }
+	require.Equal(t, time.Minute, pushWait(time.Minute, nil))
+	require.Equal(t, 10*time.Millisecond, pushWait(time.Minute, in(0)))
+	require.Equal(t, 3*time.Second, pushWait(time.Minute, in(3*time.Second)))
+	require.Equal(t, time.Minute, pushWait(time.Minute, in(time.Hour)))
+}

@@ -31,7 +31,14 @@ func newWorld(t *testing.T, extra ...kernel.Module) *world {
 // newWorldOf is newWorld with the board module b.
 func newWorldOf(t *testing.T, b *board.Module, extra ...kernel.Module) *world {
 	t.Helper()
-	w := &world{World: kerneltest.New(t, kerneltest.Options{Events: true}, append(extra, b)...), board: b}
+	return newWorldWith(t, kerneltest.Options{}, b, extra...)
+}
+
+// newWorldWith is newWorldOf with the kernel's opts (events always on).
+func newWorldWith(t *testing.T, opts kerneltest.Options, b *board.Module, extra ...kernel.Module) *world {
+	t.Helper()
+	opts.Events = true
+	w := &world{World: kerneltest.New(t, opts, append(extra, b)...), board: b}
 	w.Office()
 	w.agent("code-web", "code", nil, "web")
 	w.agent("chat-web", "chat", nil, "web", "api")

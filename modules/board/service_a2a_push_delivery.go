@@ -45,11 +45,10 @@ func (m *Module) pushWorker(ctx context.Context) error {
 		if err := m.deliverDuePushes(ctx); err != nil && ctx.Err() == nil {
 			p.logger.Warn("A2A push notifications wait for the next round", "error", err)
 		}
-		wait := p.opts.PushTick
-		if next, err := p.st.nextPushIn(ctx, p.db); err == nil && next != nil {
-			wait = min(wait, max(*next, 10*time.Millisecond))
-		}
-		t := time.NewTimer(wait)
+		// A failed read is nil, as none due: the tick or a wake brings the
+		// next round, whose database trouble the warning above reports.
+		next, _ := p.st.nextPushIn(ctx, p.db)
+		t := time.NewTimer(pushWait(p.opts.PushTick, next))
 		select {
 		case <-ctx.Done():
 		case <-wake:
@@ -59,6 +58,17 @@ func (m *Module) pushWorker(ctx context.Context) error {
 		t.Stop()
 	}
 	return nil
+}
+
+// pushWait is how long the push worker sleeps: until the next config is
+// due (next, nil when none is), at least 10 ms (a config another board is
+// claiming at this instant is looked at again shortly, never in a tight
+// loop) and at most tick.
+func pushWait(tick time.Duration, next *time.Duration) time.Duration {
+	if next == nil {
+		return tick
+	}
+	return min(tick, max(*next, 10*time.Millisecond))
 }
 
 // deliverDuePushes delivers every config due now, one after another.
