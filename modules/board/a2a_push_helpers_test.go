@@ -102,16 +102,22 @@ func (r *pushReceiver) await(t *testing.T, path string, n int) []pushPost {
 // it.
 func (r *pushReceiver) awaitState(t *testing.T, path, state string) pushPost {
 	t.Helper()
+	return r.awaitBody(t, path, `"state":"`+state+`"`)
+}
+
+// awaitBody waits for a post to path whose body holds text and returns it.
+func (r *pushReceiver) awaitBody(t *testing.T, path, text string) pushPost {
+	t.Helper()
 	var found pushPost
 	require.Eventually(t, func() bool {
 		for _, p := range r.posts(path) {
-			if strings.Contains(string(p.body), `"state":"`+state+`"`) {
+			if strings.Contains(string(p.body), text) {
 				found = p
 				return true
 			}
 		}
 		return false
-	}, 45*time.Second, 10*time.Millisecond, "%s got no task in %s", path, state)
+	}, 45*time.Second, 10*time.Millisecond, "%s got no post holding %s", path, text)
 	return found
 }
 

@@ -52,14 +52,7 @@ func TestA2APushDeliversEachChangeAsTheConfigAuthenticates(t *testing.T) {
 	w.OK("code-web", "pact_claim", map[string]any{"task_id": id, "mandate_id": w.Root("code-web")})
 	check(r.awaitState(t, "/auth", "TASK_STATE_WORKING"), "Bearer s3cr3t", "")
 	w.OK("code-web", "pact_message", map[string]any{"task_id": id, "body": "Which browser?", "mandate_id": w.Root("code-web")})
-	require.Eventually(t, func() bool {
-		for _, p := range r.posts("/token") {
-			if strings.Contains(string(p.body), "Which browser?") {
-				return true
-			}
-		}
-		return false
-	}, 45*time.Second, 10*time.Millisecond, "a message on the task is pushed: the task's history carries it")
+	r.awaitBody(t, "/token", "Which browser?")
 	w.OK("code-web", "pact_report", map[string]any{"task_id": id, "status": "completed", "mandate_id": w.Root("code-web"),
 		"result": map[string]any{"text": "done", "handoff": "all of it"}})
 	for _, path := range []string{"/auth", "/token"} {

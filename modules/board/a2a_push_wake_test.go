@@ -2,7 +2,6 @@ package board_test
 
 import (
 	"context"
-	"strings"
 	"testing"
 	"time"
 
@@ -57,14 +56,7 @@ func TestAPushConfigIsPostedAtOnceHoweverItIsMade(t *testing.T) {
 	w.OK("code-web", "pact_claim", map[string]any{"task_id": made, "mandate_id": w.Root("code-web")})
 	require.Equal(t, made, r.awaitState(t, "/create", "TASK_STATE_WORKING").task(t)["id"])
 	w.OK("code-web", "pact_message", map[string]any{"task_id": made, "body": "Which green?", "mandate_id": w.Root("code-web")})
-	require.Eventually(t, func() bool {
-		for _, p := range r.posts("/create") {
-			if strings.Contains(string(p.body), "Which green?") {
-				return true
-			}
-		}
-		return false
-	}, 45*time.Second, 10*time.Millisecond, "the message was posted")
+	r.awaitBody(t, "/create", "Which green?")
 	w.a2aResult("a2a-web", "SendMessage", map[string]any{"message": userMessage("And the shed", map[string]any{"taskId": made}),
 		"configuration": map[string]any{"returnImmediately": true, "taskPushNotificationConfig": map[string]any{"url": r.URL + "/on-task"}}})
 	require.Equal(t, made, r.await(t, "/on-task", 1)[0].task(t)["id"])
