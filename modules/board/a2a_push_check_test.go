@@ -1,0 +1,113 @@
+package board_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pactboard/pact/modules/board"
+	"github.com/pactboard/pact/sdk/errs"
+	"github.com/pactboard/pact/sdk/notifier"
+)
+
+// prepareWebhook is the webhook notifier as a board sees it, without its
+// process: it answers a destination to check as prepare does, and takes
+// every delivery.
+type prepareWebhook func(notifier.Destination) (*notifier.Destination, error)
+
+func (p prepareWebhook) Notifier(string) (notifier.Notifier, error) { return p, nil }
+
+func (prepareWebhook) Capabilities(context.Context) (*notifier.Capabilities, error) {
+	return &notifier.Capabilities{Name: "webhook"}, nil
+}
+
+func (p prepareWebhook) PrepareDestination(_ context.Context, d notifier.Destination) (*notifier.Destination, error) {
+	return p(d)
+}
+
+func (prepareWebhook) Deliver(context.Context, notifier.Destination, notifier.Notification) (*notifier.Receipt, error) {
+	return &notifier.Receipt{}, nil
+}
+
+// newPrepareWorld is an A2A world whose board checks push configs with
+// prepare, and one task of a2a-web's; it returns the task.
+func newPrepareWorld(t *testing.T, prepare prepareWebhook) (*world, string) {
+	w := newWorldOf(t, board.New(board.Options{Notifiers: prepare}))
+	w.agent("a2a-web", "a2a", nil, "web")
+	id := w.a2aResult("a2a-web", "SendMessage", map[string]any{"message": userMessage("Push me", nil),
+		"configuration": map[string]any{"returnImmediately": true}})["task"].(map[string]any)["id"].(string)
+	return w, id
+}
+
+// pushRefusal is the error of a CreateTaskPushNotificationConfig of
+// params, with its field violation's field ("" when it names none).
+func pushRefusal(t *testing.T, w *world, params map[string]any) (e map[string]any, field string) {
+	t.Helper()
+	_, out := w.a2a("a2a-web", "CreateTaskPushNotificationConfig", params)
+	e, ok := out["error"].(map[string]any)
+	require.True(t, ok, "a refusal: %v", out)
+	data, _ := e["data"].([]any)
+	for _, d := range data {
+		if v, ok := d.(map[string]any)["fieldViolations"].([]any); ok && len(v) > 0 {
+			field = v[0].(map[string]any)["field"].(string)
+		}
+	}
+	return e, field
+}
+
+// A push config's token and credentials are at most 1,024 characters
+// (docs/a2a.md, "Push notifications"): 1,024 are taken, one more is
+// refused (-32602) naming the field.
+func TestAPushConfigsTokenAndCredentialsAreAtMost1024Characters(t *testing.T) {
+	w, id := newPrepareWorld(t, func(d notifier.Destination) (*notifier.Destination, error) { return &d, nil })
+	longest := strings.Repeat("t", 1024)
+	w.a2aResult("a2a-web", "CreateTaskPushNotificationConfig", map[string]any{"taskId": id, "url": "https://client.example/token",
+		"token": longest})
+	w.a2aResult("a2a-web", "CreateTaskPushNotificationConfig", map[string]any{"taskId": id, "url": "https://client.example/auth",
+		"authentication": map[string]any{"scheme": "Bearer", "credentials": longest}})
+
+	e, field := pushRefusal(t, w, map[string]any{"taskId": id, "url": "https://client.example/token", "token": longest + "t"})
+	require.Equal(t, float64(-32602), e["code"], "%v", e)
+	require.Equal(t, "token", field)
+	e, field = pushRefusal(t, w, map[string]any{"taskId": id, "url": "https://client.example/auth",
+		"authentication": map[string]any{"scheme": "Bearer", "credentials": longest + "t"}})
+	require.Equal(t, float64(-32602), e["code"], "%v", e)
+	require.Equal(t, "authentication.credentials", field)
+	require.Equal(t, 2, w.Count(`SELECT count(*) FROM a2a_push_configs WHERE task_id = ?`, id), "the refused ones made nothing")
+}
+
+// The webhook plugin decides a config's URL: the URL it answers is the
+// one kept; its refusal is -32602 naming url, with its words; a plugin
+// that cannot answer now is -32603 asking to try again; any other failure
+// is -32603. A refusal makes no config.
+func TestTheWebhookPluginDecidesAPushConfigsURL(t *testing.T) {
+	var answer error
+	w, id := newPrepareWorld(t, func(d notifier.Destination) (*notifier.Destination, error) {
+		if answer != nil {
+			return nil, answer
+		}
+		d.URL = strings.TrimSuffix(d.URL, "/") + "/as-the-plugin-says"
+		return &d, nil
+	})
+	made := w.a2aResult("a2a-web", "CreateTaskPushNotificationConfig", map[string]any{"taskId": id, "url": "https://client.example/hook/"})
+	require.Equal(t, "https://client.example/hook/as-the-plugin-says", made["url"])
+
+	answer = errs.E(errs.InvalidRequest, "client.example resolves to a private address")
+	e, field := pushRefusal(t, w, map[string]any{"taskId": id, "url": "https://client.example/private"})
+	require.Equal(t, float64(-32602), e["code"], "%v", e)
+	require.Equal(t, "url", field)
+	require.Contains(t, e["message"], "client.example resolves to a private address")
+
+	answer = errs.E(errs.Unavailable, "the webhook plugin is restarting")
+	e, _ = pushRefusal(t, w, map[string]any{"taskId": id, "url": "https://client.example/later"})
+	require.Equal(t, float64(-32603), e["code"], "%v", e)
+	require.Equal(t, "the webhook plugin is restarting; try again", e["message"])
+
+	answer = errors.New("the plugin's pipe broke")
+	e, _ = pushRefusal(t, w, map[string]any{"taskId": id, "url": "https://client.example/broken"})
+	require.Equal(t, float64(-32603), e["code"], "%v", e)
+	require.Equal(t, 1, w.Count(`SELECT count(*) FROM a2a_push_configs WHERE task_id = ?`, id), "the refused ones made nothing")
+}
