@@ -3,6 +3,7 @@ package board_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -110,4 +111,28 @@ func TestTheWebhookPluginDecidesAPushConfigsURL(t *testing.T) {
 	e, _ = pushRefusal(t, w, map[string]any{"taskId": id, "url": "https://client.example/broken"})
 	require.Equal(t, float64(-32603), e["code"], "%v", e)
 	require.Equal(t, 1, w.Count(`SELECT count(*) FROM a2a_push_configs WHERE task_id = ?`, id), "the refused ones made nothing")
+}
+
+// A page token is an offset into an agent's configs on a task, at most
+// the five it may hold: "0" is the first page, "5" the empty one past the
+// last; "6" and "-1" are none the board could give, refused (-32602)
+// naming pageToken.
+func TestAPushConfigPageTokenIsAnOffsetWithinTheCap(t *testing.T) {
+	w, id := newPrepareWorld(t, func(d notifier.Destination) (*notifier.Destination, error) { return &d, nil })
+	for i := range 5 {
+		w.a2aResult("a2a-web", "CreateTaskPushNotificationConfig", map[string]any{"taskId": id,
+			"url": "https://client.example/" + strconv.Itoa(i)})
+	}
+	page := w.a2aResult("a2a-web", "ListTaskPushNotificationConfigs", map[string]any{"taskId": id, "pageSize": 2, "pageToken": "0"})
+	require.Len(t, page["configs"], 2)
+	require.Equal(t, "2", page["nextPageToken"])
+	page = w.a2aResult("a2a-web", "ListTaskPushNotificationConfigs", map[string]any{"taskId": id, "pageToken": "5"})
+	require.Empty(t, page["configs"])
+	require.Empty(t, page["nextPageToken"])
+	for _, token := range []string{"6", "-1"} {
+		_, out := w.a2a("a2a-web", "ListTaskPushNotificationConfigs", map[string]any{"taskId": id, "pageToken": token})
+		e := out["error"].(map[string]any)
+		require.Equal(t, float64(-32602), e["code"], "%s: %v", token, e)
+		require.Contains(t, e["message"], "pageToken", token)
+	}
 }
