@@ -136,3 +136,31 @@ func TestAPushConfigPageTokenIsAnOffsetWithinTheCap(t *testing.T) {
 		require.Contains(t, e["message"], "pageToken", token)
 	}
 }
+
+// A config whose sealed value no longer opens (altered at rest) is not
+// answered without it: reading it is an error, whichever of its url,
+// token or credentials it is.
+func TestAPushConfigWhoseValueNoLongerOpensIsNotAnsweredWithoutIt(t *testing.T) {
+	for _, col := range []string{"url", "token", "credentials"} {
+		t.Run(col, func(t *testing.T) {
+			w, id := newPrepareWorld(t, func(d notifier.Destination) (*notifier.Destination, error) { return &d, nil })
+			made := w.a2aResult("a2a-web", "CreateTaskPushNotificationConfig", map[string]any{"taskId": id,
+				"url": "https://client.example/hook", "token": "t0ken",
+				"authentication": map[string]any{"scheme": "Bearer", "credentials": "s3cret"}})
+			w.Exec(`UPDATE a2a_push_configs SET `+col+` = left(`+col+`, -4) || 'AAAA' WHERE task_id = ?`, id)
+			_, out := w.a2a("a2a-web", "GetTaskPushNotificationConfig", map[string]any{"taskId": id, "id": made["id"]})
+			e, ok := out["error"].(map[string]any)
+			require.True(t, ok, "an error, not a config without its %s: %v", col, out)
+			require.Equal(t, float64(-32603), e["code"], "%v", e)
+		})
+	}
+}
+
+// An agent's signing key is made at its first extended card and is the
+// same at every read after.
+func TestAnAgentsSigningKeyIsMadeAtItsFirstCardAndKept(t *testing.T) {
+	w, _ := newPrepareWorld(t, func(d notifier.Destination) (*notifier.Destination, error) { return &d, nil })
+	first := w.signingKey("a2a-web")
+	require.True(t, strings.HasPrefix(first, "whsec_"), first)
+	require.Equal(t, first, w.signingKey("a2a-web"))
+}
