@@ -182,12 +182,17 @@ staticcheck:
 # ONLY=LOG-001 (ids or patch names, comma-separated) runs some of them.
 # Each patch tries first the evidence test that killed it last time, and the
 # longest go first (docs/proofs/KILLERS); RECORD=1 rewrites that file from
-# the run.
+# the run. A patch killed before is kept, not run, while every input its
+# verdict can depend on is unchanged (docs/proofs/README.md, "Kills
+# kept"); FRESH=1 runs every patch, and one kept kill in PROOFS_AUDIT
+# runs anyway. Commit KILLERS after a run: it holds the keys.
 ONLY ?=
 PROOFS_WORKERS ?= 3
+PROOFS_AUDIT ?= 10
 RECORD ?=
+FRESH ?=
 proofs:
-	$(IN_SCRATCH) $(GO) run ./cmd/pact-proofs -workers $(PROOFS_WORKERS) -only '$(ONLY)' $(if $(RECORD),-record)
+	$(IN_SCRATCH) $(GO) run ./cmd/pact-proofs -workers $(PROOFS_WORKERS) -only '$(ONLY)' -audit $(PROOFS_AUDIT) $(if $(RECORD),-record) $(if $(FRESH),-fresh)
 
 # Mutation testing (docs/mutants.md), outside CI and make test: gremlins'
 # mutants of every package with rules (cmd/pact-mutants derives them from go

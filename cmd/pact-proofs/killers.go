@@ -20,6 +20,7 @@ import (
 type killer struct {
 	Pkg, Test string // the package's path from the root ("cmd/pact-board"), the test
 	Seconds   float64
+	Key       string // the key of the inputs the kill was made with (inputs.go); empty when none
 }
 
 // suite returns the one-test suite of k when k's test is still on the
@@ -39,8 +40,9 @@ func (k killer) suite(all []suite) (suite, bool) {
 }
 
 // readKillers reads docs/proofs/KILLERS: a line per patch, its name, its
-// seconds, the package and the test that killed it, tab-separated; #
-// starts a comment. A missing file is no hints.
+// seconds, the package and the test that killed it, and the key of the
+// inputs it was killed with, tab-separated; # starts a comment. A missing
+// file is no hints.
 func readKillers(file string) (map[string]killer, error) {
 	out := map[string]killer{}
 	data, err := os.ReadFile(file)
@@ -55,58 +57,92 @@ func readKillers(file string) (map[string]killer, error) {
 			continue
 		}
 		f := strings.Split(line, "\t")
-		if len(f) != 4 {
-			return nil, fmt.Errorf("%s: %q: a line is patch, seconds, package and test, tab-separated", file, line)
+		if len(f) == 4 {
+			f = append(f, "") // written before keys were
+		}
+		if len(f) != 5 {
+			return nil, fmt.Errorf("%s: %q: a line is patch, seconds, package, test and key, tab-separated", file, line)
 		}
 		var secs float64
 		if _, err := fmt.Sscanf(f[1], "%g", &secs); err != nil {
 			return nil, fmt.Errorf("%s: %q: %v", file, line, err)
 		}
-		out[f[0]] = killer{Pkg: f[2], Test: f[3], Seconds: secs}
+		out[f[0]] = killer{Pkg: f[2], Test: f[3], Seconds: secs, Key: f[4]}
 	}
 	return out, nil
 }
 
-// writeKillers rewrites docs/proofs/KILLERS with this run's killed
-// patches, keeping the lines of patches it did not run that still exist.
-func writeKillers(file string, last map[string]killer, all []result) error {
+// writeKillers rewrites docs/proofs/KILLERS with this run's results,
+// keeping the lines of patches it did not run that still exist. A patch
+// killed now gets the key it was killed with; with record, or without a
+// line before, also the test that killed it and its seconds. A patch not
+// killed now loses its key, so that it is run next time. A recording run
+// drops the lines of the patches it ran and did not kill.
+func writeKillers(file string, last map[string]killer, all []result, record bool) error {
 	now := maps.Clone(last)
 	for _, r := range all {
-		delete(now, r.Name)
-		if r.Outcome != "killed" || len(r.Suites) == 0 {
+		if r.Kept {
 			continue
 		}
-		s := r.Suites[len(r.Suites)-1]
-		// Of the tests that failed, the quickest.
-		test := ""
-		if failed, ok := strings.CutPrefix(r.Detail, "failed: "); ok {
-			for _, t := range strings.Fields(failed) {
-				if secs, ran := s.Tests[t]; ran && (test == "" || secs < s.Tests[test]) {
-					test = t
-				}
+		k, had := now[r.Name]
+		if r.Outcome != "killed" {
+			k.Key = ""
+			if record || !had {
+				delete(now, r.Name)
+			} else {
+				now[r.Name] = k
+			}
+			continue
+		}
+		if record || !had || k.Test == "" {
+			if test, pkg, secs, ok := killedBy(r); ok {
+				k = killer{Pkg: pkg, Test: test, Seconds: secs}
+			} else if record {
+				delete(now, r.Name)
+				continue
 			}
 		}
-		if test == "" {
-			continue // a timeout or a binary failing after its tests: no one test to name
-		}
-		secs := r.Took.Seconds()
-		if r.Narrowed != nil && strings.HasPrefix(r.Narrowed.Test, test+"/") {
-			test, secs = r.Narrowed.Test, r.Narrowed.Seconds
-		}
-		now[r.Name] = killer{Pkg: s.Pkg, Test: test, Seconds: secs}
+		k.Key = r.Key
+		now[r.Name] = k
 	}
 	dir := filepath.Dir(file)
 	var b strings.Builder
-	b.WriteString("# Written by make proofs RECORD=1 (docs/proofs/README.md): each patch, its seconds, and the\n")
-	b.WriteString("# evidence test that killed it, which the next run tries first, and the longest patches first.\n")
+	b.WriteString("# Written by make proofs (docs/proofs/README.md): each patch, its seconds, the evidence test that\n")
+	b.WriteString("# killed it, which the next run tries first, and the longest patches first (RECORD=1 rewrites\n")
+	b.WriteString("# these three), and the key of the inputs it was killed with: an equal key keeps the kill.\n")
 	for _, name := range slices.Sorted(maps.Keys(now)) {
 		if _, err := os.Stat(filepath.Join(dir, name+".patch")); err != nil {
 			continue
 		}
 		k := now[name]
-		fmt.Fprintf(&b, "%s\t%.0f\t%s\t%s\n", name, k.Seconds, k.Pkg, k.Test)
+		fmt.Fprintf(&b, "%s\t%.0f\t%s\t%s\t%s\n", name, k.Seconds, k.Pkg, k.Test, k.Key)
 	}
 	return os.WriteFile(file, []byte(b.String()), 0o644)
+}
+
+// killedBy is the quickest of the tests that failed in r's last package,
+// narrowed to its subtest where that was shown to pass alone; false for a
+// timeout or a binary failing after its tests: no one test to name.
+func killedBy(r result) (test, pkg string, secs float64, ok bool) {
+	if len(r.Suites) == 0 {
+		return "", "", 0, false
+	}
+	s := r.Suites[len(r.Suites)-1]
+	if failed, found := strings.CutPrefix(r.Detail, "failed: "); found {
+		for _, t := range strings.Fields(failed) {
+			if took, ran := s.Tests[t]; ran && (test == "" || took < s.Tests[test]) {
+				test = t
+			}
+		}
+	}
+	if test == "" {
+		return "", "", 0, false
+	}
+	secs = r.Took.Seconds()
+	if r.Narrowed != nil && strings.HasPrefix(r.Narrowed.Test, test+"/") {
+		test, secs = r.Narrowed.Test, r.Narrowed.Seconds
+	}
+	return test, s.Pkg, secs, true
 }
 
 // estimate is how long a job is expected to run: its seconds last time,

@@ -12,7 +12,12 @@
 // It prints a table of contract, patch, outcome and seconds, and exits 1
 // unless every patch was killed. `make proofs` runs it.
 //
-//	pact-proofs [-only LOG-001,ID-002] [-workers 2] [-timeout 5m] [-record] [-timings FILE]
+//	pact-proofs [-only LOG-001,ID-002] [-workers 2] [-timeout 5m] [-record] [-fresh] [-timings FILE]
+//
+// A patch killed in an earlier run is kept, not run again, while the key
+// of every input its verdict can depend on (inputs.go) is the one
+// docs/proofs/KILLERS recorded with its kill; -fresh runs every patch.
+// Each run writes the keys of the patches it killed into KILLERS.
 //
 // Each worker keeps one scratch copy at a fixed path under the temporary
 // directory, and builds with -trimpath, so the Go build cache (keyed by
@@ -35,6 +40,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -48,8 +54,12 @@ func main() {
 	root := flag.String("root", ".", "the repository root")
 	timings := flag.String("timings", "", "a file to write each patch's per-package and per-test times to, as JSON")
 	record := flag.Bool("record", false, "run each patch's evidence in the Evidence line's order, no test first, and rewrite docs/proofs/KILLERS with the test that killed it and its seconds")
+	fresh := flag.Bool("fresh", false, "run every patch, keeping no kill from docs/proofs/KILLERS however unchanged its inputs")
+	plan := flag.Bool("plan", false, "print which patches would run and which are kept, with their keys and inputs, and run none")
+	audit := flag.Int("audit", 10, "run one in this many of the kills that would be kept anyway, chosen by key, to check that a kept kill is still a kill (0: none)")
 	flag.Parse()
-	if err := run(*root, *only, *workers, *timeout, *timings, *record, os.Stdout); err != nil {
+	o := options{only: *only, workers: *workers, timeout: *timeout, timings: *timings, record: *record, fresh: *fresh, plan: *plan, audit: *audit}
+	if err := run(*root, o, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "pact-proofs:", err)
 		os.Exit(1)
 	}
@@ -97,12 +107,39 @@ type job struct {
 	Evidence       []evidence
 	Env            []string // added to the tests' environment
 	Last           killer   // what killed it last time, from docs/proofs/KILLERS (zero when unknown)
+	Key            string   // of the inputs its verdict can depend on (inputs.go)
+}
+
+// options are the command's flags but -root.
+type options struct {
+	only          string
+	workers       int
+	timeout       time.Duration
+	timings       string
+	record, fresh bool
+	plan          bool
+	audit         int // one in this many keepable kills runs anyway
+}
+
+// keeps reports whether j's kill is kept, not run: its key is the one its
+// kill was recorded with, and it is not one of the audited (one in
+// o.audit, by key, so that the sample changes as the keys do).
+func (o options) keeps(j job) bool {
+	if o.fresh || o.record || j.Last.Key == "" || j.Key != j.Last.Key {
+		return false
+	}
+	if o.audit <= 0 {
+		return true
+	}
+	n, err := strconv.ParseUint(j.Key[:8], 16, 64)
+	return err == nil && n%uint64(o.audit) != 0
 }
 
 type result struct {
 	job
 	Outcome string // killed, survived, broken
 	Detail  string
+	Kept    bool // killed in an earlier run with the same key, not run now
 	Took    time.Duration
 	Suites  []suiteRun // what each package's go test took
 	// With -record, the failing subtest of the killing test, shown to pass
@@ -133,7 +170,8 @@ type suiteRun struct {
 	PassedSubs []string // the subtests that passed
 }
 
-func run(root, only string, workers int, timeout time.Duration, timings string, record bool, w io.Writer) error {
+func run(root string, o options, w io.Writer) error {
+	only, workers, timeout, timings, record := o.only, o.workers, o.timeout, o.timings, o.record
 	root, err := filepath.Abs(root)
 	if err != nil {
 		return err
@@ -195,7 +233,6 @@ func run(root, only string, workers int, timeout time.Duration, timings string, 
 	if err != nil {
 		return err
 	}
-	workers = max(1, min(workers, len(jobs)))
 	// The longest first (their seconds last time, else a guess from where
 	// their evidence is), so that no long patch is left to run alone at the
 	// end while the other workers idle.
@@ -210,20 +247,50 @@ func run(root, only string, workers int, timeout time.Duration, timings string, 
 		return err
 	}
 	start := time.Now()
-	if err := warm(src); err != nil {
+	t, err := loadTree(src, files, filepath.Join(filepath.Dir(root), "shared", "vectors"))
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "compiled the unmutated tree in %s\n", time.Since(start).Round(time.Second))
-	for i := range jobs {
-		patch, err := os.ReadFile(jobs[i].Path)
+	var kept []result
+	torun := jobs[:0]
+	for _, j := range jobs {
+		patch, err := os.ReadFile(j.Path)
 		if err != nil {
 			return err
 		}
-		jobs[i].Path = filepath.Join(base, jobs[i].Name+".patch")
-		if err := os.WriteFile(jobs[i].Path, patch, 0o644); err != nil {
+		j.Key = t.key(j, patch, patchedPaths(patch))
+		if o.plan {
+			verdict := "run "
+			if o.keeps(j) {
+				verdict = "kept"
+			} else if j.Key == j.Last.Key {
+				verdict = "audit"
+			}
+			fmt.Fprintf(w, "%s %-16s %s (was %s) %d inputs besides the global ones\n", verdict, j.Name, j.Key, cmp.Or(j.Last.Key, "none"), len(t.inputs(evidenceDirs(j))))
+			continue
+		}
+		if o.keeps(j) {
+			kept = append(kept, result{job: j, Outcome: "killed", Kept: true, Detail: "kept: its inputs are as they were when it was killed"})
+			continue
+		}
+		j.Path = filepath.Join(base, j.Name+".patch")
+		if err := os.WriteFile(j.Path, patch, 0o644); err != nil {
 			return err
 		}
+		torun = append(torun, j)
 	}
+	jobs = torun
+	if o.plan {
+		return nil
+	}
+	fmt.Fprintf(w, "%d of %d patches kept: killed before, with every input their verdicts can depend on as it is now, and not among the one in %d run again to check (FRESH=1 runs them all)\n", len(kept), len(kept)+len(jobs), o.audit)
+	if len(jobs) > 0 {
+		if err := warm(src); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "compiled the unmutated tree in %s\n", time.Since(start).Round(time.Second))
+	}
+	workers = max(1, min(workers, len(jobs)))
 	queue := make(chan job)
 	results := make(chan result)
 	var wg sync.WaitGroup
@@ -258,7 +325,7 @@ func run(root, only string, workers int, timeout time.Duration, timings string, 
 	}()
 	go func() { wg.Wait(); close(results) }()
 
-	var all []result
+	all := kept
 	for r := range results {
 		fmt.Fprintf(w, "%-12s %-14s %-8s %5.0fs %5.0fs cpu %s\n", r.ID, r.Name, r.Outcome, r.Took.Seconds(), r.cpu().Seconds(), r.Detail)
 		all = append(all, r)
@@ -267,11 +334,18 @@ func run(root, only string, workers int, timeout time.Duration, timings string, 
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "CONTRACT\tPATCH\tOUTCOME\tSECONDS\tCPU")
-	bad, skipped := 0, 0
+	bad, skipped, nKept := 0, 0, 0
 	var took, cpu time.Duration
 	for _, r := range all {
 		took, cpu = took+r.Took, cpu+r.cpu()
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.0f\t%.0f\n", r.ID, r.Name, r.Outcome, r.Took.Seconds(), r.cpu().Seconds())
+		outcome := r.Outcome
+		if r.Kept {
+			outcome = "kept"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.0f\t%.0f\n", r.ID, r.Name, outcome, r.Took.Seconds(), r.cpu().Seconds())
+		if r.Kept {
+			nKept++
+		}
 		switch r.Outcome {
 		case "killed":
 		case "skipped":
@@ -281,8 +355,8 @@ func run(root, only string, workers int, timeout time.Duration, timings string, 
 		}
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "\n%d patches, %d killed, %d skipped, in %s (the patches' seconds add up to %s, their CPU time to %s)\n",
-		len(all), len(all)-bad-skipped, skipped, time.Since(start).Round(time.Second), took.Round(time.Second), cpu.Round(time.Second))
+	fmt.Fprintf(w, "\n%d patches, %d killed (%d of them kept, not run), %d skipped, in %s (the patches' seconds add up to %s, their CPU time to %s)\n",
+		len(all), len(all)-bad-skipped, nKept, skipped, time.Since(start).Round(time.Second), took.Round(time.Second), cpu.Round(time.Second))
 	if timings != "" {
 		if err := writeTimings(timings, all); err != nil {
 			return err
@@ -296,10 +370,8 @@ func run(root, only string, workers int, timeout time.Duration, timings string, 
 	if setupErr != nil {
 		return setupErr
 	}
-	if record {
-		if err := writeKillers(killersFile, last, all); err != nil {
-			return err
-		}
+	if err := writeKillers(killersFile, last, all, record); err != nil {
+		return err
 	}
 	if bad > 0 {
 		for _, r := range all {
