@@ -23,8 +23,8 @@ import (
 // on is byte for byte what it was then. The inputs are derived, not
 // listed by hand:
 //
-//   - the patch, its contract's Evidence line, the Go version, the files
-//     the patch touches, and what every evidence run reads whatever it
+//   - the patch, its contract's Evidence line, the Go version and
+//     PostgreSQL's major version, the files the patch touches, and what every evidence run reads whatever it
 //     tests (the go.mod and go.sum files, Makefile, .ci/, migrations/,
 //     plugins/ and sdk/, which tests build and load as subprocesses, this
 //     command, and the Tenuo vectors beside the repository);
@@ -100,7 +100,7 @@ func loadTree(root string, files []string, vectors string) (*tree, error) {
 		}
 	}
 	g := sha256.New()
-	fmt.Fprintf(g, "pact-proofs keys v1\n%s\n", t.goVers)
+	fmt.Fprintf(g, "pact-proofs keys v1\n%s\npostgres %s\n", t.goVers, postgresMajor())
 	for _, f := range t.files {
 		if t.global(f) {
 			fmt.Fprintf(g, "%s %s\n", f, t.sums[f])
@@ -120,6 +120,29 @@ func loadTree(root string, files []string, vectors string) (*tree, error) {
 	})
 	t.common = hex.EncodeToString(g.Sum(nil))
 	return t, nil
+}
+
+// postgresMajor is the major version of the PostgreSQL the tests start
+// (found as core/pgcluster finds it: PG_BIN, PATH, then the Debian
+// layout), or "none". Only the major: a minor release fixes bugs, and
+// keys that changed with every one would keep nothing across machines.
+func postgresMajor() string {
+	initdb := "initdb"
+	if dir := os.Getenv("PG_BIN"); dir != "" {
+		initdb = filepath.Join(dir, "initdb")
+	} else if _, err := exec.LookPath("initdb"); err != nil {
+		if found, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb"); len(found) > 0 {
+			initdb = found[len(found)-1]
+		}
+	}
+	out, err := exec.Command(initdb, "--version").Output()
+	if err != nil {
+		return "none"
+	}
+	// "initdb (PostgreSQL) 15.18 (Debian 15.18-0+deb12u1)"
+	_, v, _ := strings.Cut(string(out), ") ")
+	major, _, _ := strings.Cut(v, ".")
+	return strings.TrimSpace(major)
 }
 
 func (t *tree) global(f string) bool {
