@@ -25,7 +25,7 @@ import (
 //
 //   - the patch, its contract's Evidence line, the Go version and
 //     PostgreSQL's major version, the files the patch touches, and what every evidence run reads whatever it
-//     tests (the go.mod and go.sum files, Makefile, .ci/, migrations/,
+//     tests (the go.mod and go.sum files, .ci/, migrations/,
 //     plugins/ and sdk/, which tests build and load as subprocesses, this
 //     command, and the Tenuo vectors beside the repository);
 //   - every file under the directory of each package the evidence's test
@@ -37,14 +37,16 @@ import (
 //   - every .go file when that code has the literal ".go" (it reads Go
 //     source as data), every file when it has "ls-files" (it lists the
 //     tracked files);
-//   - every other file one of that code's string literals ends
-//     ("errors.md", "docs/openapi.json", ".patch", "-role.md").
+//   - every other file one of that code's string literals ends, less its
+//     leading "./" and "../" ("errors.md", "../../docs/openapi.json",
+//     ".patch", "-role.md"), or names by its very name ("../Makefile").
 //
 // What this misses is a file named only at run time by a name built from
 // pieces none of which ends it, outside the packages linked: the full run
 // (make proofs FRESH=1) takes nothing as kept.
 
-// globalPrefixes are read by evidence in any package (see above).
+// globalPrefixes are read by evidence in any package (see above): the
+// Makefile is not, its readers name it ("../Makefile").
 var globalPrefixes = []string{".ci/", "migrations/", "plugins/", "sdk/", "cmd/pact-proofs/"}
 
 // notInputs are written by the runs themselves: a run that rewrote KILLERS
@@ -151,9 +153,6 @@ func (t *tree) global(f string) bool {
 	}
 	switch path.Base(f) {
 	case "go.mod", "go.sum":
-		return true
-	}
-	if f == "Makefile" {
 		return true
 	}
 	for _, p := range globalPrefixes {
@@ -359,10 +358,15 @@ func (t *tree) inputs(evidenceDirs []string) []string {
 	dirs := t.closure(evidenceDirs)
 	lits := t.literalsOf(dirs, evidenceDirs)
 	readsGo, readsAll := slices.Contains(lits, ".go"), slices.Contains(lits, "ls-files")
-	ends := map[string]bool{}
+	ends, names := map[string]bool{}, map[string]bool{}
 	for _, l := range lits {
-		if len(l) >= 3 && strings.Contains(l, ".") && !strings.ContainsAny(l, " \n\t") {
-			ends[l] = true
+		l = relative(l)
+		switch {
+		case len(l) < 3 || strings.ContainsAny(l, " \n\t"):
+		case strings.ContainsAny(l, "./"):
+			ends[l] = true // a path or a name with its extension: any file it ends
+		default:
+			names[l] = true // a bare word: a file of that very name ("Makefile")
 		}
 	}
 	var out []string
@@ -374,7 +378,7 @@ func (t *tree) inputs(evidenceDirs []string) []string {
 		if !in && strings.HasSuffix(f, ".go") {
 			in = readsGo
 		} else if !in {
-			in = endsWithAny(f, ends)
+			in = endsWithAny(f, ends) || names[path.Base(f)]
 		}
 		if in {
 			out = append(out, f)
@@ -398,6 +402,21 @@ func under(f string, dirs []string) bool {
 		}
 	}
 	return false
+}
+
+// relative drops the leading "./" and "../" of a literal path: a test
+// reads "../../docs/openapi.json", the tree lists "docs/openapi.json".
+func relative(l string) string {
+	for {
+		switch {
+		case strings.HasPrefix(l, "../"):
+			l = l[3:]
+		case strings.HasPrefix(l, "./"):
+			l = l[2:]
+		default:
+			return l
+		}
+	}
 }
 
 // endsWithAny reports whether one of ends is a suffix of f.
