@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -24,16 +25,18 @@ import (
 // listed by hand:
 //
 //   - the patch, its contract's Evidence line, the Go version and
-//     PostgreSQL's major version, the files the patch touches, and what every evidence run reads whatever it
-//     tests (the go.mod and go.sum files, .ci/, migrations/,
-//     plugins/ and sdk/, which tests build and load as subprocesses, this
-//     command, and the Tenuo vectors beside the repository);
+//     PostgreSQL's major version, the files the patch touches, and what
+//     every evidence run reads whatever it tests (the go.mod and go.sum
+//     files, .ci/, migrations/, plugins/ and sdk/, which tests build and
+//     load as subprocesses, this command, and the Tenuo vectors beside
+//     the repository);
 //   - every file under the directory of each package the evidence's test
-//     binaries link (go list -deps -test), with its tests, embedded
-//     files and testdata;
+//     binaries link (go list -deps -test), with its embedded files and
+//     testdata; of those packages' _test.go files, only the evidence
+//     packages' (a package's tests are linked into its own binary alone);
 //   - when that code has the literal "build" (it runs go build), the
-//     packages of each command it names by its directory's name ("./cmd/
-//     pact-verify", "pact-board"), and theirs in turn;
+//     packages of each command it names as go build takes it
+//     ("./cmd/pact-verify"), and theirs in turn;
 //   - every .go file when that code has the literal ".go" (it reads Go
 //     source as data), every file when it has "ls-files" (it lists the
 //     tracked files);
@@ -42,8 +45,9 @@ import (
 //     ".patch", "-role.md"), or names by its very name ("../Makefile").
 //
 // What this misses is a file named only at run time by a name built from
-// pieces none of which ends it, outside the packages linked: the full run
-// (make proofs FRESH=1) takes nothing as kept.
+// pieces none of which ends it, outside the packages linked: one kept kill
+// in ten (-audit) runs anyway, and the full run
+// (make proofs FRESH=1) keeps nothing.
 
 // globalPrefixes are read by evidence in any package (see above): the
 // Makefile is not, its readers name it ("../Makefile").
@@ -178,7 +182,7 @@ func (t *tree) listModule(dir string) error {
 		Deps                           []string
 	}
 	var all []listed
-	dec := json.NewDecoder(strings.NewReader(string(out)))
+	dec := json.NewDecoder(bytes.NewReader(out))
 	for {
 		var p listed
 		if err := dec.Decode(&p); err == io.EOF {
