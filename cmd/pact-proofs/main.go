@@ -12,12 +12,14 @@
 // It prints a table of contract, patch, outcome and seconds, and exits 1
 // unless every patch was killed. `make proofs` runs it.
 //
-//	pact-proofs [-only LOG-001,ID-002] [-workers 2] [-timeout 5m] [-record] [-fresh] [-timings FILE]
+//	pact-proofs [-only LOG-001,ID-002] [-workers 2] [-timeout 5m] [-record] [-fresh] [-audit 10] [-plan] [-timings FILE]
 //
 // A patch killed in an earlier run is kept, not run again, while the key
 // of every input its verdict can depend on (inputs.go) is the one
-// docs/proofs/KILLERS recorded with its kill; -fresh runs every patch.
-// Each run writes the keys of the patches it killed into KILLERS.
+// docs/proofs/KILLERS recorded with its kill, but one in -audit of them
+// runs anyway; -fresh runs every patch, and -plan prints which would run
+// and runs none. Each run writes the keys of the patches it killed into
+// KILLERS.
 //
 // Each worker keeps one scratch copy at a fixed path under the temporary
 // directory, and builds with -trimpath, so the Go build cache (keyed by
